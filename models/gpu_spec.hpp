@@ -1,0 +1,23 @@
+#pragma once
+/// One GPU type as the simulator sees it: dense tensor peaks, HBM size and bandwidth, NVLink.
+/// Units are SI inside the code (FLOP/s, bytes, bytes/s, watts); scenario keys carry the units
+/// they are written in and are converted once, at load.
+/// Source of the preset values: shared reference "measurements.md" section 4 (vendor datasheets).
+
+#include <string>
+
+namespace clustersim::models {
+
+struct GpuSpec {
+  std::string name;
+  double bf16_flops_per_s = 0.0;  // dense peak
+  double fp8_flops_per_s = 0.0;   // dense peak; 0 where the GPU has no FP8 tensor cores
+  double hbm_bytes = 0.0;
+  double hbm_bytes_per_s = 0.0;
+  double nvlink_bytes_per_s = 0.0;  // per direction, per GPU, into the NVSwitch domain
+  double power_w = 0.0;
+
+  friend bool operator==(const GpuSpec&, const GpuSpec&) = default;
+};
+
+}  // namespace clustersim::models

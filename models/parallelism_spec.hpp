@@ -1,0 +1,39 @@
+#pragma once
+/// How a training job is laid out over GPUs and how a step is scheduled.
+/// GPUs = tp x pp x dp x cp. Rank order, innermost first: TP, CP, DP, PP (TP inside a node).
+
+#include <cstdint>
+
+namespace clustersim::models {
+
+enum class Schedule { gpipe, one_f_one_b, interleaved };
+enum class Recompute { none, selective, full };
+enum class Precision { bf16, fp8 };
+
+struct ParallelismSpec {
+  std::int64_t tp = 1;
+  std::int64_t pp = 1;
+  std::int64_t dp = 1;
+  std::int64_t cp = 1;
+  std::int64_t vp = 1;   // model chunks per pipeline stage (interleaved schedule)
+  bool sp = false;       // sequence parallelism inside the TP group
+  int zero = 1;          // 0: plain DP; 1: distributed optimizer; 2: + gradients; 3: + parameters (FSDP)
+
+  friend bool operator==(const ParallelismSpec&, const ParallelismSpec&) = default;
+};
+
+struct TrainingSpec {
+  std::int64_t seq_len = 4096;
+  std::int64_t micro_batch = 1;
+  std::int64_t global_batch = 1024;  // sequences per optimizer step
+  Precision precision = Precision::bf16;
+  Recompute recompute = Recompute::selective;
+  Schedule schedule = Schedule::one_f_one_b;
+  double tokens = 1e12;  // training budget, for time-to-train
+  bool overlap_grad_reduce = true;   // bucketed DP gradient reduction under the backward pass
+  bool overlap_param_gather = true;  // ZeRO-3 / distributed optimizer parameter all-gathers
+
+  friend bool operator==(const TrainingSpec&, const TrainingSpec&) = default;
+};
+
+}  // namespace clustersim::models

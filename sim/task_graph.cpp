@@ -1,0 +1,111 @@
+#include "sim/task_graph.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace clustersim::sim {
+
+TaskId TaskGraph::add_task(const TaskSpec& spec, std::span<const ResourceId> resources,
+                           std::span<const TaskId> predecessors) {
+  const auto id = static_cast<TaskId>(work_.size());
+  work_.push_back(spec.work);
+  latency_.push_back(spec.latency);
+  rate_cap_.push_back(spec.rate_cap_per_s);
+  weight_.push_back(spec.weight);
+  label_.push_back(spec.label);
+  resource_ids_.insert(resource_ids_.end(), resources.begin(), resources.end());
+  resource_begin_.push_back(resource_ids_.size());
+  for (TaskId before : predecessors) dependencies_.emplace_back(before, id);
+  return id;
+}
+
+void TaskGraph::add_dependency(TaskId before, TaskId after) { dependencies_.emplace_back(before, after); }
+
+void TaskGraph::reserve(std::size_t tasks, std::size_t resource_uses, std::size_t dependencies) {
+  work_.reserve(tasks);
+  latency_.reserve(tasks);
+  rate_cap_.reserve(tasks);
+  weight_.reserve(tasks);
+  label_.reserve(tasks);
+  resource_begin_.reserve(tasks + 1);
+  resource_ids_.reserve(resource_uses);
+  dependencies_.reserve(dependencies);
+}
+
+namespace {
+
+std::string describe(TaskId t) { return "task " + std::to_string(t); }
+
+}  // namespace
+
+void TaskGraph::validate_tasks(std::size_t resource_count) const {
+  const std::size_t n = size();
+  for (TaskId t = 0; t < n; ++t) {
+    if (!(work_[t] >= 0.0) || !std::isfinite(work_[t]))
+      throw GraphError(describe(t) + ": work must be finite and >= 0");
+    if (latency_[t] < Time::zero()) throw GraphError(describe(t) + ": latency must be >= 0");
+    if (!(weight_[t] > 0.0) || !std::isfinite(weight_[t]))
+      throw GraphError(describe(t) + ": weight must be finite and > 0");
+    if (!(rate_cap_[t] > 0.0)) throw GraphError(describe(t) + ": rate cap must be > 0");
+    for (ResourceId r : resources(t))
+      if (r >= resource_count)
+        throw GraphError(describe(t) + ": names resource " + std::to_string(r) + " but only " +
+                         std::to_string(resource_count) + " exist");
+    if (work_[t] > 0.0 && resources(t).empty() && std::isinf(rate_cap_[t]))
+      throw GraphError(describe(t) + ": has work but neither resources nor a rate cap");
+  }
+}
+
+void TaskGraph::validate(std::size_t resource_count) const {
+  validate_tasks(resource_count);
+  const std::size_t n = size();
+
+  // Kahn's algorithm: whatever is never released sits on or behind a cycle.
+  std::vector<std::uint32_t> pending(n, 0);
+  std::vector<std::uint64_t> begin(n + 1, 0);
+  for (const auto& [before, after] : dependencies_) {
+    if (before >= n || after >= n)
+      throw GraphError("dependency " + std::to_string(before) + " -> " + std::to_string(after) +
+                       " names a task that does not exist");
+    if (before == after) throw GraphError(describe(before) + " depends on itself");
+    ++pending[after];
+    ++begin[before + 1];
+  }
+  for (std::size_t i = 0; i < n; ++i) begin[i + 1] += begin[i];
+  std::vector<TaskId> successors(dependencies_.size());
+  {
+    std::vector<std::uint64_t> fill(begin.begin(), begin.end() - 1);
+    for (const auto& [before, after] : dependencies_) successors[fill[before]++] = after;
+  }
+  std::vector<TaskId> ready;
+  for (TaskId t = 0; t < n; ++t)
+    if (pending[t] == 0) ready.push_back(t);
+  std::size_t released = 0;
+  while (!ready.empty()) {
+    const TaskId t = ready.back();
+    ready.pop_back();
+    ++released;
+    for (std::uint64_t i = begin[t]; i < begin[t + 1]; ++i)
+      if (--pending[successors[i]] == 0) ready.push_back(successors[i]);
+  }
+  if (released == n) return;
+
+  // Walk back along unreleased predecessors from a stuck task until a task repeats: that is a cycle.
+  std::vector<TaskId> blocker(n, static_cast<TaskId>(n));
+  for (const auto& [before, after] : dependencies_)
+    if (pending[after] > 0 && pending[before] > 0) blocker[after] = before;
+  TaskId t = 0;
+  while (pending[t] == 0) ++t;
+  std::vector<std::uint32_t> seen(n, 0);
+  while (!seen[t]) {
+    seen[t] = 1;
+    t = blocker[t];
+  }
+  std::string cycle = describe(t);
+  for (TaskId u = blocker[t]; u != t; u = blocker[u]) cycle = describe(u) + " -> " + cycle;
+  cycle = describe(t) + " -> " + cycle;
+  throw GraphError("dependency cycle: " + cycle + " (" + std::to_string(n - released) +
+                   " tasks can never start)");
+}
+
+}  // namespace clustersim::sim

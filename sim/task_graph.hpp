@@ -1,0 +1,94 @@
+#pragma once
+/// The DAG one simulation runs: tasks that do an amount of work over shared resources.
+/// A compute kernel (GPU-seconds over a GPU's compute engine), a transfer (bytes over the links of
+/// a route) and a pure delay (latency only, no resources) are all the same Task type.
+/// Storage is struct-of-arrays so that graphs of tens of millions of tasks stay compact.
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/time.hpp"
+
+namespace clustersim::sim {
+
+using TaskId = std::uint32_t;
+using ResourceId = std::uint32_t;
+
+/// Something with a capacity per second that concurrent tasks share by max-min fairness:
+/// a directed link (bytes/s), a GPU's compute engine (1 GPU-second per second).
+struct Resource {
+  std::string name;
+  double capacity_per_s = 1.0;
+};
+
+/// A small, fixed-size tag that lets metrics group results; sim/ gives the fields no meaning.
+struct TaskLabel {
+  std::int32_t rank = -1;
+  std::int32_t stage = -1;
+  std::int32_t micro_batch = -1;
+  std::int32_t layer = -1;
+  std::uint8_t phase = 0;
+  std::uint8_t kind = 0;
+};
+
+struct TaskSpec {
+  double work = 0.0;            // units of its resources' capacity (bytes, GPU-seconds)
+  Time latency = Time::zero();  // paid before the work starts sharing resources
+  double rate_cap_per_s = std::numeric_limits<double>::infinity();  // per flow
+  double weight = 1.0;  // identical flows this task stands for; each moves `work` units
+  TaskLabel label{};
+};
+
+/// An invalid graph: a cycle, an unknown resource or task, impossible work.
+class GraphError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class TaskGraph {
+ public:
+  TaskId add_task(const TaskSpec& spec, std::span<const ResourceId> resources = {},
+                  std::span<const TaskId> predecessors = {});
+  /// `after` starts only once `before` has finished.
+  void add_dependency(TaskId before, TaskId after);
+  void reserve(std::size_t tasks, std::size_t resource_uses, std::size_t dependencies);
+
+  std::size_t size() const { return work_.size(); }
+  std::size_t dependency_count() const { return dependencies_.size(); }
+
+  double work(TaskId t) const { return work_[t]; }
+  Time latency(TaskId t) const { return latency_[t]; }
+  double rate_cap_per_s(TaskId t) const { return rate_cap_[t]; }
+  double weight(TaskId t) const { return weight_[t]; }
+  const TaskLabel& label(TaskId t) const { return label_[t]; }
+  std::span<const ResourceId> resources(TaskId t) const {
+    return {resource_ids_.data() + resource_begin_[t], resource_ids_.data() + resource_begin_[t + 1]};
+  }
+  /// Position of task t's first resource in the flat list of all (task, resource) uses.
+  std::uint64_t resource_offset(TaskId t) const { return resource_begin_[t]; }
+  std::size_t resource_use_count() const { return resource_ids_.size(); }
+  /// (before, after) pairs in insertion order.
+  std::span<const std::pair<TaskId, TaskId>> dependencies() const { return dependencies_; }
+
+  /// Throws GraphError unless every resource id is below `resource_count`, work, weights and caps
+  /// are sensible, and the dependencies form no cycle (the cycle's tasks are named).
+  void validate(std::size_t resource_count) const;
+  /// The per-task half of validate(): O(tasks), no cycle search.
+  void validate_tasks(std::size_t resource_count) const;
+
+ private:
+  std::vector<double> work_;
+  std::vector<Time> latency_;
+  std::vector<double> rate_cap_;
+  std::vector<double> weight_;
+  std::vector<TaskLabel> label_;
+  std::vector<std::uint64_t> resource_begin_{0};
+  std::vector<ResourceId> resource_ids_;
+  std::vector<std::pair<TaskId, TaskId>> dependencies_;
+};
+
+}  // namespace clustersim::sim

@@ -1,0 +1,66 @@
+/// clustersim_bench: speed and memory figures for the README (run through tools/bench).
+/// Each case prints one line; `--json` prints one JSON object with all of them.
+
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tests/bench/engine_bench.hpp"
+
+namespace {
+
+double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
+struct Row {
+  std::string name;
+  std::string figure;
+  double value;
+  std::string unit;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace clustersim::bench;
+  bool json = false;
+  std::vector<std::string> only;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--json") == 0)
+      json = true;
+    else
+      only.emplace_back(argv[i]);
+  }
+  auto wanted = [&](const std::string& name) {
+    if (only.empty()) return true;
+    for (const auto& o : only)
+      if (name.rfind(o, 0) == 0) return true;
+    return false;
+  };
+  std::vector<Row> rows;
+  auto engine_row = [&](const std::string& name, const EngineBenchResult& r) {
+    const double rate = static_cast<double>(r.tasks) / r.run_s;
+    rows.push_back({name, "completions_per_s", rate, "1/s"});
+    std::fprintf(stderr, "%-34s %10zu tasks  build %6.2f s  run %6.2f s  %8.2f M completions/s  %zu solves  peak RSS %.0f MiB\n",
+                 name.c_str(), r.tasks, r.build_s, r.run_s, rate / 1e6, r.sharing_solves, peak_rss_mib());
+  };
+  if (wanted("engine.no_sharing_10M")) engine_row("engine.no_sharing_10M", bench_no_sharing(1000, 10000));
+  if (wanted("engine.sharing_10k_flows_1k_links"))
+    engine_row("engine.sharing_10k_flows_1k_links", bench_sharing(10000, 1000, 200, 1));
+  if (wanted("engine.sharing_coupled_10k_flows"))
+    engine_row("engine.sharing_coupled_10k_flows", bench_sharing(10000, 1000, 5, 2));
+  if (json) {
+    std::printf("{\"peak_rss_mib\": %.1f, \"rows\": [", peak_rss_mib());
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      std::printf("%s{\"name\": \"%s\", \"%s\": %.6g}", i ? ", " : "", rows[i].name.c_str(),
+                  rows[i].figure.c_str(), rows[i].value);
+    std::printf("]}\n");
+  }
+  return 0;
+}
