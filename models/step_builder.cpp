@@ -1,0 +1,214 @@
+#include "models/step_builder.hpp"
+
+#include <cassert>
+#include <string>
+
+#include "models/pipeline_schedule.hpp"
+#include "models/step_labels.hpp"
+
+namespace clustersim::models {
+
+namespace {
+
+using sim::ResourceId;
+using sim::TaskGraph;
+using sim::TaskId;
+
+constexpr TaskId none = ~TaskId{0};
+
+/// Where one pass's tasks ended up, for the edges that cross stages.
+struct PassTasks {
+  TaskId first = none;  // the compute task: what incoming dependencies point at
+  TaskId overlap = none;
+  TaskId end = none;    // the last task on the compute stream (compute or its TP collectives)
+  TaskId send = none;   // the transfer to the neighbouring stage, if any
+};
+
+class Builder {
+ public:
+  explicit Builder(const StepPlan& plan)
+      : plan_(plan),
+        pp_(static_cast<std::int64_t>(plan.stages.size())),
+        vp_(static_cast<std::int64_t>(plan.stages.front().chunks.size())),
+        m_(plan.micro_batches) {}
+
+  StepGraph build();
+
+ private:
+  PassTasks& pass(bool forward, std::int64_t stage, std::int64_t chunk, std::int64_t micro_batch) {
+    const std::int64_t index = ((stage * 2 + (forward ? 0 : 1)) * vp_ + chunk) * m_ + micro_batch;
+    return passes_[static_cast<std::size_t>(index)];
+  }
+  TaskId add(double work, ResourceId resource, sim::TaskLabel label, TaskKind kind) {
+    label.kind = static_cast<std::uint8_t>(kind);
+    return out_.graph.add_task({.work = work, .label = label}, std::span<const ResourceId>(&resource, 1));
+  }
+  void after(TaskId before, TaskId task) {
+    if (before != none) out_.graph.add_dependency(before, task);
+  }
+  void lower_stage(std::int64_t s);
+  void lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>& stream_tail,
+                  std::vector<TaskId>& grad_reduces);
+  void connect_stages();
+
+  const StepPlan& plan_;
+  const std::int64_t pp_, vp_, m_;
+  std::vector<PassTasks> passes_;
+  StepGraph out_;
+};
+
+StepGraph Builder::build() {
+  passes_.assign(static_cast<std::size_t>(pp_ * 2 * vp_ * m_), PassTasks{});
+  for (std::int64_t s = 0; s < pp_; ++s) {
+    const std::string n = std::to_string(s);
+    const auto base = static_cast<ResourceId>(out_.resources.size());
+    out_.resources.push_back({"stage" + n + ".compute", 1.0});
+    out_.resources.push_back({"stage" + n + ".nvlink", 1.0});
+    out_.resources.push_back({"stage" + n + ".network", 1.0});
+    out_.stages.push_back({.compute = base, .nvlink = base + 1, .network = base + 2});
+  }
+  out_.graph.reserve(static_cast<std::size_t>(pp_ * vp_ * m_ * 8), static_cast<std::size_t>(pp_ * vp_ * m_ * 8),
+                     static_cast<std::size_t>(pp_ * vp_ * m_ * 16));
+  for (std::int64_t s = 0; s < pp_; ++s) lower_stage(s);
+  connect_stages();
+  return std::move(out_);
+}
+
+void Builder::lower_stage(std::int64_t s) {
+  const StagePlan& stage = plan_.stages[static_cast<std::size_t>(s)];
+  const StageResources& res = out_.stages[static_cast<std::size_t>(s)];
+  const sim::TaskLabel stage_label{.stage = static_cast<std::int32_t>(s)};
+
+  // The next step's parameters, gathered while this step runs.
+  double param_gather_s = 0.0;
+  for (const ChunkCosts& c : stage.chunks) param_gather_s += c.param_gather_s;
+  if (plan_.overlap_param_gather && param_gather_s > 0.0) {
+    sim::TaskLabel label = stage_label;
+    label.phase = static_cast<std::uint8_t>(TaskPhase::forward);
+    add(param_gather_s, res.network, label, TaskKind::dp_comm);
+  }
+
+  std::vector<TaskId> stream_tail;  // what the next pass on this stage waits for
+  std::vector<TaskId> grad_reduces;
+  for (const PassRef& ref : stage_pass_order(plan_.schedule, pp_, vp_, m_, s))
+    lower_pass(s, ref, stream_tail, grad_reduces);
+
+  sim::TaskLabel label = stage_label;
+  label.phase = static_cast<std::uint8_t>(TaskPhase::optimizer);
+  if (!plan_.overlap_grad_reduce) {  // one reduction of everything after the last backward
+    double reduce_s = 0.0;
+    for (const ChunkCosts& c : stage.chunks) reduce_s += c.grad_reduce_s;
+    if (reduce_s > 0.0) {
+      const TaskId reduce = add(reduce_s, res.network, label, TaskKind::dp_comm);
+      for (TaskId t : stream_tail) after(t, reduce);
+      grad_reduces.push_back(reduce);
+    }
+  }
+  const TaskId optimizer = add(stage.optimizer_s, res.compute, label, TaskKind::compute);
+  for (TaskId t : stream_tail) after(t, optimizer);
+  for (TaskId t : grad_reduces) after(t, optimizer);
+  if (!plan_.overlap_param_gather && param_gather_s > 0.0) {
+    label.phase = static_cast<std::uint8_t>(TaskPhase::step_end);
+    after(optimizer, add(param_gather_s, res.network, label, TaskKind::dp_comm));
+  }
+}
+
+void Builder::lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>& stream_tail,
+                         std::vector<TaskId>& grad_reduces) {
+  const StagePlan& stage = plan_.stages[static_cast<std::size_t>(s)];
+  const ChunkCosts& chunk = stage.chunks[static_cast<std::size_t>(ref.chunk)];
+  const StageResources& res = out_.stages[static_cast<std::size_t>(s)];
+  const sim::TaskLabel label{.stage = static_cast<std::int32_t>(s),
+                             .micro_batch = ref.micro_batch,
+                             .layer = ref.chunk,
+                             .phase = static_cast<std::uint8_t>(ref.forward ? TaskPhase::forward : TaskPhase::backward)};
+  PassTasks& tasks = pass(ref.forward, s, ref.chunk, ref.micro_batch);
+
+  // The chunk's last backward releases its gradients layer by layer: bucket them per layer so that
+  // each bucket's reduction overlaps the backward of the layers still to run.
+  const bool last_backward = !ref.forward && ref.micro_batch == m_ - 1;
+  const bool bucketed = last_backward && plan_.overlap_grad_reduce && chunk.grad_reduce_s > 0.0;
+  const std::int64_t pieces = bucketed ? std::max<std::int64_t>(1, chunk.layers) : 1;
+  const double compute_s = ref.forward ? chunk.forward_s : chunk.backward_s;
+  TaskId previous = none;
+  for (std::int64_t i = 0; i < pieces; ++i) {
+    const TaskId piece = add(compute_s / static_cast<double>(pieces), res.compute, label, TaskKind::compute);
+    if (previous == none) {
+      for (TaskId t : stream_tail) after(t, piece);
+      tasks.first = piece;
+    } else {
+      after(previous, piece);
+    }
+    if (bucketed) {
+      const TaskId reduce = add(chunk.grad_reduce_s / static_cast<double>(pieces), res.network, label, TaskKind::dp_comm);
+      after(piece, reduce);
+      grad_reduces.push_back(reduce);
+    }
+    previous = piece;
+  }
+  tasks.end = previous;
+
+  const double tp_s = ref.forward ? chunk.tp_forward_s : chunk.tp_backward_s;
+  if (tp_s > 0.0) {
+    const TaskId tp = add(tp_s, res.nvlink, label, TaskKind::tp_comm);
+    after(previous, tp);
+    tasks.end = tp;
+  }
+  stream_tail.assign(1, tasks.end);
+
+  const double overlap_s = ref.forward ? chunk.overlap_forward_s : chunk.overlap_backward_s;
+  if (overlap_s > 0.0) {
+    tasks.overlap = add(overlap_s, res.network, label, TaskKind::overlap_comm);
+    stream_tail.push_back(tasks.overlap);
+  }
+
+  // Forward activations go to the next stage (the last stage feeds the first stage's next chunk);
+  // backward gradients go the other way.
+  const bool has_next = ref.forward ? (s < pp_ - 1 || ref.chunk < vp_ - 1) : (s > 0 || ref.chunk > 0);
+  const double send_s = ref.forward ? stage.send_forward_s : stage.send_backward_s;
+  if (has_next && send_s > 0.0) {
+    tasks.send = add(send_s, res.network, label, TaskKind::pp_comm);
+    for (TaskId t : stream_tail) after(t, tasks.send);
+  }
+}
+
+void Builder::connect_stages() {
+  // Incoming edges of a pass: from the neighbour's send, or (free links) from its stream tail.
+  auto link = [&](const PassTasks& from, const PassTasks& to) {
+    if (from.send != none) {
+      after(from.send, to.first);
+      if (to.overlap != none) after(from.send, to.overlap);
+      return;
+    }
+    for (TaskId t : {from.end, from.overlap}) {
+      after(t, to.first);
+      if (to.overlap != none) after(t, to.overlap);
+    }
+  };
+  for (std::int64_t c = 0; c < vp_; ++c)
+    for (std::int64_t b = 0; b < m_; ++b)
+      for (std::int64_t s = 0; s < pp_; ++s) {
+        // Forward: from the previous stage of this chunk, or the last stage of the previous chunk.
+        if (s > 0)
+          link(pass(true, s - 1, c, b), pass(true, s, c, b));
+        else if (c > 0)
+          link(pass(true, pp_ - 1, c - 1, b), pass(true, s, c, b));
+        // Backward: from the next stage of this chunk, or the first stage of the next chunk; the
+        // very last stage's backward starts from its own forward.
+        if (s < pp_ - 1)
+          link(pass(false, s + 1, c, b), pass(false, s, c, b));
+        else if (c < vp_ - 1)
+          link(pass(false, 0, c + 1, b), pass(false, s, c, b));
+        else
+          link(pass(true, s, c, b), pass(false, s, c, b));
+      }
+}
+
+}  // namespace
+
+StepGraph build_step_graph(const StepPlan& plan) {
+  assert(!plan.stages.empty() && !plan.stages.front().chunks.empty() && plan.micro_batches >= 1);
+  return Builder(plan).build();
+}
+
+}  // namespace clustersim::models

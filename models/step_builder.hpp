@@ -1,0 +1,41 @@
+#pragma once
+/// Lowers a costed StepPlan to the task graph of one training step.
+/// Per stage three resources: its GPUs' compute engine, its NVLink (tensor-parallel collectives)
+/// and its network port (pipeline sends, data-parallel and ZeRO-3 traffic). With the `analytic`
+/// fidelity a communication task's work is its alpha-beta time in seconds on a resource of
+/// capacity 1/s, so concurrent collectives on one port share it fairly instead of overlapping
+/// for free.
+/// Every pass becomes: compute, then its tensor-parallel collectives on the same stream; beside
+/// them the pass's overlappable traffic; then the send to the neighbouring stage. Passes on a stage
+/// run in the schedule's order (pipeline_schedule.hpp). The gradient reduction of a chunk is
+/// bucketed per layer over its last backward pass, as Megatron-LM's --overlap-grad-reduce does; the
+/// optimizer follows all reductions; the parameter all-gather of the distributed optimizer either
+/// overlaps the step (--overlap-param-gather) or follows the optimizer.
+/// Limitations: tensor-parallel collectives are lumped after each pass's compute rather than
+/// between its layers (the same time on an uncontended stream); no compute slow-down while
+/// communication kernels share the SMs.
+
+#include <vector>
+
+#include "models/step_plan.hpp"
+#include "sim/task_graph.hpp"
+
+namespace clustersim::models {
+
+struct StageResources {
+  sim::ResourceId compute = 0;
+  sim::ResourceId nvlink = 0;
+  sim::ResourceId network = 0;
+};
+
+struct StepGraph {
+  std::vector<sim::Resource> resources;
+  std::vector<StageResources> stages;
+  sim::TaskGraph graph;
+};
+
+/// Label fields: stage, micro_batch, layer (= the model chunk on the stage), phase (TaskPhase),
+/// kind (TaskKind); rank is unused (one stage stands for its GPUs).
+StepGraph build_step_graph(const StepPlan& plan);
+
+}  // namespace clustersim::models

@@ -1,0 +1,41 @@
+#pragma once
+/// What the step builder's task labels mean: the phase and kind codes stored in sim::TaskLabel.
+
+#include <cstdint>
+#include <string_view>
+
+namespace clustersim::models {
+
+enum class TaskPhase : std::uint8_t { forward, backward, optimizer, step_end };
+enum class TaskKind : std::uint8_t {
+  compute,      // GPU kernels of a pass
+  tp_comm,      // tensor-parallel collectives inside a pass
+  pp_comm,      // activations or gradients between stages
+  dp_comm,      // gradient reduction / parameter gather across data-parallel replicas
+  overlap_comm  // ZeRO-3 parameter traffic and context-parallel ring attention beside compute
+};
+
+constexpr bool is_communication(TaskKind kind) { return kind != TaskKind::compute; }
+
+constexpr std::string_view kind_name(TaskKind kind) {
+  switch (kind) {
+    case TaskKind::compute: return "compute";
+    case TaskKind::tp_comm: return "tp_comm";
+    case TaskKind::pp_comm: return "pp_comm";
+    case TaskKind::dp_comm: return "dp_comm";
+    case TaskKind::overlap_comm: return "overlap_comm";
+  }
+  return "?";
+}
+
+constexpr std::string_view phase_name(TaskPhase phase) {
+  switch (phase) {
+    case TaskPhase::forward: return "forward";
+    case TaskPhase::backward: return "backward";
+    case TaskPhase::optimizer: return "optimizer";
+    case TaskPhase::step_end: return "step_end";
+  }
+  return "?";
+}
+
+}  // namespace clustersim::models

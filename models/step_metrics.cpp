@@ -1,0 +1,101 @@
+#include "models/step_metrics.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "models/step_labels.hpp"
+
+namespace clustersim::models {
+
+namespace {
+
+using Interval = std::pair<std::int64_t, std::int64_t>;  // [start, finish) in ns
+
+/// Sorts and merges overlapping intervals in place.
+void merge(std::vector<Interval>& v) {
+  std::sort(v.begin(), v.end());
+  std::size_t out = 0;
+  for (const Interval& iv : v) {
+    if (iv.second <= iv.first) continue;
+    if (out > 0 && iv.first <= v[out - 1].second)
+      v[out - 1].second = std::max(v[out - 1].second, iv.second);
+    else
+      v[out++] = iv;
+  }
+  v.resize(out);
+}
+
+std::int64_t length(const std::vector<Interval>& merged) {
+  std::int64_t total = 0;
+  for (const auto& [a, b] : merged) total += b - a;
+  return total;
+}
+
+/// Length of `a` not covered by `b`; both merged.
+std::int64_t uncovered(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::int64_t total = 0;
+  std::size_t j = 0;
+  for (auto [start, end] : a) {
+    while (j < b.size() && b[j].second <= start) ++j;
+    std::size_t k = j;
+    while (start < end && k < b.size() && b[k].first < end) {
+      if (b[k].first > start) total += b[k].first - start;
+      start = std::max(start, b[k].second);
+      ++k;
+    }
+    if (start < end) total += end - start;
+  }
+  return total;
+}
+
+}  // namespace
+
+StepTimes measure_step(const StepGraph& step, const sim::Timeline& timeline) {
+  const std::size_t stages = step.stages.size();
+  std::vector<std::vector<Interval>> compute(stages), comm(stages);
+  StepTimes out;
+  out.stages.assign(stages, {});
+  for (sim::TaskId t = 0; t < step.graph.size(); ++t) {
+    const sim::TaskLabel& label = step.graph.label(t);
+    const auto s = static_cast<std::size_t>(label.stage);
+    const Interval iv{timeline.start[t].ns(), timeline.finish[t].ns()};
+    const auto kind = static_cast<TaskKind>(label.kind);
+    if (kind == TaskKind::compute) {
+      compute[s].push_back(iv);
+      continue;
+    }
+    comm[s].push_back(iv);
+    const double seconds = static_cast<double>(iv.second - iv.first) * 1e-9;
+    StageTimes& st = out.stages[s];
+    switch (kind) {
+      case TaskKind::tp_comm: st.tp_comm_s += seconds; break;
+      case TaskKind::pp_comm: st.pp_comm_s += seconds; break;
+      case TaskKind::dp_comm: st.dp_comm_s += seconds; break;
+      case TaskKind::overlap_comm: st.overlap_comm_s += seconds; break;
+      case TaskKind::compute: break;
+    }
+  }
+  const std::int64_t step_ns = timeline.makespan.ns();
+  out.step_time_s = timeline.makespan.seconds();
+  if (step_ns == 0) return out;
+  for (std::size_t s = 0; s < stages; ++s) {
+    merge(compute[s]);
+    merge(comm[s]);
+    StageTimes& st = out.stages[s];
+    const std::int64_t busy = length(compute[s]);
+    const std::int64_t exposed = uncovered(comm[s], compute[s]);
+    st.compute_s = static_cast<double>(busy) * 1e-9;
+    st.exposed_comm_s = static_cast<double>(exposed) * 1e-9;
+    st.bubble_s = static_cast<double>(step_ns - busy - exposed) * 1e-9;
+    out.compute_fraction += st.compute_s / out.step_time_s;
+    out.exposed_comm_fraction += st.exposed_comm_s / out.step_time_s;
+    out.bubble_fraction += st.bubble_s / out.step_time_s;
+  }
+  const auto n = static_cast<double>(stages);
+  out.compute_fraction /= n;
+  out.exposed_comm_fraction /= n;
+  out.bubble_fraction /= n;
+  return out;
+}
+
+}  // namespace clustersim::models

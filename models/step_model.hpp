@@ -1,0 +1,74 @@
+#pragma once
+/// One training step from specs to figures: cost the layout (transformer_costs, compute_time,
+/// collectives), lower it to a task graph (step_builder), run it on the engine and measure it
+/// (step_metrics), and account memory per GPU (memory).
+/// Limitations: dense transformers only (no MoE / expert parallelism); the `analytic`
+/// communication fidelity (no contention between groups); one pipeline stands for all DP replicas.
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/cluster_spec.hpp"
+#include "models/collectives.hpp"
+#include "models/compute_profile.hpp"
+#include "models/memory.hpp"
+#include "models/step_builder.hpp"
+#include "models/step_metrics.hpp"
+#include "models/transformer_spec.hpp"
+#include "sim/timeline.hpp"
+
+namespace clustersim::models {
+
+struct StepInputs {
+  TransformerSpec model;
+  ParallelismSpec parallelism;
+  TrainingSpec training;
+  ClusterSpec cluster;
+  ComputeProfile compute;
+  CommProfile comm;
+};
+
+/// A layout the step model cannot run: names the field ("parallelism.tp") and the rule.
+class LayoutError : public std::invalid_argument {
+ public:
+  LayoutError(std::string field, const std::string& rule)
+      : std::invalid_argument(field + ": " + rule), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
+/// Throws LayoutError for an impossible layout (divisibility, GPU count, schedule rules).
+void check_layout(const StepInputs& in);
+
+std::int64_t micro_batches_per_step(const ParallelismSpec& parallelism, const TrainingSpec& training);
+
+StepPlan plan_step(const StepInputs& in);
+
+struct StepReport {
+  StepTimes times;
+  std::int64_t micro_batches = 0;
+  std::vector<std::int64_t> layers_per_chunk;  // model order: chunk c of stage s is c x pp + s
+  double tokens_per_s = 0.0;
+  double tokens_per_s_per_gpu = 0.0;
+  double model_tflops_per_gpu = 0.0;
+  double mfu = 0.0;
+  double hfu = 0.0;
+  std::vector<MemoryBreakdown> memory_per_stage;
+  std::int64_t peak_memory_stage = 0;
+  bool fits_in_memory = false;
+  std::vector<std::string> notes;  // what a user should know about this layout (slow TP, ...)
+};
+
+struct StepSimulation {
+  StepGraph step;
+  sim::Timeline timeline;
+  StepReport report;
+};
+
+StepSimulation simulate_step(const StepInputs& in);
+
+}  // namespace clustersim::models

@@ -1,0 +1,43 @@
+#pragma once
+/// The costed shape of one training step, ready to lower to a task graph: per pipeline stage and
+/// model chunk, how long each micro-batch's passes compute and communicate.
+/// One stage stands for all of its GPUs: tensor-parallel peers and data-parallel replicas do the
+/// same work at the same time (the symmetry DESIGN.md allows), so one pipeline is simulated.
+/// Units: seconds, bytes.
+
+#include <cstdint>
+#include <vector>
+
+#include "models/parallelism_spec.hpp"
+
+namespace clustersim::models {
+
+/// One model chunk on one stage, per micro-batch unless said otherwise.
+struct ChunkCosts {
+  std::int64_t layers = 0;
+  double forward_s = 0.0;            // GPU compute of the forward pass
+  double backward_s = 0.0;           // GPU compute of the backward pass, recompute included
+  double tp_forward_s = 0.0;         // tensor-parallel collectives, blocking the compute stream
+  double tp_backward_s = 0.0;
+  double overlap_forward_s = 0.0;    // communication that runs beside the compute (ZeRO-3, CP)
+  double overlap_backward_s = 0.0;
+  double grad_reduce_s = 0.0;        // data-parallel gradient reduction of the chunk, once a step
+  double param_gather_s = 0.0;       // distributed-optimizer parameter all-gather, once a step
+};
+
+struct StagePlan {
+  std::vector<ChunkCosts> chunks;  // vp entries
+  double send_forward_s = 0.0;     // activations to the next stage, per micro-batch
+  double send_backward_s = 0.0;    // gradients to the previous stage, per micro-batch
+  double optimizer_s = 0.0;        // the optimizer step on this stage's shard
+};
+
+struct StepPlan {
+  Schedule schedule = Schedule::one_f_one_b;
+  std::int64_t micro_batches = 1;
+  std::vector<StagePlan> stages;  // pp entries
+  bool overlap_grad_reduce = true;
+  bool overlap_param_gather = true;
+};
+
+}  // namespace clustersim::models

@@ -1,0 +1,28 @@
+#pragma once
+/// Named GPU types and transformer shapes, read from the data files under scenarios/presets/
+/// (embedded at build time). Every value in those files carries its source in a "sources" object.
+/// A scenario names a preset ("cluster.gpu": "h100-sxm", "model.preset": "llama3-70b") and may
+/// override any of its fields.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/gpu_spec.hpp"
+#include "models/transformer_spec.hpp"
+
+namespace clustersim::scenarios {
+
+/// Sorted preset names, e.g. {"a100-80gb", "b200", ...}.
+std::vector<std::string> gpu_preset_names();
+std::vector<std::string> model_preset_names();
+
+/// The preset in SI units. Throws ScenarioError listing the known names for an unknown one.
+models::GpuSpec gpu_preset(std::string_view name);
+models::TransformerSpec model_preset(std::string_view name);
+
+/// The preset's data file as embedded ("" if unknown): for tools that show sources.
+std::string_view gpu_preset_text(std::string_view name);
+std::string_view model_preset_text(std::string_view name);
+
+}  // namespace clustersim::scenarios

@@ -1,0 +1,37 @@
+#pragma once
+/// A Scenario: everything one simulation run needs, in SI units, as loaded from a scenario JSON.
+/// The JSON form (keys with units, presets, defaults) is described by scenario_schema.hpp.
+
+#include <cstdint>
+#include <string>
+
+#include "models/cluster_spec.hpp"
+#include "models/parallelism_spec.hpp"
+#include "models/transformer_spec.hpp"
+
+namespace clustersim::scenarios {
+
+/// How communication is simulated: one alpha-beta delay per collective, or point-to-point flows
+/// sharing links by max-min fairness (see DESIGN.md, "Two communication fidelities").
+enum class Fidelity { analytic, flow };
+
+struct SimulationOptions {
+  Fidelity fidelity = Fidelity::analytic;
+  std::uint64_t seed = 1;  // for anything random (failure draws, stragglers); runs are reproducible
+
+  friend bool operator==(const SimulationOptions&, const SimulationOptions&) = default;
+};
+
+struct Scenario {
+  std::string name{};
+  models::TransformerSpec model{};
+  models::ClusterSpec cluster{};
+  models::ParallelismSpec parallelism{};
+  models::TrainingSpec training{};
+  SimulationOptions simulation{};
+  std::string calibration_profile{};  // calibration profile JSON; empty: built-in constants
+
+  friend bool operator==(const Scenario&, const Scenario&) = default;
+};
+
+}  // namespace clustersim::scenarios

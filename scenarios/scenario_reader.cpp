@@ -1,0 +1,465 @@
+// Scenario JSON -> Scenario: parsing, --set overrides, presets, type checks, unit conversion.
+// Everything is driven by the schema table (scenario_schema.hpp), so a new key needs no code here.
+// Also defines gpu_preset() and model_preset(): preset files are read with the same field table.
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "scenarios/embedded_files.hpp"
+#include "scenarios/presets.hpp"
+#include "scenarios/scenario_error.hpp"
+#include "scenarios/scenario_io.hpp"
+#include "scenarios/scenario_schema.hpp"
+#include "scenarios/scenario_validation.hpp"
+
+namespace clustersim::scenarios {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::string_view default_scenario_path = "examples/default.json";
+
+// RFC 6901: "~" and "/" inside a key are escaped in a pointer.
+std::string child_pointer(std::string_view parent, std::string_view key) {
+  std::string pointer(parent);
+  pointer += '/';
+  for (const char c : key) {
+    if (c == '~') {
+      pointer += "~0";
+    } else if (c == '/') {
+      pointer += "~1";
+    } else {
+      pointer += c;
+    }
+  }
+  return pointer;
+}
+
+// A value as quoted in a message, cut short so the message stays one readable line.
+std::string describe(const json& value) {
+  std::string text = value.dump();
+  constexpr std::size_t limit = 40;
+  if (text.size() > limit) text = text.substr(0, limit) + "...";
+  return text;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The allowed key closest to a misspelt one, if it is close enough to be a plausible typo.
+std::optional<std::string_view> closest(std::string_view key,
+                                        const std::vector<std::string_view>& allowed) {
+  std::optional<std::string_view> best;
+  std::size_t best_distance = std::numeric_limits<std::size_t>::max();
+  for (const auto candidate : allowed) {
+    const std::size_t distance = edit_distance(key, candidate);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = candidate;
+    }
+  }
+  if (best && best_distance <= std::max<std::size_t>(2, std::max(key.size(), best->size()) / 2)) {
+    return best;
+  }
+  return std::nullopt;
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) {
+    if (!text.empty()) text += ", ";
+    text += name;
+  }
+  return text;
+}
+
+std::string unknown_preset_rule(PresetKind kind, std::string_view name) {
+  const bool gpu = kind == PresetKind::gpu;
+  return std::string(gpu ? "unknown GPU preset \"" : "unknown model preset \"") +
+         std::string(name) + "\" (known: " + join(gpu ? gpu_preset_names() : model_preset_names()) +
+         ")";
+}
+
+bool is_known_preset(PresetKind kind, std::string_view name) {
+  const auto names = kind == PresetKind::gpu ? gpu_preset_names() : model_preset_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+/// Reads one source (a file, the built-in default, a preset file); every error names it.
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(std::string pointer, std::string rule) const {
+    throw ScenarioError(source_, std::move(pointer), std::move(rule));
+  }
+
+  json parse(std::string_view text) const;
+  Scenario read_scenario(const json& document) const;
+  // A preset file: a flat object of the section's fields plus "name" and "sources".
+  Scenario read_preset(const json& document, const Section& section,
+                       std::string_view expected_name) const;
+
+ private:
+  FieldValue convert(const json& value, const Field& field, const std::string& pointer) const;
+  void check_keys(const json& object, const std::vector<std::string_view>& allowed,
+                  const std::string& pointer) const;
+  // Reads the fields present in `object` into the scenario.
+  void read_fields(const json& object, const Section& section,
+                                        const std::string& pointer, Scenario& scenario) const;
+  void apply_preset(const json& object, const Section& section, Scenario& scenario) const;
+
+  std::string source_;
+};
+
+json Reader::parse(std::string_view text) const {
+  // nlohmann keeps the last of duplicate keys silently; a scenario must not hide a value, so the
+  // parser callback tracks the keys of every open object and rejects a repeat.
+  struct Frame {
+    bool is_object = false;
+    std::string pointer;
+    std::set<std::string> keys{};
+    std::string last_key{};
+    std::size_t elements = 0;
+  };
+  std::vector<Frame> open;
+  const auto element_pointer = [&open]() -> std::string {
+    if (open.empty()) return "";
+    const Frame& parent = open.back();
+    return child_pointer(parent.pointer,
+                         parent.is_object ? parent.last_key : std::to_string(parent.elements));
+  };
+  const auto element_done = [&open] {
+    if (!open.empty() && !open.back().is_object) ++open.back().elements;
+  };
+  const json::parser_callback_t callback = [&](int, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        open.push_back({.is_object = event == json::parse_event_t::object_start,
+                        .pointer = element_pointer()});
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        open.pop_back();
+        element_done();
+        break;
+      case json::parse_event_t::key: {
+        Frame& frame = open.back();
+        frame.last_key = parsed.get<std::string>();
+        if (!frame.keys.insert(frame.last_key).second) {
+          fail(child_pointer(frame.pointer, frame.last_key), "duplicate key");
+        }
+        break;
+      }
+      case json::parse_event_t::value:
+        element_done();
+        break;
+    }
+    return true;
+  };
+  try {
+    return json::parse(text.begin(), text.end(), callback);
+  } catch (const json::parse_error& error) {
+    // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep line and column.
+    std::string what = error.what();
+    if (const auto end = what.find("] "); end != std::string::npos) what = what.substr(end + 2);
+    fail("", "malformed JSON: " + what);
+  }
+}
+
+FieldValue Reader::convert(const json& value, const Field& field,
+                           const std::string& pointer) const {
+  const auto reject = [&]() -> FieldValue {
+    fail(pointer, "must be " + field.requirement() + ", got " + describe(value));
+  };
+  // Integers may be written as 8 or 8.0 (or 1e3); anything with a fraction is rejected.
+  const auto integral = [](double x, double lo, double hi) {
+    return std::isfinite(x) && std::trunc(x) == x && x >= lo && x < hi;
+  };
+  FieldValue result;
+  switch (field.type) {
+    case ValueType::integer:
+      if (value.is_number_unsigned()) {
+        const auto v = value.get<std::uint64_t>();
+        if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) reject();
+        result = static_cast<std::int64_t>(v);
+      } else if (value.is_number_integer()) {
+        result = value.get<std::int64_t>();
+      } else if (value.is_number_float() && integral(value.get<double>(), -0x1p63, 0x1p63)) {
+        result = static_cast<std::int64_t>(value.get<double>());
+      } else {
+        reject();
+      }
+      break;
+    case ValueType::unsigned_integer:
+      if (value.is_number_unsigned()) {
+        result = value.get<std::uint64_t>();
+      } else if (value.is_number_float() && integral(value.get<double>(), 0, 0x1p64)) {
+        result = static_cast<std::uint64_t>(value.get<double>());
+      } else {
+        reject();
+      }
+      break;
+    case ValueType::number:
+      if (!value.is_number()) reject();
+      result = value.get<double>();
+      break;
+    case ValueType::boolean:
+      if (!value.is_boolean()) reject();
+      result = value.get<bool>();
+      break;
+    case ValueType::string:
+    case ValueType::enumeration:
+      if (!value.is_string()) reject();
+      result = value.get<std::string>();
+      break;
+  }
+  if (!field.accepts(result)) reject();
+  return result;
+}
+
+void Reader::check_keys(const json& object, const std::vector<std::string_view>& allowed,
+                        const std::string& pointer) const {
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    std::string rule = "unknown key";
+    if (const auto suggestion = closest(key, allowed)) {
+      rule.append(" (did you mean ").append(*suggestion).append("?)");
+    }
+    fail(child_pointer(pointer, key), rule);
+  }
+}
+
+void Reader::read_fields(const json& object, const Section& section, const std::string& pointer,
+                         Scenario& scenario) const {
+  for (const auto& field : section.fields) {
+    const auto it = object.find(field.key);
+    if (it != object.end()) {
+      field.set(scenario, convert(*it, field, child_pointer(pointer, field.key)));
+    }
+  }
+}
+
+void Reader::apply_preset(const json& object, const Section& section, Scenario& scenario) const {
+  const std::string pointer(section.pointer);
+  const auto it = object.find("preset");
+  if (it == object.end()) {
+    // Without a preset, every field that a preset would supply must be written out.
+    for (const auto& field : section.fields) {
+      if (field.default_kind == DefaultKind::preset_or_required && !object.contains(field.key)) {
+        fail(child_pointer(pointer, field.key), "required when no preset is given");
+      }
+    }
+    return;
+  }
+  const std::string preset_pointer = child_pointer(pointer, "preset");
+  if (!it->is_string()) fail(preset_pointer, "must be a string, got " + describe(*it));
+  const auto name = it->get<std::string>();
+  if (!is_known_preset(section.preset, name)) {
+    fail(preset_pointer, unknown_preset_rule(section.preset, name));
+  }
+  if (section.preset == PresetKind::gpu) {
+    scenario.cluster.gpu = gpu_preset(name);
+  } else {
+    scenario.model = model_preset(name);
+  }
+}
+
+Scenario Reader::read_scenario(const json& document) const {
+  Scenario scenario{};
+  for (const auto& section : scenario_sections()) {
+    const std::string pointer(section.pointer);
+    const json* node = &document;
+    if (!pointer.empty()) {
+      // Parents come first in the table, so a parent present here was already checked to be an
+      // object.
+      const json::json_pointer parent(std::string(section.parent()));
+      if (!document.contains(parent)) continue;
+      const auto& parent_node = document.at(parent);
+      const auto it = parent_node.find(section.key());
+      node = it == parent_node.end() ? nullptr : &*it;
+    }
+    if (node == nullptr) {
+      if (section.required) fail(pointer, "required");
+      continue;
+    }
+    json object = *node;
+    if (section.preset_shorthand && object.is_string()) object = json{{"preset", object}};
+    if (!object.is_object()) {
+      fail(pointer, std::string(section.preset_shorthand ? "must be a preset name or an object"
+                                                         : "must be an object") +
+                        ", got " + describe(object));
+    }
+    check_keys(object, allowed_keys(section), pointer);
+    if (section.preset != PresetKind::none) apply_preset(object, section, scenario);
+    read_fields(object, section, pointer, scenario);
+  }
+  // Derived keys are filled in once every written key is known.
+  for (const auto& section : scenario_sections()) {
+    for (const auto& field : section.fields) {
+      const std::string pointer = child_pointer(section.pointer, field.key);
+      if (field.default_kind != DefaultKind::derived ||
+          document.contains(json::json_pointer(pointer))) {
+        continue;
+      }
+      if (auto rule = field.derive(scenario)) fail(pointer, *rule);
+    }
+  }
+  if (auto violation = find_violation(scenario)) fail(violation->pointer, violation->rule);
+  return scenario;
+}
+
+Scenario Reader::read_preset(const json& document, const Section& section,
+                             std::string_view expected_name) const {
+  if (!document.is_object()) fail("", "must be an object, got " + describe(document));
+  std::vector<std::string_view> allowed{"name", "sources"};
+  for (const auto& field : section.fields) allowed.push_back(field.key);
+  check_keys(document, allowed, "");
+
+  const auto name = document.find("name");
+  if (name == document.end() || !name->is_string() || name->get<std::string>() != expected_name) {
+    fail("/name", std::string("must be the file's name, \"").append(expected_name).append("\""));
+  }
+  const auto sources = document.find("sources");
+  if (sources == document.end() || !sources->is_object()) {
+    fail("/sources", "must be an object giving the source of every value");
+  }
+  for (const auto& field : section.fields) {
+    const std::string pointer = child_pointer("", field.key);
+    if (!document.contains(field.key)) fail(pointer, "required in a preset");
+    const auto source = sources->find(field.key);
+    if (source == sources->end() || !source->is_string() || source->get<std::string>().empty()) {
+      fail(child_pointer("/sources", field.key), "every preset value needs its source");
+    }
+  }
+  check_keys(*sources, std::vector<std::string_view>(allowed.begin() + 2, allowed.end()),
+             "/sources");
+  Scenario scenario{};
+  read_fields(document, section, "", scenario);
+  return scenario;
+}
+
+// path=value with a dotted path; the value is JSON if it parses, else a string.
+void apply_set(json& document, std::string_view assignment) {
+  const Reader reader(std::string("--set ").append(assignment));
+  const auto equals = assignment.find('=');
+  if (equals == std::string_view::npos || equals == 0) reader.fail("", "expected path=value");
+  const std::string_view path = assignment.substr(0, equals);
+  const std::string text(assignment.substr(equals + 1));
+  json value;
+  try {
+    value = json::parse(text);
+  } catch (const json::parse_error&) {
+    value = text;
+  }
+
+  std::vector<std::string> keys;
+  for (std::size_t start = 0;;) {
+    const auto dot = path.find('.', start);
+    keys.emplace_back(path.substr(start, dot == std::string_view::npos ? dot : dot - start));
+    if (keys.back().empty()) {
+      reader.fail("", std::string("empty key in path \"").append(path).append("\""));
+    }
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+
+  json* node = &document;
+  std::string pointer;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (node->is_null()) *node = json::object();
+    const Section* section = find_section(pointer);
+    if (node->is_string() && section != nullptr && section->preset_shorthand) {
+      // So that "cluster.gpu.hbm_gb=96" refines "cluster.gpu": "h100-sxm" instead of failing.
+      *node = json{{"preset", *node}};
+    }
+    if (!node->is_object()) {
+      reader.fail(pointer, "cannot set key \"" + keys[i] + "\" inside " + describe(*node));
+    }
+    node = &(*node)[keys[i]];
+    pointer = child_pointer(pointer, keys[i]);
+  }
+  *node = std::move(value);
+}
+
+Scenario load(std::string_view text, const std::string& source,
+              const std::vector<std::string>& sets) {
+  const Reader reader(source);
+  json document = reader.parse(text);
+  if (!document.is_object()) reader.fail("", "must be a JSON object, got " + describe(document));
+  for (const auto& assignment : sets) apply_set(document, assignment);
+  return reader.read_scenario(document);
+}
+
+template <PresetKind kind>
+Scenario preset(std::string_view name) {
+  const bool gpu = kind == PresetKind::gpu;
+  const std::string_view text = gpu ? gpu_preset_text(name) : model_preset_text(name);
+  if (text.empty()) throw ScenarioError("", "", unknown_preset_rule(kind, name));
+  const Reader reader(std::string(gpu ? "presets/gpus/" : "presets/models/") + std::string(name) +
+                      ".json");
+  const Section* section = find_section(gpu ? "/cluster/gpu" : "/model");
+  return reader.read_preset(reader.parse(text), *section, name);
+}
+
+}  // namespace
+
+models::GpuSpec gpu_preset(std::string_view name) {
+  models::GpuSpec spec = preset<PresetKind::gpu>(name).cluster.gpu;
+  spec.name = name;
+  return spec;
+}
+
+models::TransformerSpec model_preset(std::string_view name) {
+  models::TransformerSpec spec = preset<PresetKind::model>(name).model;
+  spec.name = name;
+  return spec;
+}
+
+Scenario load_scenario_file(const std::filesystem::path& path,
+                            const std::vector<std::string>& sets) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) throw ScenarioError(path.string(), "", "no such file");
+  if (std::filesystem::is_directory(path, error)) {
+    throw ScenarioError(path.string(), "", "is a directory, not a scenario file");
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw ScenarioError(path.string(), "", "cannot open file");
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (file.bad()) throw ScenarioError(path.string(), "", "cannot read file");
+  return load(text.str(), path.string(), sets);
+}
+
+Scenario load_scenario_text(std::string_view text, std::string_view source_name,
+                            const std::vector<std::string>& sets) {
+  return load(text, std::string(source_name), sets);
+}
+
+Scenario default_scenario(const std::vector<std::string>& sets) {
+  const EmbeddedFile* file = find_embedded_file(default_scenario_path);
+  if (file == nullptr) throw ScenarioError("default scenario", "", "not embedded in this build");
+  return load(file->text, "default scenario", sets);
+}
+
+}  // namespace clustersim::scenarios

@@ -1,0 +1,528 @@
+#include "scenarios/scenario_schema.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <type_traits>
+
+namespace clustersim::scenarios {
+namespace {
+
+// --- how a field reaches into a Scenario ------------------------------------------------------
+// An accessor is a generic lambda `(auto& scenario) -> auto&`, so one accessor serves both the
+// const getter and the setter.
+
+constexpr auto root = [](auto& s) -> auto& { return s; };
+constexpr auto model = [](auto& s) -> auto& { return s.model; };
+constexpr auto cluster = [](auto& s) -> auto& { return s.cluster; };
+constexpr auto gpu = [](auto& s) -> auto& { return s.cluster.gpu; };
+constexpr auto parallelism = [](auto& s) -> auto& { return s.parallelism; };
+constexpr auto training = [](auto& s) -> auto& { return s.training; };
+constexpr auto simulation = [](auto& s) -> auto& { return s.simulation; };
+
+template <class Part, class Spec, class T>
+auto member(Part part, T Spec::*m) {
+  return [part, m](auto& s) -> auto& { return part(s).*m; };
+}
+
+// --- units and bounds -------------------------------------------------------------------------
+
+constexpr Unit count{};
+constexpr Unit tokens{.symbol = "tokens"};
+constexpr Unit sequences{.symbol = "sequences"};
+constexpr Unit tflop_per_s{.symbol = "TFLOP/s", .mul = 1e12};
+constexpr Unit gigabytes{.symbol = "GB", .mul = 1e9};
+constexpr Unit tb_per_s{.symbol = "TB/s", .mul = 1e12};
+constexpr Unit gb_per_s{.symbol = "GB/s", .mul = 1e9};
+constexpr Unit watts{.symbol = "W"};
+constexpr Unit gbit_per_s{.symbol = "Gbit/s", .mul = 1e9 / 8};
+constexpr Unit microseconds{.symbol = "us", .div = 1e6};
+
+constexpr Bounds any{};
+constexpr Bounds positive{.min = 0, .min_exclusive = true};
+constexpr Bounds non_negative{.min = 0};
+
+// --- field factories --------------------------------------------------------------------------
+
+template <class Access>
+Field integer(std::string_view key, Access access, Unit unit, Bounds bounds,
+              std::string_view meaning) {
+  return {.key = key,
+          .type = ValueType::integer,
+          .unit = unit,
+          .meaning = meaning,
+          .bounds = bounds,
+          .get = [access](const Scenario& s) -> FieldValue {
+            return static_cast<std::int64_t>(access(s));
+          },
+          .set = [access](Scenario& s, const FieldValue& v) {
+            using T = std::remove_cvref_t<decltype(access(s))>;
+            access(s) = static_cast<T>(std::get<std::int64_t>(v));
+          }};
+}
+
+template <class Access>
+Field unsigned_integer(std::string_view key, Access access, std::string_view meaning) {
+  return {.key = key,
+          .type = ValueType::unsigned_integer,
+          .meaning = meaning,
+          .bounds = non_negative,
+          .get = [access](const Scenario& s) -> FieldValue {
+            return static_cast<std::uint64_t>(access(s));
+          },
+          .set = [access](Scenario& s, const FieldValue& v) {
+            access(s) = std::get<std::uint64_t>(v);
+          }};
+}
+
+template <class Access>
+Field number(std::string_view key, Access access, Unit unit, Bounds bounds,
+             std::string_view meaning) {
+  return {.key = key,
+          .type = ValueType::number,
+          .unit = unit,
+          .meaning = meaning,
+          .bounds = bounds,
+          .get = [access, unit](const Scenario& s) -> FieldValue {
+            return to_unit(access(s), unit);
+          },
+          .set = [access, unit](Scenario& s, const FieldValue& v) {
+            access(s) = from_unit(std::get<double>(v), unit);
+          }};
+}
+
+template <class Access>
+Field boolean(std::string_view key, Access access, std::string_view meaning) {
+  return {.key = key,
+          .type = ValueType::boolean,
+          .meaning = meaning,
+          .get = [access](const Scenario& s) -> FieldValue { return access(s); },
+          .set = [access](Scenario& s, const FieldValue& v) { access(s) = std::get<bool>(v); }};
+}
+
+template <class Access>
+Field string(std::string_view key, Access access, std::string_view meaning) {
+  return {.key = key,
+          .type = ValueType::string,
+          .meaning = meaning,
+          .get = [access](const Scenario& s) -> FieldValue { return access(s); },
+          .set = [access](Scenario& s, const FieldValue& v) {
+            access(s) = std::get<std::string>(v);
+          }};
+}
+
+// `names` lists the enumerators' spellings in declaration order.
+template <class Access, std::size_t N>
+Field enumeration(std::string_view key, Access access, std::array<std::string_view, N> names,
+                  std::string_view meaning) {
+  return {.key = key,
+          .type = ValueType::enumeration,
+          .meaning = meaning,
+          .choices = {names.begin(), names.end()},
+          .get = [access, names](const Scenario& s) -> FieldValue {
+            return std::string(names.at(static_cast<std::size_t>(access(s))));
+          },
+          .set = [access, names](Scenario& s, const FieldValue& v) {
+            using E = std::remove_cvref_t<decltype(access(s))>;
+            for (std::size_t i = 0; i < N; ++i) {
+              if (names[i] == std::get<std::string>(v)) access(s) = static_cast<E>(i);
+            }
+          }};
+}
+
+Field with_default(Field field, DefaultKind kind) {
+  field.default_kind = kind;
+  return field;
+}
+
+// --- the format -------------------------------------------------------------------------------
+
+std::vector<Section> build_sections() {
+  using models::ClusterSpec;
+  using models::GpuSpec;
+  using models::ParallelismSpec;
+  using models::TrainingSpec;
+  using models::TransformerSpec;
+  constexpr auto shape = DefaultKind::preset_or_required;
+  constexpr auto preset_or_value = DefaultKind::preset_or_value;
+
+  Field dp = integer("dp", member(parallelism, &ParallelismSpec::dp), count, positive,
+                     "data-parallel degree (model replicas)");
+  dp.default_kind = DefaultKind::derived;
+  dp.derived_from = "num_gpus / (tp * pp * cp)";
+  dp.derive = [](Scenario& s) -> std::optional<std::string> {
+    const auto& p = s.parallelism;
+    const std::int64_t model_parallel = p.tp * p.pp * p.cp;
+    if (model_parallel <= 0 || s.cluster.num_gpus % model_parallel != 0) {
+      return "cannot derive dp: num_gpus=" + std::to_string(s.cluster.num_gpus) +
+             " is not divisible by tp*pp*cp = " + std::to_string(p.tp) + "*" +
+             std::to_string(p.pp) + "*" + std::to_string(p.cp) + " = " +
+             std::to_string(model_parallel);
+    }
+    s.parallelism.dp = s.cluster.num_gpus / model_parallel;
+    return std::nullopt;
+  };
+
+  return {
+      {.pointer = "",
+       .meaning = "a scenario: model, cluster, parallelism, training and simulation options",
+       .fields = {string("name", member(root, &Scenario::name), "label used in reports")}},
+      {.pointer = "/model",
+       .meaning = "decoder-only transformer; preset fields can be overridden",
+       .required = true,
+       .preset = PresetKind::model,
+       .index_in_parent = 1,
+       .fields =
+           {with_default(integer("layers", member(model, &TransformerSpec::layers), count,
+                                 positive, "transformer layers"),
+                         shape),
+            with_default(integer("hidden", member(model, &TransformerSpec::hidden), count,
+                                 positive, "model (embedding) dimension"),
+                         shape),
+            with_default(integer("ffn_hidden", member(model, &TransformerSpec::ffn_hidden), count,
+                                 positive, "MLP inner dimension"),
+                         shape),
+            with_default(integer("heads", member(model, &TransformerSpec::heads), count, positive,
+                                 "attention (query) heads"),
+                         shape),
+            with_default(integer("kv_heads", member(model, &TransformerSpec::kv_heads), count,
+                                 positive, "key/value heads; = heads without grouped-query attention"),
+                         shape),
+            with_default(integer("vocab", member(model, &TransformerSpec::vocab), count, positive,
+                                 "vocabulary size (padded, as trained)"),
+                         shape),
+            with_default(enumeration("mlp", member(model, &TransformerSpec::mlp),
+                                     std::array<std::string_view, 2>{"gelu", "swiglu"},
+                                     "MLP kind (gelu: 2 matrices; swiglu: 3, gated)"),
+                         shape),
+            with_default(boolean("tied_embeddings",
+                                 member(model, &TransformerSpec::tied_embeddings),
+                                 "input embedding and logits layer share one matrix"),
+                         preset_or_value)}},
+      {.pointer = "/cluster",
+       .meaning = "the GPUs, their nodes and the scale-out network",
+       .required = true,
+       .index_in_parent = 1,
+       .fields =
+           {integer("num_gpus", member(cluster, &ClusterSpec::num_gpus), count, positive,
+                    "GPUs in the job"),
+            integer("gpus_per_node", member(cluster, &ClusterSpec::gpus_per_node), count, positive,
+                    "GPUs per node (one NVLink domain)"),
+            number("nic_gbit_per_s", member(cluster, &ClusterSpec::nic_bytes_per_s), gbit_per_s,
+                   positive, "line rate of one scale-out NIC, per direction"),
+            integer("nics_per_node", member(cluster, &ClusterSpec::nics_per_node), count, positive,
+                    "scale-out NICs per node"),
+            enumeration("fabric", member(cluster, &ClusterSpec::fabric),
+                        std::array<std::string_view, 2>{"infiniband", "roce"},
+                        "scale-out network technology"),
+            enumeration("topology", member(cluster, &ClusterSpec::topology),
+                        std::array<std::string_view, 4>{"rail_optimized", "fat_tree", "dragonfly",
+                                                        "torus"},
+                        "scale-out network topology"),
+            number("network_latency_us", member(cluster, &ClusterSpec::network_latency_s),
+                   microseconds, non_negative, "latency of one scale-out hop, software included"),
+            number("nvlink_latency_us", member(cluster, &ClusterSpec::nvlink_latency_s),
+                   microseconds, non_negative, "latency of one NVLink hop, software included"),
+            number("oversubscription", member(cluster, &ClusterSpec::oversubscription), count,
+                   Bounds{.min = 1},
+                   "fat-tree leaf downlink : uplink bandwidth ratio; 1 = non-blocking"),
+            boolean("ideal_network", member(cluster, &ClusterSpec::ideal_network),
+                    "what-if: all communication is free")}},
+      {.pointer = "/cluster/gpu",
+       .meaning = "GPU type: a preset name, or an object with a preset and overrides",
+       .required = true,
+       .preset = PresetKind::gpu,
+       .preset_shorthand = true,
+       .fields =
+           {with_default(number("bf16_tflops", member(gpu, &GpuSpec::bf16_flops_per_s),
+                                tflop_per_s, positive, "dense BF16 tensor peak"),
+                         shape),
+            with_default(number("fp8_tflops", member(gpu, &GpuSpec::fp8_flops_per_s),
+                                tflop_per_s, non_negative, "dense FP8 tensor peak; 0: no FP8"),
+                         shape),
+            with_default(number("hbm_gb", member(gpu, &GpuSpec::hbm_bytes), gigabytes, positive,
+                                "HBM capacity"),
+                         shape),
+            with_default(number("hbm_tb_per_s", member(gpu, &GpuSpec::hbm_bytes_per_s), tb_per_s,
+                                positive, "HBM bandwidth"),
+                         shape),
+            with_default(number("nvlink_gb_per_s", member(gpu, &GpuSpec::nvlink_bytes_per_s),
+                                gb_per_s, non_negative, "NVLink bandwidth per GPU, per direction"),
+                         shape),
+            with_default(number("power_w", member(gpu, &GpuSpec::power_w), watts, non_negative,
+                                "board power (TDP)"),
+                         shape)}},
+      {.pointer = "/parallelism",
+       .meaning = "how the job is split over GPUs; GPUs = tp * pp * dp * cp",
+       .required = false,
+       .index_in_parent = 1,
+       .fields = {integer("tp", member(parallelism, &ParallelismSpec::tp), count, positive,
+                          "tensor-parallel degree"),
+                  integer("pp", member(parallelism, &ParallelismSpec::pp), count, positive,
+                          "pipeline-parallel stages"),
+                  std::move(dp),
+                  integer("cp", member(parallelism, &ParallelismSpec::cp), count, positive,
+                          "context-parallel degree (sequence split for attention)"),
+                  integer("vp", member(parallelism, &ParallelismSpec::vp), count, positive,
+                          "model chunks per pipeline stage (interleaved schedule)"),
+                  boolean("sp", member(parallelism, &ParallelismSpec::sp),
+                          "sequence parallelism inside the tensor-parallel group"),
+                  integer("zero", member(parallelism, &ParallelismSpec::zero), count,
+                          Bounds{.min = 0, .max = 3},
+                          "ZeRO stage: 0 plain DP, 1 optimizer state, 2 + gradients, "
+                          "3 + parameters sharded")}},
+      {.pointer = "/training",
+       .meaning = "what one optimizer step processes and how",
+       .index_in_parent = 1,
+       .fields =
+           {integer("seq_len", member(training, &TrainingSpec::seq_len), tokens, positive,
+                    "sequence length"),
+            integer("micro_batch", member(training, &TrainingSpec::micro_batch), sequences,
+                    positive, "sequences per micro-batch per model replica"),
+            integer("global_batch", member(training, &TrainingSpec::global_batch), sequences,
+                    positive, "sequences per optimizer step, all replicas"),
+            enumeration("precision", member(training, &TrainingSpec::precision),
+                        std::array<std::string_view, 2>{"bf16", "fp8"},
+                        "tensor-core precision of the matmuls"),
+            enumeration("recompute", member(training, &TrainingSpec::recompute),
+                        std::array<std::string_view, 3>{"none", "selective", "full"},
+                        "activation recomputation"),
+            enumeration("schedule", member(training, &TrainingSpec::schedule),
+                        std::array<std::string_view, 3>{"gpipe", "1f1b", "interleaved"},
+                        "pipeline schedule"),
+            number("tokens", member(training, &TrainingSpec::tokens), tokens, positive,
+                   "training budget, for time-to-train"),
+            boolean("overlap_grad_reduce", member(training, &TrainingSpec::overlap_grad_reduce),
+                    "reduce DP gradients in buckets under the backward pass"),
+            boolean("overlap_param_gather", member(training, &TrainingSpec::overlap_param_gather),
+                    "all-gather sharded parameters under compute")}},
+      {.pointer = "/simulation",
+       .meaning = "how the simulator runs",
+       .index_in_parent = 1,
+       .fields = {enumeration("fidelity", member(simulation, &SimulationOptions::fidelity),
+                              std::array<std::string_view, 2>{"analytic", "flow"},
+                              "communication model: alpha-beta delays, or flows sharing links"),
+                  unsigned_integer("seed", member(simulation, &SimulationOptions::seed),
+                                   "seed of every random draw")}},
+      {.pointer = "/calibration",
+       .meaning = "measured constants that replace built-in ones",
+       .index_in_parent = 1,
+       .fields = {string("profile", member(root, &Scenario::calibration_profile),
+                         "path of a calibration profile JSON; empty: built-in constants")}},
+  };
+}
+
+std::string format_number(double value) {
+  std::array<char, 32> buffer{};
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  return {buffer.data(), result.ptr};
+}
+
+std::string_view type_name(ValueType type) {
+  switch (type) {
+    case ValueType::integer: return "integer";
+    case ValueType::unsigned_integer: return "integer";
+    case ValueType::number: return "number";
+    case ValueType::boolean: return "boolean";
+    case ValueType::string: return "string";
+    case ValueType::enumeration: return "enum";
+  }
+  return "?";
+}
+
+}  // namespace
+
+// --- Field / Section --------------------------------------------------------------------------
+
+std::string Field::requirement() const {
+  switch (type) {
+    case ValueType::boolean: return "true or false";
+    case ValueType::string: return "a string";
+    case ValueType::enumeration: {
+      std::string text = "one of ";
+      for (std::size_t i = 0; i < choices.size(); ++i) {
+        if (i > 0) text += '|';
+        text += choices[i];
+      }
+      return text;
+    }
+    case ValueType::integer:
+    case ValueType::unsigned_integer:
+    case ValueType::number: break;
+  }
+  const bool is_integer = type != ValueType::number;
+  std::string text;
+  if (std::isfinite(bounds.max)) {
+    text.append(is_integer ? "an integer" : "a number").append(" in ");
+    text.append(format_number(bounds.min)).append("..").append(format_number(bounds.max));
+  } else if (bounds.min == 0) {
+    text.append(bounds.min_exclusive ? "a positive " : "a non-negative ");
+    text.append(is_integer ? "integer" : "number");
+  } else {
+    text.append(is_integer ? "an integer" : "a number");
+    if (std::isfinite(bounds.min)) {
+      text.append(bounds.min_exclusive ? " > " : " >= ").append(format_number(bounds.min));
+    }
+  }
+  return text;
+}
+
+bool Field::accepts(const FieldValue& value) const {
+  const auto in_bounds = [this](double x) {
+    return (bounds.min_exclusive ? x > bounds.min : x >= bounds.min) && x <= bounds.max;
+  };
+  switch (type) {
+    case ValueType::integer: {
+      const auto* v = std::get_if<std::int64_t>(&value);
+      return v && in_bounds(static_cast<double>(*v));
+    }
+    case ValueType::unsigned_integer: return std::holds_alternative<std::uint64_t>(value);
+    case ValueType::number: {
+      const auto* v = std::get_if<double>(&value);
+      return v && std::isfinite(*v) && in_bounds(*v);
+    }
+    case ValueType::boolean: return std::holds_alternative<bool>(value);
+    case ValueType::string: return std::holds_alternative<std::string>(value);
+    case ValueType::enumeration: {
+      const auto* v = std::get_if<std::string>(&value);
+      if (!v) return false;
+      for (const auto choice : choices) {
+        if (choice == *v) return true;
+      }
+      return false;
+    }
+  }
+  return false;
+}
+
+std::string_view Section::key() const { return pointer.substr(pointer.rfind('/') + 1); }
+
+std::string_view Section::parent() const {
+  const auto slash = pointer.rfind('/');
+  return slash == std::string_view::npos ? std::string_view{} : pointer.substr(0, slash);
+}
+
+const Field* Section::find_field(std::string_view name) const {
+  for (const auto& field : fields) {
+    if (field.key == name) return &field;
+  }
+  return nullptr;
+}
+
+const std::vector<Section>& scenario_sections() {
+  // Built once, never changed: a constant table, not shared mutable state.
+  static const std::vector<Section> sections = build_sections();
+  return sections;
+}
+
+const Section* find_section(std::string_view pointer) {
+  for (const auto& section : scenario_sections()) {
+    if (section.pointer == pointer) return &section;
+  }
+  return nullptr;
+}
+
+std::vector<const Section*> child_sections(const Section& parent) {
+  std::vector<const Section*> children;
+  for (const auto& section : scenario_sections()) {
+    if (!section.pointer.empty() && section.parent() == parent.pointer) {
+      children.push_back(&section);
+    }
+  }
+  return children;
+}
+
+std::vector<std::string_view> allowed_keys(const Section& section) {
+  std::vector<std::string_view> keys;
+  if (section.preset != PresetKind::none) keys.push_back("preset");
+  for (const auto& field : section.fields) keys.push_back(field.key);
+  for (const auto* child : child_sections(section)) keys.push_back(child->key());
+  return keys;
+}
+
+// --- values and units -------------------------------------------------------------------------
+
+std::string format_value(const FieldValue& value) {
+  struct Formatter {
+    std::string operator()(std::int64_t v) const { return std::to_string(v); }
+    std::string operator()(std::uint64_t v) const { return std::to_string(v); }
+    std::string operator()(double v) const { return format_number(v); }
+    std::string operator()(bool v) const { return v ? "true" : "false"; }
+    std::string operator()(const std::string& v) const { return '"' + v + '"'; }
+  };
+  return std::visit(Formatter{}, value);
+}
+
+double from_unit(double value, const Unit& unit) { return value * unit.mul / unit.div; }
+
+double to_unit(double si, const Unit& unit) {
+  const double guess = si * unit.div / unit.mul;
+  if (!std::isfinite(guess) || from_unit(guess, unit) == si) return guess;
+  // The division rounded to a value that does not map back; a neighbour a few ulps away does.
+  double up = guess;
+  double down = guess;
+  for (int step = 0; step < 4; ++step) {
+    up = std::nextafter(up, std::numeric_limits<double>::infinity());
+    if (from_unit(up, unit) == si) return up;
+    down = std::nextafter(down, -std::numeric_limits<double>::infinity());
+    if (from_unit(down, unit) == si) return down;
+  }
+  return guess;
+}
+
+// --- explain ----------------------------------------------------------------------------------
+
+std::vector<KeyDoc> explain_keys() {
+  const Scenario defaults{};
+  std::vector<KeyDoc> rows;
+  for (const auto& section : scenario_sections()) {
+    if (section.preset_shorthand) {
+      rows.push_back({
+          .pointer = std::string(section.pointer),
+          .type = "string|object",
+          .default_text = "required",
+          .meaning = "preset name, or an object: {\"preset\": name, <field>: override, ...}",
+      });
+    }
+    if (section.preset != PresetKind::none) {
+      const bool gpu_preset = section.preset == PresetKind::gpu;
+      rows.push_back({
+          .pointer = std::string(section.pointer) + "/preset",
+          .type = "string",
+          .default_text = "none",
+          .meaning = gpu_preset ? "GPU preset name; without one, every \"preset\" key is required"
+                                : "model preset name; without one, every \"preset\" key is required",
+      });
+    }
+    for (const auto& field : section.fields) {
+      KeyDoc row{
+          .pointer = std::string(section.pointer) + "/" + std::string(field.key),
+          .type = std::string(type_name(field.type)),
+          .choices = {field.choices.begin(), field.choices.end()},
+          .unit = std::string(field.unit.symbol),
+          .meaning = std::string(field.meaning),
+      };
+      const FieldValue value = field.get(defaults);
+      switch (field.default_kind) {
+        case DefaultKind::value:
+          row.default_value = value;
+          row.default_text = format_value(value);
+          break;
+        case DefaultKind::preset_or_required:
+          row.default_text = "preset";
+          break;
+        case DefaultKind::preset_or_value:
+          row.default_value = value;
+          row.default_text = "preset, else " + format_value(value);
+          break;
+        case DefaultKind::derived:
+          row.default_text = std::string(field.derived_from);
+          break;
+      }
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+}  // namespace clustersim::scenarios

@@ -1,0 +1,116 @@
+#include "models/compute_time.hpp"
+
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <string_view>
+
+#include "model_fixtures.hpp"
+
+namespace clustersim::models {
+namespace {
+
+OpCost gemm(int m, int n, int k, double bytes = 0.0) {
+  return {.name = "gemm", .kind = OpKind::gemm, .flops = 2.0 * m * n * k, .model_flops = 2.0 * m * n * k,
+          .bytes = bytes, .gemm_m = m, .gemm_n = n, .gemm_k = k};
+}
+
+TEST_CASE("compute profile: every bundled profile is sourced and in range") {
+  for (std::string_view name : {"a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200"}) {
+    const ComputeProfile p = default_compute_profile(name);
+    CHECK(p.gpu == name);
+    for (const auto* c : {&p.gemm_max_efficiency_bf16, &p.gemm_max_efficiency_fp8, &p.k_half,
+                          &p.attention_efficiency, &p.hbm_efficiency, &p.launch_overhead_s}) {
+      CHECK_FALSE(c->source.empty());
+      CHECK(c->value >= 0.0);
+      CHECK(c->value < 1000.0);
+    }
+    CHECK(p.gemm_max_efficiency_bf16.value > 0.5);
+    CHECK(p.gemm_max_efficiency_bf16.value <= 1.0);
+    CHECK(p.attention_efficiency.value <= 1.0);
+    CHECK(p.hbm_efficiency.value <= 1.0);
+    CHECK_FALSE(p.sm_count.source.empty());
+    CHECK_FALSE(p.tile_m.source.empty());
+    CHECK_FALSE(p.tile_n.source.empty());
+  }
+  CHECK_THROWS_AS(default_compute_profile("tpu-v5"), std::invalid_argument);
+}
+
+TEST_CASE("compute time: a large, tile-aligned GEMM runs at the MAMF rate") {
+  // H100 bf16, m = 128 x 132, n = 256 x 64: 132 x 64 tiles fill 64 waves of 132 SMs exactly.
+  // k = 65536: k_fill = 65536 / (65536 + 256) = 0.9961. MAMF: 794.5 TF/s (measurements.md 2.1).
+  const ComputeProfile p = default_compute_profile("h100-sxm");
+  const int m = 128 * 132, n = 256 * 64, k = 65536;
+  const double eff = gemm_efficiency(p, Precision::bf16, m, n, k);
+  CHECK(eff * 989e12 == doctest::Approx(794.5e12 * 65536.0 / 65792.0).epsilon(1e-9));
+  const OpCost op = gemm(m, n, k);
+  const double expected_s = op.flops / (794.5e12 * 65536.0 / 65792.0) + 4e-6;
+  CHECK(op_time_s(op, test::h100(), p, Precision::bf16) == doctest::Approx(expected_s).epsilon(1e-9));
+  // The same GEMM in fp8 runs at the fp8 MAMF rate, 1402.6 TF/s.
+  CHECK(gemm_efficiency(p, Precision::fp8, m, n, k) * 1979e12 ==
+        doctest::Approx(1402.6e12 * 65536.0 / 65792.0).epsilon(1e-9));
+}
+
+TEST_CASE("compute time: a tiny GEMM is far slower than its FLOPs at peak suggest") {
+  // 128 x 256 x 64 on H100: one output tile keeps 1 of 132 SMs busy, k_fill = 64/320 = 0.2, and the
+  // 4 us launch dominates: over 1000x the 4.2 ns its 4.2 MFLOP would take at 989 TF/s.
+  const ComputeProfile p = default_compute_profile("h100-sxm");
+  const OpCost op = gemm(128, 256, 64);
+  CHECK(gemm_efficiency(p, Precision::bf16, 128, 256, 64) ==
+        doctest::Approx(794.5 / 989.0 / 132.0 * 0.2).epsilon(1e-9));
+  CHECK(op_time_s(op, test::h100(), p, Precision::bf16) > 1000.0 * op.flops / 989e12);
+}
+
+TEST_CASE("compute time: the GEMM model stays within 10% of cuBLASLt shapes it was not fitted to") {
+  // measurements.md 2.2 (Azure cuBLASLt). k_half was fitted to the 1024^3 H100 fp8 row only.
+  const ComputeProfile h100 = default_compute_profile("h100-sxm");
+  CHECK(gemm_efficiency(h100, Precision::fp8, 4096, 4096, 4096) * 1979e12 == doctest::Approx(1216.9e12).epsilon(0.1));
+  CHECK(gemm_efficiency(h100, Precision::fp8, 8192, 8192, 8192) * 1979e12 == doctest::Approx(1290.1e12).epsilon(0.1));
+  CHECK(gemm_efficiency(h100, Precision::fp8, 16384, 16384, 16384) * 1979e12 ==
+        doctest::Approx(1377.3e12).epsilon(0.1));
+  const ComputeProfile a100 = default_compute_profile("a100-80gb");
+  CHECK(gemm_efficiency(a100, Precision::bf16, 4096, 4096, 4096) * 312e12 == doctest::Approx(228.0e12).epsilon(0.1));
+  CHECK(gemm_efficiency(a100, Precision::bf16, 8192, 8192, 8192) * 312e12 == doctest::Approx(253.7e12).epsilon(0.1));
+  CHECK(gemm_efficiency(a100, Precision::bf16, 1024, 1024, 1024) * 312e12 == doctest::Approx(119.4e12).epsilon(0.1));
+}
+
+TEST_CASE("compute time: memory-bound ops run at STREAM bandwidth") {
+  // 1 GB moved on an H100: the STREAM copy rate is 2.90 TB/s (measurements.md 2.2), so 344.8 us,
+  // plus 5 launches of 4 us.
+  const ComputeProfile p = default_compute_profile("h100-sxm");
+  const OpCost op{.name = "norms", .kind = OpKind::elementwise, .flops = 1e9, .bytes = 1e9, .kernels = 5};
+  CHECK(op_time_s(op, test::h100(), p, Precision::bf16) == doctest::Approx(1e9 / 2.90e12 + 20e-6).epsilon(1e-9));
+  // A GEMM with few FLOPs and many bytes is bandwidth-bound too: 2 GB at 2.90 TB/s.
+  const OpCost skinny = gemm(8192, 8192, 8, 2e9);
+  CHECK(op_time_s(skinny, test::h100(), p, Precision::bf16) == doctest::Approx(2e9 / 2.90e12 + 4e-6).epsilon(1e-9));
+}
+
+TEST_CASE("compute time: attention runs at the FlashAttention-2 rate") {
+  // 1e12 executed FLOPs on an H100 at FA2's measured 327.9 TF/s: 3.05 ms plus one launch.
+  const ComputeProfile p = default_compute_profile("h100-sxm");
+  const OpCost op{.name = "attention", .kind = OpKind::attention, .flops = 1e12, .bytes = 1e6};
+  CHECK(op_time_s(op, test::h100(), p, Precision::bf16) == doctest::Approx(1e12 / 327.9e12 + 4e-6).epsilon(1e-9));
+  // fp8 training keeps attention in bf16.
+  CHECK(op_time_s(op, test::h100(), p, Precision::fp8) == doctest::Approx(1e12 / 327.9e12 + 4e-6).epsilon(1e-9));
+}
+
+TEST_CASE("compute time: an fp8 GEMM on an A100 is an error") {
+  const OpCost op = gemm(4096, 4096, 4096);
+  CHECK_THROWS_AS(op_time_s(op, test::a100(), default_compute_profile("a100-80gb"), Precision::fp8),
+                  std::invalid_argument);
+}
+
+TEST_CASE("compute time: a Llama 3 70B layer forward on tp = 8 H100s is GEMM- and attention-bound") {
+  // b = 1, s = 8192, tp = 8, SP. GEMMs: 2 x 8192 tokens x 855,638,016 / 8 = 1.752e12 FLOPs; causal
+  // attention: 2 x 8192^2 x 1024 = 1.374e11 executed FLOPs. At the best measured rates (794.5 and
+  // 327.9 TF/s) that is 2.21 ms + 0.42 ms = 2.62 ms; shape losses, norms and launches may add at most
+  // a quarter on these large shapes.
+  const LayerCosts c = layer_costs(test::llama3_70b(), {.tp = 8, .sp = true}, {.seq_len = 8192, .micro_batch = 1});
+  const double best = 2.0 * 8192.0 * 855638016.0 / 8.0 / 794.5e12 + 2.0 * 8192.0 * 8192.0 * 1024.0 / 327.9e12;
+  const double t = ops_time_s(c.forward.span(), test::h100(), default_compute_profile("h100-sxm"), Precision::bf16);
+  CHECK(t > best);
+  CHECK(t < 1.25 * best);
+}
+
+}  // namespace
+}  // namespace clustersim::models

@@ -1,0 +1,158 @@
+#include "models/transformer_costs.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string_view>
+
+#include "model_fixtures.hpp"
+#include "models/flops.hpp"
+
+namespace clustersim::models {
+namespace {
+
+const OpCost& find(const OpList& ops, std::string_view name) {
+  for (const OpCost& op : ops) {
+    if (op.name == name) return op;
+  }
+  FAIL("no op named ", name);
+  return ops[0];
+}
+
+double gemm_flops(const OpList& ops) {
+  double sum = 0.0;
+  for (const OpCost& op : ops) {
+    if (op.kind == OpKind::gemm) sum += op.flops;
+  }
+  return sum;
+}
+
+TEST_CASE("transformer costs: a GPT-3 layer on one GPU has 24 b s h^2 GEMM and 4 b s^2 h attention FLOPs") {
+  // GPT-3 175B layer, b = 1, s = 2048, no parallelism. Forward GEMMs: QKV 6bsh^2, output 2bsh^2,
+  // MLP 2 x 2bsh(4h) = 16bsh^2: 24 b s h^2. Attention scores + values: 4 b s^2 h as model FLOPs,
+  // half of it executed by a causal flash kernel.
+  const double b = 1, s = 2048, h = 12288;
+  const LayerCosts c = layer_costs(test::gpt3_175b(), {}, {.seq_len = 2048, .micro_batch = 1});
+  CHECK(gemm_flops(c.forward) == doctest::Approx(24.0 * b * s * h * h));
+  const OpCost& attn = find(c.forward, "attention");
+  CHECK(attn.model_flops == doctest::Approx(4.0 * b * s * s * h));
+  CHECK(attn.flops == doctest::Approx(2.0 * b * s * s * h));
+  CHECK(total_model_flops(c.forward.span()) == doctest::Approx(24.0 * b * s * h * h + 4.0 * b * s * s * h));
+
+  // Backward: dgrad + wgrad double every GEMM; FlashAttention-2 executes 2.5x its forward, while
+  // the model-FLOPs convention counts 2x.
+  CHECK(gemm_flops(c.backward) == doctest::Approx(48.0 * b * s * h * h));
+  const OpCost& attn_bwd = find(c.backward, "attention_bwd");
+  CHECK(attn_bwd.flops == doctest::Approx(2.5 * 2.0 * b * s * s * h));
+  CHECK(attn_bwd.model_flops == doctest::Approx(8.0 * b * s * s * h));
+}
+
+TEST_CASE("transformer costs: per-GPU ops summed over the model give the metric's model FLOPs") {
+  // GPT-3 175B, global batch 1536 of micro-batches of 2 on one GPU: 768 micro-batches x
+  // (96 layers x layer fwd+bwd + logits fwd+bwd) must equal models/flops.hpp's definition.
+  const TransformerSpec model = test::gpt3_175b();
+  const TrainingSpec training{.seq_len = 2048, .micro_batch = 2, .global_batch = 1536};
+  const LayerCosts layer = layer_costs(model, {}, training);
+  const HeadCosts head = head_costs(model, {}, training);
+  const double per_micro_batch =
+      96.0 * (total_model_flops(layer.forward.span()) + total_model_flops(layer.backward.span())) +
+      total_model_flops(head.output_forward.span()) + total_model_flops(head.output_backward.span());
+  CHECK(768.0 * per_micro_batch == doctest::Approx(model_flops_per_step(model, training)).epsilon(1e-9));
+}
+
+TEST_CASE("transformer costs: Llama 3 70B on tp = 8, cp = 2 has per-rank GEMM shapes") {
+  // b = 1, s = 8192, cp = 2: 4096 tokens per rank. h = 8192, 64 heads of 128, 8 kv heads (one per
+  // TP rank), f = 28672. QKV: n = (8192 + 2 x 1024) / 8 = 1280, k = 8192. SwiGLU up (gate + up):
+  // n = 2 x 28672 / 8 = 7168. Down: n = 8192, k = 3584. Weight gradients reduce over the tokens.
+  const ParallelismSpec par{.tp = 8, .cp = 2};
+  const LayerCosts c = layer_costs(test::llama3_70b(), par, {.seq_len = 8192, .micro_batch = 1});
+  const OpCost& qkv = find(c.forward, "qkv_proj");
+  CHECK(qkv.gemm_m == 4096);
+  CHECK(qkv.gemm_n == 1280);
+  CHECK(qkv.gemm_k == 8192);
+  CHECK(qkv.flops == doctest::Approx(2.0 * 4096 * 1280 * 8192));
+  CHECK(find(c.forward, "mlp_up").gemm_n == 7168);
+  CHECK(find(c.forward, "mlp_down").gemm_k == 3584);
+  const OpCost& qkv_wgrad = find(c.backward, "qkv_proj_wgrad");
+  CHECK(qkv_wgrad.gemm_m == 8192);
+  CHECK(qkv_wgrad.gemm_n == 1280);
+  CHECK(qkv_wgrad.gemm_k == 4096);
+  const OpCost& qkv_dgrad = find(c.backward, "qkv_proj_dgrad");
+  CHECK(qkv_dgrad.gemm_m == 4096);
+  CHECK(qkv_dgrad.gemm_n == 8192);
+  CHECK(qkv_dgrad.gemm_k == 1280);
+  // The rank's 4096 queries score against all 8192 keys over 8 of the 64 heads:
+  // 4 x 4096 x 8192 x 1024 full, half executed.
+  CHECK(find(c.forward, "attention").model_flops == doctest::Approx(4.0 * 4096 * 8192 * 1024));
+  CHECK(find(c.forward, "attention").flops == doctest::Approx(2.0 * 4096 * 8192 * 1024));
+}
+
+TEST_CASE("transformer costs: k/v heads replicate when there are fewer than TP ranks") {
+  // Llama 3 70B at tp = 16: 8 kv heads cannot split 16 ways, so every rank keeps one (128 wide).
+  // QKV n = 8192 / 16 + 2 x 128 = 768.
+  const LayerCosts c = layer_costs(test::llama3_70b(), {.tp = 16}, {.seq_len = 4096, .micro_batch = 1});
+  CHECK(find(c.forward, "qkv_proj").gemm_n == 768);
+}
+
+TEST_CASE("transformer costs: fp8 GEMMs read 1-byte inputs and write bf16 outputs") {
+  // Llama 3 8B QKV at b = 1, s = 4096: m = 4096, n = 4096 + 2 x 1024 = 6144, k = 4096.
+  // bf16: (m k + k n) x 2 + m n x 2; fp8: (m k + k n) x 1 + m n x 2.
+  const double m = 4096, n = 6144, k = 4096;
+  const auto bytes = [&](Precision p) {
+    return find(layer_costs(test::llama3_8b(), {}, {.seq_len = 4096, .micro_batch = 1, .precision = p}).forward,
+                "qkv_proj")
+        .bytes;
+  };
+  CHECK(bytes(Precision::bf16) == doctest::Approx((m * k + k * n) * 2.0 + m * n * 2.0));
+  CHECK(bytes(Precision::fp8) == doctest::Approx((m * k + k * n) * 1.0 + m * n * 2.0));
+}
+
+TEST_CASE("transformer costs: sequence parallelism divides the norm and residual traffic by tp") {
+  // GELU model h = 1024, f = 4096, b = 1, s = 1024 (T = 1024 tokens), tp = 8. Per token and hidden
+  // unit: two norms (read + write, 2 x 4 B) and two bias-dropout-adds (read 2, write 1, mask 1 B:
+  // 2 x 7 B) = 22 B; the GELU reads and writes f/tp per token: 4 x 512 = 2048 B per token.
+  // Without SP: 22 x T x h + 2048 T = 24 T h. With SP: 22 T h / 8 + 2 T h = 4.75 T h.
+  const TransformerSpec model{.name = "tiny-gelu", .layers = 1, .hidden = 1024, .ffn_hidden = 4096, .heads = 8, .kv_heads = 8,
+                              .vocab = 1000, .mlp = MlpKind::gelu};
+  const TrainingSpec training{.seq_len = 1024, .micro_batch = 1};
+  const double th = 1024.0 * 1024.0;
+  CHECK(find(layer_costs(model, {.tp = 8}, training).forward, "norms_elementwise").bytes ==
+        doctest::Approx(24.0 * th));
+  CHECK(find(layer_costs(model, {.tp = 8, .sp = true}, training).forward, "norms_elementwise").bytes ==
+        doctest::Approx(4.75 * th));
+}
+
+TEST_CASE("transformer costs: recompute lists hold the redone forward work, none of it model FLOPs") {
+  const TransformerSpec model = test::llama3_8b();
+  const auto with = [&](Recompute r) {
+    return layer_costs(model, {}, {.seq_len = 4096, .micro_batch = 1, .recompute = r});
+  };
+  CHECK(with(Recompute::none).recompute.empty());
+  // Selective: the attention core forward only.
+  const LayerCosts selective = with(Recompute::selective);
+  REQUIRE(selective.recompute.size() == 1);
+  CHECK(selective.recompute[0].flops == doctest::Approx(find(selective.forward, "attention").flops));
+  CHECK(selective.recompute[0].model_flops == 0.0);
+  // Full: the whole layer forward again.
+  const LayerCosts full = with(Recompute::full);
+  CHECK(full.recompute.size() == full.forward.size());
+  CHECK(total_flops(full.recompute.span()) == doctest::Approx(total_flops(full.forward.span())));
+  CHECK(total_bytes(full.recompute.span()) == doctest::Approx(total_bytes(full.forward.span())));
+  CHECK(total_model_flops(full.recompute.span()) == 0.0);
+}
+
+TEST_CASE("transformer costs: logits are 2 b s h V / tp forward and twice that backward") {
+  // Llama 3 8B, b = 2, s = 4096, tp = 4: logits GEMM m = 8192, n = 128256 / 4 = 32064, k = 4096.
+  const HeadCosts c = head_costs(test::llama3_8b(), {.tp = 4}, {.seq_len = 4096, .micro_batch = 2});
+  const OpCost& logits = find(c.output_forward, "logits");
+  CHECK(logits.gemm_m == 8192);
+  CHECK(logits.gemm_n == 32064);
+  CHECK(logits.gemm_k == 4096);
+  const double expected = 2.0 * 2 * 4096 * 4096 * 128256 / 4;
+  CHECK(logits.flops == doctest::Approx(expected));
+  CHECK(gemm_flops(c.output_backward) == doctest::Approx(2.0 * expected));
+  CHECK(find(c.output_forward, "cross_entropy").kind == OpKind::elementwise);
+  CHECK(total_flops(c.embedding_forward.span()) == 0.0);
+}
+
+}  // namespace
+}  // namespace clustersim::models

@@ -1,0 +1,54 @@
+// `clustersim run`: simulate one training step of a scenario and report on it.
+
+#include <nlohmann/json.hpp>
+
+#include "models/step_model.hpp"
+#include "scenarios/scenario_io.hpp"
+#include "scenarios/step_inputs.hpp"
+#include "tools/chrome_trace.hpp"
+#include "tools/command_line.hpp"
+#include "tools/commands.hpp"
+#include "tools/file_output.hpp"
+#include "tools/step_report.hpp"
+
+namespace clustersim::tools {
+
+int cmd_run(std::span<const std::string> args, std::ostream& out) {
+  ScenarioArgs scenario_args;
+  CommandOptions options;
+  scenario_args.add_to(options);
+  std::string trace_path;
+  bool print_scenario = false;
+  options.visible.add_options()
+      ("trace", po::value(&trace_path)->value_name("FILE"),
+       "write the step as Chrome trace-event JSON (open in ui.perfetto.dev)")
+      ("print-scenario", po::bool_switch(&print_scenario), "print the normalised scenario instead of simulating");
+  const CommandHelp help{
+      .name = "run",
+      .usage = "[SCENARIO] [--set path=value ...] [--json] [--trace FILE]",
+      .description = "Simulate one training step: step time, tokens/s, model TFLOP/s per GPU, MFU, HFU,\n"
+                     "pipeline bubble, exposed communication, a per-stage breakdown and memory per GPU.",
+      .arguments = ScenarioArgs::argument_help,
+  };
+  if (!parse_command_line(args, help, options, out)) return 0;
+
+  const scenarios::Scenario scenario = scenario_args.load();
+  if (print_scenario) {
+    if (scenario_args.json)
+      out << nlohmann::ordered_json{{"scenario", nlohmann::ordered_json::parse(scenarios::to_json(scenario))}}.dump(2)
+          << '\n';
+    else
+      out << scenarios::to_json(scenario) << '\n';
+    return 0;
+  }
+  const models::StepSimulation sim = models::simulate_step(scenarios::step_inputs(scenario));
+  // Write the trace before printing, so that a failure leaves neither a file nor a half report.
+  if (!trace_path.empty()) write_file_atomically(trace_path, chrome_trace_json(sim.step, sim.timeline));
+  if (scenario_args.json)
+    out << step_report_json(scenario, sim.report).dump(2) << '\n';
+  else
+    out << step_report_text(scenario, sim.report);
+  return 0;
+}
+
+}  // namespace clustersim::tools

@@ -1,0 +1,51 @@
+#include "tools/command_line.hpp"
+
+#include "scenarios/scenario_io.hpp"
+
+namespace clustersim::tools {
+
+bool parse_command_line(std::span<const std::string> args, const CommandHelp& help,
+                        CommandOptions& options, std::ostream& out) {
+  bool show_help = false;
+  options.visible.add_options()("help,h", po::bool_switch(&show_help), "show this help");
+  po::options_description all;
+  all.add(options.visible).add(options.hidden);
+
+  // No abbreviated option names: a script written today must mean the same after options are added.
+  const auto style = po::command_line_style::default_style &
+                     ~po::command_line_style::allow_guessing;
+  po::variables_map values;
+  po::store(po::command_line_parser(std::vector<std::string>(args.begin(), args.end()))
+                .options(all)
+                .positional(options.positional)
+                .style(style)
+                .run(),
+            values);
+  po::notify(values);
+
+  if (show_help) {
+    out << "Usage: clustersim " << help.name << ' ' << help.usage << "\n\n"
+        << help.description << "\n";
+    if (!help.arguments.empty()) out << "\nArguments:\n" << help.arguments << "\n";
+    out << '\n' << options.visible;
+    return false;
+  }
+  return true;
+}
+
+void ScenarioArgs::add_to(CommandOptions& options) {
+  options.visible.add_options()
+      ("set", po::value(&sets)->value_name("path=value")->composing(),
+       "override a scenario key, e.g. --set parallelism.tp=4 or --set cluster.gpu=h200-sxm; "
+       "the value is JSON if it parses as JSON, else a string (repeatable)")
+      ("json", po::bool_switch(&json), "print one JSON object instead of text");
+  options.hidden.add_options()("scenario", po::value(&scenario_path), "scenario file");
+  options.positional.add("scenario", 1);
+}
+
+scenarios::Scenario ScenarioArgs::load() const {
+  return scenario_path.empty() ? scenarios::default_scenario(sets)
+                               : scenarios::load_scenario_file(scenario_path, sets);
+}
+
+}  // namespace clustersim::tools

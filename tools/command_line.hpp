@@ -1,0 +1,57 @@
+#pragma once
+/// Option parsing shared by the subcommands: one description of a command's options, `--help`
+/// rendering, and the scenario options ([SCENARIO] [--set path=value ...] [--json]) that every
+/// command taking a scenario reuses.
+
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "scenarios/scenario.hpp"
+
+namespace clustersim::tools {
+
+namespace po = boost::program_options;
+
+/// The text `clustersim <command> --help` prints around the option list.
+struct CommandHelp {
+  std::string_view name{};         // "run"
+  std::string_view usage{};        // after "clustersim run ": "[SCENARIO] [--set path=value ...]"
+  std::string_view description{};  // what the command does, a few lines
+  std::string_view arguments{};    // the positional arguments, one per line; may be empty
+};
+
+/// A command's options: shown ones, hidden ones (targets of positional arguments), positionals.
+struct CommandOptions {
+  po::options_description visible{"Options"};
+  po::options_description hidden{};
+  po::positional_options_description positional{};
+};
+
+/// Parses a command's words into the variables bound in `options` (-h/--help is added here).
+/// Returns false if help was asked for: it has been written to `out` and the command returns 0.
+/// Throws po::error for malformed command lines.
+bool parse_command_line(std::span<const std::string> args, const CommandHelp& help,
+                        CommandOptions& options, std::ostream& out);
+
+/// The scenario a command works on: a file (or the built-in default) plus --set overrides.
+struct ScenarioArgs {
+  std::string scenario_path{};  // empty: the built-in default scenario
+  std::vector<std::string> sets{};
+  bool json = false;
+
+  /// Registers [SCENARIO], --set and --json, bound to this object (which must outlive parsing).
+  void add_to(CommandOptions& options);
+  /// Loads the named scenario with the overrides; throws scenarios::ScenarioError.
+  scenarios::Scenario load() const;
+  /// The line describing [SCENARIO] for CommandHelp::arguments.
+  static constexpr std::string_view argument_help =
+      "  SCENARIO    scenario JSON file; default: the built-in Llama 3 70B on 256 H100\n"
+      "              (clustersim explain lists every key)";
+};
+
+}  // namespace clustersim::tools

@@ -1,0 +1,16 @@
+#pragma once
+/// Every subcommand of `clustersim`: its entry point and its row in the command table.
+
+#include <span>
+
+#include "tools/command.hpp"
+
+namespace clustersim::tools {
+
+int cmd_explain(std::span<const std::string> args, std::ostream& out);
+int cmd_run(std::span<const std::string> args, std::ostream& out);
+
+/// The subcommands in the order `clustersim --help` lists them.
+std::span<const Command> commands();
+
+}  // namespace clustersim::tools
