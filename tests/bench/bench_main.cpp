@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/bench/engine_bench.hpp"
+#include "tests/bench/step_bench.hpp"
 
 namespace {
 
@@ -55,6 +56,27 @@ int main(int argc, char** argv) {
     engine_row("engine.sharing_10k_flows_1k_links", bench_sharing(10000, 1000, 200, 1));
   if (wanted("engine.sharing_coupled_10k_flows"))
     engine_row("engine.sharing_coupled_10k_flows", bench_sharing(10000, 1000, 5, 2));
+  auto step_row = [&](const std::string& name, const std::vector<std::string>& sets) {
+    const StepBenchResult r = bench_step(sets, 5);
+    rows.push_back({name, "seconds", r.seconds, "s"});
+    std::fprintf(stderr, "%-34s %10zu tasks  one step simulated in %.4f s (simulated step %.3f s)  peak RSS %.0f MiB\n",
+                 name.c_str(), r.tasks, r.seconds, r.step_time_s, peak_rss_mib());
+  };
+  if (wanted("step.gpt3_175b_1024"))
+    step_row("step.gpt3_175b_1024", {"model.preset=gpt3-175b", "cluster.num_gpus=1024", "parallelism.tp=8",
+                                     "parallelism.pp=8", "parallelism.dp=16", "training.seq_len=2048",
+                                     "training.global_batch=1536"});
+  if (wanted("step.llama3_405b_16384"))
+    step_row("step.llama3_405b_16384", {"model.preset=llama3-405b", "cluster.num_gpus=16384", "parallelism.tp=8",
+                                        "parallelism.pp=16", "parallelism.dp=128", "training.seq_len=8192",
+                                        "training.global_batch=2048"});
+  if (wanted("step.sweep_70b_256")) {
+    std::size_t configurations = 0;
+    const double rate = bench_sweep(3, configurations);
+    rows.push_back({"step.sweep_70b_256", "configurations_per_s", rate, "1/s"});
+    std::fprintf(stderr, "%-34s %10zu layouts  %.0f configurations/s  peak RSS %.0f MiB\n", "step.sweep_70b_256",
+                 configurations, rate, peak_rss_mib());
+  }
   if (json) {
     std::printf("{\"peak_rss_mib\": %.1f, \"rows\": [", peak_rss_mib());
     for (std::size_t i = 0; i < rows.size(); ++i)

@@ -1,0 +1,129 @@
+#include "models/step_model.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "models/collectives.hpp"
+#include "tests/models/model_fixtures.hpp"
+
+using namespace clustersim::models;
+
+namespace {
+
+// The default layout of clustersim: Llama 3 70B on 32 nodes of 8 H100, TP 8, PP 4, DP 8, SP, 1F1B.
+StepInputs llama70b_on_256() {
+  StepInputs in;
+  in.model = test::llama3_70b();
+  in.parallelism = {.tp = 8, .pp = 4, .dp = 8, .cp = 1, .vp = 1, .sp = true, .zero = 1};
+  in.training = {.seq_len = 4096, .micro_batch = 1, .global_batch = 1024};
+  in.cluster = {.gpu = test::h100(), .num_gpus = 256, .gpus_per_node = 8};
+  in.compute = default_compute_profile("h100-sxm");
+  in.comm = default_comm_profile(in.cluster);
+  return in;
+}
+
+std::string layout_error(const StepInputs& in) {
+  try {
+    check_layout(in);
+  } catch (const LayoutError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("collectives: a ring all-reduce inside one node costs launch + 2(n-1) hops + 2(n-1)/n S / busbw") {
+  // 8 H100 on NVLink 4: busbw = 450 GB/s x 0.82 = 369 GB/s. 1 GiB all-reduce:
+  // 8 us + 14 x 0.4 us + 1.75 x 1073741824 B / 369e9 B/s = 13.6 us + 5092.2 us = 5105.8 us.
+  const ClusterSpec cluster{.gpu = test::h100(), .num_gpus = 8, .gpus_per_node = 8};
+  const CommProfile profile = default_comm_profile(cluster);
+  const double t = collective_time_s(CollectiveOp::all_reduce, 1073741824.0, {.ranks = 8, .ranks_per_node = 8},
+                                     cluster, profile);
+  CHECK(t == doctest::Approx(5105.8e-6).epsilon(0.001));
+}
+
+TEST_CASE("collectives: a rail-aligned group across nodes is held to one NIC per rank") {
+  // 16 ranks, one per node (a DP group with TP 8): 400 Gb/s NICs at 94 % = 47 GB/s busbw.
+  // Reduce-scatter of 1 GB: 15/16 x 1e9 / 47e9 = 19.95 ms of bandwidth term.
+  const ClusterSpec cluster{.gpu = test::h100(), .num_gpus = 128, .gpus_per_node = 8};
+  const CommProfile profile = default_comm_profile(cluster);
+  const CommGroup rail{.ranks = 16, .ranks_per_node = 1};
+  CHECK(bus_bandwidth(rail, cluster, profile) == doctest::Approx(47e9));
+  const double t = collective_time_s(CollectiveOp::reduce_scatter, 1e9, rail, cluster, profile);
+  CHECK(t == doctest::Approx(8e-6 + 15 * 5.5e-6 + 15.0 / 16.0 * 1e9 / 47e9).epsilon(1e-6));
+  ClusterSpec ideal = cluster;
+  ideal.ideal_network = true;
+  CHECK(collective_time_s(CollectiveOp::reduce_scatter, 1e9, rail, ideal, profile) == 0.0);
+}
+
+TEST_CASE("step model: an impossible layout names the field and the rule") {
+  StepInputs in = llama70b_on_256();
+  in.parallelism.tp = 6;
+  in.parallelism.dp = 256 / (6 * 4);  // 10: the product is 240, not 256, but heads fail first
+  CHECK(layout_error(in).find("parallelism") == 0);
+  in = llama70b_on_256();
+  in.parallelism.dp = 4;  // 8 x 4 x 4 = 128 GPUs, not 256
+  CHECK(layout_error(in).find("must equal cluster.num_gpus = 256") != std::string::npos);
+  in = llama70b_on_256();
+  in.parallelism.tp = 16;
+  in.parallelism.dp = 4;
+  CHECK(layout_error(in) == "");  // TP wider than a node is allowed, only slow
+  in = llama70b_on_256();
+  in.training.global_batch = 1020;  // not a multiple of dp x micro_batch = 8
+  CHECK(layout_error(in).find("training.global_batch") == 0);
+}
+
+TEST_CASE("step model: free communication leaves only compute and the pipeline bubble") {
+  StepInputs in = llama70b_on_256();
+  const StepSimulation real = simulate_step(in);
+  in.cluster.ideal_network = true;
+  const StepSimulation ideal = simulate_step(in);
+  CHECK(ideal.report.times.exposed_comm_fraction == doctest::Approx(0.0));
+  CHECK(ideal.report.times.step_time_s < real.report.times.step_time_s);
+  CHECK(real.report.times.exposed_comm_fraction > 0.05);
+  // 128 micro-batches on 4 stages: the bubble is about (p-1)/(m+p-1) = 3/131 = 2.3 %, a little more
+  // because the first and last stages also run the embedding and logits.
+  CHECK(ideal.report.times.bubble_fraction > 0.02);
+  CHECK(ideal.report.times.bubble_fraction < 0.06);
+  // Compute, exposed communication and bubble partition each stage's step.
+  for (const StageTimes& s : real.report.times.stages)
+    CHECK(s.compute_s + s.exposed_comm_s + s.bubble_s == doctest::Approx(real.report.times.step_time_s));
+}
+
+TEST_CASE("step model: tensor parallelism across nodes is slower and says why") {
+  StepInputs in = llama70b_on_256();
+  const double inside = simulate_step(in).report.times.step_time_s;
+  in.parallelism.tp = 16;
+  in.parallelism.dp = 4;
+  const StepSimulation across = simulate_step(in);
+  CHECK(across.report.times.step_time_s > 1.2 * inside);
+  REQUIRE(!across.report.notes.empty());
+  CHECK(across.report.notes.front().find("spans 2 nodes") != std::string::npos);
+}
+
+TEST_CASE("step model: GPipe matches 1F1B's time with free links but holds all micro-batches") {
+  StepInputs in = llama70b_on_256();
+  in.cluster.ideal_network = true;
+  in.training.global_batch = 128;  // m = 16 micro-batches
+  const StepSimulation one_f_one_b = simulate_step(in);
+  in.training.schedule = Schedule::gpipe;
+  const StepSimulation gpipe = simulate_step(in);
+  CHECK(gpipe.report.times.step_time_s == doctest::Approx(one_f_one_b.report.times.step_time_s).epsilon(0.01));
+  const auto& a = gpipe.report.memory_per_stage.front();
+  const auto& b = one_f_one_b.report.memory_per_stage.front();
+  // First stage: GPipe keeps all 16 micro-batches, 1F1B keeps p = 4.
+  CHECK(a.activations_bytes == doctest::Approx(4.0 * b.activations_bytes));
+}
+
+TEST_CASE("step model: throughput figures follow from the step time") {
+  const StepSimulation sim = simulate_step(llama70b_on_256());
+  const StepReport& r = sim.report;
+  CHECK(r.micro_batches == 128);
+  CHECK(r.tokens_per_s == doctest::Approx(1024.0 * 4096.0 / r.times.step_time_s));
+  CHECK(r.tokens_per_s_per_gpu == doctest::Approx(r.tokens_per_s / 256.0));
+  CHECK(r.mfu == doctest::Approx(r.model_tflops_per_gpu * 1e12 / 989e12));
+  CHECK(r.hfu > r.mfu);  // selective recompute redoes the attention forward
+  CHECK(r.fits_in_memory);
+}

@@ -1,0 +1,292 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "scenarios/presets.hpp"
+#include "scenarios/scenario_error.hpp"
+#include "scenarios/scenario_io.hpp"
+
+namespace clustersim::scenarios {
+namespace {
+
+// The message of the ScenarioError `load` throws, or "" if it loads.
+template <class Load>
+std::string error_of(Load load) {
+  try {
+    load();
+  } catch (const ScenarioError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+std::string error_with(const std::vector<std::string>& sets) {
+  return error_of([&] { default_scenario(sets); });
+}
+
+std::string error_in(std::string_view text) {
+  return error_of([&] { load_scenario_text(text, "my.json"); });
+}
+
+// Smallest scenario the format accepts: a model, a GPU; everything else defaults (dp derived).
+constexpr std::string_view minimal = R"({"model": {"preset": "llama3-8b"},
+                                         "cluster": {"gpu": "h100-sxm"}})";
+
+TEST_CASE("scenario: the built-in default is Llama 3 70B on 256 H100, TP8 x PP4 x DP8") {
+  const Scenario s = default_scenario();
+  CHECK(s.name == "default-llama3-70b-256xh100");
+  CHECK(s.model.name == "llama3-70b");
+  CHECK(s.model.layers == 80);
+  CHECK(s.model.kv_heads == 8);
+  CHECK(s.cluster.gpu.name == "h100-sxm");
+  CHECK(s.cluster.gpu.bf16_flops_per_s == 989e12);
+  CHECK(s.cluster.num_gpus == 256);
+  CHECK(s.cluster.nic_bytes_per_s == 50e9);  // 400 Gbit/s, converted once at load
+  CHECK(s.cluster.topology == models::TopologyKind::rail_optimized);
+  CHECK(s.parallelism.tp == 8);
+  CHECK(s.parallelism.pp == 4);
+  CHECK(s.parallelism.dp == 8);
+  CHECK(s.parallelism.sp);
+  CHECK(s.training.schedule == models::Schedule::one_f_one_b);
+  CHECK(s.training.tokens == 1e12);
+  CHECK(s.simulation.fidelity == Fidelity::analytic);
+}
+
+TEST_CASE("scenario: absent keys take the struct defaults and dp is derived") {
+  // 256 GPUs (default) with tp = pp = cp = 1 leaves dp = 256.
+  const Scenario s = load_scenario_text(minimal, "minimal.json");
+  CHECK(s.parallelism.dp == 256);
+  CHECK(s.cluster.network_latency_s == models::ClusterSpec{}.network_latency_s);
+  CHECK(s.training == models::TrainingSpec{});
+}
+
+TEST_CASE("presets: every GPU and model preset loads with its sourced values") {
+  CHECK(gpu_preset_names() ==
+        std::vector<std::string>{"a100-80gb", "b200", "gb200", "h100-sxm", "h200-sxm"});
+  CHECK(model_preset_names() ==
+        std::vector<std::string>{"gpt3-175b", "llama2-13b", "llama2-70b", "llama2-7b",
+                                 "llama3-405b", "llama3-70b", "llama3-8b"});
+  for (const auto& name : gpu_preset_names()) {
+    CAPTURE(name);
+    const auto gpu = gpu_preset(name);
+    CHECK(gpu.name == name);
+    CHECK(gpu.bf16_flops_per_s > 0);
+    CHECK(gpu.hbm_bytes > 0);
+    // Every preset is usable in a scenario.
+    CHECK(error_of([&] { load_scenario_text(minimal, "minimal.json", {"cluster.gpu=" + name}); })
+              .empty());
+  }
+  for (const auto& name : model_preset_names()) {
+    CAPTURE(name);
+    const auto model = model_preset(name);
+    CHECK(model.name == name);
+    CHECK(model.heads % model.kv_heads == 0);
+    CHECK(error_of([&] {
+            load_scenario_text(minimal, "minimal.json", {"model.preset=\"" + name + "\""});
+          }).empty());
+  }
+  // Spot checks against measurements.md section 4 and the papers.
+  CHECK(gpu_preset("a100-80gb").fp8_flops_per_s == 0);  // A100 has no FP8 tensor cores
+  CHECK(gpu_preset("h200-sxm").hbm_bytes == 141e9);
+  CHECK(gpu_preset("b200").nvlink_bytes_per_s == 900e9);
+  CHECK(model_preset("llama3-405b").ffn_hidden == 53248);
+  CHECK(model_preset("gpt3-175b").mlp == models::MlpKind::gelu);
+  CHECK(model_preset("llama2-70b").vocab == 32000);
+}
+
+TEST_CASE("presets: an unknown name is an error listing the known ones") {
+  const std::string message = error_of([] { gpu_preset("h300"); });
+  CHECK(message.find("unknown GPU preset \"h300\"") != std::string::npos);
+  CHECK(message.find("h100-sxm") != std::string::npos);
+  const std::string in_scenario = error_with({"model.preset=llama4"});
+  CHECK(in_scenario.find("default scenario: /model/preset: unknown model preset") == 0);
+  CHECK(in_scenario.find("llama3-70b") != std::string::npos);
+}
+
+TEST_CASE("scenario: fields written next to a preset override it") {
+  const Scenario s = load_scenario_text(R"({
+      "model": {"preset": "llama3-70b", "layers": 40},
+      "cluster": {"gpu": {"preset": "h100-sxm", "hbm_gb": 96}, "num_gpus": 8}})",
+                                        "override.json");
+  CHECK(s.model.layers == 40);
+  CHECK(s.model.hidden == 8192);  // the rest still from the preset
+  CHECK(s.cluster.gpu.hbm_bytes == 96e9);
+  CHECK(s.cluster.gpu.bf16_flops_per_s == 989e12);
+}
+
+TEST_CASE("scenario: a model without a preset must give every shape field") {
+  CHECK(error_in(R"({"model": {"layers": 2, "hidden": 64}, "cluster": {"gpu": "h100-sxm"}})") ==
+        "my.json: /model/ffn_hidden: required when no preset is given");
+  const Scenario s = load_scenario_text(R"({
+      "model": {"layers": 4, "hidden": 256, "ffn_hidden": 1024, "heads": 4, "kv_heads": 4,
+                "vocab": 1000, "mlp": "gelu"},
+      "cluster": {"gpu": "h100-sxm", "num_gpus": 8}})",
+                                        "tiny.json");
+  CHECK(s.model.name.empty());
+  CHECK(s.model.mlp == models::MlpKind::gelu);
+  CHECK(s.parallelism.dp == 8);
+}
+
+TEST_CASE("scenario: --set overrides apply to the raw JSON before validation") {
+  const Scenario s = default_scenario({"parallelism.tp=4", "parallelism.dp=16",
+                                       "cluster.gpu=h200-sxm", "training.tokens=2e12"});
+  CHECK(s.parallelism.tp == 4);
+  CHECK(s.parallelism.dp == 16);
+  CHECK(s.cluster.gpu.name == "h200-sxm");
+  CHECK(s.cluster.gpu.hbm_bytes == 141e9);
+  CHECK(s.training.tokens == 2e12);
+
+  // A GPU given by name can be refined key by key.
+  CHECK(default_scenario({"cluster.gpu.hbm_gb=96"}).cluster.gpu.hbm_bytes == 96e9);
+  // Schedule and vp change together.
+  const Scenario interleaved =
+      default_scenario({"training.schedule=interleaved", "parallelism.vp=5"});
+  CHECK(interleaved.training.schedule == models::Schedule::interleaved);
+  // A value that is not JSON is a string; a JSON value keeps its type, so errors name the key.
+  CHECK(default_scenario({"name=my run"}).name == "my run");
+  CHECK(error_with({"parallelism.tp=\"8\""}) ==
+        "default scenario: /parallelism/tp: must be a positive integer, got \"8\"");
+  // Malformed assignments.
+  CHECK(error_with({"parallelism.tp"}) == "--set parallelism.tp: expected path=value");
+  CHECK(error_with({"parallelism..tp=1"}).find("empty key") != std::string::npos);
+  CHECK(error_with({"parallelism.tp.x=1"}) ==
+        "--set parallelism.tp.x=1: /parallelism/tp: cannot set key \"x\" inside 8");
+  CHECK(error_with({"cluster.nic_gbps=200"}).find("/cluster/nic_gbps: unknown key") !=
+        std::string::npos);
+}
+
+TEST_CASE("scenario: to_json is normalised and loads back to the same scenario") {
+  const std::vector<Scenario> scenarios = {
+      default_scenario(),
+      default_scenario({"cluster.gpu.hbm_gb=96.5", "cluster.network_latency_us=3.7",
+                        "cluster.nic_gbit_per_s=200", "simulation.seed=18446744073709551615",
+                        "simulation.fidelity=flow", "calibration.profile=p.json"}),
+      load_scenario_text(R"({"model": {"layers": 4, "hidden": 256, "ffn_hidden": 1000,
+                                       "heads": 4, "kv_heads": 2, "vocab": 1000, "mlp": "gelu"},
+                             "cluster": {"gpu": {"bf16_tflops": 123.456, "fp8_tflops": 0,
+                                         "hbm_gb": 24, "hbm_tb_per_s": 1.1,
+                                         "nvlink_gb_per_s": 0, "power_w": 300},
+                                         "num_gpus": 4, "gpus_per_node": 4}})",
+                         "custom.json"),
+  };
+  for (const auto& s : scenarios) {
+    const std::string text = to_json(s);
+    CAPTURE(text);
+    const Scenario reloaded = load_scenario_text(text, "normalised.json");
+    CHECK(reloaded == s);
+    CHECK(to_json(reloaded) == text);  // a fixed point: printing is stable
+  }
+  const std::string text = to_json(default_scenario());
+  // Stable key order: sections as in the schema, units in the key names.
+  CHECK(text.find("\"name\"") < text.find("\"model\""));
+  CHECK(text.find("\"model\"") < text.find("\"cluster\""));
+  CHECK(text.find("\"gpu\"") < text.find("\"num_gpus\""));
+  CHECK(text.find("\"nic_gbit_per_s\": 400.0") != std::string::npos);
+  CHECK(text.find("\"preset\": \"llama3-70b\"") != std::string::npos);
+}
+
+TEST_CASE("validation: each rule names the key to change") {
+  // Starting from the default: llama3-70b (64 heads, 8 kv heads, 80 layers), 256 GPUs,
+  // tp 8, pp 4, dp 8, cp 1, sp on, seq 4096, micro-batch 1, global batch 1024.
+  struct Case {
+    std::vector<std::string> sets;
+    std::string pointer;
+    std::string rule;
+  };
+  const std::vector<Case> cases = {
+      {{"parallelism.tp=-2"}, "/parallelism/tp", "must be a positive integer, got -2"},
+      {{"parallelism.tp=2.5"}, "/parallelism/tp", "must be a positive integer, got 2.5"},
+      {{"model.hidden=8100"}, "/model/hidden", "must be divisible by heads=64, got 8100"},
+      {{"model.kv_heads=6"}, "/model/kv_heads", "must divide heads=64, got 6"},
+      {{"parallelism.tp=3"}, "/parallelism/tp", "3 does not divide heads=64"},
+      {{"parallelism.tp=16", "parallelism.dp=4"}, "/parallelism/tp",
+       "16 does not divide kv_heads=8"},
+      {{"parallelism.dp=4"}, "/parallelism",
+       "tp*pp*dp*cp = 8*4*4*1 = 128 must equal cluster.num_gpus=256"},
+      {{"cluster.num_gpus=252"}, "/cluster/num_gpus",
+       "must be a multiple of gpus_per_node=8, got 252"},
+      {{"training.global_batch=1020"}, "/training/global_batch",
+       "must be divisible by dp*micro_batch = 8*1 = 8, got 1020"},
+      {{"parallelism.vp=2"}, "/parallelism/vp", "vp=2 needs training.schedule \"interleaved\""},
+      {{"training.schedule=interleaved"}, "/training/schedule",
+       "\"interleaved\" needs parallelism.vp > 1"},
+      {{"parallelism.zero=4"}, "/parallelism/zero", "must be an integer in 0..3, got 4"},
+      {{"cluster.gpu=a100-80gb", "training.precision=fp8"}, "/training/precision",
+       "fp8 needs a GPU with FP8 tensor cores; a100-80gb has fp8_tflops=0"},
+      {{"parallelism.cp=2", "parallelism.dp=4", "training.seq_len=4095"}, "/training/seq_len",
+       "must be divisible by cp=2, got 4095"},
+      {{"training.seq_len=4100"}, "/training/seq_len",
+       "must be divisible by tp*cp = 8 with sequence parallelism, got 4100"},
+      {{"model.layers=3"}, "/parallelism/pp", "pp*vp = 4*1 = 4 exceeds layers=3"},
+      {{"training.precision=fp16"}, "/training/precision",
+       "must be one of bf16|fp8, got \"fp16\""},
+      {{"cluster.topology=mesh"}, "/cluster/topology",
+       "must be one of rail_optimized|fat_tree|dragonfly|torus, got \"mesh\""},
+      {{"cluster.oversubscription=0.5"}, "/cluster/oversubscription",
+       "must be a number >= 1, got 0.5"},
+      {{"cluster.ideal_network=1"}, "/cluster/ideal_network", "must be true or false, got 1"},
+      {{"simulation.seed=-1"}, "/simulation/seed", "must be a non-negative integer, got -1"},
+      {{"cluster.gpu.hbm_gb=0"}, "/cluster/gpu/hbm_gb", "must be a positive number, got 0"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.pointer);
+    CHECK(error_with(c.sets) == "default scenario: " + c.pointer + ": " + c.rule);
+  }
+  // Allowed: uneven layer splits, and long sequences not divisible by tp without sp.
+  CHECK(error_with({"model.layers=81"}).empty());
+  CHECK(error_with({"training.seq_len=4100", "parallelism.sp=false"}).empty());
+}
+
+TEST_CASE("validation: dp that cannot be derived names the product") {
+  CHECK(error_in(R"({"model": {"preset": "llama3-8b"},
+                     "cluster": {"gpu": "h100-sxm", "num_gpus": 16},
+                     "parallelism": {"tp": 8, "pp": 3}})") ==
+        "my.json: /parallelism/dp: cannot derive dp: num_gpus=16 is not divisible by "
+        "tp*pp*cp = 8*3*1 = 24");
+}
+
+TEST_CASE("scenario errors: malformed JSON, unknown keys, wrong types, missing files") {
+  CHECK(error_in("{\"model\": ").find("my.json: malformed JSON: parse error at line 1") == 0);
+  CHECK(error_in("[1, 2]") == "my.json: must be a JSON object, got [1,2]");
+  CHECK(error_in(R"({"model": {"preset": "llama3-8b"}, "cluster": {"gpu": "h100-sxm",
+                     "nic_gbps": 200}})") ==
+        "my.json: /cluster/nic_gbps: unknown key (did you mean nic_gbit_per_s?)");
+  CHECK(error_in(R"({"model": {"preset": "llama3-8b"}, "cluster": {"gpu": "h100-sxm"},
+                     "parallelism": {"tp": 1, "tp": 2}})") ==
+        "my.json: /parallelism/tp: duplicate key");
+  CHECK(error_in(R"({"model": {"preset": "llama3-8b"}, "cluster": {"gpu": "h100-sxm"},
+                     "plumbing": {}})") == "my.json: /plumbing: unknown key");
+  CHECK(error_in(R"({"model": {"preset": "llama3-8b"}, "cluster": {"gpu": 80}})") ==
+        "my.json: /cluster/gpu: must be a preset name or an object, got 80");
+  CHECK(error_in(R"({"model": {"preset": "llama3-8b"}, "cluster": {"gpu": {"preset": "h100-sxm",
+                     "hbm": 96}}})") ==
+        "my.json: /cluster/gpu/hbm: unknown key (did you mean hbm_gb?)");
+  CHECK(error_in(R"({"model": "llama3-8b", "cluster": {"gpu": "h100-sxm"}})") ==
+        "my.json: /model: must be an object, got \"llama3-8b\"");
+  CHECK(error_in(R"({"cluster": {"gpu": "h100-sxm"}})") == "my.json: /model: required");
+  CHECK(error_in(R"({"model": {"preset": "llama3-8b"}, "cluster": {}})") ==
+        "my.json: /cluster/gpu: required");
+
+  const auto missing = std::filesystem::temp_directory_path() / "clustersim-no-such-file.json";
+  const std::string message = error_of([&] { load_scenario_file(missing); });
+  CHECK(message == missing.string() + ": no such file");
+}
+
+TEST_CASE("scenario files: errors name the file as given") {
+  const auto path = std::filesystem::temp_directory_path() / "clustersim-scenario-io-test.json";
+  {
+    std::ofstream file(path);
+    file << R"({"model": {"preset": "llama3-8b"}, "cluster": {"gpu": "h100-sxm"},
+               "parallelism": {"tp": 0}})";
+  }
+  CHECK(error_of([&] { load_scenario_file(path); }) ==
+        path.string() + ": /parallelism/tp: must be a positive integer, got 0");
+  CHECK(load_scenario_file(path, {"parallelism.tp=8"}).parallelism.dp == 32);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace clustersim::scenarios

@@ -1,0 +1,44 @@
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "tools/file_output.hpp"
+
+namespace {
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+TEST_CASE("write_file_atomically: replaces the file whole and leaves no temporary") {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("clustersim-file-output-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "trace.json";
+  clustersim::tools::write_file_atomically(path, "first");
+  clustersim::tools::write_file_atomically(path, "second, longer");
+  CHECK(read_file(path) == "second, longer");
+  CHECK(std::distance(std::filesystem::directory_iterator(dir),
+                      std::filesystem::directory_iterator()) == 1);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("write_file_atomically: an unwritable path throws naming it") {
+  const std::filesystem::path path = "/nonexistent-dir/clustersim/trace.json";
+  try {
+    clustersim::tools::write_file_atomically(path, "x");
+    FAIL("expected an error");
+  } catch (const std::runtime_error& error) {
+    CHECK(std::string(error.what()).starts_with("cannot write /nonexistent-dir/clustersim/trace.json: "));
+  }
+}
+
+}  // namespace
