@@ -65,22 +65,30 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-// The allowed key closest to a misspelt one, if it is close enough to be a plausible typo.
+std::size_t common_prefix(std::string_view a, std::string_view b) {
+  std::size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+
+// The allowed key closest to a misspelt one, if it is a plausible typo. Keys are
+// "<quantity>_<unit>", so a shared prefix counts for more than raw edit distance:
+// "nic_gbps" means nic_gbit_per_s (distance 6), not num_gpus (distance 4).
 std::optional<std::string_view> closest(std::string_view key,
                                         const std::vector<std::string_view>& allowed) {
   std::optional<std::string_view> best;
-  std::size_t best_distance = std::numeric_limits<std::size_t>::max();
+  std::ptrdiff_t best_score = std::numeric_limits<std::ptrdiff_t>::max();
   for (const auto candidate : allowed) {
     const std::size_t distance = edit_distance(key, candidate);
-    if (distance < best_distance) {
-      best_distance = distance;
+    const std::size_t prefix = common_prefix(key, candidate);
+    const bool plausible = prefix >= 3 || distance <= std::max<std::size_t>(2, key.size() / 3);
+    const auto score = static_cast<std::ptrdiff_t>(distance) - static_cast<std::ptrdiff_t>(prefix);
+    if (plausible && score < best_score) {
+      best_score = score;
       best = candidate;
     }
   }
-  if (best && best_distance <= std::max<std::size_t>(2, std::max(key.size(), best->size()) / 2)) {
-    return best;
-  }
-  return std::nullopt;
+  return best;
 }
 
 std::string join(const std::vector<std::string>& names) {
@@ -126,7 +134,9 @@ class Reader {
   // Reads the fields present in `object` into the scenario.
   void read_fields(const json& object, const Section& section,
                                         const std::string& pointer, Scenario& scenario) const;
-  void apply_preset(const json& object, const Section& section, Scenario& scenario) const;
+  // `shorthand`: the object stands for a bare preset name, so errors point at the section.
+  void apply_preset(const json& object, const Section& section, bool shorthand,
+                    Scenario& scenario) const;
 
   std::string source_;
 };
@@ -260,7 +270,8 @@ void Reader::read_fields(const json& object, const Section& section, const std::
   }
 }
 
-void Reader::apply_preset(const json& object, const Section& section, Scenario& scenario) const {
+void Reader::apply_preset(const json& object, const Section& section, bool shorthand,
+                          Scenario& scenario) const {
   const std::string pointer(section.pointer);
   const auto it = object.find("preset");
   if (it == object.end()) {
@@ -272,7 +283,7 @@ void Reader::apply_preset(const json& object, const Section& section, Scenario& 
     }
     return;
   }
-  const std::string preset_pointer = child_pointer(pointer, "preset");
+  const std::string preset_pointer = shorthand ? pointer : child_pointer(pointer, "preset");
   if (!it->is_string()) fail(preset_pointer, "must be a string, got " + describe(*it));
   const auto name = it->get<std::string>();
   if (!is_known_preset(section.preset, name)) {
@@ -304,14 +315,15 @@ Scenario Reader::read_scenario(const json& document) const {
       continue;
     }
     json object = *node;
-    if (section.preset_shorthand && object.is_string()) object = json{{"preset", object}};
+    const bool shorthand = section.preset_shorthand && object.is_string();
+    if (shorthand) object = json{{"preset", object}};
     if (!object.is_object()) {
       fail(pointer, std::string(section.preset_shorthand ? "must be a preset name or an object"
                                                          : "must be an object") +
                         ", got " + describe(object));
     }
     check_keys(object, allowed_keys(section), pointer);
-    if (section.preset != PresetKind::none) apply_preset(object, section, scenario);
+    if (section.preset != PresetKind::none) apply_preset(object, section, shorthand, scenario);
     read_fields(object, section, pointer, scenario);
   }
   // Derived keys are filled in once every written key is known.

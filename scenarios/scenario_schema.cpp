@@ -186,7 +186,8 @@ std::vector<Section> build_sections() {
                                  "attention (query) heads"),
                          shape),
             with_default(integer("kv_heads", member(model, &TransformerSpec::kv_heads), count,
-                                 positive, "key/value heads; = heads without grouped-query attention"),
+                                 positive,
+                                 "key/value heads; equals heads for multi-head attention"),
                          shape),
             with_default(integer("vocab", member(model, &TransformerSpec::vocab), count, positive,
                                  "vocabulary size (padded, as trained)"),
@@ -490,8 +491,9 @@ std::vector<KeyDoc> explain_keys() {
           .pointer = std::string(section.pointer) + "/preset",
           .type = "string",
           .default_text = "none",
-          .meaning = gpu_preset ? "GPU preset name; without one, every \"preset\" key is required"
-                                : "model preset name; without one, every \"preset\" key is required",
+          .meaning = gpu_preset
+                         ? "GPU preset name; without one, every \"preset\" key is required"
+                         : "model preset name; without one, every \"preset\" key is required",
       });
     }
     for (const auto& field : section.fields) {

@@ -14,23 +14,36 @@ namespace clustersim::sim {
 namespace {
 
 /// What the event loop touches for one task, packed so that an update costs one cache line.
+/// Weight and rate cap stay in the graph: only shared resources read them.
 struct TaskState {
-  double remaining = 0.0;  // work left as of last_update
+  double remaining = 0.0;  // work left as of last_update (while solved individually)
   double rate = 0.0;       // progress per second of each of the task's flows
   Time last_update = Time::zero();
-  double weight = 1.0;
-  double cap = 0.0;        // per flow
   std::uint64_t resource_begin = 0;  // into the graph's flat list of resource uses
   std::uint32_t resource_count = 0;
   std::uint32_t stamp = 0;           // last component collection that visited it
-  bool finished = false;
+};
+
+/// pending_ of a finished task; any other value counts unfinished predecessors.
+constexpr std::uint32_t finished_mark = ~std::uint32_t{0};
+
+/// A resource shared only by tasks that use nothing else and have no rate cap is a processor-
+/// sharing queue: every task progresses at the same rate per unit of weight, capacity / total
+/// weight. Its "virtual work" clock advances at that rate, and a task finishes when the clock
+/// passes its join value plus its work, which no later join or leave changes. So the group keeps
+/// its tasks in a heap of those fixed virtual finishes and puts only its earliest into the engine's
+/// heap: a join or a leave costs O(log members), not a new rate for every member.
+struct SharingGroup {
+  double virtual_now = 0.0;  // work one unit of weight has received since the run started
+  Time last_update = Time::zero();
+  double total_weight = 0.0;
+  std::vector<std::pair<double, TaskId>> members;  // min-heap by (virtual finish, task)
 };
 
 /// The mutable state of one Engine::run; keeps Engine itself const and reusable across threads.
 class Run {
  public:
-  Run(const std::vector<Resource>& resources, const TaskGraph& graph)
-      : resources_(resources), graph_(graph), uses_(graph.resource_use_count()) {}
+  Run(const std::vector<Resource>& resources, const TaskGraph& graph) : resources_(resources), graph_(graph) {}
 
   Timeline execute();
 
@@ -39,6 +52,15 @@ class Run {
   void make_ready(TaskId t);
   void activate(TaskId t);
   void finish(TaskId t);
+  void expire_group(ResourceId r, std::vector<TaskId>& finishing);
+  void join_group(ResourceId r, TaskId t, double remaining);
+  void dissolve_group(ResourceId r);
+  void settle_group(ResourceId r);
+  void schedule_group(ResourceId r);
+  bool groupable(TaskId t) const {
+    return tasks_[t].resource_count == 1 && std::isinf(graph_.rate_cap_per_s(t));
+  }
+  void add_to_resource(TaskId t, std::uint32_t use, ResourceId r);
   void mark_dirty(ResourceId r);
   void resolve_dirty();
   void collect_component(ResourceId seed);
@@ -52,9 +74,12 @@ class Run {
   const std::vector<Resource>& resources_;
   const TaskGraph& graph_;
   const ResourceId* all_uses_ = nullptr;
+  std::uint32_t task_count_ = 0;
   Time now_ = Time::zero();
   EventQueue<TaskId> latency_timers_;  // tasks whose latency elapses at the event time
-  IndexedHeap<Time> finishes_;         // active tasks by predicted finish
+  // Predicted finishes: ids below task_count_ are tasks solved individually; task_count_ + r is
+  // the earliest finish of resource r's sharing group.
+  IndexedHeap<Time> finishes_;
 
   std::vector<TaskState> tasks_;
   std::vector<std::uint32_t> pending_;  // by task: unfinished predecessors (apart: touched by edges)
@@ -62,7 +87,9 @@ class Run {
   std::vector<TaskId> successors_;
   std::vector<std::uint32_t> slot_;  // by resource use: the task's position in active_[resource]
 
-  std::vector<std::vector<TaskId>> active_;  // by resource: tasks sharing it now
+  std::vector<std::vector<TaskId>> active_;  // by resource: tasks on it now, either mode
+  std::vector<SharingGroup> groups_;         // by resource
+  std::vector<char> individual_;             // by resource: its tasks are solved individually
   std::vector<char> dirty_;
   std::vector<ResourceId> dirty_list_;
   std::vector<Time> busy_since_;
@@ -75,7 +102,6 @@ class Run {
   std::vector<std::uint32_t> local_links_;
   MaxMinSolver solver_;
 
-  std::size_t uses_;
   Timeline timeline_;
   std::size_t finished_count_ = 0;
 };
@@ -83,13 +109,12 @@ class Run {
 void Run::initialise() {
   const std::size_t n = graph_.size();
   const std::size_t r = resources_.size();
+  task_count_ = static_cast<std::uint32_t>(n);
   all_uses_ = n == 0 ? nullptr : graph_.resources(0).data();
   tasks_.resize(n);
   for (TaskId t = 0; t < n; ++t) {
     TaskState& s = tasks_[t];
     s.remaining = graph_.work(t);
-    s.weight = graph_.weight(t);
-    s.cap = graph_.rate_cap_per_s(t);
     s.resource_begin = graph_.resource_offset(t);
     s.resource_count = static_cast<std::uint32_t>(graph_.resources(t).size());
   }
@@ -103,14 +128,16 @@ void Run::initialise() {
     ++pending_[after];
   }
   for (std::size_t i = 0; i < n; ++i) successor_begin_[i + 1] += successor_begin_[i];
+  // Fill each list using its start as the cursor (it ends at the next list's start), then shift.
   successors_.resize(graph_.dependency_count());
-  {
-    std::vector<std::uint64_t> fill(successor_begin_.begin(), successor_begin_.end() - 1);
-    for (const auto& [before, after] : graph_.dependencies()) successors_[fill[before]++] = after;
-  }
-  finishes_ = IndexedHeap<Time>(n);
-  slot_.assign(uses_, 0);
+  for (const auto& [before, after] : graph_.dependencies()) successors_[successor_begin_[before]++] = after;
+  for (std::size_t i = n; i > 0; --i) successor_begin_[i] = successor_begin_[i - 1];
+  successor_begin_[0] = 0;
+  finishes_ = IndexedHeap<Time>(n + r);
+  slot_.assign(graph_.resource_use_count(), 0);
   active_.assign(r, {});
+  groups_.assign(r, {});
+  individual_.assign(r, 0);
   dirty_.assign(r, 0);
   busy_since_.assign(r, Time::zero());
   resource_stamp_.assign(r, 0);
@@ -137,14 +164,18 @@ Timeline Run::execute() {
     if (!latency_timers_.empty()) now_ = std::min(now_, latency_timers_.top().time);
     finishing.clear();
     elapsed.clear();
-    // Finishes come out in task-id order at equal times (the heap breaks ties by id); timers are
-    // sorted likewise. That keeps runs byte-identical.
     while (!finishes_.empty() && finishes_.top_key() == now_) {
-      finishing.push_back(finishes_.top_id());
+      const std::uint32_t id = finishes_.top_id();
       finishes_.pop();
+      if (id < task_count_)
+        finishing.push_back(id);
+      else
+        expire_group(id - task_count_, finishing);
     }
     while (!latency_timers_.empty() && latency_timers_.top().time == now_)
       elapsed.push_back(latency_timers_.pop().payload);
+    // Task-id order at equal times keeps runs byte-identical.
+    std::sort(finishing.begin(), finishing.end());
     std::sort(elapsed.begin(), elapsed.end());
     for (TaskId t : finishing) finish(t);
     for (TaskId t : elapsed) activate(t);
@@ -154,8 +185,7 @@ Timeline Run::execute() {
   if (finished_count_ != n) report_unfinished();
   timeline_.makespan = now_ < Time::max() ? now_ : Time::zero();
   for (TaskId t = 0; t < n; ++t)
-    for (ResourceId res : resources_of(tasks_[t]))
-      timeline_.units_served[res] += graph_.work(t) * tasks_[t].weight;
+    for (ResourceId res : resources_of(tasks_[t])) timeline_.units_served[res] += graph_.work(t) * graph_.weight(t);
   return std::move(timeline_);
 }
 
@@ -174,6 +204,12 @@ void Run::mark_dirty(ResourceId r) {
   }
 }
 
+void Run::add_to_resource(TaskId t, std::uint32_t use, ResourceId r) {
+  if (active_[r].empty()) busy_since_[r] = now_;
+  slot_[tasks_[t].resource_begin + use] = static_cast<std::uint32_t>(active_[r].size());
+  active_[r].push_back(t);
+}
+
 void Run::activate(TaskId t) {
   TaskState& s = tasks_[t];
   s.last_update = now_;
@@ -182,27 +218,34 @@ void Run::activate(TaskId t) {
     return;
   }
   if (s.resource_count == 0) {  // validated: a finite rate cap bounds it
-    set_rate(t, s.cap);
+    set_rate(t, graph_.rate_cap_per_s(t));
     return;
   }
+  if (groupable(t)) {
+    const ResourceId r = all_uses_[s.resource_begin];
+    if (!individual_[r]) {
+      add_to_resource(t, 0, r);
+      join_group(r, t, s.remaining);
+      return;
+    }
+  }
   for (std::uint32_t i = 0; i < s.resource_count; ++i) {
-    const ResourceId res = all_uses_[s.resource_begin + i];
-    if (active_[res].empty()) busy_since_[res] = now_;
-    slot_[s.resource_begin + i] = static_cast<std::uint32_t>(active_[res].size());
-    active_[res].push_back(t);
-    mark_dirty(res);
+    const ResourceId r = all_uses_[s.resource_begin + i];
+    if (!individual_[r]) dissolve_group(r);
+    add_to_resource(t, i, r);
+    mark_dirty(r);
   }
 }
 
 void Run::finish(TaskId t) {
-  TaskState& s = tasks_[t];
-  s.finished = true;
+  const TaskState& s = tasks_[t];
+  pending_[t] = finished_mark;
   ++finished_count_;
   timeline_.finish[t] = now_;
   if (graph_.work(t) > 0.0) {
     for (std::uint32_t i = 0; i < s.resource_count; ++i) {
-      const ResourceId res = all_uses_[s.resource_begin + i];
-      auto& list = active_[res];
+      const ResourceId r = all_uses_[s.resource_begin + i];
+      auto& list = active_[r];
       // Swap-remove, then tell the moved task where it now sits for this resource.
       const std::uint32_t pos = slot_[s.resource_begin + i];
       const TaskId moved = list.back();
@@ -211,14 +254,81 @@ void Run::finish(TaskId t) {
       if (moved != t) {
         const TaskState& m = tasks_[moved];
         for (std::uint32_t j = 0; j < m.resource_count; ++j)
-          if (all_uses_[m.resource_begin + j] == res) slot_[m.resource_begin + j] = pos;
+          if (all_uses_[m.resource_begin + j] == r) slot_[m.resource_begin + j] = pos;
       }
-      if (list.empty()) timeline_.busy_s[res] += (now_ - busy_since_[res]).seconds();
-      mark_dirty(res);
+      if (list.empty()) {
+        timeline_.busy_s[r] += (now_ - busy_since_[r]).seconds();
+        individual_[r] = 0;  // an idle resource starts over as a sharing group
+      } else if (individual_[r]) {
+        mark_dirty(r);  // the others share what this task leaves
+      }
     }
   }
   for (std::uint64_t i = successor_begin_[t]; i < successor_begin_[t + 1]; ++i)
     if (--pending_[successors_[i]] == 0) make_ready(successors_[i]);
+}
+
+void Run::settle_group(ResourceId r) {
+  SharingGroup& g = groups_[r];
+  if (g.total_weight > 0.0)
+    g.virtual_now += resources_[r].capacity_per_s / g.total_weight * (now_ - g.last_update).seconds();
+  g.last_update = now_;
+}
+
+void Run::schedule_group(ResourceId r) {
+  SharingGroup& g = groups_[r];
+  if (g.members.empty()) {
+    finishes_.erase(task_count_ + r);
+    return;
+  }
+  const double rate = resources_[r].capacity_per_s / g.total_weight;
+  // Round up to a whole nanosecond so that the earliest member has finished when the event fires.
+  const double ns = std::ceil(std::max(0.0, g.members.front().first - g.virtual_now) / rate * 1e9);
+  finishes_.set(task_count_ + r, now_ + Time::from_ns(static_cast<std::int64_t>(ns)));
+}
+
+void Run::join_group(ResourceId r, TaskId t, double remaining) {
+  SharingGroup& g = groups_[r];
+  settle_group(r);
+  g.members.emplace_back(g.virtual_now + remaining, t);
+  std::push_heap(g.members.begin(), g.members.end(), std::greater<>{});
+  g.total_weight += graph_.weight(t);
+  ++timeline_.sharing_solves;
+  schedule_group(r);
+}
+
+void Run::expire_group(ResourceId r, std::vector<TaskId>& finishing) {
+  SharingGroup& g = groups_[r];
+  settle_group(r);
+  // Members whose virtual finish the clock has reached, within rounding, finish now.
+  const double reached = g.virtual_now * (1.0 + 1e-12) + 1e-12;
+  while (!g.members.empty() && g.members.front().first <= reached) {
+    std::pop_heap(g.members.begin(), g.members.end(), std::greater<>{});
+    const TaskId t = g.members.back().second;
+    g.members.pop_back();
+    g.total_weight -= graph_.weight(t);
+    finishing.push_back(t);
+  }
+  if (g.members.empty()) g.total_weight = 0.0;  // no drift carried into the next busy period
+  ++timeline_.sharing_solves;
+  schedule_group(r);
+}
+
+void Run::dissolve_group(ResourceId r) {
+  SharingGroup& g = groups_[r];
+  settle_group(r);
+  individual_[r] = 1;
+  finishes_.erase(task_count_ + r);
+  const double rate = g.total_weight > 0.0 ? resources_[r].capacity_per_s / g.total_weight : 0.0;
+  for (const auto& [virtual_finish, t] : g.members) {
+    TaskState& s = tasks_[t];
+    s.remaining = std::max(0.0, virtual_finish - g.virtual_now);
+    s.rate = rate;
+    s.last_update = now_;
+  }
+  g.members.clear();
+  g.total_weight = 0.0;
+  mark_dirty(r);  // its former members now need individual rates
 }
 
 void Run::set_rate(TaskId t, double rate) {
@@ -254,35 +364,34 @@ void Run::collect_component(ResourceId seed) {
 
 void Run::solve_component() {
   ++timeline_.sharing_solves;
-  // One resource and no binding caps: every flow gets an equal share per unit of weight.
-  // This is the common case (a GPU's compute engine, one link) and needs no solver.
-  if (component_resources_.size() == 1) {
-    const double capacity = resources_[component_resources_[0]].capacity_per_s;
-    double total_weight = 0.0;
-    double smallest_cap = std::numeric_limits<double>::infinity();
+  // One resource whose tasks all qualify: it goes back to being a sharing group.
+  if (component_resources_.size() == 1 &&
+      std::all_of(component_tasks_.begin(), component_tasks_.end(), [&](TaskId t) { return groupable(t); })) {
+    const ResourceId r = component_resources_[0];
+    individual_[r] = 0;
+    groups_[r].last_update = now_;
+    std::sort(component_tasks_.begin(), component_tasks_.end());
     for (TaskId t : component_tasks_) {
-      total_weight += tasks_[t].weight;
-      smallest_cap = std::min(smallest_cap, tasks_[t].cap);
+      TaskState& s = tasks_[t];
+      s.remaining = std::max(0.0, s.remaining - s.rate * (now_ - s.last_update).seconds());
+      s.last_update = now_;
+      finishes_.erase(t);
+      join_group(r, t, s.remaining);
     }
-    const double share = capacity / total_weight;
-    if (share <= smallest_cap) {
-      for (TaskId t : component_tasks_) set_rate(t, share);
-      return;
-    }
+    return;
   }
   // Solver order follows task ids so that the result does not depend on discovery order.
   std::sort(component_tasks_.begin(), component_tasks_.end());
   solver_.clear();
-  for (ResourceId res : component_resources_)
-    local_index_[res] = solver_.add_link(resources_[res].capacity_per_s);
+  for (ResourceId res : component_resources_) local_index_[res] = solver_.add_link(resources_[res].capacity_per_s);
   for (TaskId t : component_tasks_) {
     local_links_.clear();
     for (ResourceId res : resources_of(tasks_[t])) local_links_.push_back(local_index_[res]);
-    solver_.add_flow(local_links_, tasks_[t].weight, tasks_[t].cap * tasks_[t].weight);
+    solver_.add_flow(local_links_, graph_.weight(t), graph_.rate_cap_per_s(t) * graph_.weight(t));
   }
   const auto& rates = solver_.solve();
   for (std::size_t i = 0; i < component_tasks_.size(); ++i)
-    set_rate(component_tasks_[i], rates[i] / tasks_[component_tasks_[i]].weight);
+    set_rate(component_tasks_[i], rates[i] / graph_.weight(component_tasks_[i]));
 }
 
 void Run::resolve_dirty() {
@@ -295,7 +404,7 @@ void Run::resolve_dirty() {
   for (ResourceId seed : dirty_list_) {
     dirty_[seed] = 0;
     if (resource_stamp_[seed] >= pass_begin) continue;  // in an earlier seed's component
-    if (active_[seed].empty()) continue;
+    if (active_[seed].empty() || !individual_[seed]) continue;
     ++stamp_;
     collect_component(seed);
     solve_component();
@@ -305,19 +414,17 @@ void Run::resolve_dirty() {
 
 void Run::report_unfinished() const {
   graph_.validate(resources_.size());  // names a cycle if that is the cause
-  std::string message = std::to_string(graph_.size() - finished_count_) + " of " +
-                        std::to_string(graph_.size()) + " tasks never finished:";
+  std::string message = std::to_string(graph_.size() - finished_count_) + " of " + std::to_string(graph_.size()) +
+                        " tasks never finished:";
   int listed = 0;
   for (TaskId t = 0; t < graph_.size() && listed < 8; ++t) {
-    const TaskState& s = tasks_[t];
-    if (s.finished) continue;
+    if (pending_[t] == finished_mark) continue;
     ++listed;
     message += " task " + std::to_string(t);
     if (pending_[t] > 0)
       message += " (waits for " + std::to_string(pending_[t]) + " unfinished predecessors)";
     else
-      message += " (ready at " + std::to_string(timeline_.start[t].seconds()) + " s, rate " +
-                 std::to_string(s.rate) + "/s)";
+      message += " (ready at " + std::to_string(timeline_.start[t].seconds()) + " s, never finished its work)";
     message += ';';
   }
   throw SimulationError(message);

@@ -41,13 +41,21 @@ class IndexedHeap {
 
   void pop() {
     assert(!heap_.empty());
-    position_[heap_.front().id] = absent;
-    if (heap_.size() > 1) {
-      heap_.front() = heap_.back();
-      position_[heap_.front().id] = 0;
-    }
+    erase(heap_.front().id);
+  }
+
+  /// Removes `id` if present.
+  void erase(std::uint32_t id) {
+    const std::uint32_t at = position_[id];
+    if (at == absent) return;
+    position_[id] = absent;
+    const Entry last = heap_.back();
     heap_.pop_back();
-    if (!heap_.empty()) sift_down(0);
+    if (at == heap_.size()) return;
+    heap_[at] = last;
+    position_[last.id] = at;
+    sift_up(at);
+    sift_down(position_[last.id]);
   }
 
  private:

@@ -1,5 +1,7 @@
 #include "tools/command_line.hpp"
 
+#include <sstream>
+
 #include "scenarios/scenario_io.hpp"
 
 namespace clustersim::tools {
@@ -27,7 +29,15 @@ bool parse_command_line(std::span<const std::string> args, const CommandHelp& he
     out << "Usage: clustersim " << help.name << ' ' << help.usage << "\n\n"
         << help.description << "\n";
     if (!help.arguments.empty()) out << "\nArguments:\n" << help.arguments << "\n";
-    out << '\n' << options.visible;
+    // Boost pads wrapped description lines with trailing blanks; drop them.
+    std::ostringstream listing;
+    listing << options.visible;
+    std::istringstream lines(listing.str());
+    out << '\n';
+    for (std::string line; std::getline(lines, line);) {
+      line.erase(line.find_last_not_of(' ') + 1);
+      out << line << '\n';
+    }
     return false;
   }
   return true;

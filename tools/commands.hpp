@@ -7,8 +7,10 @@
 
 namespace clustersim::tools {
 
+int cmd_calibrate(std::span<const std::string> args, std::ostream& out);
 int cmd_explain(std::span<const std::string> args, std::ostream& out);
 int cmd_run(std::span<const std::string> args, std::ostream& out);
+int cmd_validate(std::span<const std::string> args, std::ostream& out);
 
 /// The subcommands in the order `clustersim --help` lists them.
 std::span<const Command> commands();

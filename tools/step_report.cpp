@@ -97,7 +97,7 @@ std::string step_report_text(const scenarios::Scenario& scenario, const models::
     const auto& st = r.times.stages[s];
     std::string layers;
     for (std::size_t i = s; i < r.layers_per_chunk.size(); i += pp)
-      layers += (layers.empty() ? "" : "+") + std::to_string(r.layers_per_chunk[i]);
+      layers += fmt::format("{}{}", layers.empty() ? "" : "+", r.layers_per_chunk[i]);
     line(fmt::format("  {:5}  {:>6} {:8.3f}s {:8.3f}s {:8.3f}s {:8.3f}s {:8.3f}s {:8.3f}s {:10.1f}", s, layers, st.compute_s,
                      st.exposed_comm_s, st.bubble_s, st.tp_comm_s, st.pp_comm_s, st.dp_comm_s,
                      r.memory_per_stage[s].total_bytes / kGiB));

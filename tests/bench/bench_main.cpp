@@ -54,8 +54,8 @@ int main(int argc, char** argv) {
   if (wanted("engine.no_sharing_10M")) engine_row("engine.no_sharing_10M", bench_no_sharing(1000, 10000));
   if (wanted("engine.sharing_10k_flows_1k_links"))
     engine_row("engine.sharing_10k_flows_1k_links", bench_sharing(10000, 1000, 200, 1));
-  if (wanted("engine.sharing_coupled_10k_flows"))
-    engine_row("engine.sharing_coupled_10k_flows", bench_sharing(10000, 1000, 5, 2));
+  if (wanted("engine.sharing_coupled_1k_flows"))
+    engine_row("engine.sharing_coupled_1k_flows", bench_sharing(1000, 1000, 100, 2));
   auto step_row = [&](const std::string& name, const std::vector<std::string>& sets) {
     const StepBenchResult r = bench_step(sets, 5);
     rows.push_back({name, "seconds", r.seconds, "s"});

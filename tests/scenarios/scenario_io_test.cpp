@@ -104,6 +104,10 @@ TEST_CASE("presets: an unknown name is an error listing the known ones") {
   const std::string in_scenario = error_with({"model.preset=llama4"});
   CHECK(in_scenario.find("default scenario: /model/preset: unknown model preset") == 0);
   CHECK(in_scenario.find("llama3-70b") != std::string::npos);
+  // A GPU named by a bare string is pointed at where the string was written.
+  CHECK(error_with({"cluster.gpu=h300"}).find("default scenario: /cluster/gpu: unknown GPU") == 0);
+  CHECK(error_with({"cluster.gpu.preset=h300"}).find("/cluster/gpu/preset: unknown GPU") !=
+        std::string::npos);
 }
 
 TEST_CASE("scenario: fields written next to a preset override it") {
@@ -220,7 +224,8 @@ TEST_CASE("validation: each rule names the key to change") {
        "must be divisible by cp=2, got 4095"},
       {{"training.seq_len=4100"}, "/training/seq_len",
        "must be divisible by tp*cp = 8 with sequence parallelism, got 4100"},
-      {{"model.layers=3"}, "/parallelism/pp", "pp*vp = 4*1 = 4 exceeds layers=3"},
+      {{"model.layers=3"}, "/parallelism/pp",
+       "pp*vp = 4*1 = 4 exceeds layers=3: every pipeline chunk needs a layer"},
       {{"training.precision=fp16"}, "/training/precision",
        "must be one of bf16|fp8, got \"fp16\""},
       {{"cluster.topology=mesh"}, "/cluster/topology",

@@ -82,9 +82,10 @@ TEST_CASE("cli: explain --json prints exactly one JSON object") {
   CHECK(document.at("presets").at("gpu").size() == 5);
 }
 
-TEST_CASE("cli: run --json prints the normalised scenario, from any directory") {
+TEST_CASE("cli: run --print-scenario --json prints the normalised scenario, from any directory") {
   // From / the source tree is out of reach: presets must be compiled in.
-  const Outcome outcome = run_binary("run --json --set parallelism.tp=4 --set parallelism.dp=16", "/");
+  const Outcome outcome = run_binary(
+      "run --print-scenario --json --set parallelism.tp=4 --set parallelism.dp=16", "/");
   REQUIRE(outcome.exit_code == 0);
   const auto document = nlohmann::json::parse(outcome.out);
   REQUIRE(document.is_object());
@@ -99,11 +100,12 @@ TEST_CASE("cli: a scenario file given on the command line is loaded") {
                     ("clustersim-cli-scenario-" + std::to_string(::getpid()) + ".json");
   std::ofstream(path) << R"({"name": "small", "model": {"preset": "llama3-8b"},
                              "cluster": {"gpu": "h100-sxm", "num_gpus": 8}})";
-  const Outcome outcome = run_binary("run '" + path.string() + "'");
+  const Outcome outcome = run_binary("run '" + path.string() + "' --print-scenario --json");
   std::filesystem::remove(path);
-  CHECK(outcome.exit_code == 0);
-  CHECK(outcome.out.find("Scenario \"small\"") != std::string::npos);
-  CHECK(outcome.out.find("parallelism.dp") != std::string::npos);
+  REQUIRE(outcome.exit_code == 0);
+  const auto scenario = nlohmann::json::parse(outcome.out).at("scenario");
+  CHECK(scenario.at("name") == "small");
+  CHECK(scenario.at("parallelism").at("dp") == 8);
 }
 
 TEST_CASE("cli: bad input exits 2 with one line on stderr and nothing on stdout") {

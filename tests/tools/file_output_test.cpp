@@ -37,7 +37,8 @@ TEST_CASE("write_file_atomically: an unwritable path throws naming it") {
     clustersim::tools::write_file_atomically(path, "x");
     FAIL("expected an error");
   } catch (const std::runtime_error& error) {
-    CHECK(std::string(error.what()).starts_with("cannot write /nonexistent-dir/clustersim/trace.json: "));
+    CHECK(std::string(error.what())
+              .starts_with("cannot write /nonexistent-dir/clustersim/trace.json: "));
   }
 }
 

@@ -1,0 +1,83 @@
+#pragma once
+/// JSON-lines results of the calibration benchmarks (calibration/bench: gemm_bench, membw_bench,
+/// nccl_bench --json) and of published tables transcribed in the same form: one JSON object per
+/// line, "bench" saying which kind; blank lines and lines starting with '#' (a header naming the
+/// source) are skipped.
+///   {"bench":"device","name":"NVIDIA H100 80GB HBM3","sm_count":132}
+///   {"bench":"gemm","m":8192,"n":8192,"k":8192,"dtype":"bf16","time_us":1450.2,"tflops":758.2}
+///   {"bench":"membw","bytes":4294967296,"time_us":2950.0,"gb_per_s":2912.0}
+///   {"bench":"attention","dtype":"bf16","tflops":327.9}
+///   {"bench":"nccl","op":"all_reduce","ranks":8,"ranks_per_node":8,"bytes":1048576,"time_us":27.4}
+/// Units: bytes, microseconds, TFLOP/s (1e12 FLOP/s, 2 per multiply-add), GB/s (1e9 bytes/s).
+/// membw's gb_per_s counts bytes read plus bytes written (2 x bytes per copy), as STREAM's Copy.
+/// Where a record gives only a rate (published tables often do), the time is derived from it
+/// (gemm: 2mnk / tflops; nccl: bytes x bus factor / busbw; membw: 2 x bytes / gb_per_s).
+/// Limitations: unknown keys are errors, so a benchmark that adds a field must add it here too.
+/// Source: field names chosen here; calibration/bench writes them.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/collectives.hpp"
+#include "models/parallelism_spec.hpp"
+
+namespace clustersim::calibration {
+
+struct DeviceRecord {
+  int line = 0;
+  std::string name{};  // as the driver reports it
+  int sm_count = 0;  // 0 where not given
+};
+
+struct GemmSample {
+  int line = 0;
+  std::int64_t m = 0, n = 0, k = 0;  // C[m x n] = A[m x k] B[k x n]
+  std::string dtype{};                 // "bf16", "fp16", "fp8_e4m3"
+  models::Precision precision = models::Precision::bf16;  // fp16 runs at the bf16 peak
+  double time_us = 0.0;
+  double tflops = 0.0;
+  std::string source{};  // optional per-row provenance
+};
+
+struct MembwSample {
+  int line = 0;
+  std::int64_t bytes = 0;  // copied; 0: not given (published rates)
+  double time_us = 0.0;    // 0 when bytes is not given
+  double gb_per_s = 0.0;  // read + written
+};
+
+struct AttentionSample {
+  int line = 0;
+  std::string dtype{};
+  double tflops = 0.0;
+  std::string source{};
+};
+
+struct CollectiveSample {
+  int line = 0;
+  models::CollectiveOp op = models::CollectiveOp::all_reduce;
+  std::int64_t ranks = 0;
+  std::int64_t ranks_per_node = 0;
+  std::int64_t bytes = 0;  // nccl-tests' "size": the full buffer
+  double time_us = 0.0;
+  double busbw_gb_per_s = 0.0;
+  bool time_derived = false;  // true: the record gave busbw only
+};
+
+struct BenchRecords {
+  std::string file{};
+  std::vector<DeviceRecord> devices{};
+  std::vector<GemmSample> gemm{};
+  std::vector<MembwSample> membw{};
+  std::vector<AttentionSample> attention{};
+  std::vector<CollectiveSample> collectives{};
+};
+
+/// Parses JSON-lines text; `file` names it in errors: InputError "<file>:<line>: <pointer>: <rule>".
+BenchRecords parse_bench_records(std::string_view text, const std::string& file);
+BenchRecords read_bench_records(const std::filesystem::path& path);
+
+}  // namespace clustersim::calibration

@@ -1,0 +1,429 @@
+#include "calibration/calibrate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "calibration/bench_records.hpp"
+#include "calibration/input_error.hpp"
+#include "calibration/input_file.hpp"
+#include "calibration/least_squares.hpp"
+#include "calibration/nccl_tests_log.hpp"
+#include "scenarios/presets.hpp"
+
+namespace clustersim::calibration {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr std::int64_t kLatencySizes = 64 * 1024;  // a fit reaching down to here shows the latency floor
+constexpr std::string_view kBuiltIn = "built-in, not calibrated here: ";
+
+// Where a set of samples came from: "file lines a-b" per file.
+class Provenance {
+ public:
+  void add(const std::string& file, int line) {
+    auto& [lo, hi] = lines_.try_emplace(file, line, line).first->second;
+    lo = std::min(lo, line);
+    hi = std::max(hi, line);
+  }
+  std::string text() const {
+    std::string out;
+    for (const auto& [file, range] : lines_) {
+      if (!out.empty()) out += ", ";
+      out += range.first == range.second ? fmt::format("{} line {}", file, range.first)
+                                         : fmt::format("{} lines {}-{}", file, range.first, range.second);
+    }
+    return out;
+  }
+
+ private:
+  std::map<std::string, std::pair<int, int>> lines_;
+};
+
+struct Inputs {
+  // One group per file and layout: two sources of one layout stay two fits (averaged when mapped).
+  std::map<std::tuple<std::string, models::CollectiveOp, std::int64_t, std::int64_t>, CollectiveGroup> groups;
+  std::vector<GemmSample> gemm;
+  Provenance gemm_from;
+  std::vector<MembwSample> membw;
+  Provenance membw_from;
+  std::vector<AttentionSample> attention;
+  Provenance attention_from;
+  std::vector<std::pair<std::string, int>> sm_counts;  // (file, count)
+  std::set<std::string> device_names;
+  std::vector<ProfileInput> files;
+};
+
+void read_inputs(std::span<const std::string> paths, const CalibrateOptions& options, Inputs& in) {
+  if (paths.empty()) throw std::invalid_argument("no raw inputs given");
+  for (const auto& path : paths) {
+    const std::string text = read_input_file(path);
+    ProfileInput record{.path = path, .kind = "", .fnv1a64 = fnv1a64(text), .records = 0};
+    if (looks_like_nccl_tests_log(text)) {
+      const NcclTestsLog log = parse_nccl_tests_log(text, path, options.collective);
+      record.kind = "nccl-tests log";
+      record.records = static_cast<int>(log.rows.size());
+      if (!log.device_name.empty()) in.device_names.insert(log.device_name);
+      if (log.ranks < 2) throw InputError(path, 0, "a collective needs at least 2 ranks");
+      auto& group = in.groups[{path, log.op, log.ranks, log.gpus_per_node}];
+      group.op = log.op;
+      group.ranks = log.ranks;
+      group.ranks_per_node = log.gpus_per_node;
+      group.source = path;
+      for (const auto& row : log.rows) group.points.push_back({row.size_bytes, row.best_time_us(), row.line});
+    } else {
+      const BenchRecords records = parse_bench_records(text, path);
+      record.kind = "json lines";
+      record.records = static_cast<int>(records.devices.size() + records.gemm.size() + records.membw.size() +
+                                        records.attention.size() + records.collectives.size());
+      if (record.records == 0) throw InputError(path, 0, "no records (neither an nccl-tests log nor JSON lines)");
+      for (const auto& d : records.devices) {
+        in.device_names.insert(d.name);
+        if (d.sm_count > 0) in.sm_counts.emplace_back(fmt::format("{} line {}", path, d.line), d.sm_count);
+      }
+      for (const auto& s : records.gemm) {
+        in.gemm.push_back(s);
+        in.gemm_from.add(path, s.line);
+      }
+      for (const auto& s : records.membw) {
+        in.membw.push_back(s);
+        in.membw_from.add(path, s.line);
+      }
+      for (const auto& s : records.attention) {
+        in.attention.push_back(s);
+        in.attention_from.add(path, s.line);
+      }
+      for (const auto& s : records.collectives) {
+        auto& group = in.groups[{path, s.op, s.ranks, s.ranks_per_node}];
+        group.op = s.op;
+        group.ranks = s.ranks;
+        group.ranks_per_node = s.ranks_per_node;
+        group.source = path;
+        group.points.push_back({s.bytes, s.time_us, s.line});
+      }
+    }
+    in.files.push_back(std::move(record));
+  }
+}
+
+std::string choose_gpu(const CalibrateOptions& options, const Inputs& in) {
+  if (!options.gpu.empty()) return options.gpu;
+  std::set<std::string> presets;
+  for (const auto& name : in.device_names) {
+    const std::string preset = gpu_preset_for_device(name);
+    if (preset.empty()) throw std::invalid_argument(fmt::format("no GPU preset for device \"{}\": pass --gpu", name));
+    presets.insert(preset);
+  }
+  if (presets.empty()) throw std::invalid_argument("the inputs do not name their GPU: pass --gpu");
+  if (presets.size() > 1) {
+    throw std::invalid_argument(fmt::format("the inputs come from different GPUs ({}): calibrate one type at a time",
+                                            fmt::join(presets, ", ")));
+  }
+  return *presets.begin();
+}
+
+// Latency steps of models::collective_time_s, read off the model itself (unit hop latencies, no
+// bandwidth term) so that the split below stays the model's.
+std::pair<double, double> latency_steps(const CollectiveModel& c, const models::ClusterSpec& cluster) {
+  models::ClusterSpec spec = cluster;
+  spec.ideal_network = false;
+  spec.gpus_per_node = c.ranks_per_node;
+  spec.num_gpus = c.ranks;
+  const models::CommGroup group{.ranks = c.ranks, .ranks_per_node = c.ranks_per_node};
+  models::CommProfile unit{.nvlink_efficiency = 1.0, .network_efficiency = 1.0, .launch_latency_s = 0.0,
+                           .nvlink_hop_latency_s = 1.0, .network_hop_latency_s = 0.0, .source = ""};
+  constexpr double no_bytes = 1e-300;
+  const double nvlink = models::collective_time_s(c.op, no_bytes, group, spec, unit);
+  unit.nvlink_hop_latency_s = 0.0;
+  unit.network_hop_latency_s = 1.0;
+  const double network = models::collective_time_s(c.op, no_bytes, group, spec, unit);
+  return {std::round(nvlink), std::round(network)};
+}
+
+class ProfileBuilder {
+ public:
+  ProfileBuilder(const std::string& gpu, const CalibrateOptions& options, Calibration& out)
+      : options_(options), out_(out), gpu_(scenarios::gpu_preset(gpu)) {
+    out_.profile.gpu = gpu;
+    out_.profile.compute = models::default_compute_profile(gpu);
+    cluster_.gpu = gpu_;
+    cluster_.nic_bytes_per_s = options.nic_gbit_per_s * 1e9 / 8.0;
+    cluster_.nics_per_node = options.nics_per_node;
+    const models::CommProfile defaults = models::default_comm_profile(cluster_);
+    out_.profile.comm = defaults;
+    for (const auto* f : {"nvlink_efficiency", "network_efficiency", "launch_latency_s", "nvlink_hop_latency_s",
+                          "network_hop_latency_s"}) {
+      out_.profile.comm_sources[f] = std::string(kBuiltIn) + "models::default_comm_profile (InfiniBand): " + defaults.source;
+    }
+    auto& c = out_.profile.compute;
+    for (auto* s : {&c.gemm_max_efficiency_bf16, &c.gemm_max_efficiency_fp8, &c.k_half, &c.attention_efficiency,
+                    &c.hbm_efficiency, &c.launch_overhead_s}) {
+      s->source = std::string(kBuiltIn) + s->source;
+    }
+    for (auto* s : {&c.sm_count, &c.tile_m, &c.tile_n}) s->source = std::string(kBuiltIn) + s->source;
+  }
+
+  void fit_collectives(const Inputs& in) {
+    for (const auto& [key, group] : in.groups) {
+      out_.collectives.push_back({.fit = fit_collective(group, options_.fit), .simulator_max_error = kNaN});
+      out_.profile.collectives.push_back(out_.collectives.back().fit.model);
+    }
+    map_efficiency(LinkScope::nvlink);
+    map_efficiency(LinkScope::network);
+    map_latencies();
+    for (auto& report : out_.collectives) report.simulator_max_error = simulator_error(report.fit);
+  }
+
+  void fit_compute(Inputs& in) {
+    auto& c = out_.profile.compute;
+    if (!in.sm_counts.empty()) {
+      for (const auto& [where, count] : in.sm_counts) {
+        if (count != in.sm_counts.front().second) {
+          throw std::invalid_argument(fmt::format("device records disagree on the SM count: {} ({}) vs {} ({})",
+                                                  in.sm_counts.front().second, in.sm_counts.front().first, count, where));
+        }
+      }
+      c.sm_count = {in.sm_counts.front().second, fmt::format("measured: device record, {}", in.sm_counts.front().first)};
+    }
+    if (!in.gemm.empty()) fit_gemm_samples(in);
+    if (!in.membw.empty()) {
+      // STREAM-style: the best sustained rate of the large copies.
+      double best = 0.0;
+      int used = 0;
+      const bool any_large = std::any_of(in.membw.begin(), in.membw.end(), [](const auto& s) { return s.bytes == 0 || s.bytes >= (64 << 20); });
+      for (const auto& s : in.membw) {
+        if (any_large && s.bytes != 0 && s.bytes < (64 << 20)) continue;
+        best = std::max(best, s.gb_per_s);
+        ++used;
+      }
+      c.hbm_efficiency = {best * 1e9 / gpu_.hbm_bytes_per_s,
+                          fmt::format("measured: best device-to-device copy rate {:.0f} GB/s (read + write) of {} "
+                                      "copies in {} / datasheet {:.0f} GB/s",
+                                      best, used, in.membw_from.text(), gpu_.hbm_bytes_per_s / 1e9)};
+    }
+    if (!in.attention.empty()) {
+      double sum = 0.0;
+      for (const auto& s : in.attention) sum += s.tflops;
+      const double mean = sum / static_cast<double>(in.attention.size());
+      c.attention_efficiency = {mean * 1e12 / gpu_.bf16_flops_per_s,
+                                fmt::format("measured: mean attention {:.1f} TF/s of {} runs in {} / bf16 peak {:.0f} TF/s",
+                                            mean, in.attention.size(), in.attention_from.text(),
+                                            gpu_.bf16_flops_per_s / 1e12)};
+    }
+  }
+
+ private:
+  void set_ci(const std::string& pointer, double lo, double hi) {
+    if (std::isfinite(lo) && std::isfinite(hi)) out_.profile.ci95[pointer] = {lo, hi};
+  }
+
+  void fit_gemm_samples(const Inputs& in) {
+    auto& c = out_.profile.compute;
+    const GemmFitInputs inputs{
+        .shape = {.tile_m = c.tile_m.value, .tile_n = c.tile_n.value, .sm_count = c.sm_count.value},
+        .bf16_peak_flops_per_s = gpu_.bf16_flops_per_s,
+        .fp8_peak_flops_per_s = gpu_.fp8_flops_per_s,
+        .k_half_prior = c.k_half.value};
+    out_.gemm = fit_gemm(in.gemm, inputs);
+    const GemmFit& g = *out_.gemm;
+    const std::string how = fmt::format(
+        "fit: GEMM model e_max x tile_fill x k/(k+k_half), tile {}x{}, {} SMs, relative least squares over {} GEMMs "
+        "({}), rms {:.1f}%",
+        inputs.shape.tile_m, inputs.shape.tile_n, inputs.shape.sm_count, in.gemm.size(), in.gemm_from.text(),
+        100.0 * g.rms_relative);
+    const auto apply = [&](const FittedValue& v, models::Sourced<double>& target, const std::string& pointer,
+                           std::string_view what) {
+      if (!v.fitted) return;
+      target = {v.value, fmt::format("{}; {} from {} samples", how, what, v.samples)};
+      set_ci(pointer, v.lo, v.hi);
+    };
+    apply(g.e_max_bf16, c.gemm_max_efficiency_bf16, "/compute/gemm_max_efficiency_bf16", "bf16/fp16 e_max");
+    apply(g.e_max_fp8, c.gemm_max_efficiency_fp8, "/compute/gemm_max_efficiency_fp8", "fp8 e_max");
+    apply(g.k_half, c.k_half, "/compute/k_half", "k_half");
+    if (!g.k_half.fitted) out_.notes.push_back("k_half: the GEMM samples do not vary k, so it keeps the built-in value");
+  }
+
+  // What the fitted curve says at the largest measured size: busbw there and its 95 % interval.
+  // (Not the last segment's slope: that extrapolates past the data, and a jump between the last
+  // few sizes can make it run away.)
+  void map_efficiency(LinkScope scope) {
+    const bool nvlink = scope == LinkScope::nvlink;
+    const double line_rate = nvlink ? gpu_.nvlink_bytes_per_s : cluster_.nic_bytes_per_s * static_cast<double>(cluster_.nics_per_node);
+    std::vector<const CollectiveFit*> chosen;
+    for (const auto& report : out_.collectives) {
+      if (report.fit.model.scope() == scope) chosen.push_back(&report.fit);
+    }
+    if (chosen.empty()) return;
+    if (std::any_of(chosen.begin(), chosen.end(), [](const auto* f) { return f->model.op == models::CollectiveOp::all_reduce; })) {
+      std::erase_if(chosen, [](const auto* f) { return f->model.op != models::CollectiveOp::all_reduce; });
+    }
+    // The interval spans the inputs' intervals; one input without an interval leaves none.
+    double sum = 0.0, lo = std::numeric_limits<double>::infinity(), hi = 0.0;
+    std::string from;
+    for (const auto* f : chosen) {
+      const std::size_t last = f->model.segments.size() - 1;
+      const auto bytes = static_cast<double>(f->points.back().bytes);
+      const double busbw = f->model.predict_busbw_gb_per_s(bytes);
+      const auto [busbw_lo, busbw_hi] = busbw_interval(*f, last, bytes);
+      sum += busbw * 1e9 / line_rate;
+      lo = std::isnan(busbw_lo) ? kNaN : std::min(lo, busbw_lo * 1e9 / line_rate);
+      hi = std::isnan(busbw_hi) ? kNaN : std::max(hi, busbw_hi * 1e9 / line_rate);
+      from += fmt::format("{}{:.1f} GB/s for {} on {} ranks ({} per node) at {} B from {}", from.empty() ? "" : "; ",
+                          busbw, collective_name(f->model.op), f->model.ranks, f->model.ranks_per_node,
+                          f->points.back().bytes, f->model.source);
+    }
+    const double value = sum / static_cast<double>(chosen.size());
+    const std::string name = nvlink ? "nvlink_efficiency" : "network_efficiency";
+    (nvlink ? out_.profile.comm.nvlink_efficiency : out_.profile.comm.network_efficiency) = value;
+    out_.profile.comm_sources[name] = fmt::format(
+        "fit: busbw of the alpha-beta fit at the largest measured size / {} {:.0f} GB/s{}: {}",
+        nvlink ? "NVLink line rate" : "node NIC line rate", line_rate / 1e9,
+        chosen.size() > 1 ? " (mean over inputs)" : "", from);
+    set_ci("/comm/" + name, lo, hi);
+    if (value > 1.0) {
+      out_.notes.push_back(fmt::format("{} = {:.3f} > 1: the measured algorithm (NVLS, tree) beats the ring bus factor; "
+                                       "the step model applies it to every collective on that link class",
+                                       name, value));
+    }
+  }
+
+  void map_latencies() {
+    struct Floor {
+      double alpha_s, lo_s, hi_s, nvlink_steps, network_steps;
+      std::string what;
+    };
+    std::vector<Floor> single, multi;
+    for (const auto& m : out_.profile.collectives) {
+      const AlphaBetaSegment& first = m.segments.front();
+      if (first.min_bytes > kLatencySizes) continue;
+      const auto [nvlink_steps, network_steps] = latency_steps(m, cluster_);
+      Floor f{first.alpha_us * 1e-6, first.alpha_lo_us * 1e-6, first.alpha_hi_us * 1e-6, nvlink_steps, network_steps,
+              fmt::format("{} on {} ranks ({} per node): alpha {:.2f} us over {}-{} B, {} NVLink + {} network steps, {}",
+                          collective_name(m.op), m.ranks, m.ranks_per_node, first.alpha_us, first.min_bytes,
+                          first.max_bytes, nvlink_steps, network_steps, m.source)};
+      (network_steps > 0 ? multi : single).push_back(std::move(f));
+    }
+    auto& comm = out_.profile.comm;
+    auto& sources = out_.profile.comm_sources;
+    if (!single.empty()) {
+      std::set<double> distinct;
+      for (const auto& f : single) distinct.insert(f.nvlink_steps);
+      std::string from;
+      for (const auto& f : single) from += (from.empty() ? "" : "; ") + f.what;
+      if (distinct.size() >= 2) {
+        std::vector<double> design, y;
+        for (const auto& f : single) {
+          design.insert(design.end(), {1.0, f.nvlink_steps});
+          y.push_back(f.alpha_s);
+        }
+        const LinearFit fit = least_squares(design, y);
+        comm.launch_latency_s = fit.beta[0];
+        comm.nvlink_hop_latency_s = fit.beta[1];
+        sources["launch_latency_s"] = "fit: least squares of alpha = launch + steps x hop over " + from;
+        sources["nvlink_hop_latency_s"] = sources["launch_latency_s"];
+        if (fit.dof > 0) {
+          set_ci("/comm/launch_latency_s", fit.lower95(0), fit.upper95(0));
+          set_ci("/comm/nvlink_hop_latency_s", fit.lower95(1), fit.upper95(1));
+        }
+      } else if (*distinct.begin() > 0.0) {
+        const double steps = *distinct.begin();
+        double sum = 0.0, lo = 0.0, hi = 0.0;
+        for (const auto& f : single) {
+          sum += f.alpha_s;
+          lo += f.lo_s;
+          hi += f.hi_s;
+        }
+        const double n = static_cast<double>(single.size());
+        comm.nvlink_hop_latency_s = (sum / n - comm.launch_latency_s) / steps;
+        sources["nvlink_hop_latency_s"] =
+            fmt::format("fit: (alpha - launch {:.2f} us, held at the built-in value) / steps over {}",
+                        comm.launch_latency_s * 1e6, from);
+        set_ci("/comm/nvlink_hop_latency_s", (lo / n - comm.launch_latency_s) / steps, (hi / n - comm.launch_latency_s) / steps);
+      }
+      clamp_latency("nvlink_hop_latency_s", comm.nvlink_hop_latency_s);
+    }
+    if (!multi.empty()) {
+      double sum = 0.0, lo = 0.0, hi = 0.0;
+      std::string from;
+      for (const auto& f : multi) {
+        const double base = comm.launch_latency_s + f.nvlink_steps * comm.nvlink_hop_latency_s;
+        sum += (f.alpha_s - base) / f.network_steps;
+        lo += (f.lo_s - base) / f.network_steps;
+        hi += (f.hi_s - base) / f.network_steps;
+        from += (from.empty() ? "" : "; ") + f.what;
+      }
+      const double n = static_cast<double>(multi.size());
+      comm.network_hop_latency_s = sum / n;
+      sources["network_hop_latency_s"] = fmt::format(
+          "fit: (alpha - launch - NVLink steps x NVLink hop) / network steps, launch {:.2f} us, NVLink hop {:.3f} us, "
+          "over {}",
+          comm.launch_latency_s * 1e6, comm.nvlink_hop_latency_s * 1e6, from);
+      set_ci("/comm/network_hop_latency_s", lo / n, hi / n);
+      clamp_latency("network_hop_latency_s", comm.network_hop_latency_s);
+    }
+  }
+
+  void clamp_latency(const std::string& name, double& value) {
+    if (value >= 0.0) return;
+    out_.notes.push_back(fmt::format("{} came out negative ({:.3g} s): set to 0", name, value));
+    value = 0.0;
+  }
+
+  // The step model's own prediction (models::collective_time_s with the fitted CommProfile) against
+  // the measurements of >= 1 MiB.
+  double simulator_error(const CollectiveFit& fit) const {
+    models::ClusterSpec spec = cluster_;
+    spec.num_gpus = fit.model.ranks;
+    spec.gpus_per_node = fit.model.ranks_per_node;
+    const models::CommGroup group{.ranks = fit.model.ranks, .ranks_per_node = fit.model.ranks_per_node};
+    double worst = kNaN;
+    for (const auto& p : fit.points) {
+      if (p.bytes < (1 << 20)) continue;
+      const double predicted = models::collective_time_s(fit.model.op, static_cast<double>(p.bytes), group, spec,
+                                                         out_.profile.comm) * 1e6;
+      const double error = std::abs(p.time_us / predicted - 1.0);  // busbw ratio
+      worst = std::isnan(worst) ? error : std::max(worst, error);
+    }
+    return worst;
+  }
+
+  const CalibrateOptions& options_;
+  Calibration& out_;
+  models::GpuSpec gpu_;
+  models::ClusterSpec cluster_;
+};
+
+}  // namespace
+
+std::string gpu_preset_for_device(std::string_view name) {
+  const auto has = [&](std::string_view part) { return name.find(part) != std::string_view::npos; };
+  if (has("GB200")) return "gb200";
+  if (has("B200")) return "b200";
+  if (has("H200")) return "h200-sxm";
+  if (has("H100") && (has("HBM3") || has("SXM"))) return "h100-sxm";
+  if (has("A100") && has("80GB") && !has("PCIe")) return "a100-80gb";
+  return "";
+}
+
+Calibration calibrate(std::span<const std::string> inputs, const CalibrateOptions& options) {
+  Inputs in;
+  read_inputs(inputs, options, in);
+  Calibration out;
+  ProfileBuilder builder(choose_gpu(options, in), options, out);
+  builder.fit_compute(in);
+  builder.fit_collectives(in);
+  out.profile.metadata.arguments = options.arguments;
+  out.profile.metadata.inputs = std::move(in.files);
+  if (in.groups.empty()) out.notes.push_back("no collective measurements: the comm constants keep their built-in values");
+  if (in.gemm.empty()) out.notes.push_back("no GEMM measurements: e_max and k_half keep their built-in values");
+  return out;
+}
+
+}  // namespace clustersim::calibration

@@ -1,0 +1,68 @@
+#pragma once
+/// From raw benchmark results to a calibration profile: reads nccl-tests logs and JSON-lines
+/// records, fits the collectives (collective_fit.hpp) and GEMMs (gemm_fit.hpp), and maps the fits
+/// onto the step model's constants:
+/// - nvlink_efficiency: the busbw the single-node fits predict at their largest measured size /
+///   NVLink line rate (all-reduce fits when there are any, else the other collectives; mean over
+///   inputs), with the interval of that prediction;
+/// - network_efficiency: the same for multi-node fits / the node's NIC line rate
+///   (nics_per_node x nic_gbit_per_s; the logs are assumed to use whole nodes);
+/// - launch and hop latencies: the first segment's alpha of fits that reach down to 64 KiB,
+///   split into launch + steps x hop with the latency steps models::collective_time_s uses; the
+///   launch latency is fitted only when single-node fits with different step counts exist, and is
+///   otherwise held at the built-in value (the source says so);
+/// - GEMM e_max and k_half from gemm_fit; SM count from a device record; hbm_efficiency from the
+///   best membw copy rate (>= 64 MiB) / datasheet HBM bandwidth; attention_efficiency from the
+///   mean attention TFLOP/s / bf16 peak.
+/// Every constant without inputs keeps the built-in value (models::default_compute_profile,
+/// default_comm_profile on InfiniBand), its source prefixed "built-in, not calibrated here".
+/// Units: SI in the profile; the report carries the inputs' units.
+/// Limitations: one efficiency per link class (the step model's), so an all-reduce with NVLS
+/// (busbw above the NVLink line rate) gives nvlink_efficiency > 1, which the step model then also
+/// applies to all-gather and reduce-scatter; latencies are inferred from the smallest sizes only.
+/// Source: the mapping follows models/collectives.hpp and models/compute_profile.hpp.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "calibration/collective_fit.hpp"
+#include "calibration/gemm_fit.hpp"
+#include "calibration/profile.hpp"
+
+namespace clustersim::calibration {
+
+struct CalibrateOptions {
+  std::string gpu{};  // GPU preset name; empty: from the inputs' device names
+  std::optional<models::CollectiveOp> collective{};  // for nccl-tests logs whose collective is ambiguous
+  CollectiveFitOptions fit{};
+  double nic_gbit_per_s = 400.0;  // per NIC, for network_efficiency
+  std::int64_t nics_per_node = 8;
+  std::vector<std::string> arguments{};  // recorded in the profile's metadata
+};
+
+struct CollectiveReport {
+  CollectiveFit fit{};
+  double simulator_max_error = 0.0;  // max |busbw error| of models::collective_time_s with the
+                                     // fitted CommProfile, over sizes >= 1 MiB (NaN: none)
+};
+
+struct Calibration {
+  CalibrationProfile profile{};
+  std::vector<CollectiveReport> collectives{};
+  std::optional<GemmFit> gemm{};
+  std::vector<std::string> notes{};  // what was not fitted, and anything a user should check
+};
+
+/// Throws InputError for malformed inputs, ScenarioError for an unknown GPU, std::invalid_argument
+/// for inputs that cannot be fitted (naming the file).
+Calibration calibrate(std::span<const std::string> inputs, const CalibrateOptions& options);
+
+/// The GPU preset a driver-reported device name stands for ("NVIDIA H100 80GB HBM3" ->
+/// "h100-sxm"); "" when none fits.
+std::string gpu_preset_for_device(std::string_view device_name);
+
+}  // namespace clustersim::calibration

@@ -1,0 +1,364 @@
+#include "calibration/profile.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "calibration/nccl_tests_log.hpp"
+#include "scenarios/scenario_error.hpp"
+
+namespace clustersim::calibration {
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+using scenarios::ScenarioError;
+
+constexpr std::string_view kFormat = "clustersim calibration profile";
+constexpr int kVersion = 1;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct DoubleField {
+  std::string_view name;
+  models::Sourced<double> models::ComputeProfile::*member;
+};
+struct IntField {
+  std::string_view name;
+  models::Sourced<int> models::ComputeProfile::*member;
+};
+struct CommField {
+  std::string_view name;
+  double models::CommProfile::*member;
+};
+
+constexpr std::array kComputeDoubles{
+    DoubleField{"gemm_max_efficiency_bf16", &models::ComputeProfile::gemm_max_efficiency_bf16},
+    DoubleField{"gemm_max_efficiency_fp8", &models::ComputeProfile::gemm_max_efficiency_fp8},
+    DoubleField{"k_half", &models::ComputeProfile::k_half},
+    DoubleField{"attention_efficiency", &models::ComputeProfile::attention_efficiency},
+    DoubleField{"hbm_efficiency", &models::ComputeProfile::hbm_efficiency},
+    DoubleField{"launch_overhead_s", &models::ComputeProfile::launch_overhead_s},
+};
+constexpr std::array kComputeInts{
+    IntField{"sm_count", &models::ComputeProfile::sm_count},
+    IntField{"tile_m", &models::ComputeProfile::tile_m},
+    IntField{"tile_n", &models::ComputeProfile::tile_n},
+};
+constexpr std::array kCommFields{
+    CommField{"nvlink_efficiency", &models::CommProfile::nvlink_efficiency},
+    CommField{"network_efficiency", &models::CommProfile::network_efficiency},
+    CommField{"launch_latency_s", &models::CommProfile::launch_latency_s},
+    CommField{"nvlink_hop_latency_s", &models::CommProfile::nvlink_hop_latency_s},
+    CommField{"network_hop_latency_s", &models::CommProfile::network_hop_latency_s},
+};
+
+// JSON has no NaN or infinity: both are written as null.
+ordered_json number_or_null(double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); }
+
+ordered_json constant(double value, const std::string& source, const CalibrationProfile& p, const std::string& pointer) {
+  ordered_json j;
+  j["value"] = value;
+  j["source"] = source;
+  if (const auto it = p.ci95.find(pointer); it != p.ci95.end()) {
+    j["ci95"] = ordered_json::array({number_or_null(it->second.first), number_or_null(it->second.second)});
+  }
+  return j;
+}
+
+ordered_json segment_json(const AlphaBetaSegment& s) {
+  ordered_json j;
+  j["min_bytes"] = s.min_bytes;
+  j["max_bytes"] = s.max_bytes;
+  j["points"] = s.points;
+  j["alpha_us"] = s.alpha_us;
+  if (std::isfinite(s.alpha_lo_us)) j["alpha_us_ci95"] = ordered_json::array({s.alpha_lo_us, s.alpha_hi_us});
+  j["busbw_gb_per_s"] = number_or_null(s.busbw_gb_per_s);
+  if (std::isfinite(s.busbw_lo)) {
+    j["busbw_gb_per_s_ci95"] = ordered_json::array({s.busbw_lo, number_or_null(s.busbw_hi)});
+  }
+  j["r2_log"] = s.r2_log;
+  j["rms_relative"] = s.rms_relative;
+  j["max_relative"] = s.max_relative;
+  return j;
+}
+
+// Reading with the JSON pointer of every value at hand, so each error can name it.
+class Reader {
+ public:
+  explicit Reader(const std::string& source) : source_(source) {}
+
+  [[noreturn]] void fail(const std::string& pointer, const std::string& rule) const {
+    throw ScenarioError(source_, pointer, rule);
+  }
+
+  const ordered_json& member(const ordered_json& object, const std::string& pointer, std::string_view key) const {
+    const auto it = object.find(std::string(key));
+    if (it == object.end()) fail(pointer, fmt::format("\"{}\" is required", key));
+    return *it;
+  }
+
+  void only_keys(const ordered_json& object, const std::string& pointer, std::initializer_list<std::string_view> keys) const {
+    if (!object.is_object()) fail(pointer, "must be an object");
+    for (const auto& [key, value] : object.items()) {
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) fail(pointer + "/" + key, "unknown key");
+    }
+  }
+
+  double number(const ordered_json& value, const std::string& pointer, bool null_is_nan = false) const {
+    if (null_is_nan && value.is_null()) return kNaN;
+    if (!value.is_number()) fail(pointer, "must be a number");
+    return value.get<double>();
+  }
+
+  std::int64_t integer(const ordered_json& value, const std::string& pointer, std::int64_t min) const {
+    if (!value.is_number_integer() || value.get<std::int64_t>() < min) {
+      fail(pointer, fmt::format("must be an integer >= {}", min));
+    }
+    return value.get<std::int64_t>();
+  }
+
+  std::string text(const ordered_json& value, const std::string& pointer) const {
+    if (!value.is_string()) fail(pointer, "must be a string");
+    return value.get<std::string>();
+  }
+
+  std::pair<double, double> interval(const ordered_json& value, const std::string& pointer, bool open_hi) const {
+    if (!value.is_array() || value.size() != 2) fail(pointer, "must be [lo, hi]");
+    const double lo = number(value[0], pointer + "/0");
+    const double hi = open_hi && value[1].is_null() ? kInf : number(value[1], pointer + "/1");
+    if (hi < lo) fail(pointer, "hi must be >= lo");
+    return {lo, hi};
+  }
+
+  // {"value", "source", "ci95"?}: returns value and source, records the interval.
+  std::pair<double, std::string> constant(const ordered_json& object, const std::string& pointer,
+                                          CalibrationProfile& profile) const {
+    only_keys(object, pointer, {"value", "source", "ci95"});
+    const double value = number(member(object, pointer, "value"), pointer + "/value");
+    if (!std::isfinite(value) || value < 0.0) fail(pointer + "/value", "must be a finite number >= 0");
+    const std::string source = text(member(object, pointer, "source"), pointer + "/source");
+    if (source.empty()) fail(pointer + "/source", "must say where the value comes from");
+    if (object.contains("ci95")) profile.ci95[pointer] = interval(object.at("ci95"), pointer + "/ci95", false);
+    return {value, source};
+  }
+
+ private:
+  const std::string& source_;
+};
+
+AlphaBetaSegment read_segment(const Reader& r, const ordered_json& j, const std::string& pointer) {
+  r.only_keys(j, pointer, {"min_bytes", "max_bytes", "points", "alpha_us", "alpha_us_ci95", "busbw_gb_per_s",
+                           "busbw_gb_per_s_ci95", "r2_log", "rms_relative", "max_relative"});
+  AlphaBetaSegment s;
+  s.min_bytes = r.integer(r.member(j, pointer, "min_bytes"), pointer + "/min_bytes", 0);
+  s.max_bytes = r.integer(r.member(j, pointer, "max_bytes"), pointer + "/max_bytes", s.min_bytes);
+  s.points = static_cast<int>(r.integer(r.member(j, pointer, "points"), pointer + "/points", 1));
+  s.alpha_us = r.number(r.member(j, pointer, "alpha_us"), pointer + "/alpha_us");
+  s.alpha_lo_us = s.alpha_hi_us = kNaN;
+  if (j.contains("alpha_us_ci95")) {
+    std::tie(s.alpha_lo_us, s.alpha_hi_us) = r.interval(j.at("alpha_us_ci95"), pointer + "/alpha_us_ci95", false);
+  }
+  s.busbw_gb_per_s = r.number(r.member(j, pointer, "busbw_gb_per_s"), pointer + "/busbw_gb_per_s", true);
+  if (!std::isnan(s.busbw_gb_per_s) && !(s.busbw_gb_per_s > 0.0)) {
+    r.fail(pointer + "/busbw_gb_per_s", "must be > 0 or null");
+  }
+  s.busbw_lo = s.busbw_hi = kNaN;
+  if (j.contains("busbw_gb_per_s_ci95")) {
+    std::tie(s.busbw_lo, s.busbw_hi) = r.interval(j.at("busbw_gb_per_s_ci95"), pointer + "/busbw_gb_per_s_ci95", true);
+  }
+  s.r2_log = r.number(r.member(j, pointer, "r2_log"), pointer + "/r2_log");
+  s.rms_relative = r.number(r.member(j, pointer, "rms_relative"), pointer + "/rms_relative");
+  s.max_relative = r.number(r.member(j, pointer, "max_relative"), pointer + "/max_relative");
+  return s;
+}
+
+}  // namespace
+
+std::string fnv1a64(std::string_view bytes) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+std::string profile_to_json(const CalibrationProfile& p) {
+  ordered_json root;
+  root["format"] = kFormat;
+  root["version"] = kVersion;
+  root["gpu"] = p.gpu;
+  ordered_json compute = ordered_json::object();
+  for (const auto& f : kComputeDoubles) {
+    const auto& c = p.compute.*f.member;
+    compute[std::string(f.name)] = constant(c.value, c.source, p, "/compute/" + std::string(f.name));
+  }
+  for (const auto& f : kComputeInts) {
+    const auto& c = p.compute.*f.member;
+    compute[std::string(f.name)] = constant(c.value, c.source, p, "/compute/" + std::string(f.name));
+    compute[std::string(f.name)]["value"] = c.value;  // an integer, not 132.0
+  }
+  root["compute"] = std::move(compute);
+  ordered_json comm = ordered_json::object();
+  for (const auto& f : kCommFields) {
+    const auto it = p.comm_sources.find(f.name);
+    const std::string source = it != p.comm_sources.end() ? it->second : p.comm.source;
+    comm[std::string(f.name)] = constant(p.comm.*f.member, source, p, "/comm/" + std::string(f.name));
+  }
+  root["comm"] = std::move(comm);
+  ordered_json collectives = ordered_json::array();
+  for (const auto& c : p.collectives) {
+    ordered_json j;
+    j["op"] = collective_name(c.op);
+    j["scope"] = scope_name(c.scope());
+    j["ranks"] = c.ranks;
+    j["ranks_per_node"] = c.ranks_per_node;
+    j["bus_factor"] = c.bus_factor();
+    j["source"] = c.source;
+    ordered_json segments = ordered_json::array();
+    for (const auto& s : c.segments) segments.push_back(segment_json(s));
+    j["segments"] = std::move(segments);
+    collectives.push_back(std::move(j));
+  }
+  root["collectives"] = std::move(collectives);
+  ordered_json metadata;
+  metadata["created_by"] = p.metadata.created_by;
+  metadata["arguments"] = p.metadata.arguments;
+  ordered_json inputs = ordered_json::array();
+  for (const auto& in : p.metadata.inputs) {
+    inputs.push_back({{"path", in.path}, {"kind", in.kind}, {"fnv1a64", in.fnv1a64}, {"records", in.records}});
+  }
+  metadata["inputs"] = std::move(inputs);
+  root["metadata"] = std::move(metadata);
+  return root.dump(2) + "\n";
+}
+
+CalibrationProfile parse_profile(std::string_view text, const std::string& source) {
+  const Reader r(source);
+  ordered_json root;
+  try {
+    root = ordered_json::parse(text);
+  } catch (const ordered_json::parse_error& e) {
+    throw ScenarioError(source, "", fmt::format("not valid JSON: {}", e.what()));
+  }
+  r.only_keys(root, "", {"format", "version", "gpu", "compute", "comm", "collectives", "metadata"});
+  if (r.text(r.member(root, "", "format"), "/format") != kFormat) {
+    r.fail("/format", fmt::format("must be \"{}\"", kFormat));
+  }
+  if (r.integer(r.member(root, "", "version"), "/version", 1) != kVersion) {
+    r.fail("/version", fmt::format("this clustersim reads version {}", kVersion));
+  }
+  CalibrationProfile p;
+  p.gpu = r.text(r.member(root, "", "gpu"), "/gpu");
+  if (p.gpu.empty()) r.fail("/gpu", "must name the GPU preset");
+  p.compute.gpu = p.gpu;
+
+  const ordered_json& compute = r.member(root, "", "compute");
+  r.only_keys(compute, "/compute",
+              {"gemm_max_efficiency_bf16", "gemm_max_efficiency_fp8", "k_half", "attention_efficiency",
+               "hbm_efficiency", "launch_overhead_s", "sm_count", "tile_m", "tile_n"});
+  for (const auto& f : kComputeDoubles) {
+    const std::string pointer = "/compute/" + std::string(f.name);
+    const auto [value, from] = r.constant(r.member(compute, "/compute", f.name), pointer, p);
+    p.compute.*f.member = {value, from};
+  }
+  for (const auto& f : kComputeInts) {
+    const std::string pointer = "/compute/" + std::string(f.name);
+    const ordered_json& object = r.member(compute, "/compute", f.name);
+    const auto [value, from] = r.constant(object, pointer, p);
+    const auto count = r.integer(object.at("value"), pointer + "/value", 1);
+    if (count > 1'000'000) r.fail(pointer + "/value", "must be <= 1000000");
+    (void)value;
+    p.compute.*f.member = {static_cast<int>(count), from};
+  }
+  for (const std::string_view positive : {"gemm_max_efficiency_bf16", "attention_efficiency", "hbm_efficiency", "k_half"}) {
+    const auto it = std::find_if(kComputeDoubles.begin(), kComputeDoubles.end(),
+                                 [&](const DoubleField& f) { return f.name == positive; });
+    if (!((p.compute.*(it->member)).value > 0.0)) r.fail("/compute/" + std::string(positive) + "/value", "must be > 0");
+  }
+
+  const ordered_json& comm = r.member(root, "", "comm");
+  r.only_keys(comm, "/comm",
+              {"nvlink_efficiency", "network_efficiency", "launch_latency_s", "nvlink_hop_latency_s",
+               "network_hop_latency_s"});
+  std::string joined;
+  for (const auto& f : kCommFields) {
+    const std::string pointer = "/comm/" + std::string(f.name);
+    const auto [value, from] = r.constant(r.member(comm, "/comm", f.name), pointer, p);
+    p.comm.*f.member = value;
+    p.comm_sources[std::string(f.name)] = from;
+    joined += fmt::format("{}{}: {}", joined.empty() ? "" : "; ", f.name, from);
+  }
+  if (!(p.comm.nvlink_efficiency > 0.0)) r.fail("/comm/nvlink_efficiency/value", "must be > 0");
+  if (!(p.comm.network_efficiency > 0.0)) r.fail("/comm/network_efficiency/value", "must be > 0");
+  p.comm.source = fmt::format("calibration profile {}: {}", source, joined);
+
+  const ordered_json& collectives = r.member(root, "", "collectives");
+  if (!collectives.is_array()) r.fail("/collectives", "must be an array");
+  for (std::size_t i = 0; i < collectives.size(); ++i) {
+    const std::string pointer = fmt::format("/collectives/{}", i);
+    const ordered_json& c = collectives[i];
+    r.only_keys(c, pointer, {"op", "scope", "ranks", "ranks_per_node", "bus_factor", "source", "segments"});
+    CollectiveModel model;
+    const std::string op = r.text(r.member(c, pointer, "op"), pointer + "/op");
+    const auto parsed = parse_collective_name(op);
+    if (!parsed) r.fail(pointer + "/op", fmt::format("\"{}\" is not a collective", op));
+    model.op = *parsed;
+    model.ranks = r.integer(r.member(c, pointer, "ranks"), pointer + "/ranks", 2);
+    model.ranks_per_node = r.integer(r.member(c, pointer, "ranks_per_node"), pointer + "/ranks_per_node", 1);
+    if (model.ranks % model.ranks_per_node != 0) r.fail(pointer + "/ranks_per_node", "must divide ranks");
+    if (c.contains("scope") && r.text(c.at("scope"), pointer + "/scope") != scope_name(model.scope())) {
+      r.fail(pointer + "/scope", fmt::format("must be \"{}\" for this layout", scope_name(model.scope())));
+    }
+    if (c.contains("bus_factor") && std::abs(r.number(c.at("bus_factor"), pointer + "/bus_factor") - model.bus_factor()) > 1e-9) {
+      r.fail(pointer + "/bus_factor", fmt::format("must be {} for {} on {} ranks", model.bus_factor(), op, model.ranks));
+    }
+    model.source = r.text(r.member(c, pointer, "source"), pointer + "/source");
+    const ordered_json& segments = r.member(c, pointer, "segments");
+    if (!segments.is_array() || segments.empty()) r.fail(pointer + "/segments", "must be a non-empty array");
+    for (std::size_t s = 0; s < segments.size(); ++s) {
+      model.segments.push_back(read_segment(r, segments[s], fmt::format("{}/segments/{}", pointer, s)));
+    }
+    p.collectives.push_back(std::move(model));
+  }
+
+  const ordered_json& metadata = r.member(root, "", "metadata");
+  r.only_keys(metadata, "/metadata", {"created_by", "arguments", "inputs"});
+  p.metadata.created_by = r.text(r.member(metadata, "/metadata", "created_by"), "/metadata/created_by");
+  const ordered_json& arguments = r.member(metadata, "/metadata", "arguments");
+  if (!arguments.is_array()) r.fail("/metadata/arguments", "must be an array of strings");
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    p.metadata.arguments.push_back(r.text(arguments[i], fmt::format("/metadata/arguments/{}", i)));
+  }
+  const ordered_json& inputs = r.member(metadata, "/metadata", "inputs");
+  if (!inputs.is_array()) r.fail("/metadata/inputs", "must be an array");
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string pointer = fmt::format("/metadata/inputs/{}", i);
+    r.only_keys(inputs[i], pointer, {"path", "kind", "fnv1a64", "records"});
+    p.metadata.inputs.push_back({.path = r.text(r.member(inputs[i], pointer, "path"), pointer + "/path"),
+                                 .kind = r.text(r.member(inputs[i], pointer, "kind"), pointer + "/kind"),
+                                 .fnv1a64 = r.text(r.member(inputs[i], pointer, "fnv1a64"), pointer + "/fnv1a64"),
+                                 .records = static_cast<int>(r.integer(r.member(inputs[i], pointer, "records"),
+                                                                       pointer + "/records", 0))});
+  }
+  return p;
+}
+
+CalibrationProfile load_profile(const std::filesystem::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw ScenarioError(path.string(), "", "cannot open the calibration profile");
+  std::ostringstream text;
+  text << file.rdbuf();
+  return parse_profile(text.str(), path.string());
+}
+
+}  // namespace clustersim::calibration

@@ -1,0 +1,33 @@
+#include "scenarios/validation_network.hpp"
+
+#include <array>
+#include <utility>
+
+namespace clustersim::scenarios {
+namespace {
+
+using models::Fabric;
+
+// First match wins: the named systems before the generic per-GPU phrases.
+constexpr std::array<std::pair<std::string_view, SystemNetwork>, 6> systems{{
+    {"Jean Zay", {"Jean Zay: 4 x 100 Gb/s Omni-Path per node", 4, 100.0, Fabric::infiniband}},
+    {"Selene", {"Selene DGX A100: 8 x 200 Gb/s HDR InfiniBand per node", 8, 200.0, Fabric::infiniband}},
+    {"Eos", {"Eos DGX H100: 8 x 400 Gb/s NDR InfiniBand per node", 8, 400.0, Fabric::infiniband}},
+    {"RoCE 400Gb/s per GPU", {"Llama 3 fabric: RoCE, 400 Gb/s per GPU", 8, 400.0, Fabric::roce}},
+    {"400Gb/s RDMA per GPU", {"Grand Teton: RoCE, 400 Gb/s per GPU", 8, 400.0, Fabric::roce}},
+    {"400Gb/s CX-7 per GPU", {"ConnectX-7, 400 Gb/s per GPU", 8, 400.0, Fabric::infiniband}},
+}};
+
+}  // namespace
+
+SystemNetwork system_network(std::string_view row_text, std::string_view gpu_preset) {
+  for (const auto& [needle, network] : systems) {
+    if (row_text.find(needle) != std::string_view::npos) return network;
+  }
+  if (gpu_preset == "a100-80gb") {
+    return {"DGX A100 default: 8 x 200 Gb/s HDR InfiniBand per node", 8, 200.0, Fabric::infiniband, true};
+  }
+  return {"DGX H100 default: 8 x 400 Gb/s NDR InfiniBand per node", 8, 400.0, Fabric::infiniband, true};
+}
+
+}  // namespace clustersim::scenarios

@@ -1,0 +1,387 @@
+#include "scenarios/validation_runs.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "models/step_model.hpp"
+#include "scenarios/csv_reader.hpp"
+#include "scenarios/embedded_files.hpp"
+#include "scenarios/presets.hpp"
+#include "scenarios/scenario_error.hpp"
+#include "scenarios/scenario_io.hpp"
+#include "scenarios/scenario_validation.hpp"
+#include "scenarios/step_inputs.hpp"
+#include "scenarios/validation_network.hpp"
+
+namespace clustersim::scenarios {
+namespace {
+
+using Column = std::string ValidationRow::*;
+
+constexpr std::array<std::pair<std::string_view, Column>, 29> columns{{
+    {"id", &ValidationRow::id},
+    {"source", &ValidationRow::source},
+    {"model", &ValidationRow::model},
+    {"layers", &ValidationRow::layers},
+    {"hidden", &ValidationRow::hidden},
+    {"ffn_hidden", &ValidationRow::ffn_hidden},
+    {"heads", &ValidationRow::heads},
+    {"kv_heads", &ValidationRow::kv_heads},
+    {"seq_len", &ValidationRow::seq_len},
+    {"vocab", &ValidationRow::vocab},
+    {"gpu", &ValidationRow::gpu},
+    {"num_gpus", &ValidationRow::num_gpus},
+    {"precision", &ValidationRow::precision},
+    {"tp", &ValidationRow::tp},
+    {"pp", &ValidationRow::pp},
+    {"dp", &ValidationRow::dp},
+    {"cp", &ValidationRow::cp},
+    {"ep", &ValidationRow::ep},
+    {"vp", &ValidationRow::vp},
+    {"sp", &ValidationRow::sp},
+    {"zero_stage", &ValidationRow::zero_stage},
+    {"recompute", &ValidationRow::recompute},
+    {"micro_batch", &ValidationRow::micro_batch},
+    {"global_batch", &ValidationRow::global_batch},
+    {"measured_tflops_per_gpu", &ValidationRow::measured_tflops_per_gpu},
+    {"measured_mfu", &ValidationRow::measured_mfu},
+    {"measured_tokens_per_sec_per_gpu", &ValidationRow::measured_tokens_per_sec_per_gpu},
+    {"measured_step_time_s", &ValidationRow::measured_step_time_s},
+    {"notes", &ValidationRow::notes},
+}};
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text;
+}
+
+/// Numeric columns of one row; a value that is not a number is an error naming file and line.
+class Numbers {
+ public:
+  Numbers(const ValidationRow& row, std::string_view source_name)
+      : where_(std::string(source_name) + ":" + std::to_string(row.line)) {}
+
+  std::optional<std::int64_t> integer(std::string_view column, std::string_view text) const {
+    text = trim(text);
+    if (text.empty()) return std::nullopt;
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc{} || end != text.data() + text.size() || value <= 0) {
+      fail(column, "a positive integer", text);
+    }
+    return value;
+  }
+
+  std::optional<double> number(std::string_view column, std::string_view text) const {
+    text = trim(text);
+    if (text.empty()) return std::nullopt;
+    double value = 0.0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc{} || end != text.data() + text.size() || !(value > 0.0)) {
+      fail(column, "a positive number", text);
+    }
+    return value;
+  }
+
+ private:
+  [[noreturn]] void fail(std::string_view column, std::string_view what, std::string_view text) const {
+    throw ScenarioError(where_, "", fmt::format("column {} must be {}, got \"{}\"", column, what, text));
+  }
+  std::string where_;
+};
+
+/// Every numeric column, parsed before any rule looks at the row, so that a malformed number is
+/// an error even in a row that is skipped.
+struct RowNumbers {
+  std::optional<std::int64_t> layers, hidden, ffn_hidden, heads, kv_heads, seq_len, vocab, num_gpus, tp,
+      pp, dp, cp, ep, vp, micro_batch, global_batch;
+  PublishedFigures figures;
+};
+
+RowNumbers parse_numbers(const ValidationRow& row, std::string_view source_name) {
+  const Numbers n(row, source_name);
+  return {.layers = n.integer("layers", row.layers),
+          .hidden = n.integer("hidden", row.hidden),
+          .ffn_hidden = n.integer("ffn_hidden", row.ffn_hidden),
+          .heads = n.integer("heads", row.heads),
+          .kv_heads = n.integer("kv_heads", row.kv_heads),
+          .seq_len = n.integer("seq_len", row.seq_len),
+          .vocab = n.integer("vocab", row.vocab),
+          .num_gpus = n.integer("num_gpus", row.num_gpus),
+          .tp = n.integer("tp", row.tp),
+          .pp = n.integer("pp", row.pp),
+          .dp = n.integer("dp", row.dp),
+          .cp = n.integer("cp", row.cp),
+          .ep = n.integer("ep", row.ep),
+          .vp = n.integer("vp", row.vp),
+          .micro_batch = n.integer("micro_batch", row.micro_batch),
+          .global_batch = n.integer("global_batch", row.global_batch),
+          .figures = {
+              .step_time_s = n.number("measured_step_time_s", row.measured_step_time_s),
+              .tokens_per_s_per_gpu =
+                  n.number("measured_tokens_per_sec_per_gpu", row.measured_tokens_per_sec_per_gpu),
+              .tflops_per_gpu = n.number("measured_tflops_per_gpu", row.measured_tflops_per_gpu),
+              .mfu = n.number("measured_mfu", row.measured_mfu)}};
+}
+
+std::optional<std::string> moe_reason(const ValidationRow& row, std::optional<std::int64_t> ep) {
+  const std::string model = lower(row.model);
+  for (std::string_view marker : {"moe", "deepseek", "gpt-oss", "mixtral"}) {
+    if (contains(model, marker)) {
+      return fmt::format("mixture-of-experts model ({}): the step model covers dense transformers only",
+                         row.model);
+    }
+  }
+  if (ep && *ep > 1) return fmt::format("expert parallelism ep = {}: dense transformers only", *ep);
+  return std::nullopt;
+}
+
+/// The GPU preset the row's gpu column names, or why none fits.
+std::variant<std::string, std::string> gpu_preset_for(std::string_view gpu) {
+  using Result = std::variant<std::string, std::string>;
+  const std::string text = lower(gpu);
+  if (text.empty()) return Result(std::in_place_index<1>, "GPU not given");
+  if (contains(text, "96gb") || contains(text, "hbm2e") || contains(text, "non-standard")) {
+    return Result(std::in_place_index<1>, fmt::format("non-standard GPU SKU ({}): no preset", gpu));
+  }
+  if (contains(text, "a100") && contains(text, "80")) return Result(std::in_place_index<0>, "a100-80gb");
+  if (contains(text, "h200")) return Result(std::in_place_index<0>, "h200-sxm");
+  if (contains(text, "h100") && !contains(text, "pcie")) return Result(std::in_place_index<0>, "h100-sxm");
+  if (contains(text, "b200") && !contains(text, "gb200")) return Result(std::in_place_index<0>, "b200");
+  return Result(std::in_place_index<1>, fmt::format("GPU {} has no preset", gpu));
+}
+
+std::optional<models::Recompute> parse_recompute(std::string_view text) {
+  const std::string t = lower(trim(text));
+  if (t.starts_with("full")) return models::Recompute::full;
+  if (t.starts_with("selective")) return models::Recompute::selective;
+  if (t == "none" || t == "no" || t == "false") return models::Recompute::none;
+  return std::nullopt;
+}
+
+std::optional<bool> parse_bool(std::string_view text) {
+  const std::string t = lower(trim(text));
+  if (t == "true" || t == "yes" || t == "1") return true;
+  if (t == "false" || t == "no" || t == "0") return false;
+  return std::nullopt;
+}
+
+std::optional<int> parse_zero(std::string_view text) {
+  const std::string t = lower(trim(text));
+  if (t.empty()) return std::nullopt;
+  if (t.front() >= '0' && t.front() <= '3') return t.front() - '0';
+  // Llama 3: optimizer state and gradients sharded, parameters kept after the forward: the
+  // communication of ZeRO-2 (one parameter all-gather per step), not of ZeRO-3.
+  if (contains(t, "not resharded")) return 2;
+  if (contains(t, "fsdp")) return 3;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<ValidationRow> read_validation_rows(std::string_view csv_text, std::string_view source_name) {
+  const std::vector<CsvRecord> records = read_csv(csv_text, source_name);
+  if (records.empty()) throw ScenarioError(std::string(source_name) + ":1", "", "no header line");
+  const CsvRecord& header = records.front();
+  const std::string header_where = std::string(source_name) + ":" + std::to_string(header.line);
+  std::vector<std::pair<std::size_t, Column>> index;  // CSV field -> ValidationRow member
+  for (const auto& [name, member] : columns) {
+    const auto it = std::find(header.fields.begin(), header.fields.end(), name);
+    if (it == header.fields.end()) {
+      throw ScenarioError(header_where, "", fmt::format("header has no column \"{}\"", name));
+    }
+    index.emplace_back(static_cast<std::size_t>(it - header.fields.begin()), member);
+  }
+  std::vector<ValidationRow> rows;
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    const CsvRecord& record = records[r];
+    if (record.fields.size() != header.fields.size()) {
+      throw ScenarioError(std::string(source_name) + ":" + std::to_string(record.line), "",
+                          fmt::format("{} fields, the header has {}", record.fields.size(),
+                                      header.fields.size()));
+    }
+    ValidationRow row;
+    row.line = record.line;
+    for (const auto& [field, member] : index) row.*member = record.fields[field];
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+MappedRow map_validation_row(const ValidationRow& row, std::string_view source_name) {
+  const SourceFamily& family = source_family(row.source);
+  const RowNumbers n = parse_numbers(row, source_name);
+  auto skip = [&](std::string reason) -> MappedRow {
+    return SkippedRow{.id = row.id, .family = &family, .line = row.line, .reason = std::move(reason)};
+  };
+  std::vector<std::string> assumed;
+
+  // What the step model cannot express, most fundamental first.
+  if (auto reason = moe_reason(row, n.ep)) return skip(*reason);
+  const auto gpu = gpu_preset_for(row.gpu);
+  if (gpu.index() == 1) return skip(std::get<1>(gpu));
+  if (!n.tp || !n.pp) return skip("parallel layout not given (tp, pp)");
+  if (!n.global_batch) return skip("global batch not given");
+  if (!n.num_gpus || !n.layers || !n.hidden || !n.heads) {
+    return skip("model shape or GPU count not given (layers, hidden, heads, num_gpus)");
+  }
+
+  Scenario s = default_scenario();
+  s.name = row.id;
+
+  // Model.
+  models::TransformerSpec& m = s.model;
+  m = models::TransformerSpec{
+      .name = row.model, .layers = *n.layers, .hidden = *n.hidden, .heads = *n.heads};
+  m.kv_heads = n.kv_heads.value_or(*n.heads);
+  if (auto ffn = n.ffn_hidden) {
+    m.ffn_hidden = *ffn;
+  } else {
+    m.ffn_hidden = 4 * *n.hidden;
+    assumed.push_back("ffn_hidden = 4 x hidden (Megatron default; not given)");
+  }
+  m.mlp = m.ffn_hidden == 4 * m.hidden ? models::MlpKind::gelu : models::MlpKind::swiglu;
+  m.tied_embeddings = m.mlp == models::MlpKind::gelu;
+  if (auto vocab = n.vocab) {
+    m.vocab = *vocab;
+  } else if (const std::string name = lower(row.model); contains(name, "nemotron")) {
+    m.vocab = 256000;
+    assumed.push_back("vocab = 256000 (Nemotron tokenizer; not given)");
+  } else if (contains(name, "gpt")) {
+    m.vocab = 51200;
+    assumed.push_back("vocab = 51200 (GPT-2 BPE padded, as in the Megatron rows; not given)");
+  } else {
+    return skip("vocabulary size not given");
+  }
+
+  // Cluster.
+  s.cluster.gpu = gpu_preset(std::get<0>(gpu));
+  s.cluster.num_gpus = *n.num_gpus;
+  if (*n.num_gpus < s.cluster.gpus_per_node) {
+    s.cluster.gpus_per_node = *n.num_gpus;
+    assumed.push_back(fmt::format("{} GPUs of one node", *n.num_gpus));
+  }
+  const SystemNetwork network = system_network(row.gpu + " " + row.notes, std::get<0>(gpu));
+  s.cluster.nics_per_node = network.nics_per_node;
+  s.cluster.nic_bytes_per_s = network.nic_gbit_per_s * 1e9 / 8.0;
+  s.cluster.fabric = network.fabric;
+  if (network.assumed) assumed.push_back(fmt::format("network: {} (row names none)", network.description));
+
+  // Parallelism.
+  models::ParallelismSpec& p = s.parallelism;
+  p.tp = *n.tp;
+  p.pp = *n.pp;
+  p.cp = n.cp.value_or(1);
+  p.vp = n.vp.value_or(1);
+  if (trim(row.vp).empty() && contains(lower(row.notes), "interleaved")) {
+    assumed.push_back("the source interleaves its pipeline with an unstated V: simulated as 1f1b "
+                      "(vp = 1), which overstates the bubble");
+  }
+  if (auto dp = n.dp) {
+    p.dp = *dp;
+  } else {
+    const std::int64_t model_parallel = p.tp * p.pp * p.cp;
+    if (*n.num_gpus % model_parallel != 0) {
+      return skip(fmt::format("dp not given and {} GPUs are not a multiple of tp x pp x cp = {}",
+                              *n.num_gpus, model_parallel));
+    }
+    p.dp = *n.num_gpus / model_parallel;
+    assumed.push_back(fmt::format("dp = GPUs / (tp pp cp) = {}", p.dp));
+  }
+  if (auto sp = parse_bool(row.sp)) {
+    p.sp = *sp;
+  } else if (!trim(row.sp).empty()) {
+    return skip(fmt::format("sp \"{}\" is neither true nor false", row.sp));
+  } else {
+    p.sp = family.sp.value == SpDefault::when_tp && p.tp > 1;
+    if (p.tp > 1) assumed.emplace_back(family.sp.reason);
+  }
+  if (auto zero = parse_zero(row.zero_stage)) {
+    p.zero = *zero;
+  } else if (!trim(row.zero_stage).empty()) {
+    return skip(fmt::format("zero_stage \"{}\" is not a ZeRO stage", row.zero_stage));
+  } else {
+    p.zero = family.zero.value;
+    if (p.dp * p.cp > 1) assumed.emplace_back(family.zero.reason);
+  }
+
+  // Training.
+  models::TrainingSpec& t = s.training;
+  t.global_batch = *n.global_batch;
+  if (auto seq = n.seq_len) {
+    t.seq_len = *seq;
+  } else if (family.seq_len.value > 0) {
+    t.seq_len = family.seq_len.value;
+    assumed.emplace_back(family.seq_len.reason);
+  } else {
+    return skip("sequence length not given");
+  }
+  if (auto mb = n.micro_batch) {
+    t.micro_batch = *mb;
+  } else {
+    t.micro_batch = 1;
+    assumed.push_back("micro_batch = 1 (not given)");
+  }
+  const std::string precision = lower(row.precision);
+  t.precision = contains(precision, "fp8") || contains(precision, "float8") ? models::Precision::fp8
+                                                                            : models::Precision::bf16;
+  if (precision.empty()) assumed.push_back("precision = bf16 (not given)");
+  if (auto recompute = parse_recompute(row.recompute)) {
+    t.recompute = *recompute;
+  } else if (!trim(row.recompute).empty()) {
+    return skip(fmt::format("recompute \"{}\" is not full, selective or none", row.recompute));
+  } else {
+    t.recompute = family.recompute.value;
+    assumed.emplace_back(family.recompute.reason);
+  }
+  t.schedule = p.vp > 1 ? models::Schedule::interleaved : models::Schedule::one_f_one_b;
+  t.overlap_grad_reduce = family.overlap_grad_reduce.value;
+  if (!t.overlap_grad_reduce && p.dp * p.cp > 1) assumed.emplace_back(family.overlap_grad_reduce.reason);
+
+  // The same rules as a loaded scenario, then the step model's own.
+  if (auto violation = find_violation(s)) {
+    return skip(fmt::format("layout rejected: {}: {}", violation->pointer, violation->rule));
+  }
+  try {
+    models::check_layout(step_inputs(s));
+  } catch (const models::LayoutError& error) {
+    return skip(fmt::format("layout rejected by the step model: {}", error.what()));
+  } catch (const ScenarioError& error) {
+    return skip(error.rule());
+  }
+
+  std::vector<MeasuredStep> measured = measured_steps(n.figures, s, family.tflops_count.value);
+  if (measured.empty()) return skip("no measurement (step time, tokens/s, TFLOP/s or MFU)");
+  ValidationCase result{.id = row.id,
+                        .family = &family,
+                        .line = row.line,
+                        .scenario = std::move(s),
+                        .measured = measured.front(),
+                        .alternatives = {measured.begin() + 1, measured.end()},
+                        .assumptions = std::move(assumed)};
+  return result;
+}
+
+std::string_view embedded_validation_csv() {
+  const EmbeddedFile* file = find_embedded_file(embedded_validation_csv_name);
+  return file == nullptr ? std::string_view{} : file->text;
+}
+
+}  // namespace clustersim::scenarios

@@ -1,0 +1,154 @@
+#include "scenarios/validation_sources.hpp"
+
+#include <array>
+
+namespace clustersim::scenarios {
+namespace {
+
+using models::Recompute;
+
+constexpr FamilyDefault<FlopCount> model_flops{
+    FlopCount::model, "the source counts model FLOPs (no recomputation), measurements.md section 0"};
+constexpr FamilyDefault<FlopCount> hardware_flops{
+    FlopCount::hardware_full_recompute,
+    "the source counts hardware FLOPs with a recomputed forward (Narayanan et al. 2021 eq. 3), "
+    "measurements.md section 0"};
+constexpr FamilyDefault<int> distributed_optimizer{
+    1, "zero=1 assumed: Megatron's distributed optimizer, standard in Megatron-Core and NeMo"};
+constexpr FamilyDefault<Recompute> no_recompute{
+    Recompute::none, "recompute=none assumed: not stated; FlashAttention already recomputes the "
+                     "attention scores in its backward"};
+constexpr FamilyDefault<SpDefault> sp_with_tp{
+    SpDefault::when_tp, "sp=on assumed when tp > 1: Megatron-Core and NeMo pair TP with sequence "
+                        "parallelism"};
+constexpr FamilyDefault<bool> overlapped{true, ""};
+constexpr FamilyDefault<std::int64_t> no_seq_len{0, ""};
+
+constexpr std::array families{
+    SourceFamily{
+        .name = "Narayanan 2021",
+        .needle = "Narayanan",
+        .tflops_count = hardware_flops,
+        .zero = {0, "zero=0 assumed: Megatron-LM in 2021 all-reduced gradients (the distributed "
+                    "optimizer came in 2022)"},
+        .recompute = {Recompute::full, "recompute=full assumed: the paper's runs and its eq. 3 "
+                                       "FLOP count use activation recomputation"},
+        .sp = {SpDefault::off, "sp=off: sequence parallelism was introduced in 2022"},
+        .overlap_grad_reduce = {false, "gradient all-reduce after the backward pass: Megatron-LM "
+                                       "2021's default local DDP did not overlap it"},
+        .seq_len = no_seq_len},
+    SourceFamily{
+        .name = "Korthikanti 2022",
+        .needle = "Korthikanti",
+        .tflops_count = model_flops,
+        .zero = {0, "zero=0 assumed: the runs use data-parallel size 1"},
+        .recompute = no_recompute,
+        .sp = {SpDefault::off, "sp=off assumed"},
+        .overlap_grad_reduce = overlapped,
+        .seq_len = no_seq_len},
+    SourceFamily{
+        .name = "Megatron-Core 2024",
+        .needle = "Megatron-Core",
+        .tflops_count = model_flops,
+        .zero = {1, "zero=1: --overlap-param-gather implies the distributed optimizer"},
+        .recompute = no_recompute,
+        .sp = {SpDefault::when_tp, "sp=on when tp > 1: --tp-comm-overlap implies sequence "
+                                   "parallelism"},
+        .overlap_grad_reduce = overlapped,
+        .seq_len = no_seq_len},
+    SourceFamily{
+        .name = "Llama 3 2024",
+        .needle = "Llama 3 Herd",
+        .tflops_count = model_flops,
+        .zero = {2, "zero=2: FSDP shards optimizer state and gradients and does not reshard "
+                    "parameters after the forward"},
+        .recompute = {Recompute::none, "recompute=none: the paper's 8K-sequence pre-training ran "
+                                       "without activation checkpointing"},
+        .sp = {SpDefault::when_tp, "sp=on assumed when tp > 1: not stated; Megatron-style TP "
+                                   "with sequence parallelism"},
+        .overlap_grad_reduce = overlapped,
+        .seq_len = no_seq_len},
+    SourceFamily{.name = "NeMo long-seq 2024",
+                 .needle = "performance_long_sequence",
+                 .tflops_count = model_flops,
+                 .zero = distributed_optimizer,
+                 .recompute = no_recompute,
+                 .sp = sp_with_tp,
+                 .overlap_grad_reduce = overlapped,
+                 .seq_len = no_seq_len},
+    SourceFamily{.name = "NeMo 24.07",
+                 .needle = "performance_summary.md",
+                 .tflops_count = model_flops,
+                 .zero = distributed_optimizer,
+                 .recompute = no_recompute,
+                 .sp = sp_with_tp,
+                 .overlap_grad_reduce = overlapped,
+                 .seq_len = no_seq_len},
+    SourceFamily{.name = "MLPerf 3.1",
+                 .needle = "mlcommons/training_results",
+                 .tflops_count = model_flops,
+                 .zero = distributed_optimizer,
+                 .recompute = no_recompute,
+                 .sp = sp_with_tp,
+                 .overlap_grad_reduce = overlapped,
+                 .seq_len = no_seq_len},
+    SourceFamily{.name = "BLOOM 2022",
+                 .needle = "bigscience",
+                 .tflops_count = {FlopCount::hardware_full_recompute,
+                                  "the BLOOM README counts hardware TFLOPs with a 4 x 2 "
+                                  "coefficient (recompute included), measurements.md section 0"},
+                 .zero = {1, "zero=1: BF16Optimizer shards optimizer state like ZeRO-1"},
+                 .recompute = {Recompute::full, "recompute=full assumed, as its FLOP count"},
+                 .sp = {SpDefault::off, "sp=off: Megatron-DeepSpeed 2022 had none"},
+                 .overlap_grad_reduce = overlapped,
+                 .seq_len = no_seq_len},
+    SourceFamily{.name = "OPT 2022",
+                 .needle = "OPT paper",
+                 .tflops_count = model_flops,
+                 .zero = {3, "zero=3: FSDP"},
+                 .recompute = no_recompute,
+                 .sp = sp_with_tp,
+                 .overlap_grad_reduce = overlapped,
+                 .seq_len = no_seq_len},
+    SourceFamily{.name = "torchtitan",
+                 .needle = "torchtitan",
+                 .tflops_count = model_flops,
+                 .zero = {3, "zero=3: FSDP2"},
+                 .recompute = {Recompute::selective,
+                               "recompute=selective: torchtitan's llama3 configs default to "
+                               "selective (op) activation checkpointing"},
+                 .sp = {SpDefault::when_tp, "sp=on when tp > 1: torchtitan's TP plan shards "
+                                            "norms and dropout by sequence"},
+                 .overlap_grad_reduce = overlapped,
+                 .seq_len = {8192, "seq_len=8192: torchtitan's llama3 configs default (the row "
+                                   "does not restate it)"}},
+    SourceFamily{.name = "NeMo Automodel 2025",
+                 .needle = "Automodel",
+                 .tflops_count = model_flops,
+                 .zero = {3, "zero=3: FSDP2"},
+                 .recompute = no_recompute,
+                 .sp = sp_with_tp,
+                 .overlap_grad_reduce = overlapped,
+                 .seq_len = no_seq_len},
+};
+
+constexpr SourceFamily other{.name = "other",
+                             .needle = "",
+                             .tflops_count = {FlopCount::model,
+                                              "unknown publication: model FLOPs assumed"},
+                             .zero = distributed_optimizer,
+                             .recompute = no_recompute,
+                             .sp = sp_with_tp,
+                             .overlap_grad_reduce = overlapped,
+                             .seq_len = no_seq_len};
+
+}  // namespace
+
+const SourceFamily& source_family(std::string_view source) {
+  for (const auto& family : families) {
+    if (source.find(family.needle) != std::string_view::npos) return family;
+  }
+  return other;
+}
+
+}  // namespace clustersim::scenarios

@@ -1,0 +1,48 @@
+#pragma once
+/// The publications behind the validation runs (scenarios/validation/published_runs.csv), grouped
+/// into source families, and what each family leaves unsaid: how it counts the FLOPs behind a
+/// "TFLOP/s per GPU" figure, and the settings it used when a row leaves a column empty.
+/// Every default carries the reason it was chosen, and the validation report prints it.
+/// Limitations: a family is recognised by a substring of the row's `source` column; rows from an
+/// unknown publication fall into "other", which uses model FLOPs and Megatron-style defaults.
+/// Source: shared reference measurements.md section 0 (FLOP conventions per publication), and the
+/// papers and READMEs named in each row.
+
+#include <cstdint>
+#include <string_view>
+
+#include "models/parallelism_spec.hpp"
+
+namespace clustersim::scenarios {
+
+/// What a published "TFLOP/s per GPU" counts.
+enum class FlopCount {
+  model,                    // model FLOPs, recomputation not counted (MFU-style)
+  hardware_full_recompute,  // + a recomputed forward of every layer: 96 B s l h^2 (1 + s/6h + V/16lh)
+};
+
+/// A setting a family used when its rows do not state it, and why we think so.
+template <class T>
+struct FamilyDefault {
+  T value{};
+  std::string_view reason{};
+};
+
+/// Sequence parallelism when a row leaves `sp` empty.
+enum class SpDefault { off, when_tp };  // when_tp: on whenever tp > 1
+
+struct SourceFamily {
+  std::string_view name{};    // short label used in reports: "Narayanan 2021"
+  std::string_view needle{};  // substring of the `source` column that identifies the family
+  FamilyDefault<FlopCount> tflops_count{};
+  FamilyDefault<int> zero{};
+  FamilyDefault<models::Recompute> recompute{};
+  FamilyDefault<SpDefault> sp{};
+  FamilyDefault<bool> overlap_grad_reduce{};
+  FamilyDefault<std::int64_t> seq_len{};  // 0: none; a row without seq_len is skipped
+};
+
+/// The family whose needle occurs first in the table's order in `source`; "other" if none does.
+const SourceFamily& source_family(std::string_view source);
+
+}  // namespace clustersim::scenarios

@@ -1,0 +1,174 @@
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/calibration/calibration_fixtures.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out{};
+  std::string err{};
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream file(path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// A scratch folder per test process (ctest runs tests in parallel).
+fs::path scratch() {
+  const auto dir = fs::temp_directory_path() / ("clustersim-calibrate-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+Outcome run(const std::string& command) {
+  const auto out = scratch() / "stdout", err = scratch() / "stderr";
+  const int status = std::system((command + " >'" + out.string() + "' 2>'" + err.string() + "'").c_str());
+  return {.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1, .out = read_file(out), .err = read_file(err)};
+}
+
+Outcome calibrate(const std::string& arguments) {
+  return run("'" + std::string(CLUSTERSIM_BINARY) + "' calibrate " + arguments);
+}
+
+// Same structure and strings; numbers equal to 1e-9 relative.
+void check_same(const json& actual, const json& expected, const std::string& pointer = "") {
+  CAPTURE(pointer);
+  REQUIRE(actual.type() == expected.type());
+  if (expected.is_object()) {
+    REQUIRE(actual.size() == expected.size());
+    for (const auto& [key, value] : expected.items()) {
+      REQUIRE(actual.contains(key));
+      check_same(actual.at(key), value, pointer + "/" + key);
+    }
+  } else if (expected.is_array()) {
+    REQUIRE(actual.size() == expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) check_same(actual[i], expected[i], pointer + "/" + std::to_string(i));
+  } else if (expected.is_number_float()) {
+    const double a = actual.get<double>(), e = expected.get<double>();
+    CHECK(std::abs(a - e) <= 1e-9 * std::max(std::abs(a), std::abs(e)));
+  } else {
+    CHECK(actual == expected);
+  }
+}
+
+TEST_CASE("calibrate: bad input is one error line naming file and line, exit 2, and no profile") {
+  const auto dir = scratch();
+  const auto log = dir / "bad.txt";
+  const auto profile = dir / "bad-profile.json";
+  // A table row with a field missing (line 14: see calibration_fixtures.hpp's layout).
+  std::ofstream(log) << clustersim::calibration::test::nccl_log(
+      8, 8, {"     8388608       2097152     float     sum      -1   100.00   83.89  146.81      0   100.00   83.89  146.81"});
+  const Outcome outcome = calibrate("'" + log.string() + "' --gpu h100-sxm --out '" + profile.string() + "'");
+  CHECK(outcome.exit_code == 2);
+  CHECK(outcome.out.empty());
+  CHECK(outcome.err == "clustersim: error: " + log.string() +
+                           ":14: table row has 12 fields; expected 13 (size count type redop root, then time algbw busbw "
+                           "#wrong out of place and in place), or 9, 11 or 7 in shorter layouts\n");
+  CHECK_FALSE(fs::exists(profile));
+
+  const auto records = dir / "bad.jsonl";
+  std::ofstream(records) << "# header\n{\"bench\":\"gemm\",\"m\":1024,\"n\":1024,\"k\":1024,\"dtype\":\"bf16\"}\n";
+  const Outcome json_outcome = calibrate("'" + records.string() + "' --gpu h100-sxm --out '" + profile.string() + "'");
+  CHECK(json_outcome.exit_code == 2);
+  CHECK(json_outcome.err == "clustersim: error: " + records.string() + ":2: needs time_us or tflops\n");
+  CHECK_FALSE(fs::exists(profile));
+
+  const Outcome no_out = calibrate("'" + records.string() + "'");
+  CHECK(no_out.exit_code == 2);
+  CHECK(no_out.err == "clustersim: error: calibrate: --out PROFILE.json is required\n");
+  const Outcome missing = calibrate("'" + (dir / "nothing.txt").string() + "' --out '" + profile.string() + "'");
+  CHECK(missing.err == "clustersim: error: " + (dir / "nothing.txt").string() + ": cannot open the file\n");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("calibrate: a real log in, a profile and a JSON report out") {
+  const auto dir = scratch();
+  const auto profile = dir / "h100.json";
+  const std::string log = clustersim::calibration::test::data_path("h100_2n16g_ib-ndr_allreduce_nccl-tests-309.txt");
+  const Outcome outcome = calibrate("'" + log + "' --out '" + profile.string() + "' --json");
+  REQUIRE(outcome.exit_code == 0);
+  CHECK(outcome.err.empty());
+  const json report = json::parse(outcome.out);
+  const json written = json::parse(read_file(profile));
+  CHECK(report.at("profile") == written);
+  // The GPU comes from the log's device name, NVIDIA H100 80GB HBM3.
+  CHECK(written.at("gpu") == "h100-sxm");
+  // The recorded arguments are those that make the profile: not --out, not --json.
+  CHECK(written.at("metadata").at("arguments") == json::array({log}));
+  CHECK(written.at("metadata").at("inputs").at(0).at("records") == 32);
+  REQUIRE(report.at("collectives").size() == 1);
+  const json& fit = report.at("collectives").at(0);
+  CHECK(fit.at("scope") == "network");
+  CHECK(fit.at("ranks") == 16);
+  CHECK(fit.at("points").size() == 32);
+  CHECK(fit.at("max_relative").get<double>() <= 0.03 + 1e-12);  // the default tolerance
+  // The 16 GiB row: 68652 us out of place, 68668 in place; busbw 469.21 as printed.
+  const json& last = fit.at("points").back();
+  CHECK(last.at("time_us").get<double>() == doctest::Approx(68652.0));
+  CHECK(last.at("measured_busbw_gb_per_s").get<double>() == doctest::Approx(469.21).epsilon(0.001));
+  // Network efficiency: that busbw over 8 x 400 Gb/s = 400 GB/s of NICs per node (NVLSTree beats the
+  // ring bus factor's assumption, hence > 1).
+  CHECK(written.at("comm").at("network_efficiency").at("value").get<double>() ==
+        doctest::Approx(469.21 / 400.0).epsilon(0.01));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("calibrate: make_profiles regenerates the bundled profiles") {
+  const auto dir = scratch() / "profiles";
+  const std::string root = CLUSTERSIM_SOURCE_DIR;
+  const Outcome outcome = run("bash '" + root + "/calibration/make_profiles' --clustersim '" +
+                              std::string(CLUSTERSIM_BINARY) + "' --out-dir '" + dir.string() + "'");
+  CAPTURE(outcome.err);
+  REQUIRE(outcome.exit_code == 0);
+  for (const char* gpu : {"a100-80gb", "h100-sxm", "h200-sxm", "b200"}) {
+    CAPTURE(gpu);
+    const std::string name = std::string(gpu) + ".json";
+    check_same(json::parse(read_file(dir / name)), json::parse(read_file(fs::path(root) / "calibration/profiles" / name)));
+  }
+  fs::remove_all(dir.parent_path());
+}
+
+TEST_CASE("calibrate: the bundled profiles carry the published numbers") {
+  const auto load = [](const std::string& gpu) {
+    return json::parse(read_file(fs::path(CLUSTERSIM_SOURCE_DIR) / "calibration/profiles" / (gpu + ".json")));
+  };
+  const auto value = [](const json& profile, const std::string& group, const std::string& name) {
+    return profile.at(group).at(name).at("value").get<double>();
+  };
+  const json a100 = load("a100-80gb"), h200 = load("h200-sxm"), b200 = load("b200");
+  // measurements.md 1.3: A100 all-reduce 234.89 GB/s at 16 GiB over NVLink 3's 300 GB/s.
+  CHECK(value(a100, "comm", "nvlink_efficiency") == doctest::Approx(234.89 / 300.0).epsilon(0.01));
+  // measurements.md 1.4: 4 x 8 B200, 381.80 GB/s at 16 GiB over 8 x 400 Gb/s = 400 GB/s per node.
+  CHECK(value(b200, "comm", "network_efficiency") == doctest::Approx(381.80 / 400.0).epsilon(0.01));
+  // measurements.md 1.3: one-node B200 845.67 GB/s at 16 GiB over NVLink 5's 900 GB/s.
+  CHECK(value(b200, "comm", "nvlink_efficiency") == doctest::Approx(845.67 / 900.0).epsilon(0.01));
+  // measurements.md 2.1, B200 bf16 MAMF 1745.0 of 2250 TF/s at 1792 x 16128 x 3072, with k_half
+  // held at 256: 14 x 63 = 882 tiles of 128 x 256 in 6 waves of 148 SMs, fill 1792 x 16128 /
+  // (888 x 32768); k_fill 3072 / 3328.
+  CHECK(value(b200, "compute", "gemm_max_efficiency_bf16") ==
+        doctest::Approx(1745.0 / 2250.0 / (1792.0 * 16128.0 / (888.0 * 32768.0)) / (3072.0 / 3328.0)));
+  // measurements.md 2.2: H200 STREAM copy 4.01 TB/s of 4.8; FlashAttention-2 329.3 of 989 TF/s.
+  CHECK(value(h200, "compute", "hbm_efficiency") == doctest::Approx(4.01 / 4.8));
+  CHECK(value(h200, "compute", "attention_efficiency") == doctest::Approx(329.3 / 989.0));
+}
+
+}  // namespace

@@ -1,0 +1,116 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "calibration/apply_profile.hpp"
+#include "calibration/profile.hpp"
+#include "scenarios/presets.hpp"
+#include "scenarios/scenario_error.hpp"
+
+namespace {
+
+using namespace clustersim::calibration;
+using clustersim::scenarios::ScenarioError;
+
+std::string bundled_text(const std::string& gpu) {
+  std::ifstream file(std::string(CLUSTERSIM_SOURCE_DIR) + "/calibration/profiles/" + gpu + ".json");
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// The error parsing `document` gives, or "" if it parses.
+std::string parse_error(const nlohmann::ordered_json& document) {
+  try {
+    parse_profile(document.dump(), "p.json");
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_CASE("profile: JSON round trip is exact") {
+  for (const char* gpu : {"a100-80gb", "h100-sxm", "h200-sxm", "b200"}) {
+    CAPTURE(gpu);
+    const std::string text = bundled_text(gpu);
+    REQUIRE_FALSE(text.empty());
+    const auto profile = parse_profile(text, gpu);
+    CHECK(profile.gpu == gpu);
+    CHECK(profile.compute.gpu == gpu);
+    CHECK(profile_to_json(profile) == text);
+  }
+}
+
+TEST_CASE("profile: errors name the file and the JSON pointer") {
+  const auto good = nlohmann::ordered_json::parse(bundled_text("h100-sxm"));
+  auto unknown = good;
+  unknown["compute"]["flops"] = {{"value", 1.0}, {"source", "x"}};
+  CHECK(parse_error(unknown) == "p.json: /compute/flops: unknown key");
+  auto missing = good;
+  missing["comm"]["nvlink_efficiency"].erase("value");
+  CHECK(parse_error(missing) == "p.json: /comm/nvlink_efficiency: \"value\" is required");
+  auto fractional = good;
+  fractional["compute"]["sm_count"]["value"] = 131.5;
+  CHECK(parse_error(fractional) == "p.json: /compute/sm_count/value: must be an integer >= 1");
+  auto unsourced = good;
+  unsourced["compute"]["k_half"]["source"] = "";
+  CHECK(parse_error(unsourced) == "p.json: /compute/k_half/source: must say where the value comes from");
+  auto reversed = good;
+  reversed["compute"]["k_half"]["ci95"] = {300.0, 200.0};
+  CHECK(parse_error(reversed) == "p.json: /compute/k_half/ci95: hi must be >= lo");
+  auto newer = good;
+  newer["version"] = 2;
+  CHECK(parse_error(newer) == "p.json: /version: this clustersim reads version 1");
+  auto bad_segment = good;
+  bad_segment["collectives"][0]["segments"][0]["busbw_gb_per_s"] = -3.0;
+  CHECK(parse_error(bad_segment) == "p.json: /collectives/0/segments/0/busbw_gb_per_s: must be > 0 or null");
+  CHECK_THROWS_WITH_AS(parse_profile("{", "p.json"), doctest::Contains("p.json: not valid JSON"), ScenarioError);
+  CHECK_THROWS_WITH_AS(load_profile("/nonexistent/profile.json"),
+                       "/nonexistent/profile.json: cannot open the calibration profile", ScenarioError);
+}
+
+TEST_CASE("profile: ci95 is optional and kept by pointer") {
+  const auto profile = parse_profile(bundled_text("b200"), "b200.json");
+  // The 4-node B200 fit has 3 sizes in its last segment: an interval; sm_count is not fitted: none.
+  CHECK(profile.ci95.contains("/comm/network_efficiency"));
+  CHECK_FALSE(profile.ci95.contains("/compute/sm_count"));
+  const auto [lo, hi] = profile.ci95.at("/comm/network_efficiency");
+  CHECK(lo <= profile.comm.network_efficiency);
+  CHECK(hi >= profile.comm.network_efficiency);
+}
+
+TEST_CASE("profile: apply_profile replaces a run's compute and comm constants") {
+  const auto path = std::filesystem::temp_directory_path() / ("clustersim-profile-" + std::to_string(::getpid()) + ".json");
+  { std::ofstream(path) << bundled_text("h100-sxm"); }
+  clustersim::models::StepInputs inputs;
+  inputs.cluster.gpu = clustersim::scenarios::gpu_preset("h100-sxm");
+  apply_profile(path.string(), inputs);
+  // measurements.md 1.1 and 1.2: 479.90 GB/s at 16 GiB (dgxc) and 478.87 at 8 GiB (Azure) over
+  // the 450 GB/s NVLink 4 line rate.
+  CHECK(inputs.comm.nvlink_efficiency == doctest::Approx((479.90 + 478.87) / 2.0 / 450.0).epsilon(0.01));
+  // measurements.md 2.2: FlashAttention-2 327.9 TF/s and STREAM copy 2.90 TB/s on H100.
+  CHECK(inputs.compute.attention_efficiency.value == doctest::Approx(327.9 / 989.0));
+  CHECK(inputs.compute.hbm_efficiency.value == doctest::Approx(2.90 / 3.35));
+  CHECK(inputs.comm.source.starts_with("calibration profile " + path.string()));
+
+  inputs.cluster.gpu = clustersim::scenarios::gpu_preset("a100-80gb");
+  CHECK_THROWS_WITH_AS(apply_profile(path.string(), inputs),
+                       (path.string() + ": /gpu: the profile is for \"h100-sxm\" but the scenario's GPU is \"a100-80gb\"").c_str(),
+                       ScenarioError);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("profile: fnv1a64 of known strings") {
+  // FNV-1a 64 test vectors: "" -> cbf29ce484222325, "a" -> af63dc4c8601ec8c.
+  CHECK(fnv1a64("") == "cbf29ce484222325");
+  CHECK(fnv1a64("a") == "af63dc4c8601ec8c");
+}
+
+}  // namespace

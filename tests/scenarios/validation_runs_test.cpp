@@ -1,0 +1,298 @@
+#include "scenarios/validation_runs.hpp"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <variant>
+
+#include "scenarios/csv_reader.hpp"
+#include "scenarios/scenario_error.hpp"
+
+namespace clustersim::scenarios {
+namespace {
+
+constexpr std::string_view kNarayanan = "Narayanan et al. 2021 (SC21, arXiv:2104.04473) Table 1";
+constexpr std::string_view kMegatronCore =
+    "NVIDIA/Megatron-LM README.md 'Training Speed and Scalability' (Megatron-Core r0.8.0)";
+
+// Narayanan et al. 2021 Table 1, first row: GPT 1.7B on 32 A100, TP1 PP1 DP32, 137 TFLOP/s.
+ValidationRow gpt_1_7b() {
+  ValidationRow r;
+  r.line = 2;
+  r.id = "gpt-1.7b";
+  r.source = kNarayanan;
+  r.model = "GPT 1.7B";
+  r.layers = "24";
+  r.hidden = "2304";
+  r.ffn_hidden = "9216";
+  r.heads = "24";
+  r.kv_heads = "24";
+  r.seq_len = "2048";
+  r.vocab = "51200";
+  r.gpu = "A100-SXM4-80GB";
+  r.num_gpus = "32";
+  r.precision = "fp16/bf16 mixed";
+  r.tp = "1";
+  r.pp = "1";
+  r.dp = "32";
+  r.cp = "1";
+  r.recompute = "full";
+  r.global_batch = "512";
+  r.measured_tflops_per_gpu = "137";
+  r.notes = "Selene DGX A100 (8x200Gb/s HDR IB per node).";
+  return r;
+}
+
+ValidationCase mapped(const ValidationRow& row) {
+  MappedRow result = map_validation_row(row, "runs.csv");
+  if (const auto* skipped = std::get_if<SkippedRow>(&result)) FAIL("skipped: " << skipped->reason);
+  return std::get<ValidationCase>(std::move(result));
+}
+
+std::string skip_reason(const ValidationRow& row) {
+  MappedRow result = map_validation_row(row, "runs.csv");
+  const auto* skipped = std::get_if<SkippedRow>(&result);
+  return skipped == nullptr ? std::string("(not skipped)") : skipped->reason;
+}
+
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// --- CSV ------------------------------------------------------------------------------------
+
+TEST_CASE("csv: quoted fields keep commas, doubled quotes and line breaks; records remember their line") {
+  // RFC 4180: "a,b" is one field, "" inside quotes is one quote, and a quoted field may span
+  // lines, so the third record starts on line 4. CRLF and LF both end records.
+  const std::string text = "id,note,n\r\n"
+                           "x,\"one, two\",1\r\n"
+                           "y,\"say \"\"hi\"\"\nsecond line\",2\n"
+                           "z,,\n";
+  const auto records = read_csv(text, "f.csv");
+  REQUIRE(records.size() == 4);
+  CHECK(records[1].fields == std::vector<std::string>{"x", "one, two", "1"});
+  CHECK(records[2].fields == std::vector<std::string>{"y", "say \"hi\"\nsecond line", "2"});
+  CHECK(records[2].line == 3);
+  CHECK(records[3].line == 5);
+  CHECK(records[3].fields == std::vector<std::string>{"z", "", ""});  // empty fields stay
+}
+
+TEST_CASE("csv: a quote left open or a stray quote is an error naming file and line") {
+  // The open quote starts on line 2; the stray quote sits in an unquoted field on line 3.
+  CHECK(error_of([] { read_csv("a,b\nx,\"never closed\n", "f.csv"); }) ==
+        "f.csv:2: quoted field is not closed before the end of the file");
+  CHECK(error_of([] { read_csv("a,b\nx,y\nx,5\"\n", "f.csv"); }).starts_with("f.csv:3: quote inside"));
+  CHECK(error_of([] { read_csv("a,b\n\"x\"y,1\n", "f.csv"); }).starts_with("f.csv:2: unexpected character"));
+}
+
+TEST_CASE("validation csv: the header must have every column and every row as many fields") {
+  CHECK(error_of([] { read_validation_rows("id,source\nx,y\n", "r.csv"); }) ==
+        "r.csv:1: header has no column \"model\"");
+  const std::string embedded(embedded_validation_csv());
+  const std::string header = embedded.substr(0, embedded.find('\n') + 1);
+  CHECK(error_of([&] { read_validation_rows(header + "only,three,fields\n", "r.csv"); })
+            .starts_with("r.csv:2: 3 fields, the header has 30"));
+}
+
+TEST_CASE("validation csv: the embedded copy is scenarios/validation/published_runs.csv") {
+  std::ifstream file(CLUSTERSIM_SOURCE_DIR "/scenarios/validation/published_runs.csv", std::ios::binary);
+  REQUIRE(file);
+  std::ostringstream text;
+  text << file.rdbuf();
+  std::string on_disk = text.str();
+  std::string embedded(embedded_validation_csv());
+  // The compiler may normalise CRLF inside the raw string literal; compare the records.
+  CHECK(read_csv(embedded, "e").size() == read_csv(on_disk, "d").size());
+  CHECK(read_validation_rows(embedded, "e").back().id == read_validation_rows(on_disk, "d").back().id);
+}
+
+TEST_CASE("validation csv: a numeric column that holds words is an error naming file and line") {
+  ValidationRow row = gpt_1_7b();
+  row.line = 7;
+  row.tp = "eight";
+  CHECK(error_of([&] { map_validation_row(row, "runs.csv"); }) ==
+        "runs.csv:7: column tp must be a positive integer, got \"eight\"");
+}
+
+// --- mapping --------------------------------------------------------------------------------
+
+TEST_CASE("validation: a GPT row maps to a gelu model on the named system with the family's defaults") {
+  const ValidationCase c = mapped(gpt_1_7b());
+  CHECK(c.family->name == "Narayanan 2021");
+  CHECK(c.scenario.model.mlp == models::MlpKind::gelu);  // ffn = 4h
+  CHECK(c.scenario.model.tied_embeddings);
+  CHECK(c.scenario.cluster.gpu.name == "a100-80gb");
+  CHECK(c.scenario.cluster.nic_bytes_per_s == doctest::Approx(200e9 / 8));  // Selene HDR
+  CHECK(c.scenario.parallelism.zero == 0);  // Megatron-LM 2021: no distributed optimizer
+  CHECK(c.scenario.training.recompute == models::Recompute::full);
+  CHECK(c.scenario.training.micro_batch == 1);
+  CHECK(c.scenario.training.schedule == models::Schedule::one_f_one_b);
+  CHECK(c.scenario.training.precision == models::Precision::bf16);  // fp16 runs at the bf16 peak
+  CHECK_FALSE(c.scenario.training.overlap_grad_reduce);
+}
+
+TEST_CASE("validation: gated MLPs, interleaving, ZeRO spellings and named networks are read from the row") {
+  ValidationRow row = gpt_1_7b();
+  row.source = kMegatronCore;
+  row.model = "Llama-like";
+  row.ffn_hidden = "6144";  // not 4h: a gated MLP
+  row.tp = "1";
+  row.pp = "2";
+  row.dp = "";  // derived: 32 / (1 x 2 x 1) = 16
+  row.vp = "3";
+  row.global_batch = "64";
+  row.zero_stage = "3 (FSDP2)";
+  row.notes = "Jean Zay (4x Omni-Path 100Gb/s per node)";
+  ValidationCase c = mapped(row);
+  CHECK(c.scenario.model.mlp == models::MlpKind::swiglu);
+  CHECK_FALSE(c.scenario.model.tied_embeddings);
+  CHECK(c.scenario.parallelism.dp == 16);
+  CHECK(c.scenario.training.schedule == models::Schedule::interleaved);
+  CHECK(c.scenario.parallelism.zero == 3);
+  CHECK(c.scenario.cluster.nics_per_node == 4);
+  CHECK(c.scenario.cluster.nic_bytes_per_s == doctest::Approx(100e9 / 8));
+
+  row.zero_stage = "FSDP (opt state+grads sharded; params not resharded after fwd)";
+  CHECK(mapped(row).scenario.parallelism.zero == 2);
+  row.zero_stage = "1 (BF16Optimizer, ZeRO-1 equivalent)";
+  CHECK(mapped(row).scenario.parallelism.zero == 1);
+  row.precision = "float8 linears + bf16";
+  row.gpu = "H100-SXM5-80GB";
+  CHECK(mapped(row).scenario.training.precision == models::Precision::fp8);
+}
+
+// --- skip reasons ---------------------------------------------------------------------------
+
+TEST_CASE("validation: rows the step model cannot express are skipped with the reason") {
+  ValidationRow row = gpt_1_7b();
+  SUBCASE("mixture of experts, by name") {
+    row.model = "DeepSeek V3 671B";
+    CHECK(skip_reason(row).starts_with("mixture-of-experts model (DeepSeek V3 671B)"));
+  }
+  SUBCASE("expert parallelism") {
+    row.ep = "8";
+    CHECK(skip_reason(row) == "expert parallelism ep = 8: dense transformers only");
+  }
+  SUBCASE("non-standard GPU") {
+    row.gpu = "H100 96GB HBM2e @500W (Grand Teton, non-standard SKU)";
+    CHECK(skip_reason(row).starts_with("non-standard GPU SKU (H100 96GB"));
+  }
+  SUBCASE("no layout") {
+    row.tp = "";
+    CHECK(skip_reason(row) == "parallel layout not given (tp, pp)");
+  }
+  SUBCASE("no batch") {
+    row.global_batch = "";
+    CHECK(skip_reason(row) == "global batch not given");
+  }
+  SUBCASE("no sequence length, outside a family with a documented default") {
+    row.seq_len = "";
+    CHECK(skip_reason(row) == "sequence length not given");
+  }
+  SUBCASE("no vocabulary, and not a GPT or Nemotron model") {
+    row.vocab = "";
+    row.model = "Falcon 7B";
+    CHECK(skip_reason(row) == "vocabulary size not given");
+  }
+  SUBCASE("no measurement") {
+    row.measured_tflops_per_gpu = "";
+    CHECK(skip_reason(row) == "no measurement (step time, tokens/s, TFLOP/s or MFU)");
+  }
+  SUBCASE("a layout the scenario rules reject") {
+    row.tp = "5";  // 24 heads
+    row.dp = "";
+    row.num_gpus = "40";
+    CHECK(skip_reason(row) == "layout rejected: /parallelism/tp: 5 does not divide heads=24");
+  }
+  SUBCASE("a layout only the step model rejects") {
+    // Interleaving needs micro-batches per step (16 / (2 x 1) = 8) to be a multiple of pp = 16.
+    row.layers = "32";
+    row.pp = "16";
+    row.dp = "2";
+    row.vp = "2";
+    row.global_batch = "16";
+    CHECK(skip_reason(row).starts_with("layout rejected by the step model: training.global_batch: "
+                                       "interleaving needs the micro-batches per step (8)"));
+  }
+}
+
+// --- measured step time ---------------------------------------------------------------------
+
+TEST_CASE("validation: measured step time from tokens/s is batch tokens over cluster throughput") {
+  // torchtitan, Llama 3 8B on 64 A100: 64 sequences x 8192 tokens at 2973 tokens/s per GPU:
+  // 64 x 8192 / (2973 x 64) = 2.75547 s.
+  ValidationRow row = gpt_1_7b();
+  row.seq_len = "8192";
+  row.num_gpus = "64";
+  row.dp = "64";
+  row.global_batch = "64";
+  row.measured_tflops_per_gpu = "";
+  row.measured_tokens_per_sec_per_gpu = "2973";
+  const ValidationCase c = mapped(row);
+  CHECK(c.measured.basis == MeasuredBasis::tokens_per_s);
+  CHECK(c.measured.step_time_s == doctest::Approx(2.755466).epsilon(1e-6));
+}
+
+TEST_CASE("validation: measured step time from Narayanan TFLOP/s uses eq. 3 hardware FLOPs") {
+  // F = 96 B s l h^2 (1 + s/6h + V/16lh), B = 512, s = 2048, l = 24, h = 2304, V = 51200:
+  // 1.546683e16 FLOPs; over 137 TFLOP/s x 32 GPUs: 3.528018 s.
+  const double B = 512, s = 2048, l = 24, h = 2304, V = 51200;
+  const double flops = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+  CHECK(flops == doctest::Approx(1.546683e16).epsilon(1e-6));
+  const ValidationCase c = mapped(gpt_1_7b());
+  CHECK(c.measured.basis == MeasuredBasis::tflops);
+  CHECK(c.measured.step_time_s == doctest::Approx(flops / (137e12 * 32)).epsilon(1e-9));
+  CHECK(c.measured.step_time_s == doctest::Approx(3.528018).epsilon(1e-6));
+}
+
+TEST_CASE("validation: measured step time from Megatron-Core TFLOP/s uses model FLOPs") {
+  // GPT 1.7B of the Megatron-Core weak-scaling table: B = 192, s = 4096, l = 24, h = 2048,
+  // V = 131072, 48 GPUs at 408.8 TFLOP/s. Model FLOPs 72 B s l h^2 (1 + s/6h + V/12lh)
+  // = 8.866462e15, so the step takes 8.866462e15 / (408.8e12 x 48) = 0.451854 s. The row's
+  // MFU, 0.41 of 989 TF/s, is kept as a cross-check: 0.4555 s.
+  ValidationRow row = gpt_1_7b();
+  row.source = kMegatronCore;
+  row.hidden = "2048";
+  row.ffn_hidden = "";  // Megatron default 4h
+  row.heads = "16";
+  row.kv_heads = "16";
+  row.seq_len = "4096";
+  row.vocab = "131072";
+  row.gpu = "H100-SXM5-80GB";
+  row.num_gpus = "48";
+  row.dp = "48";
+  row.recompute = "";
+  row.global_batch = "192";
+  row.measured_tflops_per_gpu = "408.8";
+  row.measured_mfu = "0.41";
+  const ValidationCase c = mapped(row);
+  const double B = 192, s = 4096, l = 24, h = 2048, V = 131072;
+  const double flops = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+  CHECK(c.measured.basis == MeasuredBasis::tflops);
+  CHECK(c.measured.step_time_s == doctest::Approx(flops / (408.8e12 * 48)).epsilon(1e-9));
+  CHECK(c.measured.step_time_s == doctest::Approx(0.451854).epsilon(1e-5));
+  REQUIRE(c.alternatives.size() == 1);
+  CHECK(c.alternatives[0].basis == MeasuredBasis::mfu);
+  CHECK(c.alternatives[0].step_time_s == doctest::Approx(flops / (0.41 * 989e12 * 48)).epsilon(1e-9));
+}
+
+TEST_CASE("validation: a published step time is preferred over every derived one") {
+  ValidationRow row = gpt_1_7b();
+  row.measured_step_time_s = "3.5";
+  const ValidationCase c = mapped(row);
+  CHECK(c.measured.basis == MeasuredBasis::step_time);
+  CHECK(c.measured.step_time_s == 3.5);
+  REQUIRE(c.alternatives.size() == 1);
+  CHECK(c.alternatives[0].basis == MeasuredBasis::tflops);
+}
+
+}  // namespace
+}  // namespace clustersim::scenarios

@@ -1,0 +1,141 @@
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "scenarios/validation_runs.hpp"
+#include "tools/cli.hpp"
+#include "tools/validation_report.hpp"
+
+namespace clustersim::tools {
+namespace {
+
+// The accuracy gate: overall MAPE of predicted vs measured step time over every published run
+// the step model can express. To be tightened as the physics improves; never met by skipping
+// rows or by per-row corrections.
+constexpr double kMaxValidationMape = 0.15;
+// Rows that must take part, so that the gate cannot pass by skipping (73 of 88 are expressible
+// today).
+constexpr std::int64_t kMinValidatedRows = 40;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out{};
+  std::string err{};
+};
+
+Outcome run(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int code = run_cli(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string per_row_errors(const ValidationReport& report) {
+  std::string text;
+  for (const auto& [family, stats] : report.by_source) {
+    text += fmt::format("{}: MAPE {:.1f}%, bias {:+.1f}% over {} rows\n", family, 100 * stats.mape,
+                        100 * stats.bias, stats.count);
+    for (const auto& r : report.rows) {
+      if (r.run.family->name == family) text += fmt::format("  {:<40} {:+.1f}%\n", r.run.id, 100 * r.error);
+    }
+  }
+  return text;
+}
+
+TEST_CASE("validate: error statistics are over |error|, bias is the signed mean") {
+  // Errors +10%, -20%, +30%: |e| = 0.1, 0.2, 0.3 -> mean 0.2, median 0.2, max 0.3;
+  // signed mean (0.1 - 0.2 + 0.3) / 3 = 0.0667.
+  const std::vector<double> errors{0.1, -0.2, 0.3};
+  const ErrorStats s = error_stats(errors);
+  CHECK(s.count == 3);
+  CHECK(s.mape == doctest::Approx(0.2));
+  CHECK(s.median == doctest::Approx(0.2));
+  CHECK(s.max == doctest::Approx(0.3));
+  CHECK(s.bias == doctest::Approx(0.2 / 3));
+  const std::vector<double> even{0.1, -0.4};  // median of an even count: mean of the middle two
+  CHECK(error_stats(even).median == doctest::Approx(0.25));
+  CHECK(error_stats({}).count == 0);
+}
+
+TEST_CASE("validate: step-time MAPE over the published runs stays under the gate") {
+  // Every published run of scenarios/validation/published_runs.csv that the step model can
+  // express, simulated and compared with its measured (or derived) step time.
+  const ValidationReport report =
+      run_validation(scenarios::embedded_validation_csv(), scenarios::embedded_validation_csv_name);
+  INFO(per_row_errors(report));
+  CHECK(report.overall.count >= kMinValidatedRows);
+  // Every row is either compared or listed as skipped: none is dropped silently.
+  const auto rows = scenarios::read_validation_rows(scenarios::embedded_validation_csv(), "embedded");
+  CHECK(report.overall.count + static_cast<std::int64_t>(report.skipped.size()) ==
+        static_cast<std::int64_t>(rows.size()));
+  CHECK(report.overall.mape <= kMaxValidationMape);
+}
+
+TEST_CASE("validate: --json is one object with rows in CSV order, skips, per-source and overall stats") {
+  const Outcome o = run({"validate", "--json"});
+  REQUIRE(o.exit_code == 0);
+  CHECK(o.err.empty());
+  const auto j = nlohmann::json::parse(o.out);
+  REQUIRE(j.contains("rows"));
+  REQUIRE(j["rows"].size() >= 40);
+  const auto& first = j["rows"][0];
+  CHECK(first["id"] == "meg21-t1-1.7b");  // the CSV's first row
+  CHECK(first["source"] == "Narayanan 2021");
+  CHECK(first["basis"] == "tflops");
+  const double predicted = first["predicted_step_time_s"], measured = first["measured_step_time_s"];
+  CHECK(first["error"].get<double>() == doctest::Approx((predicted - measured) / measured));
+  CHECK(measured == doctest::Approx(3.528018).epsilon(1e-6));
+
+  REQUIRE(j["skipped"].is_array());
+  for (const auto& s : j["skipped"]) {
+    CHECK(s["id"].is_string());
+    CHECK_FALSE(s["reason"].get<std::string>().empty());
+  }
+  for (const auto& [name, stats] : j["by_source"].items()) {
+    CAPTURE(name);
+    for (const char* key : {"mape", "median", "max", "count"}) CHECK(stats.contains(key));
+  }
+  const auto& overall = j["overall"];
+  CHECK(overall["count"] == j["rows"].size());
+  CHECK(overall["skipped"] == j["skipped"].size());
+  CHECK(overall["max"].get<double>() >= overall["median"].get<double>());
+
+  // Deterministic: a second run prints the same bytes.
+  CHECK(run({"validate", "--json"}).out == o.out);
+}
+
+TEST_CASE("validate: the text report lists every row, the statistics and the skipped rows") {
+  const Outcome o = run({"validate"});
+  REQUIRE(o.exit_code == 0);
+  CHECK(o.out.find("meg21-t1-1.7b") != std::string::npos);
+  CHECK(o.out.find("overall") != std::string::npos);
+  CHECK(o.out.find("Skipped (") != std::string::npos);
+  CHECK(o.out.find("mixture-of-experts model (DeepSeek V3 671B)") != std::string::npos);
+}
+
+TEST_CASE("validate: a CSV with a malformed number fails with file:line, exit 2 and nothing on stdout") {
+  const std::string embedded(scenarios::embedded_validation_csv());
+  const std::string header = embedded.substr(0, embedded.find('\n') + 1);
+  std::string row = embedded.substr(header.size(), embedded.find('\n', header.size()) - header.size() + 1);
+  row.replace(row.find(",24,2304,"), 9, ",2x,2304,");  // layers of the first row
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("clustersim-validate-" + std::to_string(::getpid()) + ".csv");
+  std::ofstream(path, std::ios::binary) << header << row;
+  const Outcome o = run({"validate", path.string()});
+  std::filesystem::remove(path);
+  CHECK(o.exit_code == 2);
+  CHECK(o.out.empty());
+  CHECK(o.err == "clustersim: error: " + path.string() +
+                     ":2: column layers must be a positive integer, got \"2x\"\n");
+}
+
+}  // namespace
+}  // namespace clustersim::tools

@@ -1,0 +1,48 @@
+# shellcheck shell=bash
+# Shared by tools/demo, tools/check and tools/bench (sourced, not run).
+# Installs missing Debian packages and configures + builds a CMake/Ninja build directory.
+
+# The repository root, whatever the caller's working directory.
+CLUSTERSIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+CLUSTERSIM_PACKAGES=(cmake ninja-build g++ libboost-graph-dev libboost-program-options-dev
+  libeigen3-dev libfmt-dev nlohmann-json3-dev doctest-dev)
+
+log() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }
+
+# Installs those of CLUSTERSIM_PACKAGES that are missing; a no-op when all are there.
+ensure_packages() {
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    log "not a Debian system: assuming ${CLUSTERSIM_PACKAGES[*]} are installed"
+    return 0
+  fi
+  local missing=() package
+  for package in "${CLUSTERSIM_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
+      missing+=("$package")
+    fi
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+
+  local sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    if command -v sudo >/dev/null 2>&1; then
+      sudo=(sudo)
+    else
+      log "missing packages ${missing[*]}, and neither root nor sudo to install them"
+      return 1
+    fi
+  fi
+  log "installing ${missing[*]}"
+  "${sudo[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends \
+    "${missing[@]}"
+}
+
+# configure_and_build <build dir> [cmake -D options...]: incremental after the first run.
+configure_and_build() {
+  local dir="$1"
+  shift
+  cmake -S "$CLUSTERSIM_ROOT" -B "$dir" -G Ninja "$@" >/dev/null
+  cmake --build "$dir" -j "$(nproc)"
+}
