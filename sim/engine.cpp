@@ -32,7 +32,8 @@ constexpr std::uint32_t finished_mark = ~std::uint32_t{0};
 /// weight. Its "virtual work" clock advances at that rate, and a task finishes when the clock
 /// passes its join value plus its work, which no later join or leave changes. So the group keeps
 /// its tasks in a heap of those fixed virtual finishes and puts only its earliest into the engine's
-/// heap: a join or a leave costs O(log members), not a new rate for every member.
+/// heap: a join or a leave costs O(log members), not a new rate for every member. A task alone on
+/// its resource runs "solo" (solved individually at the full rate) until a second one joins.
 struct SharingGroup {
   double virtual_now = 0.0;  // work one unit of weight has received since the run started
   Time last_update = Time::zero();
@@ -54,6 +55,7 @@ class Run {
   void finish(TaskId t);
   void expire_group(ResourceId r, std::vector<TaskId>& finishing);
   void join_group(ResourceId r, TaskId t, double remaining);
+  void join_solo_to_group(ResourceId r);
   void dissolve_group(ResourceId r);
   void settle_group(ResourceId r);
   void schedule_group(ResourceId r);
@@ -224,6 +226,15 @@ void Run::activate(TaskId t) {
   if (groupable(t)) {
     const ResourceId r = all_uses_[s.resource_begin];
     if (!individual_[r]) {
+      // Alone on an idle resource, a task runs solo at the full rate: the commonest case
+      // (a GPU's compute engine) costs one heap entry and no group bookkeeping.
+      if (active_[r].empty()) {
+        add_to_resource(t, 0, r);
+        ++timeline_.sharing_solves;
+        set_rate(t, resources_[r].capacity_per_s / graph_.weight(t));
+        return;
+      }
+      if (groups_[r].members.empty()) join_solo_to_group(r);
       add_to_resource(t, 0, r);
       join_group(r, t, s.remaining);
       return;
@@ -295,6 +306,16 @@ void Run::join_group(ResourceId r, TaskId t, double remaining) {
   g.total_weight += graph_.weight(t);
   ++timeline_.sharing_solves;
   schedule_group(r);
+}
+
+void Run::join_solo_to_group(ResourceId r) {
+  // The resource's one task ran solo (solved individually); it becomes the group's first member.
+  const TaskId solo = active_[r].front();
+  TaskState& s = tasks_[solo];
+  s.remaining = std::max(0.0, s.remaining - s.rate * (now_ - s.last_update).seconds());
+  s.last_update = now_;
+  finishes_.erase(solo);
+  join_group(r, solo, s.remaining);
 }
 
 void Run::expire_group(ResourceId r, std::vector<TaskId>& finishing) {
@@ -369,6 +390,11 @@ void Run::solve_component() {
       std::all_of(component_tasks_.begin(), component_tasks_.end(), [&](TaskId t) { return groupable(t); })) {
     const ResourceId r = component_resources_[0];
     individual_[r] = 0;
+    if (component_tasks_.size() == 1) {  // solo again
+      const TaskId t = component_tasks_[0];
+      set_rate(t, resources_[r].capacity_per_s / graph_.weight(t));
+      return;
+    }
     groups_[r].last_update = now_;
     std::sort(component_tasks_.begin(), component_tasks_.end());
     for (TaskId t : component_tasks_) {
