@@ -99,6 +99,8 @@ HopStats hop_stats(const Network& network, const HopStatsOptions& options) {
   stats.sources = sources.size();
   constexpr std::uint32_t unreached = std::numeric_limits<std::uint32_t>::max();
   std::vector<std::uint32_t> dist(network.node_count());
+  std::vector<std::uint8_t> is_gpu(network.node_count());
+  for (NodeId id = 0; id < network.node_count(); ++id) is_gpu[id] = network.node(id).kind == NodeKind::gpu;
   std::vector<NodeId> queue;
   double total = 0.0;
   for (const NodeId src : sources) {
@@ -107,11 +109,13 @@ HopStats hop_stats(const Network& network, const HopStatsOptions& options) {
     dist[src] = network.node_failed(src) ? unreached : 0;
     for (std::size_t head = 0; head < queue.size() && dist[src] == 0; ++head) {
       const NodeId u = queue[head];
-      for (const LinkId l : network.out_links(u)) {
-        const NodeId v = network.link(l).to;
-        if (dist[v] != unreached || !network.usable(l)) continue;
+      const auto links = network.out_links(u);
+      const auto to = network.out_neighbors(u);
+      for (std::size_t i = 0; i < links.size(); ++i) {
+        const NodeId v = to[i];
+        if (dist[v] != unreached || !network.usable(links[i])) continue;
         dist[v] = dist[u] + 1;
-        if (network.node(v).kind != NodeKind::gpu) queue.push_back(v);
+        if (is_gpu[v] == 0) queue.push_back(v);  // GPUs end routes, never forward them
       }
     }
     for (const NodeId dst : gpus) {

@@ -9,6 +9,8 @@
 /// and a per-target reverse BFS kept in an LRU of fields and expanded lazily (the cheap way when
 /// many sources share a target, as in all-to-all or Valiant intermediates; used from the fourth
 /// source of a target on, so that a bidirectional ring's two sources per target stay cheap).
+/// Group targets (Valiant intermediates) always use fields, so dragonflies with many more groups
+/// than `max_fields` recompute them often.
 /// Limitations: hop count is the only cost; not thread-safe (one per Router).
 
 #include <cstdint>
