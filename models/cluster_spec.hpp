@@ -20,7 +20,7 @@ struct ClusterSpec {
   TopologyKind topology = TopologyKind::rail_optimized;
   double network_latency_s = 5e-6;  // one scale-out hop, software included
   double nvlink_latency_s = 2e-6;   // one NVLink hop, software included
-  double oversubscription = 1.0;    // fat-tree leaf uplinks : downlinks
+  double oversubscription = 1.0;    // leaf downlinks : uplinks (2.0 = 2:1); 1 = non-blocking
   bool ideal_network = false;       // what-if: all communication is free
 
   friend bool operator==(const ClusterSpec&, const ClusterSpec&) = default;
