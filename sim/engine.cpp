@@ -87,6 +87,7 @@ class Run {
   std::vector<std::uint32_t> pending_;  // by task: unfinished predecessors (apart: touched by edges)
   std::vector<std::uint64_t> successor_begin_;
   std::vector<TaskId> successors_;
+  std::vector<TaskId> released_;  // successors whose last predecessor finished in this event
   std::vector<std::uint32_t> slot_;  // by resource use: the task's position in active_[resource]
 
   std::vector<std::vector<TaskId>> active_;  // by resource: tasks on it now, either mode
@@ -179,7 +180,10 @@ Timeline Run::execute() {
     // Task-id order at equal times keeps runs byte-identical.
     std::sort(finishing.begin(), finishing.end());
     std::sort(elapsed.begin(), elapsed.end());
+    // Every task that finishes now leaves its resources before anything new joins them.
     for (TaskId t : finishing) finish(t);
+    for (TaskId t : released_) make_ready(t);
+    released_.clear();
     for (TaskId t : elapsed) activate(t);
     resolve_dirty();
   }
@@ -276,7 +280,7 @@ void Run::finish(TaskId t) {
     }
   }
   for (std::uint64_t i = successor_begin_[t]; i < successor_begin_[t + 1]; ++i)
-    if (--pending_[successors_[i]] == 0) make_ready(successors_[i]);
+    if (--pending_[successors_[i]] == 0) released_.push_back(successors_[i]);
 }
 
 void Run::settle_group(ResourceId r) {

@@ -131,3 +131,20 @@ TEST_CASE("engine: a shared link hands over between sharing and individual solvi
   CHECK(tl.finish[f1].seconds() == doctest::Approx(12.5));
   CHECK(tl.finish[f3].seconds() == doctest::Approx(13.0));
 }
+
+TEST_CASE("engine: a task finishing as another joins its resource leaves before the newcomer shares") {
+  // B (task 0) on G2 and A (task 1) on G1 both end at 1 s; C waits for B and runs on G1. C must
+  // find G1 free (A has finished at that same instant), run alone and end at 2 s, and A must
+  // finish exactly once.
+  Engine engine({{"G1", 1.0}, {"G2", 1.0}});
+  TaskGraph g;
+  const std::vector<ResourceId> g1{0}, g2{1};
+  const auto b = g.add_task({.work = 1}, g2);
+  const auto a = g.add_task({.work = 1}, g1);
+  const std::vector<TaskId> after_b{b};
+  const auto c = g.add_task({.work = 1}, g1, after_b);
+  const auto tl = engine.run(g);
+  CHECK(tl.finish[a].seconds() == doctest::Approx(1.0));
+  CHECK(tl.finish[c].seconds() == doctest::Approx(2.0));
+  CHECK(tl.busy_s[0] == doctest::Approx(2.0));
+}
