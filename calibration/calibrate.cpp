@@ -11,11 +11,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "calibration/bench_records.hpp"
-#include "calibration/input_error.hpp"
-#include "calibration/input_file.hpp"
 #include "calibration/least_squares.hpp"
 #include "calibration/nccl_tests_log.hpp"
+#include "calibration/raw_inputs.hpp"
 #include "scenarios/presets.hpp"
 
 namespace clustersim::calibration {
@@ -25,95 +23,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::int64_t kLatencySizes = 64 * 1024;  // a fit reaching down to here shows the latency floor
 constexpr std::string_view kBuiltIn = "built-in, not calibrated here: ";
 
-// Where a set of samples came from: "file lines a-b" per file.
-class Provenance {
- public:
-  void add(const std::string& file, int line) {
-    auto& [lo, hi] = lines_.try_emplace(file, line, line).first->second;
-    lo = std::min(lo, line);
-    hi = std::max(hi, line);
-  }
-  std::string text() const {
-    std::string out;
-    for (const auto& [file, range] : lines_) {
-      if (!out.empty()) out += ", ";
-      out += range.first == range.second ? fmt::format("{} line {}", file, range.first)
-                                         : fmt::format("{} lines {}-{}", file, range.first, range.second);
-    }
-    return out;
-  }
-
- private:
-  std::map<std::string, std::pair<int, int>> lines_;
-};
-
-struct Inputs {
-  // One group per file and layout: two sources of one layout stay two fits (averaged when mapped).
-  std::map<std::tuple<std::string, models::CollectiveOp, std::int64_t, std::int64_t>, CollectiveGroup> groups;
-  std::vector<GemmSample> gemm;
-  Provenance gemm_from;
-  std::vector<MembwSample> membw;
-  Provenance membw_from;
-  std::vector<AttentionSample> attention;
-  Provenance attention_from;
-  std::vector<std::pair<std::string, int>> sm_counts;  // (file, count)
-  std::set<std::string> device_names;
-  std::vector<ProfileInput> files;
-};
-
-void read_inputs(std::span<const std::string> paths, const CalibrateOptions& options, Inputs& in) {
-  if (paths.empty()) throw std::invalid_argument("no raw inputs given");
-  for (const auto& path : paths) {
-    const std::string text = read_input_file(path);
-    ProfileInput record{.path = path, .kind = "", .fnv1a64 = fnv1a64(text), .records = 0};
-    if (looks_like_nccl_tests_log(text)) {
-      const NcclTestsLog log = parse_nccl_tests_log(text, path, options.collective);
-      record.kind = "nccl-tests log";
-      record.records = static_cast<int>(log.rows.size());
-      if (!log.device_name.empty()) in.device_names.insert(log.device_name);
-      if (log.ranks < 2) throw InputError(path, 0, "a collective needs at least 2 ranks");
-      auto& group = in.groups[{path, log.op, log.ranks, log.gpus_per_node}];
-      group.op = log.op;
-      group.ranks = log.ranks;
-      group.ranks_per_node = log.gpus_per_node;
-      group.source = path;
-      for (const auto& row : log.rows) group.points.push_back({row.size_bytes, row.best_time_us(), row.line});
-    } else {
-      const BenchRecords records = parse_bench_records(text, path);
-      record.kind = "json lines";
-      record.records = static_cast<int>(records.devices.size() + records.gemm.size() + records.membw.size() +
-                                        records.attention.size() + records.collectives.size());
-      if (record.records == 0) throw InputError(path, 0, "no records (neither an nccl-tests log nor JSON lines)");
-      for (const auto& d : records.devices) {
-        in.device_names.insert(d.name);
-        if (d.sm_count > 0) in.sm_counts.emplace_back(fmt::format("{} line {}", path, d.line), d.sm_count);
-      }
-      for (const auto& s : records.gemm) {
-        in.gemm.push_back(s);
-        in.gemm_from.add(path, s.line);
-      }
-      for (const auto& s : records.membw) {
-        in.membw.push_back(s);
-        in.membw_from.add(path, s.line);
-      }
-      for (const auto& s : records.attention) {
-        in.attention.push_back(s);
-        in.attention_from.add(path, s.line);
-      }
-      for (const auto& s : records.collectives) {
-        auto& group = in.groups[{path, s.op, s.ranks, s.ranks_per_node}];
-        group.op = s.op;
-        group.ranks = s.ranks;
-        group.ranks_per_node = s.ranks_per_node;
-        group.source = path;
-        group.points.push_back({s.bytes, s.time_us, s.line});
-      }
-    }
-    in.files.push_back(std::move(record));
-  }
-}
-
-std::string choose_gpu(const CalibrateOptions& options, const Inputs& in) {
+std::string choose_gpu(const CalibrateOptions& options, const RawInputs& in) {
   if (!options.gpu.empty()) return options.gpu;
   std::set<std::string> presets;
   for (const auto& name : in.device_names) {
@@ -170,7 +80,7 @@ class ProfileBuilder {
     for (auto* s : {&c.sm_count, &c.tile_m, &c.tile_n}) s->source = std::string(kBuiltIn) + s->source;
   }
 
-  void fit_collectives(const Inputs& in) {
+  void fit_collectives(const RawInputs& in) {
     for (const auto& [key, group] : in.groups) {
       out_.collectives.push_back({.fit = fit_collective(group, options_.fit), .simulator_max_error = kNaN});
       out_.profile.collectives.push_back(out_.collectives.back().fit.model);
@@ -181,7 +91,7 @@ class ProfileBuilder {
     for (auto& report : out_.collectives) report.simulator_max_error = simulator_error(report.fit);
   }
 
-  void fit_compute(Inputs& in) {
+  void fit_compute(const RawInputs& in) {
     auto& c = out_.profile.compute;
     if (!in.sm_counts.empty()) {
       for (const auto& [where, count] : in.sm_counts) {
@@ -224,7 +134,7 @@ class ProfileBuilder {
     if (std::isfinite(lo) && std::isfinite(hi)) out_.profile.ci95[pointer] = {lo, hi};
   }
 
-  void fit_gemm_samples(const Inputs& in) {
+  void fit_gemm_samples(const RawInputs& in) {
     auto& c = out_.profile.compute;
     const GemmFitInputs inputs{
         .shape = {.tile_m = c.tile_m.value, .tile_n = c.tile_n.value, .sm_count = c.sm_count.value},
@@ -413,8 +323,7 @@ std::string gpu_preset_for_device(std::string_view name) {
 }
 
 Calibration calibrate(std::span<const std::string> inputs, const CalibrateOptions& options) {
-  Inputs in;
-  read_inputs(inputs, options, in);
+  RawInputs in = read_raw_inputs(inputs, options.collective);
   Calibration out;
   ProfileBuilder builder(choose_gpu(options, in), options, out);
   builder.fit_compute(in);

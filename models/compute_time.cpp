@@ -10,13 +10,15 @@ namespace clustersim::models {
 double op_time_s(const OpCost& op, const GpuSpec& gpu, const ComputeProfile& profile, Precision precision) {
   double compute_s = 0.0;
   switch (op.kind) {
-    case OpKind::gemm: {
-      const double peak = precision == Precision::fp8 ? gpu.fp8_flops_per_s : gpu.bf16_flops_per_s;
-      const double rate = peak * gemm_efficiency(profile, precision, op.gemm_m, op.gemm_n, op.gemm_k);
+    case OpKind::gemm:
+    case OpKind::attention_gemm: {
+      // fp8 recipes cast the linear layers only; the attention core stays bf16.
+      const Precision p = op.kind == OpKind::attention_gemm ? Precision::bf16 : precision;
+      const double peak = p == Precision::fp8 ? gpu.fp8_flops_per_s : gpu.bf16_flops_per_s;
+      const double rate = peak * gemm_efficiency(profile, p, op.gemm_m, op.gemm_n, op.gemm_k);
       if (!(rate > 0.0)) {
         throw std::invalid_argument(fmt::format("{}: GPU {} / profile {} has no {} GEMM rate", op.name,
-                                                gpu.name, profile.gpu,
-                                                precision == Precision::fp8 ? "fp8" : "bf16"));
+                                                gpu.name, profile.gpu, p == Precision::fp8 ? "fp8" : "bf16"));
       }
       compute_s = op.flops / rate;
       break;

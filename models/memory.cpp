@@ -45,7 +45,7 @@ double parameters_per_gpu(const TransformerSpec& model, const ParallelismSpec& p
 }
 
 double activation_bytes_per_layer(const TransformerSpec& model, const ParallelismSpec& parallelism,
-                                  const TrainingSpec& training, bool flash_attention) {
+                                  const TrainingSpec& training) {
   const auto t = static_cast<double>(parallelism.tp);
   const auto h = static_cast<double>(model.hidden);
   const auto s = static_cast<double>(training.seq_len);
@@ -65,7 +65,7 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
   const double split = (2.0 + 2.0 + mlp) * sbh / t + 4.0 * tokens * kv_width_per_rank(model, parallelism.tp);
 
   double scores = 0.0;
-  if (!flash_attention && training.recompute == Recompute::none) {
+  if (training.attention == AttentionKernel::unfused && training.recompute == Recompute::none) {
     // Softmax output 2, its dropout mask 1 and dropout output 2 bytes per score; the rank's
     // queries score against all s keys.
     const double heads = static_cast<double>(model.heads) / t;
@@ -112,9 +112,10 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   }
   mem.other_bytes = per_micro_batch * micro_batches_in_flight;
   if (training.recompute == Recompute::full && stage_layers > 0) {
-    // The layer being recomputed holds its full activations during its backward.
+    // The layer being recomputed holds its full activations during its backward, scores
+    // included with unfused attention.
     TrainingSpec stored = training;
-    stored.recompute = Recompute::selective;
+    stored.recompute = Recompute::none;
     mem.other_bytes += activation_bytes_per_layer(model, parallelism, stored);
   }
   if (parallelism.zero >= 3) {

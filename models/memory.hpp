@@ -7,9 +7,11 @@
 /// everything, over the dp x cp ranks that hold the same parameters (Megatron-LM shards the
 /// distributed optimizer over the data-parallel group with context parallel).
 /// Activations: Korthikanti et al. 2022, section 4, generalised to grouped-query attention and
-/// gated MLPs. With flash attention (the default) the 5as/h attention-score term is not stored: the
-/// kernel keeps only Q, K, V, O and a per-row log-sum-exp (left out: 4 bytes per query and head),
-/// so selective recompute stores what no recompute does.
+/// gated MLPs. With flash attention (training.attention, the default) the 5as/h attention-score
+/// term is not stored: the kernel keeps only Q, K, V, O and a per-row log-sum-exp (left out: 4 bytes
+/// per query and head), so selective recompute stores what no recompute does. With unfused
+/// attention and no recompute each layer stores the term (softmax output 2, dropout mask 1, dropout
+/// output 2 bytes per score); selective recompute drops it, as in Korthikanti's table.
 /// Limitations: dropout masks are counted as in Korthikanti (Llama trains without dropout, 2 bytes
 /// per token and hidden unit less); activations stay bf16 at fp8; no fp8 weight copies, CUDA graphs
 /// pools or allocator fragmentation (see kMemoryReserveBytes); dense models only.
@@ -44,11 +46,10 @@ inline constexpr double kMemoryReserveBytes = 3.0 * 1024.0 * 1024.0 * 1024.0;
 double parameters_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism,
                           std::int64_t stage_layers, bool is_first_stage, bool is_last_stage);
 
-/// Bytes one transformer layer stores for one micro-batch on one GPU, for training.recompute.
-/// flash_attention = false adds the 5as/h score term of a non-fused attention (for comparison with
-/// Korthikanti's tables).
+/// Bytes one transformer layer stores for one micro-batch on one GPU, for training.recompute and
+/// training.attention (unfused attention without recompute adds the 5as/h score term).
 double activation_bytes_per_layer(const TransformerSpec& model, const ParallelismSpec& parallelism,
-                                  const TrainingSpec& training, bool flash_attention = true);
+                                  const TrainingSpec& training);
 
 /// Micro-batches whose activations a stage holds at its peak, in units of the whole stage's layers.
 /// GPipe: m. 1F1B: min(pp - stage, m). Interleaved with vp chunks (Megatron-LM schedules.py): the

@@ -9,6 +9,10 @@ namespace clustersim::models {
 enum class Schedule { gpipe, one_f_one_b, interleaved };
 enum class Recompute { none, selective, full };
 enum class Precision { bf16, fp8 };
+/// The attention core's kernel: `flash` (FlashAttention and its successors: fused, s x s scores
+/// never reach HBM, causal blocks skipped) or `unfused` (two batched GEMMs around a softmax and a
+/// dropout kernel that materialise the s x s scores, as Megatron-LM did before 2023).
+enum class AttentionKernel { flash, unfused };
 
 struct ParallelismSpec {
   std::int64_t tp = 1;
@@ -28,10 +32,15 @@ struct TrainingSpec {
   std::int64_t global_batch = 1024;  // sequences per optimizer step
   Precision precision = Precision::bf16;
   Recompute recompute = Recompute::selective;
+  AttentionKernel attention = AttentionKernel::flash;
   Schedule schedule = Schedule::one_f_one_b;
   double tokens = 1e12;  // training budget, for time-to-train
-  bool overlap_grad_reduce = true;   // bucketed DP gradient reduction under the backward pass
-  bool overlap_param_gather = true;  // ZeRO-3 / distributed optimizer parameter all-gathers
+  // Bucketed DP gradient reduction under the backward pass; for ZeRO-3, false puts each
+  // backward's gradient reduce-scatter on the compute stream.
+  bool overlap_grad_reduce = true;
+  // Distributed-optimizer parameter all-gather under the step, or ZeRO-3's per-pass parameter
+  // all-gathers beside the compute; for ZeRO-3, false puts them on the compute stream.
+  bool overlap_param_gather = true;
 
   friend bool operator==(const TrainingSpec&, const TrainingSpec&) = default;
 };

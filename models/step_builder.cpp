@@ -20,7 +20,7 @@ constexpr TaskId none = ~TaskId{0};
 struct PassTasks {
   TaskId first = none;  // the compute task: what incoming dependencies point at
   TaskId overlap = none;
-  TaskId end = none;    // the last task on the compute stream (compute or its TP collectives)
+  TaskId end = none;    // the last task on the compute stream (compute, TP or blocking DP traffic)
   TaskId send = none;   // the transfer to the neighbouring stage, if any
 };
 
@@ -153,6 +153,12 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>
     const TaskId tp = add(tp_s, res.nvlink, label, TaskKind::tp_comm);
     after(previous, tp);
     tasks.end = tp;
+  }
+  const double blocking_dp_s = ref.forward ? chunk.blocking_dp_forward_s : chunk.blocking_dp_backward_s;
+  if (blocking_dp_s > 0.0) {
+    const TaskId dp = add(blocking_dp_s, res.network, label, TaskKind::dp_comm);
+    after(tasks.end, dp);
+    tasks.end = dp;
   }
   stream_tail.assign(1, tasks.end);
 

@@ -5,15 +5,16 @@
 /// fidelity a communication task's work is its alpha-beta time in seconds on a resource of
 /// capacity 1/s, so concurrent collectives on one port share it fairly instead of overlapping
 /// for free.
-/// Every pass becomes: compute, then its tensor-parallel collectives on the same stream; beside
-/// them the pass's overlappable traffic; then the send to the neighbouring stage. Passes on a stage
+/// Every pass becomes: compute, then its tensor-parallel collectives and any blocking data-parallel
+/// traffic (ZeRO-3 without overlap) on the same stream; beside them the pass's overlappable
+/// traffic; then the send to the neighbouring stage. Passes on a stage
 /// run in the schedule's order (pipeline_schedule.hpp). The gradient reduction of a chunk is
 /// bucketed per layer over its last backward pass, as Megatron-LM's --overlap-grad-reduce does; the
 /// optimizer follows all reductions; the parameter all-gather of the distributed optimizer either
 /// overlaps the step (--overlap-param-gather) or follows the optimizer.
-/// Limitations: tensor-parallel collectives are lumped after each pass's compute rather than
-/// between its layers (the same time on an uncontended stream); no compute slow-down while
-/// communication kernels share the SMs.
+/// Limitations: tensor-parallel collectives and blocking ZeRO-3 traffic are lumped after each
+/// pass's compute rather than between its layers (the same time on an uncontended stream); no
+/// compute slow-down while communication kernels share the SMs.
 
 #include <vector>
 

@@ -11,8 +11,9 @@ enum class TaskKind : std::uint8_t {
   compute,      // GPU kernels of a pass
   tp_comm,      // tensor-parallel collectives inside a pass
   pp_comm,      // activations or gradients between stages
-  dp_comm,      // gradient reduction / parameter gather across data-parallel replicas
-  overlap_comm  // ZeRO-3 parameter traffic and context-parallel ring attention beside compute
+  dp_comm,      // gradient reduction / parameter gather across data-parallel replicas (ZeRO-3's
+                // too when it blocks the compute stream)
+  overlap_comm  // overlapped ZeRO-3 parameter traffic and context-parallel ring attention
 };
 
 constexpr bool is_communication(TaskKind kind) { return kind != TaskKind::compute; }

@@ -162,11 +162,16 @@ StepPlan plan_step(const StepInputs& in) {
           chunk.grad_reduce_s = time(CollectiveOp::reduce_scatter, param_bytes, groups.dp);
           chunk.param_gather_s = time(CollectiveOp::all_gather, param_bytes, groups.dp);
           break;
-        default:  // ZeRO-3 / FSDP: gather before each pass, reduce-scatter after each backward
-          chunk.overlap_forward_s += time(CollectiveOp::all_gather, param_bytes, groups.dp);
-          chunk.overlap_backward_s += time(CollectiveOp::all_gather, param_bytes, groups.dp) +
-                                      time(CollectiveOp::reduce_scatter, param_bytes, groups.dp);
+        default: {  // ZeRO-3 / FSDP: gather before each pass, reduce-scatter after each backward
+          const double gather_s = time(CollectiveOp::all_gather, param_bytes, groups.dp);
+          const double scatter_s = time(CollectiveOp::reduce_scatter, param_bytes, groups.dp);
+          // Without overlap (no prefetch, no separate communication stream) each pass waits for
+          // its parameters, and the backward for its gradients' reduce-scatter.
+          (t.overlap_param_gather ? chunk.overlap_forward_s : chunk.blocking_dp_forward_s) += gather_s;
+          (t.overlap_param_gather ? chunk.overlap_backward_s : chunk.blocking_dp_backward_s) += gather_s;
+          (t.overlap_grad_reduce ? chunk.overlap_backward_s : chunk.blocking_dp_backward_s) += scatter_s;
           break;
+        }
       }
       stage_params += params;
       stage.chunks.push_back(chunk);

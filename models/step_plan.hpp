@@ -19,7 +19,9 @@ struct ChunkCosts {
   double backward_s = 0.0;           // GPU compute of the backward pass, recompute included
   double tp_forward_s = 0.0;         // tensor-parallel collectives, blocking the compute stream
   double tp_backward_s = 0.0;
-  double overlap_forward_s = 0.0;    // communication that runs beside the compute (ZeRO-3, CP)
+  double blocking_dp_forward_s = 0.0;   // data-parallel traffic blocking the compute stream: ZeRO-3
+  double blocking_dp_backward_s = 0.0;  // gathers and reduce-scatters when not overlapped
+  double overlap_forward_s = 0.0;    // communication that runs beside the compute (CP, ZeRO-3)
   double overlap_backward_s = 0.0;
   double grad_reduce_s = 0.0;        // data-parallel gradient reduction of the chunk, once a step
   double param_gather_s = 0.0;       // distributed-optimizer parameter all-gather, once a step

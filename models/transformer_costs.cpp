@@ -13,7 +13,11 @@ constexpr double kWeightGradBytes = 8.0;   // wgrad accumulates into the fp32 ma
 struct Dims {
   double tokens;       // b x s / cp: rows of every GEMM on this rank
   double kv_tokens;    // b x s: keys and values attention reads (all of them, with context parallel)
+  double seqs;         // b: sequences of the micro-batch
+  double queries;      // s / cp: queries per sequence on this rank
   double keys;         // s: keys each query scores against
+  double heads;        // a / tp: query heads on this rank
+  double head_dim;     // h / a
   double norm_tokens;  // tokens / tp with sequence parallelism, else tokens
   double hidden;
   double q_width;      // query (and attention output) columns on this rank: h / tp
@@ -37,7 +41,11 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
   return {
       .tokens = tokens,
       .kv_tokens = seqs * s,
+      .seqs = seqs,
+      .queries = s / cp,
       .keys = s,
+      .heads = static_cast<double>(model.heads) / tp,
+      .head_dim = head_dim,
       .norm_tokens = par.sp ? tokens / tp : tokens,
       .hidden = h,
       .q_width = h / tp,
@@ -95,6 +103,54 @@ OpCost attention_backward(const Dims& d) {
           .bytes = 2.0 * fwd.bytes, .kernels = 2};
 }
 
+/// One batched GEMM of the unfused attention: (b x heads) problems C[m x n] = A[m x k] B[k x n],
+/// every operand a bf16 activation read from and written to HBM. Full, not causal: the kernel
+/// computes the masked half too.
+OpCost attention_gemm(std::string_view name, const Dims& d, double m, double n, double k) {
+  const double batch = d.seqs * d.heads;
+  const double flops = 2.0 * batch * m * n * k;
+  return {.name = name, .kind = OpKind::attention_gemm, .flops = flops, .model_flops = flops,
+          .bytes = batch * (m * k + k * n + m * n) * kActivationBytes,
+          .gemm_m = to_int(batch * m), .gemm_n = to_int(n), .gemm_k = to_int(k)};
+}
+
+/// A memory-bound pass over the rank's b x heads x s/cp x s scores, `bytes_per_score` read + written.
+OpCost score_pass(std::string_view name, const Dims& d, double bytes_per_score, double flops_per_score) {
+  const double scores = d.seqs * d.heads * d.queries * d.keys;
+  return {.name = name, .kind = OpKind::elementwise, .flops = flops_per_score * scores,
+          .model_flops = 0.0, .bytes = bytes_per_score * scores};
+}
+
+void add_attention_forward(OpList& ops, const Dims& d, AttentionKernel kernel) {
+  if (kernel == AttentionKernel::flash) {
+    ops.push_back(attention_forward(d));
+    return;
+  }
+  const double q = d.queries, k = d.keys, hd = d.head_dim;
+  ops.push_back(attention_gemm("attention_scores", d, q, k, hd));  // Q K^T
+  // Fused scale-mask-softmax reads the scores and writes the probabilities (2 + 2 bytes).
+  ops.push_back(score_pass("attention_softmax", d, 4.0, 5.0));
+  // Dropout reads the probabilities, writes them and the 1-byte mask (2 + 2 + 1 bytes).
+  ops.push_back(score_pass("attention_dropout", d, 5.0, 2.0));
+  ops.push_back(attention_gemm("attention_values", d, q, hd, k));  // probs V
+}
+
+void add_attention_backward(OpList& ops, const Dims& d, AttentionKernel kernel) {
+  if (kernel == AttentionKernel::flash) {
+    ops.push_back(attention_backward(d));
+    return;
+  }
+  const double q = d.queries, k = d.keys, hd = d.head_dim;
+  ops.push_back(attention_gemm("attention_values_dprobs", d, q, k, hd));  // dContext V^T
+  ops.push_back(attention_gemm("attention_values_dv", d, k, hd, q));      // probs^T dContext
+  // Dropout backward reads the gradient and the mask, writes the gradient (2 + 1 + 2 bytes).
+  ops.push_back(score_pass("attention_dropout_bwd", d, 5.0, 1.0));
+  // Softmax backward reads the gradient and the saved output, writes the gradient (2 + 2 + 2 bytes).
+  ops.push_back(score_pass("attention_softmax_bwd", d, 6.0, 4.0));
+  ops.push_back(attention_gemm("attention_scores_dq", d, q, hd, k));  // dScores K
+  ops.push_back(attention_gemm("attention_scores_dk", d, k, hd, q));  // dScores^T Q
+}
+
 /// Layer norms, two residual adds fused with dropout (Megatron-LM's bias-dropout-add) and the MLP
 /// activation, lumped into one memory-bound op. Norms and adds run on norm_tokens x h, the activation
 /// on tokens x f/tp. Vector FLOPs are a rough count (they do not set the time).
@@ -150,7 +206,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
 
   costs.forward.push_back(elementwise_forward(d));
   costs.forward.push_back(gemm_forward(qkv.fwd, d, d.tokens, qkv.n, qkv.k));
-  costs.forward.push_back(attention_forward(d));
+  add_attention_forward(costs.forward, d, training.attention);
   costs.forward.push_back(gemm_forward(out.fwd, d, d.tokens, out.n, out.k));
   costs.forward.push_back(gemm_forward(up.fwd, d, d.tokens, up.n, up.k));
   costs.forward.push_back(gemm_forward(down.fwd, d, d.tokens, down.n, down.k));
@@ -160,7 +216,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
     costs.backward.push_back(gemm_dgrad(g->dgrad, d, d.tokens, g->n, g->k));
     costs.backward.push_back(gemm_wgrad(g->wgrad, d, d.tokens, g->n, g->k));
   }
-  costs.backward.push_back(attention_backward(d));
+  add_attention_backward(costs.backward, d, training.attention);
   costs.backward.push_back(gemm_dgrad(qkv.dgrad, d, d.tokens, qkv.n, qkv.k));
   costs.backward.push_back(gemm_wgrad(qkv.wgrad, d, d.tokens, qkv.n, qkv.k));
 
@@ -168,9 +224,12 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   switch (training.recompute) {
     case Recompute::none:
       break;
-    case Recompute::selective:
-      costs.recompute.push_back(without_model_flops(attention_forward(d)));
+    case Recompute::selective: {  // the attention core: scores, softmax, dropout, values
+      OpList core;
+      add_attention_forward(core, d, training.attention);
+      for (const OpCost& op : core) costs.recompute.push_back(without_model_flops(op));
       break;
+    }
     case Recompute::full:
       for (const OpCost& op : costs.forward) costs.recompute.push_back(without_model_flops(op));
       break;

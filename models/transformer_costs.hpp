@@ -5,12 +5,27 @@
 /// s keys; norms and elementwise ops run on s/(cp x tp) tokens with sequence parallelism.
 /// Units: FLOPs (2 per multiply-add) and bytes. Forward ops are listed in execution order; the
 /// backward list splits each GEMM into its input-gradient (dgrad) and weight-gradient (wgrad) GEMM.
-/// Limitations: dense decoder-only layers (no MoE); attention is a flash-style kernel (no s^2
-/// activations, causal masking skips half the blocks); bias, RoPE and fp8 cast/amax kernels are not
-/// costed; k/v heads replicate when kv_heads < tp; the attention kernel runs in bf16 at fp8.
+/// Attention core, by training.attention:
+/// - flash: one fused kernel each way; no s^2 activations reach HBM and causal masking skips half
+///   the blocks.
+/// - unfused (Megatron-LM before 2023, Megatron-DeepSpeed): per (sequence, head) of the rank,
+///   scores = Q K^T and context = probs V as batched GEMMs over the full s x s matrix (no causal
+///   skipping), and between them the fused scale-mask-softmax kernel (reads and writes the 16-bit
+///   scores) and dropout (reads the probabilities, writes them and a 1-byte mask). The backward runs
+///   the autograd of each: 4 batched GEMMs, dropout (reads gradient and mask, writes gradient) and
+///   softmax (reads gradient and output, writes gradient), so HBM traffic grows with s^2.
+///   Selective recompute redoes all four forward ops (Korthikanti et al. 2022 section 4.2).
+/// Limitations: dense decoder-only layers (no MoE); bias, RoPE and fp8 cast/amax kernels are not
+/// costed; k/v heads replicate when kv_heads < tp; the attention core runs in bf16 at fp8. Unfused:
+/// attention dropout is always on (Megatron-LM's default 0.1); the padding-mask read, the
+/// context's [s, b, h] permute copy and the baddbmm scaling are not costed (O(s h), not O(s^2));
+/// with context parallelism the rank's s/cp queries score against all s keys in one pass.
 /// Source: per-op FLOPs from shared reference training-math.md (Narayanan et al. 2021 and
 /// Korthikanti et al. 2022 counts); flash-attention backward = 2.5 x forward from Dao 2023,
-/// "FlashAttention-2", section 4.1 (5 matmuls in the backward pass against 2 in the forward).
+/// "FlashAttention-2", section 4.1 (5 matmuls in the backward pass against 2 in the forward);
+/// unfused op sequence and bytes from Megatron-LM's megatron/model/transformer.py (ParallelAttention,
+/// later CoreAttention: baddbmm, FusedScaleMaskSoftmax, attention dropout, bmm) and Korthikanti et
+/// al. 2022 table 2 (the 5as/h bytes per score: softmax output 2, dropout mask 1, dropout output 2).
 
 #include <array>
 #include <cassert>
@@ -24,8 +39,9 @@
 namespace clustersim::models {
 
 /// How an op's time is modelled: GEMMs by shape efficiency, attention by the attention kernel's
-/// efficiency, elementwise ops by HBM bandwidth alone.
-enum class OpKind { gemm, attention, elementwise };
+/// efficiency, attention GEMMs (the unfused attention's batched score and context GEMMs) by shape
+/// efficiency at bf16 whatever the precision, elementwise ops by HBM bandwidth alone.
+enum class OpKind { gemm, attention, attention_gemm, elementwise };
 
 struct OpCost {
   std::string_view name;     // static string: "qkv_proj", "attention_bwd", ...
@@ -33,7 +49,9 @@ struct OpCost {
   double flops = 0.0;        // executed: what the kernel does (causal attention does half)
   double model_flops = 0.0;  // Megatron-LM convention: full attention, no elementwise work
   double bytes = 0.0;        // HBM read + written
-  int gemm_m = 0;            // C[m x n] = A[m x k] B[k x n]; all 0 if not a GEMM
+  int gemm_m = 0;            // C[m x n] = A[m x k] B[k x n]; all 0 if not a GEMM. A batched GEMM
+                             // of B problems folds B into m (the same output tiles when m is a
+                             // multiple of the tile height)
   int gemm_n = 0;
   int gemm_k = 0;
   int kernels = 1;           // kernel launches the op stands for

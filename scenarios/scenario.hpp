@@ -4,8 +4,12 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "models/checkpoint_model.hpp"
 #include "models/cluster_spec.hpp"
+#include "models/cost_model.hpp"
+#include "models/failure_model.hpp"
 #include "models/parallelism_spec.hpp"
 #include "models/transformer_spec.hpp"
 
@@ -22,6 +26,22 @@ struct SimulationOptions {
   friend bool operator==(const SimulationOptions&, const SimulationOptions&) = default;
 };
 
+/// One named layout of `clustersim sweep`: a partial override of parallelism and training keys,
+/// kept as the compact JSON object written in the scenario ({"parallelism": {"tp": 4}}) and applied
+/// by scenarios/sweep_configs.hpp, which loads the result through the same checks as a file.
+struct SweepConfig {
+  std::string name{};
+  std::string overrides_json{};
+
+  friend bool operator==(const SweepConfig&, const SweepConfig&) = default;
+};
+
+struct SweepOptions {
+  std::vector<SweepConfig> configs{};
+
+  friend bool operator==(const SweepOptions&, const SweepOptions&) = default;
+};
+
 struct Scenario {
   std::string name{};
   models::TransformerSpec model{};
@@ -30,6 +50,11 @@ struct Scenario {
   models::TrainingSpec training{};
   SimulationOptions simulation{};
   std::string calibration_profile{};  // calibration profile JSON; empty: built-in constants
+  SweepOptions sweep{};
+  models::FailureSpec failures{};      // clustersim failures, tco
+  models::CheckpointSpec checkpoint{};
+  models::StorageSpec storage{};
+  models::CostSpec cost{};             // clustersim tco
 
   friend bool operator==(const Scenario&, const Scenario&) = default;
 };

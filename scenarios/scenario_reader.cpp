@@ -243,6 +243,13 @@ FieldValue Reader::convert(const json& value, const Field& field,
       if (!value.is_string()) reject();
       result = value.get<std::string>();
       break;
+    case ValueType::array:
+      if (!value.is_array()) reject();
+      result = value.dump();
+      if (auto violation = field.check_array(std::get<std::string>(result))) {
+        fail(pointer + violation->pointer, violation->rule);
+      }
+      break;
   }
   if (!field.accepts(result)) reject();
   return result;

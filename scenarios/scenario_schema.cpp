@@ -5,6 +5,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include "scenarios/sweep_configs.hpp"
+
 namespace clustersim::scenarios {
 namespace {
 
@@ -130,10 +132,234 @@ Field enumeration(std::string_view key, Access access, std::array<std::string_vi
           }};
 }
 
+// sweep.configs: the JSON text of the array is the value; scenarios/sweep_configs.hpp checks it.
+Field sweep_configs() {
+  return {.key = "configs",
+          .type = ValueType::array,
+          .meaning = "named layouts: [{\"name\": ..., \"parallelism\": {...}, \"training\": {...}}], "
+                     "each overriding only the keys it names (dp is derived unless given)",
+          .get = [](const Scenario& s) -> FieldValue { return sweep_configs_json(s.sweep.configs); },
+          .set = [](Scenario& s, const FieldValue& v) {
+            s.sweep.configs = parse_sweep_configs(std::get<std::string>(v));
+          },
+          .check_array = check_sweep_configs};
+}
+
 Field with_default(Field field, DefaultKind kind) {
   field.default_kind = kind;
   return field;
 }
+
+// --- failures, checkpoints, storage, cost (clustersim failures, tco) ---------------------------
+
+constexpr auto failures = [](auto& s) -> auto& { return s.failures; };
+constexpr auto checkpoint = [](auto& s) -> auto& { return s.checkpoint; };
+constexpr auto storage_nfs = [](auto& s) -> auto& { return s.storage.nfs; };
+constexpr auto storage_lustre = [](auto& s) -> auto& { return s.storage.lustre; };
+constexpr auto storage_local = [](auto& s) -> auto& { return s.storage.local_nvme; };
+constexpr auto cost = [](auto& s) -> auto& { return s.cost; };
+constexpr auto build_cost = [](auto& s) -> auto& { return s.cost.build; };
+constexpr auto rent_cost = [](auto& s) -> auto& { return s.cost.rent; };
+
+constexpr Unit per_1000_node_days{.symbol = "1/(1000 node-days)", .div = 86.4e6};
+constexpr Unit per_1000_rack_days{.symbol = "1/(1000 rack-days)", .div = 86.4e6};
+constexpr Unit per_day{.symbol = "1/day", .div = 86400};
+constexpr Unit hours{.symbol = "h", .mul = 3600};
+constexpr Unit minutes{.symbol = "min", .mul = 60};
+constexpr Unit years{.symbol = "years"};
+constexpr Unit months{.symbol = "months"};
+constexpr Unit hours_per_day{.symbol = "h/day"};
+constexpr Unit fraction{.symbol = "fraction"};
+constexpr Unit per_year{.symbol = "1/year"};
+constexpr Unit bytes_per_param{.symbol = "bytes"};
+constexpr Unit usd{.symbol = "USD"};
+constexpr Unit usd_per_month{.symbol = "USD/month"};
+constexpr Unit usd_per_kwh{.symbol = "USD/kWh"};
+constexpr Unit usd_per_kw_month{.symbol = "USD/(kW month)"};
+constexpr Unit usd_per_gpu_hour{.symbol = "USD/(GPU h)"};
+constexpr Bounds unit_interval{.min = 0, .max = 1};
+constexpr Bounds day_hours{.min = 0, .min_exclusive = true, .max = 24};
+
+// A component's failure rate, per 1000 node-days or as one node's MTBF in hours (which wins).
+template <class Access>
+std::vector<Field> component_rate(std::string_view rate_key, std::string_view mtbf_key, Access access,
+                                  std::string_view meaning) {
+  using models::ComponentRate;
+  return {number(rate_key, member(access, &ComponentRate::per_node_s), per_1000_node_days, non_negative, meaning),
+          number(mtbf_key, member(access, &ComponentRate::mtbf_s), hours, non_negative,
+                 "when > 0: one node's mean time between these failures, used instead of the rate")};
+}
+
+std::vector<Section> run_sections() {
+  using models::BuildCostSpec;
+  using models::CheckpointSpec;
+  using models::CostSpec;
+  using models::FailureSpec;
+  using models::LocalStorageSpec;
+  using models::RentCostSpec;
+  using models::SharedStorageSpec;
+
+  std::vector<Field> failure_fields;
+  const auto add = [&failure_fields](std::vector<Field> fields) {
+    for (auto& field : fields) failure_fields.push_back(std::move(field));
+  };
+  add(component_rate("gpu_per_1000_node_days", "gpu_mtbf_hours", member(failures, &FailureSpec::gpu),
+                     "GPU failures (GPU, HBM, SRAM, system processor, SDC, thermal); Llama 3: 268 in 2,048 nodes x 54 days"));
+  add(component_rate("host_per_1000_node_days", "host_mtbf_hours", member(failures, &FailureSpec::host),
+                     "host failures (CPU, memory, SSD, power supply, chassis, unplanned maintenance); Llama 3: 46 (same span)"));
+  add(component_rate("nic_per_1000_node_days", "nic_mtbf_hours", member(failures, &FailureSpec::nic),
+                     "network adapter failures; Llama 3: 7 (same span)"));
+  add(component_rate("link_per_1000_node_days", "link_mtbf_hours", member(failures, &FailureSpec::link),
+                     "cable and transceiver failures; Llama 3: 35 switch/cable, all counted here"));
+  add(component_rate("switch_per_1000_node_days", "switch_mtbf_hours",
+                     member(failures, &FailureSpec::network_switch),
+                     "switch failures; 0: Llama 3 does not separate them from cables"));
+  add(component_rate("software_per_1000_node_days", "software_mtbf_hours", member(failures, &FailureSpec::software),
+                     "software failures (bugs, dependencies, NCCL watchdog timeouts); Llama 3: 63 (same span)"));
+  add({number("rack_per_1000_rack_days", member(failures, &FailureSpec::rack_per_rack_s), per_1000_rack_days,
+              non_negative, "correlated events (PDU, rack power) that take down a whole rack at once"),
+       integer("nodes_per_rack", member(failures, &FailureSpec::nodes_per_rack), count, positive,
+               "nodes a rack event takes down; Meta's Llama 3 racks hold 2"),
+       number("planned_per_day", member(failures, &FailureSpec::planned_per_s), per_day, non_negative,
+              "planned maintenance stops of the job (checkpointed first); Llama 3: 47 in 54 days"),
+       number("straggler_per_1000_node_days", member(failures, &FailureSpec::straggler_per_node_s),
+              per_1000_node_days, non_negative, "slow GPUs (thermal throttling, bad parts) that slow the job"),
+       number("straggler_slowdown", member(failures, &FailureSpec::straggler_slowdown), fraction, non_negative,
+              "how much longer steps take while a straggler is in the job; BLOOM-176B saw 0.05"),
+       number("straggler_minutes", member(failures, &FailureSpec::straggler_duration_s), minutes, positive,
+              "how long a straggler stays until it is found and evicted"),
+       number("thermal_slowdown", member(failures, &FailureSpec::thermal_slowdown), fraction, non_negative,
+              "constant slowdown from thermal throttling; Llama 3 saw 1-2 % diurnal variation"),
+       number("link_reroute_fraction", member(failures, &FailureSpec::link_reroute_fraction), fraction,
+              unit_interval, "share of link failures the fabric routes around (degraded steps, no interruption)"),
+       number("link_repair_hours", member(failures, &FailureSpec::link_repair_s), hours, positive,
+              "a routed-around link stays degraded this long")});
+
+  return {
+      {.pointer = "/failures",
+       .meaning = "failure and slowdown rates (clustersim failures); defaults: Llama 3 405B, 16,384 H100, 54 days",
+       .index_in_parent = 1,
+       .fields = std::move(failure_fields)},
+      {.pointer = "/checkpoint",
+       .meaning = "checkpoints and restarts (clustersim failures)",
+       .index_in_parent = 1,
+       .fields =
+           {number("interval_minutes", member(checkpoint, &CheckpointSpec::interval_s), minutes, non_negative,
+                   "compute time between checkpoints; 0: use interval_steps"),
+            integer("interval_steps", member(checkpoint, &CheckpointSpec::interval_steps), count, non_negative,
+                    "steps between checkpoints; 0: use interval_minutes"),
+            number("bytes_per_param", member(checkpoint, &CheckpointSpec::bytes_per_param), bytes_per_param,
+                   positive, "checkpoint bytes per parameter: 14 = bf16 weights + fp32 master, m, v"),
+            enumeration("mode", member(checkpoint, &CheckpointSpec::mode),
+                        std::array<std::string_view, 2>{"sync", "async"},
+                        "sync: training waits for the write; async: only for the copy to host memory"),
+            number("snapshot_gb_per_s", member(checkpoint, &CheckpointSpec::snapshot_bytes_per_s), gb_per_s,
+                   positive, "async: device-to-host copy rate per GPU"),
+            enumeration("target", member(checkpoint, &CheckpointSpec::target),
+                        std::array<std::string_view, 3>{"nfs", "lustre", "local_nvme"},
+                        "where checkpoints are written (bandwidths under /storage)"),
+            enumeration("second_target", member(checkpoint, &CheckpointSpec::second_target),
+                        std::array<std::string_view, 4>{"none", "nfs", "lustre", "local_nvme"},
+                        "two-phase commit: also written here, in the background; committed when both have it"),
+            number("detect_minutes", member(checkpoint, &CheckpointSpec::detect_s), minutes, non_negative,
+                   "restart: time to notice a failure (Meta health checks every 5 min)"),
+            number("reschedule_minutes", member(checkpoint, &CheckpointSpec::reschedule_s), minutes,
+                   non_negative, "restart: time to relaunch the job on healthy nodes"),
+            number("warmup_minutes", member(checkpoint, &CheckpointSpec::warmup_s), minutes, non_negative,
+                   "restart: initialisation after the load (NCCL, compilation, data loader)"),
+            number("spare_fraction", member(checkpoint, &CheckpointSpec::spare_fraction), fraction,
+                   non_negative, "hot spare nodes, as a fraction of the job's nodes (rounded up)"),
+            enumeration("when_no_spare", member(checkpoint, &CheckpointSpec::no_spare),
+                        std::array<std::string_view, 2>{"wait", "shrink"},
+                        "without a free spare: wait for a repair, or continue with fewer replicas"),
+            number("repair_hours", member(checkpoint, &CheckpointSpec::repair_s), hours, positive,
+                   "a failed node returns to the spare pool after this")}},
+      {.pointer = "/storage",
+       .meaning = "checkpoint storage bandwidths (read = write)",
+       .index_in_parent = 1},
+      {.pointer = "/storage/nfs",
+       .meaning = "a network file system or object store",
+       .fields = {number("aggregate_gb_per_s", member(storage_nfs, &SharedStorageSpec::aggregate_bytes_per_s),
+                         gb_per_s, positive, "all clients together; 2.5 = the 20 Gb/s of Gemini's example"),
+                  number("per_node_gb_per_s", member(storage_nfs, &SharedStorageSpec::per_node_bytes_per_s),
+                         gb_per_s, positive, "one client node")}},
+      {.pointer = "/storage/lustre",
+       .meaning = "a parallel file system",
+       .fields = {number("aggregate_gb_per_s", member(storage_lustre, &SharedStorageSpec::aggregate_bytes_per_s),
+                         gb_per_s, positive, "all clients together; DDN sizes 1 GB/s per GPU"),
+                  number("per_node_gb_per_s", member(storage_lustre, &SharedStorageSpec::per_node_bytes_per_s),
+                         gb_per_s, positive, "one client node; SuperPOD H100: 40 GB/s with GPUDirect Storage")}},
+      {.pointer = "/storage/local_nvme",
+       .meaning = "each node's own NVMe drives (lost with the node)",
+       .fields = {number("per_node_gb_per_s", member(storage_local, &LocalStorageSpec::per_node_bytes_per_s),
+                         gb_per_s, positive, "one node's drives together")}},
+      {.pointer = "/cost",
+       .meaning = "build and rent prices (clustersim tco)",
+       .index_in_parent = 1,
+       .fields = {number("hours_per_day", member(cost, &CostSpec::hours_per_day), hours_per_day, day_hours,
+                         "hours a day the cluster is used"),
+                  number("horizon_years", member(cost, &CostSpec::horizon_years), years, positive,
+                         "length of the build-vs-rent comparison"),
+                  number("claimed_break_even_months", member(cost, &CostSpec::claimed_break_even_months), months,
+                         non_negative, "a published break-even claim to check the inputs against; 0: none")}},
+      {.pointer = "/cost/build",
+       .meaning = "owning the cluster; network prices apply to the topology's counted parts",
+       .index_in_parent = 3,
+       .fields = {number("server_usd", member(build_cost, &BuildCostSpec::server_usd), usd, non_negative,
+                         "price of one node (8-GPU HGX H100 about 255,000-317,000 in 2024-25)"),
+                  number("switch_usd", member(build_cost, &BuildCostSpec::switch_usd), usd, non_negative,
+                         "one scale-out switch (64-port NDR: 36,000, 2024-08)"),
+                  number("nic_usd", member(build_cost, &BuildCostSpec::nic_usd), usd, non_negative,
+                         "one scale-out NIC when not in server_usd"),
+                  number("transceiver_usd", member(build_cost, &BuildCostSpec::transceiver_usd), usd, non_negative,
+                         "one optical transceiver"),
+                  number("cable_usd", member(build_cost, &BuildCostSpec::cable_usd), usd, non_negative,
+                         "one cable without its transceivers"),
+                  number("transceivers_per_cable", member(build_cost, &BuildCostSpec::transceivers_per_cable),
+                         count, non_negative, "2 for optical cables, 0 for copper"),
+                  number("storage_usd", member(build_cost, &BuildCostSpec::storage_usd), usd, non_negative,
+                         "storage system"),
+                  number("other_capex_usd", member(build_cost, &BuildCostSpec::other_capex_usd), usd, non_negative,
+                         "one-off cost quoted as one sum, on top of the itemised ones"),
+                  number("node_power_w", member(build_cost, &BuildCostSpec::node_power_w), watts, non_negative,
+                         "maximum input power of one node (DGX H100: 10,200)"),
+                  number("power_draw_fraction", member(build_cost, &BuildCostSpec::power_draw_fraction), fraction,
+                         unit_interval, "average draw over maximum power while used"),
+                  number("pue", member(build_cost, &BuildCostSpec::pue), count, Bounds{.min = 1},
+                         "facility power over IT power"),
+                  number("usd_per_kwh", member(build_cost, &BuildCostSpec::usd_per_kwh), usd_per_kwh, non_negative,
+                         "electricity price"),
+                  number("colocation_usd_per_kw_month",
+                         member(build_cost, &BuildCostSpec::colocation_usd_per_kw_month), usd_per_kw_month,
+                         non_negative, "colocation rent per kW of maximum node power"),
+                  number("staff_usd_per_month", member(build_cost, &BuildCostSpec::staff_usd_per_month),
+                         usd_per_month, non_negative, "operations staff"),
+                  number("maintenance_fraction_per_year",
+                         member(build_cost, &BuildCostSpec::maintenance_fraction_per_year), per_year, non_negative,
+                         "support and repairs, as a fraction of hardware capital a year"),
+                  number("other_opex_usd_per_month", member(build_cost, &BuildCostSpec::other_opex_usd_per_month),
+                         usd_per_month, non_negative, "running cost quoted as one sum, on top of the itemised ones"),
+                  number("depreciation_years", member(build_cost, &BuildCostSpec::depreciation_years), years,
+                         positive, "life over which the capital is recovered"),
+                  number("financing_rate", member(build_cost, &BuildCostSpec::financing_rate), per_year,
+                         non_negative, "cost of capital")}},
+      {.pointer = "/cost/rent",
+       .meaning = "renting the same GPUs; 0: option not offered",
+       .index_in_parent = 3,
+       .fields = {number("on_demand_usd_per_gpu_hour", member(rent_cost, &RentCostSpec::on_demand_usd_per_gpu_hour),
+                         usd_per_gpu_hour, non_negative, "billed for the hours used"),
+                  number("reserved_usd_per_gpu_hour", member(rent_cost, &RentCostSpec::reserved_usd_per_gpu_hour),
+                         usd_per_gpu_hour, non_negative, "billed for the committed hours"),
+                  number("spot_usd_per_gpu_hour", member(rent_cost, &RentCostSpec::spot_usd_per_gpu_hour),
+                         usd_per_gpu_hour, non_negative, "billed for the hours used; preemptions are failures"),
+                  number("reserved_hours_per_day", member(rent_cost, &RentCostSpec::reserved_hours_per_day),
+                         hours_per_day, day_hours, "committed hours a day of a reservation"),
+                  number("spot_preemption_per_1000_node_days",
+                         member(rent_cost, &RentCostSpec::spot_preemption_per_node_s), per_1000_node_days,
+                         non_negative, "spot nodes reclaimed by the provider")}},
+  };
+}
+
 
 // --- the format -------------------------------------------------------------------------------
 
@@ -163,7 +389,7 @@ std::vector<Section> build_sections() {
     return std::nullopt;
   };
 
-  return {
+  std::vector<Section> sections{
       {.pointer = "",
        .meaning = "a scenario: model, cluster, parallelism, training and simulation options",
        .fields = {string("name", member(root, &Scenario::name), "label used in reports")}},
@@ -288,6 +514,10 @@ std::vector<Section> build_sections() {
             enumeration("recompute", member(training, &TrainingSpec::recompute),
                         std::array<std::string_view, 3>{"none", "selective", "full"},
                         "activation recomputation"),
+            enumeration("attention", member(training, &TrainingSpec::attention),
+                        std::array<std::string_view, 2>{"flash", "unfused"},
+                        "attention kernel: fused (FlashAttention), or unfused with s x s scores "
+                        "in HBM (Megatron-LM before 2023)"),
             enumeration("schedule", member(training, &TrainingSpec::schedule),
                         std::array<std::string_view, 3>{"gpipe", "1f1b", "interleaved"},
                         "pipeline schedule"),
@@ -310,7 +540,13 @@ std::vector<Section> build_sections() {
        .index_in_parent = 1,
        .fields = {string("profile", member(root, &Scenario::calibration_profile),
                          "path of a calibration profile JSON; empty: built-in constants")}},
+      {.pointer = "/sweep",
+       .meaning = "the layouts `clustersim sweep` compares when no --configs file is given",
+       .index_in_parent = 1,
+       .fields = {sweep_configs()}},
   };
+  for (auto& section : run_sections()) sections.push_back(std::move(section));
+  return sections;
 }
 
 std::string format_number(double value) {
@@ -327,6 +563,7 @@ std::string_view type_name(ValueType type) {
     case ValueType::boolean: return "boolean";
     case ValueType::string: return "string";
     case ValueType::enumeration: return "enum";
+    case ValueType::array: return "array";
   }
   return "?";
 }
@@ -339,6 +576,7 @@ std::string Field::requirement() const {
   switch (type) {
     case ValueType::boolean: return "true or false";
     case ValueType::string: return "a string";
+    case ValueType::array: return "an array";
     case ValueType::enumeration: {
       std::string text = "one of ";
       for (std::size_t i = 0; i < choices.size(); ++i) {
@@ -383,7 +621,8 @@ bool Field::accepts(const FieldValue& value) const {
       return v && std::isfinite(*v) && in_bounds(*v);
     }
     case ValueType::boolean: return std::holds_alternative<bool>(value);
-    case ValueType::string: return std::holds_alternative<std::string>(value);
+    case ValueType::string:
+    case ValueType::array: return std::holds_alternative<std::string>(value);
     case ValueType::enumeration: {
       const auto* v = std::get_if<std::string>(&value);
       if (!v) return false;
@@ -507,6 +746,11 @@ std::vector<KeyDoc> explain_keys() {
       const FieldValue value = field.get(defaults);
       switch (field.default_kind) {
         case DefaultKind::value:
+          if (field.type == ValueType::array) {
+            // The value is JSON text already; as a FieldValue it would read as a quoted string.
+            row.default_text = std::get<std::string>(value);
+            break;
+          }
           row.default_value = value;
           row.default_text = format_value(value);
           break;

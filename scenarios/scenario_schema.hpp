@@ -15,10 +15,13 @@
 #include <vector>
 
 #include "scenarios/scenario.hpp"
+#include "scenarios/scenario_validation.hpp"
 
 namespace clustersim::scenarios {
 
-enum class ValueType { integer, unsigned_integer, number, boolean, string, enumeration };
+/// `array`: a JSON array held as its compact JSON text in the string alternative of FieldValue,
+/// its items checked by Field::check_array (sweep.configs).
+enum class ValueType { integer, unsigned_integer, number, boolean, string, enumeration, array };
 
 /// A scalar as written in the JSON (in the key's unit): integer, unsigned integer (seeds),
 /// number, boolean, or string (also enumeration names).
@@ -60,6 +63,8 @@ struct Field {
   std::function<void(Scenario&, const FieldValue&)> set{};  // value must pass check()
   // derived: fills the value in; returns the broken rule when it cannot.
   std::function<std::optional<std::string>(Scenario&)> derive{};
+  // array: the first broken rule of a value (its JSON text), pointer relative to the key.
+  std::function<std::optional<Violation>(std::string_view json_text)> check_array{};
 
   /// What a valid value looks like: "a positive integer", "one of gpipe|1f1b|interleaved".
   std::string requirement() const;

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "scenarios/run_options_validation.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "scenarios/scenario_schema.hpp"
 
@@ -92,7 +93,8 @@ std::optional<Violation> cross_field_violation(const Scenario& s) {
 
 std::optional<Violation> find_violation(const Scenario& scenario) {
   if (auto violation = field_violation(scenario)) return violation;
-  return cross_field_violation(scenario);
+  if (auto violation = cross_field_violation(scenario)) return violation;
+  return run_options_violation(scenario);
 }
 
 void validate(const Scenario& scenario, std::string_view source) {

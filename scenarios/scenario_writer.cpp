@@ -42,7 +42,10 @@ ordered_json write_section(const Scenario& scenario, const Section& section) {
   for (std::size_t i = 0; i < section.fields.size(); ++i) {
     write_children(i);
     const Field& field = section.fields[i];
-    object[std::string(field.key)] = value_to_json(field.get(scenario));
+    const FieldValue value = field.get(scenario);
+    object[std::string(field.key)] = field.type == ValueType::array
+                                         ? ordered_json::parse(std::get<std::string>(value))
+                                         : value_to_json(value);
   }
   write_children(section.fields.size());
   return object;

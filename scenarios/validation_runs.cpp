@@ -352,8 +352,15 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     assumed.emplace_back(family.recompute.reason);
   }
   t.schedule = p.vp > 1 ? models::Schedule::interleaved : models::Schedule::one_f_one_b;
-  t.overlap_grad_reduce = family.overlap_grad_reduce.value;
-  if (!t.overlap_grad_reduce && p.dp * p.cp > 1) assumed.emplace_back(family.overlap_grad_reduce.reason);
+  t.attention = family.attention.value;
+  if (t.attention != models::AttentionKernel::flash) assumed.emplace_back(family.attention.reason);
+  if (p.zero >= 3) {
+    t.overlap_param_gather = t.overlap_grad_reduce = family.zero3_overlap.value;
+    if (!family.zero3_overlap.value && p.dp * p.cp > 1) assumed.emplace_back(family.zero3_overlap.reason);
+  } else {
+    t.overlap_grad_reduce = family.overlap_grad_reduce.value;
+    if (!t.overlap_grad_reduce && p.dp * p.cp > 1) assumed.emplace_back(family.overlap_grad_reduce.reason);
+  }
 
   // The same rules as a loaded scenario, then the step model's own.
   if (auto violation = find_violation(s)) {

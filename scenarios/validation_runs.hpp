@@ -22,7 +22,8 @@
 ///   "FSDP..." -> 3; "... not resharded ..." (Llama 3: optimizer state and gradients sharded) -> 2;
 ///   a leading digit -> that stage. micro_batch empty -> 1. precision: fp8 when the column says
 ///   fp8 or float8, else bf16 (fp16 runs at the same tensor-core peak). Fewer GPUs than a node
-///   (8): one node of that many.
+///   (8): one node of that many. attention kernel, gradient-reduction overlap and, for ZeRO-3 rows,
+///   the overlap of their parameter gathers and reduce-scatters: the source family's default.
 /// - skipped: mixture-of-experts models or ep > 1, non-standard GPUs, rows without layout, batch
 ///   or measurement, and layouts the scenario rules or the step model reject (their message).
 ///

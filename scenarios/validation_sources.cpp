@@ -5,6 +5,7 @@
 namespace clustersim::scenarios {
 namespace {
 
+using models::AttentionKernel;
 using models::Recompute;
 
 constexpr FamilyDefault<FlopCount> model_flops{
@@ -36,7 +37,14 @@ constexpr std::array families{
         .sp = {SpDefault::off, "sp=off: sequence parallelism was introduced in 2022"},
         .overlap_grad_reduce = {false, "gradient all-reduce after the backward pass: Megatron-LM "
                                        "2021's default local DDP did not overlap it"},
-        .seq_len = no_seq_len},
+        .seq_len = no_seq_len,
+        .attention = {AttentionKernel::unfused,
+                      "attention=unfused: the s x s scores go through HBM (batched GEMMs, fused "
+                      "softmax, dropout); FlashAttention appeared in 2022 (Dao et al., NeurIPS "
+                      "2022) and Megatron-LM adopted it in 2023"},
+        .zero3_overlap = {false, "ZeRO-3 gathers and reduce-scatters block the compute: DeepSpeed "
+                                 "ZeRO-3 as run in 2021, whose poor scaling Narayanan et al. 2021 "
+                                 "section 5.2 attributes to its communication"}},
     SourceFamily{
         .name = "Korthikanti 2022",
         .needle = "Korthikanti",
@@ -45,7 +53,11 @@ constexpr std::array families{
         .recompute = no_recompute,
         .sp = {SpDefault::off, "sp=off assumed"},
         .overlap_grad_reduce = overlapped,
-        .seq_len = no_seq_len},
+        .seq_len = no_seq_len,
+        .attention = {AttentionKernel::unfused,
+                      "attention=unfused: the paper's 5as/h activation term is the stored s x s "
+                      "score matrix; FlashAttention appeared in 2022 (Dao et al., NeurIPS 2022) and "
+                      "Megatron-LM adopted it in 2023"}},
     SourceFamily{
         .name = "Megatron-Core 2024",
         .needle = "Megatron-Core",
@@ -101,7 +113,11 @@ constexpr std::array families{
                  .recompute = {Recompute::full, "recompute=full assumed, as its FLOP count"},
                  .sp = {SpDefault::off, "sp=off: Megatron-DeepSpeed 2022 had none"},
                  .overlap_grad_reduce = overlapped,
-                 .seq_len = no_seq_len},
+                 .seq_len = no_seq_len,
+                 .attention = {AttentionKernel::unfused,
+                               "attention=unfused: BLOOM's Megatron-DeepSpeed (2022) used fused "
+                               "scale-mask-softmax kernels without flash attention, which appeared "
+                               "in 2022 (Dao et al., NeurIPS 2022)"}},
     SourceFamily{.name = "OPT 2022",
                  .needle = "OPT paper",
                  .tflops_count = model_flops,

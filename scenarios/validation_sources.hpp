@@ -40,6 +40,11 @@ struct SourceFamily {
   FamilyDefault<SpDefault> sp{};
   FamilyDefault<bool> overlap_grad_reduce{};
   FamilyDefault<std::int64_t> seq_len{};  // 0: none; a row without seq_len is skipped
+  FamilyDefault<models::AttentionKernel> attention{models::AttentionKernel::flash, ""};
+  // ZeRO-3 rows: whether the per-pass parameter all-gathers and gradient reduce-scatters overlap
+  // the compute (sets overlap_param_gather and overlap_grad_reduce; replaces the family's
+  // overlap_grad_reduce, which describes its non-ZeRO-3 rows).
+  FamilyDefault<bool> zero3_overlap{true, ""};
 };
 
 /// The family whose needle occurs first in the table's order in `source`; "other" if none does.

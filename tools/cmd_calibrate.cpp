@@ -226,13 +226,13 @@ int cmd_calibrate(std::span<const std::string> args, std::ostream& out) {
        "GPU preset the inputs were measured on; default: from the device names in the inputs")
       ("collective", po::value(&collective)->value_name("NAME"),
        "collective of nccl-tests logs that do not show it (all_gather vs alltoall)")
-      ("tolerance", po::value(&options.fit.tolerance)->default_value(0.03, "0.03"),
+      ("tolerance", po::value(&options.fit.tolerance)->default_value(0.03, "0.03")->value_name("FRACTION"),
        "largest relative time error an alpha-beta segment may leave")
-      ("max-segments", po::value(&options.fit.max_segments)->default_value(0),
+      ("max-segments", po::value(&options.fit.max_segments)->default_value(0)->value_name("N"),
        "at most this many alpha-beta segments per collective (1: one line; 0: as the tolerance needs)")
-      ("nic-gbit-per-s", po::value(&options.nic_gbit_per_s)->default_value(400.0, "400"),
+      ("nic-gbit-per-s", po::value(&options.nic_gbit_per_s)->default_value(400.0, "400")->value_name("GBIT"),
        "line rate of one NIC, for network_efficiency")
-      ("nics-per-node", po::value(&options.nics_per_node)->default_value(8), "NICs per node, for network_efficiency")
+      ("nics-per-node", po::value(&options.nics_per_node)->default_value(8)->value_name("N"), "NICs per node, for network_efficiency")
       ("json", po::bool_switch(&json), "print the fit report as one JSON object instead of text");
   command.hidden.add_options()("input", po::value(&inputs)->composing(), "raw inputs");
   command.positional.add("input", -1);

@@ -9,7 +9,13 @@ namespace clustersim::tools {
 
 int cmd_calibrate(std::span<const std::string> args, std::ostream& out);
 int cmd_explain(std::span<const std::string> args, std::ostream& out);
+int cmd_failures(std::span<const std::string> args, std::ostream& out);
+int cmd_merge(std::span<const std::string> args, std::ostream& out);
+int cmd_plan(std::span<const std::string> args, std::ostream& out);
 int cmd_run(std::span<const std::string> args, std::ostream& out);
+int cmd_topo(std::span<const std::string> args, std::ostream& out);
+int cmd_sweep(std::span<const std::string> args, std::ostream& out);
+int cmd_tco(std::span<const std::string> args, std::ostream& out);
 int cmd_validate(std::span<const std::string> args, std::ostream& out);
 
 /// The subcommands in the order `clustersim --help` lists them.

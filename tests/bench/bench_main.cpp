@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/bench/engine_bench.hpp"
+#include "tests/bench/run_bench.hpp"
 #include "tests/bench/step_bench.hpp"
 
 namespace {
@@ -76,6 +77,13 @@ int main(int argc, char** argv) {
     rows.push_back({"step.sweep_70b_256", "configurations_per_s", rate, "1/s"});
     std::fprintf(stderr, "%-34s %10zu layouts  %.0f configurations/s  peak RSS %.0f MiB\n", "step.sweep_70b_256",
                  configurations, rate, peak_rss_mib());
+  }
+  if (wanted("failures.llama3_16384_54d_1000_runs")) {
+    const RunBenchResult r = bench_failure_runs(1000, 0);
+    rows.push_back({"failures.llama3_16384_54d_1000_runs", "seconds", r.seconds, "s"});
+    std::fprintf(stderr, "%-34s %10lld runs  %.3f s  (%.0f interruptions a run, goodput %.3f)  peak RSS %.0f MiB\n",
+                 "failures.llama3_16384_54d_1000_runs", static_cast<long long>(r.runs), r.seconds,
+                 r.mean_interruptions, r.mean_goodput, peak_rss_mib());
   }
   if (json) {
     std::printf("{\"peak_rss_mib\": %.1f, \"rows\": [", peak_rss_mib());

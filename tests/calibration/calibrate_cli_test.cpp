@@ -132,6 +132,28 @@ TEST_CASE("calibrate: a real log in, a profile and a JSON report out") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("calibrate: JSON-lines collectives, repeated sizes keep the fastest run") {
+  // nccl_bench --json prints an out-of-place and an in-place record per size. All-gather on 8 ranks:
+  // bus factor 7/8, so 8 MiB in 100 us is 8388608 x 0.875 / 100 / 1e3 = 73.40 GB/s busbw.
+  const auto dir = scratch();
+  const auto records = dir / "ag.jsonl";
+  std::ofstream(records)
+      << "{\"bench\":\"nccl\",\"op\":\"all_gather\",\"ranks\":8,\"bytes\":1048576,\"time_us\":30.0,\"in_place\":false}\n"
+         "{\"bench\":\"nccl\",\"op\":\"all_gather\",\"ranks\":8,\"bytes\":1048576,\"time_us\":29.0,\"in_place\":true}\n"
+         "{\"bench\":\"nccl\",\"op\":\"all_gather\",\"ranks\":8,\"bytes\":8388608,\"time_us\":100.0,\"in_place\":false}\n"
+         "{\"bench\":\"nccl\",\"op\":\"all_gather\",\"ranks\":8,\"bytes\":8388608,\"time_us\":104.0,\"in_place\":true}\n"
+         "{\"bench\":\"nccl\",\"op\":\"all_gather\",\"ranks\":8,\"bytes\":67108864,\"time_us\":700.0,\"in_place\":false}\n";
+  const Outcome outcome = calibrate("'" + records.string() + "' --gpu h100-sxm --out '" + (dir / "p.json").string() + "' --json");
+  REQUIRE(outcome.exit_code == 0);
+  const json report = json::parse(outcome.out);
+  const json& points = report.at("collectives").at(0).at("points");
+  REQUIRE(points.size() == 3);
+  CHECK(points[0].at("time_us").get<double>() == doctest::Approx(29.0));
+  CHECK(points[1].at("time_us").get<double>() == doctest::Approx(100.0));
+  CHECK(points[1].at("measured_busbw_gb_per_s").get<double>() == doctest::Approx(73.40).epsilon(0.001));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("calibrate: make_profiles regenerates the bundled profiles") {
   const auto dir = scratch() / "profiles";
   const std::string root = CLUSTERSIM_SOURCE_DIR;

@@ -112,5 +112,57 @@ TEST_CASE("compute time: a Llama 3 70B layer forward on tp = 8 H100s is GEMM- an
   CHECK(t < 1.25 * best);
 }
 
+double attention_core_time(const OpList& ops, const GpuSpec& gpu, const ComputeProfile& profile) {
+  double sum = 0.0;
+  for (const OpCost& op : ops) {
+    if (op.name.starts_with("attention")) sum += op_time_s(op, gpu, profile, Precision::bf16);
+  }
+  return sum;
+}
+
+TEST_CASE("compute time: unfused attention's GEMMs stay bf16 in an fp8 step") {
+  // fp8 recipes cast the linear layers only: a batched Q K^T of 96 x [2048 x 128] x [128 x 2048]
+  // takes the same time at either precision, while a linear-layer GEMM of that shape speeds up.
+  OpCost scores = gemm(96 * 2048, 2048, 128);
+  scores.kind = OpKind::attention_gemm;
+  const ComputeProfile profile = default_compute_profile("h100-sxm");
+  CHECK(op_time_s(scores, test::h100(), profile, Precision::fp8) ==
+        doctest::Approx(op_time_s(scores, test::h100(), profile, Precision::bf16)));
+  const OpCost linear = gemm(96 * 2048, 2048, 128);
+  CHECK(op_time_s(linear, test::h100(), profile, Precision::fp8) <
+        op_time_s(linear, test::h100(), profile, Precision::bf16));
+}
+
+TEST_CASE("compute time: unfused attention is slower than flash, the more so the longer the sequence") {
+  // GPT-3 175B on tp = 8 A100s, b = 1, s = 8192: 12 heads, N = 12 x 8192^2 = 805,306,368 scores.
+  // Flash executes half of 4 s^2 h / t forward and 2.5 x that backward: 3.5 x 2.061e11 = 7.215e11
+  // FLOPs at 179.5 TF/s = 4.02 ms. Unfused moves 13 N bytes of scores forward and 19 N backward:
+  // 32 N = 25.77 GB at 1.61 TB/s (STREAM) = 16.0 ms before any of its GEMMs, so at least 3.9 x flash.
+  const GpuSpec gpu = test::a100();
+  const ComputeProfile profile = default_compute_profile("a100-80gb");
+  const auto layer = [](std::int64_t s, AttentionKernel kernel) {
+    return layer_costs(test::gpt3_175b(), {.tp = 8},
+                       {.seq_len = s, .micro_batch = 1, .recompute = Recompute::none, .attention = kernel});
+  };
+  const auto core = [&](const LayerCosts& c) {
+    return attention_core_time(c.forward, gpu, profile) + attention_core_time(c.backward, gpu, profile);
+  };
+  const LayerCosts flash = layer(8192, AttentionKernel::flash), unfused = layer(8192, AttentionKernel::unfused);
+  CHECK(core(flash) == doctest::Approx(4.02e-3).epsilon(0.01));
+  CHECK(core(unfused) > 32.0 * 805306368.0 / 1.61e12);
+  CHECK(core(unfused) > 3.9 * core(flash));
+
+  // The whole layer: the s^2 terms weigh more against the s h^2 GEMMs as s grows.
+  const auto slowdown = [&](std::int64_t s) {
+    const auto total = [&](const LayerCosts& c) {
+      return ops_time_s(c.forward.span(), gpu, profile, Precision::bf16) +
+             ops_time_s(c.backward.span(), gpu, profile, Precision::bf16);
+    };
+    return total(layer(s, AttentionKernel::unfused)) / total(layer(s, AttentionKernel::flash));
+  };
+  CHECK(slowdown(2048) > 1.0);
+  CHECK(slowdown(8192) > slowdown(2048));
+}
+
 }  // namespace
 }  // namespace clustersim::models

@@ -13,11 +13,13 @@ namespace {
 constexpr double kGpt3Sbh = 2048.0 * 12288.0;
 
 double gpt3_layer(Recompute recompute, bool sp, bool flash, std::int64_t tp = 8) {
-  return activation_bytes_per_layer(test::gpt3_175b(), {.tp = tp, .sp = sp},
-                                    {.seq_len = 2048, .micro_batch = 1, .recompute = recompute}, flash);
+  const AttentionKernel attention = flash ? AttentionKernel::flash : AttentionKernel::unfused;
+  return activation_bytes_per_layer(
+      test::gpt3_175b(), {.tp = tp, .sp = sp},
+      {.seq_len = 2048, .micro_batch = 1, .recompute = recompute, .attention = attention});
 }
 
-TEST_CASE("memory: GPT-3 175B activations per layer follow Korthikanti's table without flash attention") {
+TEST_CASE("memory: GPT-3 175B activations per layer follow Korthikanti's table with unfused attention") {
   CHECK(kGpt3Sbh == 25165824.0);
   // No parallelism: sbh (34 + 5as/h) = 25,165,824 x (34 + 80) = 2,868,903,936 B.
   CHECK(gpt3_layer(Recompute::none, false, false, 1) == doctest::Approx(2868903936.0));
@@ -137,6 +139,28 @@ TEST_CASE("memory: full recompute keeps layer inputs plus one layer's working se
                                            12, false, false, 8.0);
   CHECK(m.activations_bytes == doctest::Approx(96.0 * 6291456.0));
   CHECK(m.other_bytes == doctest::Approx(106954752.0));
+}
+
+TEST_CASE("memory: with unfused attention the layer being recomputed also holds its scores") {
+  // As above with unfused attention: the recomputed layer's working set is Korthikanti's
+  // no-recompute row, sbh (34/t + 5as/(ht)) = 25,165,824 x 14.25 = 358,612,992 B; the stored
+  // layer inputs are unchanged.
+  const MemoryBreakdown m = memory_per_gpu(
+      test::gpt3_175b(), {.tp = 8, .pp = 8, .sp = true},
+      {.seq_len = 2048, .micro_batch = 1, .recompute = Recompute::full, .attention = AttentionKernel::unfused},
+      12, false, false, 8.0);
+  CHECK(m.activations_bytes == doctest::Approx(96.0 * 6291456.0));
+  CHECK(m.other_bytes == doctest::Approx(358612992.0));
+}
+
+TEST_CASE("memory: unfused attention stores the 5as/h term per micro-batch in flight") {
+  // GPT-3 175B, t = 8 with SP, no recompute, 12 layers, 8 micro-batches in flight (as the test of
+  // flash above): 12 x 8 x 358,612,992 B (Korthikanti's TP + SP row) instead of 12 x 8 x 106,954,752.
+  const MemoryBreakdown m = memory_per_gpu(
+      test::gpt3_175b(), {.tp = 8, .pp = 8, .dp = 1, .sp = true},
+      {.seq_len = 2048, .micro_batch = 1, .recompute = Recompute::none, .attention = AttentionKernel::unfused},
+      12, false, false, 8.0);
+  CHECK(m.activations_bytes == doctest::Approx(12.0 * 8.0 * 358612992.0));
 }
 
 TEST_CASE("memory: fitting leaves the named reserve free") {

@@ -154,5 +154,90 @@ TEST_CASE("transformer costs: logits are 2 b s h V / tp forward and twice that b
   CHECK(total_flops(c.embedding_forward.span()) == 0.0);
 }
 
+double attention_core(const OpList& ops, double OpCost::*field) {
+  double sum = 0.0;
+  for (const OpCost& op : ops) {
+    if (op.name.starts_with("attention")) sum += op.*field;
+  }
+  return sum;
+}
+
+double attention_gemm_flops(const OpList& ops) {
+  double sum = 0.0;
+  for (const OpCost& op : ops) {
+    if (op.kind == OpKind::attention_gemm) sum += op.flops;
+  }
+  return sum;
+}
+
+TEST_CASE("transformer costs: unfused attention of a GPT-3 layer, FLOPs and bytes by hand") {
+  // GPT-3 175B layer on one GPU, b = 1, s = 2048, h = 12288, a = 96 heads of d = 128.
+  // Scores per layer N = a s^2 = 96 x 2048^2 = 402,653,184; s h = 25,165,824.
+  // Forward: Q K^T and probs V, each 2 N d = 103,079,215,104 FLOPs (full: nothing causal skipped),
+  // 4 b s^2 h = 206,158,430,208 in all. Bytes: each GEMM reads or writes the 2-byte scores once
+  // (2N) and two s x h operands (4 s h): 805,306,368 + 100,663,296 = 905,969,664; softmax reads
+  // and writes the scores (4N = 1,610,612,736); dropout reads them and writes them and a 1-byte
+  // mask (5N = 2,013,265,920). Sum 13 N + 8 s h = 5,435,817,984 B.
+  const double N = 402653184.0, sh = 25165824.0;
+  const LayerCosts c = layer_costs(test::gpt3_175b(), {},
+                                   {.seq_len = 2048, .micro_batch = 1, .attention = AttentionKernel::unfused});
+  const OpCost& scores = find(c.forward, "attention_scores");
+  CHECK(scores.kind == OpKind::attention_gemm);
+  CHECK(scores.flops == doctest::Approx(103079215104.0));
+  CHECK(scores.bytes == doctest::Approx(905969664.0));
+  // 96 problems of [2048 x 128] x [128 x 2048], batch folded into m.
+  CHECK(scores.gemm_m == 96 * 2048);
+  CHECK(scores.gemm_n == 2048);
+  CHECK(scores.gemm_k == 128);
+  const OpCost& values = find(c.forward, "attention_values");
+  CHECK(values.gemm_n == 128);
+  CHECK(values.gemm_k == 2048);
+  CHECK(find(c.forward, "attention_softmax").bytes == doctest::Approx(1610612736.0));
+  CHECK(find(c.forward, "attention_dropout").bytes == doctest::Approx(2013265920.0));
+  CHECK(attention_gemm_flops(c.forward) == doctest::Approx(206158430208.0));
+  CHECK(attention_core(c.forward, &OpCost::model_flops) == doctest::Approx(206158430208.0));
+  CHECK(attention_core(c.forward, &OpCost::bytes) == doctest::Approx(13.0 * N + 8.0 * sh));
+  CHECK(attention_core(c.forward, &OpCost::bytes) == doctest::Approx(5435817984.0));
+
+  // Backward: 4 GEMMs (dprobs, dV, dQ, dK) of 2 N d each = 8 b s^2 h = 412,316,860,416 FLOPs, twice
+  // the forward as the model-FLOPs convention counts. Bytes: 4 x 905,969,664 for the GEMMs, dropout
+  // backward 5N (gradient in and out, mask), softmax backward 6N (gradient and output in, gradient
+  // out): 19 N + 16 s h = 8,053,063,680 B.
+  CHECK(attention_gemm_flops(c.backward) == doctest::Approx(412316860416.0));
+  CHECK(attention_core(c.backward, &OpCost::model_flops) == doctest::Approx(412316860416.0));
+  CHECK(attention_core(c.backward, &OpCost::bytes) == doctest::Approx(19.0 * N + 16.0 * sh));
+  CHECK(attention_core(c.backward, &OpCost::bytes) == doctest::Approx(8053063680.0));
+
+  // Model FLOPs do not depend on the kernel: the flash layer counts the same.
+  const LayerCosts flash = layer_costs(test::gpt3_175b(), {}, {.seq_len = 2048, .micro_batch = 1});
+  CHECK(total_model_flops(c.forward.span()) == doctest::Approx(total_model_flops(flash.forward.span())));
+  CHECK(total_model_flops(c.backward.span()) == doctest::Approx(total_model_flops(flash.backward.span())));
+}
+
+TEST_CASE("transformer costs: unfused attention splits heads over TP ranks") {
+  // GPT-3 175B at tp = 8: 96 / 8 = 12 heads per rank hold an eighth of the scores: the softmax
+  // moves 4 x 12 x 2048^2 = 201,326,592 B, and Q K^T folds 12 x 2048 rows.
+  const LayerCosts c = layer_costs(test::gpt3_175b(), {.tp = 8},
+                                   {.seq_len = 2048, .micro_batch = 1, .attention = AttentionKernel::unfused});
+  CHECK(find(c.forward, "attention_softmax").bytes == doctest::Approx(201326592.0));
+  CHECK(find(c.forward, "attention_scores").gemm_m == 12 * 2048);
+}
+
+TEST_CASE("transformer costs: selective recompute with unfused attention redoes the whole attention core") {
+  // Korthikanti et al. 2022 section 4.2: scores, softmax, dropout and values are recomputed, so the
+  // recompute list is the four forward ops, their FLOPs and bytes again, none as model FLOPs.
+  const LayerCosts c = layer_costs(
+      test::gpt3_175b(), {.tp = 8},
+      {.seq_len = 2048, .micro_batch = 1, .recompute = Recompute::selective, .attention = AttentionKernel::unfused});
+  REQUIRE(c.recompute.size() == 4);
+  CHECK(c.recompute[0].name == "attention_scores");
+  CHECK(c.recompute[1].name == "attention_softmax");
+  CHECK(c.recompute[2].name == "attention_dropout");
+  CHECK(c.recompute[3].name == "attention_values");
+  CHECK(total_flops(c.recompute.span()) == doctest::Approx(attention_core(c.forward, &OpCost::flops)));
+  CHECK(total_bytes(c.recompute.span()) == doctest::Approx(attention_core(c.forward, &OpCost::bytes)));
+  CHECK(total_model_flops(c.recompute.span()) == 0.0);
+}
+
 }  // namespace
 }  // namespace clustersim::models

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -167,6 +168,37 @@ TEST_CASE("validation: gated MLPs, interleaving, ZeRO spellings and named networ
   row.precision = "float8 linears + bf16";
   row.gpu = "H100-SXM5-80GB";
   CHECK(mapped(row).scenario.training.precision == models::Precision::fp8);
+}
+
+TEST_CASE("validation: pre-2023 Megatron families run unfused attention; their ZeRO-3 rows do not overlap") {
+  // Narayanan 2021 (and Korthikanti 2022, BLOOM) predate FlashAttention in Megatron-LM; the reason
+  // is among the row's assumptions. Their DeepSpeed ZeRO-3 rows block on gathers and reduce-scatters.
+  const ValidationCase c = mapped(gpt_1_7b());
+  CHECK(c.scenario.training.attention == models::AttentionKernel::unfused);
+  const auto mentions = [](const ValidationCase& v, std::string_view text) {
+    return std::any_of(v.assumptions.begin(), v.assumptions.end(),
+                       [&](const std::string& a) { return a.find(text) != std::string::npos; });
+  };
+  CHECK(mentions(c, "Dao et al., NeurIPS 2022"));
+  CHECK(c.scenario.training.overlap_param_gather);  // no ZeRO-3: nothing to gather per pass
+
+  ValidationRow row = gpt_1_7b();
+  row.zero_stage = "3";
+  const ValidationCase zero3 = mapped(row);
+  CHECK_FALSE(zero3.scenario.training.overlap_param_gather);
+  CHECK_FALSE(zero3.scenario.training.overlap_grad_reduce);
+  CHECK(mentions(zero3, "section 5.2"));
+  CHECK_FALSE(mentions(zero3, "local DDP"));  // the Megatron DDP reason is not this row's
+
+  row.source = "Korthikanti et al. 2022 'Reducing Activation Recomputation'";
+  CHECK(mapped(row).scenario.training.attention == models::AttentionKernel::unfused);
+  row.source = "bigscience-workshop/bigscience train/tr11-176B-ml README";
+  CHECK(mapped(row).scenario.training.attention == models::AttentionKernel::unfused);
+  row.source = kMegatronCore;
+  const ValidationCase modern = mapped(row);
+  CHECK(modern.scenario.training.attention == models::AttentionKernel::flash);
+  CHECK(modern.scenario.training.overlap_param_gather);  // FSDP-style prefetch
+  CHECK_FALSE(mentions(modern, "attention="));
 }
 
 // --- skip reasons ---------------------------------------------------------------------------

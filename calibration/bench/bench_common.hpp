@@ -1,0 +1,60 @@
+#pragma once
+/// What the CUDA microbenchmarks share: command-line parsing, error checks that throw with the
+/// failing call, timing statistics, and JSON-lines output in the form calibration/bench_records.hpp
+/// reads.
+/// Limitations: options are "--name value" or "--flag"; no abbreviations.
+/// Source: written here.
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+namespace clustersim::bench {
+
+/// A command-line mistake: main prints it with the usage and exits 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// "--name value" options and "--flag" switches, checked against the names a benchmark knows.
+class Options {
+ public:
+  /// `valued` take a value, `flags` do not. Throws UsageError on anything else.
+  Options(int argc, char** argv, const std::vector<std::string>& valued, const std::vector<std::string>& flags);
+
+  bool flag(const std::string& name) const;
+  std::string text(const std::string& name, const std::string& fallback) const;
+  std::int64_t integer(const std::string& name, std::int64_t fallback) const;
+  /// Sizes accept K, M, G suffixes (powers of 1024): "8", "64K", "8G".
+  std::int64_t bytes(const std::string& name, std::int64_t fallback) const;
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+/// Parses "8", "64K", "16M", "8G" (powers of 1024). Throws UsageError.
+std::int64_t parse_bytes(std::string_view text);
+
+/// Throws std::runtime_error "<what>: <CUDA error string>" unless status is cudaSuccess.
+void check_cuda(cudaError_t status, const char* what);
+#define CLUSTERSIM_CUDA_CHECK(call) ::clustersim::bench::check_cuda((call), #call)
+
+double median(std::vector<double> values);
+
+/// `text` as a JSON string literal, quotes included.
+std::string json_string(std::string_view text);
+
+/// The {"bench":"device",...} JSON line for a CUDA device (name, SM count, compute capability,
+/// memory, driver and runtime versions).
+std::string device_record(int device);
+
+/// This machine's host name ("unknown" if it cannot be read).
+std::string host_name();
+
+}  // namespace clustersim::bench

@@ -1,0 +1,127 @@
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out{};
+  std::string err{};
+};
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// Runs the built binary from the source tree (so seed scenario paths resolve), stdout and stderr apart.
+Outcome clustersim(const std::string& arguments) {
+  const auto base = std::filesystem::temp_directory_path() / ("clustersim-failures-test-" + std::to_string(::getpid()));
+  const std::string out = base.string() + ".out";
+  const std::string err = base.string() + ".err";
+  const std::string command = "cd '" CLUSTERSIM_SOURCE_DIR "' && '" + std::string(CLUSTERSIM_BINARY) + "' " + arguments +
+                              " >'" + out + "' 2>'" + err + "'";
+  const int status = std::system(command.c_str());
+  Outcome outcome{.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1, .out = slurp(out), .err = slurp(err)};
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return outcome;
+}
+
+void check_fails_cleanly(const Outcome& outcome, const std::string& expected_in_message) {
+  CAPTURE(outcome.err);
+  CHECK(outcome.exit_code == 2);
+  CHECK(outcome.out.empty());
+  CHECK(outcome.err.starts_with("clustersim: error: "));
+  CHECK(outcome.err.find('\n') == outcome.err.size() - 1);
+  CHECK(outcome.err.find(expected_in_message) != std::string::npos);
+}
+
+TEST_CASE("failures cli: --json prints one object, the same for the same seed") {
+  const Outcome a = clustersim("failures --runs 20 --seed 5 --json");
+  REQUIRE(a.exit_code == 0);
+  const auto report = nlohmann::json::parse(a.out);  // throws unless exactly one JSON value
+  CHECK(report.at("runs") == 20);
+  CHECK(report.at("seed") == 5);
+  const auto& result = report.at("result");
+  CHECK(result.at("goodput").get<double>() > 0.9);
+  CHECK(result.at("goodput").get<double>() < 1.0);
+  CHECK(result.at("time_to_train_days").at("p90") >= result.at("time_to_train_days").at("p50"));
+  CHECK(result.at("lost_gpu_hours_per_run").contains("checkpoint"));
+  CHECK(report.at("interval").at("daly_minutes").get<double>() > 0);
+  CHECK(report.at("storage").size() == 6);  // nfs, lustre, local_nvme x 30, 60 min
+  CHECK(clustersim("failures --runs 20 --seed 5 --json").out == a.out);
+  CHECK(clustersim("failures --runs 20 --seed 6 --json").out != a.out);
+}
+
+TEST_CASE("failures cli: the checkpoints-70b seed compares NFS, Lustre and local NVMe every 30 and 60 min") {
+  const Outcome o = clustersim("failures scenarios/seed/checkpoints-70b.json --runs 50");
+  REQUIRE(o.exit_code == 0);
+  CAPTURE(o.out);
+  for (const char* row : {"nfs", "lustre", "local_nvme+nfs", "30 min", "60 min", "Young", "Daly", "best simulated"}) {
+    CHECK(o.out.find(row) != std::string::npos);
+  }
+  const auto report = nlohmann::json::parse(clustersim("failures scenarios/seed/checkpoints-70b.json --runs 50 --json").out);
+  // NFS stalls for minutes (0.99 TB at 2.5 GB/s), Lustre for seconds; NFS loses goodput for it.
+  const auto& storage = report.at("storage");
+  CHECK(storage[0].at("target") == "nfs");
+  CHECK(storage[0].at("stall_s").get<double>() > 300.0);
+  CHECK(storage[2].at("target") == "lustre");
+  CHECK(storage[2].at("stall_s").get<double>() < 10.0);
+  CHECK(storage[0].at("goodput").get<double>() < storage[2].at("goodput").get<double>());
+  CHECK(storage[1].at("goodput").get<double>() > storage[0].at("goodput").get<double>());  // NFS: 60 beats 30 min
+}
+
+TEST_CASE("failures cli: bad input exits 2 naming the field") {
+  check_fails_cleanly(clustersim("failures --set failures.gpu_per_1000_node_days=-1"),
+                      "/failures/gpu_per_1000_node_days: must be a non-negative number, got -1");
+  check_fails_cleanly(clustersim("failures --set checkpoint.interval_minutes=1e9"),
+                      "default scenario: /checkpoint/interval_minutes: 1e+09 min is longer than the failure-free run");
+  check_fails_cleanly(clustersim("failures --set checkpoint.interval_steps=100"),
+                      "/checkpoint/interval_minutes: give exactly one of interval_minutes and interval_steps");
+  check_fails_cleanly(clustersim("failures --set checkpoint.target=local_nvme"),
+                      "/checkpoint/second_target: a checkpoint only on local_nvme is lost with its node");
+  check_fails_cleanly(clustersim("failures --runs 0"), "--runs must be at least 1");
+  check_fails_cleanly(clustersim("failures --compare-intervals 30,x"), "--compare-intervals");
+}
+
+TEST_CASE("tco cli: the rent-vs-build seed prints the implied break-even and checks the 18-month claim") {
+  const Outcome o = clustersim("tco scenarios/seed/rent-vs-build.json --runs 20");
+  REQUIRE(o.exit_code == 0);
+  CAPTURE(o.out);
+  CHECK(o.out.find("it does not follow") != std::string::npos);
+  const Outcome j = clustersim("tco scenarios/seed/rent-vs-build.json --runs 20 --json");
+  REQUIRE(j.exit_code == 0);
+  const auto report = nlohmann::json::parse(j.out);
+  // Hand result: 6.2M / (rent per month - 120K), months of 608.75 used hours.
+  const auto& rent = report.at("rent");
+  CHECK(rent[0].at("option") == "on_demand");
+  CHECK(rent[0].at("break_even_months").get<double>() == doctest::Approx(6.2e6 / (8000.0 * 608.75 - 120e3)));
+  CHECK(rent[1].at("break_even_months").get<double>() == doctest::Approx(6.2e6 / (2400.0 * 608.75 - 120e3)));
+  CHECK(report.at("claim").at("options")[1].at("follows") == false);
+  CHECK(report.at("build").at("cumulative_usd").size() == 37);
+  CHECK(report.at("sensitivity").size() <= 5);
+  CHECK(report.at("training_run").at("build_usd_per_million_tokens").get<double>() > 0);
+}
+
+TEST_CASE("tco cli: missing prices exit 2 naming the field") {
+  check_fails_cleanly(clustersim("tco"), "default scenario: /cost/build/server_usd: a price is required");
+  check_fails_cleanly(clustersim("tco --set cost.build.server_usd=300000"),
+                      "/cost/rent/on_demand_usd_per_gpu_hour: a price is required");
+  check_fails_cleanly(clustersim("tco --set cost.rent.spot_usd_per_gpu_hour=-2"),
+                      "/cost/rent/spot_usd_per_gpu_hour: must be a non-negative number");
+}
+
+}  // namespace

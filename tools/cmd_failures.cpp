@@ -1,0 +1,131 @@
+// `clustersim failures`: Monte Carlo simulation of a whole training run with failures, checkpoints
+// and restarts; the checkpoint interval sweep; a storage x interval comparison.
+
+#include <iostream>
+#include <sstream>
+
+#include "models/interval_sweep.hpp"
+#include "models/monte_carlo.hpp"
+#include "scenarios/scenario_error.hpp"
+#include "tools/command_line.hpp"
+#include "tools/commands.hpp"
+#include "tools/failures_report.hpp"
+#include "tools/progress.hpp"
+#include "tools/run_setup.hpp"
+
+namespace clustersim::tools {
+namespace {
+
+std::vector<double> parse_minutes(const std::string& list) {
+  std::vector<double> values;
+  std::istringstream stream(list);
+  for (std::string item; std::getline(stream, item, ',');) {
+    std::size_t used = 0;
+    double value = 0.0;
+    try {
+      value = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || !(value > 0)) {
+      throw CliError("failures: --compare-intervals: expected positive minutes separated by commas, got '" + list + "'");
+    }
+    values.push_back(value * 60.0);
+  }
+  return values;
+}
+
+// Rows of the storage comparison: every target, a node-local one uploading to the scenario's
+// shared second target (or NFS), each at every interval.
+std::vector<StorageOption> compare_storage(const PreparedRun& run, const std::vector<double>& intervals_s,
+                                           std::int64_t runs, std::uint64_t seed, const std::string& source,
+                                           const models::Progress& progress) {
+  using models::SecondTarget;
+  using models::StorageKind;
+  const models::CheckpointSpec& base = run.setup.checkpoint;
+  const SecondTarget upload = base.second_target == SecondTarget::lustre ? SecondTarget::lustre : SecondTarget::nfs;
+  std::vector<StorageOption> rows;
+  for (const StorageKind target : {StorageKind::nfs, StorageKind::lustre, StorageKind::local_nvme}) {
+    for (const double interval : intervals_s) {
+      if (interval > run.inputs.work_s) continue;  // longer than the run: nothing to compare
+      models::CheckpointSpec spec = base;
+      spec.target = target;
+      spec.second_target = target == StorageKind::local_nvme ? upload : SecondTarget::none;
+      spec.interval_s = interval;
+      spec.interval_steps = 0;
+      const PreparedRun variant = with_checkpoint(run, spec, source);
+      StorageOption row{.target = std::string(models::to_string(target)),
+                        .interval_s = variant.inputs.interval_work_s,
+                        .stall_s = variant.checkpoint.stall_s,
+                        .commit_after_stall_s = variant.checkpoint.commit_after_stall_s,
+                        .restart_s = variant.checkpoint.restart_fixed_s + variant.checkpoint.load_after_node_loss_s};
+      if (target == StorageKind::local_nvme) {
+        row.target += "+" + std::string(models::to_string(models::second_kind(upload)));
+      }
+      row.stats = models::simulate_runs(variant.inputs, runs, seed, 0, progress);
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
+int cmd_failures(std::span<const std::string> args, std::ostream& out) {
+  ScenarioArgs scenario_args;
+  CommandOptions options;
+  scenario_args.add_to(options);
+  std::int64_t runs = 1000;
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+  std::string compare = "30,60";
+  bool quiet = false;
+  options.visible.add_options()
+      ("runs", po::value(&runs)->value_name("N"), "Monte Carlo runs per setting (default 1000)")
+      ("seed", po::value(&seed)->value_name("S")->notifier([&seed_given](std::uint64_t) { seed_given = true; }),
+       "seed of the runs (default: simulation.seed of the scenario); the same seed gives the same output")
+      ("compare-intervals", po::value(&compare)->value_name("MIN,..."),
+       "checkpoint intervals in minutes for the storage comparison (default 30,60)")
+      ("quiet", po::bool_switch(&quiet), "no progress on stderr");
+  const CommandHelp help{
+      .name = "failures",
+      .usage = "[SCENARIO] [--set path=value ...] [--runs N] [--seed S] [--json]",
+      .description =
+          "Simulate the whole training run many times with failures, checkpoints and restarts as events\n"
+          "(steps from the token budget, step time from the step model): goodput, mean, P50 and P90\n"
+          "time-to-train, interruptions and lost GPU-hours by cause, the best checkpoint interval found\n"
+          "by sweeping it next to Young's and Daly's formulas, and each storage target at each of\n"
+          "--compare-intervals. Rates and costs: the failures, checkpoint and storage sections.",
+      .arguments = ScenarioArgs::argument_help,
+  };
+  if (!parse_command_line(args, help, options, out)) return 0;
+  if (runs < 1) throw CliError("failures: --runs must be at least 1, got " + std::to_string(runs));
+  const std::vector<double> intervals = parse_minutes(compare);
+
+  const scenarios::Scenario scenario = scenario_args.load();
+  const std::string source = scenario_args.scenario_path.empty() ? "default scenario" : scenario_args.scenario_path;
+  FailuresStudy study{.runs = runs, .seed = seed_given ? seed : scenario.simulation.seed};
+  study.run = prepare_run(scenario, source);
+
+  // Progress over every simulated run: the main study, the sweep and the comparison.
+  const std::size_t total = static_cast<std::size_t>(runs) * (1 + 15 + 3 * intervals.size());
+  Progress bar("failures", "runs", total, !quiet && stderr_is_terminal(), std::cerr);
+  const auto progress = [&bar, last = std::int64_t{0}](std::int64_t done, std::int64_t) mutable {
+    if (done < last) last = 0;  // a new simulate_runs call
+    bar.advance(static_cast<std::size_t>(done - last));
+    last = done;
+  };
+  study.stats = models::simulate_runs(study.run.inputs, runs, study.seed, 0, progress);
+  study.sweep = models::sweep_intervals(study.run.inputs, study.run.setup.step_time_s, runs, study.seed, 0, progress);
+  study.storage = compare_storage(study.run, intervals, runs, study.seed, source, progress);
+  bar.finish();
+
+  if (scenario_args.json) {
+    out << failures_report_json(scenario, study).dump(2) << '\n';
+  } else {
+    out << failures_report_text(scenario, study);
+  }
+  return 0;
+}
+
+}  // namespace clustersim::tools

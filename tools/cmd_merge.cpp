@@ -1,0 +1,116 @@
+// `clustersim merge`: combine the shard outputs of `clustersim sweep --shard I/N` into the result
+// one unsharded run prints.
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "tools/command_line.hpp"
+#include "tools/commands.hpp"
+#include "tools/file_output.hpp"
+#include "tools/html_report.hpp"
+#include "tools/sweep_table.hpp"
+
+namespace clustersim::tools {
+namespace {
+
+constexpr std::size_t kDefaultSearchTop = 20;  // as in sweep
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw CliError(path + ": cannot open file");
+  std::ostringstream text;
+  text << file.rdbuf();
+  try {
+    return nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what();
+    if (const auto end = what.find("] "); end != std::string::npos) what = what.substr(end + 2);
+    throw CliError(path + ": malformed JSON: " + what);
+  }
+}
+
+}  // namespace
+
+int cmd_merge(std::span<const std::string> args, std::ostream& out) {
+  std::vector<std::string> paths;
+  std::string csv_path, report_path;
+  std::size_t top = 0;
+  bool json = false;
+  CommandOptions options;
+  options.visible.add_options()
+      ("top", po::value(&top)->value_name("N"), "print the N best rows (default: as sweep)")
+      ("csv", po::value(&csv_path)->value_name("FILE"), "write every row, ranked, as CSV")
+      ("report", po::value(&report_path)->value_name("FILE.html"), "write a self-contained HTML ranking report")
+      ("json", po::bool_switch(&json), "print one JSON object instead of text");
+  options.hidden.add_options()("shards", po::value(&paths)->composing(), "shard files");
+  options.positional.add("shards", -1);
+  const CommandHelp help{
+      .name = "merge",
+      .usage = "SHARD.json ... [--top N] [--csv FILE] [--report FILE.html] [--json]",
+      .description = "Combine the outputs of `clustersim sweep ... --shard I/N` (one per I) into exactly what\n"
+                     "the same sweep prints without --shard. Every shard of the same sweep must be given once.",
+      .arguments = "  SHARD.json  the JSON a shard printed",
+  };
+  if (!parse_command_line(args, help, options, out)) return 0;
+  if (paths.empty()) throw CliError("merge: no shard files given");
+
+  SweepHeader header;
+  std::vector<SweepRow> rows;
+  std::set<std::size_t> seen;
+  for (const std::string& path : paths) {
+    SweepHeader shard_header;
+    const nlohmann::json document = read_json_file(path);
+    try {
+      read_sweep_json(document, shard_header, rows);
+    } catch (const std::runtime_error& e) {
+      throw CliError(path + ": " + e.what());
+    }
+    if (seen.empty()) {
+      header = shard_header;
+    } else if (shard_header.fingerprint != header.fingerprint || shard_header.mode != header.mode) {
+      throw CliError(path + ": comes from a different sweep (scenario, options or layouts differ) than " +
+                     paths.front());
+    } else if (shard_header.shard_count != header.shard_count) {
+      throw CliError(fmt::format("{}: is shard {}/{}, but {} is one of {}", path, shard_header.shard_index,
+                                 shard_header.shard_count, paths.front(), header.shard_count));
+    }
+    if (!seen.insert(shard_header.shard_index).second) {
+      throw CliError(fmt::format("{}: shard {}/{} is given twice", path, shard_header.shard_index, header.shard_count));
+    }
+  }
+  if (seen.size() != header.shard_count) {
+    std::string missing;
+    for (std::size_t i = 1; i <= header.shard_count; ++i) {
+      if (!seen.contains(i)) missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", i, header.shard_count);
+    }
+    throw CliError("merge: missing shard " + missing);
+  }
+  header.shard_index = 1;
+  header.shard_count = 1;
+  rank_rows(rows);
+
+  const TableOptions table{.top = top > 0 ? top : header.mode == "search" ? kDefaultSearchTop : 0};
+  const std::string text = sweep_text(header, rows, table);
+  if (!csv_path.empty()) write_file_atomically(csv_path, sweep_csv(rows));
+  if (!report_path.empty()) {
+    HtmlPage page(fmt::format("clustersim sweep: {}", header.scenario));
+    page.paragraph(fmt::format("{} on {} (merged from {} shards)", header.model, header.cluster, paths.size()));
+    page.heading("Ranking");
+    page.raw(ranking_svg(rows, 30));
+    page.heading("Table");
+    page.preformatted(text);
+    write_file_atomically(report_path, page.render());
+  }
+  if (json) {
+    out << sweep_json(header, rows, table).dump(2) << '\n';
+  } else {
+    out << text;
+  }
+  return 0;
+}
+
+}  // namespace clustersim::tools

@@ -1,0 +1,145 @@
+// `clustersim sweep`: rank named layouts (--configs FILE or the scenario's sweep.configs), or every
+// valid layout (--search), on one model and cluster.
+
+#include <iostream>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "models/step_model.hpp"
+#include "scenarios/scenario_io.hpp"
+#include "scenarios/step_inputs.hpp"
+#include "scenarios/sweep_configs.hpp"
+#include "tools/command_line.hpp"
+#include "tools/commands.hpp"
+#include "tools/file_output.hpp"
+#include "tools/html_report.hpp"
+#include "tools/step_report.hpp"
+#include "tools/sweep_runner.hpp"
+
+namespace clustersim::tools {
+namespace {
+
+constexpr std::size_t kDefaultSearchTop = 20;
+
+std::string cluster_text(const scenarios::Scenario& s) {
+  return fmt::format("{} x {} ({} nodes of {}), global batch {} x {} tokens", s.cluster.num_gpus, s.cluster.gpu.name,
+                     s.cluster.num_gpus / s.cluster.gpus_per_node, s.cluster.gpus_per_node, s.training.global_batch,
+                     s.training.seq_len);
+}
+
+std::string sweep_report_html(const SweepHeader& header, const std::vector<SweepRow>& ranked, const std::string& text,
+                              const models::StepInputs* best_inputs, std::string_view best_name) {
+  HtmlPage page(fmt::format("clustersim sweep: {}", header.scenario));
+  page.paragraph(fmt::format("{} on {}", header.model, header.cluster));
+  page.heading("Ranking");
+  page.raw(ranking_svg(ranked, 30));
+  if (best_inputs != nullptr) {
+    const models::StepSimulation sim = models::simulate_step(*best_inputs);
+    page.heading(fmt::format("Best layout: {}", best_name));
+    page.heading("Pipeline timeline of one step");
+    page.raw(timeline_svg(sim.step, sim.timeline));
+    page.heading("Step-time breakdown");
+    page.raw(breakdown_svg(sim.report));
+  }
+  page.heading("Table");
+  page.preformatted(text);
+  return page.render();
+}
+
+}  // namespace
+
+int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
+  ScenarioArgs scenario_args;
+  CommandOptions options;
+  scenario_args.add_to(options);
+  std::string configs_path, csv_path, report_path, shard_text;
+  bool search = false, quiet = false;
+  std::size_t top = 0;
+  unsigned jobs = default_jobs();
+  options.visible.add_options()
+      ("configs", po::value(&configs_path)->value_name("FILE"),
+       "named layouts to compare: a JSON array of {\"name\", \"parallelism\", \"training\"} "
+       "(default: the scenario's sweep.configs)")
+      ("search", po::bool_switch(&search),
+       "enumerate every valid layout (tp, pp, dp, cp, vp, micro-batch, recompute, ZeRO, SP), set "
+       "apart those that cannot fit in memory, simulate the rest")
+      ("top", po::value(&top)->value_name("N"), "print the N best rows (default: all configs; 20 in a search)")
+      ("csv", po::value(&csv_path)->value_name("FILE"), "write every row, ranked, as CSV")
+      ("report", po::value(&report_path)->value_name("FILE.html"),
+       "write a self-contained HTML report: ranking chart, timeline and breakdown of the best layout")
+      ("jobs", po::value(&jobs)->value_name("N"), "simulate on N threads (default: all cores)")
+      ("shard", po::value(&shard_text)->value_name("I/N"),
+       "evaluate only the I-th of N disjoint slices and print them as JSON for clustersim merge")
+      ("quiet", po::bool_switch(&quiet), "no progress on stderr");
+  const CommandHelp help{
+      .name = "sweep",
+      .usage = "[SCENARIO] [--configs FILE | --search] [--top N] [--csv FILE] [--report FILE.html]\n"
+               "                        [--jobs N] [--shard I/N] [--set path=value ...] [--json]",
+      .description =
+          "Rank parallelism layouts of one model on one cluster: step time, tokens/s per GPU, MFU,\n"
+          "pipeline bubble, exposed communication, memory per GPU and whether it fits (and why not).\n"
+          "Layouts that fit come first, fastest first. Output order does not depend on --jobs or --shard.",
+      .arguments = "  SCENARIO    scenario JSON file; default: the built-in Llama 3 70B on 256 H100.\n"
+                   "              scenarios/seed/twelve-layouts.json holds 12 layouts in sweep.configs",
+  };
+  if (!parse_command_line(args, help, options, out)) return 0;
+  if (search && !configs_path.empty()) throw CliError("sweep: --search and --configs exclude each other");
+  if (jobs == 0) throw CliError("sweep: --jobs must be at least 1");
+  const Shard shard = shard_text.empty() ? Shard{} : parse_shard(shard_text);
+
+  const scenarios::Scenario scenario = scenario_args.load();
+  const models::StepInputs base = scenarios::step_inputs(scenario);
+  SweepHeader header{.mode = search ? "search" : "configs",
+                     .scenario = scenario.name,
+                     .cluster = cluster_text(scenario),
+                     .model = scenario.model.name,
+                     .hbm_bytes = scenario.cluster.gpu.hbm_bytes,
+                     .shard_index = shard.index,
+                     .shard_count = shard.count};
+  const bool show_progress = !quiet && stderr_is_terminal();
+  std::vector<SweepRow> rows;
+  if (search) {
+    const auto candidates = models::search_layouts(base);
+    header.fingerprint = fingerprint(scenarios::to_json(scenario) + "\nsearch");
+    Progress progress("sweep --search", "layouts simulated", search_simulations(candidates, shard), show_progress,
+                      std::cerr);
+    rows = run_search(base, candidates, shard, jobs, &progress);
+  } else {
+    const std::vector<scenarios::SweepConfig> configs =
+        configs_path.empty() ? scenario.sweep.configs : scenarios::load_sweep_configs_file(configs_path);
+    if (configs.empty()) {
+      throw CliError("sweep: no layouts to compare: give --configs FILE or --search, or a scenario with sweep.configs "
+                     "(see scenarios/seed/twelve-layouts.json)");
+    }
+    header.fingerprint = fingerprint(scenarios::to_json(scenario) + "\nconfigs\n" + scenarios::sweep_configs_json(configs));
+    std::size_t in_shard = 0;
+    for (std::size_t i = 0; i < configs.size(); ++i) in_shard += shard.contains(i) ? 1 : 0;
+    Progress progress("sweep", "configs", in_shard, show_progress, std::cerr);
+    rows = run_configs(scenario, configs, shard, jobs, &progress);
+  }
+  rank_rows(rows);
+
+  // A shard's output is input to merge: every row, as JSON.
+  const TableOptions table{.top = shard.count > 1 ? 0 : top > 0 ? top : search ? kDefaultSearchTop : 0};
+  const std::string text = sweep_text(header, rows, table);
+  // Files first, so that a failure leaves neither a file nor half an output.
+  if (!csv_path.empty()) write_file_atomically(csv_path, sweep_csv(rows));
+  if (!report_path.empty()) {
+    // A config changes only parallelism and training keys, so its layout on `base` is its step.
+    const SweepRow* best = rows.empty() || rows.front().status != RowStatus::simulated ? nullptr : &rows.front();
+    std::optional<models::StepInputs> best_inputs;
+    if (best) best_inputs = models::with_layout(base, best->layout);
+    write_file_atomically(report_path,
+                          sweep_report_html(header, rows, text, best_inputs ? &*best_inputs : nullptr,
+                                            best ? (best->name.empty() ? layout_label(best->layout) : best->name) : ""));
+  }
+  if (scenario_args.json || shard.count > 1) {
+    out << sweep_json(header, rows, table).dump(2) << '\n';
+  } else {
+    out << text;
+  }
+  return 0;
+}
+
+}  // namespace clustersim::tools

@@ -1,0 +1,86 @@
+// `clustersim tco`: build versus rent over a horizon, the break-even month, the cost of the
+// training run (time-to-train with goodput from the failure simulation) and a sensitivity table.
+
+#include <algorithm>
+#include <iostream>
+
+#include "models/monte_carlo.hpp"
+#include "models/tco.hpp"
+#include "scenarios/scenario_error.hpp"
+#include "tools/command_line.hpp"
+#include "tools/commands.hpp"
+#include "tools/progress.hpp"
+#include "tools/run_setup.hpp"
+#include "tools/tco_report.hpp"
+
+namespace clustersim::tools {
+
+int cmd_tco(std::span<const std::string> args, std::ostream& out) {
+  ScenarioArgs scenario_args;
+  CommandOptions options;
+  scenario_args.add_to(options);
+  std::int64_t runs = 200;
+  bool quiet = false;
+  options.visible.add_options()
+      ("runs", po::value(&runs)->value_name("N"),
+       "Monte Carlo runs for the time-to-train of the training run (default 200)")
+      ("quiet", po::bool_switch(&quiet), "no progress on stderr");
+  const CommandHelp help{
+      .name = "tco",
+      .usage = "[SCENARIO] [--set path=value ...] [--runs N] [--json]",
+      .description =
+          "Build versus rent over cost.horizon_years: the bill of the build (servers, the network's\n"
+          "switches, NICs, transceivers and cables counted on its topology, storage, energy, colocation,\n"
+          "staff, maintenance), each rent option's cumulative cost and break-even month, the cost of the\n"
+          "training run (time-to-train with failures, as `clustersim failures` simulates it) and dollars\n"
+          "per million tokens, and the five inputs whose +/-20 % moves the result most.\n"
+          "Prices: the cost section (clustersim explain).",
+      .arguments = ScenarioArgs::argument_help,
+  };
+  if (!parse_command_line(args, help, options, out)) return 0;
+  if (runs < 1) throw CliError("tco: --runs must be at least 1, got " + std::to_string(runs));
+
+  const scenarios::Scenario scenario = scenario_args.load();
+  const std::string source = scenario_args.scenario_path.empty() ? "default scenario" : scenario_args.scenario_path;
+  if (const auto problem = models::find_cost_problem(scenario.cost)) {
+    std::string pointer = "/" + problem->field;
+    std::replace(pointer.begin(), pointer.end(), '.', '/');
+    throw scenarios::ScenarioError(source, pointer, problem->rule);
+  }
+
+  TcoStudy study{.runs = runs};
+  const models::NetworkParts network = models::network_parts(scenario.cluster);
+  study.tco = models::compute_tco(scenario.cluster, scenario.cost, network);
+  study.sensitivity = models::sensitivity(scenario.cluster, scenario.cost, network);
+
+  const bool spot = scenario.cost.rent.spot_usd_per_gpu_hour > 0;
+  Progress bar("tco", "runs", static_cast<std::size_t>(runs) * (spot ? 2 : 1), !quiet && stderr_is_terminal(),
+               std::cerr);
+  const auto progress = [&bar, last = std::int64_t{0}](std::int64_t done, std::int64_t) mutable {
+    if (done < last) last = 0;
+    bar.advance(static_cast<std::size_t>(done - last));
+    last = done;
+  };
+  const std::uint64_t seed = scenario.simulation.seed;
+  const PreparedRun run = prepare_run(scenario, source);
+  const models::RunStatistics stats = models::simulate_runs(run.inputs, runs, seed, 0, progress);
+  double spot_wall_s = 0.0;
+  if (spot) {
+    const PreparedRun spot_run = prepare_run(scenario, source, scenario.cost.rent.spot_preemption_per_node_s);
+    spot_wall_s = models::simulate_runs(spot_run.inputs, runs, seed, 0, progress).mean_wall_s;
+  }
+  bar.finish();
+  study.goodput = stats.mean_goodput;
+  study.failure_free_s = run.inputs.work_s;
+  study.run = models::run_cost(scenario.cluster, scenario.cost, study.tco.build, scenario.training.tokens,
+                               stats.mean_wall_s, spot_wall_s);
+
+  if (scenario_args.json) {
+    out << tco_report_json(scenario, study).dump(2) << '\n';
+  } else {
+    out << tco_report_text(scenario, study);
+  }
+  return 0;
+}
+
+}  // namespace clustersim::tools

@@ -1,0 +1,44 @@
+#pragma once
+/// Runs the layouts of a sweep: named configs applied to a scenario, or every layout a search
+/// enumerates. Layouts are simulated on `jobs` threads; rows come back in config or enumeration
+/// order whatever the thread count. A shard I/N takes every N-th layout starting at the I-th, so
+/// N shards cover each layout exactly once and each gets a fair mix of cheap and costly ones.
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "models/layout_search.hpp"
+#include "scenarios/scenario.hpp"
+#include "tools/progress.hpp"
+#include "tools/sweep_table.hpp"
+
+namespace clustersim::tools {
+
+struct Shard {
+  std::size_t index = 1;  // 1-based
+  std::size_t count = 1;
+
+  bool contains(std::size_t layout) const { return layout % count == index - 1; }
+};
+
+/// Parses "I/N" with 1 <= I <= N; throws CliError otherwise.
+Shard parse_shard(std::string_view text);
+
+/// One row per config of the shard: simulated (fitting or not), or invalid with the broken rule.
+std::vector<SweepRow> run_configs(const scenarios::Scenario& base, const std::vector<scenarios::SweepConfig>& configs,
+                                  const Shard& shard, unsigned jobs, Progress* progress);
+
+/// One row per layout of the shard (candidates from models::search_layouts on `base`): simulated
+/// where the memory estimate fits, too_large (not simulated) elsewhere. `progress` counts the
+/// simulated layouts.
+std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vector<models::LayoutCandidate>& candidates,
+                                 const Shard& shard, unsigned jobs, Progress* progress);
+
+/// The layouts to simulate in a search shard (what run_search would simulate), for sizing progress.
+std::size_t search_simulations(const std::vector<models::LayoutCandidate>& candidates, const Shard& shard);
+
+/// Default thread count: the machine's hardware threads (at least 1).
+unsigned default_jobs();
+
+}  // namespace clustersim::tools
