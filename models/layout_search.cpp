@@ -126,8 +126,9 @@ std::vector<LayoutCandidate> search_layouts(const StepInputs& base, const Search
               if (space.sp_follows_tp ? sp != (tp > 1) : !contains(space.sp, sp)) continue;
               if (sp && (tp == 1 || seq_len % (tp * cp) != 0)) continue;
               for (const int zero : space.zero) {
-                // Sharding over a single replica changes nothing: ZeRO 0 stands for all stages.
-                if (zero > 0 && dp * cp == 1) continue;
+                // Sharding over a single replica changes nothing: the first stage listed stands
+                // for all of them.
+                if (dp * cp == 1 && zero != space.zero.front()) continue;
                 for (const Recompute recompute : space.recompute) {
                   Layout layout{.parallelism = base.parallelism, .training = base.training};
                   layout.parallelism = {.tp = tp, .pp = pp, .dp = dp, .cp = cp, .vp = vp, .sp = sp, .zero = zero};

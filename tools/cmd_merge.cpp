@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include <limits>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -38,11 +40,12 @@ nlohmann::json read_json_file(const std::string& path) {
 int cmd_merge(std::span<const std::string> args, std::ostream& out) {
   std::vector<std::string> paths;
   std::string csv_path, report_path;
-  std::size_t top = 0;
+  constexpr std::size_t unset = std::numeric_limits<std::size_t>::max();
+  std::size_t top = unset;
   bool json = false;
   CommandOptions options;
   options.visible.add_options()
-      ("top", po::value(&top)->value_name("N"), "print the N best rows (default: as sweep)")
+      ("top", po::value(&top)->value_name("N"), "print the N best rows; 0: all (default: as sweep)")
       ("csv", po::value(&csv_path)->value_name("FILE"), "write every row, ranked, as CSV")
       ("report", po::value(&report_path)->value_name("FILE.html"), "write a self-contained HTML ranking report")
       ("json", po::bool_switch(&json), "print one JSON object instead of text");
@@ -93,7 +96,7 @@ int cmd_merge(std::span<const std::string> args, std::ostream& out) {
   header.shard_count = 1;
   rank_rows(rows);
 
-  const TableOptions table{.top = top > 0 ? top : header.mode == "search" ? kDefaultSearchTop : 0};
+  const TableOptions table{.top = top != unset ? top : header.mode == "search" ? kDefaultSearchTop : 0};
   const std::string text = sweep_text(header, rows, table);
   if (!csv_path.empty()) write_file_atomically(csv_path, sweep_csv(rows));
   if (!report_path.empty()) {

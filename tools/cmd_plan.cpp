@@ -427,6 +427,23 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
                         o.report.times.step_time_s, 100 * o.report.mfu, o.days, money(o.cost_usd), o.usd_per_gpu_hour,
                         chosen && *chosen == i ? "  <- chosen" : "");
   }
+  // The front can be a single option (a larger cluster often costs no more GPU-hours); the
+  // cheapest option of each GPU type shows what the others would do.
+  text += "\nCheapest option per GPU type:\n";
+  for (const auto& gpu : gpus) {
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < options_found.size(); ++i) {
+      if (clusters[options_found[i].cluster].gpu != gpu) continue;
+      if (!best || options_found[i].cost_usd < options_found[*best].cost_usd) best = i;
+    }
+    if (!best) {
+      text += fmt::format("  {:<10} fits on none of the sizes searched\n", gpu);
+      continue;
+    }
+    const Option& o = options_found[*best];
+    text += fmt::format("  {:<10} {:>6} GPUs  {:<40} {:>7.1f} days {:>10}\n", gpu,
+                        clusters[o.cluster].scenario.cluster.num_gpus, layout_label(o.layout), o.days, money(o.cost_usd));
+  }
   text += '\n';
   if (chosen) {
     const Option& o = options_found[*chosen];
@@ -460,7 +477,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
       const models::StepSimulation sim = models::simulate_step(in);
       page.heading("Chosen: " + option_label(o));
       page.heading("Pipeline timeline of one step");
-      page.raw(timeline_svg(sim.step, sim.timeline));
+      page.raw(timeline_figures(sim.step, sim.timeline));
       page.heading("Step-time breakdown");
       page.raw(breakdown_svg(sim.report));
     }

@@ -9,6 +9,7 @@
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
+#include "tools/html_report.hpp"
 #include "tools/step_report.hpp"
 
 namespace clustersim::tools {
@@ -17,15 +18,17 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
   ScenarioArgs scenario_args;
   CommandOptions options;
   scenario_args.add_to(options);
-  std::string trace_path;
+  std::string trace_path, report_path;
   bool print_scenario = false;
   options.visible.add_options()
       ("trace", po::value(&trace_path)->value_name("FILE"),
        "write the step as Chrome trace-event JSON (open in ui.perfetto.dev)")
+      ("report", po::value(&report_path)->value_name("FILE.html"),
+       "write a self-contained HTML report: pipeline timeline and step-time breakdown")
       ("print-scenario", po::bool_switch(&print_scenario), "print the normalised scenario instead of simulating");
   const CommandHelp help{
       .name = "run",
-      .usage = "[SCENARIO] [--set path=value ...] [--json] [--trace FILE]",
+      .usage = "[SCENARIO] [--set path=value ...] [--json] [--trace FILE] [--report FILE.html]",
       .description = "Simulate one training step: step time, tokens/s, model TFLOP/s per GPU, MFU, HFU,\n"
                      "pipeline bubble, exposed communication, a per-stage breakdown and memory per GPU.",
       .arguments = ScenarioArgs::argument_help,
@@ -44,6 +47,7 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
   const models::StepSimulation sim = models::simulate_step(scenarios::step_inputs(scenario));
   // Write the trace before printing, so that a failure leaves neither a file nor a half report.
   if (!trace_path.empty()) write_file_atomically(trace_path, chrome_trace_json(sim.step, sim.timeline));
+  if (!report_path.empty()) write_file_atomically(report_path, run_report_html(scenario, sim));
   if (scenario_args.json)
     out << step_report_json(scenario, sim.report).dump(2) << '\n';
   else

@@ -4,6 +4,8 @@
 #include <iostream>
 #include <optional>
 
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "models/step_model.hpp"
@@ -38,7 +40,7 @@ std::string sweep_report_html(const SweepHeader& header, const std::vector<Sweep
     const models::StepSimulation sim = models::simulate_step(*best_inputs);
     page.heading(fmt::format("Best layout: {}", best_name));
     page.heading("Pipeline timeline of one step");
-    page.raw(timeline_svg(sim.step, sim.timeline));
+    page.raw(timeline_figures(sim.step, sim.timeline));
     page.heading("Step-time breakdown");
     page.raw(breakdown_svg(sim.report));
   }
@@ -55,7 +57,8 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   scenario_args.add_to(options);
   std::string configs_path, csv_path, report_path, shard_text;
   bool search = false, quiet = false;
-  std::size_t top = 0;
+  constexpr std::size_t unset = std::numeric_limits<std::size_t>::max();
+  std::size_t top = unset;
   unsigned jobs = default_jobs();
   options.visible.add_options()
       ("configs", po::value(&configs_path)->value_name("FILE"),
@@ -64,7 +67,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
       ("search", po::bool_switch(&search),
        "enumerate every valid layout (tp, pp, dp, cp, vp, micro-batch, recompute, ZeRO, SP), set "
        "apart those that cannot fit in memory, simulate the rest")
-      ("top", po::value(&top)->value_name("N"), "print the N best rows (default: all configs; 20 in a search)")
+      ("top", po::value(&top)->value_name("N"), "print the N best rows; 0: all (default: all configs; 20 in a search)")
       ("csv", po::value(&csv_path)->value_name("FILE"), "write every row, ranked, as CSV")
       ("report", po::value(&report_path)->value_name("FILE.html"),
        "write a self-contained HTML report: ranking chart, timeline and breakdown of the best layout")
@@ -121,19 +124,20 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   rank_rows(rows);
 
   // A shard's output is input to merge: every row, as JSON.
-  const TableOptions table{.top = shard.count > 1 ? 0 : top > 0 ? top : search ? kDefaultSearchTop : 0};
+  const TableOptions table{.top = shard.count > 1 ? 0 : top != unset ? top : search ? kDefaultSearchTop : 0};
   const std::string text = sweep_text(header, rows, table);
-  // Files first, so that a failure leaves neither a file nor half an output.
-  if (!csv_path.empty()) write_file_atomically(csv_path, sweep_csv(rows));
+  std::string report_html;
   if (!report_path.empty()) {
     // A config changes only parallelism and training keys, so its layout on `base` is its step.
     const SweepRow* best = rows.empty() || rows.front().status != RowStatus::simulated ? nullptr : &rows.front();
     std::optional<models::StepInputs> best_inputs;
     if (best) best_inputs = models::with_layout(base, best->layout);
-    write_file_atomically(report_path,
-                          sweep_report_html(header, rows, text, best_inputs ? &*best_inputs : nullptr,
-                                            best ? (best->name.empty() ? layout_label(best->layout) : best->name) : ""));
+    report_html = sweep_report_html(header, rows, text, best_inputs ? &*best_inputs : nullptr,
+                                    best ? (best->name.empty() ? layout_label(best->layout) : best->name) : "");
   }
+  // Files once everything is computed, then stdout: a failure leaves no file and no half output.
+  if (!csv_path.empty()) write_file_atomically(csv_path, sweep_csv(rows));
+  if (!report_path.empty()) write_file_atomically(report_path, report_html);
   if (scenario_args.json || shard.count > 1) {
     out << sweep_json(header, rows, table).dump(2) << '\n';
   } else {

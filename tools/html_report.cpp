@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "models/step_labels.hpp"
+#include "tools/step_report.hpp"
 
 namespace clustersim::tools {
 namespace {
@@ -47,6 +48,7 @@ std::string legend_item(double x, double y, std::string_view fill, std::string_v
 }
 
 std::string seconds_text(double s) {
+  if (s == 0.0) return "0";
   if (s >= 1.0) return fmt::format("{:.3g} s", s);
   if (s >= 1e-3) return fmt::format("{:.3g} ms", s * 1e3);
   return fmt::format("{:.3g} us", s * 1e6);
@@ -148,9 +150,29 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
-std::string timeline_svg(const models::StepGraph& step, const sim::Timeline& timeline) {
+std::int64_t warm_up_end_ns(const models::StepGraph& step, const sim::Timeline& timeline) {
+  // Stage 0 runs the backward of micro-batch k about pp + k passes in: by then every stage has
+  // started and the steady state shows.
+  const auto pp = static_cast<std::int32_t>(step.stages.size());
+  std::int32_t last_micro_batch = 0;
+  for (sim::TaskId t = 0; t < step.graph.size(); ++t) last_micro_batch = std::max(last_micro_batch, step.graph.label(t).micro_batch);
+  const std::int32_t k = std::min(last_micro_batch, pp + 3);
+  std::int64_t end = 0;
+  for (sim::TaskId t = 0; t < step.graph.size(); ++t) {
+    const sim::TaskLabel& label = step.graph.label(t);
+    if (label.stage == 0 && label.micro_batch == k && label.layer == 0 &&
+        static_cast<models::TaskPhase>(label.phase) == models::TaskPhase::backward &&
+        static_cast<models::TaskKind>(label.kind) == models::TaskKind::compute) {
+      end = std::max(end, timeline.finish[t].ns());
+    }
+  }
+  return end > 0 ? end : timeline.makespan.ns();
+}
+
+std::string timeline_svg(const models::StepGraph& step, const sim::Timeline& timeline, std::int64_t window_end_ns) {
   const std::size_t stages = step.stages.size();
-  const std::int64_t makespan = std::max<std::int64_t>(1, timeline.makespan.ns());
+  const std::int64_t makespan =
+      std::max<std::int64_t>(1, window_end_ns > 0 ? std::min(window_end_ns, timeline.makespan.ns()) : timeline.makespan.ns());
   constexpr double left = 70, plot_width = 1100, top = 44, compute_h = 22, comm_h = 9, row_gap = 10;
   constexpr double row_h = compute_h + comm_h + row_gap;
   const double height = top + static_cast<double>(stages) * row_h + 30;
@@ -159,9 +181,12 @@ std::string timeline_svg(const models::StepGraph& step, const sim::Timeline& tim
   // Hover titles make a large step's page heavy; beyond a few thousand tasks they are left out.
   const bool titles = step.graph.size() <= 6000;
 
-  std::string svg = svg_open("timeline", left + plot_width + 20, height,
+  const std::string chart = window_end_ns > 0 ? "timeline-warm-up" : "timeline";
+  const std::string hatch = chart + "-hatch";
+  const std::string hatch_fill = "url(#" + hatch + ")";
+  std::string svg = svg_open(chart, left + plot_width + 20, height,
                              "Pipeline timeline of one training step, a row per stage");
-  svg += bubble_pattern("bubble-hatch");
+  svg += bubble_pattern(hatch);
   // Time axis.
   const double seconds = static_cast<double>(makespan) * 1e-9;
   const double step_s = tick_step(seconds);
@@ -179,7 +204,7 @@ std::string timeline_svg(const models::StepGraph& step, const sim::Timeline& tim
     const sim::TaskLabel& label = step.graph.label(t);
     const auto phase = static_cast<models::TaskPhase>(label.phase);
     if (label.stage < 0 || static_cast<std::size_t>(label.stage) >= stages || phase == models::TaskPhase::step_end) continue;
-    const std::int64_t begin = timeline.start[t].ns(), end = timeline.finish[t].ns();
+    const std::int64_t begin = timeline.start[t].ns(), end = std::min(timeline.finish[t].ns(), makespan);
     if (end <= begin) continue;
     const auto stage = static_cast<std::size_t>(label.stage);
     busy[stage].push_back({begin, end});
@@ -217,8 +242,8 @@ std::string timeline_svg(const models::StepGraph& step, const sim::Timeline& tim
                        row_y + compute_h / 2 + 4, s);
     for (const Interval& idle : gaps(busy[s], makespan)) {
       svg += fmt::format(
-          "<rect class=\"bubble\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.0f}\" fill=\"url(#bubble-hatch)\"/>",
-          x(idle.begin), row_y, x(idle.end) - x(idle.begin), compute_h);
+          "<rect class=\"bubble\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.0f}\" fill=\"{}\"/>",
+          x(idle.begin), row_y, x(idle.end) - x(idle.begin), compute_h, hatch_fill);
     }
   }
   svg += boxes;
@@ -226,13 +251,22 @@ std::string timeline_svg(const models::StepGraph& step, const sim::Timeline& tim
   const double ly = 6;
   for (const auto& [fill, text] : std::initializer_list<std::pair<std::string_view, std::string_view>>{
            {kForward, "forward"}, {kBackward, "backward"}, {kOptimizer, "optimizer"},
-           {"url(#bubble-hatch)", "idle (bubble)"}, {kTpComm, "TP comm"}, {kPpComm, "PP comm"},
+           {hatch_fill, "idle (bubble)"}, {kTpComm, "TP comm"}, {kPpComm, "PP comm"},
            {kDpComm, "DP comm"}, {kOverlapComm, "overlapped comm (ZeRO-3, CP)"}}) {
     svg += legend_item(lx, ly, fill, text);
     lx += 40 + 6.5 * static_cast<double>(text.size());
   }
   svg += "</svg>";
   return svg;
+}
+
+std::string timeline_figures(const models::StepGraph& step, const sim::Timeline& timeline) {
+  std::string html = timeline_svg(step, timeline);
+  const std::int64_t warm_up = warm_up_end_ns(step, timeline);
+  if (warm_up < timeline.makespan.ns() * 6 / 10) {
+    html += "<p>The first micro-batches, numbered:</p>" + timeline_svg(step, timeline, warm_up);
+  }
+  return html;
 }
 
 std::string breakdown_svg(const models::StepReport& report) {
@@ -382,6 +416,17 @@ std::string pareto_svg(const std::vector<ParetoPoint>& points, double deadline_d
   svg += legend_item(left + 10, top + plot_h - 22, "#bbbbbb", "other options");
   svg += "</svg>";
   return svg;
+}
+
+std::string run_report_html(const scenarios::Scenario& scenario, const models::StepSimulation& sim) {
+  HtmlPage page("clustersim run: " + scenario.name);
+  page.heading("Pipeline timeline of one step");
+  page.raw(timeline_figures(sim.step, sim.timeline));
+  page.heading("Step-time breakdown");
+  page.raw(breakdown_svg(sim.report));
+  page.heading("Report");
+  page.preformatted(step_report_text(scenario, sim.report));
+  return page.render();
 }
 
 void HtmlPage::heading(std::string_view text) { body_ += "<h2>" + html_escape(text) + "</h2>\n"; }

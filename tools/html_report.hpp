@@ -10,12 +10,14 @@
 /// Every chart is an <svg class="chart" data-chart="NAME"> so that a check (and a reader's browser
 /// tools) can find it; tests/tools/html_report_test.cpp renders the page in headless Chromium.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "models/step_builder.hpp"
 #include "models/step_model.hpp"
+#include "scenarios/scenario.hpp"
 #include "sim/timeline.hpp"
 #include "tools/sweep_table.hpp"
 
@@ -24,7 +26,13 @@ namespace clustersim::tools {
 /// HTML-escapes text for element content and attribute values.
 std::string html_escape(std::string_view text);
 
-std::string timeline_svg(const models::StepGraph& step, const sim::Timeline& timeline);
+/// The timeline from 0 to `window_end_ns` (0: the whole step).
+std::string timeline_svg(const models::StepGraph& step, const sim::Timeline& timeline, std::int64_t window_end_ns = 0);
+/// When the first stage finishes the backward of micro-batch pp + 3: a window wide enough to
+/// show the warm-up and a few steady-state micro-batches with their numbers readable.
+std::int64_t warm_up_end_ns(const models::StepGraph& step, const sim::Timeline& timeline);
+/// The whole-step timeline, then the warm-up window when the step is long enough to need one.
+std::string timeline_figures(const models::StepGraph& step, const sim::Timeline& timeline);
 std::string breakdown_svg(const models::StepReport& report);
 /// Bars for the first `top` rows that were simulated (rows already ranked).
 std::string ranking_svg(const std::vector<SweepRow>& rows, std::size_t top);
@@ -39,6 +47,9 @@ struct ParetoPoint {
 };
 /// `deadline_days` and `budget_usd` are drawn as limits when positive.
 std::string pareto_svg(const std::vector<ParetoPoint>& points, double deadline_days, double budget_usd);
+
+/// The page `clustersim run --report` writes: the text report, the timeline and the breakdown.
+std::string run_report_html(const scenarios::Scenario& scenario, const models::StepSimulation& sim);
 
 /// A page under construction: a title, then sections of prepared HTML.
 class HtmlPage {

@@ -23,7 +23,7 @@ std::string progress_line(std::string_view label, std::string_view unit, std::si
   std::string line = fmt::format("{}: {}/{} {}", label, done, total, unit);
   if (elapsed_s <= 0.0 || done == 0) return line + "  starting";
   const double rate = static_cast<double>(done) / elapsed_s;
-  line += fmt::format("  {:.0f}/s", rate);
+  line += rate < 10.0 ? fmt::format("  {:.1f}/s", rate) : fmt::format("  {:.0f}/s", rate);
   const double left = static_cast<double>(total - std::min(done, total)) / rate;
   return line + "  " + duration_text(left) + " left";
 }

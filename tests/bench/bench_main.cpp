@@ -11,6 +11,7 @@
 #include "tests/bench/engine_bench.hpp"
 #include "tests/bench/run_bench.hpp"
 #include "tests/bench/step_bench.hpp"
+#include "tests/bench/sweep_bench.hpp"
 
 namespace {
 
@@ -85,6 +86,19 @@ int main(int argc, char** argv) {
                  "failures.llama3_16384_54d_1000_runs", static_cast<long long>(r.runs), r.seconds,
                  r.mean_interruptions, r.mean_goodput, peak_rss_mib());
   }
+  // `clustersim sweep --search` on 2 threads (the target machine's cores): 70B on 256 H100 and
+  // Llama 3 405B on 16,384 H100. Long: run them by name (clustersim_bench search.).
+  auto search_row = [&](const std::string& name, const std::vector<std::string>& sets) {
+    const SearchBenchResult r = bench_search(sets, 2);
+    rows.push_back({name, "seconds", r.seconds, "s"});
+    std::fprintf(stderr, "%-34s %10zu layouts  %zu fit and simulated  %.1f s on 2 threads  peak RSS %.0f MiB\n",
+                 name.c_str(), r.layouts, r.fitting, r.seconds, peak_rss_mib());
+  };
+  if (!only.empty() && wanted("search.70b_256")) search_row("search.70b_256", {});
+  if (!only.empty() && wanted("search.405b_16384"))
+    search_row("search.405b_16384", {"model.preset=llama3-405b", "cluster.num_gpus=16384", "parallelism.tp=8",
+                                     "parallelism.pp=16", "parallelism.dp=128", "training.seq_len=8192",
+                                     "training.global_batch=2048"});
   if (json) {
     std::printf("{\"peak_rss_mib\": %.1f, \"rows\": [", peak_rss_mib());
     for (std::size_t i = 0; i < rows.size(); ++i)

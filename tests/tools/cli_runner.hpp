@@ -1,0 +1,73 @@
+#pragma once
+// Runs the built clustersim binary for CLI tests of the planning commands: exit code, stdout and
+// stderr apart, and the checks every failing command must pass.
+
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace clustersim::test {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out{};
+  std::string err{};
+};
+
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+/// A fresh directory under the system temp directory, removed when the object goes.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = std::filesystem::temp_directory_path() /
+            ("clustersim-plan-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// Runs `clustersim ARGUMENTS` from the source directory (so relative scenario paths work).
+inline Outcome run_clustersim(const std::string& arguments) {
+  const TempDir dir;
+  const std::string out = dir / "out", err = dir / "err";
+  const std::string command = "cd '" + std::string(CLUSTERSIM_SOURCE_DIR) + "' && '" + std::string(CLUSTERSIM_BINARY) +
+                              "' " + arguments + " >'" + out + "' 2>'" + err + "'";
+  const int status = std::system(command.c_str());
+  return {.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1, .out = read_text(out), .err = read_text(err)};
+}
+
+/// A failed command: exit code 2, one line on stderr, nothing on stdout.
+inline void check_fails_cleanly(const Outcome& outcome, const std::string& expected_in_message) {
+  CAPTURE(outcome.err);
+  CHECK(outcome.exit_code == 2);
+  CHECK(outcome.out.empty());
+  CHECK(outcome.err.starts_with("clustersim: error: "));
+  CHECK(outcome.err.find('\n') == outcome.err.size() - 1);
+  CHECK(outcome.err.find(expected_in_message) != std::string::npos);
+}
+
+}  // namespace clustersim::test

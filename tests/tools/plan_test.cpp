@@ -1,0 +1,101 @@
+// `clustersim plan` through the built binary, checked against its own option list by rules
+// computed here: Pareto optimality, the deadline and the budget.
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+
+namespace clustersim::test {
+namespace {
+
+// Llama 3 8B on 16 to 64 H100 or A100: small enough to plan in a few seconds.
+constexpr const char* kPlan =
+    "plan --quiet --json --set model.preset=llama3-8b --set cluster.num_gpus=32 --set parallelism.tp=8 "
+    "--set parallelism.pp=1 --set parallelism.dp=4 --set training.seq_len=2048 --set training.global_batch=64 "
+    "--set training.tokens=2e10 --gpus a100-80gb,h100-sxm --min-gpus 16 --max-gpus 64";
+
+nlohmann::json plan(const std::string& extra) {
+  const Outcome outcome = run_clustersim(std::string(kPlan) + " " + extra);
+  CAPTURE(outcome.err);
+  REQUIRE(outcome.exit_code == 0);
+  return nlohmann::json::parse(outcome.out);  // exactly one object
+}
+
+TEST_CASE("plan: the front is exactly the options no other beats on time and cost") {
+  const auto j = plan("--deadline-days 10");
+  const auto& options = j.at("options");
+  // 2 GPU types x {16, 24, 32, 48, 64} GPUs x 3 topologies.
+  CHECK(options.size() == 2 * 5 * 3);
+  std::vector<std::size_t> front;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    bool beaten = false;
+    for (std::size_t k = 0; k < options.size(); ++k) {
+      const double di = options[i].at("days"), ci = options[i].at("cost_usd");
+      const double dk = options[k].at("days"), ck = options[k].at("cost_usd");
+      if (k != i && dk <= di && ck <= ci && (dk < di || ck < ci || k < i)) beaten = true;
+    }
+    CHECK(options[i].at("on_front").get<bool>() == !beaten);
+    if (!beaten) front.push_back(i);
+  }
+  auto listed = j.at("front").get<std::vector<std::size_t>>();
+  std::sort(listed.begin(), listed.end());
+  CHECK(listed == front);
+  // Days and cost follow from the step time, the tokens and the price.
+  for (const auto& o : options) {
+    const double hours = 2e10 / o.at("tokens_per_s").get<double>() / 3600.0;
+    CHECK(o.at("days").get<double>() == doctest::Approx(hours / 24.0));
+    CHECK(o.at("cost_usd").get<double>() ==
+          doctest::Approx(hours * o.at("gpus").get<double>() * o.at("usd_per_gpu_hour").get<double>()));
+  }
+}
+
+TEST_CASE("plan: the choice is the cheapest option within the deadline, with Megatron-LM arguments") {
+  const auto j = plan("--deadline-days 10");
+  const auto& options = j.at("options");
+  std::optional<std::size_t> cheapest;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    if (options[i].at("days").get<double>() > 10.0) continue;
+    if (!cheapest || options[i].at("cost_usd").get<double>() < options[*cheapest].at("cost_usd").get<double>()) {
+      cheapest = i;
+    }
+  }
+  REQUIRE(cheapest.has_value());
+  REQUIRE(j.at("chosen").is_object());
+  CHECK(j.at("chosen").at("option").get<std::size_t>() == *cheapest);
+  const auto& layout = options[*cheapest].at("layout");
+  const auto args = j.at("chosen").at("megatron_args").get<std::vector<std::string>>();
+  CHECK(args.at(0) == "--tensor-model-parallel-size " + std::to_string(layout.at("tp").get<int>()));
+  CHECK(args.at(1) == "--pipeline-model-parallel-size " + std::to_string(layout.at("pp").get<int>()));
+  CHECK(std::find(args.begin(), args.end(), "--global-batch-size 64") != args.end());
+}
+
+TEST_CASE("plan: with a deadline nothing meets there is no choice, and a budget picks the fastest") {
+  CHECK(plan("--deadline-days 0.001").at("chosen").is_null());
+  const auto j = plan("--budget-usd 1e9");
+  const auto& options = j.at("options");
+  std::size_t fastest = 0;
+  for (std::size_t i = 1; i < options.size(); ++i) {
+    if (options[i].at("days").get<double>() < options[fastest].at("days").get<double>()) fastest = i;
+  }
+  CHECK(j.at("chosen").at("option").get<std::size_t>() == fastest);
+}
+
+TEST_CASE("plan: a price given on the command line is used") {
+  const auto j = plan("--price h100-sxm=10 --topologies rail_optimized");
+  CHECK(j.at("prices").at("h100-sxm").at("usd").get<double>() == 10.0);
+  for (const auto& o : j.at("options")) {
+    if (o.at("gpu") == "h100-sxm") CHECK(o.at("usd_per_gpu_hour").get<double>() == 10.0);
+  }
+}
+
+TEST_CASE("plan: bad command lines fail cleanly") {
+  check_fails_cleanly(run_clustersim("plan --gpus nonexistent"), "unknown GPU");
+  check_fails_cleanly(run_clustersim("plan --pricing lease"), "--pricing");
+  check_fails_cleanly(run_clustersim("plan --price h100-sxm=free"), "--price expects GPU=USD");
+  check_fails_cleanly(run_clustersim("plan --topologies ring"), "unknown topology");
+}
+
+}  // namespace
+}  // namespace clustersim::test
