@@ -99,7 +99,7 @@ void read_device(const Record& r, BenchRecords& out) {
 }
 
 void read_gemm(const Record& r, BenchRecords& out) {
-  r.allow_only({"m", "n", "k", "dtype", "time_us", "tflops", "iters", "warmup", "layout", "shape"});
+  r.allow_only({"m", "n", "k", "dtype", "time_us", "tflops", "iters", "warmup", "algos", "algo_rank", "layout", "shape"});
   GemmSample s{.line = r.line(), .m = r.positive_integer("m"), .n = r.positive_integer("n"),
                .k = r.positive_integer("k"), .dtype = r.required_text("dtype")};
   if (s.dtype == "bf16" || s.dtype == "fp16") {

@@ -85,6 +85,7 @@ class ProfileBuilder {
       out_.collectives.push_back({.fit = fit_collective(group, options_.fit), .simulator_max_error = kNaN});
       out_.profile.collectives.push_back(out_.collectives.back().fit.model);
     }
+    for (const auto& group : in.single_rank) out_.single_rank.push_back(fit_single_rank(group));
     map_efficiency(LinkScope::nvlink);
     map_efficiency(LinkScope::network);
     map_latencies();
@@ -204,12 +205,38 @@ class ProfileBuilder {
     }
   }
 
+  // On one rank a collective is a local copy (or nothing): its small sizes give NCCL's cost per
+  // call, the largest the copy rate.
+  static SingleRankReport fit_single_rank(const CollectiveGroup& group) {
+    std::vector<CollectivePoint> small;
+    for (const auto& p : group.points) {
+      if (p.bytes <= kLatencySizes) small.push_back(p);
+    }
+    if (small.size() < 2) {
+      throw std::invalid_argument(fmt::format("{}: a one-rank log needs two or more sizes up to {} B for its per-call cost",
+                                              group.source, kLatencySizes));
+    }
+    const auto largest = std::max_element(group.points.begin(), group.points.end(),
+                                          [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+    return {.op = group.op,
+            .source = group.source,
+            .latency = fit_alpha_beta(small, 1.0),
+            .copy_bytes = largest->bytes,
+            .copy_gb_per_s = static_cast<double>(largest->bytes) / largest->time_us / 1e3};
+  }
+
   void map_latencies() {
     struct Floor {
       double alpha_s, lo_s, hi_s, nvlink_steps, network_steps;
       std::string what;
     };
     std::vector<Floor> single, multi;
+    for (const auto& r : out_.single_rank) {
+      const AlphaBetaSegment& a = r.latency;
+      single.push_back({a.alpha_us * 1e-6, a.alpha_lo_us * 1e-6, a.alpha_hi_us * 1e-6, 0.0, 0.0,
+                        fmt::format("{} on 1 rank: alpha {:.2f} us over {}-{} B (out-of-place), {}",
+                                    collective_name(r.op), a.alpha_us, a.min_bytes, a.max_bytes, r.source)});
+    }
     for (const auto& m : out_.profile.collectives) {
       const AlphaBetaSegment& first = m.segments.front();
       if (first.min_bytes > kLatencySizes) continue;
@@ -242,6 +269,18 @@ class ProfileBuilder {
           set_ci("/comm/launch_latency_s", fit.lower95(0), fit.upper95(0));
           set_ci("/comm/nvlink_hop_latency_s", fit.lower95(1), fit.upper95(1));
         }
+      } else if (*distinct.begin() == 0.0) {
+        // One-rank logs only: each alpha is a launch latency.
+        double sum = 0.0, lo = 0.0, hi = 0.0;
+        for (const auto& f : single) {
+          sum += f.alpha_s;
+          lo += f.lo_s;
+          hi += f.hi_s;
+        }
+        const double n = static_cast<double>(single.size());
+        comm.launch_latency_s = sum / n;
+        sources["launch_latency_s"] = "measured: mean per-call cost (alpha) of one-rank collectives: " + from;
+        set_ci("/comm/launch_latency_s", lo / n, hi / n);
       } else if (*distinct.begin() > 0.0) {
         const double steps = *distinct.begin();
         double sum = 0.0, lo = 0.0, hi = 0.0;
@@ -329,8 +368,14 @@ Calibration calibrate(std::span<const std::string> inputs, const CalibrateOption
   builder.fit_compute(in);
   builder.fit_collectives(in);
   out.profile.metadata.arguments = options.arguments;
+  out.profile.metadata.note = options.note;
   out.profile.metadata.inputs = std::move(in.files);
-  if (in.groups.empty()) out.notes.push_back("no collective measurements: the comm constants keep their built-in values");
+  if (in.groups.empty() && in.single_rank.empty()) {
+    out.notes.push_back("no collective measurements: the comm constants keep their built-in values");
+  } else if (in.groups.empty()) {
+    out.notes.push_back("one-rank collectives only: they give the launch latency; the link efficiencies and hop "
+                        "latencies keep their built-in values (measure 8 GPUs, and 2+ nodes, for those)");
+  }
   if (in.gemm.empty()) out.notes.push_back("no GEMM measurements: e_max and k_half keep their built-in values");
   return out;
 }

@@ -10,7 +10,8 @@
 /// - launch and hop latencies: the first segment's alpha of fits that reach down to 64 KiB,
 ///   split into launch + steps x hop with the latency steps models::collective_time_s uses; the
 ///   launch latency is fitted only when single-node fits with different step counts exist, and is
-///   otherwise held at the built-in value (the source says so);
+///   otherwise held at the built-in value (the source says so); one-rank logs (one GPU) take part
+///   with zero steps, so a single GPU's logs alone give the launch latency as their mean alpha;
 /// - GEMM e_max and k_half from gemm_fit; SM count from a device record; hbm_efficiency from the
 ///   best membw copy rate (>= 64 MiB) / datasheet HBM bandwidth; attention_efficiency from the
 ///   mean attention TFLOP/s / bf16 peak.
@@ -42,6 +43,7 @@ struct CalibrateOptions {
   double nic_gbit_per_s = 400.0;  // per NIC, for network_efficiency
   std::int64_t nics_per_node = 8;
   std::vector<std::string> arguments{};  // recorded in the profile's metadata
+  std::string note{};                    // likewise: where and when the inputs were measured
 };
 
 struct CollectiveReport {
@@ -50,9 +52,19 @@ struct CollectiveReport {
                                      // fitted CommProfile, over sizes >= 1 MiB (NaN: none)
 };
 
+/// A one-rank log (one GPU): NCCL's fixed cost per call and the local copy rate, no bus.
+struct SingleRankReport {
+  models::CollectiveOp op = models::CollectiveOp::all_reduce;
+  std::string source{};
+  AlphaBetaSegment latency{};  // line through the sizes <= 64 KiB: alpha is the per-call cost
+  std::int64_t copy_bytes = 0;  // the largest size, and its rate (bytes / time; algbw)
+  double copy_gb_per_s = 0.0;
+};
+
 struct Calibration {
   CalibrationProfile profile{};
   std::vector<CollectiveReport> collectives{};
+  std::vector<SingleRankReport> single_rank{};
   std::optional<GemmFit> gemm{};
   std::vector<std::string> notes{};  // what was not fitted, and anything a user should check
 };

@@ -238,6 +238,7 @@ std::string profile_to_json(const CalibrationProfile& p) {
     inputs.push_back({{"path", in.path}, {"kind", in.kind}, {"fnv1a64", in.fnv1a64}, {"records", in.records}});
   }
   metadata["inputs"] = std::move(inputs);
+  if (!p.metadata.note.empty()) metadata["note"] = p.metadata.note;
   root["metadata"] = std::move(metadata);
   return root.dump(2) + "\n";
 }
@@ -332,7 +333,8 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
   }
 
   const ordered_json& metadata = r.member(root, "", "metadata");
-  r.only_keys(metadata, "/metadata", {"created_by", "arguments", "inputs"});
+  r.only_keys(metadata, "/metadata", {"created_by", "arguments", "inputs", "note"});
+  if (metadata.contains("note")) p.metadata.note = r.text(metadata.at("note"), "/metadata/note");
   p.metadata.created_by = r.text(r.member(metadata, "/metadata", "created_by"), "/metadata/created_by");
   const ordered_json& arguments = r.member(metadata, "/metadata", "arguments");
   if (!arguments.is_array()) r.fail("/metadata/arguments", "must be an array of strings");

@@ -6,7 +6,8 @@
 ///     "compute": { "<ComputeProfile field>": {"value": x, "source": "...", "ci95": [lo, hi]}, ... },
 ///     "comm":    { "<CommProfile field>":    {"value": x, "source": "...", "ci95": [lo, hi]}, ... },
 ///     "collectives": [ {"op", "ranks", "ranks_per_node", "source", "segments": [...]} ],
-///     "metadata": { "created_by", "arguments": [...], "inputs": [{"path", "kind", "fnv1a64", "records"}] } }
+///     "metadata": { "created_by", "arguments": [...], "inputs": [{"path", "kind", "fnv1a64", "records"}],
+///                   "note" (optional) } }
 /// "ci95" is optional. Units: those in the field names (s, fractions, SM counts, elements; bytes,
 /// us, GB/s in the segments). Errors name the file and the JSON pointer (ScenarioError).
 /// Limitations: CommProfile has a single source string; the per-field sources are kept in
@@ -38,6 +39,7 @@ struct ProfileMetadata {
   std::string created_by = "clustersim calibrate";
   std::vector<std::string> arguments{};  // the command's arguments, without --out and --json
   std::vector<ProfileInput> inputs{};
+  std::string note{};  // where and when the inputs were measured (calibrate --note); may be empty
 };
 
 struct CalibrationProfile {

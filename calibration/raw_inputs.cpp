@@ -38,7 +38,14 @@ RawInputs read_raw_inputs(std::span<const std::string> paths, std::optional<mode
       record.kind = "nccl-tests log";
       record.records = static_cast<int>(log.rows.size());
       if (!log.device_name.empty()) in.device_names.insert(log.device_name);
-      if (log.ranks < 2) throw InputError(path, 0, "a collective needs at least 2 ranks");
+      if (log.ranks < 1) throw InputError(path, 0, "a collective needs at least 1 rank");
+      if (log.ranks == 1) {
+        CollectiveGroup single{.op = log.op, .ranks = 1, .ranks_per_node = 1, .source = path, .points = {}};
+        for (const auto& row : log.rows) single.points.push_back({row.size_bytes, row.out_of_place.time_us, row.line});
+        in.single_rank.push_back(std::move(single));
+        in.files.push_back(std::move(record));
+        continue;
+      }
       auto& group = in.groups[{path, log.op, log.ranks, log.gpus_per_node}];
       group.op = log.op;
       group.ranks = log.ranks;

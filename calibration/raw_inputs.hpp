@@ -3,6 +3,9 @@
 /// layout (nccl-tests logs and JSON-lines "nccl" records), GEMM, copy-bandwidth and attention
 /// samples, device names and SM counts, and a fingerprint of every file for the profile's metadata.
 /// A file is an nccl-tests log when it has a "# nThread" header line, else JSON lines.
+/// A log of one rank (one GPU) measures no bus: it is kept apart (`single_rank`), with its
+/// out-of-place times only, since NCCL returns from an in-place call on one rank without moving
+/// data.
 /// Repeated sizes within one file keep their fastest time (interference only slows a run down),
 /// as the faster placement of an nccl-tests row does.
 /// Units: those of the inputs (bytes, us, TF/s, GB/s).
@@ -37,6 +40,7 @@ class Provenance {
 
 struct RawInputs {
   std::map<std::tuple<std::string, models::CollectiveOp, std::int64_t, std::int64_t>, CollectiveGroup> groups{};
+  std::vector<CollectiveGroup> single_rank{};  // one-rank nccl-tests logs, out-of-place times
   std::vector<GemmSample> gemm{};
   Provenance gemm_from{};
   std::vector<MembwSample> membw{};

@@ -139,6 +139,18 @@ std::string render_text(const cal::Calibration& result, const std::string& out_p
             "each input size's time is the faster of out-of-place and in-place.\n\n";
   }
   for (const auto& c : result.collectives) text += render_collective(c) + "\n";
+  if (!result.single_rank.empty()) {
+    text += "One-rank collectives (one GPU, out-of-place): no bus; per-call cost from the sizes <= 64 KiB,\n"
+            "and the local copy rate (algbw) at the largest size.\n";
+    text += fmt::format("  {:<15} {:>10} {:>20} {:>14} {:>12}  {}\n", "OP", "ALPHA_US", "95%", "LARGEST_B", "COPY_GB/S",
+                        "SOURCE");
+    for (const auto& r : result.single_rank) {
+      text += fmt::format("  {:<15} {:>10.2f} {:>20} {:>14} {:>12.1f}  {}\n", cal::collective_name(r.op),
+                          r.latency.alpha_us, interval(r.latency.alpha_lo_us, r.latency.alpha_hi_us, 2),
+                          r.copy_bytes, r.copy_gb_per_s, r.source);
+    }
+    text += "\n";
+  }
   if (result.gemm) text += render_gemm(*result.gemm) + "\n";
   text += render_constants(result.profile);
   if (!result.notes.empty()) {
@@ -178,6 +190,16 @@ std::string render_json(const cal::Calibration& result, const std::string& out_p
                            {"points", std::move(points)}});
   }
   j["collectives"] = std::move(collectives);
+  ordered_json single = ordered_json::array();
+  for (const auto& r : result.single_rank) {
+    single.push_back({{"op", cal::collective_name(r.op)},
+                      {"source", r.source},
+                      {"alpha_us", r.latency.alpha_us},
+                      {"alpha_ci95_us", {nan_as_null(r.latency.alpha_lo_us), nan_as_null(r.latency.alpha_hi_us)}},
+                      {"copy_bytes", r.copy_bytes},
+                      {"copy_gb_per_s", r.copy_gb_per_s}});
+  }
+  j["single_rank"] = std::move(single);
   if (result.gemm) {
     const auto& g = *result.gemm;
     ordered_json points = ordered_json::array();
@@ -198,15 +220,16 @@ std::string render_json(const cal::Calibration& result, const std::string& out_p
   return j.dump(2) + "\n";
 }
 
-// The arguments that determine the profile: all but where it goes and how the report looks.
+// The arguments that determine the profile: all but where it goes, how the report looks, and the
+// note (kept in a field of its own).
 std::vector<std::string> recorded_arguments(std::span<const std::string> args) {
   std::vector<std::string> kept;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--out") {
+    if (args[i] == "--out" || args[i] == "--note") {
       ++i;
       continue;
     }
-    if (args[i].starts_with("--out=") || args[i] == "--json") continue;
+    if (args[i].starts_with("--out=") || args[i].starts_with("--note=") || args[i] == "--json") continue;
     kept.push_back(args[i]);
   }
   return kept;
@@ -233,6 +256,8 @@ int cmd_calibrate(std::span<const std::string> args, std::ostream& out) {
       ("nic-gbit-per-s", po::value(&options.nic_gbit_per_s)->default_value(400.0, "400")->value_name("GBIT"),
        "line rate of one NIC, for network_efficiency")
       ("nics-per-node", po::value(&options.nics_per_node)->default_value(8)->value_name("N"), "NICs per node, for network_efficiency")
+      ("note", po::value(&options.note)->value_name("TEXT"),
+       "where and when the inputs were measured, kept in the profile's metadata")
       ("json", po::bool_switch(&json), "print the fit report as one JSON object instead of text");
   command.hidden.add_options()("input", po::value(&inputs)->composing(), "raw inputs");
   command.positional.add("input", -1);

@@ -2,8 +2,8 @@
 // tensor-parallel degree and a square sweep, as JSON lines for `clustersim calibrate`.
 // Each shape: random non-zero inputs, warm-up runs, then CUDA-event timing of every run and the
 // median. C[m x n] = A[m x k] B[k x n] in cuBLASLt's "TN" layout (A stored k x m and transposed),
-// the layout FP8 requires on Hopper; bf16 output, fp32 accumulation, the heuristic's first algorithm
-// with a 32 MiB workspace.
+// the layout FP8 requires on Hopper; bf16 output, fp32 accumulation, a 32 MiB workspace, and the
+// heuristic's first algorithm or (--algos N) the fastest of its first N.
 
 #include <cublasLt.h>
 
@@ -28,7 +28,7 @@ using namespace clustersim::bench;
 
 constexpr const char* kUsage =
     "Usage: gemm_bench [--scenario FILE | --model NAME --tp N] [--seq N] [--micro-batch N] [--square MIN:MAX]\n"
-    "                  [--dtype bf16|fp8|both] [--iters N] [--warmup N] [--device N]\n"
+    "                  [--dtype bf16|fp8|both] [--iters N] [--warmup N] [--algos N] [--device N]\n"
     "\n"
     "Times cuBLASLt GEMMs and prints one JSON line per shape and dtype (m, n, k, dtype, time_us,\n"
     "tflops), after one line describing the GPU. Shapes: the forward and backward GEMMs of one layer\n"
@@ -43,6 +43,8 @@ constexpr const char* kUsage =
     "  --square MIN:MAX   square sweep (default 1024:16384; 0 for none)\n"
     "  --dtype D          bf16, fp8 (E4M3 inputs) or both (default both)\n"
     "  --iters N          timed runs per shape, at least 20 (default 50); --warmup N (default 10)\n"
+    "  --algos N          time cuBLASLt's first N heuristic algorithms and keep the fastest\n"
+    "                     (default 1: the heuristic's choice, as most frameworks run it)\n"
     "  --device N         CUDA device (default 0)\n"
     "  --list-shapes      print the shapes (m, n, k, shape) and stop (touches no GPU)\n"
     "  --help             this text (touches no GPU)\n";
@@ -106,7 +108,7 @@ std::vector<Shape> square_shapes(const Options& options) {
 
 class GemmRunner {
  public:
-  explicit GemmRunner(int iters, int warmup) : iters_(iters), warmup_(warmup) {
+  GemmRunner(int iters, int warmup, int algos) : iters_(iters), warmup_(warmup), algos_(algos) {
     CUBLAS_CHECK(cublasLtCreate(&handle_));
     CLUSTERSIM_CUDA_CHECK(cudaStreamCreate(&stream_));
     CLUSTERSIM_CUDA_CHECK(cudaMalloc(&workspace_, kWorkspace));
@@ -123,8 +125,13 @@ class GemmRunner {
   GemmRunner(const GemmRunner&) = delete;
   GemmRunner& operator=(const GemmRunner&) = delete;
 
-  // Median microseconds of one GEMM, or a negative value when cuBLASLt has no algorithm for it.
-  double time_us(const Shape& s, bool fp8) {
+  /// Median microseconds of one GEMM (negative when cuBLASLt has no algorithm for it) and the
+  /// heuristic rank of the algorithm that gave it.
+  struct Timing {
+    double us;
+    int rank;
+  };
+  Timing time(const Shape& s, bool fp8) {
     const Element input = fp8 ? Element::fp8_e4m3 : Element::bf16;
     const cudaDataType_t input_type = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
     const auto mk = static_cast<std::size_t>(s.m * s.k), kn = static_cast<std::size_t>(s.k * s.n),
@@ -150,29 +157,34 @@ class GemmRunner {
     const std::size_t workspace = kWorkspace;
     CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
                                                       sizeof workspace));
-    cublasLtMatmulHeuristicResult_t heuristic{};
+    // The heuristic's ranking, best guess first; with algos_ > 1 each candidate is timed and the
+    // fastest kept (what an autotuning framework would get), else the first (what most get).
+    std::vector<cublasLtMatmulHeuristicResult_t> candidates(static_cast<std::size_t>(algos_));
     int found = 0;
-    const cublasStatus_t status =
-        cublasLtMatmulAlgoGetHeuristic(handle_, desc, la, lb, ld, ld, preference, 1, &heuristic, &found);
-    double result = -1.0;
-    if (status == CUBLAS_STATUS_SUCCESS && found > 0) {
+    const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(handle_, desc, la, lb, ld, ld, preference, algos_,
+                                                                 candidates.data(), &found);
+    Timing best{-1.0, 0};
+    for (int rank = 0; status == CUBLAS_STATUS_SUCCESS && rank < found; ++rank) {
+      const cublasLtMatmulAlgo_t& algo = candidates[static_cast<std::size_t>(rank)].algo;
       const float alpha = 1.0f, beta = 0.0f;
       const auto run = [&] {
-        CUBLAS_CHECK(cublasLtMatmul(handle_, desc, &alpha, a, la, b, lb, &beta, d, ld, d, ld, &heuristic.algo, workspace_,
-                                    kWorkspace, stream_));
+        return cublasLtMatmul(handle_, desc, &alpha, a, la, b, lb, &beta, d, ld, d, ld, &algo, workspace_, kWorkspace,
+                              stream_);
       };
-      for (int i = 0; i < warmup_; ++i) run();
+      if (run() != CUBLAS_STATUS_SUCCESS) continue;  // a candidate may refuse these pointers' alignment
+      for (int i = 1; i < warmup_; ++i) CUBLAS_CHECK(run());
       std::vector<double> times;
       for (int i = 0; i < iters_; ++i) {
         CLUSTERSIM_CUDA_CHECK(cudaEventRecord(start_, stream_));
-        run();
+        CUBLAS_CHECK(run());
         CLUSTERSIM_CUDA_CHECK(cudaEventRecord(stop_, stream_));
         CLUSTERSIM_CUDA_CHECK(cudaEventSynchronize(stop_));
         float ms = 0.0f;
         CLUSTERSIM_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
         times.push_back(1e3 * static_cast<double>(ms));
       }
-      result = median(times);
+      const double us = median(times);
+      if (best.us < 0.0 || us < best.us) best = {us, rank};
     }
     cublasLtMatmulPreferenceDestroy(preference);
     cublasLtMatrixLayoutDestroy(la);
@@ -182,12 +194,12 @@ class GemmRunner {
     CLUSTERSIM_CUDA_CHECK(cudaFree(a));
     CLUSTERSIM_CUDA_CHECK(cudaFree(b));
     CLUSTERSIM_CUDA_CHECK(cudaFree(d));
-    return result;
+    return best;
   }
 
  private:
   static constexpr std::size_t kWorkspace = std::size_t{32} << 20;
-  int iters_, warmup_;
+  int iters_, warmup_, algos_;
   cublasLtHandle_t handle_ = nullptr;
   cudaStream_t stream_ = nullptr;
   void* workspace_ = nullptr;
@@ -196,7 +208,7 @@ class GemmRunner {
 
 int run(int argc, char** argv) {
   const Options options(argc, argv, {"--scenario", "--model", "--tp", "--seq", "--micro-batch", "--square", "--dtype", "--iters",
-                                     "--warmup", "--device"},
+                                     "--warmup", "--device", "--algos"},
                         {"--help", "-h", "--list-shapes"});
   if (options.flag("--help") || options.flag("-h")) {
     std::fputs(kUsage, stdout);
@@ -208,6 +220,8 @@ int run(int argc, char** argv) {
   const auto warmup = static_cast<int>(options.integer("--warmup", 10));
   if (iters < 20) throw UsageError("--iters must be at least 20 (the median needs them)");
   if (warmup < 1) throw UsageError("--warmup must be at least 1");
+  const auto algos = static_cast<int>(options.integer("--algos", 1));
+  if (algos < 1 || algos > 32) throw UsageError("--algos must be 1..32");
   std::vector<Shape> shapes = model_shapes(options);
   for (auto& s : square_shapes(options)) shapes.push_back(std::move(s));
   if (shapes.empty()) throw UsageError("no shapes: give --scenario, --model or --square");
@@ -222,7 +236,7 @@ int run(int argc, char** argv) {
   const auto device = static_cast<int>(options.integer("--device", 0));
   CLUSTERSIM_CUDA_CHECK(cudaSetDevice(device));
   std::printf("%s\n", device_record(device).c_str());
-  GemmRunner runner(iters, warmup);
+  GemmRunner runner(iters, warmup, algos);
   for (const bool fp8 : {false, true}) {
     if ((fp8 && dtype == "bf16") || (!fp8 && dtype == "fp8")) continue;
     for (const auto& s : shapes) {
@@ -231,7 +245,7 @@ int run(int argc, char** argv) {
                      static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k));
         continue;
       }
-      const double us = runner.time_us(s, fp8);
+      const auto [us, rank] = runner.time(s, fp8);
       if (us < 0.0) {
         std::fprintf(stderr, "gemm_bench: cuBLASLt has no %s algorithm for %lld x %lld x %lld\n", fp8 ? "fp8" : "bf16",
                      static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k));
@@ -239,9 +253,9 @@ int run(int argc, char** argv) {
       }
       const double tflops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) / us / 1e6;
       std::printf("{\"bench\":\"gemm\",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"dtype\":\"%s\",\"time_us\":%.3f,"
-                  "\"tflops\":%.2f,\"iters\":%d,\"warmup\":%d,\"shape\":%s}\n",
+                  "\"tflops\":%.2f,\"iters\":%d,\"warmup\":%d,\"algos\":%d,\"algo_rank\":%d,\"shape\":%s}\n",
                   static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
-                  fp8 ? "fp8_e4m3" : "bf16", us, tflops, iters, warmup, json_string(s.label).c_str());
+                  fp8 ? "fp8_e4m3" : "bf16", us, tflops, iters, warmup, algos, rank, json_string(s.label).c_str());
       std::fflush(stdout);
     }
   }

@@ -161,12 +161,38 @@ TEST_CASE("calibrate: make_profiles regenerates the bundled profiles") {
                               std::string(CLUSTERSIM_BINARY) + "' --out-dir '" + dir.string() + "'");
   CAPTURE(outcome.err);
   REQUIRE(outcome.exit_code == 0);
-  for (const char* gpu : {"a100-80gb", "h100-sxm", "h200-sxm", "b200"}) {
+  for (const char* gpu : {"a100-80gb", "h100-sxm", "h200-sxm", "b200", "h200-measured"}) {
     CAPTURE(gpu);
     const std::string name = std::string(gpu) + ".json";
     check_same(json::parse(read_file(dir / name)), json::parse(read_file(fs::path(root) / "calibration/profiles" / name)));
   }
   fs::remove_all(dir.parent_path());
+}
+
+TEST_CASE("calibrate: a one-GPU log gives NCCL's per-call cost from its out-of-place times") {
+  // calibration/measured/h200-2026-11-30/nccl_all_reduce.txt, one rank: out-of-place times of the
+  // 14 sizes 8 B .. 64 KiB are 9.08 9.35 9.10 9.00 8.70 8.85 9.11 8.90 9.15 9.58 8.84 9.19 9.77
+  // 9.38 us, mean 9.143; the slope adds at most 64 KiB / 2 TB/s = 0.03 us. In-place calls take
+  // 1.7 us (NCCL does nothing on one rank) and must not be what is fitted.
+  const std::string log = std::string(CLUSTERSIM_SOURCE_DIR) + "/calibration/measured/h200-2026-11-30/nccl_all_reduce.txt";
+  const auto profile = scratch() / "one-rank.json";
+  const Outcome outcome = calibrate("'" + log + "' --gpu h200-sxm --json --note 'one H200' --out '" + profile.string() + "'");
+  CAPTURE(outcome.err);
+  REQUIRE(outcome.exit_code == 0);
+  const json report = json::parse(outcome.out);
+  REQUIRE(report.at("single_rank").size() == 1);
+  const json& fit = report.at("single_rank")[0];
+  CHECK(fit.at("op") == "all_reduce");
+  CHECK(fit.at("alpha_us").get<double>() == doctest::Approx(9.143).epsilon(0.02));
+  // 8 GiB out of place in 3990.5 us.
+  CHECK(fit.at("copy_gb_per_s").get<double>() == doctest::Approx(8589934592.0 / 3990.5 / 1e3).epsilon(1e-6));
+  CHECK(report.at("collectives").empty());
+  const json written = json::parse(read_file(profile));
+  CHECK(written.at("comm").at("launch_latency_s").at("value").get<double>() == doctest::Approx(fit.at("alpha_us").get<double>() * 1e-6));
+  CHECK(written.at("comm").at("launch_latency_s").at("source").get<std::string>().starts_with("measured: mean per-call cost"));
+  CHECK(written.at("metadata").at("note") == "one H200");
+  for (const auto& argument : written.at("metadata").at("arguments")) CHECK(argument != "one H200");
+  fs::remove_all(scratch());
 }
 
 TEST_CASE("calibrate: the bundled profiles carry the published numbers") {
