@@ -5,7 +5,6 @@
 #include <cmath>
 #include <string>
 
-#include "sim/event_queue.hpp"
 #include "sim/indexed_heap.hpp"
 #include "sim/max_min.hpp"
 
@@ -13,15 +12,28 @@ namespace clustersim::sim {
 
 namespace {
 
-/// What the event loop touches for one task, packed so that an update costs one cache line.
+/// What the event loop keeps for a task from the moment it is ready until it finishes. Only tasks
+/// in flight hold one, in slots that finished tasks hand on, so the engine's memory per task of the
+/// graph stays a few words (successors, pending count, timeline) however large the graph.
 /// Weight and rate cap stay in the graph: only shared resources read them.
-struct TaskState {
+struct Flight {
   double remaining = 0.0;  // work left as of last_update (while solved individually)
   double rate = 0.0;       // progress per second of each of the task's flows
   Time last_update = Time::zero();
   std::uint64_t resource_begin = 0;  // into the graph's flat list of resource uses
   std::uint32_t resource_count = 0;
-  std::uint32_t stamp = 0;           // last component collection that visited it
+  TaskId task = 0;
+  std::uint32_t stamp = 0;       // last component collection that visited it
+  bool in_latency = false;       // its pending event is the end of its latency, not its finish
+};
+
+using Slot = std::uint32_t;
+
+/// A slot in flight, with its task id first so that lists sort into task-id order.
+struct TaskSlot {
+  TaskId task;
+  Slot slot;
+  bool operator<(const TaskSlot& o) const { return task < o.task; }
 };
 
 /// pending_ of a finished task; any other value counts unfinished predecessors.
@@ -38,61 +50,75 @@ struct SharingGroup {
   double virtual_now = 0.0;  // work one unit of weight has received since the run started
   Time last_update = Time::zero();
   double total_weight = 0.0;
-  std::vector<std::pair<double, TaskId>> members;  // min-heap by (virtual finish, task)
+  struct Member {
+    double virtual_finish;
+    TaskId task;
+    Slot slot;
+    bool operator>(const Member& o) const {
+      return virtual_finish > o.virtual_finish || (virtual_finish == o.virtual_finish && task > o.task);
+    }
+  };
+  std::vector<Member> members;  // min-heap by (virtual finish, task)
 };
 
 /// The mutable state of one Engine::run; keeps Engine itself const and reusable across threads.
 class Run {
  public:
-  Run(const std::vector<Resource>& resources, const TaskGraph& graph) : resources_(resources), graph_(graph) {}
+  Run(const std::vector<Resource>& resources, const TaskGraph& graph)
+      : resources_(resources), graph_(graph), resource_count_(static_cast<std::uint32_t>(resources.size())) {}
 
   Timeline execute();
 
  private:
   void initialise();
+  Slot new_flight(TaskId t);
   void make_ready(TaskId t);
-  void activate(TaskId t);
-  void finish(TaskId t);
-  void expire_group(ResourceId r, std::vector<TaskId>& finishing);
-  void join_group(ResourceId r, TaskId t, double remaining);
+  void activate(Slot f);
+  void finish(Slot f);
+  void expire_group(ResourceId r);
+  void join_group(ResourceId r, Slot f);
   void join_solo_to_group(ResourceId r);
   void dissolve_group(ResourceId r);
   void settle_group(ResourceId r);
   void schedule_group(ResourceId r);
-  bool groupable(TaskId t) const {
-    return tasks_[t].resource_count == 1 && std::isinf(graph_.rate_cap_per_s(t));
+  bool groupable(const Flight& f) const {
+    return f.resource_count == 1 && std::isinf(graph_.rate_cap_per_s(f.task));
   }
-  void add_to_resource(TaskId t, std::uint32_t use, ResourceId r);
+  void add_to_resource(Slot f, std::uint32_t use, ResourceId r);
   void mark_dirty(ResourceId r);
   void resolve_dirty();
   void collect_component(ResourceId seed);
   void solve_component();
-  void set_rate(TaskId t, double rate);
-  std::span<const ResourceId> resources_of(const TaskState& s) const {
-    return {all_uses_ + s.resource_begin, s.resource_count};
+  void set_rate(Slot f, double rate);
+  /// The id of slot f's event in events_; ids below resource_count_ are sharing groups.
+  std::uint32_t event_id(Slot f) const { return resource_count_ + f; }
+  std::span<const ResourceId> resources_of(const Flight& f) const {
+    return {all_uses_ + f.resource_begin, f.resource_count};
   }
   [[noreturn]] void report_unfinished() const;
 
   const std::vector<Resource>& resources_;
   const TaskGraph& graph_;
+  const std::uint32_t resource_count_;
   const ResourceId* all_uses_ = nullptr;
-  std::uint32_t task_count_ = 0;
   Time now_ = Time::zero();
-  EventQueue<TaskId> latency_timers_;  // tasks whose latency elapses at the event time
-  // Predicted finishes: ids below task_count_ are tasks solved individually; task_count_ + r is
-  // the earliest finish of resource r's sharing group.
-  IndexedHeap<Time> finishes_;
+  // Every pending event, one per id: resource r's sharing group reaching its earliest finish (id
+  // r), or a task in flight finishing or ending its latency (event_id of its slot).
+  IndexedHeap<Time> events_;
 
-  std::vector<TaskState> tasks_;
+  std::vector<Flight> flights_;     // by slot
+  std::vector<Slot> free_slots_;
   std::vector<std::uint32_t> pending_;  // by task: unfinished predecessors (apart: touched by edges)
-  std::vector<std::uint64_t> successor_begin_;
+  std::vector<std::uint32_t> successor_begin_;
   std::vector<TaskId> successors_;
   std::vector<TaskId> released_;  // successors whose last predecessor finished in this event
+  std::vector<TaskSlot> finishing_;  // tasks finishing at the current event
+  std::vector<TaskSlot> elapsed_;    // tasks whose latency ends at the current event
   std::vector<std::uint32_t> slot_;  // by resource use: the task's position in active_[resource]
 
-  std::vector<std::vector<TaskId>> active_;  // by resource: tasks on it now, either mode
-  std::vector<SharingGroup> groups_;         // by resource
-  std::vector<char> individual_;             // by resource: its tasks are solved individually
+  std::vector<std::vector<Slot>> active_;  // by resource: tasks on it now, either mode
+  std::vector<SharingGroup> groups_;       // by resource
+  std::vector<char> individual_;           // by resource: its tasks are solved individually
   std::vector<char> dirty_;
   std::vector<ResourceId> dirty_list_;
   std::vector<Time> busy_since_;
@@ -101,7 +127,7 @@ class Run {
 
   std::uint32_t stamp_ = 0;
   std::vector<ResourceId> component_resources_;
-  std::vector<TaskId> component_tasks_;
+  std::vector<TaskSlot> component_tasks_;
   std::vector<std::uint32_t> local_links_;
   MaxMinSolver solver_;
 
@@ -112,15 +138,9 @@ class Run {
 void Run::initialise() {
   const std::size_t n = graph_.size();
   const std::size_t r = resources_.size();
-  task_count_ = static_cast<std::uint32_t>(n);
   all_uses_ = n == 0 ? nullptr : graph_.resources(0).data();
-  tasks_.resize(n);
-  for (TaskId t = 0; t < n; ++t) {
-    TaskState& s = tasks_[t];
-    s.remaining = graph_.work(t);
-    s.resource_begin = graph_.resource_offset(t);
-    s.resource_count = static_cast<std::uint32_t>(graph_.resources(t).size());
-  }
+  if (graph_.dependency_count() >= finished_mark)
+    throw GraphError(std::to_string(graph_.dependency_count()) + " dependencies: at most 2^32 - 1 are supported");
   successor_begin_.assign(n + 1, 0);
   pending_.assign(n, 0);
   for (const auto& [before, after] : graph_.dependencies()) {
@@ -136,7 +156,7 @@ void Run::initialise() {
   for (const auto& [before, after] : graph_.dependencies()) successors_[successor_begin_[before]++] = after;
   for (std::size_t i = n; i > 0; --i) successor_begin_[i] = successor_begin_[i - 1];
   successor_begin_[0] = 0;
-  finishes_ = IndexedHeap<Time>(n + r);
+  events_ = IndexedHeap<Time>(r);
   slot_.assign(graph_.resource_use_count(), 0);
   active_.assign(r, {});
   groups_.assign(r, {});
@@ -159,48 +179,66 @@ Timeline Run::execute() {
     if (pending_[t] == 0) make_ready(t);
   resolve_dirty();
 
-  std::vector<TaskId> finishing;
-  std::vector<TaskId> elapsed;
-  while (!finishes_.empty() || !latency_timers_.empty()) {
-    now_ = Time::max();
-    if (!finishes_.empty()) now_ = finishes_.top_key();
-    if (!latency_timers_.empty()) now_ = std::min(now_, latency_timers_.top().time);
-    finishing.clear();
-    elapsed.clear();
-    while (!finishes_.empty() && finishes_.top_key() == now_) {
-      const std::uint32_t id = finishes_.top_id();
-      finishes_.pop();
-      if (id < task_count_)
-        finishing.push_back(id);
-      else
-        expire_group(id - task_count_, finishing);
-    }
-    while (!latency_timers_.empty() && latency_timers_.top().time == now_)
-      elapsed.push_back(latency_timers_.pop().payload);
+  while (!events_.empty()) {
+    now_ = events_.top_key();
+    finishing_.clear();
+    elapsed_.clear();
+    do {
+      const std::uint32_t id = events_.top_id();
+      events_.pop();
+      if (id < resource_count_) {
+        expire_group(id);
+      } else {
+        const Slot f = id - resource_count_;
+        (flights_[f].in_latency ? elapsed_ : finishing_).push_back({flights_[f].task, f});
+      }
+    } while (!events_.empty() && events_.top_key() == now_);
     // Task-id order at equal times keeps runs byte-identical.
-    std::sort(finishing.begin(), finishing.end());
-    std::sort(elapsed.begin(), elapsed.end());
+    if (finishing_.size() > 1) std::sort(finishing_.begin(), finishing_.end());
+    if (elapsed_.size() > 1) std::sort(elapsed_.begin(), elapsed_.end());
     // Every task that finishes now leaves its resources before anything new joins them.
-    for (TaskId t : finishing) finish(t);
+    for (const TaskSlot& ts : finishing_) finish(ts.slot);
     for (TaskId t : released_) make_ready(t);
     released_.clear();
-    for (TaskId t : elapsed) activate(t);
+    for (const TaskSlot& ts : elapsed_) activate(ts.slot);
     resolve_dirty();
   }
 
   if (finished_count_ != n) report_unfinished();
-  timeline_.makespan = now_ < Time::max() ? now_ : Time::zero();
-  for (TaskId t = 0; t < n; ++t)
-    for (ResourceId res : resources_of(tasks_[t])) timeline_.units_served[res] += graph_.work(t) * graph_.weight(t);
+  timeline_.makespan = now_;
+  for (TaskId t = 0; t < n; ++t) {
+    const double units = graph_.work(t) * graph_.weight(t);
+    for (ResourceId res : graph_.resources(t)) timeline_.units_served[res] += units;
+  }
   return std::move(timeline_);
+}
+
+Slot Run::new_flight(TaskId t) {
+  Slot f = 0;
+  if (free_slots_.empty()) {
+    f = static_cast<Slot>(flights_.size());
+    flights_.emplace_back();
+    events_.grow(event_id(f) + 1);
+  } else {
+    f = free_slots_.back();
+    free_slots_.pop_back();
+  }
+  flights_[f] = Flight{.remaining = graph_.work(t),
+                       .resource_begin = graph_.resource_offset(t),
+                       .resource_count = static_cast<std::uint32_t>(graph_.resources(t).size()),
+                       .task = t};
+  return f;
 }
 
 void Run::make_ready(TaskId t) {
   timeline_.start[t] = now_;
-  if (graph_.latency(t) > Time::zero())
-    latency_timers_.push(now_ + graph_.latency(t), t);
-  else
-    activate(t);
+  const Slot f = new_flight(t);
+  if (graph_.latency(t) > Time::zero()) {
+    flights_[f].in_latency = true;
+    events_.set(event_id(f), now_ + graph_.latency(t));
+  } else {
+    activate(f);
+  }
 }
 
 void Run::mark_dirty(ResourceId r) {
@@ -210,50 +248,52 @@ void Run::mark_dirty(ResourceId r) {
   }
 }
 
-void Run::add_to_resource(TaskId t, std::uint32_t use, ResourceId r) {
+void Run::add_to_resource(Slot f, std::uint32_t use, ResourceId r) {
   if (active_[r].empty()) busy_since_[r] = now_;
-  slot_[tasks_[t].resource_begin + use] = static_cast<std::uint32_t>(active_[r].size());
-  active_[r].push_back(t);
+  slot_[flights_[f].resource_begin + use] = static_cast<std::uint32_t>(active_[r].size());
+  active_[r].push_back(f);
 }
 
-void Run::activate(TaskId t) {
-  TaskState& s = tasks_[t];
+void Run::activate(Slot f) {
+  Flight& s = flights_[f];
+  s.in_latency = false;
   s.last_update = now_;
   if (s.remaining <= 0.0) {  // a pure delay: done once its latency has passed
-    finishes_.set(t, now_);
+    events_.set(event_id(f), now_);
     return;
   }
   if (s.resource_count == 0) {  // validated: a finite rate cap bounds it
-    set_rate(t, graph_.rate_cap_per_s(t));
+    set_rate(f, graph_.rate_cap_per_s(s.task));
     return;
   }
-  if (groupable(t)) {
+  if (groupable(s)) {
     const ResourceId r = all_uses_[s.resource_begin];
     if (!individual_[r]) {
       // Alone on an idle resource, a task runs solo at the full rate: the commonest case
       // (a GPU's compute engine) costs one heap entry and no group bookkeeping.
       if (active_[r].empty()) {
-        add_to_resource(t, 0, r);
+        add_to_resource(f, 0, r);
         ++timeline_.sharing_solves;
-        set_rate(t, resources_[r].capacity_per_s / graph_.weight(t));
+        set_rate(f, resources_[r].capacity_per_s / graph_.weight(s.task));
         return;
       }
       if (groups_[r].members.empty()) join_solo_to_group(r);
-      add_to_resource(t, 0, r);
-      join_group(r, t, s.remaining);
+      add_to_resource(f, 0, r);
+      join_group(r, f);
       return;
     }
   }
   for (std::uint32_t i = 0; i < s.resource_count; ++i) {
     const ResourceId r = all_uses_[s.resource_begin + i];
     if (!individual_[r]) dissolve_group(r);
-    add_to_resource(t, i, r);
+    add_to_resource(f, i, r);
     mark_dirty(r);
   }
 }
 
-void Run::finish(TaskId t) {
-  const TaskState& s = tasks_[t];
+void Run::finish(Slot f) {
+  const Flight& s = flights_[f];
+  const TaskId t = s.task;
   pending_[t] = finished_mark;
   ++finished_count_;
   timeline_.finish[t] = now_;
@@ -263,11 +303,11 @@ void Run::finish(TaskId t) {
       auto& list = active_[r];
       // Swap-remove, then tell the moved task where it now sits for this resource.
       const std::uint32_t pos = slot_[s.resource_begin + i];
-      const TaskId moved = list.back();
+      const Slot moved = list.back();
       list[pos] = moved;
       list.pop_back();
-      if (moved != t) {
-        const TaskState& m = tasks_[moved];
+      if (moved != f) {
+        const Flight& m = flights_[moved];
         for (std::uint32_t j = 0; j < m.resource_count; ++j)
           if (all_uses_[m.resource_begin + j] == r) slot_[m.resource_begin + j] = pos;
       }
@@ -279,8 +319,9 @@ void Run::finish(TaskId t) {
       }
     }
   }
-  for (std::uint64_t i = successor_begin_[t]; i < successor_begin_[t + 1]; ++i)
+  for (std::uint32_t i = successor_begin_[t]; i < successor_begin_[t + 1]; ++i)
     if (--pending_[successors_[i]] == 0) released_.push_back(successors_[i]);
+  free_slots_.push_back(f);
 }
 
 void Run::settle_group(ResourceId r) {
@@ -293,46 +334,47 @@ void Run::settle_group(ResourceId r) {
 void Run::schedule_group(ResourceId r) {
   SharingGroup& g = groups_[r];
   if (g.members.empty()) {
-    finishes_.erase(task_count_ + r);
+    events_.erase(r);
     return;
   }
   const double rate = resources_[r].capacity_per_s / g.total_weight;
   // Round up to a whole nanosecond so that the earliest member has finished when the event fires.
-  const double ns = std::ceil(std::max(0.0, g.members.front().first - g.virtual_now) / rate * 1e9);
-  finishes_.set(task_count_ + r, now_ + Time::from_ns(static_cast<std::int64_t>(ns)));
+  const double ns = std::ceil(std::max(0.0, g.members.front().virtual_finish - g.virtual_now) / rate * 1e9);
+  events_.set(r, now_ + Time::from_ns(static_cast<std::int64_t>(ns)));
 }
 
-void Run::join_group(ResourceId r, TaskId t, double remaining) {
+void Run::join_group(ResourceId r, Slot f) {
   SharingGroup& g = groups_[r];
+  const Flight& s = flights_[f];
   settle_group(r);
-  g.members.emplace_back(g.virtual_now + remaining, t);
+  g.members.push_back({g.virtual_now + s.remaining, s.task, f});
   std::push_heap(g.members.begin(), g.members.end(), std::greater<>{});
-  g.total_weight += graph_.weight(t);
+  g.total_weight += graph_.weight(s.task);
   ++timeline_.sharing_solves;
   schedule_group(r);
 }
 
 void Run::join_solo_to_group(ResourceId r) {
   // The resource's one task ran solo (solved individually); it becomes the group's first member.
-  const TaskId solo = active_[r].front();
-  TaskState& s = tasks_[solo];
+  const Slot solo = active_[r].front();
+  Flight& s = flights_[solo];
   s.remaining = std::max(0.0, s.remaining - s.rate * (now_ - s.last_update).seconds());
   s.last_update = now_;
-  finishes_.erase(solo);
-  join_group(r, solo, s.remaining);
+  events_.erase(event_id(solo));
+  join_group(r, solo);
 }
 
-void Run::expire_group(ResourceId r, std::vector<TaskId>& finishing) {
+void Run::expire_group(ResourceId r) {
   SharingGroup& g = groups_[r];
   settle_group(r);
   // Members whose virtual finish the clock has reached, within rounding, finish now.
   const double reached = g.virtual_now * (1.0 + 1e-12) + 1e-12;
-  while (!g.members.empty() && g.members.front().first <= reached) {
+  while (!g.members.empty() && g.members.front().virtual_finish <= reached) {
     std::pop_heap(g.members.begin(), g.members.end(), std::greater<>{});
-    const TaskId t = g.members.back().second;
+    const SharingGroup::Member m = g.members.back();
     g.members.pop_back();
-    g.total_weight -= graph_.weight(t);
-    finishing.push_back(t);
+    g.total_weight -= graph_.weight(m.task);
+    finishing_.push_back({m.task, m.slot});
   }
   if (g.members.empty()) g.total_weight = 0.0;  // no drift carried into the next busy period
   ++timeline_.sharing_solves;
@@ -343,11 +385,11 @@ void Run::dissolve_group(ResourceId r) {
   SharingGroup& g = groups_[r];
   settle_group(r);
   individual_[r] = 1;
-  finishes_.erase(task_count_ + r);
+  events_.erase(r);
   const double rate = g.total_weight > 0.0 ? resources_[r].capacity_per_s / g.total_weight : 0.0;
-  for (const auto& [virtual_finish, t] : g.members) {
-    TaskState& s = tasks_[t];
-    s.remaining = std::max(0.0, virtual_finish - g.virtual_now);
+  for (const SharingGroup::Member& m : g.members) {
+    Flight& s = flights_[m.slot];
+    s.remaining = std::max(0.0, m.virtual_finish - g.virtual_now);
     s.rate = rate;
     s.last_update = now_;
   }
@@ -356,15 +398,15 @@ void Run::dissolve_group(ResourceId r) {
   mark_dirty(r);  // its former members now need individual rates
 }
 
-void Run::set_rate(TaskId t, double rate) {
-  TaskState& s = tasks_[t];
-  if (rate == s.rate && finishes_.contains(t)) return;  // finish time unchanged
+void Run::set_rate(Slot f, double rate) {
+  Flight& s = flights_[f];
+  if (rate == s.rate && events_.contains(event_id(f))) return;  // finish time unchanged
   s.remaining = std::max(0.0, s.remaining - s.rate * (now_ - s.last_update).seconds());
   s.last_update = now_;
   s.rate = rate;
   // Round the finish up to a whole nanosecond so that no work is left undone.
   const double ns = std::ceil(s.remaining / rate * 1e9);
-  finishes_.set(t, now_ + Time::from_ns(static_cast<std::int64_t>(ns)));
+  events_.set(event_id(f), now_ + Time::from_ns(static_cast<std::int64_t>(ns)));
 }
 
 void Run::collect_component(ResourceId seed) {
@@ -373,11 +415,11 @@ void Run::collect_component(ResourceId seed) {
   component_resources_.push_back(seed);
   resource_stamp_[seed] = stamp_;
   for (std::size_t i = 0; i < component_resources_.size(); ++i) {
-    for (TaskId t : active_[component_resources_[i]]) {
-      TaskState& s = tasks_[t];
+    for (Slot f : active_[component_resources_[i]]) {
+      Flight& s = flights_[f];
       if (s.stamp == stamp_) continue;
       s.stamp = stamp_;
-      component_tasks_.push_back(t);
+      component_tasks_.push_back({s.task, f});
       for (ResourceId res : resources_of(s))
         if (resource_stamp_[res] != stamp_) {
           resource_stamp_[res] = stamp_;
@@ -391,22 +433,23 @@ void Run::solve_component() {
   ++timeline_.sharing_solves;
   // One resource whose tasks all qualify: it goes back to being a sharing group.
   if (component_resources_.size() == 1 &&
-      std::all_of(component_tasks_.begin(), component_tasks_.end(), [&](TaskId t) { return groupable(t); })) {
+      std::all_of(component_tasks_.begin(), component_tasks_.end(),
+                  [&](const TaskSlot& ts) { return groupable(flights_[ts.slot]); })) {
     const ResourceId r = component_resources_[0];
     individual_[r] = 0;
     if (component_tasks_.size() == 1) {  // solo again
-      const TaskId t = component_tasks_[0];
-      set_rate(t, resources_[r].capacity_per_s / graph_.weight(t));
+      const TaskSlot ts = component_tasks_[0];
+      set_rate(ts.slot, resources_[r].capacity_per_s / graph_.weight(ts.task));
       return;
     }
     groups_[r].last_update = now_;
     std::sort(component_tasks_.begin(), component_tasks_.end());
-    for (TaskId t : component_tasks_) {
-      TaskState& s = tasks_[t];
+    for (const TaskSlot& ts : component_tasks_) {
+      Flight& s = flights_[ts.slot];
       s.remaining = std::max(0.0, s.remaining - s.rate * (now_ - s.last_update).seconds());
       s.last_update = now_;
-      finishes_.erase(t);
-      join_group(r, t, s.remaining);
+      events_.erase(event_id(ts.slot));
+      join_group(r, ts.slot);
     }
     return;
   }
@@ -414,20 +457,20 @@ void Run::solve_component() {
   std::sort(component_tasks_.begin(), component_tasks_.end());
   solver_.clear();
   for (ResourceId res : component_resources_) local_index_[res] = solver_.add_link(resources_[res].capacity_per_s);
-  for (TaskId t : component_tasks_) {
+  for (const TaskSlot& ts : component_tasks_) {
     local_links_.clear();
-    for (ResourceId res : resources_of(tasks_[t])) local_links_.push_back(local_index_[res]);
-    solver_.add_flow(local_links_, graph_.weight(t), graph_.rate_cap_per_s(t) * graph_.weight(t));
+    for (ResourceId res : resources_of(flights_[ts.slot])) local_links_.push_back(local_index_[res]);
+    solver_.add_flow(local_links_, graph_.weight(ts.task), graph_.rate_cap_per_s(ts.task) * graph_.weight(ts.task));
   }
   const auto& rates = solver_.solve();
   for (std::size_t i = 0; i < component_tasks_.size(); ++i)
-    set_rate(component_tasks_[i], rates[i] / graph_.weight(component_tasks_[i]));
+    set_rate(component_tasks_[i].slot, rates[i] / graph_.weight(component_tasks_[i].task));
 }
 
 void Run::resolve_dirty() {
   if (stamp_ > 0xF0000000u) {  // restart stamps long before they wrap
     std::fill(resource_stamp_.begin(), resource_stamp_.end(), 0);
-    for (TaskState& s : tasks_) s.stamp = 0;
+    for (Flight& s : flights_) s.stamp = 0;
     stamp_ = 0;
   }
   const std::uint32_t pass_begin = stamp_ + 1;

@@ -1,9 +1,11 @@
 #pragma once
 /// A 4-ary min-heap of (key, id) with at most one entry per id, whose keys can be changed in place.
-/// The engine keeps each active task's predicted finish here: a rate change moves the entry
-/// instead of leaving a tombstone behind, so the heap never grows past the active tasks.
-/// Ties on the key are broken by id, which keeps pop order deterministic. Four children per node
-/// halve the depth of a binary heap; the engine updates keys far more often than it pops.
+/// The engine keeps every pending event here (a task finishing or ending its latency, a sharing
+/// group reaching its next finish): a rate change moves the entry instead of leaving a tombstone
+/// behind, so the heap never grows past the events pending. Entries with equal keys come out in an
+/// order fixed by the sequence of operations, so runs repeat exactly; the engine takes all events
+/// of one instant together and orders them itself. Four children per node halve the depth of a
+/// binary heap; the engine updates keys far more often than it pops.
 
 #include <cassert>
 #include <cstdint>
@@ -19,6 +21,10 @@ class IndexedHeap {
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
   bool contains(std::uint32_t id) const { return position_[id] != absent; }
+  /// Makes room for ids below `ids`.
+  void grow(std::size_t ids) {
+    if (ids > position_.size()) position_.resize(ids, absent);
+  }
   const Key& top_key() const { return heap_.front().key; }
   std::uint32_t top_id() const { return heap_.front().id; }
 
@@ -41,7 +47,12 @@ class IndexedHeap {
 
   void pop() {
     assert(!heap_.empty());
-    erase(heap_.front().id);
+    position_[heap_.front().id] = absent;
+    const Entry last = heap_.back();
+    heap_.pop_back();
+    if (heap_.empty()) return;
+    heap_.front() = last;
+    sift_down(0);  // the last leaf moved to the root can only go down
   }
 
   /// Removes `id` if present.
@@ -64,7 +75,6 @@ class IndexedHeap {
   struct Entry {
     Key key;
     std::uint32_t id;
-    bool operator<(const Entry& o) const { return key < o.key || (!(o.key < key) && id < o.id); }
   };
 
   void place(std::uint32_t at, const Entry& e) {
@@ -75,7 +85,7 @@ class IndexedHeap {
     const Entry e = heap_[at];
     while (at > 0) {
       const std::uint32_t parent = (at - 1) / arity;
-      if (!(e < heap_[parent])) break;
+      if (!(e.key < heap_[parent].key)) break;
       place(at, heap_[parent]);
       at = parent;
     }
@@ -88,9 +98,15 @@ class IndexedHeap {
       const std::uint32_t first = arity * at + 1;
       if (first >= n) break;
       std::uint32_t child = first;
-      for (std::uint32_t c = first + 1; c < first + arity && c < n; ++c)
-        if (heap_[c] < heap_[child]) child = c;
-      if (!(heap_[child] < e)) break;
+      if (first + arity <= n) {  // a full set of children: the common case, unrolled
+        if (heap_[first + 1].key < heap_[child].key) child = first + 1;
+        if (heap_[first + 2].key < heap_[child].key) child = first + 2;
+        if (heap_[first + 3].key < heap_[child].key) child = first + 3;
+      } else {
+        for (std::uint32_t c = first + 1; c < n; ++c)
+          if (heap_[c].key < heap_[child].key) child = c;
+      }
+      if (!(heap_[child].key < e.key)) break;
       place(at, heap_[child]);
       at = child;
     }
