@@ -2,6 +2,7 @@
 /// The hardware a job runs on: GPUs, how they group into nodes, and the scale-out network.
 
 #include <cstdint>
+#include <string>
 
 #include "models/gpu_spec.hpp"
 
@@ -22,6 +23,12 @@ struct ClusterSpec {
   double nvlink_latency_s = 2e-6;   // one NVLink hop, software included
   double oversubscription = 1.0;    // leaf downlinks : uplinks (2.0 = 2:1); 1 = non-blocking
   bool ideal_network = false;       // what-if: all communication is free
+  // Failed cables, seen by the `flow` fidelity only: a count of random inter-node cables (the
+  // tier `clustersim topo --fail-links` draws from) chosen by failed_links_seed, and/or named
+  // links "from->to" (comma-separated, as `run --links` prints them), each with its reverse.
+  std::int64_t failed_links = 0;
+  std::uint64_t failed_links_seed = 1;
+  std::string failed_link_names{};
 
   friend bool operator==(const ClusterSpec&, const ClusterSpec&) = default;
 };

@@ -26,13 +26,14 @@ struct PassTasks {
 
 class Builder {
  public:
-  explicit Builder(const StepPlan& plan)
+  Builder(const StepPlan& plan, const CommLowering& lower_comm)
       : plan_(plan),
+        lower_comm_(lower_comm),
         pp_(static_cast<std::int64_t>(plan.stages.size())),
         vp_(static_cast<std::int64_t>(plan.stages.front().chunks.size())),
         m_(plan.micro_batches) {}
 
-  StepGraph build();
+  StepGraph build(std::vector<sim::Resource> links);
 
  private:
   PassTasks& pass(bool forward, std::int64_t stage, std::int64_t chunk, std::int64_t micro_batch) {
@@ -46,18 +47,29 @@ class Builder {
   void after(TaskId before, TaskId task) {
     if (before != none) out_.graph.add_dependency(before, task);
   }
+  /// A communication task: one task on the stage's resource (analytic), or its traffic's flows.
+  FlowSpan comm(double seconds, ResourceId resource, sim::TaskLabel label, TaskKind kind, CommScope scope,
+                const Traffic& traffic) {
+    if (!lower_comm_) {
+      const TaskId t = add(seconds, resource, label, kind);
+      return {t, t};
+    }
+    label.kind = static_cast<std::uint8_t>(kind);
+    return lower_comm_(out_.graph, scope, traffic, label);
+  }
   void lower_stage(std::int64_t s);
   void lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>& stream_tail,
                   std::vector<TaskId>& grad_reduces);
   void connect_stages();
 
   const StepPlan& plan_;
+  const CommLowering& lower_comm_;
   const std::int64_t pp_, vp_, m_;
   std::vector<PassTasks> passes_;
   StepGraph out_;
 };
 
-StepGraph Builder::build() {
+StepGraph Builder::build(std::vector<sim::Resource> links) {
   passes_.assign(static_cast<std::size_t>(pp_ * 2 * vp_ * m_), PassTasks{});
   for (std::int64_t s = 0; s < pp_; ++s) {
     const std::string n = std::to_string(s);
@@ -67,6 +79,10 @@ StepGraph Builder::build() {
     out_.resources.push_back({"stage" + n + ".network", 1.0});
     out_.stages.push_back({.compute = base, .nvlink = base + 1, .network = base + 2});
   }
+  out_.first_link = static_cast<ResourceId>(out_.resources.size());
+  out_.link_count = links.size();
+  out_.resources.insert(out_.resources.end(), std::make_move_iterator(links.begin()),
+                        std::make_move_iterator(links.end()));
   out_.graph.reserve(static_cast<std::size_t>(pp_ * vp_ * m_ * 8), static_cast<std::size_t>(pp_ * vp_ * m_ * 8),
                      static_cast<std::size_t>(pp_ * vp_ * m_ * 16));
   for (std::int64_t s = 0; s < pp_; ++s) lower_stage(s);
@@ -81,11 +97,15 @@ void Builder::lower_stage(std::int64_t s) {
 
   // The next step's parameters, gathered while this step runs.
   double param_gather_s = 0.0;
-  for (const ChunkCosts& c : stage.chunks) param_gather_s += c.param_gather_s;
+  Traffic param_gather;
+  for (const ChunkCosts& c : stage.chunks) {
+    param_gather_s += c.param_gather_s;
+    param_gather += c.param_gather_traffic;
+  }
   if (plan_.overlap_param_gather && param_gather_s > 0.0) {
     sim::TaskLabel label = stage_label;
     label.phase = static_cast<std::uint8_t>(TaskPhase::forward);
-    add(param_gather_s, res.network, label, TaskKind::dp_comm);
+    comm(param_gather_s, res.network, label, TaskKind::dp_comm, CommScope::dp, param_gather);
   }
 
   std::vector<TaskId> stream_tail;  // what the next pass on this stage waits for
@@ -97,11 +117,15 @@ void Builder::lower_stage(std::int64_t s) {
   label.phase = static_cast<std::uint8_t>(TaskPhase::optimizer);
   if (!plan_.overlap_grad_reduce) {  // one reduction of everything after the last backward
     double reduce_s = 0.0;
-    for (const ChunkCosts& c : stage.chunks) reduce_s += c.grad_reduce_s;
+    Traffic reduce_traffic;
+    for (const ChunkCosts& c : stage.chunks) {
+      reduce_s += c.grad_reduce_s;
+      reduce_traffic += c.grad_reduce_traffic;
+    }
     if (reduce_s > 0.0) {
-      const TaskId reduce = add(reduce_s, res.network, label, TaskKind::dp_comm);
-      for (TaskId t : stream_tail) after(t, reduce);
-      grad_reduces.push_back(reduce);
+      const FlowSpan reduce = comm(reduce_s, res.network, label, TaskKind::dp_comm, CommScope::dp, reduce_traffic);
+      for (TaskId t : stream_tail) after(t, reduce.first);
+      grad_reduces.push_back(reduce.last);
     }
   }
   const TaskId optimizer = add(stage.optimizer_s, res.compute, label, TaskKind::compute);
@@ -109,7 +133,7 @@ void Builder::lower_stage(std::int64_t s) {
   for (TaskId t : grad_reduces) after(t, optimizer);
   if (!plan_.overlap_param_gather && param_gather_s > 0.0) {
     label.phase = static_cast<std::uint8_t>(TaskPhase::step_end);
-    after(optimizer, add(param_gather_s, res.network, label, TaskKind::dp_comm));
+    after(optimizer, comm(param_gather_s, res.network, label, TaskKind::dp_comm, CommScope::dp, param_gather).first);
   }
 }
 
@@ -140,9 +164,11 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>
       after(previous, piece);
     }
     if (bucketed) {
-      const TaskId reduce = add(chunk.grad_reduce_s / static_cast<double>(pieces), res.network, label, TaskKind::dp_comm);
-      after(piece, reduce);
-      grad_reduces.push_back(reduce);
+      const double share = 1.0 / static_cast<double>(pieces);
+      const FlowSpan reduce = comm(chunk.grad_reduce_s * share, res.network, label, TaskKind::dp_comm, CommScope::dp,
+                                   chunk.grad_reduce_traffic.scaled(share));
+      after(piece, reduce.first);
+      grad_reduces.push_back(reduce.last);
     }
     previous = piece;
   }
@@ -150,9 +176,10 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>
 
   const double tp_s = ref.forward ? chunk.tp_forward_s : chunk.tp_backward_s;
   if (tp_s > 0.0) {
-    const TaskId tp = add(tp_s, res.nvlink, label, TaskKind::tp_comm);
-    after(previous, tp);
-    tasks.end = tp;
+    const FlowSpan tp = comm(tp_s, res.nvlink, label, TaskKind::tp_comm, CommScope::tp,
+                             ref.forward ? chunk.tp_forward_traffic : chunk.tp_backward_traffic);
+    after(previous, tp.first);
+    tasks.end = tp.last;
   }
   const double blocking_dp_s = ref.forward ? chunk.blocking_dp_forward_s : chunk.blocking_dp_backward_s;
   if (blocking_dp_s > 0.0) {
@@ -173,8 +200,10 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>
   const bool has_next = ref.forward ? (s < pp_ - 1 || ref.chunk < vp_ - 1) : (s > 0 || ref.chunk > 0);
   const double send_s = ref.forward ? stage.send_forward_s : stage.send_backward_s;
   if (has_next && send_s > 0.0) {
-    tasks.send = add(send_s, res.network, label, TaskKind::pp_comm);
-    for (TaskId t : stream_tail) after(t, tasks.send);
+    const FlowSpan send = comm(send_s, res.network, label, TaskKind::pp_comm,
+                               ref.forward ? CommScope::pp_next : CommScope::pp_previous, stage.send_traffic);
+    for (TaskId t : stream_tail) after(t, send.first);
+    tasks.send = send.last;
   }
 }
 
@@ -212,9 +241,9 @@ void Builder::connect_stages() {
 
 }  // namespace
 
-StepGraph build_step_graph(const StepPlan& plan) {
+StepGraph build_step_graph(const StepPlan& plan, const CommLowering& lower_comm, std::vector<sim::Resource> links) {
   assert(!plan.stages.empty() && !plan.stages.front().chunks.empty() && plan.micro_batches >= 1);
-  return Builder(plan).build();
+  return Builder(plan, lower_comm).build(std::move(links));
 }
 
 }  // namespace clustersim::models

@@ -12,12 +12,16 @@
 /// bucketed per layer over its last backward pass, as Megatron-LM's --overlap-grad-reduce does; the
 /// optimizer follows all reductions; the parameter all-gather of the distributed optimizer either
 /// overlaps the step (--overlap-param-gather) or follows the optimizer.
+/// With the `flow` fidelity a CommLowering replaces each communication task by the flows of its
+/// traffic on the cluster network (flow_step.hpp); the network's link resources follow the stages'.
 /// Limitations: tensor-parallel collectives and blocking ZeRO-3 traffic are lumped after each
 /// pass's compute rather than between its layers (the same time on an uncontended stream); no
 /// compute slow-down while communication kernels share the SMs.
 
+#include <functional>
 #include <vector>
 
+#include "models/flow_collectives.hpp"
 #include "models/step_plan.hpp"
 #include "sim/task_graph.hpp"
 
@@ -33,10 +37,25 @@ struct StepGraph {
   std::vector<sim::Resource> resources;
   std::vector<StageResources> stages;
   sim::TaskGraph graph;
+  sim::ResourceId first_link = 0;  // flow fidelity: network links are resources [first_link, end)
+  std::size_t link_count = 0;
 };
 
+/// Which ranks a communication task's traffic runs between.
+enum class CommScope : std::uint8_t {
+  tp,            // the stage's tensor-parallel ring
+  dp,            // the stage's data-parallel rings
+  pp_next,       // each rank to its peer on the next stage (forward activations)
+  pp_previous,   // each rank to its peer on the previous stage (backward gradients)
+};
+
+/// Lowers one communication task's traffic into the graph (flow fidelity).
+using CommLowering = std::function<FlowSpan(sim::TaskGraph&, CommScope, const Traffic&, sim::TaskLabel)>;
+
 /// Label fields: stage, micro_batch, layer (= the model chunk on the stage), phase (TaskPhase),
-/// kind (TaskKind); rank is unused (one stage stands for its GPUs).
-StepGraph build_step_graph(const StepPlan& plan);
+/// kind (TaskKind); rank is -1 for a task that stands for the whole stage, the sending rank for a
+/// flow. With `lower_comm`, `links` are appended to the resources as the network.
+StepGraph build_step_graph(const StepPlan& plan, const CommLowering& lower_comm = {},
+                           std::vector<sim::Resource> links = {});
 
 }  // namespace clustersim::models

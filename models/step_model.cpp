@@ -5,6 +5,7 @@
 
 #include "models/compute_time.hpp"
 #include "models/flops.hpp"
+#include "models/flow_step.hpp"
 #include "models/pipeline_schedule.hpp"
 #include "models/transformer_costs.hpp"
 #include "sim/engine.hpp"
@@ -86,6 +87,14 @@ StepPlan plan_step(const StepInputs& in) {
   auto time = [&](CollectiveOp op, double bytes, const CommGroup& g) {
     return collective_time_s(op, bytes, g, in.cluster, in.comm);
   };
+  // The same collectives for the flow fidelity: bytes each rank sends on, and the latency.
+  auto traffic = [&](CollectiveOp op, double bytes, const CommGroup& g) {
+    if (g.ranks <= 1) return Traffic{};
+    const double latency = collective_latency_s(op, g, in.cluster, in.comm);
+    if (op == CollectiveOp::all_reduce) return Traffic{.all_reduce_bytes = bytes, .latency_s = latency};
+    const double factor = op == CollectiveOp::send_recv ? 1.0 : bus_factor(op, g.ranks);
+    return Traffic{.ring_bytes = factor * bytes, .latency_s = latency};
+  };
   auto ops = [&](std::span<const OpCost> list) { return ops_time_s(list, in.cluster.gpu, in.compute, t.precision); };
 
   const LayerCosts layer = layer_costs(model, p, t);
@@ -101,6 +110,13 @@ StepPlan plan_step(const StepInputs& in) {
                                          time(CollectiveOp::reduce_scatter, activation_bytes, groups.tp))
                                 : 2.0 * time(CollectiveOp::all_reduce, activation_bytes, groups.tp);
   const double tp_backward_factor = t.recompute == Recompute::full ? 2.0 : 1.0;  // redone forward
+  Traffic tp_pass;
+  if (p.sp) {
+    tp_pass += traffic(CollectiveOp::all_gather, activation_bytes, groups.tp).scaled(2.0);
+    tp_pass += traffic(CollectiveOp::reduce_scatter, activation_bytes, groups.tp).scaled(2.0);
+  } else {
+    tp_pass = traffic(CollectiveOp::all_reduce, activation_bytes, groups.tp).scaled(2.0);
+  }
 
   // Context parallel (ring attention): each layer passes its K and V block around the ring, c - 1
   // hops forward and about twice that backward (K, V and their gradients).
@@ -114,6 +130,8 @@ StepPlan plan_step(const StepInputs& in) {
 
   // Pipeline: one micro-batch's activations, split over the TP ranks (Megatron-LM's scatter/gather).
   const double send_s = time(CollectiveOp::send_recv, activation_bytes / static_cast<double>(p.tp), groups.pp_neighbours);
+  const Traffic send_traffic =
+      traffic(CollectiveOp::send_recv, activation_bytes / static_cast<double>(p.tp), groups.pp_neighbours);
 
   const std::vector<std::int64_t> split = split_layers(model.layers, p.pp, p.vp);
   const double layer_params = static_cast<double>(layer_parameters(model)) / static_cast<double>(p.tp);
@@ -130,6 +148,7 @@ StepPlan plan_step(const StepInputs& in) {
     StagePlan& stage = plan.stages[static_cast<std::size_t>(s)];
     stage.send_forward_s = send_s;
     stage.send_backward_s = send_s;
+    stage.send_traffic = send_traffic;
     double stage_params = 0.0;
     for (std::int64_t c = 0; c < p.vp; ++c) {
       const std::int64_t index = c * p.pp + s;
@@ -152,15 +171,22 @@ StepPlan plan_step(const StepInputs& in) {
       }
       chunk.tp_forward_s = layers * tp_pass_s;
       chunk.tp_backward_s = layers * tp_pass_s * tp_backward_factor;
+      chunk.tp_forward_traffic = tp_pass.scaled(layers);
+      chunk.tp_backward_traffic = tp_pass.scaled(layers * tp_backward_factor);
       chunk.overlap_forward_s = layers * cp_forward_s;
       chunk.overlap_backward_s = layers * 2.0 * cp_forward_s;
       const double param_bytes = params * kBf16Bytes;
       switch (p.zero) {
-        case 0: chunk.grad_reduce_s = time(CollectiveOp::all_reduce, param_bytes, groups.dp); break;
+        case 0:
+          chunk.grad_reduce_s = time(CollectiveOp::all_reduce, param_bytes, groups.dp);
+          chunk.grad_reduce_traffic = traffic(CollectiveOp::all_reduce, param_bytes, groups.dp);
+          break;
         case 1:
         case 2:
           chunk.grad_reduce_s = time(CollectiveOp::reduce_scatter, param_bytes, groups.dp);
           chunk.param_gather_s = time(CollectiveOp::all_gather, param_bytes, groups.dp);
+          chunk.grad_reduce_traffic = traffic(CollectiveOp::reduce_scatter, param_bytes, groups.dp);
+          chunk.param_gather_traffic = traffic(CollectiveOp::all_gather, param_bytes, groups.dp);
           break;
         default: {  // ZeRO-3 / FSDP: gather before each pass, reduce-scatter after each backward
           const double gather_s = time(CollectiveOp::all_gather, param_bytes, groups.dp);
@@ -186,9 +212,26 @@ StepPlan plan_step(const StepInputs& in) {
 StepSimulation simulate_step(const StepInputs& in) {
   const StepPlan plan = plan_step(in);
   StepSimulation out;
-  out.step = build_step_graph(plan);
+  std::vector<std::string> failed;
+  if (in.fidelity == CommFidelity::flow) {
+    check_flow_layout(in.parallelism);
+    FlowNetwork network(in.cluster, in.comm);
+    std::vector<sim::Resource> links = network.resources();
+    for (const topologies::LinkId id : network.failed()) failed.push_back(links[id].name);
+    FlowLowering lowering(network, static_cast<sim::ResourceId>(3 * plan.stages.size()));
+    FlowStep flow(in.parallelism, in.cluster, in.comm, lowering);
+    out.step = build_step_graph(
+        plan,
+        [&flow](sim::TaskGraph& graph, CommScope scope, const Traffic& traffic, sim::TaskLabel label) {
+          return flow.lower(graph, scope, traffic, label);
+        },
+        std::move(links));
+  } else {
+    out.step = build_step_graph(plan);
+  }
   out.timeline = sim::Engine(out.step.resources).run(out.step.graph);
   StepReport& r = out.report;
+  r.failed_links = std::move(failed);
   r.times = measure_step(out.step, out.timeline);
   r.micro_batches = plan.micro_batches;
   const auto& p = in.parallelism;

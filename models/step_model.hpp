@@ -2,8 +2,10 @@
 /// One training step from specs to figures: cost the layout (transformer_costs, compute_time,
 /// collectives), lower it to a task graph (step_builder), run it on the engine and measure it
 /// (step_metrics), and account memory per GPU (memory).
-/// Limitations: dense transformers only (no MoE / expert parallelism); the `analytic`
-/// communication fidelity (no contention between groups); one pipeline stands for all DP replicas.
+/// Communication: `analytic` (one alpha-beta delay per collective, no contention between groups)
+/// or `flow` (flow_step.hpp: the traffic of every group as flows on the cluster network).
+/// Limitations: dense transformers only (no MoE / expert parallelism); one pipeline's compute
+/// stands for all DP replicas.
 
 #include <cstdint>
 #include <stdexcept>
@@ -21,6 +23,9 @@
 
 namespace clustersim::models {
 
+/// How communication is simulated (DESIGN.md, "Two communication fidelities").
+enum class CommFidelity { analytic, flow };
+
 struct StepInputs {
   TransformerSpec model;
   ParallelismSpec parallelism;
@@ -28,6 +33,7 @@ struct StepInputs {
   ClusterSpec cluster;
   ComputeProfile compute;
   CommProfile comm;
+  CommFidelity fidelity = CommFidelity::analytic;
 };
 
 /// A layout the step model cannot run: names the field ("parallelism.tp") and the rule.
@@ -61,6 +67,7 @@ struct StepReport {
   std::int64_t peak_memory_stage = 0;
   bool fits_in_memory = false;
   std::vector<std::string> notes;  // what a user should know about this layout (slow TP, ...)
+  std::vector<std::string> failed_links;  // flow fidelity: the failed cables, one direction each
 };
 
 struct StepSimulation {

@@ -12,6 +12,25 @@
 
 namespace clustersim::models {
 
+/// What a communication task moves, for the `flow` fidelity (the `analytic` one uses the seconds
+/// fields): every rank of the task's group sends `ring_bytes` to its successor (its ring
+/// neighbour; for a pipeline send, its peer on the neighbouring stage), and the group all-reduces
+/// `all_reduce_bytes` (buffer size, lowered as flow_collectives.hpp picks), after `latency_s`, the
+/// analytic model's latency of the collectives the task stands for.
+struct Traffic {
+  double ring_bytes = 0.0;
+  double all_reduce_bytes = 0.0;
+  double latency_s = 0.0;
+
+  Traffic& operator+=(const Traffic& other) {
+    ring_bytes += other.ring_bytes;
+    all_reduce_bytes += other.all_reduce_bytes;
+    latency_s += other.latency_s;
+    return *this;
+  }
+  Traffic scaled(double factor) const { return {ring_bytes * factor, all_reduce_bytes * factor, latency_s * factor}; }
+};
+
 /// One model chunk on one stage, per micro-batch unless said otherwise.
 struct ChunkCosts {
   std::int64_t layers = 0;
@@ -25,12 +44,14 @@ struct ChunkCosts {
   double overlap_backward_s = 0.0;
   double grad_reduce_s = 0.0;        // data-parallel gradient reduction of the chunk, once a step
   double param_gather_s = 0.0;       // distributed-optimizer parameter all-gather, once a step
+  Traffic tp_forward_traffic{}, tp_backward_traffic{}, grad_reduce_traffic{}, param_gather_traffic{};
 };
 
 struct StagePlan {
   std::vector<ChunkCosts> chunks;  // vp entries
   double send_forward_s = 0.0;     // activations to the next stage, per micro-batch
   double send_backward_s = 0.0;    // gradients to the previous stage, per micro-batch
+  Traffic send_traffic{};          // either way, per micro-batch
   double optimizer_s = 0.0;        // the optimizer step on this stage's shard
 };
 

@@ -454,7 +454,15 @@ std::vector<Section> build_sections() {
                    Bounds{.min = 1},
                    "fat-tree leaf downlink : uplink bandwidth ratio; 1 = non-blocking"),
             boolean("ideal_network", member(cluster, &ClusterSpec::ideal_network),
-                    "what-if: all communication is free")}},
+                    "what-if: all communication is free"),
+            integer("failed_links", member(cluster, &ClusterSpec::failed_links), count, non_negative,
+                    "random inter-node cables failed and routed around (flow fidelity), drawn as "
+                    "`clustersim topo --fail-links N --seed failed_links_seed` draws them"),
+            unsigned_integer("failed_links_seed", member(cluster, &ClusterSpec::failed_links_seed),
+                             "seed of the failed_links draw"),
+            string("failed_link_names", member(cluster, &ClusterSpec::failed_link_names),
+                   "comma-separated links 'from->to' (as `clustersim run --links` names them) failed with "
+                   "their reverse direction (flow fidelity)")}},
       {.pointer = "/cluster/gpu",
        .meaning = "GPU type: a preset name, or an object with a preset and overrides",
        .required = true,

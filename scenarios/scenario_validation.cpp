@@ -31,6 +31,11 @@ std::optional<Violation> cross_field_violation(const Scenario& s) {
   const auto& p = s.parallelism;
   const auto& t = s.training;
 
+  if ((c.failed_links > 0 || !c.failed_link_names.empty()) && s.simulation.fidelity != Fidelity::flow) {
+    return Violation{c.failed_links > 0 ? "/cluster/failed_links" : "/cluster/failed_link_names",
+                     "failed links need simulation.fidelity \"flow\": the analytic model does not see "
+                     "individual links"};
+  }
   if (m.hidden % m.heads != 0) {
     return Violation{"/model/hidden",
                      "must be divisible by heads=" + str(m.heads) + ", got " + str(m.hidden)};

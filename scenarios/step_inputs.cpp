@@ -12,7 +12,9 @@ models::StepInputs step_inputs(const Scenario& scenario) {
                         .training = scenario.training,
                         .cluster = scenario.cluster,
                         .compute = {},
-                        .comm = models::default_comm_profile(scenario.cluster)};
+                        .comm = models::default_comm_profile(scenario.cluster),
+                        .fidelity = scenario.simulation.fidelity == Fidelity::flow ? models::CommFidelity::flow
+                                                                                  : models::CommFidelity::analytic};
   try {
     in.compute = models::default_compute_profile(scenario.cluster.gpu.name);
   } catch (const std::exception& e) {

@@ -1,8 +1,11 @@
 // `clustersim run`: simulate one training step of a scenario and report on it.
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "models/step_model.hpp"
+#include "scenarios/scenario_error.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "scenarios/step_inputs.hpp"
 #include "tools/chrome_trace.hpp"
@@ -14,21 +17,41 @@
 
 namespace clustersim::tools {
 
+namespace {
+
+/// The step, with a layout the step model rejects (flow fidelity: the network, failed links) named
+/// by its JSON pointer, as scenario errors are.
+models::StepSimulation simulate(const scenarios::Scenario& scenario, const std::string& source) {
+  try {
+    return models::simulate_step(scenarios::step_inputs(scenario));
+  } catch (const models::LayoutError& e) {
+    std::string pointer = "/" + e.field();
+    std::replace(pointer.begin(), pointer.end(), '.', '/');
+    const std::string what = e.what();
+    throw scenarios::ScenarioError(source, pointer, what.substr(std::min(what.size(), e.field().size() + 2)));
+  }
+}
+
+}  // namespace
+
 int cmd_run(std::span<const std::string> args, std::ostream& out) {
   ScenarioArgs scenario_args;
   CommandOptions options;
   scenario_args.add_to(options);
   std::string trace_path, report_path;
   bool print_scenario = false;
+  std::size_t links = 0;
   options.visible.add_options()
       ("trace", po::value(&trace_path)->value_name("FILE"),
        "write the step as Chrome trace-event JSON (open in ui.perfetto.dev)")
       ("report", po::value(&report_path)->value_name("FILE.html"),
        "write a self-contained HTML report: pipeline timeline and step-time breakdown")
-      ("print-scenario", po::bool_switch(&print_scenario), "print the normalised scenario instead of simulating");
+      ("print-scenario", po::bool_switch(&print_scenario), "print the normalised scenario instead of simulating")
+      ("links", po::value(&links)->value_name("N"),
+       "list the N busiest network links: bytes, utilisation, which communication used them (flow fidelity)");
   const CommandHelp help{
       .name = "run",
-      .usage = "[SCENARIO] [--set path=value ...] [--json] [--trace FILE] [--report FILE.html]",
+      .usage = "[SCENARIO] [--set path=value ...] [--json] [--links N] [--trace FILE] [--report FILE.html]",
       .description = "Simulate one training step: step time, tokens/s, model TFLOP/s per GPU, MFU, HFU,\n"
                      "pipeline bubble, exposed communication, a per-stage breakdown and memory per GPU.",
       .arguments = ScenarioArgs::argument_help,
@@ -44,14 +67,24 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
       out << scenarios::to_json(scenario) << '\n';
     return 0;
   }
-  const models::StepSimulation sim = models::simulate_step(scenarios::step_inputs(scenario));
+  if (links > 0 && scenario.simulation.fidelity != scenarios::Fidelity::flow)
+    throw std::invalid_argument(
+        "--links: needs simulation.fidelity \"flow\" (the analytic fidelity puts no traffic on links); add --set "
+        "simulation.fidelity=flow");
+  const std::string source = scenario_args.scenario_path.empty() ? "default scenario" : scenario_args.scenario_path;
+  const models::StepSimulation sim = simulate(scenario, source);
+  const std::vector<models::LinkLoad> busiest = models::busiest_links(sim.step, sim.timeline, links);
   // Write the trace before printing, so that a failure leaves neither a file nor a half report.
   if (!trace_path.empty()) write_file_atomically(trace_path, chrome_trace_json(sim.step, sim.timeline));
   if (!report_path.empty()) write_file_atomically(report_path, run_report_html(scenario, sim));
-  if (scenario_args.json)
-    out << step_report_json(scenario, sim.report).dump(2) << '\n';
-  else
+  if (scenario_args.json) {
+    nlohmann::ordered_json j = step_report_json(scenario, sim.report);
+    if (links > 0) j["links"] = links_json(busiest);
+    out << j.dump(2) << '\n';
+  } else {
     out << step_report_text(scenario, sim.report);
+    if (links > 0) out << links_text(busiest);
+  }
   return 0;
 }
 

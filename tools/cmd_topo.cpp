@@ -21,16 +21,6 @@ namespace {
 using topologies::LinkTier;
 using topologies::NodeKind;
 
-/// The tier whose cables carry traffic between nodes: where a failure costs bisection.
-LinkTier fabric_tier(const topologies::Network& network) {
-  switch (network.kind()) {
-    case topologies::TopologyKind::dragonfly: return LinkTier::global;
-    case topologies::TopologyKind::torus:
-    case topologies::TopologyKind::ring: return LinkTier::torus;
-    default: return LinkTier::leaf_spine;
-  }
-}
-
 std::string dot_graph(const topologies::Network& network) {
   std::string out = "graph clustersim {\n  node [shape=box, fontsize=9];\n";
   for (topologies::NodeId id = 0; id < network.node_count(); ++id) {
@@ -93,7 +83,7 @@ int cmd_topo(std::span<const std::string> args, std::ostream& out) {
   std::vector<topologies::LinkId> failed;
   if (fail_links > 0) {
     try {
-      failed = topologies::fail_random_links(network, fabric_tier(network), fail_links, seed);
+      failed = topologies::fail_random_links(network, topologies::inter_node_tier(network), fail_links, seed);
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(fmt::format("--fail-links: {}", e.what()));
     }
@@ -136,7 +126,7 @@ int cmd_topo(std::span<const std::string> args, std::ostream& out) {
   out << fmt::format("  bisection (closed form){:9.2f} TB/s\n", closed_form / 1e12);
   if (!failed.empty())
     out << fmt::format("  with {} failed {} cables (seed {}): {:.2f} TB/s, {:.1f} % of intact\n", failed.size(),
-                       topologies::to_string(fabric_tier(network)), seed, bisection / 1e12, 100.0 * bisection / intact);
+                       topologies::to_string(topologies::inter_node_tier(network)), seed, bisection / 1e12, 100.0 * bisection / intact);
   out << fmt::format("  diameter {} hops, mean {:.2f} hops between GPUs{}\n", hops.diameter, hops.mean_hops,
                      hops.sampled ? fmt::format(" (sampled from {} sources)", hops.sources) : "");
   return 0;

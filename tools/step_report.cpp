@@ -36,11 +36,44 @@ std::string layout(const scenarios::Scenario& s) {
   return text;
 }
 
+const char* fidelity_name(scenarios::Fidelity f) { return f == scenarios::Fidelity::flow ? "flow" : "analytic"; }
+
+std::string kinds_text(const std::vector<models::TaskKind>& kinds) {
+  std::string text;
+  for (const models::TaskKind k : kinds) text += fmt::format("{}{}", text.empty() ? "" : ",", models::kind_name(k));
+  return text;
+}
+
 }  // namespace
+
+nlohmann::ordered_json links_json(const std::vector<models::LinkLoad>& links) {
+  auto out = nlohmann::ordered_json::array();
+  for (const models::LinkLoad& l : links) {
+    auto kinds = nlohmann::ordered_json::array();
+    for (const models::TaskKind k : l.kinds) kinds.push_back(std::string(models::kind_name(k)));
+    out.push_back({{"link", l.name},
+                   {"bytes", l.bytes},
+                   {"utilisation", l.utilisation},
+                   {"busy_fraction", l.busy_fraction},
+                   {"kinds", kinds}});
+  }
+  return out;
+}
+
+std::string links_text(const std::vector<models::LinkLoad>& links) {
+  std::string out = fmt::format("\n  busiest links ({}): utilisation = bytes / (capacity x step time)\n", links.size());
+  out += "  link                                      GB  utilisation   busy  carried\n";
+  for (const models::LinkLoad& l : links)
+    out += fmt::format("  {:<34} {:9.2f} {:10.1f} % {:5.1f} %  {}\n", l.name, l.bytes / 1e9, 100 * l.utilisation,
+                       100 * l.busy_fraction, kinds_text(l.kinds));
+  return out;
+}
 
 nlohmann::ordered_json step_report_json(const scenarios::Scenario& scenario, const models::StepReport& r) {
   nlohmann::ordered_json j;
   j["scenario"] = scenario.name;
+  j["fidelity"] = fidelity_name(scenario.simulation.fidelity);
+  j["failed_links"] = r.failed_links;
   j["step_time_s"] = r.times.step_time_s;
   j["tokens_per_s"] = r.tokens_per_s;
   j["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;
@@ -82,6 +115,11 @@ std::string step_report_text(const scenarios::Scenario& scenario, const models::
                    c.gpu.name, c.num_gpus / c.gpus_per_node, c.gpus_per_node, layout(scenario)));
   line(fmt::format("  global batch {} x {} tokens, micro-batch {}, {} micro-batches per step", scenario.training.global_batch,
                    scenario.training.seq_len, scenario.training.micro_batch, r.micro_batches));
+  std::string failed;
+  for (const std::string& name : r.failed_links) failed += fmt::format("{}{}", failed.empty() ? "" : ", ", name);
+  line(fmt::format("  communication: {} fidelity{}", fidelity_name(scenario.simulation.fidelity),
+                   r.failed_links.empty() ? std::string()
+                                          : fmt::format(", {} failed cable(s): {}", r.failed_links.size(), failed)));
   line("");
   line(fmt::format("  step time            {:10.3f} s", r.times.step_time_s));
   line(fmt::format("  tokens/s             {:10.0f}   ({:.0f} per GPU)", r.tokens_per_s, r.tokens_per_s_per_gpu));

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/link_report.hpp"
 #include "models/step_model.hpp"
 #include "scenarios/scenario.hpp"
 
@@ -12,5 +13,9 @@ namespace clustersim::tools {
 
 nlohmann::ordered_json step_report_json(const scenarios::Scenario& scenario, const models::StepReport& report);
 std::string step_report_text(const scenarios::Scenario& scenario, const models::StepReport& report);
+
+/// `run --links N`: the busiest links, as a `links` array and as a table.
+nlohmann::ordered_json links_json(const std::vector<models::LinkLoad>& links);
+std::string links_text(const std::vector<models::LinkLoad>& links);
 
 }  // namespace clustersim::tools

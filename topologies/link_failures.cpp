@@ -8,6 +8,15 @@
 
 namespace clustersim::topologies {
 
+LinkTier inter_node_tier(const Network& network) {
+  switch (network.kind()) {
+    case TopologyKind::dragonfly: return LinkTier::global;
+    case TopologyKind::torus:
+    case TopologyKind::ring: return LinkTier::torus;
+    default: return LinkTier::leaf_spine;
+  }
+}
+
 std::vector<LinkId> fail_random_links(Network& network, LinkTier tier, std::size_t k, std::uint64_t seed) {
   std::vector<LinkId> cables;
   for (LinkId id = 0; id < network.link_count(); ++id) {

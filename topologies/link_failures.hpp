@@ -14,6 +14,10 @@
 
 namespace clustersim::topologies {
 
+/// The tier whose cables carry traffic between nodes, where a failure costs bisection: global
+/// links of a dragonfly, torus links, leaf-spine cables of a fat tree.
+LinkTier inter_node_tier(const Network& network);
+
 /// Fails k cables of `tier` not yet failed; returns the forward link id of each, in the order
 /// chosen. Throws std::invalid_argument when the tier has fewer than k working cables.
 std::vector<LinkId> fail_random_links(Network& network, LinkTier tier, std::size_t k, std::uint64_t seed);

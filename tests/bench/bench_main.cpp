@@ -58,8 +58,8 @@ int main(int argc, char** argv) {
     engine_row("engine.sharing_10k_flows_1k_links", bench_sharing(10000, 1000, 200, 1));
   if (wanted("engine.sharing_coupled_1k_flows"))
     engine_row("engine.sharing_coupled_1k_flows", bench_sharing(1000, 1000, 100, 2));
-  auto step_row = [&](const std::string& name, const std::vector<std::string>& sets) {
-    const StepBenchResult r = bench_step(sets, 5);
+  auto step_row = [&](const std::string& name, const std::vector<std::string>& sets, int repeats = 5) {
+    const StepBenchResult r = bench_step(sets, repeats);
     rows.push_back({name, "seconds", r.seconds, "s"});
     std::fprintf(stderr, "%-34s %10zu tasks  one step simulated in %.4f s (simulated step %.3f s)  peak RSS %.0f MiB\n",
                  name.c_str(), r.tasks, r.seconds, r.step_time_s, peak_rss_mib());
@@ -72,6 +72,19 @@ int main(int argc, char** argv) {
     step_row("step.llama3_405b_16384", {"model.preset=llama3-405b", "cluster.num_gpus=16384", "parallelism.tp=8",
                                         "parallelism.pp=16", "parallelism.dp=128", "training.seq_len=8192",
                                         "training.global_batch=2048"});
+  // The flow fidelity on the default rail-optimized fat-tree: every group's traffic as flows on
+  // the network. Targets: < 1 s and < 30 s / 4 GiB on one core. Peak RSS is the process's: run
+  // flow.llama3_405b_16384 alone (clustersim_bench flow.llama3) for its memory figure.
+  if (wanted("flow.gpt3_175b_1024"))
+    step_row("flow.gpt3_175b_1024", {"model.preset=gpt3-175b", "cluster.num_gpus=1024", "parallelism.tp=8",
+                                     "parallelism.pp=8", "parallelism.dp=16", "training.seq_len=2048",
+                                     "training.global_batch=1536", "simulation.fidelity=flow"},
+             3);
+  if (wanted("flow.llama3_405b_16384"))
+    step_row("flow.llama3_405b_16384", {"model.preset=llama3-405b", "cluster.num_gpus=16384", "parallelism.tp=8",
+                                        "parallelism.pp=16", "parallelism.dp=128", "training.seq_len=8192",
+                                        "training.global_batch=2048", "simulation.fidelity=flow"},
+             1);
   if (wanted("step.sweep_70b_256")) {
     std::size_t configurations = 0;
     const double rate = bench_sweep(3, configurations);

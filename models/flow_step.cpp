@@ -1,0 +1,82 @@
+#include "models/flow_step.hpp"
+
+#include <fmt/format.h>
+
+#include "models/step_model.hpp"
+
+namespace clustersim::models {
+
+void check_flow_layout(const ParallelismSpec& p) {
+  if (p.cp > 1)
+    throw LayoutError("parallelism.cp", fmt::format("{}: the flow fidelity does not lower context-parallel traffic "
+                                                    "yet; use cp = 1 or simulation.fidelity = analytic",
+                                                    p.cp));
+  if (p.zero >= 3)
+    throw LayoutError("parallelism.zero", "3: the flow fidelity does not lower ZeRO-3 parameter traffic yet; use "
+                                          "zero <= 2 or simulation.fidelity = analytic");
+}
+
+FlowStep::FlowStep(const ParallelismSpec& parallelism, const ClusterSpec& cluster, const CommProfile& profile,
+                   FlowLowering& lowering)
+    : tp_(parallelism.tp),
+      pp_(parallelism.pp),
+      dp_(parallelism.dp),
+      cluster_(cluster),
+      profile_(profile),
+      lowering_(lowering) {
+  check_flow_layout(parallelism);
+  cache_.resize(static_cast<std::size_t>(4 * pp_));
+}
+
+const FlowStep::UnitTransfers& FlowStep::unit_transfers(CommScope scope, std::int64_t stage) {
+  UnitTransfers& out = cache_[static_cast<std::size_t>(static_cast<std::int64_t>(scope) * pp_ + stage)];
+  if (out.built) return out;
+  out.built = true;
+  const FlowNetwork& network = lowering_.network();
+  auto group = [&](std::vector<std::int64_t> ranks) {
+    append_ring(network, ranks, 1.0, out.ring);
+    append_all_reduce(network, ranks, 1.0, FlowAlgorithm::automatic, cluster_, profile_, out.all_reduce);
+  };
+  switch (scope) {
+    case CommScope::tp: {
+      std::vector<std::int64_t> ranks;
+      for (std::int64_t t = 0; t < tp_; ++t) ranks.push_back(rank(stage, 0, t));
+      group(std::move(ranks));
+      break;
+    }
+    case CommScope::dp:
+      for (std::int64_t t = 0; t < tp_; ++t) {
+        std::vector<std::int64_t> ranks;
+        for (std::int64_t d = 0; d < dp_; ++d) ranks.push_back(rank(stage, d, t));
+        group(std::move(ranks));
+      }
+      break;
+    case CommScope::pp_next:
+    case CommScope::pp_previous: {
+      const std::int64_t peer = scope == CommScope::pp_next ? (stage + 1) % pp_ : (stage + pp_ - 1) % pp_;
+      for (std::int64_t d = 0; d < dp_; ++d)
+        for (std::int64_t t = 0; t < tp_; ++t)
+          out.ring.push_back({.src = rank(stage, d, t), .dst = rank(peer, d, t), .bytes = 1.0});
+      break;
+    }
+  }
+  return out;
+}
+
+FlowSpan FlowStep::lower(sim::TaskGraph& graph, CommScope scope, const Traffic& traffic, sim::TaskLabel label) {
+  const UnitTransfers& unit = unit_transfers(scope, label.stage);
+  std::vector<Transfer> transfers;
+  if (traffic.ring_bytes > 0.0)
+    for (Transfer t : unit.ring) {
+      t.bytes *= traffic.ring_bytes;
+      transfers.push_back(t);
+    }
+  if (traffic.all_reduce_bytes > 0.0)
+    for (Transfer t : unit.all_reduce) {
+      t.bytes *= traffic.all_reduce_bytes;
+      transfers.push_back(t);
+    }
+  return lowering_.add(graph, std::move(transfers), traffic.latency_s, label);
+}
+
+}  // namespace clustersim::models

@@ -1,0 +1,57 @@
+#pragma once
+/// The `flow` fidelity's lowering of a training step's communication tasks (step_builder.hpp) to
+/// flows on the cluster network, so that tensor-, pipeline- and data-parallel traffic of different
+/// groups share links by max-min fairness.
+/// Symmetry: one pipeline's compute stands for every data-parallel replica (step_plan.hpp), but
+/// - data-parallel traffic runs for every group: a stage's gradient reduction is the rings of all
+///   its tp data-parallel groups (every replica takes part in each);
+/// - pipeline sends run for every replica and tensor rank (each rank to its peer on the next or
+///   previous stage), since they cross the fabric beside the data-parallel rings;
+/// - tensor-parallel rings run for replica 0 only: every replica's are identical and, with the
+///   group inside one node, touch only that node's NVLink.
+/// Each group's traffic follows its ranks' real routes (rank order: TP, CP, DP, PP innermost
+/// first, as parallelism_spec.hpp), so oversubscribed and failed links slow the groups they carry
+/// and the step waits for the slowest, as synchronous training does.
+/// Limitations: no context parallelism and no ZeRO-3 (their traffic is not lowered: check_flow_layout
+/// rejects them); tensor-parallel rings of other replicas are absent, so with tp below the node size
+/// the NVLink they would share with those replicas' data-parallel rings runs uncontended.
+
+#include <cstdint>
+#include <vector>
+
+#include "models/flow_collectives.hpp"
+#include "models/parallelism_spec.hpp"
+#include "models/step_builder.hpp"
+
+namespace clustersim::models {
+
+/// Throws LayoutError naming the field when the flow fidelity cannot lower the layout's traffic.
+void check_flow_layout(const ParallelismSpec& parallelism);
+
+class FlowStep {
+ public:
+  FlowStep(const ParallelismSpec& parallelism, const ClusterSpec& cluster, const CommProfile& profile,
+           FlowLowering& lowering);
+
+  FlowSpan lower(sim::TaskGraph& graph, CommScope scope, const Traffic& traffic, sim::TaskLabel label);
+
+ private:
+  std::int64_t rank(std::int64_t stage, std::int64_t replica, std::int64_t tp_rank) const {
+    return (stage * dp_ + replica) * tp_ + tp_rank;
+  }
+  /// The transfers of one scope and stage for one byte of ring traffic per rank and for an
+  /// all-reduce of one byte, built once and scaled per call.
+  struct UnitTransfers {
+    bool built = false;
+    std::vector<Transfer> ring, all_reduce;
+  };
+  const UnitTransfers& unit_transfers(CommScope scope, std::int64_t stage);
+
+  std::int64_t tp_, pp_, dp_;
+  const ClusterSpec& cluster_;
+  const CommProfile& profile_;
+  FlowLowering& lowering_;
+  std::vector<UnitTransfers> cache_;  // by scope x pp + stage
+};
+
+}  // namespace clustersim::models
