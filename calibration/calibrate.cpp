@@ -69,7 +69,8 @@ class ProfileBuilder {
     const models::CommProfile defaults = models::default_comm_profile(cluster_);
     out_.profile.comm = defaults;
     for (const auto* f : {"nvlink_efficiency", "network_efficiency", "launch_latency_s", "nvlink_hop_latency_s",
-                          "network_hop_latency_s"}) {
+                          "network_hop_latency_s", "nvls_algbw_efficiency", "tree_efficiency",
+                          "network_bulk_hop_latency_s"}) {
       out_.profile.comm_sources[f] = std::string(kBuiltIn) + "models::default_comm_profile (InfiniBand): " + defaults.source;
     }
     auto& c = out_.profile.compute;
@@ -191,17 +192,21 @@ class ProfileBuilder {
                           f->points.back().bytes, f->model.source);
     }
     const double value = sum / static_cast<double>(chosen.size());
-    const std::string name = nvlink ? "nvlink_efficiency" : "network_efficiency";
-    (nvlink ? out_.profile.comm.nvlink_efficiency : out_.profile.comm.network_efficiency) = value;
+    // An all-reduce inside an NVSwitch node that can reduce in the switch ran NVLS, not a ring
+    // (NCCL's default there): its rate is NVLS's algbw, and the ring constant keeps its value.
+    const bool nvls = nvlink && out_.profile.comm.nvls_algbw_efficiency > 0.0 &&
+                      chosen.front()->model.op == models::CollectiveOp::all_reduce;
+    const double factor = nvls ? chosen.front()->model.bus_factor() : 1.0;
+    const std::string name = nvls ? "nvls_algbw_efficiency" : nvlink ? "nvlink_efficiency" : "network_efficiency";
+    (nvls ? out_.profile.comm.nvls_algbw_efficiency
+          : nvlink ? out_.profile.comm.nvlink_efficiency : out_.profile.comm.network_efficiency) = value / factor;
     out_.profile.comm_sources[name] = fmt::format(
-        "fit: busbw of the alpha-beta fit at the largest measured size / {} {:.0f} GB/s{}: {}",
-        nvlink ? "NVLink line rate" : "node NIC line rate", line_rate / 1e9,
-        chosen.size() > 1 ? " (mean over inputs)" : "", from);
-    set_ci("/comm/" + name, lo, hi);
-    if (value > 1.0) {
-      out_.notes.push_back(fmt::format("{} = {:.3f} > 1: the measured algorithm (NVLS, tree) beats the ring bus factor; "
-                                       "the step model applies it to every collective on that link class",
-                                       name, value));
+        "fit: {} of the alpha-beta fit at the largest measured size / {} {:.0f} GB/s{}: {}",
+        nvls ? "algbw (busbw / bus factor)" : "busbw", nvlink ? "NVLink line rate" : "node NIC line rate",
+        line_rate / 1e9, chosen.size() > 1 ? " (mean over inputs)" : "", from);
+    set_ci("/comm/" + name, lo / factor, hi / factor);
+    if (value / factor > 1.0) {
+      out_.notes.push_back(fmt::format("{} = {:.3f} > 1: faster than the line rate; check the inputs", name, value / factor));
     }
   }
 

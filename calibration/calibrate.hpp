@@ -4,7 +4,8 @@
 /// onto the step model's constants:
 /// - nvlink_efficiency: the busbw the single-node fits predict at their largest measured size /
 ///   NVLink line rate (all-reduce fits when there are any, else the other collectives; mean over
-///   inputs), with the interval of that prediction;
+///   inputs), with the interval of that prediction; on a GPU whose NVSwitch reduces (NVLS), a
+///   single-node all-reduce ran NVLS: its algbw / line rate becomes nvls_algbw_efficiency instead;
 /// - network_efficiency: the same for multi-node fits / the node's NIC line rate
 ///   (nics_per_node x nic_gbit_per_s; the logs are assumed to use whole nodes);
 /// - launch and hop latencies: the first segment's alpha of fits that reach down to 64 KiB,
@@ -18,9 +19,9 @@
 /// Every constant without inputs keeps the built-in value (models::default_compute_profile,
 /// default_comm_profile on InfiniBand), its source prefixed "built-in, not calibrated here".
 /// Units: SI in the profile; the report carries the inputs' units.
-/// Limitations: one efficiency per link class (the step model's), so an all-reduce with NVLS
-/// (busbw above the NVLink line rate) gives nvlink_efficiency > 1, which the step model then also
-/// applies to all-gather and reduce-scatter; latencies are inferred from the smallest sizes only.
+/// Limitations: one efficiency per link class (the step model's); a multi-node all-reduce's busbw
+/// maps to network_efficiency as if it ran a ring (tree_efficiency keeps its built-in value);
+/// latencies are inferred from the smallest sizes only.
 /// Source: the mapping follows models/collectives.hpp and models/compute_profile.hpp.
 
 #include <cstdint>

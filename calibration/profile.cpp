@@ -59,6 +59,9 @@ constexpr std::array kCommFields{
     CommField{"launch_latency_s", &models::CommProfile::launch_latency_s},
     CommField{"nvlink_hop_latency_s", &models::CommProfile::nvlink_hop_latency_s},
     CommField{"network_hop_latency_s", &models::CommProfile::network_hop_latency_s},
+    CommField{"nvls_algbw_efficiency", &models::CommProfile::nvls_algbw_efficiency},
+    CommField{"tree_efficiency", &models::CommProfile::tree_efficiency},
+    CommField{"network_bulk_hop_latency_s", &models::CommProfile::network_bulk_hop_latency_s},
 };
 
 // JSON has no NaN or infinity: both are written as null.
@@ -290,7 +293,7 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
   const ordered_json& comm = r.member(root, "", "comm");
   r.only_keys(comm, "/comm",
               {"nvlink_efficiency", "network_efficiency", "launch_latency_s", "nvlink_hop_latency_s",
-               "network_hop_latency_s"});
+               "network_hop_latency_s", "nvls_algbw_efficiency", "tree_efficiency", "network_bulk_hop_latency_s"});
   std::string joined;
   for (const auto& f : kCommFields) {
     const std::string pointer = "/comm/" + std::string(f.name);

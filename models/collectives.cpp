@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 
 namespace clustersim::models {
 
@@ -19,9 +21,22 @@ CommProfile default_comm_profile(const ClusterSpec& cluster) {
   p.launch_latency_s = 8e-6;
   p.nvlink_hop_latency_s = 0.4e-6;
   p.network_hop_latency_s = cluster.fabric == Fabric::roce ? 7e-6 : 5.5e-6;
+  // NVLS (NVLink SHARP, NVSwitch generation 3 and later): 8 x H100 reach algbw ~275 GB/s of 450
+  // (nccl-tests #212, nccl #1455: 258-273); 8 x B200 845.67 GB/s busbw at 16 GiB = algbw 483 of
+  // 900 (measurements.md 1.3). NVLink 3 (A100) has none.
+  p.nvls_algbw_efficiency = cluster.gpu.nvlink_bytes_per_s >= 900e9   ? 483.0 / 900.0
+                            : cluster.gpu.nvlink_bytes_per_s >= 450e9 ? 275.0 / 450.0
+                                                                      : 0.0;
+  // Fitted here to the two H100 InfiniBand logs of nccl-tests #309 at 8-16 GiB: 2 nodes 469 GB/s
+  // (model 493 with 0.70), 8 nodes 320 GB/s (model 296): one constant for both, +5 % / -7.5 %.
+  p.tree_efficiency = 0.70;
+  // nccl-tests #309's 2-node all-reduce takes 36 us more than dgxc-benchmarking's 1-node run at
+  // 1-32 MiB, beyond its bandwidth share; NCCL's bulk (Simple) protocol pays that per tree level
+  // up and down: 2 x 1 level x 18 us. RoCE: the same, an assumption.
+  p.network_bulk_hop_latency_s = 18e-6;
   p.source =
-      "measurements.md 1.1, 1.3, 1.4 and nccl-tests #309 2-node log; RoCE efficiency and latency are "
-      "assumptions";
+      "measurements.md 1.1, 1.3, 1.4 and nccl-tests #212, #309 (2- and 8-node logs), nccl #1455; RoCE "
+      "efficiency and latency are assumptions";
   return p;
 }
 
@@ -37,14 +52,84 @@ double bus_factor(CollectiveOp op, std::int64_t ranks) {
   return 1.0;
 }
 
-double bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
-  const double nvlink = cluster.gpu.nvlink_bytes_per_s * profile.nvlink_efficiency;
-  const std::int64_t nodes = (group.ranks + group.ranks_per_node - 1) / group.ranks_per_node;
-  if (nodes <= 1) return nvlink;
+namespace {
+
+std::int64_t node_count(const CommGroup& group) {
+  return (group.ranks + group.ranks_per_node - 1) / group.ranks_per_node;
+}
+
+// What the group's ranks on one node can push through their NICs, per direction.
+double node_network_bytes_per_s(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
   const double nic_per_gpu = cluster.nic_bytes_per_s * static_cast<double>(cluster.nics_per_node) /
                              static_cast<double>(cluster.gpus_per_node);
-  const double network = static_cast<double>(group.ranks_per_node) * nic_per_gpu * profile.network_efficiency;
-  return std::min(nvlink, network);
+  return static_cast<double>(group.ranks_per_node) * nic_per_gpu * profile.network_efficiency;
+}
+
+// Algorithm bandwidth (buffer bytes per second) of an all-reduce inside one node of `per_node`
+// ranks: a ring, or NVLS where the switch can reduce, whichever is faster.
+double node_all_reduce_algbw(std::int64_t per_node, const ClusterSpec& cluster, const CommProfile& profile) {
+  const double ring = cluster.gpu.nvlink_bytes_per_s * profile.nvlink_efficiency / bus_factor(CollectiveOp::all_reduce, per_node);
+  const double nvls = cluster.gpu.nvlink_bytes_per_s * profile.nvls_algbw_efficiency;
+  return per_node > 1 ? std::max(ring, nvls) : std::numeric_limits<double>::infinity();
+}
+
+// Time of the bandwidth term alone (no latency) of `op` over `group`.
+double bandwidth_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
+                        const CommProfile& profile) {
+  if (op == CollectiveOp::all_reduce) return bus_factor(op, group.ranks) * bytes / all_reduce_bus_bandwidth(group, cluster, profile);
+  return bus_factor(op, group.ranks) * bytes / bus_bandwidth(group, cluster, profile);
+}
+
+// The mean time of the profile's curves of one layout (two sources of one layout count alike);
+// nullopt when there is none.
+std::optional<double> curve_time_s(const CommProfile& profile, CollectiveOp op, std::int64_t ranks,
+                                   std::int64_t ranks_per_node, double bytes) {
+  double sum = 0.0;
+  int count = 0;
+  for (const auto& curve : profile.curves) {
+    if (curve.op != op || curve.ranks != ranks || curve.ranks_per_node != ranks_per_node) continue;
+    sum += curve.time_s(bytes, bus_factor(op, ranks));
+    ++count;
+  }
+  return count > 0 ? std::optional(sum / count) : std::nullopt;
+}
+
+struct LatencySteps {
+  double nvlink = 0.0;
+  double network = 0.0;
+};
+
+LatencySteps latency_steps(CollectiveOp op, std::int64_t per_node, std::int64_t nodes) {
+  LatencySteps steps{.nvlink = static_cast<double>(per_node - 1), .network = 0.0};
+  if (op == CollectiveOp::all_reduce) steps.nvlink *= 2.0;
+  if (nodes > 1) {
+    const double levels = std::ceil(std::log2(static_cast<double>(nodes)));
+    switch (op) {
+      case CollectiveOp::all_reduce: steps.network = 2.0 * levels; break;
+      case CollectiveOp::send_recv: steps.network = 1.0; break;
+      default: steps.network = static_cast<double>(nodes - 1); break;
+    }
+  }
+  return steps;
+}
+
+}  // namespace
+
+double bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
+  const double nvlink = cluster.gpu.nvlink_bytes_per_s * profile.nvlink_efficiency;
+  if (node_count(group) <= 1) return nvlink;
+  return std::min(nvlink, node_network_bytes_per_s(group, cluster, profile));
+}
+
+double all_reduce_bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
+  const std::int64_t nodes = node_count(group);
+  const double factor = bus_factor(CollectiveOp::all_reduce, group.ranks);
+  const double inside = node_all_reduce_algbw(std::min(group.ranks_per_node, group.ranks), cluster, profile);
+  if (nodes <= 1) return factor * inside;
+  // Double binary tree between nodes: 2 (N-1)/N x the buffer in and out of each node.
+  const double n = static_cast<double>(nodes);
+  const double between = node_network_bytes_per_s(group, cluster, profile) * profile.tree_efficiency * n / (2.0 * (n - 1.0));
+  return factor * std::min(inside, between);
 }
 
 double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
@@ -52,21 +137,21 @@ double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, 
   if (group.ranks <= 1 || cluster.ideal_network || bytes <= 0.0) return 0.0;
   const std::int64_t per_node = std::min(group.ranks_per_node, group.ranks);
   const std::int64_t nodes = (group.ranks + per_node - 1) / per_node;
-  const double local_steps = static_cast<double>(per_node - 1);
-  double network_steps = 0.0;
+  const CommGroup effective{.ranks = group.ranks, .ranks_per_node = per_node};
+  if (const auto own = curve_time_s(profile, op, group.ranks, per_node, bytes)) return *own;
+
+  const LatencySteps steps = latency_steps(op, per_node, nodes);
   if (nodes > 1) {
-    const double levels = std::ceil(std::log2(static_cast<double>(nodes)));
-    switch (op) {
-      case CollectiveOp::all_reduce: network_steps = 2.0 * levels; break;
-      case CollectiveOp::send_recv: network_steps = 1.0; break;
-      default: network_steps = static_cast<double>(nodes - 1); break;
+    if (const auto node = curve_time_s(profile, op, per_node, per_node, bytes)) {
+      const CommGroup one_node{.ranks = per_node, .ranks_per_node = per_node};
+      const double scale = bandwidth_time_s(op, bytes, effective, cluster, profile) /
+                           bandwidth_time_s(op, bytes, one_node, cluster, profile);
+      return *node * scale + steps.network * profile.network_bulk_hop_latency_s;
     }
   }
-  const double nvlink_steps = op == CollectiveOp::all_reduce ? 2.0 * local_steps : local_steps;
-  const double latency = profile.launch_latency_s + nvlink_steps * profile.nvlink_hop_latency_s +
-                         network_steps * profile.network_hop_latency_s;
-  const CommGroup effective{.ranks = group.ranks, .ranks_per_node = per_node};
-  return latency + bus_factor(op, group.ranks) * bytes / bus_bandwidth(effective, cluster, profile);
+  const double latency = profile.launch_latency_s + steps.nvlink * profile.nvlink_hop_latency_s +
+                         steps.network * profile.network_hop_latency_s;
+  return latency + bandwidth_time_s(op, bytes, effective, cluster, profile);
 }
 
 }  // namespace clustersim::models

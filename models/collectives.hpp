@@ -3,22 +3,31 @@
 /// time = launch + latency steps x hop latency + bus-bandwidth factor x bytes / bus bandwidth.
 /// Bus bandwidth is the bottleneck of the group's path: NVLink inside a node; across nodes, the
 /// NICs the group's ranks on one node can use (each rank of a rail-aligned group has its own NIC),
-/// capped by NVLink. Latency steps: log-depth trees for all-reduce across nodes (NCCL's tree and
-/// NVLSTree), rings otherwise.
+/// capped by NVLink. All-reduce takes the faster of what NCCL offers: a ring, or in-switch
+/// reduction (NVLS) inside an NVSwitch node; across nodes, NCCL's tree family (tree, NVLSTree):
+/// the node's all-reduce inside, a double binary tree between nodes that moves 2 (N-1)/N x the
+/// buffer through each of the N nodes' NICs. Latency steps: log-depth trees for all-reduce across
+/// nodes, rings otherwise.
+/// Measured curves: a profile may carry curves (collective_curve.hpp) fitted to nccl-tests runs.
+/// A curve of the group's own layout gives the time outright; a single-node curve of the same
+/// collective and GPUs per node also shapes groups of several such nodes: its time at that size x
+/// (the group's bandwidth time / the node's) + the extra network latency of NCCL's bulk protocol.
+/// That carries the node's measured protocol and channel ramp over mid sizes to the larger group.
 /// Units: bytes (the full buffer: nccl-tests' "size"), seconds.
 /// Limitations: no contention between concurrent collectives (the `flow` fidelity models that);
-/// no in-switch reduction (NVLS) speed-up; one bandwidth efficiency per link class.
+/// one bandwidth efficiency per link class; without curves, mid sizes (1-64 MiB) are optimistic,
+/// since one alpha-beta line cannot follow NCCL's protocol and channel changes.
 /// Source: ring step counts and bus-bandwidth factors as in nccl-tests' PERFORMANCE.md and the
 /// shared reference training-math.md; constants from measurements.md section 1 (see CommProfile).
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "models/cluster_spec.hpp"
+#include "models/collective_curve.hpp"
 
 namespace clustersim::models {
-
-enum class CollectiveOp { all_reduce, reduce_scatter, all_gather, all_to_all, send_recv };
 
 /// Ranks taking part and how they sit on nodes (ranks_per_node of them share each node).
 struct CommGroup {
@@ -34,13 +43,21 @@ struct CommProfile {
   double nvlink_hop_latency_s = 0.0;
   double network_hop_latency_s = 0.0;
   std::string source;
+  double nvls_algbw_efficiency = 0.0;  // NVLS all-reduce algbw / NVLink line rate; 0: no NVLS
+  double tree_efficiency = 1.0;        // achieved / ideal inter-node rate of NCCL's tree all-reduce
+  double network_bulk_hop_latency_s = 0.0;  // per network step, NCCL's bulk protocol (>= 1 MiB)
+  std::vector<CollectiveCurve> curves{};    // measured, by layout (calibration profiles)
 };
 
 /// Defaults for the cluster's GPU generation and fabric (RoCE: lower efficiency, higher latency).
 CommProfile default_comm_profile(const ClusterSpec& cluster);
 
-/// Bus bandwidth (bytes/s) a collective over `group` reaches on `cluster`, large messages.
+/// Bus bandwidth (bytes/s) a ring collective over `group` reaches on `cluster`, large messages.
 double bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile);
+
+/// Bus bandwidth (bytes/s) of an all-reduce over `group`, large messages: ring or NVLS inside a
+/// node, NCCL's tree family across nodes.
+double all_reduce_bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile);
 
 /// nccl-tests' bus-bandwidth factor: bytes each rank moves per byte of buffer.
 double bus_factor(CollectiveOp op, std::int64_t ranks);

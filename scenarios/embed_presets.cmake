@@ -1,6 +1,8 @@
 # Writes OUTPUT, a C++ file defining clustersim::scenarios::embedded_files() with the contents of
-# every *.json under SOURCE_DIR/presets and SOURCE_DIR/examples and every *.csv under
-# SOURCE_DIR/validation as raw string literals.
+# every *.json under SOURCE_DIR/presets and SOURCE_DIR/examples, every *.csv under
+# SOURCE_DIR/validation, and the bundled calibration profiles SOURCE_DIR/../calibration/profiles/
+# *.json (as "calibration/profiles/<name>.json": data only, read by the calibration library) as
+# raw string literals.
 # Run by a custom command in CMakeLists.txt: cmake -DSOURCE_DIR=... -DOUTPUT=... -P this file.
 
 if(NOT SOURCE_DIR OR NOT OUTPUT)
@@ -9,6 +11,10 @@ endif()
 
 file(GLOB_RECURSE files RELATIVE "${SOURCE_DIR}"
   "${SOURCE_DIR}/presets/*.json" "${SOURCE_DIR}/examples/*.json" "${SOURCE_DIR}/validation/*.csv")
+file(GLOB profiles RELATIVE "${SOURCE_DIR}/../calibration/profiles" "${SOURCE_DIR}/../calibration/profiles/*.json")
+foreach(profile IN LISTS profiles)
+  list(APPEND files "../calibration/profiles/${profile}")
+endforeach()
 list(SORT files)
 
 set(delimiter "clustersim_embed")
@@ -19,7 +25,8 @@ foreach(relative IN LISTS files)
   if(NOT clash EQUAL -1)
     message(FATAL_ERROR "${relative} contains the raw-string delimiter )${delimiter}\"")
   endif()
-  string(APPEND entries "    {\"${relative}\", R\"${delimiter}(${content})${delimiter}\"},\n")
+  string(REPLACE "../calibration/" "calibration/" name "${relative}")
+  string(APPEND entries "    {\"${name}\", R\"${delimiter}(${content})${delimiter}\"},\n")
 endforeach()
 
 list(LENGTH files count)

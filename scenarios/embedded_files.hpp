@@ -1,5 +1,6 @@
 #pragma once
-/// The data files under scenarios/ (presets, example scenarios, validation CSVs), compiled into
+/// The data files under scenarios/ (presets, example scenarios, validation CSVs) and the bundled
+/// calibration profiles ("calibration/profiles/<gpu>.json"), compiled into
 /// the library so the binary works from any directory and never reads them at run time.
 /// The definition is generated at build time by scenarios/embed_presets.cmake.
 

@@ -128,6 +128,9 @@ std::string render_constants(const cal::CalibrationProfile& p) {
   comm("launch_latency_s", p.comm.launch_latency_s);
   comm("nvlink_hop_latency_s", p.comm.nvlink_hop_latency_s);
   comm("network_hop_latency_s", p.comm.network_hop_latency_s);
+  comm("nvls_algbw_efficiency", p.comm.nvls_algbw_efficiency);
+  comm("tree_efficiency", p.comm.tree_efficiency);
+  comm("network_bulk_hop_latency_s", p.comm.network_bulk_hop_latency_s);
   return text;
 }
 

@@ -15,8 +15,8 @@
 #include "models/layout_search.hpp"
 #include "models/sizing.hpp"
 #include "scenarios/presets.hpp"
-#include "scenarios/step_inputs.hpp"
 #include "scenarios/validation_network.hpp"
+#include "tools/step_setup.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
@@ -277,7 +277,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
         s.cluster.nics_per_node = network.nics_per_node;
         s.cluster.nic_bytes_per_s = network.nic_gbit_per_s * 1e9 / 8.0;
       }
-      SizedCluster c{.gpu = gpu, .scenario = s, .base = scenarios::step_inputs(s), .layouts = {}};
+      SizedCluster c{.gpu = gpu, .scenario = s, .base = load_step_inputs(s), .layouts = {}};
       c.layouts = plan_layouts(c.base);
       clusters.push_back(std::move(c));
     }

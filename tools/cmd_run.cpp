@@ -7,7 +7,7 @@
 #include "models/step_model.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "scenarios/scenario_io.hpp"
-#include "scenarios/step_inputs.hpp"
+#include "tools/step_setup.hpp"
 #include "tools/chrome_trace.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
@@ -23,7 +23,7 @@ namespace {
 /// by its JSON pointer, as scenario errors are.
 models::StepSimulation simulate(const scenarios::Scenario& scenario, const std::string& source) {
   try {
-    return models::simulate_step(scenarios::step_inputs(scenario));
+    return models::simulate_step(load_step_inputs(scenario));
   } catch (const models::LayoutError& e) {
     std::string pointer = "/" + e.field();
     std::replace(pointer.begin(), pointer.end(), '.', '/');

@@ -10,8 +10,8 @@
 
 #include "models/step_model.hpp"
 #include "scenarios/scenario_io.hpp"
-#include "scenarios/step_inputs.hpp"
 #include "scenarios/sweep_configs.hpp"
+#include "tools/step_setup.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
@@ -92,7 +92,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   const Shard shard = shard_text.empty() ? Shard{} : parse_shard(shard_text);
 
   const scenarios::Scenario scenario = scenario_args.load();
-  const models::StepInputs base = scenarios::step_inputs(scenario);
+  const models::StepInputs base = load_step_inputs(scenario);
   SweepHeader header{.mode = search ? "search" : "configs",
                      .scenario = scenario.name,
                      .cluster = cluster_text(scenario),

@@ -4,7 +4,7 @@
 
 #include "models/step_model.hpp"
 #include "scenarios/scenario_error.hpp"
-#include "scenarios/step_inputs.hpp"
+#include "tools/step_setup.hpp"
 
 namespace clustersim::tools {
 namespace {
@@ -39,7 +39,7 @@ PreparedRun prepare_run(const scenarios::Scenario& scenario, const std::string& 
                .checkpoint = scenario.checkpoint,
                .storage = scenario.storage,
                .spot_per_node_s = spot_per_node_s};
-  const models::StepInputs inputs = scenarios::step_inputs(scenario);
+  const models::StepInputs inputs = load_step_inputs(scenario);
   const models::StepReport report = models::simulate_step(inputs).report;
   run.setup.step_time_s = report.times.step_time_s;
   run.tokens_per_s = report.tokens_per_s;

@@ -6,10 +6,10 @@
 #include <thread>
 
 #include "scenarios/scenario_error.hpp"
-#include "scenarios/step_inputs.hpp"
 #include "scenarios/sweep_configs.hpp"
 #include "tools/command.hpp"
 #include "tools/parallel_for.hpp"
+#include "tools/step_setup.hpp"
 
 namespace clustersim::tools {
 namespace {
@@ -51,7 +51,7 @@ std::vector<SweepRow> run_configs(const scenarios::Scenario& base, const std::ve
     try {
       const scenarios::Scenario scenario = scenarios::apply_sweep_config(base, config);
       const models::Layout layout{.parallelism = scenario.parallelism, .training = scenario.training};
-      const models::StepSimulation sim = models::simulate_step(scenarios::step_inputs(scenario));
+      const models::StepSimulation sim = models::simulate_step(load_step_inputs(scenario));
       row = row_from_report(i, layout, sim.report, scenario.cluster.gpu);
     } catch (const scenarios::ScenarioError& error) {
       // The layout, not the sweep, is wrong: it becomes a row that says why.

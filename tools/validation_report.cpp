@@ -6,7 +6,7 @@
 #include <variant>
 
 #include "models/step_model.hpp"
-#include "scenarios/step_inputs.hpp"
+#include "tools/step_setup.hpp"
 
 namespace clustersim::tools {
 
@@ -44,7 +44,7 @@ ValidationReport run_validation(std::string_view csv_text, std::string_view sour
     auto& run = std::get<scenarios::ValidationCase>(mapped);
     models::StepReport step;
     try {
-      step = models::simulate_step(scenarios::step_inputs(run.scenario)).report;
+      step = models::simulate_step(load_step_inputs(run.scenario)).report;
     } catch (const models::LayoutError& error) {
       report.skipped.push_back({.id = run.id,
                                 .family = run.family,

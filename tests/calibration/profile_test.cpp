@@ -92,9 +92,13 @@ TEST_CASE("profile: apply_profile replaces a run's compute and comm constants") 
   clustersim::models::StepInputs inputs;
   inputs.cluster.gpu = clustersim::scenarios::gpu_preset("h100-sxm");
   apply_profile(path.string(), inputs);
-  // measurements.md 1.1 and 1.2: 479.90 GB/s at 16 GiB (dgxc) and 478.87 at 8 GiB (Azure) over
-  // the 450 GB/s NVLink 4 line rate.
-  CHECK(inputs.comm.nvlink_efficiency == doctest::Approx((479.90 + 478.87) / 2.0 / 450.0).epsilon(0.01));
+  // measurements.md 1.1 and 1.2: 479.90 GB/s busbw at 16 GiB (dgxc) and 478.87 at 8 GiB (Azure),
+  // NVLS all-reduces on 8 GPUs: algbw = busbw / 1.75 over the 450 GB/s NVLink 4 line rate. The
+  // ring constant keeps its built-in value, and the fitted curves come along.
+  CHECK(inputs.comm.nvls_algbw_efficiency == doctest::Approx((479.90 + 478.87) / 2.0 / 1.75 / 450.0).epsilon(0.01));
+  CHECK(inputs.comm.nvlink_efficiency == doctest::Approx(0.82));
+  REQUIRE(inputs.comm.curves.size() == 2);
+  CHECK(inputs.comm.curves[0].ranks == 8);
   // measurements.md 2.2: FlashAttention-2 327.9 TF/s and STREAM copy 2.90 TB/s on H100.
   CHECK(inputs.compute.attention_efficiency.value == doctest::Approx(327.9 / 989.0));
   CHECK(inputs.compute.hbm_efficiency.value == doctest::Approx(2.90 / 3.35));

@@ -35,13 +35,44 @@ std::string layout_error(const StepInputs& in) {
 }  // namespace
 
 TEST_CASE("collectives: a ring all-reduce inside one node costs launch + 2(n-1) hops + 2(n-1)/n S / busbw") {
-  // 8 H100 on NVLink 4: busbw = 450 GB/s x 0.82 = 369 GB/s. 1 GiB all-reduce:
+  // 8 H100 on NVLink 4 without NVLS: busbw = 450 GB/s x 0.82 = 369 GB/s. 1 GiB all-reduce:
   // 8 us + 14 x 0.4 us + 1.75 x 1073741824 B / 369e9 B/s = 13.6 us + 5092.2 us = 5105.8 us.
   const ClusterSpec cluster{.gpu = test::h100(), .num_gpus = 8, .gpus_per_node = 8};
-  const CommProfile profile = default_comm_profile(cluster);
+  CommProfile profile = default_comm_profile(cluster);
+  profile.nvls_algbw_efficiency = 0.0;
   const double t = collective_time_s(CollectiveOp::all_reduce, 1073741824.0, {.ranks = 8, .ranks_per_node = 8},
                                      cluster, profile);
   CHECK(t == doctest::Approx(5105.8e-6).epsilon(0.001));
+}
+
+TEST_CASE("collectives: NVLS beats the ring inside an NVSwitch node; NCCL's tree joins nodes") {
+  const ClusterSpec cluster{.gpu = test::h100(), .num_gpus = 16, .gpus_per_node = 8};
+  const CommProfile profile = default_comm_profile(cluster);
+  // NVLS algbw 275 GB/s: 1 GiB in 13.6 us + 1073741824 / 275e9 s = 3918.1 us (busbw 481 GB/s, as
+  // dgxc-benchmarking measures 480).
+  CHECK(collective_time_s(CollectiveOp::all_reduce, 1073741824.0, {.ranks = 8, .ranks_per_node = 8}, cluster, profile) ==
+        doctest::Approx(13.6e-6 + 1073741824.0 / 275e9).epsilon(1e-9));
+  // Two nodes: the tree moves 2 (N-1)/N = 1 x the buffer through each node's 8 x 50 GB/s x 0.94
+  // = 376 GB/s of NICs at tree efficiency 0.70: algbw 263.2 GB/s, below NVLS's 275. Latency:
+  // 8 us + 14 x 0.4 us + 2 x 1 level x 5.5 us = 24.6 us.
+  CHECK(collective_time_s(CollectiveOp::all_reduce, 1073741824.0, {.ranks = 16, .ranks_per_node = 8}, cluster,
+                          profile) == doctest::Approx(24.6e-6 + 1073741824.0 / 263.2e9).epsilon(1e-9));
+}
+
+TEST_CASE("collectives: a measured curve gives its own layout's time and shapes larger groups") {
+  const ClusterSpec cluster{.gpu = test::h100(), .num_gpus = 16, .gpus_per_node = 8};
+  CommProfile profile = default_comm_profile(cluster);
+  // One segment: 30 us + bytes x 1.75 / 350 GB/s.
+  profile.curves.push_back({.op = CollectiveOp::all_reduce, .ranks = 8, .ranks_per_node = 8,
+                            .segments = {{.min_bytes = 1e6, .max_bytes = 1e9, .alpha_s = 30e-6, .busbw_bytes_per_s = 350e9}}});
+  const double bytes = 64.0 * 1024 * 1024;
+  const double node = 30e-6 + bytes * 1.75 / 350e9;
+  CHECK(collective_time_s(CollectiveOp::all_reduce, bytes, {.ranks = 8, .ranks_per_node = 8}, cluster, profile) ==
+        doctest::Approx(node));
+  // Two nodes: x (bandwidth time on 2 nodes / on 1) = (1.875 / (1.875 x 263.2)) / (1.75 / (1.75 x 275))
+  // = 275 / 263.2, + 2 network steps x 18 us of the bulk protocol.
+  CHECK(collective_time_s(CollectiveOp::all_reduce, bytes, {.ranks = 16, .ranks_per_node = 8}, cluster, profile) ==
+        doctest::Approx(node * 275.0 / 263.2 + 36e-6).epsilon(1e-9));
 }
 
 TEST_CASE("collectives: a rail-aligned group across nodes is held to one NIC per rank") {

@@ -1,0 +1,119 @@
+// Accuracy of the analytic collective model (models/collectives.hpp) against measured all-reduce
+// busbw: the published single-node tables (measurements.md 1.1-1.3, transcribed under
+// calibration/published/) and the real nccl-tests logs of issues #290 and #309 (copies under
+// tests/calibration/data/). Predictions use the bundled profile of the GPU
+// (`calibration.profile = "bundled"`), as `clustersim collective --set calibration.profile=bundled`.
+// The error is predicted busbw / measured busbw - 1 (= measured time / predicted time - 1).
+//
+// What holds, and what does not yet:
+// - one node, 8 MiB and up: within 10 % of every source;
+// - one node at 1-4 MiB: the sources disagree (H100 at 1 MiB: dgxc-benchmarking 67.0 GB/s, Azure
+//   ND H100 v5 43.7, 35 % apart; H200 at 4 MiB: Azure ND H200 v5 138.4, ml-engineering 107.2, 29 %
+//   apart), so no prediction is within 10 % of both; the bound there is 25 %;
+// - across nodes, 1 GiB and up: within 10 % (the tree efficiency is fitted to these two logs);
+// - across nodes, 1-512 MiB: NCCL's protocol and algorithm switches on 2 and 8 nodes are only
+//   approximated by the single-node curve shaped to the larger group: up to 33 % off. The issue
+//   asks for 10 %; the bound below holds today's level so that it cannot get worse unnoticed.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "calibration/apply_profile.hpp"
+#include "calibration/raw_inputs.hpp"
+#include "models/collectives.hpp"
+#include "scenarios/scenario_io.hpp"
+#include "scenarios/step_inputs.hpp"
+#include "tests/calibration/calibration_fixtures.hpp"
+
+namespace {
+
+using namespace clustersim;
+
+struct Measured {
+  std::int64_t ranks = 0, ranks_per_node = 0, bytes = 0;
+  double time_us = 0.0;
+};
+
+std::vector<Measured> measured(const std::string& path) {
+  const std::vector<std::string> paths{path};
+  const calibration::RawInputs in = calibration::read_raw_inputs(paths, models::CollectiveOp::all_reduce);
+  std::vector<Measured> out;
+  for (const auto& [key, group] : in.groups) {
+    REQUIRE(group.op == models::CollectiveOp::all_reduce);
+    for (const auto& p : group.points) out.push_back({group.ranks, group.ranks_per_node, p.bytes, p.time_us});
+  }
+  return out;
+}
+
+models::StepInputs bundled(const std::string& gpu) {
+  models::StepInputs inputs = scenarios::step_inputs(scenarios::default_scenario({"cluster.gpu=" + gpu}));
+  calibration::apply_profile("bundled", inputs);
+  return inputs;
+}
+
+// Worst |busbw error| over the sizes in [min_bytes, max_bytes].
+double worst_error(const std::vector<Measured>& rows, const models::StepInputs& inputs, std::int64_t min_bytes,
+                   std::int64_t max_bytes) {
+  double worst = 0.0;
+  int used = 0;
+  for (const auto& m : rows) {
+    if (m.bytes < min_bytes || m.bytes > max_bytes) continue;
+    const double predicted_us =
+        1e6 * models::collective_time_s(models::CollectiveOp::all_reduce, static_cast<double>(m.bytes),
+                                        {.ranks = m.ranks, .ranks_per_node = m.ranks_per_node}, inputs.cluster,
+                                        inputs.comm);
+    const double error = m.time_us / predicted_us - 1.0;
+    CAPTURE(m.bytes);
+    CAPTURE(error);
+    worst = std::max(worst, std::abs(error));
+    ++used;
+  }
+  REQUIRE(used > 0);
+  return worst;
+}
+
+constexpr std::int64_t MiB = 1 << 20, GiB = std::int64_t{1} << 30, kAll = std::int64_t{1} << 40;
+
+std::string published(const std::string& name) { return std::string(CLUSTERSIM_SOURCE_DIR) + "/calibration/published/" + name; }
+
+}  // namespace
+
+TEST_CASE("collective accuracy: one node of 8 H100 or H200, 8 MiB and up, within 10 % of every source") {
+  const models::StepInputs h100 = bundled("h100-sxm"), h200 = bundled("h200-sxm");
+  for (const auto& [path, inputs] : std::vector<std::pair<std::string, const models::StepInputs*>>{
+           {published("h100_1n8g_allreduce_dgxc.txt"), &h100},
+           {published("h100_1n8g_allreduce_azure.jsonl"), &h100},
+           {calibration::test::data_path("h100_1n8g_allreduce_nccl-tests-290.txt"), &h100},
+           {published("h200_1n8g_allreduce_azure.jsonl"), &h200},
+           {published("h200_1n8g_allreduce_ml-engineering.jsonl"), &h200}}) {
+    CAPTURE(path);
+    CHECK(worst_error(measured(path), *inputs, 8 * MiB, kAll) <= 0.10);
+    // At 1-4 MiB the sources are up to 35 % apart (see the top of this file).
+    CHECK(worst_error(measured(path), *inputs, MiB, kAll) <= 0.25);
+  }
+}
+
+TEST_CASE("collective accuracy: 2 and 8 nodes of H100 on 400 Gb/s InfiniBand (nccl-tests #309)") {
+  const models::StepInputs h100 = bundled("h100-sxm");
+  const auto two = measured(calibration::test::data_path("h100_2n16g_ib-ndr_allreduce_nccl-tests-309.txt"));
+  const auto eight = measured(calibration::test::data_path("h100_8n64g_ib400_allreduce_default_nccl-tests-309.txt"));
+  CHECK(worst_error(two, h100, GiB, kAll) <= 0.10);
+  CHECK(worst_error(eight, h100, GiB, kAll) <= 0.10);
+  // Mid sizes: not yet the 10 % the issue asks for (today 24 % on 2 nodes, 33 % on 8).
+  CHECK(worst_error(two, h100, MiB, kAll) <= 0.25);
+  CHECK(worst_error(eight, h100, MiB, kAll) <= 0.35);
+}
+
+TEST_CASE("collective accuracy: a ring over two nodes runs at 46-48 GB/s per 400 Gb/s NIC") {
+  // measurements.md 1.4: the NCCL maintainer's figure for NDR400, NCCL_ALGO=RING on 2 nodes.
+  const models::StepInputs h100 = bundled("h100-sxm");
+  const double bytes = 8.0 * GiB;
+  const double seconds = models::collective_time_s(models::CollectiveOp::all_gather, bytes, {.ranks = 16, .ranks_per_node = 8},
+                                                   h100.cluster, h100.comm);
+  const double busbw_per_nic = models::bus_factor(models::CollectiveOp::all_gather, 16) * bytes / seconds / 8.0;
+  CHECK(busbw_per_nic >= 46e9 * 0.9);
+  CHECK(busbw_per_nic <= 48e9 * 1.1);
+}

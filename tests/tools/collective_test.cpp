@@ -1,0 +1,55 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "calibration/nccl_tests_log.hpp"
+#include "tests/tools/cli_runner.hpp"
+
+namespace {
+
+using clustersim::test::run_clustersim;
+using nlohmann::json;
+
+TEST_CASE("collective: one row per size in nccl-tests' units, times by hand for a ring all-gather") {
+  const auto outcome = run_clustersim("collective --op all_gather --min 1M --max 1G --factor 4 --json");
+  CAPTURE(outcome.err);
+  REQUIRE(outcome.exit_code == 0);
+  const json j = json::parse(outcome.out);
+  CHECK(j.at("op") == "all_gather");
+  CHECK(j.at("ranks") == 8);
+  const json& rows = j.at("rows");
+  REQUIRE(rows.size() == 6);  // 1M, 4M, 16M, 64M, 256M, 1G
+  const json& last = rows.back();
+  CHECK(last.at("size_bytes") == 1073741824);
+  CHECK(last.at("count") == 1073741824 / 4 / 8);  // floats per rank, as all_gather_perf prints
+  // Built-in H100 constants: launch 8 us + 7 ring steps x 0.4 us, then 7/8 of 1 GiB at
+  // 0.82 x 450 GB/s: 10.8 + 939524096 / 369e9 x 1e6 = 2556.9 us.
+  CHECK(last.at("time_us").get<double>() == doctest::Approx(10.8 + 939524096.0 / 369e9 * 1e6).epsilon(1e-9));
+  CHECK(last.at("algbw_gbps").get<double>() == doctest::Approx(1073741824.0 / last.at("time_us").get<double>() / 1e3));
+  CHECK(last.at("busbw_gbps").get<double>() == doctest::Approx(last.at("algbw_gbps").get<double>() * 7.0 / 8.0));
+}
+
+TEST_CASE("collective: the text is an nccl-tests table that the log reader takes back") {
+  const auto outcome = run_clustersim("collective --nodes 2 --op all_reduce --min 1K --max 8G");
+  REQUIRE(outcome.exit_code == 0);
+  const auto log = clustersim::calibration::parse_nccl_tests_log(outcome.out, "prediction", std::nullopt);
+  CHECK(log.op == clustersim::models::CollectiveOp::all_reduce);
+  REQUIRE(log.rows.size() == 24);  // 1 KiB .. 8 GiB by factors of 2
+  CHECK(log.rows.front().size_bytes == 1024);
+  CHECK(log.rows.back().size_bytes == 8589934592);
+  CHECK(outcome.out.find("# Avg bus bandwidth") != std::string::npos);
+}
+
+TEST_CASE("collective: bad options name the option and exit 2") {
+  for (const char* args : {"--op broadcast", "--nodes 0", "--nodes 33", "--min 8G --max 1K", "--min 1X", "--factor 1"}) {
+    CAPTURE(args);
+    const auto outcome = run_clustersim(std::string("collective ") + args);
+    CHECK(outcome.exit_code == 2);
+    CHECK(outcome.out.empty());
+    CHECK(outcome.err.find("collective: --") != std::string::npos);
+  }
+}
+
+}  // namespace
