@@ -1,5 +1,7 @@
 #include "calibration/apply_profile.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "calibration/profile.hpp"
@@ -24,7 +26,9 @@ std::vector<models::CollectiveCurve> curves_of(const CalibrationProfile& profile
   return curves;
 }
 
-void apply_profile(const std::string& path, models::StepInputs& inputs) {
+namespace {
+
+CalibrationProfile load_for(const std::string& path, const models::StepInputs& inputs) {
   CalibrationProfile profile;
   if (path == kBundledProfile) {
     const std::string name = "calibration/profiles/" + inputs.cluster.gpu.name + ".json";
@@ -39,6 +43,51 @@ void apply_profile(const std::string& path, models::StepInputs& inputs) {
                                    "the profile is for \"" + profile.gpu + "\" but the scenario's GPU is \"" +
                                        inputs.cluster.gpu.name + "\"");
   }
+  return profile;
+}
+
+// Where a constant with an interval sits in the inputs, and whether more of it is faster.
+struct BandedConstant {
+  std::string_view pointer;
+  double* (*member)(models::StepInputs&);
+  bool larger_is_faster;
+};
+
+constexpr std::array kBanded{
+    BandedConstant{"/compute/gemm_max_efficiency_bf16", [](models::StepInputs& in) { return &in.compute.gemm_max_efficiency_bf16.value; }, true},
+    BandedConstant{"/compute/gemm_max_efficiency_fp8", [](models::StepInputs& in) { return &in.compute.gemm_max_efficiency_fp8.value; }, true},
+    BandedConstant{"/compute/k_half", [](models::StepInputs& in) { return &in.compute.k_half.value; }, false},
+    BandedConstant{"/compute/attention_efficiency", [](models::StepInputs& in) { return &in.compute.attention_efficiency.value; }, true},
+    BandedConstant{"/compute/hbm_efficiency", [](models::StepInputs& in) { return &in.compute.hbm_efficiency.value; }, true},
+    BandedConstant{"/compute/launch_overhead_s", [](models::StepInputs& in) { return &in.compute.launch_overhead_s.value; }, false},
+    BandedConstant{"/comm/nvlink_efficiency", [](models::StepInputs& in) { return &in.comm.nvlink_efficiency; }, true},
+    BandedConstant{"/comm/network_efficiency", [](models::StepInputs& in) { return &in.comm.network_efficiency; }, true},
+    BandedConstant{"/comm/nvls_algbw_efficiency", [](models::StepInputs& in) { return &in.comm.nvls_algbw_efficiency; }, true},
+    BandedConstant{"/comm/launch_latency_s", [](models::StepInputs& in) { return &in.comm.launch_latency_s; }, false},
+    BandedConstant{"/comm/nvlink_hop_latency_s", [](models::StepInputs& in) { return &in.comm.nvlink_hop_latency_s; }, false},
+    BandedConstant{"/comm/network_hop_latency_s", [](models::StepInputs& in) { return &in.comm.network_hop_latency_s; }, false},
+};
+
+}  // namespace
+
+std::optional<ProfileBand> profile_band(const std::string& path, const models::StepInputs& applied) {
+  const CalibrationProfile profile = load_for(path, applied);
+  ProfileBand band{.fast = applied, .slow = applied, .constants = {}};
+  for (const auto& c : kBanded) {
+    const auto it = profile.ci95.find(c.pointer);
+    if (it == profile.ci95.end()) continue;
+    const auto [lo, hi] = it->second;
+    // An interval may reach below zero (a latency fitted near 0): no constant is negative.
+    *c.member(band.fast) = std::max(0.0, c.larger_is_faster ? hi : lo);
+    *c.member(band.slow) = std::max(0.0, c.larger_is_faster ? lo : hi);
+    band.constants.emplace_back(c.pointer);
+  }
+  if (band.constants.empty()) return std::nullopt;
+  return band;
+}
+
+void apply_profile(const std::string& path, models::StepInputs& inputs) {
+  CalibrationProfile profile = load_for(path, inputs);
   inputs.compute = std::move(profile.compute);
   inputs.comm = std::move(profile.comm);
   inputs.comm.curves = curves_of(profile);

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -14,6 +15,20 @@
 #include "models/step_model.hpp"
 
 namespace clustersim::calibration {
+
+/// A profile's 95 % intervals as two sets of inputs: every constant with an interval at its fast
+/// end, and at its slow end (efficiencies high / low, latencies and k_half low / high), the rest
+/// as applied. Simulating both bounds the prediction by what the fit leaves uncertain.
+/// Limitations: the ends are taken together, so the band is wider than a joint 95 % interval; the
+/// fitted curves' own intervals are not used.
+struct ProfileBand {
+  models::StepInputs fast;
+  models::StepInputs slow;
+  std::vector<std::string> constants;  // pointers of the constants that carried an interval
+};
+
+/// `applied`: the inputs after apply_profile(path, ...). nullopt when no constant has an interval.
+std::optional<ProfileBand> profile_band(const std::string& path, const models::StepInputs& applied);
 
 /// The profile's fitted collectives as the step model's curves (SI units).
 std::vector<models::CollectiveCurve> curves_of(const CalibrationProfile& profile);

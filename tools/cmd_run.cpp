@@ -1,6 +1,10 @@
 // `clustersim run`: simulate one training step of a scenario and report on it.
 
 #include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
 
@@ -77,12 +81,19 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
   // Write the trace before printing, so that a failure leaves neither a file nor a half report.
   if (!trace_path.empty()) write_file_atomically(trace_path, chrome_trace_json(sim.step, sim.timeline));
   if (!report_path.empty()) write_file_atomically(report_path, run_report_html(scenario, sim));
+  const std::optional<StepTimeBand> band = step_time_band(scenario);
   if (scenario_args.json) {
     nlohmann::ordered_json j = step_report_json(scenario, sim.report);
+    if (band) j["step_time_band_s"] = {{"fast", band->fast_s}, {"slow", band->slow_s}, {"constants", band->constants}};
     if (links > 0) j["links"] = links_json(busiest);
     out << j.dump(2) << '\n';
   } else {
     out << step_report_text(scenario, sim.report);
+    if (band) {
+      out << fmt::format("\n  step time with the profile's constants at the ends of their 95 % intervals: "
+                         "{:.3f} .. {:.3f} s\n  ({} constants: {})\n",
+                         band->fast_s, band->slow_s, band->constants.size(), fmt::join(band->constants, ", "));
+    }
     if (links > 0) out << links_text(busiest);
   }
   return 0;

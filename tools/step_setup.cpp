@@ -11,4 +11,13 @@ models::StepInputs load_step_inputs(const scenarios::Scenario& scenario) {
   return inputs;
 }
 
+std::optional<StepTimeBand> step_time_band(const scenarios::Scenario& scenario) {
+  if (scenario.calibration_profile.empty()) return std::nullopt;
+  const auto band = calibration::profile_band(scenario.calibration_profile, load_step_inputs(scenario));
+  if (!band) return std::nullopt;
+  return StepTimeBand{.fast_s = models::simulate_step(band->fast).report.times.step_time_s,
+                      .slow_s = models::simulate_step(band->slow).report.times.step_time_s,
+                      .constants = band->constants};
+}
+
 }  // namespace clustersim::tools

@@ -118,3 +118,22 @@ TEST_CASE("profile: fnv1a64 of known strings") {
 }
 
 }  // namespace
+
+TEST_CASE("profile: the band puts each interval-carrying constant at its fast and slow end") {
+  const std::string path = std::string(CLUSTERSIM_SOURCE_DIR) + "/calibration/profiles/h200-measured.json";
+  clustersim::models::StepInputs inputs;
+  inputs.cluster.gpu = clustersim::scenarios::gpu_preset("h200-sxm");
+  apply_profile(path, inputs);
+  const auto band = clustersim::calibration::profile_band(path, inputs);
+  REQUIRE(band.has_value());
+  const auto profile = clustersim::calibration::load_profile(path);
+  const auto [e_lo, e_hi] = profile.ci95.at("/compute/gemm_max_efficiency_bf16");
+  const auto [k_lo, k_hi] = profile.ci95.at("/compute/k_half");
+  CHECK(band->fast.compute.gemm_max_efficiency_bf16.value == e_hi);
+  CHECK(band->slow.compute.gemm_max_efficiency_bf16.value == e_lo);
+  CHECK(band->fast.compute.k_half.value == k_lo);  // a shorter prologue is faster
+  CHECK(band->slow.compute.k_half.value == k_hi);
+  // A constant without an interval stays as applied.
+  CHECK(band->fast.compute.hbm_efficiency.value == inputs.compute.hbm_efficiency.value);
+  CHECK(band->constants.size() == 4);
+}

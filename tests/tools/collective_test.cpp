@@ -53,3 +53,22 @@ TEST_CASE("collective: bad options name the option and exit 2") {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_CASE("run: a fitted profile brackets the step time by its intervals") {
+  const auto outcome = run_clustersim(
+      "run --json --set cluster.gpu=h200-sxm --set calibration.profile=calibration/profiles/h200-measured.json");
+  CAPTURE(outcome.err);
+  REQUIRE(outcome.exit_code == 0);
+  const json j = json::parse(outcome.out);
+  const double step = j.at("step_time_s").get<double>();
+  const json& band = j.at("step_time_band_s");
+  CHECK(band.at("fast").get<double>() < step);
+  CHECK(band.at("slow").get<double>() > step);
+  // Without a profile there is no band.
+  const auto plain = run_clustersim("run --json");
+  CHECK_FALSE(json::parse(plain.out).contains("step_time_band_s"));
+}
+
+}  // namespace
