@@ -14,9 +14,14 @@ std::vector<LinkLoad> busiest_links(const StepGraph& step, const sim::Timeline& 
   std::vector<std::size_t> order(links);
   std::iota(order.begin(), order.end(), std::size_t{0});
   const auto bytes = [&](std::size_t i) { return timeline.units_served[first + i]; };
+  // Busiest by utilisation: bytes over capacity, so a loaded NIC outranks a lightly used NVLink
+  // that moved more bytes.
+  const auto utilisation = [&](std::size_t i) { return bytes(i) / step.resources[first + i].capacity_per_s; };
   count = std::min(count, links);
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(count), order.end(),
-                    [&](std::size_t a, std::size_t b) { return bytes(a) != bytes(b) ? bytes(a) > bytes(b) : a < b; });
+                    [&](std::size_t a, std::size_t b) {
+                      return utilisation(a) != utilisation(b) ? utilisation(a) > utilisation(b) : a < b;
+                    });
   const double step_s = timeline.makespan.seconds();
   std::vector<LinkLoad> out;
   for (std::size_t k = 0; k < count && bytes(order[k]) > 0.0; ++k) {

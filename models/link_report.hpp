@@ -21,8 +21,8 @@ struct LinkLoad {
   std::vector<TaskKind> kinds;  // communication kinds whose flows crossed it, in TaskKind order
 };
 
-/// The `count` links that carried the most bytes, most first (ties by link order); empty for a
-/// step without network links (analytic fidelity).
+/// The `count` most utilised links, most first (ties by link order), leaving out links that
+/// carried nothing; empty for a step without network links (analytic fidelity).
 std::vector<LinkLoad> busiest_links(const StepGraph& step, const sim::Timeline& timeline, std::size_t count);
 
 }  // namespace clustersim::models
