@@ -1,9 +1,17 @@
 #include "tools/nccl_tests_table.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include <fmt/format.h>
+
+#include "models/flow_collectives.hpp"
+#include "models/flow_network.hpp"
+#include "sim/engine.hpp"
+#include "sim/task_graph.hpp"
 
 namespace clustersim::tools {
 
@@ -31,13 +39,33 @@ std::string_view redop(models::CollectiveOp op) {
   return op == models::CollectiveOp::all_reduce || op == models::CollectiveOp::reduce_scatter ? "sum" : "none";
 }
 
+// One nccl-tests call on the flow fidelity: the collective over ranks 0..n-1 lowered to routed
+// transfers (send/receive: every rank to the next, as sendrecv_perf does), run on the engine.
+double flow_time_s(models::CollectiveOp op, double bytes, std::int64_t ranks, models::FlowNetwork& network,
+                   const models::StepInputs& inputs) {
+  models::FlowLowering lowering(network, 0);
+  sim::TaskGraph graph;
+  std::vector<std::int64_t> all(static_cast<std::size_t>(ranks));
+  for (std::int64_t r = 0; r < ranks; ++r) all[static_cast<std::size_t>(r)] = r;
+  if (op == models::CollectiveOp::send_recv) {
+    std::vector<std::array<std::int64_t, 2>> pairs;
+    for (std::int64_t r = 0; r < ranks; ++r) pairs.push_back({r, (r + 1) % ranks});
+    for (const auto& pair : pairs) {
+      models::lower_collective(graph, lowering, {.op = op, .bytes = bytes, .ranks = pair}, inputs.cluster, inputs.comm);
+    }
+  } else {
+    models::lower_collective(graph, lowering, {.op = op, .bytes = bytes, .ranks = all}, inputs.cluster, inputs.comm);
+  }
+  return sim::Engine(network.resources()).run(graph).makespan.seconds();
+}
+
 }  // namespace
 
 NcclTestsRun predict_nccl_tests_run(models::CollectiveOp op, std::int64_t nodes, std::int64_t min_bytes,
                                     std::int64_t max_bytes, double factor, const models::StepInputs& inputs) {
   const models::ClusterSpec& cluster = inputs.cluster;
   NcclTestsRun run{.op = op, .nodes = nodes, .ranks = nodes * cluster.gpus_per_node,
-                   .gpus_per_node = cluster.gpus_per_node, .gpu = cluster.gpu.name, .factor = factor, .rows = {},
+                   .gpus_per_node = cluster.gpus_per_node, .gpu = cluster.gpu.name, .fidelity = {}, .factor = factor, .rows = {},
                    .avg_busbw_gbps = 0.0};
   const models::CommGroup group =
       op == models::CollectiveOp::send_recv
@@ -45,13 +73,18 @@ NcclTestsRun predict_nccl_tests_run(models::CollectiveOp op, std::int64_t nodes,
           : models::CommGroup{.ranks = run.ranks, .ranks_per_node = cluster.gpus_per_node};
   // nccl-tests rounds each size down to whole elements (per rank, for the gather/scatter kinds).
   const std::int64_t unit = kFloatBytes * (per_rank_count(op) ? run.ranks : 1);
+  const bool flow = inputs.fidelity == models::CommFidelity::flow;
+  run.fidelity = flow ? "flow" : "analytic";
+  std::optional<models::FlowNetwork> network;
+  if (flow) network.emplace(cluster, inputs.comm);
   double busbw_sum = 0.0;
   for (double size = static_cast<double>(min_bytes); size <= static_cast<double>(max_bytes) * (1.0 + 1e-12);
        size *= factor) {
     const std::int64_t bytes = static_cast<std::int64_t>(size) / unit * unit;
     if (bytes == 0) continue;
     if (!run.rows.empty() && run.rows.back().size_bytes == bytes) continue;
-    const double seconds = models::collective_time_s(op, static_cast<double>(bytes), group, cluster, inputs.comm);
+    const double seconds = flow ? flow_time_s(op, static_cast<double>(bytes), run.ranks, *network, inputs)
+                                : models::collective_time_s(op, static_cast<double>(bytes), group, cluster, inputs.comm);
     NcclTestsRow row{.size_bytes = bytes, .count = bytes / unit, .time_us = seconds * 1e6, .algbw_gbps = 0.0,
                      .busbw_gbps = 0.0};
     if (seconds > 0.0) {
@@ -67,10 +100,10 @@ NcclTestsRun predict_nccl_tests_run(models::CollectiveOp op, std::int64_t nodes,
 
 std::string nccl_tests_text(const NcclTestsRun& run, const std::string& scenario_name) {
   std::string text = fmt::format(
-      "# clustersim collective: {} predicted for {} ranks ({} node(s) x {} {}), scenario {}, analytic fidelity\n"
+      "# clustersim collective: {} predicted for {} ranks ({} node(s) x {} {}), scenario {}, {} fidelity\n"
       "# nThread 1 nGpus 1 minBytes {} maxBytes {} step: {}(factor) warmup iters: 0 iters: 0 agg iters: 1 "
       "validation: 0 graph: 0\n#\n# Using devices\n",
-      test_name(run.op), run.ranks, run.nodes, run.gpus_per_node, run.gpu, scenario_name,
+      test_name(run.op), run.ranks, run.nodes, run.gpus_per_node, run.gpu, scenario_name, run.fidelity,
       run.rows.empty() ? 0 : run.rows.front().size_bytes, run.rows.empty() ? 0 : run.rows.back().size_bytes, run.factor);
   // One line per rank, as nccl-tests prints them: they tell a reader the rank layout.
   for (std::int64_t rank = 0; rank < run.ranks; ++rank) {
@@ -106,7 +139,7 @@ nlohmann::ordered_json nccl_tests_json(const NcclTestsRun& run, const std::strin
   }
   return {{"scenario", scenario_name},   {"op", test_name(run.op)},     {"gpu", run.gpu},
           {"nodes", run.nodes},          {"ranks", run.ranks},          {"gpus_per_node", run.gpus_per_node},
-          {"fidelity", "analytic"},      {"rows", std::move(rows)},     {"avg_busbw_gbps", run.avg_busbw_gbps}};
+          {"fidelity", run.fidelity},      {"rows", std::move(rows)},     {"avg_busbw_gbps", run.avg_busbw_gbps}};
 }
 
 }  // namespace clustersim::tools

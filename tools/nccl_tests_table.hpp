@@ -7,7 +7,10 @@
 /// placements carry the one prediction.
 /// Ranks: one per GPU of `nodes` whole nodes. Send/receive is one pair, as nccl-tests' sendrecv
 /// pattern is paced by its slowest hop: across nodes when there are several, else over NVLink.
-/// Limitations: float elements only; the analytic fidelity.
+/// Fidelity: the scenario's. `flow` lowers each call to routed transfers on the cluster network
+/// (models/flow_collectives.hpp), failed cables included, and runs it on the engine.
+/// Limitations: float elements only; flow times follow the link rates and latencies, not the
+/// profile's measured curves.
 /// Source: nccl-tests PERFORMANCE.md (algbw, busbw, bus factors) and its table layout.
 
 #include <cstdint>
@@ -35,6 +38,7 @@ struct NcclTestsRun {
   std::int64_t ranks = 1;
   std::int64_t gpus_per_node = 1;
   std::string gpu{};
+  std::string fidelity{};  // "analytic" or "flow"
   double factor = 2.0;
   std::vector<NcclTestsRow> rows{};
   double avg_busbw_gbps = 0.0;

@@ -72,3 +72,30 @@ TEST_CASE("run: a fitted profile brackets the step time by its intervals") {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_CASE("collective: the flow fidelity runs the calls on the network and agrees where nothing contends") {
+  const auto analytic = run_clustersim("collective --nodes 2 --min 1M --max 1G --factor 8 --json");
+  const auto flow = run_clustersim("collective --nodes 2 --min 1M --max 1G --factor 8 --json --set simulation.fidelity=flow");
+  CAPTURE(flow.err);
+  REQUIRE(flow.exit_code == 0);
+  const json a = json::parse(analytic.out), f = json::parse(flow.out);
+  CHECK(f.at("fidelity") == "flow");
+  REQUIRE(a.at("rows").size() == f.at("rows").size());
+  for (std::size_t i = 0; i < a.at("rows").size(); ++i) {
+    CHECK(f.at("rows")[i].at("time_us").get<double>() ==
+          doctest::Approx(a.at("rows")[i].at("time_us").get<double>()).epsilon(0.03));
+  }
+  // 16 nodes of all-to-all through 4:1 oversubscribed leaves: the flows contend, the analytic line
+  // does not see it.
+  const std::string oversubscribed =
+      "collective --nodes 16 --op alltoall --min 1G --max 1G --json --set cluster.topology=fat_tree "
+      "--set cluster.oversubscription=4";
+  const double analytic_busbw = json::parse(run_clustersim(oversubscribed).out).at("rows")[0].at("busbw_gbps").get<double>();
+  const double flow_busbw = json::parse(run_clustersim(oversubscribed + " --set simulation.fidelity=flow").out)
+                                .at("rows")[0].at("busbw_gbps").get<double>();
+  CHECK(flow_busbw < analytic_busbw / 4.0);
+}
+
+}  // namespace
