@@ -28,6 +28,35 @@ std::vector<std::string> split_names(const std::string& list) {
 
 }  // namespace
 
+std::vector<topologies::LinkId> fail_cluster_links(topologies::Network& network, const ClusterSpec& cluster) {
+  std::vector<topologies::LinkId> failed;
+  if (cluster.failed_links > 0) {
+    try {
+      failed = topologies::fail_random_links(network, topologies::inter_node_tier(network),
+                                             static_cast<std::size_t>(cluster.failed_links), cluster.failed_links_seed);
+    } catch (const std::invalid_argument& e) {
+      throw LayoutError("cluster.failed_links", e.what());
+    }
+  }
+  const std::vector<std::string> names = split_names(cluster.failed_link_names);
+  if (names.empty()) return failed;
+  const std::vector<sim::Resource> all = topologies::link_resources(network);
+  for (const std::string& name : names) {
+    topologies::LinkId found = topologies::no_link;
+    for (topologies::LinkId id = 0; id < all.size() && found == topologies::no_link; ++id)
+      if (all[id].name == name) found = id;
+    if (found == topologies::no_link)
+      throw LayoutError("cluster.failed_link_names",
+                        fmt::format("no link '{}' in the {} network (names are 'from->to' as `clustersim run --links` "
+                                    "prints them, e.g. '{}')",
+                                    name, topologies::to_string(network.kind()),
+                                    all.empty() ? std::string("?") : all.back().name));
+    network.fail_cable(found);
+    failed.push_back(found);
+  }
+  return failed;
+}
+
 FlowNetwork::FlowNetwork(const ClusterSpec& cluster, const CommProfile& profile) : profile_(profile) {
   try {
     network_ = std::make_unique<topologies::Network>(topologies::build_network(topology_spec(cluster)));
@@ -35,31 +64,7 @@ FlowNetwork::FlowNetwork(const ClusterSpec& cluster, const CommProfile& profile)
     throw LayoutError("cluster.topology", fmt::format("the flow fidelity needs the network built, and it cannot be: {}",
                                                       e.what()));
   }
-  if (cluster.failed_links > 0) {
-    try {
-      failed_ = topologies::fail_random_links(*network_, topologies::inter_node_tier(*network_),
-                                              static_cast<std::size_t>(cluster.failed_links), cluster.failed_links_seed);
-    } catch (const std::invalid_argument& e) {
-      throw LayoutError("cluster.failed_links", e.what());
-    }
-  }
-  const std::vector<std::string> names = split_names(cluster.failed_link_names);
-  if (!names.empty()) {
-    const std::vector<sim::Resource> all = topologies::link_resources(*network_);
-    for (const std::string& name : names) {
-      topologies::LinkId found = topologies::no_link;
-      for (topologies::LinkId id = 0; id < all.size() && found == topologies::no_link; ++id)
-        if (all[id].name == name) found = id;
-      if (found == topologies::no_link)
-        throw LayoutError("cluster.failed_link_names",
-                          fmt::format("no link '{}' in the {} network (names are 'from->to' as `clustersim run --links` "
-                                      "prints them, e.g. '{}')",
-                                      name, topologies::to_string(network_->kind()),
-                                      all.empty() ? std::string("?") : all.back().name));
-      network_->fail_cable(found);
-      failed_.push_back(found);
-    }
-  }
+  failed_ = fail_cluster_links(*network_, cluster);
   router_ = std::make_unique<topologies::Router>(*network_);
 }
 

@@ -22,6 +22,12 @@
 
 namespace clustersim::models {
 
+/// Fails cluster.failed_links random inter-node cables (seeded by cluster.failed_links_seed, as
+/// `clustersim topo --fail-links N --seed S` draws them) and the links named in
+/// cluster.failed_link_names, each with its reverse; returns their forward link ids in that order.
+/// Throws LayoutError naming the cluster field for an impossible count or an unknown name.
+std::vector<topologies::LinkId> fail_cluster_links(topologies::Network& network, const ClusterSpec& cluster);
+
 class FlowNetwork {
  public:
   /// Builds the network and fails cluster.failed_links random inter-node cables (seeded by

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "models/cluster_topology.hpp"
+#include "models/flow_network.hpp"
+#include "models/step_model.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
@@ -87,6 +89,13 @@ int cmd_topo(std::span<const std::string> args, std::ostream& out) {
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(fmt::format("--fail-links: {}", e.what()));
     }
+  } else {
+    // The scenario's own failures (cluster.failed_links, cluster.failed_link_names), as `run` sees them.
+    try {
+      failed = models::fail_cluster_links(network, scenario.cluster);
+    } catch (const models::LayoutError& e) {
+      throw std::runtime_error(fmt::format("{}: {}", scenario.name, e.what()));
+    }
   }
   const double bisection = failed.empty() ? intact : topologies::bisection_bytes_per_s(network);
   const topologies::HopStats hops = topologies::hop_stats(network, {.seed = seed});
@@ -124,9 +133,14 @@ int cmd_topo(std::span<const std::string> args, std::ostream& out) {
   out << fmt::format("\n  bisection (max-flow)   {:9.2f} TB/s  ({:.1f} GB/s per GPU)\n", intact / 1e12,
                      intact / gpus * 2.0 / 1e9);
   out << fmt::format("  bisection (closed form){:9.2f} TB/s\n", closed_form / 1e12);
-  if (!failed.empty())
-    out << fmt::format("  with {} failed {} cables (seed {}): {:.2f} TB/s, {:.1f} % of intact\n", failed.size(),
-                       topologies::to_string(topologies::inter_node_tier(network)), seed, bisection / 1e12, 100.0 * bisection / intact);
+  if (!failed.empty()) {
+    std::string names;
+    for (const topologies::LinkId id : failed)
+      names += fmt::format("{}{}->{}", names.empty() ? "" : ", ", network.node(network.link(id).from).name,
+                           network.node(network.link(id).to).name);
+    out << fmt::format("  with {} failed cable(s) ({}): {:.2f} TB/s, {:.1f} % of intact\n", failed.size(), names,
+                       bisection / 1e12, 100.0 * bisection / intact);
+  }
   out << fmt::format("  diameter {} hops, mean {:.2f} hops between GPUs{}\n", hops.diameter, hops.mean_hops,
                      hops.sampled ? fmt::format(" (sampled from {} sources)", hops.sources) : "");
   return 0;

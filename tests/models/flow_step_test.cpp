@@ -101,6 +101,23 @@ TEST_CASE("flow step: where nothing contends, the flow step time is the analytic
   CHECK(flow_pp == relative(analytic_pp).epsilon(0.03));
 }
 
+TEST_CASE("flow step: an oversubscribed fat tree slows the data-parallel rings that cross it") {
+  // Llama 3 8B, TP 8 x DP 8 on 8 nodes of a two-tier fat tree, plain DP reduced after the backward
+  // (no overlap), so the all-reduce rings between nodes are exposed. At 4:1 a leaf has 48 NIC ports
+  // and 12 uplinks: nodes 0-5 share leaf 0 and the rings' hops that leave it crowd onto 12 cables.
+  // The analytic model does not see the leaf; the flow step must be slower than at 1:1.
+  const ParallelismSpec p{.tp = 8, .pp = 1, .dp = 8, .sp = true, .zero = 0};
+  auto step_s = [&](double oversubscription, CommFidelity fidelity) {
+    StepInputs in = llama8b(64, p, fidelity);
+    in.training.overlap_grad_reduce = false;
+    in.cluster.topology = TopologyKind::fat_tree;
+    in.cluster.oversubscription = oversubscription;
+    return simulate_step(in).report.times.step_time_s;
+  };
+  CHECK(step_s(4.0, CommFidelity::analytic) == step_s(1.0, CommFidelity::analytic));
+  CHECK(step_s(4.0, CommFidelity::flow) > step_s(1.0, CommFidelity::flow) * 1.01);
+}
+
 TEST_CASE("flow step: layouts and networks it cannot lower are errors naming the field") {
   const ParallelismSpec cp{.tp = 8, .pp = 1, .dp = 1, .cp = 2};
   StepInputs in = llama8b(16, cp, CommFidelity::flow);

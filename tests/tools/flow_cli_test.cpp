@@ -71,6 +71,19 @@ TEST_CASE("flow cli: the seed pair runs with and without its failed cable") {
   }
 }
 
+TEST_CASE("flow cli: topo applies the scenario's failed links unless --fail-links is given") {
+  const auto named = run_clustersim("topo scenarios/seed/failed-link-dragonfly.json --json");
+  REQUIRE(named.exit_code == 0);
+  const auto j = nlohmann::json::parse(named.out);
+  CHECK(j.at("failed_links") == 1);
+  CHECK(j.at("bisection_bytes_per_s").get<double>() <= j.at("bisection_intact_bytes_per_s").get<double>());
+  const auto drawn = run_clustersim("topo scenarios/seed/failed-link-dragonfly.json --fail-links 3 --json");
+  REQUIRE(drawn.exit_code == 0);
+  CHECK(nlohmann::json::parse(drawn.out).at("failed_links") == 3);
+  check_fails_cleanly(run_clustersim("topo --set simulation.fidelity=flow --set cluster.failed_link_names=nowhere"),
+                      "cluster.failed_link_names: no link 'nowhere'");
+}
+
 TEST_CASE("flow cli: what only flows can show is an error with the analytic fidelity") {
   check_fails_cleanly(run_clustersim("run --links 3"),
                       "--links: needs simulation.fidelity \"flow\" (the analytic fidelity puts no traffic on links)");
