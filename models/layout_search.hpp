@@ -15,7 +15,8 @@
 /// Limitations: tp and cp are not capped at a node (such layouts are valid, just slow); the
 /// precision, sequence length and global batch stay those of the base inputs. The simulations, not
 /// the enumeration, set a search's speed: each costs about micro-batches x stages x chunks engine
-/// tasks, and Llama 3 70B on 256 GPUs has some 27,000 layouts that fit (the README has timings).
+/// tasks, and Llama 3 70B on 256 GPUs has some 27,000 layouts that fit; a search that ranks only
+/// its top rows simulates the few hundred that a lower bound cannot rule out (tools/sweep_runner).
 
 #include <cstddef>
 #include <cstdint>

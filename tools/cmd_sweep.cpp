@@ -1,6 +1,7 @@
 // `clustersim sweep`: rank named layouts (--configs FILE or the scenario's sweep.configs), or every
 // valid layout (--search), on one model and cluster.
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 
@@ -23,6 +24,7 @@ namespace clustersim::tools {
 namespace {
 
 constexpr std::size_t kDefaultSearchTop = 20;
+constexpr std::size_t kReportRankingRows = 30;  // rows in the HTML report's ranking chart
 
 std::string cluster_text(const scenarios::Scenario& s) {
   return fmt::format("{} x {} ({} nodes of {}), global batch {} x {} tokens", s.cluster.num_gpus, s.cluster.gpu.name,
@@ -35,7 +37,7 @@ std::string sweep_report_html(const SweepHeader& header, const std::vector<Sweep
   HtmlPage page(fmt::format("clustersim sweep: {}", header.scenario));
   page.paragraph(fmt::format("{} on {}", header.model, header.cluster));
   page.heading("Ranking");
-  page.raw(ranking_svg(ranked, 30));
+  page.raw(ranking_svg(ranked, kReportRankingRows));
   if (best_inputs != nullptr) {
     const models::StepSimulation sim = models::simulate_step(*best_inputs);
     page.heading(fmt::format("Best layout: {}", best_name));
@@ -101,13 +103,19 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
                      .shard_index = shard.index,
                      .shard_count = shard.count};
   const bool show_progress = !quiet && stderr_is_terminal();
+  // A shard's output is input to merge: every row, as JSON.
+  const TableOptions table{.top = shard.count > 1 ? 0 : top != unset ? top : search ? kDefaultSearchTop : 0};
   std::vector<SweepRow> rows;
   if (search) {
     const auto candidates = models::search_layouts(base);
     header.fingerprint = fingerprint(scenarios::to_json(scenario) + "\nsearch");
     Progress progress("sweep --search", "layouts simulated", search_simulations(candidates, shard), show_progress,
                       std::cerr);
-    rows = run_search(base, candidates, shard, jobs, &progress);
+    // Only the rows shown must be exact: the table's, and the report's chart. A CSV shows them all.
+    const std::size_t keep_top =
+        !csv_path.empty() || table.top == 0 ? 0
+                                            : std::max(table.top, report_path.empty() ? 0 : kReportRankingRows);
+    rows = run_search(base, candidates, shard, jobs, &progress, keep_top);
   } else {
     const std::vector<scenarios::SweepConfig> configs =
         configs_path.empty() ? scenario.sweep.configs : scenarios::load_sweep_configs_file(configs_path);
@@ -123,8 +131,6 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   }
   rank_rows(rows);
 
-  // A shard's output is input to merge: every row, as JSON.
-  const TableOptions table{.top = shard.count > 1 ? 0 : top != unset ? top : search ? kDefaultSearchTop : 0};
   const std::string text = sweep_text(header, rows, table);
   std::string report_html;
   if (!report_path.empty()) {

@@ -2,9 +2,15 @@
 
 #include <charconv>
 #include <map>
+#include <mutex>
+#include <queue>
+#include <stdexcept>
 #include <string_view>
 #include <thread>
 
+#include <fmt/format.h>
+
+#include "models/step_bound.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "scenarios/sweep_configs.hpp"
 #include "tools/command.hpp"
@@ -22,6 +28,42 @@ std::size_t parse_count(std::string_view text, std::string_view whole) {
   }
   return value;
 }
+
+/// The `keep` best step times simulated so far, each counted once per layout it stands for. A plan
+/// whose lower bound exceeds the keep-th of them provably ranks after `keep` rows: it can be set
+/// aside unsimulated without changing the first `keep` rows. Shared by the simulating threads.
+class BestTimes {
+ public:
+  explicit BestTimes(std::size_t keep) : keep_(keep) {}
+
+  void add(double step_time_s, std::size_t layouts) {
+    if (keep_ == 0) return;
+    const std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < layouts; ++i) {
+      if (times_.size() < keep_) {
+        times_.push(step_time_s);
+      } else if (step_time_s < times_.top()) {
+        times_.pop();
+        times_.push(step_time_s);
+      } else {
+        break;
+      }
+    }
+  }
+
+  /// True when a step of at least `bound_s` must rank after `keep` simulated rows. The margin
+  /// covers the rounding of the bound's sum; ties are not excluded, since they rank by index.
+  bool excludes(double bound_s) const {
+    if (keep_ == 0) return false;
+    const std::lock_guard lock(mutex_);
+    return times_.size() == keep_ && bound_s * (1.0 - 1e-9) > times_.top();
+  }
+
+ private:
+  const std::size_t keep_;
+  mutable std::mutex mutex_;
+  std::priority_queue<double> times_;  // the largest of the kept times on top
+};
 
 }  // namespace
 
@@ -75,7 +117,7 @@ std::size_t search_simulations(const std::vector<models::LayoutCandidate>& candi
 }
 
 std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vector<models::LayoutCandidate>& candidates,
-                                 const Shard& shard, unsigned jobs, Progress* progress) {
+                                 const Shard& shard, unsigned jobs, Progress* progress, std::size_t keep_top) {
   std::vector<SweepRow> rows;
   std::vector<std::size_t> fitting;  // positions in rows of the layouts to simulate
   for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -88,10 +130,16 @@ std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vect
       rows.push_back(row_too_large(i, c.layout, c.memory, base.cluster.gpu));
     }
   }
+  // The bound is that of the analytic lowering; the flow fidelity's traffic runs at its own pace.
+  const bool bounded = base.fidelity == models::CommFidelity::analytic;
+  if (!bounded) keep_top = 0;
   // Cost every layout (cheap), then simulate each distinct plan once.
   std::vector<std::string> keys(fitting.size());
+  std::vector<double> bounds(fitting.size());
   parallel_for(fitting.size(), jobs, [&](std::size_t k) {
-    keys[k] = models::plan_key(models::plan_step(models::with_layout(base, rows[fitting[k]].layout)));
+    const models::StepPlan plan = models::plan_step(models::with_layout(base, rows[fitting[k]].layout));
+    keys[k] = models::plan_key(plan);
+    bounds[k] = bounded ? models::step_time_lower_bound_s(plan) : 0.0;
   });
   std::map<std::string_view, std::size_t> first_with_key;
   std::vector<std::size_t> representative(fitting.size());
@@ -103,15 +151,34 @@ std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vect
     ++group_size[it->second];
     if (inserted) distinct.push_back(k);
   }
+  // Most promising first, so that the best times, and with them the cut, are known early.
+  if (keep_top > 0) {
+    std::stable_sort(distinct.begin(), distinct.end(), [&](std::size_t a, std::size_t b) { return bounds[a] < bounds[b]; });
+  }
+  BestTimes best(keep_top);
   std::vector<models::StepReport> reports(fitting.size());
+  std::vector<char> pruned(fitting.size(), 0);
   parallel_for(distinct.size(), jobs, [&](std::size_t d) {
     const std::size_t k = distinct[d];
-    reports[k] = models::simulate_step(models::with_layout(base, rows[fitting[k]].layout)).report;
+    if (best.excludes(bounds[k])) {
+      pruned[k] = 1;
+    } else {
+      reports[k] = models::simulate_step(models::with_layout(base, rows[fitting[k]].layout)).report;
+      // A bound the simulation beats would make pruning wrong: fail loudly, never rank silently.
+      if (reports[k].times.step_time_s < bounds[k] * (1.0 - 1e-9))
+        throw std::logic_error(fmt::format("step-time lower bound {} s exceeds the simulated {} s for {}", bounds[k],
+                                           reports[k].times.step_time_s, layout_label(rows[fitting[k]].layout)));
+      best.add(reports[k].times.step_time_s, group_size[k]);
+    }
     if (progress) progress->advance(group_size[k]);
   });
   for (std::size_t k = 0; k < fitting.size(); ++k) {
     SweepRow& row = rows[fitting[k]];
     const models::LayoutCandidate& c = candidates[row.index];
+    if (pruned[representative[k]]) {
+      row = row_pruned(row.index, c.layout, c.memory, bounds[representative[k]], base.cluster.gpu);
+      continue;
+    }
     models::StepReport report = reports[representative[k]];
     // Same times as its representative; the memory is the layout's own.
     report.memory_per_stage = models::memory_per_stage(models::with_layout(base, c.layout));

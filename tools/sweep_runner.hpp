@@ -31,9 +31,13 @@ std::vector<SweepRow> run_configs(const scenarios::Scenario& base, const std::ve
 
 /// One row per layout of the shard (candidates from models::search_layouts on `base`): simulated
 /// where the memory estimate fits, too_large (not simulated) elsewhere. `progress` counts the
-/// simulated layouts.
+/// layouts that fit. With keep_top = N > 0 only the first N ranked rows must be exact: a layout
+/// whose step-time lower bound (models/step_bound.hpp) exceeds the N-th best simulated time is
+/// set apart unsimulated as `pruned` (it fits, and ranks after those N). The first N rows are then
+/// exactly those of a full search; keep_top = 0 simulates every layout that fits, and so does the
+/// flow fidelity, which the bound does not cover.
 std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vector<models::LayoutCandidate>& candidates,
-                                 const Shard& shard, unsigned jobs, Progress* progress);
+                                 const Shard& shard, unsigned jobs, Progress* progress, std::size_t keep_top = 0);
 
 /// The layouts to simulate in a search shard (what run_search would simulate), for sizing progress.
 std::size_t search_simulations(const std::vector<models::LayoutCandidate>& candidates, const Shard& shard);

@@ -35,6 +35,7 @@ constexpr std::string_view status_name(RowStatus s) {
     case RowStatus::simulated: return "simulated";
     case RowStatus::too_large: return "too_large";
     case RowStatus::invalid: return "invalid";
+    case RowStatus::pruned: return "pruned";
   }
   return "?";
 }
@@ -48,7 +49,8 @@ E parse_name(const std::string& text, const std::array<E, N>& values, std::strin
 }
 
 int rank_class(const SweepRow& row) {
-  if (row.status == RowStatus::simulated) return row.fits ? 0 : 1;
+  // A pruned layout fits; its bound sorts it below every row it could not beat.
+  if (row.status == RowStatus::simulated || row.status == RowStatus::pruned) return row.fits ? 0 : 1;
   return row.status == RowStatus::too_large ? 2 : 3;
 }
 
@@ -116,6 +118,17 @@ SweepRow row_from_report(std::size_t index, const models::Layout& layout, const 
           .reason = memory_reason(peak, report.peak_memory_stage, report.fits_in_memory, gpu)};
 }
 
+SweepRow row_pruned(std::size_t index, const models::Layout& layout, const models::PeakMemory& memory, double bound_s,
+                    const models::GpuSpec& gpu) {
+  return {.index = index,
+          .layout = layout,
+          .status = RowStatus::pruned,
+          .step_time_s = bound_s,
+          .memory_bytes = memory.breakdown.total_bytes,
+          .fits = memory.fits,
+          .reason = memory_reason(memory.breakdown, memory.stage, memory.fits, gpu)};
+}
+
 SweepRow row_too_large(std::size_t index, const models::Layout& layout, const models::PeakMemory& memory,
                        const models::GpuSpec& gpu) {
   return {.index = index,
@@ -180,7 +193,7 @@ std::string sweep_text(const SweepHeader& header, const std::vector<SweepRow>& r
       out += fmt::format("{:>8.3f} {:>9.0f} {:>5.1f}% {:>6.1f}% {:>7.1f}% {:>8.1f}  ", row.step_time_s,
                          row.tokens_per_s_per_gpu, 100 * row.mfu, 100 * row.bubble_fraction,
                          100 * row.exposed_comm_fraction, row.memory_bytes / kGiB);
-    } else if (row.status == RowStatus::too_large) {
+    } else if (row.status == RowStatus::too_large || row.status == RowStatus::pruned) {
       out += fmt::format("{:>8} {:>9} {:>6} {:>7} {:>8} {:>8.1f}  ", "-", "-", "-", "-", "-", row.memory_bytes / kGiB);
     } else {
       out += fmt::format("{:>8} {:>9} {:>6} {:>7} {:>8} {:>8}  ", "-", "-", "-", "-", "-", "-");
@@ -289,7 +302,7 @@ void read_sweep_json(const nlohmann::json& j, SweepHeader& header, std::vector<S
     constexpr std::array recomputes{models::Recompute::none, models::Recompute::selective, models::Recompute::full};
     constexpr std::array schedules{models::Schedule::gpipe, models::Schedule::one_f_one_b,
                                    models::Schedule::interleaved};
-    constexpr std::array statuses{RowStatus::simulated, RowStatus::too_large, RowStatus::invalid};
+    constexpr std::array statuses{RowStatus::simulated, RowStatus::too_large, RowStatus::invalid, RowStatus::pruned};
     for (const auto& r : j.at("rows")) {
       SweepRow row;
       row.index = r.at("index").get<std::size_t>();

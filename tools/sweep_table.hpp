@@ -24,6 +24,7 @@ enum class RowStatus {
   simulated,  // step figures present
   too_large,  // not simulated: the memory estimate already exceeds the GPU
   invalid,    // the layout breaks a rule (reason says which)
+  pruned,     // fits, not simulated: its step-time lower bound (step_time_s) ranks it below the rows shown
 };
 
 struct SweepRow {
@@ -56,6 +57,9 @@ struct SweepHeader {
 /// A row from one simulated (or memory-estimated) layout.
 SweepRow row_from_report(std::size_t index, const models::Layout& layout, const models::StepReport& report,
                          const models::GpuSpec& gpu);
+/// A layout that fits but was set apart by its lower bound on the step time (run_search).
+SweepRow row_pruned(std::size_t index, const models::Layout& layout, const models::PeakMemory& memory, double bound_s,
+                    const models::GpuSpec& gpu);
 SweepRow row_too_large(std::size_t index, const models::Layout& layout, const models::PeakMemory& memory,
                        const models::GpuSpec& gpu);
 

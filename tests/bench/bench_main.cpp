@@ -104,8 +104,8 @@ int main(int argc, char** argv) {
   auto search_row = [&](const std::string& name, const std::vector<std::string>& sets) {
     const SearchBenchResult r = bench_search(sets, 2);
     rows.push_back({name, "seconds", r.seconds, "s"});
-    std::fprintf(stderr, "%-34s %10zu layouts  %zu fit and simulated  %.1f s on 2 threads  peak RSS %.0f MiB\n",
-                 name.c_str(), r.layouts, r.fitting, r.seconds, peak_rss_mib());
+    std::fprintf(stderr, "%-34s %10zu layouts  %zu fit  %zu simulated  %.1f s on 2 threads  peak RSS %.0f MiB\n",
+                 name.c_str(), r.layouts, r.fitting, r.simulated, r.seconds, peak_rss_mib());
   };
   if (!only.empty() && wanted("search.70b_256")) search_row("search.70b_256", {});
   if (!only.empty() && wanted("search.405b_16384"))

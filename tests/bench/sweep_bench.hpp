@@ -1,6 +1,7 @@
 #pragma once
 /// Layout-search speed: `clustersim sweep --search` on a scenario, timed end to end (enumeration,
-/// memory pruning, costing, simulation of every distinct fitting plan, ranking).
+/// memory pruning, costing, simulation of the distinct fitting plans that can reach the top 20,
+/// ranking).
 
 #include <cstddef>
 #include <string>
@@ -10,7 +11,8 @@ namespace clustersim::bench {
 
 struct SearchBenchResult {
   std::size_t layouts = 0;    // valid layouts enumerated
-  std::size_t fitting = 0;    // of them, simulated (the rest cannot fit in memory)
+  std::size_t fitting = 0;    // of them, those that fit in memory
+  std::size_t simulated = 0;  // of those, simulated (the rest bounded out of the top 20)
   double seconds = 0.0;       // wall time of the whole search
 };
 

@@ -90,6 +90,20 @@ TEST_CASE("sweep: the output does not depend on the thread count") {
   CHECK(one.out == three.out);
 }
 
+TEST_CASE("sweep: a search that sets layouts aside by their step-time bound ranks its top rows exactly") {
+  // --top N lets the search skip layouts whose lower bound exceeds the N-th best time found: the N
+  // rows shown, and the counts, must be those of the search that simulates every layout.
+  const Outcome full = run_clustersim(std::string(kSmallSearch) + " --json --top 0");
+  const Outcome top = run_clustersim(std::string(kSmallSearch) + " --json --top 3");
+  REQUIRE(full.exit_code == 0);
+  REQUIRE(top.exit_code == 0);
+  const auto all = nlohmann::json::parse(full.out);
+  const auto best = nlohmann::json::parse(top.out);
+  CHECK(best.at("counts") == all.at("counts"));
+  REQUIRE(best.at("rows").size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(best.at("rows")[i] == all.at("rows")[i]);
+}
+
 TEST_CASE("sweep: merged shards print exactly what one run prints") {
   const TempDir dir;
   const Outcome whole = run_clustersim(std::string(kSmallSearch) + " --csv " + (dir / "whole.csv"));
