@@ -13,7 +13,8 @@ using Interval = std::pair<std::int64_t, std::int64_t>;  // [start, finish) in n
 
 /// Sorts and merges overlapping intervals in place.
 void merge(std::vector<Interval>& v) {
-  std::sort(v.begin(), v.end());
+  // A stream's tasks mostly come in the order they ran: check before paying for a sort.
+  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
   std::size_t out = 0;
   for (const Interval& iv : v) {
     if (iv.second <= iv.first) continue;

@@ -25,6 +25,7 @@ struct Flight {
   TaskId task = 0;
   std::uint32_t stamp = 0;       // last component collection that visited it
   bool in_latency = false;       // its pending event is the end of its latency, not its finish
+  bool on_resources = false;     // it has joined its resources (it has work to do on them)
 };
 
 using Slot = std::uint32_t;
@@ -201,7 +202,7 @@ Timeline Run::execute() {
     for (TaskId t : released_) make_ready(t);
     released_.clear();
     for (const TaskSlot& ts : elapsed_) activate(ts.slot);
-    resolve_dirty();
+    if (!dirty_list_.empty()) resolve_dirty();
   }
 
   if (finished_count_ != n) report_unfinished();
@@ -262,6 +263,7 @@ void Run::activate(Slot f) {
     events_.set(event_id(f), now_);
     return;
   }
+  s.on_resources = true;
   if (s.resource_count == 0) {  // validated: a finite rate cap bounds it
     set_rate(f, graph_.rate_cap_per_s(s.task));
     return;
@@ -297,7 +299,7 @@ void Run::finish(Slot f) {
   pending_[t] = finished_mark;
   ++finished_count_;
   timeline_.finish[t] = now_;
-  if (graph_.work(t) > 0.0) {
+  if (s.on_resources) {
     for (std::uint32_t i = 0; i < s.resource_count; ++i) {
       const ResourceId r = all_uses_[s.resource_begin + i];
       auto& list = active_[r];
