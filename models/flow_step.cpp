@@ -25,6 +25,9 @@ FlowStep::FlowStep(const ParallelismSpec& parallelism, const ClusterSpec& cluste
       profile_(profile),
       lowering_(lowering) {
   check_flow_layout(parallelism);
+  // Symmetry: a TP group that is exactly one node shares its NVLink with nothing else (other
+  // traffic leaves the node over PCIe and NICs), so one replica's rings stand for all.
+  tp_replicas_ = tp_ == cluster.gpus_per_node ? 1 : dp_;
   cache_.resize(static_cast<std::size_t>(4 * pp_));
 }
 
@@ -38,12 +41,13 @@ const FlowStep::UnitTransfers& FlowStep::unit_transfers(CommScope scope, std::in
     append_all_reduce(network, ranks, 1.0, FlowAlgorithm::automatic, cluster_, profile_, out.all_reduce);
   };
   switch (scope) {
-    case CommScope::tp: {
-      std::vector<std::int64_t> ranks;
-      for (std::int64_t t = 0; t < tp_; ++t) ranks.push_back(rank(stage, 0, t));
-      group(std::move(ranks));
+    case CommScope::tp:
+      for (std::int64_t d = 0; d < tp_replicas_; ++d) {
+        std::vector<std::int64_t> ranks;
+        for (std::int64_t t = 0; t < tp_; ++t) ranks.push_back(rank(stage, d, t));
+        group(std::move(ranks));
+      }
       break;
-    }
     case CommScope::dp:
       for (std::int64_t t = 0; t < tp_; ++t) {
         std::vector<std::int64_t> ranks;

@@ -7,14 +7,15 @@
 ///   its tp data-parallel groups (every replica takes part in each);
 /// - pipeline sends run for every replica and tensor rank (each rank to its peer on the next or
 ///   previous stage), since they cross the fabric beside the data-parallel rings;
-/// - tensor-parallel rings run for replica 0 only: every replica's are identical and, with the
-///   group inside one node, touch only that node's NVLink.
+/// - tensor-parallel rings run for every replica, except when the group is exactly one node: then
+///   every replica's rings are identical and touch only their own node's NVLink, which no other
+///   traffic uses, so replica 0's stand for all.
 /// Each group's traffic follows its ranks' real routes (rank order: TP, CP, DP, PP innermost
 /// first, as parallelism_spec.hpp), so oversubscribed and failed links slow the groups they carry
 /// and the step waits for the slowest, as synchronous training does.
 /// Limitations: no context parallelism and no ZeRO-3 (their traffic is not lowered: check_flow_layout
-/// rejects them); tensor-parallel rings of other replicas are absent, so with tp below the node size
-/// the NVLink they would share with those replicas' data-parallel rings runs uncontended.
+/// rejects them); one pipeline's compute paces every replica, so a replica slowed by its links
+/// holds the others back only where they wait for its traffic.
 
 #include <cstdint>
 #include <vector>
@@ -48,6 +49,7 @@ class FlowStep {
   const UnitTransfers& unit_transfers(CommScope scope, std::int64_t stage);
 
   std::int64_t tp_, pp_, dp_;
+  std::int64_t tp_replicas_ = 1;  // replicas whose tensor-parallel rings are lowered
   const ClusterSpec& cluster_;
   const CommProfile& profile_;
   FlowLowering& lowering_;

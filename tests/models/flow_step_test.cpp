@@ -78,10 +78,17 @@ TEST_CASE("flow step: pipeline sends run for every replica and tensor rank") {
   const Lowered forward = lower_alone(h100_cluster(32), p, CommScope::pp_next, 0, {.ring_bytes = 40e6, .latency_s = 13.5e-6});
   CHECK(forward.tasks == 18);
   CHECK(forward.seconds == relative(13.5e-6 + 40e6 / 47e9).epsilon(1e-6));
-  // Tensor-parallel ring of stage 1, replica 0 only (ranks 16-23 on node 2): 8 NVLink transfers.
+  // Tensor-parallel ring of stage 1, a whole node, so replica 0's only (ranks 16-23 on node 2):
+  // 8 NVLink transfers.
   const Lowered tp = lower_alone(h100_cluster(32), p, CommScope::tp, 1, {.ring_bytes = 369e6, .latency_s = 0.0});
   CHECK(tp.tasks == 10);
   CHECK(tp.seconds == relative(369e6 / (450e9 * 0.82)).epsilon(1e-6));
+  // TP 4: two groups per node, whose replicas share the node with other traffic, so every
+  // replica's ring runs: 4 replicas x 4 transfers (+ start, end), each GPU's own NVLink links.
+  const ParallelismSpec half{.tp = 4, .pp = 1, .dp = 4};
+  const Lowered tp4 = lower_alone(h100_cluster(16), half, CommScope::tp, 0, {.ring_bytes = 369e6, .latency_s = 0.0});
+  CHECK(tp4.tasks == 18);
+  CHECK(tp4.seconds == relative(369e6 / (450e9 * 0.82)).epsilon(1e-6));
 }
 
 TEST_CASE("flow step: where nothing contends, the flow step time is the analytic one within 3 %") {
