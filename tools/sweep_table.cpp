@@ -56,11 +56,13 @@ int rank_class(const SweepRow& row) {
 
 struct Counts {
   std::size_t fit = 0, simulated_too_large = 0, too_large = 0, invalid = 0;
+  std::size_t pruned = 0;  // of `fit`: bounded out of the rows shown, not simulated
 };
 
 Counts count(const std::vector<SweepRow>& rows) {
   Counts c;
   for (const auto& row : rows) {
+    if (row.status == RowStatus::pruned) ++c.pruned;
     switch (rank_class(row)) {
       case 0: ++c.fit; break;
       case 1: ++c.simulated_too_large; break;
@@ -163,9 +165,16 @@ std::string sweep_text(const SweepHeader& header, const std::vector<SweepRow>& r
   const Counts c = count(rows);
   std::string out = fmt::format("{}: {} on {}\n", header.scenario, header.model, header.cluster);
   if (header.mode == "search") {
-    out += fmt::format("search: {} valid layouts; {} cannot fit in memory (set apart before simulating); "
-                       "{} simulated\n",
-                       rows.size(), c.too_large, c.fit + c.simulated_too_large);
+    out += fmt::format("search: {} valid layouts; {} cannot fit in memory (set apart before simulating); ",
+                       rows.size(), c.too_large);
+    const std::size_t fitting = c.fit + c.simulated_too_large;
+    if (c.pruned == 0) {
+      out += fmt::format("{} simulated\n", fitting);
+    } else {
+      out += fmt::format("{} fit: {} simulated, {} set apart by a lower bound on their step time that cannot "
+                         "reach the rows shown\n",
+                         fitting, fitting - c.pruned, c.pruned);
+    }
   } else {
     out += fmt::format("{} configs: {} fit in memory, {} do not, {} invalid\n", rows.size(), c.fit,
                        c.simulated_too_large + c.too_large, c.invalid);
