@@ -45,7 +45,8 @@ std::int64_t ceil_log2(std::int64_t n) {
 
 FlowSpan FlowLowering::add(sim::TaskGraph& graph, std::vector<Transfer> transfers, double latency_s,
                            sim::TaskLabel label) {
-  // Flow classes: identical transfers (same ends, size and channel) become one weighted task.
+  // Flow classes: identical transfers (same ends, channel, route part, size and cap) become one
+  // weighted task.
   const auto key = [](const Transfer& t) { return std::tie(t.src, t.dst, t.channel, t.part, t.bytes, t.cap_bytes_per_s); };
   std::sort(transfers.begin(), transfers.end(), [&](const Transfer& a, const Transfer& b) { return key(a) < key(b); });
   std::size_t kept = 0;
