@@ -77,6 +77,16 @@ double node_all_reduce_algbw(std::int64_t per_node, const ClusterSpec& cluster, 
 double bandwidth_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
                         const CommProfile& profile) {
   if (op == CollectiveOp::all_reduce) return bus_factor(op, group.ranks) * bytes / all_reduce_bus_bandwidth(group, cluster, profile);
+  if (op == CollectiveOp::all_to_all && node_count(group) > 1) {
+    // Each rank sends S/n to every other rank: (k-1)/n of its buffer over NVLink to the k-1 on its
+    // node, (n-k)/n over its own share of the NICs to the rest. No ring spreads that over the
+    // node's NICs, so a rank's NIC, not the node's, bounds it.
+    const double n = static_cast<double>(group.ranks), k = static_cast<double>(group.ranks_per_node);
+    const CommGroup one_rank{.ranks = group.ranks, .ranks_per_node = 1};
+    const double remote = (n - k) / n * bytes / node_network_bytes_per_s(one_rank, cluster, profile);
+    const double local = (k - 1.0) / n * bytes / (cluster.gpu.nvlink_bytes_per_s * profile.nvlink_efficiency);
+    return std::max(remote, local);
+  }
   return bus_factor(op, group.ranks) * bytes / bus_bandwidth(group, cluster, profile);
 }
 

@@ -6,7 +6,8 @@
 /// capped by NVLink. All-reduce takes the faster of what NCCL offers: a ring, or in-switch
 /// reduction (NVLS) inside an NVSwitch node; across nodes, NCCL's tree family (tree, NVLSTree):
 /// the node's all-reduce inside, a double binary tree between nodes that moves 2 (N-1)/N x the
-/// buffer through each of the N nodes' NICs. Latency steps: log-depth trees for all-reduce across
+/// buffer through each of the N nodes' NICs. All-to-all across nodes is held to each rank's own
+/// NIC share ((n-k)/n of its buffer leaves the node), not the node's NICs together. Latency steps: log-depth trees for all-reduce across
 /// nodes, rings otherwise.
 /// Measured curves: a profile may carry curves (collective_curve.hpp) fitted to nccl-tests runs.
 /// A curve of the group's own layout gives the time outright; a single-node curve of the same

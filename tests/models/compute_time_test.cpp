@@ -148,7 +148,7 @@ TEST_CASE("compute time: unfused attention is slower than flash, the more so the
     return attention_core_time(c.forward, gpu, profile) + attention_core_time(c.backward, gpu, profile);
   };
   const LayerCosts flash = layer(8192, AttentionKernel::flash), unfused = layer(8192, AttentionKernel::unfused);
-  CHECK(core(flash) == doctest::Approx(4.02e-3).epsilon(0.01));
+  CHECK(core(flash) == doctest::Approx(4.02e-3).epsilon(0.01).scale(0));  // relative: doctest adds 1 to the scale
   CHECK(core(unfused) > 32.0 * 805306368.0 / 1.61e12);
   CHECK(core(unfused) > 3.9 * core(flash));
 
