@@ -274,8 +274,8 @@ class ProfileBuilder {
           set_ci("/comm/launch_latency_s", fit.lower95(0), fit.upper95(0));
           set_ci("/comm/nvlink_hop_latency_s", fit.lower95(1), fit.upper95(1));
         }
-      } else if (*distinct.begin() == 0.0) {
-        // One-rank logs only: each alpha is a launch latency.
+      } else {
+        // One step count only: the mean alpha (and interval ends) of the floors.
         double sum = 0.0, lo = 0.0, hi = 0.0;
         for (const auto& f : single) {
           sum += f.alpha_s;
@@ -283,23 +283,19 @@ class ProfileBuilder {
           hi += f.hi_s;
         }
         const double n = static_cast<double>(single.size());
-        comm.launch_latency_s = sum / n;
-        sources["launch_latency_s"] = "measured: mean per-call cost (alpha) of one-rank collectives: " + from;
-        set_ci("/comm/launch_latency_s", lo / n, hi / n);
-      } else if (*distinct.begin() > 0.0) {
         const double steps = *distinct.begin();
-        double sum = 0.0, lo = 0.0, hi = 0.0;
-        for (const auto& f : single) {
-          sum += f.alpha_s;
-          lo += f.lo_s;
-          hi += f.hi_s;
+        if (steps == 0.0) {  // one-rank logs: each alpha is a launch latency
+          comm.launch_latency_s = sum / n;
+          sources["launch_latency_s"] = "measured: mean per-call cost (alpha) of one-rank collectives: " + from;
+          set_ci("/comm/launch_latency_s", lo / n, hi / n);
+        } else {
+          comm.nvlink_hop_latency_s = (sum / n - comm.launch_latency_s) / steps;
+          sources["nvlink_hop_latency_s"] =
+              fmt::format("fit: (alpha - launch {:.2f} us, held at the built-in value) / steps over {}",
+                          comm.launch_latency_s * 1e6, from);
+          set_ci("/comm/nvlink_hop_latency_s", (lo / n - comm.launch_latency_s) / steps,
+                 (hi / n - comm.launch_latency_s) / steps);
         }
-        const double n = static_cast<double>(single.size());
-        comm.nvlink_hop_latency_s = (sum / n - comm.launch_latency_s) / steps;
-        sources["nvlink_hop_latency_s"] =
-            fmt::format("fit: (alpha - launch {:.2f} us, held at the built-in value) / steps over {}",
-                        comm.launch_latency_s * 1e6, from);
-        set_ci("/comm/nvlink_hop_latency_s", (lo / n - comm.launch_latency_s) / steps, (hi / n - comm.launch_latency_s) / steps);
       }
       clamp_latency("nvlink_hop_latency_s", comm.nvlink_hop_latency_s);
     }
