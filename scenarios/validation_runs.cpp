@@ -290,10 +290,10 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   p.pp = *n.pp;
   p.cp = n.cp.value_or(1);
   p.vp = n.vp.value_or(1);
-  if (trim(row.vp).empty() && contains(lower(row.notes), "interleaved")) {
-    assumed.push_back("the source interleaves its pipeline with an unstated V: simulated as 1f1b "
-                      "(vp = 1), which overstates the bubble");
-  }
+  // A source that interleaves its pipeline without stating V ran at least V = 2: simulate the
+  // smallest interleaving (vp = 1 would contradict the source), unless the layout rules out V = 2.
+  const bool unstated_interleaving = trim(row.vp).empty() && contains(lower(row.notes), "interleaved");
+  if (unstated_interleaving) p.vp = 2;
   if (auto dp = n.dp) {
     p.dp = *dp;
   } else {
@@ -360,6 +360,24 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   } else {
     t.overlap_grad_reduce = family.overlap_grad_reduce.value;
     if (!t.overlap_grad_reduce && p.dp * p.cp > 1) assumed.emplace_back(family.overlap_grad_reduce.reason);
+  }
+
+  if (unstated_interleaving) {
+    bool fits = !find_violation(s).has_value();
+    try {
+      if (fits) models::check_layout(step_inputs(s));
+    } catch (const std::exception&) {
+      fits = false;
+    }
+    if (fits) {
+      assumed.push_back("the source interleaves its pipeline with an unstated V: simulated with the smallest, V = 2, "
+                        "which may overstate the bubble");
+    } else {
+      p.vp = 1;
+      t.schedule = models::Schedule::one_f_one_b;
+      assumed.push_back("the source interleaves its pipeline with an unstated V, and V = 2 does not fit this layout: "
+                        "simulated as 1f1b (vp = 1), which overstates the bubble");
+    }
   }
 
   // The same rules as a loaded scenario, then the step model's own.
