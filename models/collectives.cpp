@@ -131,15 +131,34 @@ double bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const C
   return std::min(nvlink, node_network_bytes_per_s(group, cluster, profile));
 }
 
-double all_reduce_bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
-  const std::int64_t nodes = node_count(group);
-  const double factor = bus_factor(CollectiveOp::all_reduce, group.ranks);
+namespace {
+
+// Bus bandwidth of NCCL's tree family across nodes: the node's all-reduce inside, a double binary
+// tree between nodes moving 2 (N-1)/N x the buffer in and out of each node.
+double tree_bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
   const double inside = node_all_reduce_algbw(std::min(group.ranks_per_node, group.ranks), cluster, profile);
-  if (nodes <= 1) return factor * inside;
-  // Double binary tree between nodes: 2 (N-1)/N x the buffer in and out of each node.
-  const double n = static_cast<double>(nodes);
+  const double n = static_cast<double>(node_count(group));
   const double between = node_network_bytes_per_s(group, cluster, profile) * profile.tree_efficiency * n / (2.0 * (n - 1.0));
-  return factor * std::min(inside, between);
+  return bus_factor(CollectiveOp::all_reduce, group.ranks) * std::min(inside, between);
+}
+
+}  // namespace
+
+bool all_reduce_uses_tree(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
+  if (node_count(group) <= 1) return false;
+  // Where nodes reduce in the switch, NCCL runs NVLSTree across nodes (the maintainers on
+  // nccl-tests #309; its 8-node log reaches 320 GB/s, below a ring's bound): several ranks per
+  // node on an NVLS GPU take the tree. Otherwise NCCL's tuner takes the faster of the two.
+  if (profile.nvls_algbw_efficiency > 0.0 && std::min(group.ranks_per_node, group.ranks) > 1) return true;
+  return tree_bus_bandwidth(group, cluster, profile) >= bus_bandwidth(group, cluster, profile);
+}
+
+double all_reduce_bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
+  if (node_count(group) <= 1) {
+    return bus_factor(CollectiveOp::all_reduce, group.ranks) * node_all_reduce_algbw(group.ranks, cluster, profile);
+  }
+  return all_reduce_uses_tree(group, cluster, profile) ? tree_bus_bandwidth(group, cluster, profile)
+                                                       : bus_bandwidth(group, cluster, profile);
 }
 
 double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,

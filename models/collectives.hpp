@@ -4,9 +4,10 @@
 /// Bus bandwidth is the bottleneck of the group's path: NVLink inside a node; across nodes, the
 /// NICs the group's ranks on one node can use (each rank of a rail-aligned group has its own NIC),
 /// capped by NVLink. All-reduce takes the faster of what NCCL offers: a ring, or in-switch
-/// reduction (NVLS) inside an NVSwitch node; across nodes, NCCL's tree family (tree, NVLSTree):
-/// the node's all-reduce inside, a double binary tree between nodes that moves 2 (N-1)/N x the
-/// buffer through each of the N nodes' NICs. All-to-all across nodes is held to each rank's own
+/// reduction (NVLS) inside an NVSwitch node; across nodes NCCL's tree family (tree, NVLSTree: the
+/// node's all-reduce inside, a double binary tree between nodes that moves 2 (N-1)/N x the buffer
+/// through each of the N nodes' NICs), which NCCL runs on NVLS nodes, else the faster of a ring
+/// and the tree (one rank per node: the ring). All-to-all across nodes is held to each rank's own
 /// NIC share ((n-k)/n of its buffer leaves the node), not the node's NICs together. Latency steps: log-depth trees for all-reduce across
 /// nodes, rings otherwise.
 /// Measured curves: a profile may carry curves (collective_curve.hpp) fitted to nccl-tests runs.
@@ -57,8 +58,13 @@ CommProfile default_comm_profile(const ClusterSpec& cluster);
 double bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile);
 
 /// Bus bandwidth (bytes/s) of an all-reduce over `group`, large messages: ring or NVLS inside a
-/// node, NCCL's tree family across nodes.
+/// node; across nodes NCCL's tree family on NVLS nodes with several ranks each (NVLSTree), else a
+/// ring or the tree, whichever is faster.
 double all_reduce_bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile);
+
+/// Whether an all-reduce over `group` runs NCCL's tree family (across nodes, when at least as fast
+/// as a ring), so that the flow fidelity lowers the algorithm this model costs.
+bool all_reduce_uses_tree(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile);
 
 /// nccl-tests' bus-bandwidth factor: bytes each rank moves per byte of buffer.
 double bus_factor(CollectiveOp op, std::int64_t ranks);

@@ -143,7 +143,11 @@ void append_all_reduce(const FlowNetwork& network, std::span<const std::int64_t>
   const double ring_algbw = cluster.gpu.nvlink_bytes_per_s * profile.nvlink_efficiency / (2.0 * (kd - 1.0) / kd);
   const bool nvls_better = k > 1 && nvls_rate > ring_algbw;
   if (algorithm == FlowAlgorithm::automatic)
-    algorithm = nodes.size() > 1 && uniform(nodes) ? FlowAlgorithm::tree
+    algorithm = nodes.size() > 1 && uniform(nodes) &&
+                        all_reduce_uses_tree({.ranks = static_cast<std::int64_t>(ranks.size()),
+                                              .ranks_per_node = static_cast<std::int64_t>(k)},
+                                             cluster, profile)
+                    ? FlowAlgorithm::tree
                 : nodes.size() == 1 && nvls_better ? FlowAlgorithm::nvls
                                                    : FlowAlgorithm::ring;
   auto inside = [&](const std::vector<std::int64_t>& node, bool nvls) {

@@ -57,6 +57,14 @@ TEST_CASE("collectives: NVLS beats the ring inside an NVSwitch node; NCCL's tree
   // 8 us + 14 x 0.4 us + 2 x 1 level x 5.5 us = 24.6 us.
   CHECK(collective_time_s(CollectiveOp::all_reduce, 1073741824.0, {.ranks = 16, .ranks_per_node = 8}, cluster,
                           profile) == doctest::Approx(24.6e-6 + 1073741824.0 / 263.2e9).epsilon(1e-9));
+  // One rank per node (a data-parallel group beside TP 8): the tree would move 2 x 15/16 of the
+  // buffer through one 47 GB/s NIC at 0.70, busbw 1.875 x 47 x 0.70 x 16/30 = 32.9 GB/s; the
+  // ring's 47 GB/s is faster, and NCCL's tuner takes it.
+  const CommGroup rail{.ranks = 16, .ranks_per_node = 1};
+  const ClusterSpec big{.gpu = test::h100(), .num_gpus = 128, .gpus_per_node = 8};
+  CHECK_FALSE(all_reduce_uses_tree(rail, big, profile));
+  CHECK(all_reduce_bus_bandwidth(rail, big, profile) == doctest::Approx(47e9));
+  CHECK(all_reduce_uses_tree({.ranks = 16, .ranks_per_node = 8}, cluster, profile));
 }
 
 TEST_CASE("collectives: a measured curve gives its own layout's time and shapes larger groups") {
