@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 
 #include "calibration/profile.hpp"
 #include "scenarios/embedded_files.hpp"
@@ -12,17 +11,7 @@ namespace clustersim::calibration {
 
 std::vector<models::CollectiveCurve> curves_of(const CalibrationProfile& profile) {
   std::vector<models::CollectiveCurve> curves;
-  for (const auto& fitted : profile.collectives) {
-    models::CollectiveCurve curve{.op = fitted.op, .ranks = fitted.ranks, .ranks_per_node = fitted.ranks_per_node,
-                                  .segments = {}};
-    for (const auto& s : fitted.segments) {
-      curve.segments.push_back({.min_bytes = static_cast<double>(s.min_bytes),
-                                .max_bytes = static_cast<double>(s.max_bytes),
-                                .alpha_s = s.alpha_us * 1e-6,
-                                .busbw_bytes_per_s = std::isnan(s.busbw_gb_per_s) ? 0.0 : s.busbw_gb_per_s * 1e9});
-    }
-    curves.push_back(std::move(curve));
-  }
+  for (const auto& fitted : profile.collectives) curves.push_back(fitted.curve());
   return curves;
 }
 

@@ -66,22 +66,20 @@ double AlphaBetaSegment::time_us(double bytes, double bus_factor) const {
   return alpha_us + bytes * bus_factor / (busbw_gb_per_s * 1e3);
 }
 
+models::CollectiveCurve CollectiveModel::curve() const {
+  models::CollectiveCurve out{.op = op, .ranks = ranks, .ranks_per_node = ranks_per_node, .segments = {}};
+  for (const auto& s : segments) {
+    out.segments.push_back({.min_bytes = static_cast<double>(s.min_bytes),
+                            .max_bytes = static_cast<double>(s.max_bytes),
+                            .alpha_s = s.alpha_us * 1e-6,
+                            .busbw_bytes_per_s = std::isnan(s.busbw_gb_per_s) ? 0.0 : s.busbw_gb_per_s * 1e9});
+  }
+  return out;
+}
+
 double CollectiveModel::predict_time_us(double bytes) const {
   if (segments.empty()) throw std::logic_error("collective model without segments");
-  // The segment whose sizes contain `bytes`, else the nearest in log size.
-  const AlphaBetaSegment* best = &segments.front();
-  double best_distance = kInf;
-  const double log_bytes = std::log(std::max(bytes, 1.0));
-  for (const auto& s : segments) {
-    const double lo = std::log(static_cast<double>(std::max<std::int64_t>(s.min_bytes, 1)));
-    const double hi = std::log(static_cast<double>(std::max<std::int64_t>(s.max_bytes, 1)));
-    const double distance = log_bytes < lo ? lo - log_bytes : (log_bytes > hi ? log_bytes - hi : 0.0);
-    if (distance < best_distance) {
-      best_distance = distance;
-      best = &s;
-    }
-  }
-  return best->time_us(bytes, bus_factor());
+  return curve().time_s(bytes, bus_factor()) * 1e6;
 }
 
 double CollectiveModel::predict_busbw_gb_per_s(double bytes) const {

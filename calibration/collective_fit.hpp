@@ -73,6 +73,8 @@ struct CollectiveModel {
   std::int64_t nodes() const { return ranks / ranks_per_node; }
   LinkScope scope() const { return nodes() > 1 ? LinkScope::network : LinkScope::nvlink; }
   double bus_factor() const { return models::bus_factor(op, ranks); }
+  /// The same curve in the step model's SI units (the nearest segment in log size predicts).
+  models::CollectiveCurve curve() const;
   double predict_time_us(double bytes) const;
   double predict_busbw_gb_per_s(double bytes) const;  // bytes x bus factor / predicted time
 };

@@ -115,4 +115,16 @@ std::string host_name() {
   return name;
 }
 
+int run_main(const char* name, const char* usage, int (*run)(int, char**), int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: %s\n\n%s", name, e.what(), usage);
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", name, e.what());
+    return 1;
+  }
+}
+
 }  // namespace clustersim::bench

@@ -57,4 +57,8 @@ std::string device_record(int device);
 /// This machine's host name ("unknown" if it cannot be read).
 std::string host_name();
 
+/// A benchmark's main: runs `run`, printing a UsageError with `usage` (exit 2) or any other error
+/// (exit 1) on stderr, prefixed with the benchmark's `name`.
+int run_main(const char* name, const char* usage, int (*run)(int, char**), int argc, char** argv);
+
 }  // namespace clustersim::bench

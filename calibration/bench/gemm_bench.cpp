@@ -264,14 +264,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "gemm_bench: %s\n\n%s", e.what(), kUsage);
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gemm_bench: error: %s\n", e.what());
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return clustersim::bench::run_main("gemm_bench", kUsage, run, argc, argv); }

@@ -387,14 +387,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "nccl_bench: %s\n\n%s", e.what(), kUsage);
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "nccl_bench: error: %s\n", e.what());
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return clustersim::bench::run_main("nccl_bench", kUsage, run, argc, argv); }
