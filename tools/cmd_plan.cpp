@@ -476,10 +476,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
       in.cluster.oversubscription = o.oversubscription;
       const models::StepSimulation sim = models::simulate_step(in);
       page.heading("Chosen: " + option_label(o));
-      page.heading("Pipeline timeline of one step");
-      page.raw(timeline_figures(sim.step, sim.timeline));
-      page.heading("Step-time breakdown");
-      page.raw(breakdown_svg(sim.report));
+      page.step(sim);
     }
     page.heading("Plan");
     page.preformatted(text);

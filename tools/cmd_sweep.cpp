@@ -41,10 +41,7 @@ std::string sweep_report_html(const SweepHeader& header, const std::vector<Sweep
   if (best_inputs != nullptr) {
     const models::StepSimulation sim = models::simulate_step(*best_inputs);
     page.heading(fmt::format("Best layout: {}", best_name));
-    page.heading("Pipeline timeline of one step");
-    page.raw(timeline_figures(sim.step, sim.timeline));
-    page.heading("Step-time breakdown");
-    page.raw(breakdown_svg(sim.report));
+    page.step(sim);
   }
   page.heading("Table");
   page.preformatted(text);

@@ -420,10 +420,7 @@ std::string pareto_svg(const std::vector<ParetoPoint>& points, double deadline_d
 
 std::string run_report_html(const scenarios::Scenario& scenario, const models::StepSimulation& sim) {
   HtmlPage page("clustersim run: " + scenario.name);
-  page.heading("Pipeline timeline of one step");
-  page.raw(timeline_figures(sim.step, sim.timeline));
-  page.heading("Step-time breakdown");
-  page.raw(breakdown_svg(sim.report));
+  page.step(sim);
   page.heading("Report");
   page.preformatted(step_report_text(scenario, sim.report));
   return page.render();
@@ -432,6 +429,12 @@ std::string run_report_html(const scenarios::Scenario& scenario, const models::S
 void HtmlPage::heading(std::string_view text) { body_ += "<h2>" + html_escape(text) + "</h2>\n"; }
 void HtmlPage::paragraph(std::string_view text) { body_ += "<p>" + html_escape(text) + "</p>\n"; }
 void HtmlPage::preformatted(std::string_view text) { body_ += "<pre>" + html_escape(text) + "</pre>\n"; }
+void HtmlPage::step(const models::StepSimulation& sim) {
+  heading("Pipeline timeline of one step");
+  raw(timeline_figures(sim.step, sim.timeline));
+  heading("Step-time breakdown");
+  raw(breakdown_svg(sim.report));
+}
 void HtmlPage::raw(std::string html) {
   body_ += "<div class=\"figure\">" + std::move(html) + "</div>\n";
 }

@@ -59,6 +59,7 @@ class HtmlPage {
   void paragraph(std::string_view text);         // escaped
   void preformatted(std::string_view text);      // escaped, monospace (the text report)
   void raw(std::string html);                    // trusted fragment (an SVG from above)
+  void step(const models::StepSimulation& sim);  // pipeline timeline and step-time breakdown
   std::string render() const;
 
  private:
