@@ -190,6 +190,39 @@ std::array<LayerGemm, 4> layer_gemms(const Dims& d) {
   }};
 }
 
+/// Transformer Engine's fp8 casts around the linear layers. An fp8 GEMM takes fp8 operands, and
+/// Hopper's fp8 tensor cores only run the TN layout, so every activation entering a linear layer is
+/// cast from bf16 and also stored transposed (the wgrad GEMM needs X^T), and in the backward every
+/// output gradient likewise (dgrad needs dY, wgrad dY^T). Each cast reads the bf16 tensor (2 B)
+/// and writes the fp8 copy and the fp8 transpose (1 + 1 B). With sequence parallelism the
+/// operands whose rows are sharded (the inputs of the column-parallel qkv and mlp_up, the output
+/// gradients of the row-parallel out_proj and mlp_down) are cast on the rank's own rows, gathered
+/// in fp8, and transposed after the gather (a 1 B read and a 1 B write over all the rows).
+/// Weights are cast once per step (Megatron-LM passes is_first_microbatch) and are not costed here.
+constexpr double kCastTransposeBytes = 2.0 + 1.0 + 1.0;
+constexpr double kCastBytes = 2.0 + 1.0;
+constexpr double kTransposeBytes = 1.0 + 1.0;
+
+/// HBM bytes of casting a tokens x width operand whose rows may be sharded tp ways before a gather.
+double fp8_cast_bytes(const Dims& d, double width, bool rows_sharded) {
+  if (!rows_sharded || d.norm_tokens == d.tokens) return d.tokens * width * kCastTransposeBytes;
+  return d.norm_tokens * width * kCastBytes + d.tokens * width * kTransposeBytes;
+}
+
+OpCost fp8_cast_forward(const std::array<LayerGemm, 4>& gemms, const Dims& d) {
+  const auto& [qkv, out, up, down] = gemms;
+  const double bytes = fp8_cast_bytes(d, qkv.k, true) + fp8_cast_bytes(d, out.k, false) +
+                       fp8_cast_bytes(d, up.k, true) + fp8_cast_bytes(d, down.k, false);
+  return {.name = "fp8_cast", .kind = OpKind::elementwise, .bytes = bytes, .kernels = 4};
+}
+
+OpCost fp8_cast_backward(const std::array<LayerGemm, 4>& gemms, const Dims& d) {
+  const auto& [qkv, out, up, down] = gemms;
+  const double bytes = fp8_cast_bytes(d, qkv.n, false) + fp8_cast_bytes(d, out.n, true) +
+                       fp8_cast_bytes(d, up.n, false) + fp8_cast_bytes(d, down.n, true);
+  return {.name = "fp8_cast_bwd", .kind = OpKind::elementwise, .bytes = bytes, .kernels = 4};
+}
+
 OpCost without_model_flops(OpCost op) {
   op.model_flops = 0.0;
   return op;
@@ -204,7 +237,9 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   const auto& [qkv, out, up, down] = gemms;
   LayerCosts costs;
 
+  const bool fp8 = training.precision == Precision::fp8;
   costs.forward.push_back(elementwise_forward(d));
+  if (fp8) costs.forward.push_back(fp8_cast_forward(gemms, d));
   costs.forward.push_back(gemm_forward(qkv.fwd, d, d.tokens, qkv.n, qkv.k));
   add_attention_forward(costs.forward, d, training.attention);
   costs.forward.push_back(gemm_forward(out.fwd, d, d.tokens, out.n, out.k));
@@ -212,6 +247,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   costs.forward.push_back(gemm_forward(down.fwd, d, d.tokens, down.n, down.k));
 
   costs.backward.push_back(elementwise_backward(d));
+  if (fp8) costs.backward.push_back(fp8_cast_backward(gemms, d));
   for (const LayerGemm* g : {&down, &up, &out}) {
     costs.backward.push_back(gemm_dgrad(g->dgrad, d, d.tokens, g->n, g->k));
     costs.backward.push_back(gemm_wgrad(g->wgrad, d, d.tokens, g->n, g->k));

@@ -15,8 +15,10 @@
 ///   the autograd of each: 4 batched GEMMs, dropout (reads gradient and mask, writes gradient) and
 ///   softmax (reads gradient and output, writes gradient), so HBM traffic grows with s^2.
 ///   Selective recompute redoes all four forward ops (Korthikanti et al. 2022 section 4.2).
-/// Limitations: dense decoder-only layers (no MoE); bias, RoPE and fp8 cast/amax kernels are not
-/// costed; k/v heads replicate when kv_heads < tp; the attention core runs in bf16 at fp8. Unfused:
+/// fp8: the linear layers' GEMMs run in fp8 and each layer adds the cast (and transpose) kernels of
+/// their activation inputs and output gradients (Transformer Engine's cast_transpose).
+/// Limitations: dense decoder-only layers (no MoE); bias, RoPE, fp8 weight casts (once a step) and
+/// amax bookkeeping are not costed; k/v heads replicate when kv_heads < tp; the attention core runs in bf16 at fp8. Unfused:
 /// attention dropout is always on (Megatron-LM's default 0.1); the padding-mask read, the
 /// context's [s, b, h] permute copy and the baddbmm scaling are not costed (O(s h), not O(s^2));
 /// with context parallelism the rank's s/cp queries score against all s keys in one pass.

@@ -121,6 +121,34 @@ TEST_CASE("transformer costs: sequence parallelism divides the norm and residual
         doctest::Approx(4.75 * th));
 }
 
+TEST_CASE("transformer costs: fp8 adds the cast and transpose of every linear layer's inputs and output gradients") {
+  // GELU model h = 1024, f = 4096, 8 heads of 128 (8 kv heads: one per rank at tp = 8), T = 1024
+  // tokens. Per rank the linear layers are qkv (k = h = 1024, n = 3 x 128 = 384), out_proj
+  // (k = 128, n = 1024), mlp_up (k = 1024, n = 4096 / 8 = 512), mlp_down (k = 512, n = 1024).
+  // A cast_transpose reads 2 B and writes 1 + 1 B per element of a T x width operand.
+  // Forward inputs: (1024 + 128 + 1024 + 512) x 4 B = 10752 B per token.
+  // Backward output gradients: (384 + 1024 + 512 + 1024) x 4 B = 11776 B per token.
+  // With SP the rows of qkv's and mlp_up's inputs and of out_proj's and mlp_down's output
+  // gradients are sharded: cast on T/8 rows (3 B), transposed after the fp8 gather (2 B on T rows):
+  // 1024 x (3/8 + 2) = 2432 B per token each instead of 4096.
+  // Forward: 2 x 2432 + 128 x 4 + 512 x 4 = 7424; backward: 384 x 4 + 512 x 4 + 2 x 2432 = 8448.
+  const TransformerSpec model{.name = "tiny-gelu", .layers = 1, .hidden = 1024, .ffn_hidden = 4096, .heads = 8, .kv_heads = 8,
+                              .vocab = 1000, .mlp = MlpKind::gelu};
+  const TrainingSpec fp8{.seq_len = 1024, .micro_batch = 1, .precision = Precision::fp8};
+  const double tokens = 1024.0;
+  const LayerCosts plain = layer_costs(model, {.tp = 8}, fp8);
+  CHECK(find(plain.forward, "fp8_cast").bytes == doctest::Approx(10752.0 * tokens));
+  CHECK(find(plain.backward, "fp8_cast_bwd").bytes == doctest::Approx(11776.0 * tokens));
+  const LayerCosts sp = layer_costs(model, {.tp = 8, .sp = true}, fp8);
+  CHECK(find(sp.forward, "fp8_cast").bytes == doctest::Approx(7424.0 * tokens));
+  CHECK(find(sp.backward, "fp8_cast_bwd").bytes == doctest::Approx(8448.0 * tokens));
+  CHECK(find(sp.forward, "fp8_cast").model_flops == 0.0);
+  // bf16 has no casts.
+  const LayerCosts bf16 = layer_costs(model, {.tp = 8, .sp = true}, {.seq_len = 1024, .micro_batch = 1});
+  for (const OpCost& op : bf16.forward) CHECK(op.name != "fp8_cast");
+  for (const OpCost& op : bf16.backward) CHECK(op.name != "fp8_cast_bwd");
+}
+
 TEST_CASE("transformer costs: recompute lists hold the redone forward work, none of it model FLOPs") {
   const TransformerSpec model = test::llama3_8b();
   const auto with = [&](Recompute r) {
