@@ -1,34 +1,20 @@
 #include "models/flow_step.hpp"
 
-#include <fmt/format.h>
-
-#include "models/step_model.hpp"
-
 namespace clustersim::models {
-
-void check_flow_layout(const ParallelismSpec& p) {
-  if (p.cp > 1)
-    throw LayoutError("parallelism.cp", fmt::format("{}: the flow fidelity does not lower context-parallel traffic "
-                                                    "yet; use cp = 1 or simulation.fidelity = analytic",
-                                                    p.cp));
-  if (p.zero >= 3)
-    throw LayoutError("parallelism.zero", "3: the flow fidelity does not lower ZeRO-3 parameter traffic yet; use "
-                                          "zero <= 2 or simulation.fidelity = analytic");
-}
 
 FlowStep::FlowStep(const ParallelismSpec& parallelism, const ClusterSpec& cluster, const CommProfile& profile,
                    FlowLowering& lowering)
     : tp_(parallelism.tp),
       pp_(parallelism.pp),
       dp_(parallelism.dp),
+      cp_(parallelism.cp),
       cluster_(cluster),
       profile_(profile),
       lowering_(lowering) {
-  check_flow_layout(parallelism);
   // Symmetry: a TP group that is exactly one node shares its NVLink with nothing else (other
   // traffic leaves the node over PCIe and NICs), so one replica's rings stand for all.
-  tp_replicas_ = tp_ == cluster.gpus_per_node ? 1 : dp_;
-  cache_.resize(static_cast<std::size_t>(4 * pp_));
+  tp_replicas_ = tp_ == cluster.gpus_per_node ? 1 : dp_ * cp_;
+  cache_.resize(static_cast<std::size_t>(kScopes * pp_));
 }
 
 const FlowStep::UnitTransfers& FlowStep::unit_transfers(CommScope scope, std::int64_t stage) {
@@ -41,26 +27,36 @@ const FlowStep::UnitTransfers& FlowStep::unit_transfers(CommScope scope, std::in
     append_all_reduce(network, ranks, 1.0, FlowAlgorithm::automatic, cluster_, profile_, out.all_reduce);
   };
   switch (scope) {
-    case CommScope::tp:
-      for (std::int64_t d = 0; d < tp_replicas_; ++d) {
+    case CommScope::tp:  // replica r is data-parallel replica r / cp, context rank r % cp
+      for (std::int64_t r = 0; r < tp_replicas_; ++r) {
         std::vector<std::int64_t> ranks;
-        for (std::int64_t t = 0; t < tp_; ++t) ranks.push_back(rank(stage, d, t));
+        for (std::int64_t t = 0; t < tp_; ++t) ranks.push_back(rank(stage, r / cp_, r % cp_, t));
         group(std::move(ranks));
       }
       break;
-    case CommScope::dp:
+    case CommScope::dp:  // every rank holding the same weights: dp x cp of them, in rank order
       for (std::int64_t t = 0; t < tp_; ++t) {
         std::vector<std::int64_t> ranks;
-        for (std::int64_t d = 0; d < dp_; ++d) ranks.push_back(rank(stage, d, t));
+        for (std::int64_t d = 0; d < dp_; ++d)
+          for (std::int64_t c = 0; c < cp_; ++c) ranks.push_back(rank(stage, d, c, t));
         group(std::move(ranks));
       }
+      break;
+    case CommScope::cp:
+      for (std::int64_t d = 0; d < dp_; ++d)
+        for (std::int64_t t = 0; t < tp_; ++t) {
+          std::vector<std::int64_t> ranks;
+          for (std::int64_t c = 0; c < cp_; ++c) ranks.push_back(rank(stage, d, c, t));
+          group(std::move(ranks));
+        }
       break;
     case CommScope::pp_next:
     case CommScope::pp_previous: {
       const std::int64_t peer = scope == CommScope::pp_next ? (stage + 1) % pp_ : (stage + pp_ - 1) % pp_;
       for (std::int64_t d = 0; d < dp_; ++d)
-        for (std::int64_t t = 0; t < tp_; ++t)
-          out.ring.push_back({.src = rank(stage, d, t), .dst = rank(peer, d, t), .bytes = 1.0});
+        for (std::int64_t c = 0; c < cp_; ++c)
+          for (std::int64_t t = 0; t < tp_; ++t)
+            out.ring.push_back({.src = rank(stage, d, c, t), .dst = rank(peer, d, c, t), .bytes = 1.0});
       break;
     }
   }

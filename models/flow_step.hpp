@@ -9,13 +9,15 @@
 ///   previous stage), since they cross the fabric beside the data-parallel rings;
 /// - tensor-parallel rings run for every replica, except when the group is exactly one node: then
 ///   every replica's rings are identical and touch only their own node's NVLink, which no other
-///   traffic uses, so replica 0's stand for all.
+///   traffic uses, so replica 0's stand for all;
+/// - context-parallel rings (ring attention's K/V blocks) run for every replica and tensor rank;
+///   ZeRO-3 gathers and reduce-scatters are data-parallel traffic, over the dp x cp ranks that
+///   hold the same weights.
 /// Each group's traffic follows its ranks' real routes (rank order: TP, CP, DP, PP innermost
 /// first, as parallelism_spec.hpp), so oversubscribed and failed links slow the groups they carry
 /// and the step waits for the slowest, as synchronous training does.
-/// Limitations: no context parallelism and no ZeRO-3 (their traffic is not lowered: check_flow_layout
-/// rejects them); one pipeline's compute paces every replica, so a replica slowed by its links
-/// holds the others back only where they wait for its traffic.
+/// Limitations: one pipeline's compute paces every replica, so a replica slowed by its links holds
+/// the others back only where they wait for its traffic.
 
 #include <cstdint>
 #include <vector>
@@ -26,9 +28,6 @@
 
 namespace clustersim::models {
 
-/// Throws LayoutError naming the field when the flow fidelity cannot lower the layout's traffic.
-void check_flow_layout(const ParallelismSpec& parallelism);
-
 class FlowStep {
  public:
   FlowStep(const ParallelismSpec& parallelism, const ClusterSpec& cluster, const CommProfile& profile,
@@ -37,8 +36,8 @@ class FlowStep {
   FlowSpan lower(sim::TaskGraph& graph, CommScope scope, const Traffic& traffic, sim::TaskLabel label);
 
  private:
-  std::int64_t rank(std::int64_t stage, std::int64_t replica, std::int64_t tp_rank) const {
-    return (stage * dp_ + replica) * tp_ + tp_rank;
+  std::int64_t rank(std::int64_t stage, std::int64_t replica, std::int64_t cp_rank, std::int64_t tp_rank) const {
+    return ((stage * dp_ + replica) * cp_ + cp_rank) * tp_ + tp_rank;
   }
   /// The transfers of one scope and stage for one byte of ring traffic per rank and for an
   /// all-reduce of one byte, built once and scaled per call.
@@ -48,7 +47,8 @@ class FlowStep {
   };
   const UnitTransfers& unit_transfers(CommScope scope, std::int64_t stage);
 
-  std::int64_t tp_, pp_, dp_;
+  static constexpr std::int64_t kScopes = 5;  // CommScope's values
+  std::int64_t tp_, pp_, dp_, cp_;
   std::int64_t tp_replicas_ = 1;  // replicas whose tensor-parallel rings are lowered
   const ClusterSpec& cluster_;
   const CommProfile& profile_;

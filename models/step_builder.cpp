@@ -19,6 +19,7 @@ constexpr TaskId none = ~TaskId{0};
 /// Where one pass's tasks ended up, for the edges that cross stages.
 struct PassTasks {
   TaskId first = none;  // the compute task: what incoming dependencies point at
+  TaskId overlap_first = none;  // the communication beside the compute: its first and last task
   TaskId overlap = none;
   TaskId end = none;    // the last task on the compute stream (compute, TP or blocking DP traffic)
   TaskId send = none;   // the transfer to the neighbouring stage, if any
@@ -45,7 +46,7 @@ class Builder {
     return out_.graph.add_task({.work = work, .label = label}, std::span<const ResourceId>(&resource, 1));
   }
   void after(TaskId before, TaskId task) {
-    if (before != none) out_.graph.add_dependency(before, task);
+    if (before != none && task != none) out_.graph.add_dependency(before, task);
   }
   /// A communication task: one task on the stage's resource (analytic), or its traffic's flows.
   FlowSpan comm(double seconds, ResourceId resource, sim::TaskLabel label, TaskKind kind, CommScope scope,
@@ -56,6 +57,26 @@ class Builder {
     }
     label.kind = static_cast<std::uint8_t>(kind);
     return lower_comm_(out_.graph, scope, traffic, label);
+  }
+  /// Communication beside a pass's compute (context-parallel ring, overlapped ZeRO-3 traffic):
+  /// one task (analytic), or under `flow` each group's traffic in turn, as the analytic task sums
+  /// their times.
+  FlowSpan overlap_comm(double seconds, ResourceId resource, sim::TaskLabel label, const Traffic& cp,
+                        const Traffic& dp) {
+    if (!lower_comm_) {
+      const TaskId t = add(seconds, resource, label, TaskKind::overlap_comm);
+      return {t, t};
+    }
+    label.kind = static_cast<std::uint8_t>(TaskKind::overlap_comm);
+    FlowSpan span{none, none};
+    for (const auto& [scope, traffic] : {std::pair{CommScope::cp, &cp}, std::pair{CommScope::dp, &dp}}) {
+      if (traffic->empty()) continue;
+      const FlowSpan part = lower_comm_(out_.graph, scope, *traffic, label);
+      if (span.first == none) span.first = part.first;
+      after(span.last, part.first);
+      span.last = part.last;
+    }
+    return span;
   }
   void lower_stage(std::int64_t s);
   void lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>& stream_tail,
@@ -183,16 +204,23 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>
   }
   const double blocking_dp_s = ref.forward ? chunk.blocking_dp_forward_s : chunk.blocking_dp_backward_s;
   if (blocking_dp_s > 0.0) {
-    const TaskId dp = add(blocking_dp_s, res.network, label, TaskKind::dp_comm);
-    after(tasks.end, dp);
-    tasks.end = dp;
+    const FlowSpan dp = comm(blocking_dp_s, res.network, label, TaskKind::dp_comm, CommScope::dp,
+                             ref.forward ? chunk.blocking_dp_forward_traffic : chunk.blocking_dp_backward_traffic);
+    after(tasks.end, dp.first);
+    tasks.end = dp.last;
   }
   stream_tail.assign(1, tasks.end);
 
   const double overlap_s = ref.forward ? chunk.overlap_forward_s : chunk.overlap_backward_s;
   if (overlap_s > 0.0) {
-    tasks.overlap = add(overlap_s, res.network, label, TaskKind::overlap_comm);
-    stream_tail.push_back(tasks.overlap);
+    const FlowSpan overlap =
+        overlap_comm(overlap_s, res.network, label, ref.forward ? chunk.cp_forward_traffic : chunk.cp_backward_traffic,
+                     ref.forward ? chunk.overlap_dp_forward_traffic : chunk.overlap_dp_backward_traffic);
+    if (overlap.first != none) {
+      tasks.overlap_first = overlap.first;
+      tasks.overlap = overlap.last;
+      stream_tail.push_back(tasks.overlap);
+    }
   }
 
   // Forward activations go to the next stage (the last stage feeds the first stage's next chunk);
@@ -212,12 +240,12 @@ void Builder::connect_stages() {
   auto link = [&](const PassTasks& from, const PassTasks& to) {
     if (from.send != none) {
       after(from.send, to.first);
-      if (to.overlap != none) after(from.send, to.overlap);
+      after(from.send, to.overlap_first);
       return;
     }
     for (TaskId t : {from.end, from.overlap}) {
       after(t, to.first);
-      if (to.overlap != none) after(t, to.overlap);
+      after(t, to.overlap_first);
     }
   };
   for (std::int64_t c = 0; c < vp_; ++c)

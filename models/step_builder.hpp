@@ -44,7 +44,8 @@ struct StepGraph {
 /// Which ranks a communication task's traffic runs between.
 enum class CommScope : std::uint8_t {
   tp,            // the stage's tensor-parallel ring
-  dp,            // the stage's data-parallel rings
+  dp,            // the stage's data-parallel rings (over dp x cp ranks: all hold the same weights)
+  cp,            // the stage's context-parallel rings (ring attention's K/V blocks)
   pp_next,       // each rank to its peer on the next stage (forward activations)
   pp_previous,   // each rank to its peer on the previous stage (backward gradients)
 };

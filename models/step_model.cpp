@@ -125,8 +125,10 @@ StepPlan plan_step(const StepInputs& in) {
   const double kv_block_bytes =
       static_cast<double>(t.micro_batch * (t.seq_len / p.cp)) * 2.0 * kv_heads_per_rank * head_dim * kBf16Bytes;
   const CommGroup cp_pair{.ranks = 2, .ranks_per_node = groups.cp.ranks_per_node > 1 ? 2 : 1};
-  const double cp_forward_s =
-      p.cp > 1 ? static_cast<double>(p.cp - 1) * time(CollectiveOp::send_recv, kv_block_bytes, cp_pair) : 0.0;
+  const double cp_hops = static_cast<double>(p.cp - 1);
+  const double cp_forward_s = p.cp > 1 ? cp_hops * time(CollectiveOp::send_recv, kv_block_bytes, cp_pair) : 0.0;
+  const Traffic cp_forward_traffic =
+      p.cp > 1 ? traffic(CollectiveOp::send_recv, kv_block_bytes, cp_pair).scaled(cp_hops) : Traffic{};
 
   // Pipeline: one micro-batch's activations, split over the TP ranks (Megatron-LM's scatter/gather).
   const double send_s = time(CollectiveOp::send_recv, activation_bytes / static_cast<double>(p.tp), groups.pp_neighbours);
@@ -175,6 +177,8 @@ StepPlan plan_step(const StepInputs& in) {
       chunk.tp_backward_traffic = tp_pass.scaled(layers * tp_backward_factor);
       chunk.overlap_forward_s = layers * cp_forward_s;
       chunk.overlap_backward_s = layers * 2.0 * cp_forward_s;
+      chunk.cp_forward_traffic = cp_forward_traffic.scaled(layers);
+      chunk.cp_backward_traffic = cp_forward_traffic.scaled(layers * 2.0);
       const double param_bytes = params * kBf16Bytes;
       switch (p.zero) {
         case 0:
@@ -196,6 +200,11 @@ StepPlan plan_step(const StepInputs& in) {
           (t.overlap_param_gather ? chunk.overlap_forward_s : chunk.blocking_dp_forward_s) += gather_s;
           (t.overlap_param_gather ? chunk.overlap_backward_s : chunk.blocking_dp_backward_s) += gather_s;
           (t.overlap_grad_reduce ? chunk.overlap_backward_s : chunk.blocking_dp_backward_s) += scatter_s;
+          const Traffic gather = traffic(CollectiveOp::all_gather, param_bytes, groups.dp);
+          const Traffic scatter = traffic(CollectiveOp::reduce_scatter, param_bytes, groups.dp);
+          (t.overlap_param_gather ? chunk.overlap_dp_forward_traffic : chunk.blocking_dp_forward_traffic) += gather;
+          (t.overlap_param_gather ? chunk.overlap_dp_backward_traffic : chunk.blocking_dp_backward_traffic) += gather;
+          (t.overlap_grad_reduce ? chunk.overlap_dp_backward_traffic : chunk.blocking_dp_backward_traffic) += scatter;
           break;
         }
       }
@@ -214,7 +223,6 @@ StepSimulation simulate_step(const StepInputs& in) {
   StepSimulation out;
   std::vector<std::string> failed;
   if (in.fidelity == CommFidelity::flow) {
-    check_flow_layout(in.parallelism);
     FlowNetwork network(in.cluster, in.comm);
     std::vector<sim::Resource> links = network.resources();
     for (const topologies::LinkId id : network.failed()) failed.push_back(links[id].name);

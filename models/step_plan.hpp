@@ -29,6 +29,7 @@ struct Traffic {
     return *this;
   }
   Traffic scaled(double factor) const { return {ring_bytes * factor, all_reduce_bytes * factor, latency_s * factor}; }
+  bool empty() const { return ring_bytes <= 0.0 && all_reduce_bytes <= 0.0 && latency_s <= 0.0; }
 };
 
 /// One model chunk on one stage, per micro-batch unless said otherwise.
@@ -45,6 +46,11 @@ struct ChunkCosts {
   double grad_reduce_s = 0.0;        // data-parallel gradient reduction of the chunk, once a step
   double param_gather_s = 0.0;       // distributed-optimizer parameter all-gather, once a step
   Traffic tp_forward_traffic{}, tp_backward_traffic{}, grad_reduce_traffic{}, param_gather_traffic{};
+  // What the overlap and blocking seconds above move, by group: the context-parallel ring's K/V
+  // blocks and the ZeRO-3 gathers and reduce-scatters over the data-parallel group.
+  Traffic cp_forward_traffic{}, cp_backward_traffic{};
+  Traffic overlap_dp_forward_traffic{}, overlap_dp_backward_traffic{};
+  Traffic blocking_dp_forward_traffic{}, blocking_dp_backward_traffic{};
 };
 
 struct StagePlan {
