@@ -1,7 +1,9 @@
 #pragma once
 /// How fast one GPU runs the kernels of a training step, as fractions of its datasheet peaks.
 /// GEMM efficiency = e_max(precision) x tile_fill(m, n) x k_fill(k):
-/// - e_max: the best sustained fraction of dense peak, from a shape sweep (MAMF);
+/// - e_max: the sustained fraction of dense peak of large GEMMs: fitted to measured cuBLASLt GEMMs
+///   of 4096^3 and up where the by-shape table has the GPU and precision, else the best of a shape
+///   sweep (MAMF), an upper bound;
 /// - tile_fill: useful output over the output tiles the SMs process, wave by wave: a GEMM of
 ///   ceil(m/tile_m) x ceil(n/tile_n) output tiles runs in ceil(tiles/SMs) waves of SMs tiles each,
 ///   which charges both partial tiles at the edges and a last, partly idle wave;
