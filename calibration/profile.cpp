@@ -38,6 +38,7 @@ struct IntField {
 struct CommField {
   std::string_view name;
   double models::CommProfile::*member;
+  bool optional = false;  // added after version 1 was first written: a missing one keeps 0 (not modelled)
 };
 
 constexpr std::array kComputeDoubles{
@@ -62,6 +63,9 @@ constexpr std::array kCommFields{
     CommField{"nvls_algbw_efficiency", &models::CommProfile::nvls_algbw_efficiency},
     CommField{"tree_efficiency", &models::CommProfile::tree_efficiency},
     CommField{"network_bulk_hop_latency_s", &models::CommProfile::network_bulk_hop_latency_s},
+    CommField{"ll_base_latency_s", &models::CommProfile::ll_base_latency_s, true},
+    CommField{"ll_network_hop_latency_s", &models::CommProfile::ll_network_hop_latency_s, true},
+    CommField{"ll_network_efficiency", &models::CommProfile::ll_network_efficiency, true},
 };
 
 // JSON has no NaN or infinity: both are written as null.
@@ -293,9 +297,11 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
   const ordered_json& comm = r.member(root, "", "comm");
   r.only_keys(comm, "/comm",
               {"nvlink_efficiency", "network_efficiency", "launch_latency_s", "nvlink_hop_latency_s",
-               "network_hop_latency_s", "nvls_algbw_efficiency", "tree_efficiency", "network_bulk_hop_latency_s"});
+               "network_hop_latency_s", "nvls_algbw_efficiency", "tree_efficiency", "network_bulk_hop_latency_s",
+               "ll_base_latency_s", "ll_network_hop_latency_s", "ll_network_efficiency"});
   std::string joined;
   for (const auto& f : kCommFields) {
+    if (f.optional && !comm.contains(f.name)) continue;
     const std::string pointer = "/comm/" + std::string(f.name);
     const auto [value, from] = r.constant(r.member(comm, "/comm", f.name), pointer, p);
     p.comm.*f.member = value;

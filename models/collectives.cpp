@@ -30,10 +30,19 @@ CommProfile default_comm_profile(const ClusterSpec& cluster) {
   // Fitted here to the two H100 InfiniBand logs of nccl-tests #309 at 8-16 GiB: 2 nodes 469 GB/s
   // (model 493 with 0.70), 8 nodes 320 GB/s (model 296): one constant for both, +5 % / -7.5 %.
   p.tree_efficiency = 0.70;
-  // nccl-tests #309's 2-node all-reduce takes 36 us more than dgxc-benchmarking's 1-node run at
-  // 1-32 MiB, beyond its bandwidth share; NCCL's bulk (Simple) protocol pays that per tree level
-  // up and down: 2 x 1 level x 18 us. RoCE: the same, an assumption.
-  p.network_bulk_hop_latency_s = 18e-6;
+  // Across nodes, priced from the node's measured curve (collective_time_s), NCCL's all-reduce is
+  // the faster of two protocol families. Fitted together (least worst error) to nccl-tests #309's
+  // 2- and 8-node H100 logs at 1 MiB-16 GiB against the bundled h100-sxm node curve:
+  // - bulk (Simple): its chunk pipeline fills and drains through each tree level, 40 us per
+  //   network step (8 nodes: 6 steps, t = 270 us + size / 163 GB/s from 8 MiB up);
+  // - low latency (LL/LL128): 32 us, then per network step 12 us and the whole buffer at 0.70 of
+  //   the node's NIC rate (8 nodes, 1-8 MiB: t = 88 us + size / 36 GB/s).
+  // NCCL itself models its tree/Simple step as a chunk's latency (tuning.cc: "base lat + 256k/12GB/s
+  // (+ 256k/12GB/s for the network)"). RoCE: the same, an assumption.
+  p.network_bulk_hop_latency_s = 40e-6;
+  p.ll_base_latency_s = 32e-6;
+  p.ll_network_hop_latency_s = 12e-6;
+  p.ll_network_efficiency = 0.70;
   p.source =
       "measurements.md 1.1, 1.3, 1.4 and nccl-tests #212, #309 (2- and 8-node logs), nccl #1455; RoCE "
       "efficiency and latency are assumptions";
@@ -172,10 +181,20 @@ double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, 
   const LatencySteps steps = latency_steps(op, per_node, nodes);
   if (nodes > 1) {
     if (const auto node = curve_time_s(profile, op, per_node, per_node, bytes)) {
+      // Bulk protocol: the node's measured time, the group's extra bandwidth time, and the chunk
+      // pipeline's fill and drain through each network step.
       const CommGroup one_node{.ranks = per_node, .ranks_per_node = per_node};
-      const double scale = bandwidth_time_s(op, bytes, effective, cluster, profile) /
-                           bandwidth_time_s(op, bytes, one_node, cluster, profile);
-      return *node * scale + steps.network * profile.network_bulk_hop_latency_s;
+      const double extra_bandwidth = std::max(0.0, bandwidth_time_s(op, bytes, effective, cluster, profile) -
+                                                       bandwidth_time_s(op, bytes, one_node, cluster, profile));
+      const double bulk = *node + extra_bandwidth + steps.network * profile.network_bulk_hop_latency_s;
+      if (op != CollectiveOp::all_reduce || profile.ll_network_efficiency <= 0.0 ||
+          !all_reduce_uses_tree(effective, cluster, profile)) {
+        return bulk;
+      }
+      // Low-latency protocols: the whole buffer through each network step in turn.
+      const double step_rate = node_network_bytes_per_s(effective, cluster, profile) * profile.ll_network_efficiency;
+      const double low = profile.ll_base_latency_s + steps.network * (profile.ll_network_hop_latency_s + bytes / step_rate);
+      return std::min(bulk, low);
     }
   }
   const double latency = profile.launch_latency_s + steps.nvlink * profile.nvlink_hop_latency_s +

@@ -12,13 +12,21 @@
 /// nodes, rings otherwise.
 /// Measured curves: a profile may carry curves (collective_curve.hpp) fitted to nccl-tests runs.
 /// A curve of the group's own layout gives the time outright; a single-node curve of the same
-/// collective and GPUs per node also shapes groups of several such nodes: its time at that size x
-/// (the group's bandwidth time / the node's) + the extra network latency of NCCL's bulk protocol.
-/// That carries the node's measured protocol and channel ramp over mid sizes to the larger group.
+/// collective and GPUs per node also prices groups of several such nodes, as the faster of the two
+/// protocol families NCCL's tuner picks from:
+/// - bulk (Simple): the node's measured time (its protocol and channel ramp, NVLS chunking) + the
+///   group's extra bandwidth time over the node's + per network step the fill and drain of the
+///   chunk pipeline through that step;
+/// - low latency (LL/LL128; tree all-reduce): a fixed cost + per network step a hop latency and the
+///   whole buffer at a fraction of the node's NIC rate (store and forward, no pipelining).
+/// Small and mid sizes take the second, large ones the first; where they cross, NCCL switches
+/// (8 x 8 H100: near 8 MiB, nccl-tests #309).
 /// Units: bytes (the full buffer: nccl-tests' "size"), seconds.
 /// Limitations: no contention between concurrent collectives (the `flow` fidelity models that);
 /// one bandwidth efficiency per link class; without curves, mid sizes (1-64 MiB) are optimistic,
-/// since one alpha-beta line cannot follow NCCL's protocol and channel changes.
+/// since one alpha-beta line cannot follow NCCL's protocol and channel changes. Across nodes, the
+/// two protocol families' constants are fitted to two clusters' logs (2 and 8 nodes of H100 on
+/// 400 Gb/s InfiniBand): within 12.5 % of both from 1 MiB up; other fabrics and node counts extrapolate.
 /// Source: ring step counts and bus-bandwidth factors as in nccl-tests' PERFORMANCE.md and the
 /// shared reference training-math.md; constants from measurements.md section 1 (see CommProfile).
 
@@ -47,7 +55,12 @@ struct CommProfile {
   std::string source;
   double nvls_algbw_efficiency = 0.0;  // NVLS all-reduce algbw / NVLink line rate; 0: no NVLS
   double tree_efficiency = 1.0;        // achieved / ideal inter-node rate of NCCL's tree all-reduce
-  double network_bulk_hop_latency_s = 0.0;  // per network step, NCCL's bulk protocol (>= 1 MiB)
+  double network_bulk_hop_latency_s = 0.0;  // per network step, NCCL's bulk protocol: pipeline fill and drain
+  // NCCL's low-latency protocols (LL, LL128) across nodes, which its tuner takes for mid sizes: a
+  // tree that forwards the whole buffer one network step after another, without pipelining.
+  double ll_base_latency_s = 0.0;         // fixed cost of such an all-reduce
+  double ll_network_hop_latency_s = 0.0;  // per network step
+  double ll_network_efficiency = 0.0;     // per-step forwarding rate / the NIC rate; 0: not modelled
   std::vector<CollectiveCurve> curves{};    // measured, by layout (calibration profiles)
 };
 

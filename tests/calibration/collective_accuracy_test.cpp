@@ -11,9 +11,14 @@
 //   ND H100 v5 43.7, 35 % apart; H200 at 4 MiB: Azure ND H200 v5 138.4, ml-engineering 107.2, 29 %
 //   apart), so no prediction is within 10 % of both; the bound there is 25 %;
 // - across nodes, 1 GiB and up: within 10 % (the tree efficiency is fitted to these two logs);
-// - across nodes, 1-512 MiB: NCCL's protocol and algorithm switches on 2 and 8 nodes are only
-//   approximated by the single-node curve shaped to the larger group: up to 33 % off. The issue
-//   asks for 10 %; the bound below holds today's level so that it cannot get worse unnoticed.
+// - across nodes, 1-512 MiB: the faster of NCCL's bulk protocol (the node's curve plus a chunk
+//   pipeline fill per network step) and its low-latency protocols (the buffer forwarded step by
+//   step) follows the switch near 8 MiB on 8 nodes: within 12.5 % of both logs. The issue asks
+//   for 10 %; what is left is the 2-node bump at 64 MiB (busbw 270, between 235 at 32 MiB and 336
+//   at 128 MiB) and the 8-node run's large sizes, 8 % faster than one tree efficiency for both
+//   clusters gives. The two logs come from different clusters and NCCL versions, and the protocol
+//   constants are fitted to both together (models/collectives.cpp), so these bounds are the fit's
+//   residual, not an independent check of it.
 
 #include <doctest/doctest.h>
 
@@ -102,9 +107,9 @@ TEST_CASE("collective accuracy: 2 and 8 nodes of H100 on 400 Gb/s InfiniBand (nc
   const auto eight = measured(calibration::test::data_path("h100_8n64g_ib400_allreduce_default_nccl-tests-309.txt"));
   CHECK(worst_error(two, h100, GiB, kAll) <= 0.10);
   CHECK(worst_error(eight, h100, GiB, kAll) <= 0.10);
-  // Mid sizes: not yet the 10 % the issue asks for (today 24 % on 2 nodes, 33 % on 8).
-  CHECK(worst_error(two, h100, MiB, kAll) <= 0.25);
-  CHECK(worst_error(eight, h100, MiB, kAll) <= 0.35);
+  // Mid sizes: not yet the 10 % the issue asks for (see the top of this file).
+  CHECK(worst_error(two, h100, MiB, kAll) <= 0.12);
+  CHECK(worst_error(eight, h100, MiB, kAll) <= 0.125);
 }
 
 TEST_CASE("collective accuracy: a ring over two nodes runs at 46-48 GB/s per 400 Gb/s NIC") {

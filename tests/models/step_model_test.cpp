@@ -77,10 +77,16 @@ TEST_CASE("collectives: a measured curve gives its own layout's time and shapes 
   const double node = 30e-6 + bytes * 1.75 / 350e9;
   CHECK(collective_time_s(CollectiveOp::all_reduce, bytes, {.ranks = 8, .ranks_per_node = 8}, cluster, profile) ==
         doctest::Approx(node));
-  // Two nodes: x (bandwidth time on 2 nodes / on 1) = (1.875 / (1.875 x 263.2)) / (1.75 / (1.75 x 275))
-  // = 275 / 263.2, + 2 network steps x 18 us of the bulk protocol.
-  CHECK(collective_time_s(CollectiveOp::all_reduce, bytes, {.ranks = 16, .ranks_per_node = 8}, cluster, profile) ==
-        doctest::Approx(node * 275.0 / 263.2 + 36e-6).epsilon(1e-9));
+  // Two nodes, bulk protocol: the node's time + the extra bandwidth time (algbw 263.2 GB/s between
+  // the nodes vs 275 inside) + 2 network steps x 40 us of pipeline fill. The low-latency protocols
+  // would take 32 us + 2 x (12 us + bytes / (376 GB/s x 0.70)) = 566 us: slower here.
+  const CommGroup two_nodes{.ranks = 16, .ranks_per_node = 8};
+  CHECK(collective_time_s(CollectiveOp::all_reduce, bytes, two_nodes, cluster, profile) ==
+        doctest::Approx(node + bytes / 263.2e9 - bytes / 275e9 + 80e-6).epsilon(1e-9));
+  // At 1 MiB they win: 32 us + 2 x (12 us + 4.0 us) = 64 us, against the bulk protocol's 115 us.
+  const double small = 1024.0 * 1024;
+  CHECK(collective_time_s(CollectiveOp::all_reduce, small, two_nodes, cluster, profile) ==
+        doctest::Approx(32e-6 + 2.0 * (12e-6 + small / (376e9 * 0.70))).epsilon(1e-9));
 }
 
 TEST_CASE("collectives: a rail-aligned group across nodes is held to one NIC per rank") {
