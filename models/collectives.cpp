@@ -1,26 +1,54 @@
 #include "models/collectives.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 
 namespace clustersim::models {
 
+namespace {
+
+// What a collective's network steps see on each fabric: the only fabric-dependent constants, as
+// data, so that no cost formula branches on the fabric.
+struct FabricLinkClass {
+  Fabric fabric;
+  double efficiency;     // per-NIC busbw / NIC line rate
+  double hop_latency_s;  // per network step of the alpha-beta line
+};
+
+constexpr std::array kFabricLinkClasses{
+    // 46-48 GB/s per 400 Gb/s NDR NIC (NCCL maintainer, nccl-tests #290); 24 of 25 GB/s per HDR
+    // NIC (nccl-tests #160). 8 B all-reduce: 13.7 us on one node of 8 x H100 (dgxc-benchmarking),
+    // 25 us on 2 nodes (nccl-tests #309): one tree level up and down adds ~11 us.
+    FabricLinkClass{.fabric = Fabric::infiniband, .efficiency = 0.94, .hop_latency_s = 5.5e-6},
+    // RoCE without DCQCN tuning keeps less bandwidth and adds latency: assumptions, no measurement.
+    FabricLinkClass{.fabric = Fabric::roce, .efficiency = 0.85, .hop_latency_s = 7e-6},
+};
+
+const FabricLinkClass& fabric_link_class(Fabric fabric) {
+  const auto* it = std::find_if(kFabricLinkClasses.begin(), kFabricLinkClasses.end(),
+                                [&](const FabricLinkClass& c) { return c.fabric == fabric; });
+  if (it == kFabricLinkClasses.end()) throw std::logic_error("no link class for this fabric");
+  return *it;
+}
+
+}  // namespace
+
 CommProfile default_comm_profile(const ClusterSpec& cluster) {
   CommProfile p;
+  const FabricLinkClass& fabric = fabric_link_class(cluster.fabric);
   // NVLink 3 (A100) reaches 78 % of 300 GB/s with rings; NVLink 4 and later 82 % of 450 GB/s
   // (measurements.md 1.3: stas00 ml-engineering; NCCL maintainers in nccl-tests #212).
   const bool nvlink3 = cluster.gpu.nvlink_bytes_per_s <= 300e9;
   p.nvlink_efficiency = nvlink3 ? 0.78 : 0.82;
-  // 46-48 GB/s per 400 Gb/s NDR NIC (NCCL maintainer, nccl-tests #290); 24 of 25 GB/s per HDR NIC
-  // (nccl-tests #160). RoCE without DCQCN tuning keeps less: an assumption, 0.85.
-  p.network_efficiency = cluster.fabric == Fabric::roce ? 0.85 : 0.94;
-  // 8 B all-reduce on 8 x H100 takes 13.7 us (dgxc-benchmarking): launch plus 14 NVLink ring
-  // steps; on 2 nodes 25 us (nccl-tests #309): one tree level up and down adds ~11 us.
+  p.network_efficiency = fabric.efficiency;
+  // 8 B all-reduce on 8 x H100 takes 13.7 us (dgxc-benchmarking): launch plus 14 NVLink ring steps.
   p.launch_latency_s = 8e-6;
   p.nvlink_hop_latency_s = 0.4e-6;
-  p.network_hop_latency_s = cluster.fabric == Fabric::roce ? 7e-6 : 5.5e-6;
+  p.network_hop_latency_s = fabric.hop_latency_s;
   // NVLS (NVLink SHARP, NVSwitch generation 3 and later): 8 x H100 reach algbw ~275 GB/s of 450
   // (nccl-tests #212, nccl #1455: 258-273); 8 x B200 845.67 GB/s busbw at 16 GiB = algbw 483 of
   // 900 (measurements.md 1.3). NVLink 3 (A100) has none.
