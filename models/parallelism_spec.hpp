@@ -13,6 +13,11 @@ enum class Precision { bf16, fp8 };
 /// never reach HBM, causal blocks skipped) or `unfused` (two batched GEMMs around a softmax and a
 /// dropout kernel that materialise the s x s scores, as Megatron-LM did before 2023).
 enum class AttentionKernel { flash, unfused };
+/// The layers' norms, residual adds, activation and rotary embedding: `fused` (Megatron-LM and
+/// Transformer Engine kernels, or torch.compile: one pass over each tensor) or `eager` (plain
+/// PyTorch without torch.compile, as torchtitan runs by default: one kernel per op, fp32 upcasts
+/// in RMSNorm and RoPE, separate SiLU and multiply).
+enum class ElementwiseKernels { fused, eager };
 
 struct ParallelismSpec {
   std::int64_t tp = 1;
@@ -33,6 +38,7 @@ struct TrainingSpec {
   Precision precision = Precision::bf16;
   Recompute recompute = Recompute::selective;
   AttentionKernel attention = AttentionKernel::flash;
+  ElementwiseKernels elementwise = ElementwiseKernels::fused;
   Schedule schedule = Schedule::one_f_one_b;
   double tokens = 1e12;  // training budget, for time-to-train
   // Bucketed DP gradient reduction under the backward pass; for ZeRO-3, false puts each

@@ -26,6 +26,7 @@ struct Dims {
   double vocab;        // V / tp
   double input_bytes;  // GEMM input bytes per element: 1 for fp8, 2 for bf16
   bool swiglu;
+  bool eager;          // elementwise ops as plain PyTorch ops (ElementwiseKernels::eager)
 };
 
 Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const TrainingSpec& training) {
@@ -54,6 +55,7 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .vocab = static_cast<double>(model.vocab) / tp,
       .input_bytes = training.precision == Precision::fp8 ? 1.0 : 2.0,
       .swiglu = model.mlp == MlpKind::swiglu,
+      .eager = training.elementwise == ElementwiseKernels::eager,
   };
 }
 
@@ -154,7 +156,10 @@ void add_attention_backward(OpList& ops, const Dims& d, AttentionKernel kernel) 
 /// Layer norms, two residual adds fused with dropout (Megatron-LM's bias-dropout-add) and the MLP
 /// activation, lumped into one memory-bound op. Norms and adds run on norm_tokens x h, the activation
 /// on tokens x f/tp. Vector FLOPs are a rough count (they do not set the time).
+OpCost elementwise_forward_eager(const Dims& d);
+
 OpCost elementwise_forward(const Dims& d) {
+  if (d.eager) return elementwise_forward_eager(d);
   const double hidden_elems = d.norm_tokens * d.hidden;
   const double act_in = d.tokens * d.ffn * (d.swiglu ? 2.0 : 1.0);
   const double act_out = d.tokens * d.ffn;
@@ -163,6 +168,34 @@ OpCost elementwise_forward(const Dims& d) {
   const double flops = hidden_elems * (2.0 * 5.0 + 2.0 * 2.0) + act_out * 8.0;
   return {.name = "norms_elementwise", .kind = OpKind::elementwise, .flops = flops,
           .model_flops = 0.0, .bytes = bytes, .kernels = 5};
+}
+
+/// The same ops as plain PyTorch runs them without torch.compile, one kernel per op (torchtitan's
+/// Llama: models/llama/model.py and models/norms.py), bytes read + written per element:
+/// - RMSNorm, twice, on norm_tokens x h: x.float() 2 + 4, pow(2) 4 + 4, mean 4, x * rsqrt 4 + 4,
+///   type_as 4 + 2, * weight 2 + 2: 36 B (8 kernels with the eps add and the rsqrt);
+/// - two residual adds on norm_tokens x h: 4 + 2 B each;
+/// - RoPE on q and k (tokens x (q + kv) on the rank): .float() 2 + 4, complex multiply 4 + 4,
+///   type_as 4 + 2: 20 B (3 kernels each);
+/// - repeat_kv, when a rank has fewer k/v heads than query heads: k and v expanded to the query
+///   width and copied (reads 2 x kv, writes 2 x q per token, 2 B each);
+/// - the attention output's transpose(1, 2).contiguous(): 2 + 2 B on tokens x q;
+/// - SwiGLU as silu(w1 x) * w3 x: silu 2 + 2, multiply 4 + 2 on tokens x f/tp (GELU: 2 + 2).
+/// The fused list costs none of RoPE, the k/v copy or the transpose (Megatron-LM and TE fuse them
+/// or lay out q, k, v so that no copy is needed).
+OpCost elementwise_forward_eager(const Dims& d) {
+  const double hidden_elems = d.norm_tokens * d.hidden;
+  const bool repeat_kv = d.kv_width < d.q_width;
+  double bytes = hidden_elems * (2.0 * 36.0 + 2.0 * 6.0);
+  bytes += d.tokens * (d.q_width + d.kv_width) * 20.0;
+  if (repeat_kv) bytes += 2.0 * d.tokens * (d.kv_width + d.q_width) * kActivationBytes;
+  bytes += d.tokens * d.q_width * 4.0;
+  bytes += d.tokens * d.ffn * (d.swiglu ? 10.0 : 4.0);
+  const double flops = hidden_elems * (2.0 * 5.0 + 2.0) + d.tokens * (d.q_width + d.kv_width) * 6.0 +
+                       d.tokens * d.ffn * 8.0;
+  const int kernels = 2 * 8 + 2 + 2 * 3 + (repeat_kv ? 2 : 0) + 1 + (d.swiglu ? 2 : 1);
+  return {.name = "norms_elementwise", .kind = OpKind::elementwise, .flops = flops,
+          .model_flops = 0.0, .bytes = bytes, .kernels = kernels};
 }
 
 /// Each backward elementwise kernel reads the saved input and the incoming gradient and writes the

@@ -526,6 +526,10 @@ std::vector<Section> build_sections() {
                         std::array<std::string_view, 2>{"flash", "unfused"},
                         "attention kernel: fused (FlashAttention), or unfused with s x s scores "
                         "in HBM (Megatron-LM before 2023)"),
+            enumeration("elementwise", member(training, &TrainingSpec::elementwise),
+                        std::array<std::string_view, 2>{"fused", "eager"},
+                        "norm, residual, activation and RoPE kernels: fused (Megatron-LM, "
+                        "Transformer Engine, torch.compile) or eager (one PyTorch op per kernel)"),
             enumeration("schedule", member(training, &TrainingSpec::schedule),
                         std::array<std::string_view, 3>{"gpipe", "1f1b", "interleaved"},
                         "pipeline schedule"),

@@ -354,6 +354,10 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   t.schedule = p.vp > 1 ? models::Schedule::interleaved : models::Schedule::one_f_one_b;
   t.attention = family.attention.value;
   if (t.attention != models::AttentionKernel::flash) assumed.emplace_back(family.attention.reason);
+  const std::string notes = lower(row.notes);
+  const bool compiled = contains(notes, "compile") && !contains(notes, "no compile");
+  t.elementwise = compiled ? models::ElementwiseKernels::fused : family.elementwise.value;
+  if (t.elementwise != models::ElementwiseKernels::fused) assumed.emplace_back(family.elementwise.reason);
   if (p.zero >= 3) {
     t.overlap_param_gather = t.overlap_grad_reduce = family.zero3_overlap.value;
     if (!family.zero3_overlap.value && p.dp * p.cp > 1) assumed.emplace_back(family.zero3_overlap.reason);

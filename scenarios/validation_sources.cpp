@@ -137,7 +137,11 @@ constexpr std::array families{
                                             "norms and dropout by sequence"},
                  .overlap_grad_reduce = overlapped,
                  .seq_len = {8192, "seq_len=8192: torchtitan's llama3 configs default (the row "
-                                   "does not restate it)"}},
+                                   "does not restate it)"},
+                 .elementwise = {models::ElementwiseKernels::eager,
+                                 "elementwise=eager: torchtitan runs plain PyTorch ops unless "
+                                 "torch.compile is on (off by default; the row does not say it "
+                                 "was)"}},
     SourceFamily{.name = "NeMo Automodel 2025",
                  .needle = "Automodel",
                  .tflops_count = model_flops,

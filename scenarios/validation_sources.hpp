@@ -41,6 +41,8 @@ struct SourceFamily {
   FamilyDefault<bool> overlap_grad_reduce{};
   FamilyDefault<std::int64_t> seq_len{};  // 0: none; a row without seq_len is skipped
   FamilyDefault<models::AttentionKernel> attention{models::AttentionKernel::flash, ""};
+  // Elementwise kernels when the row's notes do not say torch.compile was on (which fuses them).
+  FamilyDefault<models::ElementwiseKernels> elementwise{models::ElementwiseKernels::fused, ""};
   // ZeRO-3 rows: whether the per-pass parameter all-gathers and gradient reduce-scatters overlap
   // the compute (sets overlap_param_gather and overlap_grad_reduce; replaces the family's
   // overlap_grad_reduce, which describes its non-ZeRO-3 rows).

@@ -149,6 +149,26 @@ TEST_CASE("transformer costs: fp8 adds the cast and transpose of every linear la
   for (const OpCost& op : bf16.backward) CHECK(op.name != "fp8_cast_bwd");
 }
 
+TEST_CASE("transformer costs: eager elementwise kernels move what plain PyTorch's ops read and write") {
+  // Llama 3 8B (h 4096, f 14336, 32 heads, 8 k/v heads of 128), T = 4096 tokens, tp 1. Per token:
+  //   two RMSNorms of 36 B and two residual adds of 6 B per hidden unit: 84 x 4096 = 344064
+  //   RoPE on q and k, 20 B each: 20 x (4096 + 1024)                                = 102400
+  //   repeat_kv copies k and v to the query width: 2 x (1024 + 4096) x 2 B          =  20480
+  //   transpose(1, 2).contiguous() of the attention output: 4 x 4096                  =  16384
+  //   SwiGLU: silu 4 B and multiply 6 B per ffn unit: 10 x 14336                      = 143360
+  //   total 626688 B per token, in 2 x 8 + 2 + 2 x 3 + 2 + 1 + 2 = 29 kernels.
+  TrainingSpec eager{.seq_len = 4096, .micro_batch = 1};
+  eager.elementwise = ElementwiseKernels::eager;
+  const LayerCosts c = layer_costs(test::llama3_8b(), {}, eager);
+  const OpCost& fwd = find(c.forward, "norms_elementwise");
+  CHECK(fwd.bytes == doctest::Approx(626688.0 * 4096.0));
+  CHECK(fwd.kernels == 29);
+  CHECK(find(c.backward, "norms_elementwise_bwd").bytes == doctest::Approx(2.0 * 626688.0 * 4096.0));
+  // Fused kernels move far less: 22 B per hidden unit plus the SwiGLU's 3 x 14336 x 2 B.
+  const LayerCosts fused = layer_costs(test::llama3_8b(), {}, {.seq_len = 4096, .micro_batch = 1});
+  CHECK(find(fused.forward, "norms_elementwise").bytes == doctest::Approx((22.0 * 4096.0 + 6.0 * 14336.0) * 4096.0));
+}
+
 TEST_CASE("transformer costs: recompute lists hold the redone forward work, none of it model FLOPs") {
   const TransformerSpec model = test::llama3_8b();
   const auto with = [&](Recompute r) {
