@@ -84,7 +84,8 @@ int cmd_collective(std::span<const std::string> args, std::ostream& out) {
     throw CliError(fmt::format("collective: --nodes {}: the cluster has {} nodes of {} GPUs", nodes, cluster_nodes,
                                inputs.cluster.gpus_per_node));
   }
-  const NcclTestsRun run = predict_nccl_tests_run(*op, nodes, min_bytes, max_bytes, factor, inputs);
+  NcclTestsRun run = predict_nccl_tests_run(*op, nodes, min_bytes, max_bytes, factor, inputs);
+  run.constants = scenario.calibration_profile.empty() ? "built-in" : scenario.calibration_profile;
   if (scenario_args.json) {
     out << nccl_tests_json(run, scenario.name).dump(2) << '\n';
   } else {

@@ -100,10 +100,18 @@ NcclTestsRun predict_nccl_tests_run(models::CollectiveOp op, std::int64_t nodes,
 
 std::string nccl_tests_text(const NcclTestsRun& run, const std::string& scenario_name) {
   std::string text = fmt::format(
-      "# clustersim collective: {} predicted for {} ranks ({} node(s) x {} {}), scenario {}, {} fidelity\n"
+      "# clustersim collective: {} predicted for {} ranks ({} node(s) x {} {}), scenario {}, {} fidelity\n",
+      test_name(run.op), run.ranks, run.nodes, run.gpus_per_node, run.gpu, scenario_name, run.fidelity);
+  if (run.constants == "built-in") {
+    text += run.nodes > 1 ? "# constants: built-in alpha-beta lines (across nodes, sizes below about 1 GiB come out "
+                            "optimistic; --set calibration.profile=bundled prices them from measured curves)\n"
+                          : "# constants: built-in alpha-beta lines\n";
+  } else if (!run.constants.empty()) {
+    text += fmt::format("# constants: calibration profile {}\n", run.constants);
+  }
+  text += fmt::format(
       "# nThread 1 nGpus 1 minBytes {} maxBytes {} step: {}(factor) warmup iters: 0 iters: 0 agg iters: 1 "
       "validation: 0 graph: 0\n#\n# Using devices\n",
-      test_name(run.op), run.ranks, run.nodes, run.gpus_per_node, run.gpu, scenario_name, run.fidelity,
       run.rows.empty() ? 0 : run.rows.front().size_bytes, run.rows.empty() ? 0 : run.rows.back().size_bytes, run.factor);
   // One line per rank, as nccl-tests prints them: they tell a reader the rank layout.
   for (std::int64_t rank = 0; rank < run.ranks; ++rank) {
@@ -139,7 +147,8 @@ nlohmann::ordered_json nccl_tests_json(const NcclTestsRun& run, const std::strin
   }
   return {{"scenario", scenario_name},   {"op", test_name(run.op)},     {"gpu", run.gpu},
           {"nodes", run.nodes},          {"ranks", run.ranks},          {"gpus_per_node", run.gpus_per_node},
-          {"fidelity", run.fidelity},      {"rows", std::move(rows)},     {"avg_busbw_gbps", run.avg_busbw_gbps}};
+          {"fidelity", run.fidelity},      {"constants", run.constants},  {"rows", std::move(rows)},
+          {"avg_busbw_gbps", run.avg_busbw_gbps}};
 }
 
 }  // namespace clustersim::tools

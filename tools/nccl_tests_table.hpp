@@ -39,6 +39,7 @@ struct NcclTestsRun {
   std::int64_t gpus_per_node = 1;
   std::string gpu{};
   std::string fidelity{};  // "analytic" or "flow"
+  std::string constants{};  // "built-in", or the calibration profile's path (or "bundled")
   double factor = 2.0;
   std::vector<NcclTestsRow> rows{};
   double avg_busbw_gbps = 0.0;
