@@ -39,10 +39,14 @@ ensure_packages() {
     "${missing[@]}"
 }
 
-# configure_and_build <build dir> [cmake -D options...]: incremental after the first run.
+# configure_and_build <build dir> [cmake -D options...] [-- cmake --build options...]: incremental
+# after the first run.
 configure_and_build() {
-  local dir="$1"
+  local dir="$1" configure=() build=()
   shift
-  cmake -S "$CLUSTERSIM_ROOT" -B "$dir" -G Ninja "$@" >/dev/null
-  cmake --build "$dir" -j "$(nproc)"
+  while (($#)) && [[ $1 != -- ]]; do configure+=("$1"); shift; done
+  (($#)) && shift
+  build=("$@")
+  cmake -S "$CLUSTERSIM_ROOT" -B "$dir" -G Ninja "${configure[@]}" >/dev/null
+  cmake --build "$dir" -j "$(nproc)" "${build[@]}"
 }
