@@ -135,6 +135,7 @@ class Run {
   std::vector<char> dirty_;
   std::vector<ResourceId> dirty_list_;
   std::vector<Time> busy_since_;
+  std::vector<double> capacity_;  // by resource: read on every join, kept apart from the names
   std::vector<std::uint32_t> resource_stamp_;
   std::vector<std::uint32_t> local_index_;  // resource -> link index in the solver
 
@@ -176,6 +177,8 @@ void Run::initialise() {
   individual_.assign(r, 0);
   dirty_.assign(r, 0);
   busy_since_.assign(r, Time::zero());
+  capacity_.resize(r);
+  for (std::size_t i = 0; i < r; ++i) capacity_[i] = resources_[i].capacity_per_s;
   resource_stamp_.assign(r, 0);
   local_index_.assign(r, 0);
   timeline_.start.assign(n, Time::zero());
@@ -284,7 +287,7 @@ void Run::activate(Slot f) {
     if (active_[r].empty() && !individual_[r] && std::isinf(graph_.rate_cap_per_s(s.task))) {
       add_to_resource(f, 0, r);
       ++timeline_.sharing_solves;
-      run_alone(f, resources_[r].capacity_per_s / graph_.weight(s.task));
+      run_alone(f, capacity_[r] / graph_.weight(s.task));
       return;
     }
   }
@@ -350,7 +353,7 @@ void Run::finish(Slot f) {
 void Run::settle_group(ResourceId r) {
   SharingGroup& g = groups_[r];
   if (g.total_weight > 0.0)
-    g.virtual_now += resources_[r].capacity_per_s / g.total_weight * (now_ - g.last_update).seconds();
+    g.virtual_now += capacity_[r] / g.total_weight * (now_ - g.last_update).seconds();
   g.last_update = now_;
 }
 
@@ -360,7 +363,7 @@ void Run::schedule_group(ResourceId r) {
     events_.erase(r);
     return;
   }
-  const double rate = resources_[r].capacity_per_s / g.total_weight;
+  const double rate = capacity_[r] / g.total_weight;
   // Round up to a whole nanosecond so that the earliest member has finished when the event fires.
   events_.set(r, now_ + ceil_ns(std::max(0.0, g.members.front().virtual_finish - g.virtual_now) / rate * 1e9));
 }
@@ -408,7 +411,7 @@ void Run::dissolve_group(ResourceId r) {
   settle_group(r);
   individual_[r] = 1;
   events_.erase(r);
-  const double rate = g.total_weight > 0.0 ? resources_[r].capacity_per_s / g.total_weight : 0.0;
+  const double rate = g.total_weight > 0.0 ? capacity_[r] / g.total_weight : 0.0;
   for (const SharingGroup::Member& m : g.members) {
     Flight& s = flights_[m.slot];
     s.remaining = std::max(0.0, m.virtual_finish - g.virtual_now);
@@ -466,7 +469,7 @@ void Run::solve_component() {
     individual_[r] = 0;
     if (component_tasks_.size() == 1) {  // solo again
       const TaskSlot ts = component_tasks_[0];
-      set_rate(ts.slot, resources_[r].capacity_per_s / graph_.weight(ts.task));
+      set_rate(ts.slot, capacity_[r] / graph_.weight(ts.task));
       return;
     }
     groups_[r].last_update = now_;
@@ -483,7 +486,7 @@ void Run::solve_component() {
   // Solver order follows task ids so that the result does not depend on discovery order.
   std::sort(component_tasks_.begin(), component_tasks_.end());
   solver_.clear();
-  for (ResourceId res : component_resources_) local_index_[res] = solver_.add_link(resources_[res].capacity_per_s);
+  for (ResourceId res : component_resources_) local_index_[res] = solver_.add_link(capacity_[res]);
   for (const TaskSlot& ts : component_tasks_) {
     local_links_.clear();
     for (ResourceId res : resources_of(flights_[ts.slot])) local_links_.push_back(local_index_[res]);
