@@ -5,8 +5,8 @@
 #include <cmath>
 #include <string>
 
+#include "sim/indexed_heap.hpp"
 #include "sim/max_min.hpp"
-#include "sim/timer_queue.hpp"
 
 namespace clustersim::sim {
 
@@ -36,14 +36,6 @@ struct TaskSlot {
   Slot slot;
   bool operator<(const TaskSlot& o) const { return task < o.task; }
 };
-
-/// A non-negative duration in nanoseconds rounded up to a whole one: std::ceil without the libm
-/// call it compiles to on baseline x86-64, exact for every value below 2^63.
-Time ceil_ns(double ns) {
-  auto whole = static_cast<std::int64_t>(ns);
-  if (static_cast<double>(whole) < ns) ++whole;
-  return Time::from_ns(whole);
-}
 
 /// pending_ of a finished task; any other value counts unfinished predecessors.
 constexpr std::uint32_t finished_mark = ~std::uint32_t{0};
@@ -80,12 +72,10 @@ class Run {
 
  private:
   void initialise();
-  inline Slot new_flight(TaskId t);
-  inline void make_ready(TaskId t);
-  inline void activate(Slot f);
-  /// activate() for all but a pure delay and a task alone on an idle resource.
-  void join_resources(Slot f);
-  inline void finish(Slot f);
+  Slot new_flight(TaskId t);
+  void make_ready(TaskId t);
+  void activate(Slot f);
+  void finish(Slot f);
   void expire_group(ResourceId r);
   void join_group(ResourceId r, Slot f);
   void join_solo_to_group(ResourceId r);
@@ -95,14 +85,12 @@ class Run {
   bool groupable(const Flight& f) const {
     return f.resource_count == 1 && std::isinf(graph_.rate_cap_per_s(f.task));
   }
-  inline void add_to_resource(Slot f, std::uint32_t use, ResourceId r);
+  void add_to_resource(Slot f, std::uint32_t use, ResourceId r);
   void mark_dirty(ResourceId r);
   void resolve_dirty();
   void collect_component(ResourceId seed);
   void solve_component();
   void set_rate(Slot f, double rate);
-  /// set_rate for a flight that has just joined its resources: nothing to settle yet.
-  inline void run_alone(Slot f, double rate);
   /// The id of slot f's event in events_; ids below resource_count_ are sharing groups.
   std::uint32_t event_id(Slot f) const { return resource_count_ + f; }
   std::span<const ResourceId> resources_of(const Flight& f) const {
@@ -117,7 +105,7 @@ class Run {
   Time now_ = Time::zero();
   // Every pending event, one per id: resource r's sharing group reaching its earliest finish (id
   // r), or a task in flight finishing or ending its latency (event_id of its slot).
-  TimerQueue events_;
+  IndexedHeap<Time> events_;
 
   std::vector<Flight> flights_;     // by slot
   std::vector<Slot> free_slots_;
@@ -135,7 +123,6 @@ class Run {
   std::vector<char> dirty_;
   std::vector<ResourceId> dirty_list_;
   std::vector<Time> busy_since_;
-  std::vector<double> capacity_;  // by resource: read on every join, kept apart from the names
   std::vector<std::uint32_t> resource_stamp_;
   std::vector<std::uint32_t> local_index_;  // resource -> link index in the solver
 
@@ -158,7 +145,7 @@ void Run::initialise() {
   successor_begin_.assign(n + 1, 0);
   pending_.assign(n, 0);
   for (const auto& [before, after] : graph_.dependencies()) {
-    if (std::max(before, after) >= n)
+    if (before >= n || after >= n)
       throw GraphError("dependency " + std::to_string(before) + " -> " + std::to_string(after) +
                        " names a task that does not exist");
     ++successor_begin_[before + 1];
@@ -170,15 +157,13 @@ void Run::initialise() {
   for (const auto& [before, after] : graph_.dependencies()) successors_[successor_begin_[before]++] = after;
   for (std::size_t i = n; i > 0; --i) successor_begin_[i] = successor_begin_[i - 1];
   successor_begin_[0] = 0;
-  events_ = TimerQueue(r);
+  events_ = IndexedHeap<Time>(r);
   slot_.assign(graph_.resource_use_count(), 0);
   active_.assign(r, {});
   groups_.assign(r, {});
   individual_.assign(r, 0);
   dirty_.assign(r, 0);
   busy_since_.assign(r, Time::zero());
-  capacity_.resize(r);
-  for (std::size_t i = 0; i < r; ++i) capacity_[i] = resources_[i].capacity_per_s;
   resource_stamp_.assign(r, 0);
   local_index_.assign(r, 0);
   timeline_.start.assign(n, Time::zero());
@@ -196,18 +181,19 @@ Timeline Run::execute() {
   resolve_dirty();
 
   while (!events_.empty()) {
-    now_ = events_.advance();
+    now_ = events_.top_key();
     finishing_.clear();
     elapsed_.clear();
     do {
-      const std::uint32_t id = events_.pop_due();
+      const std::uint32_t id = events_.top_id();
+      events_.pop();
       if (id < resource_count_) {
         expire_group(id);
       } else {
         const Slot f = id - resource_count_;
         (flights_[f].in_latency ? elapsed_ : finishing_).push_back({flights_[f].task, f});
       }
-    } while (events_.has_due());
+    } while (!events_.empty() && events_.top_key() == now_);
     // Task-id order at equal times keeps runs byte-identical.
     if (finishing_.size() > 1) std::sort(finishing_.begin(), finishing_.end());
     if (elapsed_.size() > 1) std::sort(elapsed_.begin(), elapsed_.end());
@@ -238,10 +224,9 @@ Slot Run::new_flight(TaskId t) {
     f = free_slots_.back();
     free_slots_.pop_back();
   }
-  const std::uint64_t begin = graph_.resource_offset(t);
   flights_[f] = Flight{.remaining = graph_.work(t),
-                       .resource_begin = begin,
-                       .resource_count = static_cast<std::uint32_t>(graph_.resource_offset(t + 1) - begin),
+                       .resource_begin = graph_.resource_offset(t),
+                       .resource_count = static_cast<std::uint32_t>(graph_.resources(t).size()),
                        .task = t};
   return f;
 }
@@ -249,10 +234,9 @@ Slot Run::new_flight(TaskId t) {
 void Run::make_ready(TaskId t) {
   timeline_.start[t] = now_;
   const Slot f = new_flight(t);
-  const Time latency = graph_.latency(t);
-  if (latency > Time::zero()) {
+  if (graph_.latency(t) > Time::zero()) {
     flights_[f].in_latency = true;
-    events_.set(event_id(f), now_ + latency);
+    events_.set(event_id(f), now_ + graph_.latency(t));
   } else {
     activate(f);
   }
@@ -280,29 +264,21 @@ void Run::activate(Slot f) {
     return;
   }
   s.on_resources = true;
-  if (s.resource_count == 1) {
-    // Alone on an idle resource, a task without a rate cap runs solo at the full rate: the
-    // commonest case (a GPU's compute engine) costs one timer and no group bookkeeping.
-    const ResourceId r = all_uses_[s.resource_begin];
-    if (active_[r].empty() && !individual_[r] && std::isinf(graph_.rate_cap_per_s(s.task))) {
-      add_to_resource(f, 0, r);
-      ++timeline_.sharing_solves;
-      run_alone(f, capacity_[r] / graph_.weight(s.task));
-      return;
-    }
-  }
-  join_resources(f);
-}
-
-void Run::join_resources(Slot f) {
-  const Flight& s = flights_[f];
   if (s.resource_count == 0) {  // validated: a finite rate cap bounds it
-    run_alone(f, graph_.rate_cap_per_s(s.task));
+    set_rate(f, graph_.rate_cap_per_s(s.task));
     return;
   }
   if (groupable(s)) {
     const ResourceId r = all_uses_[s.resource_begin];
     if (!individual_[r]) {
+      // Alone on an idle resource, a task runs solo at the full rate: the commonest case
+      // (a GPU's compute engine) costs one heap entry and no group bookkeeping.
+      if (active_[r].empty()) {
+        add_to_resource(f, 0, r);
+        ++timeline_.sharing_solves;
+        set_rate(f, resources_[r].capacity_per_s / graph_.weight(s.task));
+        return;
+      }
       if (groups_[r].members.empty()) join_solo_to_group(r);
       add_to_resource(f, 0, r);
       join_group(r, f);
@@ -353,7 +329,7 @@ void Run::finish(Slot f) {
 void Run::settle_group(ResourceId r) {
   SharingGroup& g = groups_[r];
   if (g.total_weight > 0.0)
-    g.virtual_now += capacity_[r] / g.total_weight * (now_ - g.last_update).seconds();
+    g.virtual_now += resources_[r].capacity_per_s / g.total_weight * (now_ - g.last_update).seconds();
   g.last_update = now_;
 }
 
@@ -363,9 +339,10 @@ void Run::schedule_group(ResourceId r) {
     events_.erase(r);
     return;
   }
-  const double rate = capacity_[r] / g.total_weight;
+  const double rate = resources_[r].capacity_per_s / g.total_weight;
   // Round up to a whole nanosecond so that the earliest member has finished when the event fires.
-  events_.set(r, now_ + ceil_ns(std::max(0.0, g.members.front().virtual_finish - g.virtual_now) / rate * 1e9));
+  const double ns = std::ceil(std::max(0.0, g.members.front().virtual_finish - g.virtual_now) / rate * 1e9);
+  events_.set(r, now_ + Time::from_ns(static_cast<std::int64_t>(ns)));
 }
 
 void Run::join_group(ResourceId r, Slot f) {
@@ -411,7 +388,7 @@ void Run::dissolve_group(ResourceId r) {
   settle_group(r);
   individual_[r] = 1;
   events_.erase(r);
-  const double rate = g.total_weight > 0.0 ? capacity_[r] / g.total_weight : 0.0;
+  const double rate = g.total_weight > 0.0 ? resources_[r].capacity_per_s / g.total_weight : 0.0;
   for (const SharingGroup::Member& m : g.members) {
     Flight& s = flights_[m.slot];
     s.remaining = std::max(0.0, m.virtual_finish - g.virtual_now);
@@ -423,12 +400,6 @@ void Run::dissolve_group(ResourceId r) {
   mark_dirty(r);  // its former members now need individual rates
 }
 
-void Run::run_alone(Slot f, double rate) {
-  Flight& s = flights_[f];
-  s.rate = rate;
-  events_.set(event_id(f), now_ + ceil_ns(s.remaining / rate * 1e9));
-}
-
 void Run::set_rate(Slot f, double rate) {
   Flight& s = flights_[f];
   if (rate == s.rate && events_.contains(event_id(f))) return;  // finish time unchanged
@@ -436,7 +407,8 @@ void Run::set_rate(Slot f, double rate) {
   s.last_update = now_;
   s.rate = rate;
   // Round the finish up to a whole nanosecond so that no work is left undone.
-  events_.set(event_id(f), now_ + ceil_ns(s.remaining / rate * 1e9));
+  const double ns = std::ceil(s.remaining / rate * 1e9);
+  events_.set(event_id(f), now_ + Time::from_ns(static_cast<std::int64_t>(ns)));
 }
 
 void Run::collect_component(ResourceId seed) {
@@ -469,7 +441,7 @@ void Run::solve_component() {
     individual_[r] = 0;
     if (component_tasks_.size() == 1) {  // solo again
       const TaskSlot ts = component_tasks_[0];
-      set_rate(ts.slot, capacity_[r] / graph_.weight(ts.task));
+      set_rate(ts.slot, resources_[r].capacity_per_s / graph_.weight(ts.task));
       return;
     }
     groups_[r].last_update = now_;
@@ -486,7 +458,7 @@ void Run::solve_component() {
   // Solver order follows task ids so that the result does not depend on discovery order.
   std::sort(component_tasks_.begin(), component_tasks_.end());
   solver_.clear();
-  for (ResourceId res : component_resources_) local_index_[res] = solver_.add_link(capacity_[res]);
+  for (ResourceId res : component_resources_) local_index_[res] = solver_.add_link(resources_[res].capacity_per_s);
   for (const TaskSlot& ts : component_tasks_) {
     local_links_.clear();
     for (ResourceId res : resources_of(flights_[ts.slot])) local_links_.push_back(local_index_[res]);

@@ -1,0 +1,120 @@
+#pragma once
+/// A 4-ary min-heap of (key, id) with at most one entry per id, whose keys can be changed in place.
+/// The engine keeps every pending event here (a task finishing or ending its latency, a sharing
+/// group reaching its next finish): a rate change moves the entry instead of leaving a tombstone
+/// behind, so the heap never grows past the events pending. Entries with equal keys come out in an
+/// order fixed by the sequence of operations, so runs repeat exactly; the engine takes all events
+/// of one instant together and orders them itself. Four children per node halve the depth of a
+/// binary heap; the engine updates keys far more often than it pops.
+
+#include <cassert>
+#include <cstdint>
+#include <vector>
+
+namespace clustersim::sim {
+
+template <class Key>
+class IndexedHeap {
+ public:
+  explicit IndexedHeap(std::size_t ids = 0) : position_(ids, absent) {}
+
+  bool empty() const { return heap_.empty(); }
+  std::size_t size() const { return heap_.size(); }
+  bool contains(std::uint32_t id) const { return position_[id] != absent; }
+  /// Makes room for ids below `ids`.
+  void grow(std::size_t ids) {
+    if (ids > position_.size()) position_.resize(ids, absent);
+  }
+  const Key& top_key() const { return heap_.front().key; }
+  std::uint32_t top_id() const { return heap_.front().id; }
+
+  /// Inserts `id` or moves it to `key`.
+  void set(std::uint32_t id, Key key) {
+    if (position_[id] == absent) {
+      position_[id] = static_cast<std::uint32_t>(heap_.size());
+      heap_.push_back({key, id});
+      sift_up(position_[id]);
+      return;
+    }
+    const std::uint32_t at = position_[id];
+    const bool smaller = key < heap_[at].key;
+    heap_[at].key = key;
+    if (smaller)
+      sift_up(at);
+    else
+      sift_down(at);
+  }
+
+  void pop() {
+    assert(!heap_.empty());
+    position_[heap_.front().id] = absent;
+    const Entry last = heap_.back();
+    heap_.pop_back();
+    if (heap_.empty()) return;
+    heap_.front() = last;
+    sift_down(0);  // the last leaf moved to the root can only go down
+  }
+
+  /// Removes `id` if present.
+  void erase(std::uint32_t id) {
+    const std::uint32_t at = position_[id];
+    if (at == absent) return;
+    position_[id] = absent;
+    const Entry last = heap_.back();
+    heap_.pop_back();
+    if (at == heap_.size()) return;
+    heap_[at] = last;
+    position_[last.id] = at;
+    sift_up(at);
+    sift_down(position_[last.id]);
+  }
+
+ private:
+  static constexpr std::uint32_t absent = ~std::uint32_t{0};
+  static constexpr std::uint32_t arity = 4;
+  struct Entry {
+    Key key;
+    std::uint32_t id;
+  };
+
+  void place(std::uint32_t at, const Entry& e) {
+    heap_[at] = e;
+    position_[e.id] = at;
+  }
+  void sift_up(std::uint32_t at) {
+    const Entry e = heap_[at];
+    while (at > 0) {
+      const std::uint32_t parent = (at - 1) / arity;
+      if (!(e.key < heap_[parent].key)) break;
+      place(at, heap_[parent]);
+      at = parent;
+    }
+    place(at, e);
+  }
+  void sift_down(std::uint32_t at) {
+    const Entry e = heap_[at];
+    const auto n = static_cast<std::uint32_t>(heap_.size());
+    while (true) {
+      const std::uint32_t first = arity * at + 1;
+      if (first >= n) break;
+      std::uint32_t child = first;
+      if (first + arity <= n) {  // a full set of children: the common case, unrolled
+        if (heap_[first + 1].key < heap_[child].key) child = first + 1;
+        if (heap_[first + 2].key < heap_[child].key) child = first + 2;
+        if (heap_[first + 3].key < heap_[child].key) child = first + 3;
+      } else {
+        for (std::uint32_t c = first + 1; c < n; ++c)
+          if (heap_[c].key < heap_[child].key) child = c;
+      }
+      if (!(heap_[child].key < e.key)) break;
+      place(at, heap_[child]);
+      at = child;
+    }
+    place(at, e);
+  }
+
+  std::vector<Entry> heap_;
+  std::vector<std::uint32_t> position_;
+};
+
+}  // namespace clustersim::sim
