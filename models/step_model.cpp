@@ -197,14 +197,17 @@ StepPlan plan_step(const StepInputs& in) {
           const double scatter_s = time(CollectiveOp::reduce_scatter, param_bytes, groups.dp);
           // Without overlap (no prefetch, no separate communication stream) each pass waits for
           // its parameters, and the backward for its gradients' reduce-scatter.
-          (t.overlap_param_gather ? chunk.overlap_forward_s : chunk.blocking_dp_forward_s) += gather_s;
-          (t.overlap_param_gather ? chunk.overlap_backward_s : chunk.blocking_dp_backward_s) += gather_s;
-          (t.overlap_grad_reduce ? chunk.overlap_backward_s : chunk.blocking_dp_backward_s) += scatter_s;
           const Traffic gather = traffic(CollectiveOp::all_gather, param_bytes, groups.dp);
           const Traffic scatter = traffic(CollectiveOp::reduce_scatter, param_bytes, groups.dp);
-          (t.overlap_param_gather ? chunk.overlap_dp_forward_traffic : chunk.blocking_dp_forward_traffic) += gather;
-          (t.overlap_param_gather ? chunk.overlap_dp_backward_traffic : chunk.blocking_dp_backward_traffic) += gather;
-          (t.overlap_grad_reduce ? chunk.overlap_dp_backward_traffic : chunk.blocking_dp_backward_traffic) += scatter;
+          auto place = [&](bool forward, bool overlapped, double seconds, const Traffic& moved) {
+            (forward ? (overlapped ? chunk.overlap_forward_s : chunk.blocking_dp_forward_s)
+                     : (overlapped ? chunk.overlap_backward_s : chunk.blocking_dp_backward_s)) += seconds;
+            (forward ? (overlapped ? chunk.overlap_dp_forward_traffic : chunk.blocking_dp_forward_traffic)
+                     : (overlapped ? chunk.overlap_dp_backward_traffic : chunk.blocking_dp_backward_traffic)) += moved;
+          };
+          place(true, t.overlap_param_gather, gather_s, gather);
+          place(false, t.overlap_param_gather, gather_s, gather);
+          place(false, t.overlap_grad_reduce, scatter_s, scatter);
           break;
         }
       }

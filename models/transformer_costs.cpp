@@ -153,24 +153,8 @@ void add_attention_backward(OpList& ops, const Dims& d, AttentionKernel kernel) 
   ops.push_back(attention_gemm("attention_scores_dk", d, k, hd, q));  // dScores^T Q
 }
 
-/// Layer norms, two residual adds fused with dropout (Megatron-LM's bias-dropout-add) and the MLP
-/// activation, lumped into one memory-bound op. Norms and adds run on norm_tokens x h, the activation
-/// on tokens x f/tp. Vector FLOPs are a rough count (they do not set the time).
-OpCost elementwise_forward_eager(const Dims& d);
-
-OpCost elementwise_forward(const Dims& d) {
-  if (d.eager) return elementwise_forward_eager(d);
-  const double hidden_elems = d.norm_tokens * d.hidden;
-  const double act_in = d.tokens * d.ffn * (d.swiglu ? 2.0 : 1.0);
-  const double act_out = d.tokens * d.ffn;
-  // norm: read x, write y (2 x 2 B); residual add: read 2, write 1, 1-byte dropout mask (7 B).
-  const double bytes = hidden_elems * (2.0 * 4.0 + 2.0 * 7.0) + (act_in + act_out) * kActivationBytes;
-  const double flops = hidden_elems * (2.0 * 5.0 + 2.0 * 2.0) + act_out * 8.0;
-  return {.name = "norms_elementwise", .kind = OpKind::elementwise, .flops = flops,
-          .model_flops = 0.0, .bytes = bytes, .kernels = 5};
-}
-
-/// The same ops as plain PyTorch runs them without torch.compile, one kernel per op (torchtitan's
+/// The elementwise ops of elementwise_forward (below) as plain PyTorch runs them without
+/// torch.compile, one kernel per op (torchtitan's
 /// Llama: models/llama/model.py and models/norms.py), bytes read + written per element:
 /// - RMSNorm, twice, on norm_tokens x h: x.float() 2 + 4, pow(2) 4 + 4, mean 4, x * rsqrt 4 + 4,
 ///   type_as 4 + 2, * weight 2 + 2: 36 B (8 kernels with the eps add and the rsqrt);
@@ -181,7 +165,7 @@ OpCost elementwise_forward(const Dims& d) {
 ///   width and copied (reads 2 x kv, writes 2 x q per token, 2 B each);
 /// - the attention output's transpose(1, 2).contiguous(): 2 + 2 B on tokens x q;
 /// - SwiGLU as silu(w1 x) * w3 x: silu 2 + 2, multiply 4 + 2 on tokens x f/tp (GELU: 2 + 2).
-/// The fused list costs none of RoPE, the k/v copy or the transpose (Megatron-LM and TE fuse them
+/// The fused version costs none of RoPE, the k/v copy or the transpose (Megatron-LM and TE fuse them
 /// or lay out q, k, v so that no copy is needed).
 OpCost elementwise_forward_eager(const Dims& d) {
   const double hidden_elems = d.norm_tokens * d.hidden;
@@ -196,6 +180,21 @@ OpCost elementwise_forward_eager(const Dims& d) {
   const int kernels = 2 * 8 + 2 + 2 * 3 + (repeat_kv ? 2 : 0) + 1 + (d.swiglu ? 2 : 1);
   return {.name = "norms_elementwise", .kind = OpKind::elementwise, .flops = flops,
           .model_flops = 0.0, .bytes = bytes, .kernels = kernels};
+}
+
+/// Layer norms, two residual adds fused with dropout (Megatron-LM's bias-dropout-add) and the MLP
+/// activation, lumped into one memory-bound op. Norms and adds run on norm_tokens x h, the activation
+/// on tokens x f/tp. Vector FLOPs are a rough count (they do not set the time).
+OpCost elementwise_forward(const Dims& d) {
+  if (d.eager) return elementwise_forward_eager(d);
+  const double hidden_elems = d.norm_tokens * d.hidden;
+  const double act_in = d.tokens * d.ffn * (d.swiglu ? 2.0 : 1.0);
+  const double act_out = d.tokens * d.ffn;
+  // norm: read x, write y (2 x 2 B); residual add: read 2, write 1, 1-byte dropout mask (7 B).
+  const double bytes = hidden_elems * (2.0 * 4.0 + 2.0 * 7.0) + (act_in + act_out) * kActivationBytes;
+  const double flops = hidden_elems * (2.0 * 5.0 + 2.0 * 2.0) + act_out * 8.0;
+  return {.name = "norms_elementwise", .kind = OpKind::elementwise, .flops = flops,
+          .model_flops = 0.0, .bytes = bytes, .kernels = 5};
 }
 
 /// Each backward elementwise kernel reads the saved input and the incoming gradient and writes the
@@ -242,18 +241,16 @@ double fp8_cast_bytes(const Dims& d, double width, bool rows_sharded) {
   return d.norm_tokens * width * kCastBytes + d.tokens * width * kTransposeBytes;
 }
 
-OpCost fp8_cast_forward(const std::array<LayerGemm, 4>& gemms, const Dims& d) {
+/// A layer's casts: in the forward the GEMMs' inputs (k wide; rows sharded for the column-parallel
+/// qkv and mlp_up), in the backward their output gradients (n wide; rows sharded for the
+/// row-parallel out_proj and mlp_down).
+OpCost fp8_casts(const std::array<LayerGemm, 4>& gemms, const Dims& d, bool backward) {
   const auto& [qkv, out, up, down] = gemms;
-  const double bytes = fp8_cast_bytes(d, qkv.k, true) + fp8_cast_bytes(d, out.k, false) +
-                       fp8_cast_bytes(d, up.k, true) + fp8_cast_bytes(d, down.k, false);
-  return {.name = "fp8_cast", .kind = OpKind::elementwise, .bytes = bytes, .kernels = 4};
-}
-
-OpCost fp8_cast_backward(const std::array<LayerGemm, 4>& gemms, const Dims& d) {
-  const auto& [qkv, out, up, down] = gemms;
-  const double bytes = fp8_cast_bytes(d, qkv.n, false) + fp8_cast_bytes(d, out.n, true) +
-                       fp8_cast_bytes(d, up.n, false) + fp8_cast_bytes(d, down.n, true);
-  return {.name = "fp8_cast_bwd", .kind = OpKind::elementwise, .bytes = bytes, .kernels = 4};
+  const auto cast = [&](const LayerGemm& g, bool column_parallel) {
+    return fp8_cast_bytes(d, backward ? g.n : g.k, backward != column_parallel);
+  };
+  return {.name = backward ? "fp8_cast_bwd" : "fp8_cast", .kind = OpKind::elementwise,
+          .bytes = cast(qkv, true) + cast(out, false) + cast(up, true) + cast(down, false), .kernels = 4};
 }
 
 OpCost without_model_flops(OpCost op) {
@@ -272,7 +269,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
 
   const bool fp8 = training.precision == Precision::fp8;
   costs.forward.push_back(elementwise_forward(d));
-  if (fp8) costs.forward.push_back(fp8_cast_forward(gemms, d));
+  if (fp8) costs.forward.push_back(fp8_casts(gemms, d, false));
   costs.forward.push_back(gemm_forward(qkv.fwd, d, d.tokens, qkv.n, qkv.k));
   add_attention_forward(costs.forward, d, training.attention);
   costs.forward.push_back(gemm_forward(out.fwd, d, d.tokens, out.n, out.k));
@@ -280,7 +277,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   costs.forward.push_back(gemm_forward(down.fwd, d, d.tokens, down.n, down.k));
 
   costs.backward.push_back(elementwise_backward(d));
-  if (fp8) costs.backward.push_back(fp8_cast_backward(gemms, d));
+  if (fp8) costs.backward.push_back(fp8_casts(gemms, d, true));
   for (const LayerGemm* g : {&down, &up, &out}) {
     costs.backward.push_back(gemm_dgrad(g->dgrad, d, d.tokens, g->n, g->k));
     costs.backward.push_back(gemm_wgrad(g->wgrad, d, d.tokens, g->n, g->k));

@@ -292,7 +292,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   p.vp = n.vp.value_or(1);
   // A source that interleaves its pipeline without stating V ran at least V = 2: simulate the
   // smallest interleaving (vp = 1 would contradict the source), unless the layout rules out V = 2.
-  const bool unstated_interleaving = trim(row.vp).empty() && contains(lower(row.notes), "interleaved");
+  const std::string notes = lower(row.notes);
+  const bool unstated_interleaving = trim(row.vp).empty() && contains(notes, "interleaved");
   if (unstated_interleaving) p.vp = 2;
   if (auto dp = n.dp) {
     p.dp = *dp;
@@ -354,7 +355,6 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   t.schedule = p.vp > 1 ? models::Schedule::interleaved : models::Schedule::one_f_one_b;
   t.attention = family.attention.value;
   if (t.attention != models::AttentionKernel::flash) assumed.emplace_back(family.attention.reason);
-  const std::string notes = lower(row.notes);
   const bool compiled = contains(notes, "compile") && !contains(notes, "no compile");
   t.elementwise = compiled ? models::ElementwiseKernels::fused : family.elementwise.value;
   if (t.elementwise != models::ElementwiseKernels::fused) assumed.emplace_back(family.elementwise.reason);

@@ -103,8 +103,9 @@ std::string nccl_tests_text(const NcclTestsRun& run, const std::string& scenario
       "# clustersim collective: {} predicted for {} ranks ({} node(s) x {} {}), scenario {}, {} fidelity\n",
       test_name(run.op), run.ranks, run.nodes, run.gpus_per_node, run.gpu, scenario_name, run.fidelity);
   if (run.constants == "built-in") {
-    text += run.nodes > 1 ? "# constants: built-in alpha-beta lines (across nodes, sizes below about 1 GiB come out "
-                            "optimistic; --set calibration.profile=bundled prices them from measured curves)\n"
+    text += run.nodes > 1 ? "# constants: built-in alpha-beta lines (across nodes checked against measurements only "
+                            "from 1 GiB, optimistic below; --set calibration.profile=bundled prices from measured "
+                            "curves)\n"
                           : "# constants: built-in alpha-beta lines\n";
   } else if (!run.constants.empty()) {
     text += fmt::format("# constants: calibration profile {}\n", run.constants);

@@ -59,7 +59,6 @@ TEST_CASE("compute time: a large, tile-aligned GEMM runs at the MAMF rate") {
                           1351.4 / (2304.0 / 2376.0 * 12288.0 / 12544.0)) /
                          5.0 / 1979.0;
   CHECK(p.gemm_max_efficiency_fp8.value == doctest::Approx(plateau).epsilon(1e-12));
-  CHECK(plateau == doctest::Approx(0.7019).epsilon(1e-3));
   CHECK(gemm_efficiency(p, Precision::fp8, m, n, k) == doctest::Approx(plateau * 65536.0 / 65792.0).epsilon(1e-9));
   // And the rows are reproduced within 5 % (4096^3 is the farthest, +4.2 %): the fit carries the shapes.
   CHECK(gemm_efficiency(p, Precision::fp8, 4096, 4096, 4096) * 1979.0 == doctest::Approx(1216.9).epsilon(0.05));
@@ -76,7 +75,8 @@ TEST_CASE("compute time: A100's e_max is the cuBLASLt plateau, under MAMF's luck
                          4.0 / 312.0;
   const ComputeProfile p = default_compute_profile("a100-80gb");
   CHECK(p.gemm_max_efficiency_bf16.value == doctest::Approx(plateau).epsilon(1e-12));
-  CHECK(plateau < 271.2 / 312.0);  // MAMF, best of a shape sweep
+  // Below MAMF's best of a shape sweep, 271.2 TF/s, which the profile used before.
+  CHECK(p.gemm_max_efficiency_bf16.value < 271.2 / 312.0);
 }
 
 TEST_CASE("compute time: a tiny GEMM is far slower than its FLOPs at peak suggest") {
