@@ -14,18 +14,30 @@ namespace {
 
 /// What the event loop keeps for a task from the moment it is ready until it finishes. Only tasks
 /// in flight hold one, in slots that finished tasks hand on, so the engine's memory per task of the
-/// graph stays a few words (successors, pending count, timeline) however large the graph.
-/// Weight and rate cap stay in the graph: only shared resources read them.
+/// graph stays a TaskState and its successors however large the graph. Weight and rate cap stay in
+/// the graph, read only for tasks that are not `plain`.
 struct Flight {
   double remaining = 0.0;  // work left as of last_update (while solved individually)
   double rate = 0.0;       // progress per second of each of the task's flows
   Time last_update = Time::zero();
-  std::uint64_t resource_begin = 0;  // into the graph's flat list of resource uses
+  std::uint32_t resource_begin = 0;  // into the graph's flat list of resource uses
   std::uint32_t resource_count = 0;
+  ResourceId first_resource = 0;     // its first resource, copied from the graph's record
+  std::uint32_t first_slot = 0;      // its position in active_[first_resource]
   TaskId task = 0;
   std::uint32_t stamp = 0;       // last component collection that visited it
+  bool plain = false;            // weight 1, no rate cap
   bool in_latency = false;       // its pending event is the end of its latency, not its finish
   bool on_resources = false;     // it has joined its resources (it has work to do on them)
+};
+
+/// What the event loop keeps for every task of the graph, in one record: the predecessor count a
+/// finishing predecessor decrements is on the same cache line as the times the task itself writes.
+struct TaskState {
+  Time start = Time::zero();
+  Time finish = Time::zero();
+  std::uint32_t pending = 0;          // unfinished predecessors, or finished_mark
+  std::uint32_t successor_begin = 0;  // into successors_; the list ends where task + 1's begins
 };
 
 using Slot = std::uint32_t;
@@ -37,7 +49,7 @@ struct TaskSlot {
   bool operator<(const TaskSlot& o) const { return task < o.task; }
 };
 
-/// pending_ of a finished task; any other value counts unfinished predecessors.
+/// TaskState::pending of a finished task; any other value counts unfinished predecessors.
 constexpr std::uint32_t finished_mark = ~std::uint32_t{0};
 
 /// A resource shared only by tasks that use nothing else and have no rate cap is a processor-
@@ -83,7 +95,7 @@ class Run {
   void settle_group(ResourceId r);
   void schedule_group(ResourceId r);
   bool groupable(const Flight& f) const {
-    return f.resource_count == 1 && std::isinf(graph_.rate_cap_per_s(f.task));
+    return f.resource_count == 1 && (f.plain || std::isinf(graph_.rate_cap_per_s(f.task)));
   }
   void add_to_resource(Slot f, std::uint32_t use, ResourceId r);
   void mark_dirty(ResourceId r);
@@ -91,6 +103,13 @@ class Run {
   void collect_component(ResourceId seed);
   void solve_component();
   void set_rate(Slot f, double rate);
+  double weight(const Flight& f) const { return f.plain ? 1.0 : graph_.weight(f.task); }
+  /// The i-th resource of a flight and its position in that resource's active list. The first is
+  /// kept in the flight, so a single-resource task never reads the graph's list of uses.
+  ResourceId resource_in(const Flight& f, std::uint32_t i) const {
+    return i == 0 ? f.first_resource : all_uses_[f.resource_begin + i];
+  }
+  std::uint32_t& slot_in(Flight& f, std::uint32_t i) { return i == 0 ? f.first_slot : slot_[f.resource_begin + i]; }
   /// The id of slot f's event in events_; ids below resource_count_ are sharing groups.
   std::uint32_t event_id(Slot f) const { return resource_count_ + f; }
   std::span<const ResourceId> resources_of(const Flight& f) const {
@@ -109,13 +128,12 @@ class Run {
 
   std::vector<Flight> flights_;     // by slot
   std::vector<Slot> free_slots_;
-  std::vector<std::uint32_t> pending_;  // by task: unfinished predecessors (apart: touched by edges)
-  std::vector<std::uint32_t> successor_begin_;
+  std::vector<TaskState> states_;  // by task, and one past the last to end its successor list
   std::vector<TaskId> successors_;
   std::vector<TaskId> released_;  // successors whose last predecessor finished in this event
   std::vector<TaskSlot> finishing_;  // tasks finishing at the current event
   std::vector<TaskSlot> elapsed_;    // tasks whose latency ends at the current event
-  std::vector<std::uint32_t> slot_;  // by resource use: the task's position in active_[resource]
+  std::vector<std::uint32_t> slot_;  // by resource use after a task's first: its position in active_[resource]
 
   std::vector<std::vector<Slot>> active_;  // by resource: tasks on it now, either mode
   std::vector<SharingGroup> groups_;       // by resource
@@ -139,24 +157,23 @@ class Run {
 void Run::initialise() {
   const std::size_t n = graph_.size();
   const std::size_t r = resources_.size();
-  all_uses_ = n == 0 ? nullptr : graph_.resources(0).data();
+  all_uses_ = graph_.resource_uses();
   if (graph_.dependency_count() >= finished_mark)
     throw GraphError(std::to_string(graph_.dependency_count()) + " dependencies: at most 2^32 - 1 are supported");
-  successor_begin_.assign(n + 1, 0);
-  pending_.assign(n, 0);
+  states_.assign(n + 1, TaskState{});
   for (const auto& [before, after] : graph_.dependencies()) {
     if (before >= n || after >= n)
       throw GraphError("dependency " + std::to_string(before) + " -> " + std::to_string(after) +
                        " names a task that does not exist");
-    ++successor_begin_[before + 1];
-    ++pending_[after];
+    ++states_[before + 1].successor_begin;
+    ++states_[after].pending;
   }
-  for (std::size_t i = 0; i < n; ++i) successor_begin_[i + 1] += successor_begin_[i];
+  for (std::size_t i = 0; i < n; ++i) states_[i + 1].successor_begin += states_[i].successor_begin;
   // Fill each list using its start as the cursor (it ends at the next list's start), then shift.
   successors_.resize(graph_.dependency_count());
-  for (const auto& [before, after] : graph_.dependencies()) successors_[successor_begin_[before]++] = after;
-  for (std::size_t i = n; i > 0; --i) successor_begin_[i] = successor_begin_[i - 1];
-  successor_begin_[0] = 0;
+  for (const auto& [before, after] : graph_.dependencies()) successors_[states_[before].successor_begin++] = after;
+  for (std::size_t i = n; i > 0; --i) states_[i].successor_begin = states_[i - 1].successor_begin;
+  states_[0].successor_begin = 0;
   events_ = IndexedHeap<Time>(r);
   slot_.assign(graph_.resource_use_count(), 0);
   active_.assign(r, {});
@@ -166,8 +183,6 @@ void Run::initialise() {
   busy_since_.assign(r, Time::zero());
   resource_stamp_.assign(r, 0);
   local_index_.assign(r, 0);
-  timeline_.start.assign(n, Time::zero());
-  timeline_.finish.assign(n, Time::zero());
   timeline_.busy_s.assign(r, 0.0);
   timeline_.units_served.assign(r, 0.0);
 }
@@ -177,7 +192,7 @@ Timeline Run::execute() {
   initialise();
   const std::size_t n = graph_.size();
   for (TaskId t = 0; t < n; ++t)
-    if (pending_[t] == 0) make_ready(t);
+    if (states_[t].pending == 0) make_ready(t);
   resolve_dirty();
 
   while (!events_.empty()) {
@@ -207,6 +222,13 @@ Timeline Run::execute() {
 
   if (finished_count_ != n) report_unfinished();
   timeline_.makespan = now_;
+  timeline_.start.resize(n);
+  timeline_.finish.resize(n);
+  for (TaskId t = 0; t < n; ++t) {
+    timeline_.start[t] = states_[t].start;
+    timeline_.finish[t] = states_[t].finish;
+  }
+  states_ = {};
   for (TaskId t = 0; t < n; ++t) {
     const double units = graph_.work(t) * graph_.weight(t);
     for (ResourceId res : graph_.resources(t)) timeline_.units_served[res] += units;
@@ -224,19 +246,23 @@ Slot Run::new_flight(TaskId t) {
     f = free_slots_.back();
     free_slots_.pop_back();
   }
-  flights_[f] = Flight{.remaining = graph_.work(t),
-                       .resource_begin = graph_.resource_offset(t),
-                       .resource_count = static_cast<std::uint32_t>(graph_.resources(t).size()),
-                       .task = t};
+  const TaskGraph::Core& c = graph_.core(t);
+  flights_[f] = Flight{.remaining = c.work,
+                       .resource_begin = c.resource_begin,
+                       .resource_count = c.resource_count,
+                       .first_resource = c.first_resource,
+                       .task = t,
+                       .plain = c.plain != 0};
   return f;
 }
 
 void Run::make_ready(TaskId t) {
-  timeline_.start[t] = now_;
+  states_[t].start = now_;
   const Slot f = new_flight(t);
-  if (graph_.latency(t) > Time::zero()) {
+  const Time latency = graph_.latency(t);
+  if (latency > Time::zero()) {
     flights_[f].in_latency = true;
-    events_.set(event_id(f), now_ + graph_.latency(t));
+    events_.set(event_id(f), now_ + latency);
   } else {
     activate(f);
   }
@@ -251,7 +277,7 @@ void Run::mark_dirty(ResourceId r) {
 
 void Run::add_to_resource(Slot f, std::uint32_t use, ResourceId r) {
   if (active_[r].empty()) busy_since_[r] = now_;
-  slot_[flights_[f].resource_begin + use] = static_cast<std::uint32_t>(active_[r].size());
+  slot_in(flights_[f], use) = static_cast<std::uint32_t>(active_[r].size());
   active_[r].push_back(f);
 }
 
@@ -269,14 +295,14 @@ void Run::activate(Slot f) {
     return;
   }
   if (groupable(s)) {
-    const ResourceId r = all_uses_[s.resource_begin];
+    const ResourceId r = s.first_resource;
     if (!individual_[r]) {
       // Alone on an idle resource, a task runs solo at the full rate: the commonest case
       // (a GPU's compute engine) costs one heap entry and no group bookkeeping.
       if (active_[r].empty()) {
         add_to_resource(f, 0, r);
         ++timeline_.sharing_solves;
-        set_rate(f, resources_[r].capacity_per_s / graph_.weight(s.task));
+        set_rate(f, resources_[r].capacity_per_s / weight(s));
         return;
       }
       if (groups_[r].members.empty()) join_solo_to_group(r);
@@ -286,7 +312,7 @@ void Run::activate(Slot f) {
     }
   }
   for (std::uint32_t i = 0; i < s.resource_count; ++i) {
-    const ResourceId r = all_uses_[s.resource_begin + i];
+    const ResourceId r = resource_in(s, i);
     if (!individual_[r]) dissolve_group(r);
     add_to_resource(f, i, r);
     mark_dirty(r);
@@ -294,24 +320,25 @@ void Run::activate(Slot f) {
 }
 
 void Run::finish(Slot f) {
-  const Flight& s = flights_[f];
+  Flight& s = flights_[f];
   const TaskId t = s.task;
-  pending_[t] = finished_mark;
+  TaskState& state = states_[t];
+  state.pending = finished_mark;
+  state.finish = now_;
   ++finished_count_;
-  timeline_.finish[t] = now_;
   if (s.on_resources) {
     for (std::uint32_t i = 0; i < s.resource_count; ++i) {
-      const ResourceId r = all_uses_[s.resource_begin + i];
+      const ResourceId r = resource_in(s, i);
       auto& list = active_[r];
       // Swap-remove, then tell the moved task where it now sits for this resource.
-      const std::uint32_t pos = slot_[s.resource_begin + i];
+      const std::uint32_t pos = slot_in(s, i);
       const Slot moved = list.back();
       list[pos] = moved;
       list.pop_back();
       if (moved != f) {
-        const Flight& m = flights_[moved];
+        Flight& m = flights_[moved];
         for (std::uint32_t j = 0; j < m.resource_count; ++j)
-          if (all_uses_[m.resource_begin + j] == r) slot_[m.resource_begin + j] = pos;
+          if (resource_in(m, j) == r) slot_in(m, j) = pos;
       }
       if (list.empty()) {
         timeline_.busy_s[r] += (now_ - busy_since_[r]).seconds();
@@ -321,8 +348,8 @@ void Run::finish(Slot f) {
       }
     }
   }
-  for (std::uint32_t i = successor_begin_[t]; i < successor_begin_[t + 1]; ++i)
-    if (--pending_[successors_[i]] == 0) released_.push_back(successors_[i]);
+  for (std::uint32_t i = state.successor_begin; i < states_[t + 1].successor_begin; ++i)
+    if (--states_[successors_[i]].pending == 0) released_.push_back(successors_[i]);
   free_slots_.push_back(f);
 }
 
@@ -351,7 +378,7 @@ void Run::join_group(ResourceId r, Slot f) {
   settle_group(r);
   g.members.push_back({g.virtual_now + s.remaining, s.task, f});
   std::push_heap(g.members.begin(), g.members.end(), std::greater<>{});
-  g.total_weight += graph_.weight(s.task);
+  g.total_weight += weight(s);
   ++timeline_.sharing_solves;
   schedule_group(r);
 }
@@ -375,7 +402,7 @@ void Run::expire_group(ResourceId r) {
     std::pop_heap(g.members.begin(), g.members.end(), std::greater<>{});
     const SharingGroup::Member m = g.members.back();
     g.members.pop_back();
-    g.total_weight -= graph_.weight(m.task);
+    g.total_weight -= weight(flights_[m.slot]);
     finishing_.push_back({m.task, m.slot});
   }
   if (g.members.empty()) g.total_weight = 0.0;  // no drift carried into the next busy period
@@ -441,7 +468,7 @@ void Run::solve_component() {
     individual_[r] = 0;
     if (component_tasks_.size() == 1) {  // solo again
       const TaskSlot ts = component_tasks_[0];
-      set_rate(ts.slot, resources_[r].capacity_per_s / graph_.weight(ts.task));
+      set_rate(ts.slot, resources_[r].capacity_per_s / weight(flights_[ts.slot]));
       return;
     }
     groups_[r].last_update = now_;
@@ -493,13 +520,14 @@ void Run::report_unfinished() const {
                         " tasks never finished:";
   int listed = 0;
   for (TaskId t = 0; t < graph_.size() && listed < 8; ++t) {
-    if (pending_[t] == finished_mark) continue;
+    const TaskState& state = states_[t];
+    if (state.pending == finished_mark) continue;
     ++listed;
     message += " task " + std::to_string(t);
-    if (pending_[t] > 0)
-      message += " (waits for " + std::to_string(pending_[t]) + " unfinished predecessors)";
+    if (state.pending > 0)
+      message += " (waits for " + std::to_string(state.pending) + " unfinished predecessors)";
     else
-      message += " (ready at " + std::to_string(timeline_.start[t].seconds()) + " s, never finished its work)";
+      message += " (ready at " + std::to_string(state.start.seconds()) + " s, never finished its work)";
     message += ';';
   }
   throw SimulationError(message);

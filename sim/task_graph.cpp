@@ -1,20 +1,28 @@
 #include "sim/task_graph.hpp"
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace clustersim::sim {
 
 TaskId TaskGraph::add_task(const TaskSpec& spec, std::span<const ResourceId> resources,
                            std::span<const TaskId> predecessors) {
-  const auto id = static_cast<TaskId>(work_.size());
-  work_.push_back(spec.work);
-  latency_.push_back(spec.latency);
+  if (core_.size() >= std::numeric_limits<TaskId>::max())
+    throw GraphError("a graph holds at most 2^32 - 1 tasks");
+  if (resource_ids_.size() + resources.size() > std::numeric_limits<std::uint32_t>::max())
+    throw GraphError("a graph holds at most 2^32 - 1 (task, resource) uses");
+  const auto id = static_cast<TaskId>(core_.size());
+  core_.push_back({.work = spec.work,
+                   .latency = spec.latency,
+                   .resource_begin = static_cast<std::uint32_t>(resource_ids_.size()),
+                   .resource_count = static_cast<std::uint32_t>(resources.size()),
+                   .first_resource = resources.empty() ? ResourceId{0} : resources.front(),
+                   .plain = spec.weight == 1.0 && std::isinf(spec.rate_cap_per_s)});
   rate_cap_.push_back(spec.rate_cap_per_s);
   weight_.push_back(spec.weight);
   label_.push_back(spec.label);
   resource_ids_.insert(resource_ids_.end(), resources.begin(), resources.end());
-  resource_begin_.push_back(resource_ids_.size());
   for (TaskId before : predecessors) dependencies_.emplace_back(before, id);
   return id;
 }
@@ -22,12 +30,10 @@ TaskId TaskGraph::add_task(const TaskSpec& spec, std::span<const ResourceId> res
 void TaskGraph::add_dependency(TaskId before, TaskId after) { dependencies_.emplace_back(before, after); }
 
 void TaskGraph::reserve(std::size_t tasks, std::size_t resource_uses, std::size_t dependencies) {
-  work_.reserve(tasks);
-  latency_.reserve(tasks);
+  core_.reserve(tasks);
   rate_cap_.reserve(tasks);
   weight_.reserve(tasks);
   label_.reserve(tasks);
-  resource_begin_.reserve(tasks + 1);
   resource_ids_.reserve(resource_uses);
   dependencies_.reserve(dependencies);
 }
@@ -41,9 +47,10 @@ std::string describe(TaskId t) { return "task " + std::to_string(t); }
 void TaskGraph::validate_tasks(std::size_t resource_count) const {
   const std::size_t n = size();
   for (TaskId t = 0; t < n; ++t) {
-    if (!(work_[t] >= 0.0) || !std::isfinite(work_[t]))
+    const Core& c = core_[t];
+    if (!(c.work >= 0.0) || !std::isfinite(c.work))
       throw GraphError(describe(t) + ": work must be finite and >= 0");
-    if (latency_[t] < Time::zero()) throw GraphError(describe(t) + ": latency must be >= 0");
+    if (c.latency < Time::zero()) throw GraphError(describe(t) + ": latency must be >= 0");
     if (!(weight_[t] > 0.0) || !std::isfinite(weight_[t]))
       throw GraphError(describe(t) + ": weight must be finite and > 0");
     if (!(rate_cap_[t] > 0.0)) throw GraphError(describe(t) + ": rate cap must be > 0");
@@ -51,7 +58,7 @@ void TaskGraph::validate_tasks(std::size_t resource_count) const {
       if (r >= resource_count)
         throw GraphError(describe(t) + ": names resource " + std::to_string(r) + " but only " +
                          std::to_string(resource_count) + " exist");
-    if (work_[t] > 0.0 && resources(t).empty() && std::isinf(rate_cap_[t]))
+    if (c.work > 0.0 && resources(t).empty() && std::isinf(rate_cap_[t]))
       throw GraphError(describe(t) + ": has work but neither resources nor a rate cap");
   }
 }

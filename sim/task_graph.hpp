@@ -2,7 +2,9 @@
 /// The DAG one simulation runs: tasks that do an amount of work over shared resources.
 /// A compute kernel (GPU-seconds over a GPU's compute engine), a transfer (bytes over the links of
 /// a route) and a pure delay (latency only, no resources) are all the same Task type.
-/// Storage is struct-of-arrays so that graphs of tens of millions of tasks stay compact.
+/// What the engine reads for every task sits in one 32-byte record (one cache-line access when the
+/// engine reaches a task far from the last one it touched); the rest, read rarely or only by
+/// reports, sits in arrays of its own. Graphs of tens of millions of tasks stay compact.
 
 #include <cstdint>
 #include <limits>
@@ -57,20 +59,31 @@ class TaskGraph {
   void add_dependency(TaskId before, TaskId after);
   void reserve(std::size_t tasks, std::size_t resource_uses, std::size_t dependencies);
 
-  std::size_t size() const { return work_.size(); }
+  std::size_t size() const { return core_.size(); }
   std::size_t dependency_count() const { return dependencies_.size(); }
 
-  double work(TaskId t) const { return work_[t]; }
-  Time latency(TaskId t) const { return latency_[t]; }
+  /// The engine's view of a task: everything an event touches, in one record.
+  struct Core {
+    double work;
+    Time latency;
+    std::uint32_t resource_begin;  // position of its first resource in the flat list of uses
+    std::uint32_t resource_count;
+    ResourceId first_resource;     // resources(t)[0] when it has one, read without the list
+    std::uint32_t plain;           // weight 1 and no rate cap: the engine needs neither
+  };
+
+  const Core& core(TaskId t) const { return core_[t]; }
+  double work(TaskId t) const { return core_[t].work; }
+  Time latency(TaskId t) const { return core_[t].latency; }
   double rate_cap_per_s(TaskId t) const { return rate_cap_[t]; }
   double weight(TaskId t) const { return weight_[t]; }
   const TaskLabel& label(TaskId t) const { return label_[t]; }
   std::span<const ResourceId> resources(TaskId t) const {
-    return {resource_ids_.data() + resource_begin_[t], resource_ids_.data() + resource_begin_[t + 1]};
+    return {resource_ids_.data() + core_[t].resource_begin, core_[t].resource_count};
   }
-  /// Position of task t's first resource in the flat list of all (task, resource) uses.
-  std::uint64_t resource_offset(TaskId t) const { return resource_begin_[t]; }
   std::size_t resource_use_count() const { return resource_ids_.size(); }
+  /// The flat list of every task's resources; task t's start at core(t).resource_begin.
+  const ResourceId* resource_uses() const { return resource_ids_.data(); }
   /// (before, after) pairs in insertion order.
   std::span<const std::pair<TaskId, TaskId>> dependencies() const { return dependencies_; }
 
@@ -81,12 +94,10 @@ class TaskGraph {
   void validate_tasks(std::size_t resource_count) const;
 
  private:
-  std::vector<double> work_;
-  std::vector<Time> latency_;
+  std::vector<Core> core_;
   std::vector<double> rate_cap_;
   std::vector<double> weight_;
   std::vector<TaskLabel> label_;
-  std::vector<std::uint64_t> resource_begin_{0};
   std::vector<ResourceId> resource_ids_;
   std::vector<std::pair<TaskId, TaskId>> dependencies_;
 };
