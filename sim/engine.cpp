@@ -165,15 +165,21 @@ void Run::initialise() {
     if (before >= n || after >= n)
       throw GraphError("dependency " + std::to_string(before) + " -> " + std::to_string(after) +
                        " names a task that does not exist");
-    ++states_[before + 1].successor_begin;
+    ++states_[before].successor_begin;  // for now, its successor count
     ++states_[after].pending;
   }
-  for (std::size_t i = 0; i < n; ++i) states_[i + 1].successor_begin += states_[i].successor_begin;
-  // Fill each list using its start as the cursor (it ends at the next list's start), then shift.
+  // Running sums turn the counts into the ends of the lists. Filling every list backwards from its
+  // end, over the dependencies in reverse, keeps insertion order and leaves each on its start.
+  std::uint32_t end = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    end += states_[i].successor_begin;
+    states_[i].successor_begin = end;
+  }
+  states_[n].successor_begin = end;
   successors_.resize(graph_.dependency_count());
-  for (const auto& [before, after] : graph_.dependencies()) successors_[states_[before].successor_begin++] = after;
-  for (std::size_t i = n; i > 0; --i) states_[i].successor_begin = states_[i - 1].successor_begin;
-  states_[0].successor_begin = 0;
+  const auto dependencies = graph_.dependencies();
+  for (auto d = dependencies.rbegin(); d != dependencies.rend(); ++d)
+    successors_[--states_[d->first].successor_begin] = d->second;
   events_ = IndexedHeap<Time>(r);
   slot_.assign(graph_.resource_use_count(), 0);
   active_.assign(r, {});
@@ -201,13 +207,13 @@ Timeline Run::execute() {
     elapsed_.clear();
     do {
       const std::uint32_t id = events_.top_id();
-      events_.pop();
       if (id < resource_count_) {
-        expire_group(id);
-      } else {
-        const Slot f = id - resource_count_;
-        (flights_[f].in_latency ? elapsed_ : finishing_).push_back({flights_[f].task, f});
+        expire_group(id);  // moves the group's entry to its next finish in place, or removes it
+        continue;
       }
+      events_.pop();
+      const Slot f = id - resource_count_;
+      (flights_[f].in_latency ? elapsed_ : finishing_).push_back({flights_[f].task, f});
     } while (!events_.empty() && events_.top_key() == now_);
     // Task-id order at equal times keeps runs byte-identical.
     if (finishing_.size() > 1) std::sort(finishing_.begin(), finishing_.end());
@@ -229,10 +235,6 @@ Timeline Run::execute() {
     timeline_.finish[t] = states_[t].finish;
   }
   states_ = {};
-  for (TaskId t = 0; t < n; ++t) {
-    const double units = graph_.work(t) * graph_.weight(t);
-    for (ResourceId res : graph_.resources(t)) timeline_.units_served[res] += units;
-  }
   return std::move(timeline_);
 }
 
@@ -257,7 +259,11 @@ Slot Run::new_flight(TaskId t) {
 }
 
 void Run::make_ready(TaskId t) {
-  states_[t].start = now_;
+  TaskState& state = states_[t];
+  state.start = now_;
+  // Its successor list is read when it finishes, usually many events from now: fetch it early so
+  // that the finish does not wait on memory.
+  __builtin_prefetch(successors_.data() + state.successor_begin);
   const Slot f = new_flight(t);
   const Time latency = graph_.latency(t);
   if (latency > Time::zero()) {
@@ -290,6 +296,9 @@ void Run::activate(Slot f) {
     return;
   }
   s.on_resources = true;
+  // Every unit of its work will be served by each of its resources, for each flow it stands for.
+  const double units = s.remaining * weight(s);
+  for (std::uint32_t i = 0; i < s.resource_count; ++i) timeline_.units_served[resource_in(s, i)] += units;
   if (s.resource_count == 0) {  // validated: a finite rate cap bounds it
     set_rate(f, graph_.rate_cap_per_s(s.task));
     return;
@@ -349,7 +358,10 @@ void Run::finish(Slot f) {
     }
   }
   for (std::uint32_t i = state.successor_begin; i < states_[t + 1].successor_begin; ++i)
-    if (--states_[successors_[i]].pending == 0) released_.push_back(successors_[i]);
+    if (--states_[successors_[i]].pending == 0) {
+      released_.push_back(successors_[i]);
+      __builtin_prefetch(&graph_.core(successors_[i]));  // make_ready reads it shortly
+    }
   free_slots_.push_back(f);
 }
 

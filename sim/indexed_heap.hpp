@@ -51,8 +51,18 @@ class IndexedHeap {
     const Entry last = heap_.back();
     heap_.pop_back();
     if (heap_.empty()) return;
-    heap_.front() = last;
-    sift_down(0);  // the last leaf moved to the root can only go down
+    // Floyd's variant: walk the hole at the root down to a leaf along the smallest children, then
+    // let the former last leaf rise from there. That leaf usually belongs near the bottom, so this
+    // saves comparing it at every level on the way down.
+    std::uint32_t hole = 0;
+    while (true) {
+      const std::uint32_t child = smallest_child(hole);
+      if (child == absent) break;
+      place(hole, heap_[child]);
+      hole = child;
+    }
+    heap_[hole] = last;
+    sift_up(hole);
   }
 
   /// Removes `id` if present.
@@ -91,22 +101,27 @@ class IndexedHeap {
     }
     place(at, e);
   }
+  /// The child of `at` with the smallest key (the first of equals), or `absent` for a leaf.
+  std::uint32_t smallest_child(std::uint32_t at) const {
+    const auto n = static_cast<std::uint32_t>(heap_.size());
+    const std::uint32_t first = arity * at + 1;
+    if (first >= n) return absent;
+    std::uint32_t child = first;
+    if (first + arity <= n) {  // a full set of children: the common case, unrolled
+      if (heap_[first + 1].key < heap_[child].key) child = first + 1;
+      if (heap_[first + 2].key < heap_[child].key) child = first + 2;
+      if (heap_[first + 3].key < heap_[child].key) child = first + 3;
+    } else {
+      for (std::uint32_t c = first + 1; c < n; ++c)
+        if (heap_[c].key < heap_[child].key) child = c;
+    }
+    return child;
+  }
   void sift_down(std::uint32_t at) {
     const Entry e = heap_[at];
-    const auto n = static_cast<std::uint32_t>(heap_.size());
     while (true) {
-      const std::uint32_t first = arity * at + 1;
-      if (first >= n) break;
-      std::uint32_t child = first;
-      if (first + arity <= n) {  // a full set of children: the common case, unrolled
-        if (heap_[first + 1].key < heap_[child].key) child = first + 1;
-        if (heap_[first + 2].key < heap_[child].key) child = first + 2;
-        if (heap_[first + 3].key < heap_[child].key) child = first + 3;
-      } else {
-        for (std::uint32_t c = first + 1; c < n; ++c)
-          if (heap_[c].key < heap_[child].key) child = c;
-      }
-      if (!(heap_[child].key < e.key)) break;
+      const std::uint32_t child = smallest_child(at);
+      if (child == absent || !(heap_[child].key < e.key)) break;
       place(at, heap_[child]);
       at = child;
     }

@@ -1,5 +1,6 @@
 #include "sim/task_graph.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -23,6 +24,8 @@ TaskId TaskGraph::add_task(const TaskSpec& spec, std::span<const ResourceId> res
   weight_.push_back(spec.weight);
   label_.push_back(spec.label);
   resource_ids_.insert(resource_ids_.end(), resources.begin(), resources.end());
+  any_unsound_ = any_unsound_ || unsound(id) != nullptr;
+  for (ResourceId r : resources) resources_named_ = std::max<std::size_t>(resources_named_, std::size_t{r} + 1);
   for (TaskId before : predecessors) dependencies_.emplace_back(before, id);
   return id;
 }
@@ -44,22 +47,25 @@ std::string describe(TaskId t) { return "task " + std::to_string(t); }
 
 }  // namespace
 
+const char* TaskGraph::unsound(TaskId t) const {
+  const Core& c = core_[t];
+  if (!(c.work >= 0.0) || !std::isfinite(c.work)) return "work must be finite and >= 0";
+  if (c.latency < Time::zero()) return "latency must be >= 0";
+  if (!(weight_[t] > 0.0) || !std::isfinite(weight_[t])) return "weight must be finite and > 0";
+  if (!(rate_cap_[t] > 0.0)) return "rate cap must be > 0";
+  if (c.work > 0.0 && c.resource_count == 0 && std::isinf(rate_cap_[t]))
+    return "has work but neither resources nor a rate cap";
+  return nullptr;
+}
+
 void TaskGraph::validate_tasks(std::size_t resource_count) const {
-  const std::size_t n = size();
-  for (TaskId t = 0; t < n; ++t) {
-    const Core& c = core_[t];
-    if (!(c.work >= 0.0) || !std::isfinite(c.work))
-      throw GraphError(describe(t) + ": work must be finite and >= 0");
-    if (c.latency < Time::zero()) throw GraphError(describe(t) + ": latency must be >= 0");
-    if (!(weight_[t] > 0.0) || !std::isfinite(weight_[t]))
-      throw GraphError(describe(t) + ": weight must be finite and > 0");
-    if (!(rate_cap_[t] > 0.0)) throw GraphError(describe(t) + ": rate cap must be > 0");
+  if (!any_unsound_ && resources_named_ <= resource_count) return;
+  for (TaskId t = 0; t < size(); ++t) {
+    if (const char* why = unsound(t)) throw GraphError(describe(t) + ": " + why);
     for (ResourceId r : resources(t))
       if (r >= resource_count)
         throw GraphError(describe(t) + ": names resource " + std::to_string(r) + " but only " +
                          std::to_string(resource_count) + " exist");
-    if (c.work > 0.0 && resources(t).empty() && std::isinf(rate_cap_[t]))
-      throw GraphError(describe(t) + ": has work but neither resources nor a rate cap");
   }
 }
 

@@ -90,16 +90,23 @@ class TaskGraph {
   /// Throws GraphError unless every resource id is below `resource_count`, work, weights and caps
   /// are sensible, and the dependencies form no cycle (the cycle's tasks are named).
   void validate(std::size_t resource_count) const;
-  /// The per-task half of validate(): O(tasks), no cycle search.
+  /// The per-task half of validate(), no cycle search. O(1) when every task was sound as added
+  /// and names resources below `resource_count`; otherwise O(tasks), to name the first bad one.
   void validate_tasks(std::size_t resource_count) const;
 
  private:
+  /// Why task t's own fields are out of range, or nullptr if they are not.
+  const char* unsound(TaskId t) const;
+
   std::vector<Core> core_;
   std::vector<double> rate_cap_;
   std::vector<double> weight_;
   std::vector<TaskLabel> label_;
   std::vector<ResourceId> resource_ids_;
   std::vector<std::pair<TaskId, TaskId>> dependencies_;
+  // Kept as tasks are added, so that a run need not scan them all again.
+  bool any_unsound_ = false;        // some task's work, latency, weight or cap is out of range
+  std::size_t resources_named_ = 0;  // one past the largest resource id any task names
 };
 
 }  // namespace clustersim::sim
