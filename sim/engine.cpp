@@ -254,7 +254,7 @@ Slot Run::new_flight(TaskId t) {
                        .resource_count = c.resource_count,
                        .first_resource = c.first_resource,
                        .task = t,
-                       .plain = c.plain != 0};
+                       .plain = c.extra == 0};
   return f;
 }
 

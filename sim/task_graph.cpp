@@ -19,9 +19,13 @@ TaskId TaskGraph::add_task(const TaskSpec& spec, std::span<const ResourceId> res
                    .resource_begin = static_cast<std::uint32_t>(resource_ids_.size()),
                    .resource_count = static_cast<std::uint32_t>(resources.size()),
                    .first_resource = resources.empty() ? ResourceId{0} : resources.front(),
-                   .plain = spec.weight == 1.0 && std::isinf(spec.rate_cap_per_s)});
-  rate_cap_.push_back(spec.rate_cap_per_s);
-  weight_.push_back(spec.weight);
+                   .extra = 0});
+  if (spec.weight != 1.0 || spec.rate_cap_per_s != std::numeric_limits<double>::infinity()) {
+    if (extras_.size() >= std::numeric_limits<std::uint32_t>::max())
+      throw GraphError("a graph holds at most 2^32 - 2 tasks with a weight or a rate cap");
+    extras_.push_back({spec.weight, spec.rate_cap_per_s});
+    core_.back().extra = static_cast<std::uint32_t>(extras_.size());
+  }
   label_.push_back(spec.label);
   resource_ids_.insert(resource_ids_.end(), resources.begin(), resources.end());
   any_unsound_ = any_unsound_ || unsound(id) != nullptr;
@@ -34,8 +38,6 @@ void TaskGraph::add_dependency(TaskId before, TaskId after) { dependencies_.empl
 
 void TaskGraph::reserve(std::size_t tasks, std::size_t resource_uses, std::size_t dependencies) {
   core_.reserve(tasks);
-  rate_cap_.reserve(tasks);
-  weight_.reserve(tasks);
   label_.reserve(tasks);
   resource_ids_.reserve(resource_uses);
   dependencies_.reserve(dependencies);
@@ -51,9 +53,9 @@ const char* TaskGraph::unsound(TaskId t) const {
   const Core& c = core_[t];
   if (!(c.work >= 0.0) || !std::isfinite(c.work)) return "work must be finite and >= 0";
   if (c.latency < Time::zero()) return "latency must be >= 0";
-  if (!(weight_[t] > 0.0) || !std::isfinite(weight_[t])) return "weight must be finite and > 0";
-  if (!(rate_cap_[t] > 0.0)) return "rate cap must be > 0";
-  if (c.work > 0.0 && c.resource_count == 0 && std::isinf(rate_cap_[t]))
+  if (!(weight(t) > 0.0) || !std::isfinite(weight(t))) return "weight must be finite and > 0";
+  if (!(rate_cap_per_s(t) > 0.0)) return "rate cap must be > 0";
+  if (c.work > 0.0 && c.resource_count == 0 && std::isinf(rate_cap_per_s(t)))
     return "has work but neither resources nor a rate cap";
   return nullptr;
 }

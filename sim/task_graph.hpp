@@ -69,14 +69,16 @@ class TaskGraph {
     std::uint32_t resource_begin;  // position of its first resource in the flat list of uses
     std::uint32_t resource_count;
     ResourceId first_resource;     // resources(t)[0] when it has one, read without the list
-    std::uint32_t plain;           // weight 1 and no rate cap: the engine needs neither
+    std::uint32_t extra;           // 0: weight 1 and no rate cap; else 1 + its entry in extras_
   };
 
   const Core& core(TaskId t) const { return core_[t]; }
   double work(TaskId t) const { return core_[t].work; }
   Time latency(TaskId t) const { return core_[t].latency; }
-  double rate_cap_per_s(TaskId t) const { return rate_cap_[t]; }
-  double weight(TaskId t) const { return weight_[t]; }
+  double rate_cap_per_s(TaskId t) const {
+    return core_[t].extra == 0 ? std::numeric_limits<double>::infinity() : extras_[core_[t].extra - 1].rate_cap_per_s;
+  }
+  double weight(TaskId t) const { return core_[t].extra == 0 ? 1.0 : extras_[core_[t].extra - 1].weight; }
   const TaskLabel& label(TaskId t) const { return label_[t]; }
   std::span<const ResourceId> resources(TaskId t) const {
     return {resource_ids_.data() + core_[t].resource_begin, core_[t].resource_count};
@@ -99,8 +101,13 @@ class TaskGraph {
   const char* unsound(TaskId t) const;
 
   std::vector<Core> core_;
-  std::vector<double> rate_cap_;
-  std::vector<double> weight_;
+  /// Weight and rate cap of the tasks that have either; most tasks (a kernel, one transfer) have
+  /// neither and store nothing here.
+  struct Extra {
+    double weight;
+    double rate_cap_per_s;
+  };
+  std::vector<Extra> extras_;
   std::vector<TaskLabel> label_;
   std::vector<ResourceId> resource_ids_;
   std::vector<std::pair<TaskId, TaskId>> dependencies_;
