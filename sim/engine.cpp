@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <ranges>
+#include <span>
 #include <string>
 
 #include "sim/indexed_heap.hpp"
@@ -160,11 +162,13 @@ void Run::initialise() {
   all_uses_ = graph_.resource_uses();
   if (graph_.dependency_count() >= finished_mark)
     throw GraphError(std::to_string(graph_.dependency_count()) + " dependencies: at most 2^32 - 1 are supported");
+  if (!graph_.dependencies_in_range())
+    for (const auto& [before, after] : graph_.dependencies())
+      if (before >= n || after >= n)
+        throw GraphError("dependency " + std::to_string(before) + " -> " + std::to_string(after) +
+                         " names a task that does not exist");
   states_.assign(n + 1, TaskState{});
   for (const auto& [before, after] : graph_.dependencies()) {
-    if (before >= n || after >= n)
-      throw GraphError("dependency " + std::to_string(before) + " -> " + std::to_string(after) +
-                       " names a task that does not exist");
     ++states_[before].successor_begin;  // for now, its successor count
     ++states_[after].pending;
   }
@@ -228,12 +232,11 @@ Timeline Run::execute() {
 
   if (finished_count_ != n) report_unfinished();
   timeline_.makespan = now_;
-  timeline_.start.resize(n);
-  timeline_.finish.resize(n);
-  for (TaskId t = 0; t < n; ++t) {
-    timeline_.start[t] = states_[t].start;
-    timeline_.finish[t] = states_[t].finish;
-  }
+  const auto tasks = std::span(states_).first(n);
+  const auto starts = tasks | std::views::transform(&TaskState::start);
+  const auto finishes = tasks | std::views::transform(&TaskState::finish);
+  timeline_.start.assign(starts.begin(), starts.end());
+  timeline_.finish.assign(finishes.begin(), finishes.end());
   states_ = {};
   return std::move(timeline_);
 }
@@ -380,8 +383,7 @@ void Run::schedule_group(ResourceId r) {
   }
   const double rate = resources_[r].capacity_per_s / g.total_weight;
   // Round up to a whole nanosecond so that the earliest member has finished when the event fires.
-  const double ns = std::ceil(std::max(0.0, g.members.front().virtual_finish - g.virtual_now) / rate * 1e9);
-  events_.set(r, now_ + Time::from_ns(static_cast<std::int64_t>(ns)));
+  events_.set(r, now_ + Time::from_ns_rounded_up(std::max(0.0, g.members.front().virtual_finish - g.virtual_now) / rate * 1e9));
 }
 
 void Run::join_group(ResourceId r, Slot f) {
@@ -446,8 +448,7 @@ void Run::set_rate(Slot f, double rate) {
   s.last_update = now_;
   s.rate = rate;
   // Round the finish up to a whole nanosecond so that no work is left undone.
-  const double ns = std::ceil(s.remaining / rate * 1e9);
-  events_.set(event_id(f), now_ + Time::from_ns(static_cast<std::int64_t>(ns)));
+  events_.set(event_id(f), now_ + Time::from_ns_rounded_up(s.remaining / rate * 1e9));
 }
 
 void Run::collect_component(ResourceId seed) {

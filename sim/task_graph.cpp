@@ -30,11 +30,14 @@ TaskId TaskGraph::add_task(const TaskSpec& spec, std::span<const ResourceId> res
   resource_ids_.insert(resource_ids_.end(), resources.begin(), resources.end());
   any_unsound_ = any_unsound_ || unsound(id) != nullptr;
   for (ResourceId r : resources) resources_named_ = std::max<std::size_t>(resources_named_, std::size_t{r} + 1);
-  for (TaskId before : predecessors) dependencies_.emplace_back(before, id);
+  for (TaskId before : predecessors) add_dependency(before, id);
   return id;
 }
 
-void TaskGraph::add_dependency(TaskId before, TaskId after) { dependencies_.emplace_back(before, after); }
+void TaskGraph::add_dependency(TaskId before, TaskId after) {
+  dependencies_.emplace_back(before, after);
+  tasks_named_ = std::max<std::size_t>(tasks_named_, std::size_t{std::max(before, after)} + 1);
+}
 
 void TaskGraph::reserve(std::size_t tasks, std::size_t resource_uses, std::size_t dependencies) {
   core_.reserve(tasks);

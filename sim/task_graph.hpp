@@ -88,6 +88,8 @@ class TaskGraph {
   const ResourceId* resource_uses() const { return resource_ids_.data(); }
   /// (before, after) pairs in insertion order.
   std::span<const std::pair<TaskId, TaskId>> dependencies() const { return dependencies_; }
+  /// Whether every dependency names tasks that exist (checked in O(1)).
+  bool dependencies_in_range() const { return tasks_named_ <= size(); }
 
   /// Throws GraphError unless every resource id is below `resource_count`, work, weights and caps
   /// are sensible, and the dependencies form no cycle (the cycle's tasks are named).
@@ -114,6 +116,7 @@ class TaskGraph {
   // Kept as tasks are added, so that a run need not scan them all again.
   bool any_unsound_ = false;        // some task's work, latency, weight or cap is out of range
   std::size_t resources_named_ = 0;  // one past the largest resource id any task names
+  std::size_t tasks_named_ = 0;      // one past the largest task id any dependency names
 };
 
 }  // namespace clustersim::sim

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -125,6 +127,42 @@ TEST_CASE("engine: unknown resources and impossible work are rejected") {
   h.add_task({.work = 5});  // work with nothing to do it on
   CHECK_THROWS_AS(engine.run(h), GraphError);
   CHECK_THROWS_AS(Engine({{"dead", 0.0}}), GraphError);
+}
+
+TEST_CASE("engine: each kind of bad task or dependency is named, though checked as tasks are added") {
+  const Engine engine({{"g", 1.0}});
+  const std::vector<ResourceId> gpu{0};
+  auto error = [&](const TaskGraph& g) {
+    try {
+      engine.run(g);
+    } catch (const GraphError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto with = [&](const TaskSpec& bad) {
+    TaskGraph g;
+    g.add_task({.work = 1}, gpu);
+    g.add_task(bad, gpu);
+    return g;
+  };
+  CHECK(error(with({.work = -1})) == "task 1: work must be finite and >= 0");
+  CHECK(error(with({.work = 1, .latency = Time::from_ns(-5)})) == "task 1: latency must be >= 0");
+  CHECK(error(with({.work = 1, .weight = std::nan("")})) == "task 1: weight must be finite and > 0");
+  CHECK(error(with({.work = 1, .rate_cap_per_s = 0.0})) == "task 1: rate cap must be > 0");
+  TaskGraph dangling = with({.work = 1});
+  dangling.add_dependency(0, 7);
+  CHECK(error(dangling) == "dependency 0 -> 7 names a task that does not exist");
+  CHECK(error(with({.work = 1, .rate_cap_per_s = 0.5, .weight = 2.0})) == "no error");
+}
+
+TEST_CASE("time: a duration rounds up to the next whole nanosecond") {
+  CHECK(Time::from_ns_rounded_up(0.0) == Time::zero());
+  CHECK(Time::from_ns_rounded_up(3.0) == Time::from_ns(3));
+  CHECK(Time::from_ns_rounded_up(3.000001) == Time::from_ns(4));
+  CHECK(Time::from_ns_rounded_up(0.4) == Time::from_ns(1));
+  CHECK(Time::from_ns_rounded_up(1e30) == Time::from_ns(std::int64_t{1} << 62));
+  CHECK(Time::from_ns_rounded_up(std::numeric_limits<double>::infinity()) == Time::from_ns(std::int64_t{1} << 62));
 }
 
 namespace {
