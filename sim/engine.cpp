@@ -383,7 +383,8 @@ void Run::schedule_group(ResourceId r) {
   }
   const double rate = resources_[r].capacity_per_s / g.total_weight;
   // Round up to a whole nanosecond so that the earliest member has finished when the event fires.
-  events_.set(r, now_ + Time::from_ns_rounded_up(std::max(0.0, g.members.front().virtual_finish - g.virtual_now) / rate * 1e9));
+  const double work_left = std::max(0.0, g.members.front().virtual_finish - g.virtual_now);
+  events_.set(r, now_ + Time::from_ns_rounded_up(work_left / rate * 1e9));
 }
 
 void Run::join_group(ResourceId r, Slot f) {
