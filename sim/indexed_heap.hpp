@@ -21,6 +21,11 @@ class IndexedHeap {
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
   bool contains(std::uint32_t id) const { return position_[id] != absent; }
+  /// Empties the heap and makes room for ids below `ids`, keeping the buffers.
+  void reset(std::size_t ids) {
+    heap_.clear();
+    position_.assign(ids, absent);
+  }
   /// Makes room for ids below `ids`.
   void grow(std::size_t ids) {
     if (ids > position_.size()) position_.resize(ids, absent);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 
 namespace clustersim::sim {
 
@@ -54,6 +55,14 @@ const std::vector<double>& MaxMinSolver::solve() {
         link_flows_[fill[flow_links_[i]]++] = f;
   }
 
+  // Progressive filling as a sweep over the fill level F (rate per unit weight of the flows not yet
+  // frozen): link l saturates at F = remaining_l / active_weight_l, flow f reaches its cap at
+  // F = cap_f / weight_f. Taking these in increasing order from a heap, and updating only the links
+  // of each flow that freezes, costs O((links + incidences) log links) instead of a pass over every
+  // link and flow per bottleneck level.
+  saturation_.reset(links);
+  saturated_.assign(links, 0);
+  capped_.clear();
   std::size_t unfrozen = flows;
   for (std::uint32_t f = 0; f < flows; ++f) {
     if (flow_link_begin_[f] == flow_link_begin_[f + 1]) {  // crosses nothing: only its cap binds
@@ -66,44 +75,52 @@ const std::vector<double>& MaxMinSolver::solve() {
       active_weight_[flow_links_[i]] += weight_[f];
       ++active_count_[flow_links_[i]];
     }
+    if (std::isfinite(cap_[f])) capped_.push_back(f);
   }
+  std::sort(capped_.begin(), capped_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const double la = cap_[a] / weight_[a], lb = cap_[b] / weight_[b];
+    return la != lb ? la < lb : a < b;
+  });
+  for (std::uint32_t l = 0; l < links; ++l)
+    if (active_count_[l] > 0) saturation_.set(l, remaining_[l] / active_weight_[l]);
 
-  auto freeze = [&](std::uint32_t f) {
+  double level = 0.0;
+  auto freeze = [&](std::uint32_t f, double rate) {
+    rate_[f] = rate;
     frozen_[f] = 1;
     --unfrozen;
     for (std::uint32_t i = flow_link_begin_[f]; i < flow_link_begin_[f + 1]; ++i) {
-      active_weight_[flow_links_[i]] -= weight_[f];
-      --active_count_[flow_links_[i]];
+      const std::uint32_t l = flow_links_[i];
+      remaining_[l] -= rate;
+      active_weight_[l] -= weight_[f];
+      if (--active_count_[l] == 0 || saturated_[l]) {
+        saturation_.erase(l);
+        continue;
+      }
+      // Never below the current level: rounding must not take the sweep backwards.
+      saturation_.set(l, std::max(level, remaining_[l] / active_weight_[l]));
     }
   };
 
+  std::size_t next_cap = 0;
   while (unfrozen > 0) {
-    // The fill-level increment at which the next link saturates or the next flow hits its cap.
-    double step = std::numeric_limits<double>::infinity();
-    for (std::size_t l = 0; l < links; ++l)
-      if (active_count_[l] > 0) step = std::min(step, remaining_[l] / active_weight_[l]);
-    for (std::uint32_t f = 0; f < flows; ++f)
-      if (!frozen_[f]) step = std::min(step, (cap_[f] - rate_[f]) / weight_[f]);
-    assert(std::isfinite(step) && step >= 0.0);
-
-    for (std::uint32_t f = 0; f < flows; ++f)
-      if (!frozen_[f]) rate_[f] += weight_[f] * step;
-    for (std::size_t l = 0; l < links; ++l)
-      if (active_count_[l] > 0) remaining_[l] -= active_weight_[l] * step;
-
-    // Freeze flows on saturated links and flows at their caps. A relative tolerance absorbs the
-    // rounding of the subtraction above.
-    for (std::size_t l = 0; l < links; ++l) {
-      if (active_count_[l] == 0 || remaining_[l] > 1e-12 * capacity_[l]) continue;
-      remaining_[l] = 0.0;
+    while (next_cap < capped_.size() && frozen_[capped_[next_cap]]) ++next_cap;
+    const double cap_level = next_cap < capped_.size() ? cap_[capped_[next_cap]] / weight_[capped_[next_cap]]
+                                                       : std::numeric_limits<double>::infinity();
+    if (!saturation_.empty() && saturation_.top_key() <= cap_level) {
+      // The link saturates: every flow still growing on it stops at the current level.
+      const std::uint32_t l = saturation_.top_id();
+      level = std::max(level, saturation_.top_key());
+      saturation_.pop();
+      saturated_[l] = 1;
       for (std::uint32_t i = link_flow_begin_[l]; i < link_flow_begin_[l + 1]; ++i)
-        if (!frozen_[link_flows_[i]]) freeze(link_flows_[i]);
+        if (!frozen_[link_flows_[i]]) freeze(link_flows_[i], weight_[link_flows_[i]] * level);
+    } else {
+      assert(next_cap < capped_.size());
+      const std::uint32_t f = capped_[next_cap];
+      level = std::max(level, cap_level);
+      freeze(f, cap_[f]);
     }
-    for (std::uint32_t f = 0; f < flows; ++f)
-      if (!frozen_[f] && rate_[f] >= cap_[f] * (1.0 - 1e-12)) {
-        rate_[f] = cap_[f];
-        freeze(f);
-      }
   }
   return rate_;
 }

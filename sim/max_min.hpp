@@ -4,12 +4,15 @@
 /// flows crossing it, a flow that reaches its cap freezes alone; repeat until all are frozen.
 /// The result is the unique weighted max-min fair allocation (Bertsekas & Gallager, Data Networks,
 /// section 6.5.2). Knows nothing of networks: a "link" is any shared capacity.
-/// Limitations: O(bottleneck levels x (links + flow-link incidences)) per solve.
+/// The fill level sweeps from one saturation to the next through a heap of the levels at which each
+/// link would saturate: O((links + flow-link incidences) x log links) per solve.
 
 #include <cstdint>
 #include <limits>
 #include <span>
 #include <vector>
+
+#include "sim/indexed_heap.hpp"
 
 namespace clustersim::sim {
 
@@ -46,6 +49,9 @@ class MaxMinSolver {
   std::vector<double> rate_;
   std::vector<char> frozen_;
   std::vector<std::uint32_t> active_flow_scratch_;
+  std::vector<char> saturated_;         // by link: its flows are frozen, its level settled
+  std::vector<std::uint32_t> capped_;   // flows with a finite cap, by the level at which it binds
+  IndexedHeap<double> saturation_;      // links with growing flows, by the level they saturate at
 };
 
 }  // namespace clustersim::sim

@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 using clustersim::sim::MaxMinSolver;
@@ -75,4 +78,62 @@ TEST_CASE("sharing: a flow over no link gets its cap; clear() starts a new probl
   s.add_flow(l);
   CHECK(s.flow_count() == 1);
   CHECK(s.solve()[0] == doctest::Approx(2));
+}
+
+TEST_CASE("sharing: random problems meet the definition of weighted max-min fairness") {
+  // Bertsekas & Gallager's characterisation, checked independently of how the solver fills:
+  // no link carries more than its capacity, and every flow is either at its cap or crosses a
+  // saturated link on which no flow has a larger rate per unit of weight.
+  std::uint64_t x = 7;
+  auto next = [&x] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  MaxMinSolver s;
+  for (int problem = 0; problem < 50; ++problem) {
+    s.clear();
+    const auto links = static_cast<std::uint32_t>(1 + next() % 40);
+    const auto flows = static_cast<std::uint32_t>(1 + next() % 120);
+    std::vector<double> capacity(links);
+    for (auto& c : capacity) {
+      c = 1.0 + static_cast<double>(next() % 1000);
+      s.add_link(c);
+    }
+    std::vector<std::vector<std::uint32_t>> routes(flows);
+    std::vector<double> weight(flows), cap(flows);
+    for (std::uint32_t f = 0; f < flows; ++f) {
+      const std::uint32_t hops = 1 + next() % 4;
+      for (std::uint32_t h = 0; h < hops; ++h) {
+        const auto l = static_cast<std::uint32_t>(next() % links);
+        if (std::find(routes[f].begin(), routes[f].end(), l) == routes[f].end()) routes[f].push_back(l);
+      }
+      weight[f] = 0.5 + static_cast<double>(next() % 4);
+      cap[f] = next() % 3 == 0 ? 1.0 + static_cast<double>(next() % 200) : std::numeric_limits<double>::infinity();
+      s.add_flow(routes[f], weight[f], cap[f]);
+    }
+    const std::vector<double> rate = s.solve();
+    std::vector<double> load(links, 0.0);
+    for (std::uint32_t f = 0; f < flows; ++f)
+      for (std::uint32_t l : routes[f]) load[l] += rate[f];
+    for (std::uint32_t l = 0; l < links; ++l) CHECK(load[l] <= capacity[l] * (1.0 + 1e-9));
+    for (std::uint32_t f = 0; f < flows; ++f) {
+      CAPTURE(problem);
+      CAPTURE(f);
+      CHECK(rate[f] <= cap[f] * (1.0 + 1e-9));
+      if (rate[f] >= cap[f] * (1.0 - 1e-9)) continue;
+      bool bottlenecked = false;
+      for (std::uint32_t l : routes[f]) {
+        if (load[l] < capacity[l] * (1.0 - 1e-9)) continue;
+        bool largest = true;
+        for (std::uint32_t g = 0; g < flows; ++g)
+          if (std::find(routes[g].begin(), routes[g].end(), l) != routes[g].end() &&
+              rate[g] / weight[g] > rate[f] / weight[f] * (1.0 + 1e-9))
+            largest = false;
+        bottlenecked = bottlenecked || largest;
+      }
+      CHECK(bottlenecked);
+    }
+  }
 }
