@@ -262,11 +262,7 @@ Slot Run::new_flight(TaskId t) {
 }
 
 void Run::make_ready(TaskId t) {
-  TaskState& state = states_[t];
-  state.start = now_;
-  // Its successor list is read when it finishes, usually many events from now: fetch it early so
-  // that the finish does not wait on memory.
-  __builtin_prefetch(successors_.data() + state.successor_begin);
+  states_[t].start = now_;
   const Slot f = new_flight(t);
   const Time latency = graph_.latency(t);
   if (latency > Time::zero()) {
@@ -361,10 +357,7 @@ void Run::finish(Slot f) {
     }
   }
   for (std::uint32_t i = state.successor_begin; i < states_[t + 1].successor_begin; ++i)
-    if (--states_[successors_[i]].pending == 0) {
-      released_.push_back(successors_[i]);
-      __builtin_prefetch(&graph_.core(successors_[i]));  // make_ready reads it shortly
-    }
+    if (--states_[successors_[i]].pending == 0) released_.push_back(successors_[i]);
   free_slots_.push_back(f);
 }
 

@@ -2,9 +2,10 @@
 /// The DAG one simulation runs: tasks that do an amount of work over shared resources.
 /// A compute kernel (GPU-seconds over a GPU's compute engine), a transfer (bytes over the links of
 /// a route) and a pure delay (latency only, no resources) are all the same Task type.
-/// What the engine reads for every task sits in one 32-byte record (one cache-line access when the
-/// engine reaches a task far from the last one it touched); the rest, read rarely or only by
-/// reports, sits in arrays of its own. Graphs of tens of millions of tasks stay compact.
+/// What the engine reads for every task sits in one 32-byte record rather than an array per field,
+/// so that reaching a task far from the last one touched costs one memory access, not six; the
+/// rest, read rarely or only by reports, sits in arrays of its own. Graphs of tens of millions of
+/// tasks stay compact.
 
 #include <cstdint>
 #include <limits>
