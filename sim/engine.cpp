@@ -99,12 +99,14 @@ class Run {
   bool groupable(const Flight& f) const {
     return f.resource_count == 1 && (f.plain || std::isinf(graph_.rate_cap_per_s(f.task)));
   }
-  void add_to_resource(Slot f, std::uint32_t use, ResourceId r);
+  // The two steps every task takes on its way in, inlined into their callers: a call each costs
+  // more than what they do (callgrind: 829 -> 787 instructions per task without sharing).
+  [[gnu::always_inline]] void add_to_resource(Slot f, std::uint32_t use, ResourceId r);
   void mark_dirty(ResourceId r);
   void resolve_dirty();
   void collect_component(ResourceId seed);
   void solve_component();
-  void set_rate(Slot f, double rate);
+  [[gnu::always_inline]] void set_rate(Slot f, double rate);
   double weight(const Flight& f) const { return f.plain ? 1.0 : graph_.weight(f.task); }
   /// The i-th resource of a flight and its position in that resource's active list. The first is
   /// kept in the flight, so a single-resource task never reads the graph's list of uses.
@@ -280,7 +282,7 @@ void Run::mark_dirty(ResourceId r) {
   }
 }
 
-void Run::add_to_resource(Slot f, std::uint32_t use, ResourceId r) {
+inline void Run::add_to_resource(Slot f, std::uint32_t use, ResourceId r) {
   if (active_[r].empty()) busy_since_[r] = now_;
   slot_in(flights_[f], use) = static_cast<std::uint32_t>(active_[r].size());
   active_[r].push_back(f);
@@ -435,7 +437,7 @@ void Run::dissolve_group(ResourceId r) {
   mark_dirty(r);  // its former members now need individual rates
 }
 
-void Run::set_rate(Slot f, double rate) {
+inline void Run::set_rate(Slot f, double rate) {
   Flight& s = flights_[f];
   if (rate == s.rate && events_.contains(event_id(f))) return;  // finish time unchanged
   s.remaining = std::max(0.0, s.remaining - s.rate * (now_ - s.last_update).seconds());
