@@ -34,11 +34,6 @@ TaskId TaskGraph::add_task(const TaskSpec& spec, std::span<const ResourceId> res
   return id;
 }
 
-void TaskGraph::add_dependency(TaskId before, TaskId after) {
-  dependencies_.emplace_back(before, after);
-  tasks_named_ = std::max<std::size_t>(tasks_named_, std::size_t{std::max(before, after)} + 1);
-}
-
 void TaskGraph::reserve(std::size_t tasks, std::size_t resource_uses, std::size_t dependencies) {
   core_.reserve(tasks);
   label_.reserve(tasks);

@@ -7,6 +7,7 @@
 /// rest, read rarely or only by reports, sits in arrays of its own. Graphs of tens of millions of
 /// tasks stay compact.
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -57,7 +58,10 @@ class TaskGraph {
   TaskId add_task(const TaskSpec& spec, std::span<const ResourceId> resources = {},
                   std::span<const TaskId> predecessors = {});
   /// `after` starts only once `before` has finished.
-  void add_dependency(TaskId before, TaskId after);
+  void add_dependency(TaskId before, TaskId after) {
+    dependencies_.emplace_back(before, after);
+    tasks_named_ = std::max<std::size_t>(tasks_named_, std::size_t{std::max(before, after)} + 1);
+  }
   void reserve(std::size_t tasks, std::size_t resource_uses, std::size_t dependencies);
 
   std::size_t size() const { return core_.size(); }
