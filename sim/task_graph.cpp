@@ -27,9 +27,11 @@ TaskId TaskGraph::add_task(const TaskSpec& spec, std::span<const ResourceId> res
     core_.back().extra = static_cast<std::uint32_t>(extras_.size());
   }
   label_.push_back(spec.label);
-  resource_ids_.insert(resource_ids_.end(), resources.begin(), resources.end());
+  for (ResourceId r : resources) {  // usually one: a loop, not a range insert and its memmove
+    resource_ids_.push_back(r);
+    resources_named_ = std::max<std::size_t>(resources_named_, std::size_t{r} + 1);
+  }
   any_unsound_ = any_unsound_ || unsound(id) != nullptr;
-  for (ResourceId r : resources) resources_named_ = std::max<std::size_t>(resources_named_, std::size_t{r} + 1);
   for (TaskId before : predecessors) add_dependency(before, id);
   return id;
 }
