@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sim/engine.hpp"
+#include "tests/sim/xorshift.hpp"
 
 namespace clustersim::bench {
 
@@ -46,13 +47,7 @@ EngineBenchResult bench_sharing(std::size_t flows, std::size_t links, std::size_
   for (std::size_t l = 0; l < links; ++l) resources.push_back({"link" + std::to_string(l), 50e9});
   TaskGraph g;
   g.reserve(flows * tasks_per_flow, flows * tasks_per_flow * links_per_flow, flows * tasks_per_flow);
-  std::uint64_t x = 88172645463325252ull;
-  auto next = [&x] {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return x;
-  };
+  test::Xorshift64 next(88172645463325252ull);
   std::vector<ResourceId> route(links_per_flow);
   for (std::size_t j = 0; j < tasks_per_flow; ++j)
     for (std::size_t f = 0; f < flows; ++f) {

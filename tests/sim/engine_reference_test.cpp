@@ -11,6 +11,7 @@
 
 #include "sim/engine.hpp"
 #include "sim/max_min.hpp"
+#include "tests/sim/xorshift.hpp"
 
 using namespace clustersim::sim;
 
@@ -75,13 +76,7 @@ TEST_CASE("engine: matches a brute-force fluid simulation on random mixed graphs
   // 6 links; tasks cross 0-3 of them (0: rate-capped), some capped, weights 1-3, random latencies
   // and dependencies. Covers sharing groups forming, dissolving when a multi-link or capped task
   // joins, and re-forming.
-  std::uint64_t x = 2463534242ull;
-  auto next = [&x] {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return x;
-  };
+  clustersim::test::Xorshift64 next(2463534242ull);
   for (int trial = 0; trial < 20; ++trial) {
     std::vector<Resource> resources;
     for (int r = 0; r < 6; ++r) resources.push_back({"l", 10.0 + static_cast<double>(next() % 90)});

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/sim/xorshift.hpp"
+
 using namespace clustersim::sim;
 
 namespace {
@@ -170,13 +172,7 @@ namespace {
 // A layered random-ish graph with shared links; deterministic by construction.
 TaskGraph contended_graph(std::size_t tasks, std::size_t links) {
   TaskGraph g;
-  std::uint64_t x = 12345;
-  auto next = [&x] {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return x;
-  };
+  clustersim::test::Xorshift64 next(12345);
   for (std::size_t i = 0; i < tasks; ++i) {
     const ResourceId r[2] = {static_cast<ResourceId>(next() % links),
                              static_cast<ResourceId>(next() % links)};

@@ -7,6 +7,8 @@
 #include <limits>
 #include <vector>
 
+#include "tests/sim/xorshift.hpp"
+
 using clustersim::sim::MaxMinSolver;
 
 TEST_CASE("sharing: a flow over two links is held to the tighter one") {
@@ -84,13 +86,7 @@ TEST_CASE("sharing: random problems meet the definition of weighted max-min fair
   // Bertsekas & Gallager's characterisation, checked independently of how the solver fills:
   // no link carries more than its capacity, and every flow is either at its cap or crosses a
   // saturated link on which no flow has a larger rate per unit of weight.
-  std::uint64_t x = 7;
-  auto next = [&x] {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return x;
-  };
+  clustersim::test::Xorshift64 next(7);
   MaxMinSolver s;
   for (int problem = 0; problem < 50; ++problem) {
     s.clear();
