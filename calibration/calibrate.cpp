@@ -69,7 +69,7 @@ class ProfileBuilder {
     const models::CommProfile defaults = models::default_comm_profile(cluster_);
     out_.profile.comm = defaults;
     for (const auto* f : {"nvlink_efficiency", "network_efficiency", "launch_latency_s", "nvlink_hop_latency_s",
-                          "network_hop_latency_s", "nvls_algbw_efficiency", "tree_efficiency",
+                          "network_hop_latency_s", "nvls_algbw_efficiency", "tree_efficiency", "tree_coupling_exponent",
                           "network_bulk_hop_latency_s", "ll_base_latency_s", "ll_network_hop_latency_s",
                           "ll_network_efficiency"}) {
       out_.profile.comm_sources[f] = std::string(kBuiltIn) + "models::default_comm_profile (InfiniBand): " + defaults.source;

@@ -66,6 +66,7 @@ constexpr std::array kCommFields{
     CommField{"ll_base_latency_s", &models::CommProfile::ll_base_latency_s, true},
     CommField{"ll_network_hop_latency_s", &models::CommProfile::ll_network_hop_latency_s, true},
     CommField{"ll_network_efficiency", &models::CommProfile::ll_network_efficiency, true},
+    CommField{"tree_coupling_exponent", &models::CommProfile::tree_coupling_exponent, true},
 };
 
 // JSON has no NaN or infinity: both are written as null.
@@ -298,7 +299,7 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
   r.only_keys(comm, "/comm",
               {"nvlink_efficiency", "network_efficiency", "launch_latency_s", "nvlink_hop_latency_s",
                "network_hop_latency_s", "nvls_algbw_efficiency", "tree_efficiency", "network_bulk_hop_latency_s",
-               "ll_base_latency_s", "ll_network_hop_latency_s", "ll_network_efficiency"});
+               "ll_base_latency_s", "ll_network_hop_latency_s", "ll_network_efficiency", "tree_coupling_exponent"});
   std::string joined;
   for (const auto& f : kCommFields) {
     if (f.optional && !comm.contains(f.name)) continue;

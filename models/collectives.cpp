@@ -55,22 +55,28 @@ CommProfile default_comm_profile(const ClusterSpec& cluster) {
   p.nvls_algbw_efficiency = cluster.gpu.nvlink_bytes_per_s >= 900e9   ? 483.0 / 900.0
                             : cluster.gpu.nvlink_bytes_per_s >= 450e9 ? 275.0 / 450.0
                                                                       : 0.0;
-  // Fitted here to the two H100 InfiniBand logs of nccl-tests #309 at 8-16 GiB: 2 nodes 469 GB/s
-  // (model 493 with 0.70), 8 nodes 320 GB/s (model 296): one constant for both, +5 % / -7.5 %.
-  p.tree_efficiency = 0.70;
   // Across nodes, priced from the node's measured curve (collective_time_s), NCCL's all-reduce is
-  // the faster of two protocol families. Fitted together (least worst error) to nccl-tests #309's
-  // 2- and 8-node H100 logs at 1 MiB-16 GiB against the bundled h100-sxm node curve:
-  // - bulk (Simple): its chunk pipeline fills and drains through each tree level, 40 us per
-  //   network step (8 nodes: 6 steps, t = 270 us + size / 163 GB/s from 8 MiB up);
-  // - low latency (LL/LL128): 32 us, then per network step 12 us and the whole buffer at 0.70 of
-  //   the node's NIC rate (8 nodes, 1-8 MiB: t = 88 us + size / 36 GB/s).
+  // the faster of two protocol families. Six constants, fitted together (least worst error) to
+  // nccl-tests #309's 2- and 8-node H100 logs at 1 MiB-16 GiB against the bundled h100-sxm node
+  // curve; the worst error is 7 %:
+  // - the tree family's pipeline (tree_efficiency, tree_coupling_exponent): 8 x 400 Gb/s at 0.94
+  //   and 0.78 gives a tree stage of 293 GB/s algbw on 2 nodes, 168 on 8; against NVLS's 275
+  //   inside, the soft minimum with exponent 4 gives 238 and 162 (measured 250 and 163). A plain
+  //   minimum cannot serve both: the 2-node run is below both stages' rates, the 8-node run at the
+  //   tree's;
+  // - bulk (Simple): its chunk pipeline fills and drains through each tree level, 37 us per
+  //   network step;
+  // - low latency (LL/LL128): 41 us, then per network step 9.5 us and the whole buffer at 0.65 of
+  //   the node's NIC rate (2 nodes, 2-8 MiB: 113 GB/s over 2 steps; 8 nodes, 1-8 MiB: 36 GB/s
+  //   over 6 steps, both measured).
   // NCCL itself models its tree/Simple step as a chunk's latency (tuning.cc: "base lat + 256k/12GB/s
   // (+ 256k/12GB/s for the network)"). RoCE: the same, an assumption.
-  p.network_bulk_hop_latency_s = 40e-6;
-  p.ll_base_latency_s = 32e-6;
-  p.ll_network_hop_latency_s = 12e-6;
-  p.ll_network_efficiency = 0.70;
+  p.tree_efficiency = 0.78;
+  p.tree_coupling_exponent = 4.0;
+  p.network_bulk_hop_latency_s = 37e-6;
+  p.ll_base_latency_s = 41e-6;
+  p.ll_network_hop_latency_s = 9.5e-6;
+  p.ll_network_efficiency = 0.65;
   p.source =
       "measurements.md 1.1, 1.3, 1.4 and nccl-tests #212, #309 (2- and 8-node logs), nccl #1455; RoCE "
       "efficiency and latency are assumptions";
@@ -170,16 +176,38 @@ double bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const C
 
 namespace {
 
-// Bus bandwidth of NCCL's tree family across nodes: the node's all-reduce inside, a double binary
-// tree between nodes moving 2 (N-1)/N x the buffer in and out of each node.
-double tree_bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
-  const double inside = node_all_reduce_algbw(std::min(group.ranks_per_node, group.ranks), cluster, profile);
+// NCCL's tree family across nodes pipelines two stages: the node's all-reduce inside, and a
+// double binary tree between nodes moving 2 (N-1)/N x the buffer in and out of each node. Their
+// rates as algorithm bandwidths (buffer bytes per second).
+struct TreeStages {
+  double inside = 0.0;
+  double between = 0.0;
+};
+
+TreeStages tree_stages(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
   const double n = static_cast<double>(node_count(group));
-  const double between = node_network_bytes_per_s(group, cluster, profile) * profile.tree_efficiency * n / (2.0 * (n - 1.0));
-  return bus_factor(CollectiveOp::all_reduce, group.ranks) * std::min(inside, between);
+  return {.inside = node_all_reduce_algbw(std::min(group.ranks_per_node, group.ranks), cluster, profile),
+          .between = node_network_bytes_per_s(group, cluster, profile) * profile.tree_efficiency * n / (2.0 * (n - 1.0))};
+}
+
+// The pipeline's rate: the soft minimum of its stages' (the plain one with exponent 0). Rates are
+// taken in GB/s so that their powers stay in range; a free stage (infinite rate) drops out.
+double tree_pipeline_algbw(const TreeStages& s, const CommProfile& profile) {
+  const double p = profile.tree_coupling_exponent;
+  if (!(p > 0.0)) return std::min(s.inside, s.between);
+  return 1e9 * std::pow(std::pow(s.inside / 1e9, -p) + std::pow(s.between / 1e9, -p), -1.0 / p);
+}
+
+double tree_bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
+  return bus_factor(CollectiveOp::all_reduce, group.ranks) * tree_pipeline_algbw(tree_stages(group, cluster, profile), profile);
 }
 
 }  // namespace
+
+double tree_network_share(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
+  const TreeStages stages = tree_stages(group, cluster, profile);
+  return tree_pipeline_algbw(stages, profile) / stages.between;
+}
 
 bool all_reduce_uses_tree(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
   if (node_count(group) <= 1) return false;

@@ -6,8 +6,9 @@
 /// capped by NVLink. All-reduce takes the faster of what NCCL offers: a ring, or in-switch
 /// reduction (NVLS) inside an NVSwitch node; across nodes NCCL's tree family (tree, NVLSTree: the
 /// node's all-reduce inside, a double binary tree between nodes that moves 2 (N-1)/N x the buffer
-/// through each of the N nodes' NICs), which NCCL runs on NVLS nodes, else the faster of a ring
-/// and the tree (one rank per node: the ring). All-to-all across nodes is held to each rank's own
+/// through each of the N nodes' NICs; the two stages pipelined at the soft minimum of their
+/// rates), which NCCL runs on NVLS nodes, else the faster of a ring and the tree (one rank per
+/// node: the ring). All-to-all across nodes is held to each rank's own
 /// NIC share ((n-k)/n of its buffer leaves the node), not the node's NICs together. Latency steps: log-depth trees for all-reduce across
 /// nodes, rings otherwise.
 /// Measured curves: a profile may carry curves (collective_curve.hpp) fitted to nccl-tests runs.
@@ -25,8 +26,9 @@
 /// Limitations: no contention between concurrent collectives (the `flow` fidelity models that);
 /// one bandwidth efficiency per link class; without curves, mid sizes (1-64 MiB) are optimistic,
 /// since one alpha-beta line cannot follow NCCL's protocol and channel changes. Across nodes, the
-/// two protocol families' constants are fitted to two clusters' logs (2 and 8 nodes of H100 on
-/// 400 Gb/s InfiniBand): within 12.5 % of both from 1 MiB up; other fabrics and node counts extrapolate.
+/// two protocol families' constants and the tree's pipeline (efficiency, coupling exponent) are
+/// fitted to two clusters' logs (2 and 8 nodes of H100 on 400 Gb/s InfiniBand): within 7 % of both
+/// from 1 MiB up; other fabrics and node counts extrapolate.
 /// Source: ring step counts and bus-bandwidth factors as in nccl-tests' PERFORMANCE.md and the
 /// shared reference training-math.md; constants from measurements.md section 1 (see CommProfile).
 
@@ -55,6 +57,10 @@ struct CommProfile {
   std::string source;
   double nvls_algbw_efficiency = 0.0;  // NVLS all-reduce algbw / NVLink line rate; 0: no NVLS
   double tree_efficiency = 1.0;        // achieved / ideal inter-node rate of NCCL's tree all-reduce
+  // NCCL's tree family pipelines the node's all-reduce with the tree between nodes; two stages of
+  // close rates lose to each other's stalls, so the pipeline runs at the soft minimum
+  // (inside^-p + between^-p)^(-1/p) of their rates. p: this exponent; 0: the plain minimum.
+  double tree_coupling_exponent = 0.0;
   double network_bulk_hop_latency_s = 0.0;  // per network step, NCCL's bulk protocol: pipeline fill and drain
   // NCCL's low-latency protocols (LL, LL128) across nodes, which its tuner takes for mid sizes: a
   // tree that forwards the whole buffer one network step after another, without pipelining.
@@ -74,6 +80,11 @@ double bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const C
 /// node; across nodes NCCL's tree family on NVLS nodes with several ranks each (NVLSTree), else a
 /// ring or the tree, whichever is faster.
 double all_reduce_bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile);
+
+/// The fraction of its network stage's rate NCCL's tree family keeps over `group` once pipelined
+/// with the node's all-reduce (CommProfile::tree_coupling_exponent): 1 where the node's stage is
+/// free (one rank per node) or the exponent is 0 and the network binds.
+double tree_network_share(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile);
 
 /// Whether an all-reduce over `group` runs NCCL's tree family (across nodes, when at least as fast
 /// as a ring), so that the flow fidelity lowers the algorithm this model costs.

@@ -177,11 +177,14 @@ void append_all_reduce(const FlowNetwork& network, std::span<const std::int64_t>
       if (nodes.size() < 2 || !uniform(nodes))
         throw std::invalid_argument("tree: an all-reduce over the same number of ranks on each of several nodes");
       for (const auto& node : nodes) inside(node, nvls_better);
-      // Between nodes, pipelined with the above: 2(N-1)/N x S/k through each rail's NIC.
+      // Between nodes, pipelined with the above: 2(N-1)/N x S/k through each rail's NIC, at the
+      // share of the NIC's tree rate that the pipeline with the node's stage leaves it.
       const double n = static_cast<double>(nodes.size());
       const double nic_per_gpu = cluster.nic_bytes_per_s * static_cast<double>(cluster.nics_per_node) /
                                  static_cast<double>(cluster.gpus_per_node);
-      const double cap = nic_per_gpu * profile.network_efficiency * profile.tree_efficiency;
+      const CommGroup group{.ranks = static_cast<std::int64_t>(ranks.size()), .ranks_per_node = static_cast<std::int64_t>(k)};
+      const double cap = nic_per_gpu * profile.network_efficiency * profile.tree_efficiency *
+                         tree_network_share(group, cluster, profile);
       const std::size_t first = out.size();
       for (std::size_t rail = 0; rail < k; ++rail) {
         std::vector<std::int64_t> ring;

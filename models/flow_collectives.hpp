@@ -13,7 +13,8 @@
 ///   and multicasts S back; each direction held to the profile's NVLS rate.
 /// - tree (all-reduce across nodes, NCCL's tree family): inside each node an all-reduce (NVLS or a
 ///   ring), and at the same time (pipelined) each rail's ranks move 2(N-1)/N x S/k between the N
-///   nodes, held to the NIC rate x the profile's tree efficiency.
+///   nodes, held to the NIC rate x the profile's tree efficiency x the share of it the pipeline
+///   with the node's stage leaves (models/collectives.hpp, tree_network_share).
 /// - hierarchical all-reduce: intra-node reduce-scatter over NVLink, an all-reduce ring per rail
 ///   across nodes on S/k, then an intra-node all-gather, one phase after the other.
 /// - direct all-to-all: every rank sends S/n to every other rank at once.

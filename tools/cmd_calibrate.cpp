@@ -130,7 +130,11 @@ std::string render_constants(const cal::CalibrationProfile& p) {
   comm("network_hop_latency_s", p.comm.network_hop_latency_s);
   comm("nvls_algbw_efficiency", p.comm.nvls_algbw_efficiency);
   comm("tree_efficiency", p.comm.tree_efficiency);
+  comm("tree_coupling_exponent", p.comm.tree_coupling_exponent);
   comm("network_bulk_hop_latency_s", p.comm.network_bulk_hop_latency_s);
+  comm("ll_base_latency_s", p.comm.ll_base_latency_s);
+  comm("ll_network_hop_latency_s", p.comm.ll_network_hop_latency_s);
+  comm("ll_network_efficiency", p.comm.ll_network_efficiency);
   return text;
 }
 

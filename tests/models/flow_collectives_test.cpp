@@ -34,13 +34,16 @@ struct Lowered {
   std::size_t tasks = 0;
 };
 
-Lowered run_flow(const ClusterSpec& cluster, const CollectiveCall& call) {
-  const CommProfile profile = default_comm_profile(cluster);
+Lowered run_flow(const ClusterSpec& cluster, const CollectiveCall& call, const CommProfile& profile) {
   FlowNetwork network(cluster, profile);
   FlowLowering lowering(network, 0);
   sim::TaskGraph graph;
   lower_collective(graph, lowering, call, cluster, profile);
   return {sim::Engine(network.resources()).run(graph).makespan.seconds(), graph.size()};
+}
+
+Lowered run_flow(const ClusterSpec& cluster, const CollectiveCall& call) {
+  return run_flow(cluster, call, default_comm_profile(cluster));
 }
 
 double run_analytic(const ClusterSpec& cluster, CollectiveOp op, double bytes, const std::vector<std::int64_t>& ranks) {
@@ -143,11 +146,19 @@ TEST_CASE("flow collectives: NVLS inside a node and NCCL's tree across nodes, as
   CHECK(nvls.tasks == 2 + 16);  // up and down per GPU
   CHECK(nvls.seconds == relative(8e-6 + 14 * 0.4e-6 + nvls_s).epsilon(1e-4));
   // 16 ranks on 2 nodes: NVLS inside each node while each rail moves 2 x 1/2 x S/8 between the
-  // nodes at 47 GB/s x tree efficiency; the slower of the two sets the time.
+  // nodes at 47 GB/s x tree efficiency. The two stages are pipelined at the soft minimum of their
+  // rates, (inside^-p + between^-p)^(-1/p) with the profile's exponent p; with the plain minimum
+  // (p = 0) the slower of the two sets the time.
   const ClusterSpec two = h100_cluster(16);
   const double between_s = bytes / 8.0 / (47e9 * p.tree_efficiency);
+  REQUIRE(p.tree_coupling_exponent == 4.0);
+  const double coupled_s = std::pow(std::pow(nvls_s, 4.0) + std::pow(between_s, 4.0), 0.25);
   const Lowered tree = run_flow(two, {.op = CollectiveOp::all_reduce, .bytes = bytes, .ranks = iota(16)});
-  CHECK(tree.seconds == relative(8e-6 + 14 * 0.4e-6 + 2 * 5.5e-6 + std::max(nvls_s, between_s)).epsilon(1e-4));
+  CHECK(tree.seconds == relative(8e-6 + 14 * 0.4e-6 + 2 * 5.5e-6 + coupled_s).epsilon(1e-4));
+  CommProfile plain = p;
+  plain.tree_coupling_exponent = 0.0;
+  const Lowered plain_tree = run_flow(two, {.op = CollectiveOp::all_reduce, .bytes = bytes, .ranks = iota(16)}, plain);
+  CHECK(plain_tree.seconds == relative(8e-6 + 14 * 0.4e-6 + 2 * 5.5e-6 + std::max(nvls_s, between_s)).epsilon(1e-4));
   CHECK_THROWS_AS(run_flow(two, {.op = CollectiveOp::all_reduce, .bytes = bytes, .ranks = iota(16),
                                  .algorithm = FlowAlgorithm::nvls}),
                   std::invalid_argument);

@@ -53,13 +53,14 @@ TEST_CASE("collectives: NVLS beats the ring inside an NVSwitch node; NCCL's tree
   CHECK(collective_time_s(CollectiveOp::all_reduce, 1073741824.0, {.ranks = 8, .ranks_per_node = 8}, cluster, profile) ==
         doctest::Approx(13.6e-6 + 1073741824.0 / 275e9).epsilon(1e-9));
   // Two nodes: the tree moves 2 (N-1)/N = 1 x the buffer through each node's 8 x 50 GB/s x 0.94
-  // = 376 GB/s of NICs at tree efficiency 0.70: algbw 263.2 GB/s, below NVLS's 275. Latency:
-  // 8 us + 14 x 0.4 us + 2 x 1 level x 5.5 us = 24.6 us.
+  // = 376 GB/s of NICs at tree efficiency 0.78: 293.28 GB/s, pipelined with NVLS's 275 inside at
+  // their soft minimum with exponent 4, (275^-4 + 293.28^-4)^(-1/4) = 238.316 GB/s algbw.
+  // Latency: 8 us + 14 x 0.4 us + 2 x 1 level x 5.5 us = 24.6 us.
   CHECK(collective_time_s(CollectiveOp::all_reduce, 1073741824.0, {.ranks = 16, .ranks_per_node = 8}, cluster,
-                          profile) == doctest::Approx(24.6e-6 + 1073741824.0 / 263.2e9).epsilon(1e-9));
-  // One rank per node (a data-parallel group beside TP 8): the tree would move 2 x 15/16 of the
-  // buffer through one 47 GB/s NIC at 0.70, busbw 1.875 x 47 x 0.70 x 16/30 = 32.9 GB/s; the
-  // ring's 47 GB/s is faster, and NCCL's tuner takes it.
+                          profile) == doctest::Approx(24.6e-6 + 1073741824.0 / 238.316e9).epsilon(1e-6));
+  // One rank per node (a data-parallel group beside TP 8): nothing to pipeline inside; the tree
+  // would move 2 x 15/16 of the buffer through one 47 GB/s NIC at 0.78, busbw 1.875 x 47 x 0.78 x
+  // 16/30 = 36.7 GB/s; the ring's 47 GB/s is faster, and NCCL's tuner takes it.
   const CommGroup rail{.ranks = 16, .ranks_per_node = 1};
   const ClusterSpec big{.gpu = test::h100(), .num_gpus = 128, .gpus_per_node = 8};
   CHECK_FALSE(all_reduce_uses_tree(rail, big, profile));
@@ -77,16 +78,17 @@ TEST_CASE("collectives: a measured curve gives its own layout's time and shapes 
   const double node = 30e-6 + bytes * 1.75 / 350e9;
   CHECK(collective_time_s(CollectiveOp::all_reduce, bytes, {.ranks = 8, .ranks_per_node = 8}, cluster, profile) ==
         doctest::Approx(node));
-  // Two nodes, bulk protocol: the node's time + the extra bandwidth time (algbw 263.2 GB/s between
-  // the nodes vs 275 inside) + 2 network steps x 40 us of pipeline fill. The low-latency protocols
-  // would take 32 us + 2 x (12 us + bytes / (376 GB/s x 0.70)) = 566 us: slower here.
+  // Two nodes, bulk protocol: the node's time + the extra bandwidth time (the tree family's
+  // pipeline, algbw 238.316 GB/s as above, vs NVLS's 275 inside) + 2 network steps x 37 us of
+  // pipeline fill: 477 us. The low-latency protocols would take 41 us + 2 x (9.5 us + bytes /
+  // (376 GB/s x 0.65)) = 609 us: slower here.
   const CommGroup two_nodes{.ranks = 16, .ranks_per_node = 8};
   CHECK(collective_time_s(CollectiveOp::all_reduce, bytes, two_nodes, cluster, profile) ==
-        doctest::Approx(node + bytes / 263.2e9 - bytes / 275e9 + 80e-6).epsilon(1e-9));
-  // At 1 MiB they win: 32 us + 2 x (12 us + 4.0 us) = 64 us, against the bulk protocol's 115 us.
+        doctest::Approx(node + bytes / 238.316e9 - bytes / 275e9 + 74e-6).epsilon(1e-6));
+  // At 1 MiB they win: 41 us + 2 x (9.5 us + 4.3 us) = 68.6 us, against the bulk protocol's 110 us.
   const double small = 1024.0 * 1024;
   CHECK(collective_time_s(CollectiveOp::all_reduce, small, two_nodes, cluster, profile) ==
-        doctest::Approx(32e-6 + 2.0 * (12e-6 + small / (376e9 * 0.70))).epsilon(1e-9));
+        doctest::Approx(41e-6 + 2.0 * (9.5e-6 + small / (376e9 * 0.65))).epsilon(1e-9));
 }
 
 TEST_CASE("collectives: a rail-aligned group across nodes is held to one NIC per rank") {
