@@ -54,9 +54,14 @@ std::int64_t uncovered(const std::vector<Interval>& a, const std::vector<Interva
 StepTimes measure_step(const StepGraph& step, const sim::Timeline& timeline) {
   const std::size_t stages = step.stages.size();
   std::vector<std::vector<Interval>> compute(stages), comm(stages);
+  // Stages hold about equal shares of the tasks: room for a share each saves regrowing the lists.
+  for (auto& list : compute) list.reserve(step.graph.size() / stages);
+  for (auto& list : comm) list.reserve(step.graph.size() / stages);
   // Flow fidelity: a collective is many concurrent flows (labelled with their sender's rank);
-  // their busy time by kind is the union of their intervals, not the sum.
-  std::vector<std::vector<std::vector<Interval>>> flows(stages, std::vector<std::vector<Interval>>(5));
+  // their busy time by kind is the union of their intervals, not the sum. By stage and kind, made
+  // on the first flow.
+  constexpr std::size_t kinds = 5;
+  std::vector<std::vector<Interval>> flows;
   StepTimes out;
   out.stages.assign(stages, {});
   for (sim::TaskId t = 0; t < step.graph.size(); ++t) {
@@ -70,7 +75,8 @@ StepTimes measure_step(const StepGraph& step, const sim::Timeline& timeline) {
     }
     comm[s].push_back(iv);
     if (label.rank >= 0) {
-      flows[s][label.kind].push_back(iv);
+      if (flows.empty()) flows.resize(stages * kinds);
+      flows[s * kinds + label.kind].push_back(iv);
       continue;
     }
     const double seconds = static_cast<double>(iv.second - iv.first) * 1e-9;
@@ -90,11 +96,17 @@ StepTimes measure_step(const StepGraph& step, const sim::Timeline& timeline) {
     merge(compute[s]);
     merge(comm[s]);
     StageTimes& st = out.stages[s];
-    for (auto& by_kind : flows[s]) merge(by_kind);
-    st.tp_comm_s += static_cast<double>(length(flows[s][static_cast<std::size_t>(TaskKind::tp_comm)])) * 1e-9;
-    st.pp_comm_s += static_cast<double>(length(flows[s][static_cast<std::size_t>(TaskKind::pp_comm)])) * 1e-9;
-    st.dp_comm_s += static_cast<double>(length(flows[s][static_cast<std::size_t>(TaskKind::dp_comm)])) * 1e-9;
-    st.overlap_comm_s += static_cast<double>(length(flows[s][static_cast<std::size_t>(TaskKind::overlap_comm)])) * 1e-9;
+    if (!flows.empty()) {
+      const auto flow_s = [&](TaskKind kind) {
+        std::vector<Interval>& list = flows[s * kinds + static_cast<std::size_t>(kind)];
+        merge(list);
+        return static_cast<double>(length(list)) * 1e-9;
+      };
+      st.tp_comm_s += flow_s(TaskKind::tp_comm);
+      st.pp_comm_s += flow_s(TaskKind::pp_comm);
+      st.dp_comm_s += flow_s(TaskKind::dp_comm);
+      st.overlap_comm_s += flow_s(TaskKind::overlap_comm);
+    }
     const std::int64_t busy = length(compute[s]);
     const std::int64_t exposed = uncovered(comm[s], compute[s]);
     st.compute_s = static_cast<double>(busy) * 1e-9;

@@ -31,7 +31,7 @@ TaskId TaskGraph::add_task(const TaskSpec& spec, std::span<const ResourceId> res
     resource_ids_.push_back(r);
     resources_named_ = std::max<std::size_t>(resources_named_, std::size_t{r} + 1);
   }
-  any_unsound_ = any_unsound_ || unsound(id) != nullptr;
+  any_unsound_ = any_unsound_ || unsound(spec, resources.size()) != nullptr;
   for (TaskId before : predecessors) add_dependency(before, id);
   return id;
 }
@@ -49,15 +49,20 @@ std::string describe(TaskId t) { return "task " + std::to_string(t); }
 
 }  // namespace
 
-const char* TaskGraph::unsound(TaskId t) const {
-  const Core& c = core_[t];
-  if (!(c.work >= 0.0) || !std::isfinite(c.work)) return "work must be finite and >= 0";
-  if (c.latency < Time::zero()) return "latency must be >= 0";
-  if (!(weight(t) > 0.0) || !std::isfinite(weight(t))) return "weight must be finite and > 0";
-  if (!(rate_cap_per_s(t) > 0.0)) return "rate cap must be > 0";
-  if (c.work > 0.0 && c.resource_count == 0 && std::isinf(rate_cap_per_s(t)))
+const char* TaskGraph::unsound(const TaskSpec& spec, std::size_t resource_count) {
+  if (!(spec.work >= 0.0) || !std::isfinite(spec.work)) return "work must be finite and >= 0";
+  if (spec.latency < Time::zero()) return "latency must be >= 0";
+  if (!(spec.weight > 0.0) || !std::isfinite(spec.weight)) return "weight must be finite and > 0";
+  if (!(spec.rate_cap_per_s > 0.0)) return "rate cap must be > 0";
+  if (spec.work > 0.0 && resource_count == 0 && std::isinf(spec.rate_cap_per_s))
     return "has work but neither resources nor a rate cap";
   return nullptr;
+}
+
+const char* TaskGraph::unsound(TaskId t) const {
+  const Core& c = core_[t];
+  return unsound({.work = c.work, .latency = c.latency, .rate_cap_per_s = rate_cap_per_s(t), .weight = weight(t)},
+                 c.resource_count);
 }
 
 void TaskGraph::validate_tasks(std::size_t resource_count) const {

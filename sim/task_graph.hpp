@@ -104,7 +104,9 @@ class TaskGraph {
   void validate_tasks(std::size_t resource_count) const;
 
  private:
-  /// Why task t's own fields are out of range, or nullptr if they are not.
+  /// Why a task with these fields is out of range, or nullptr if it is not.
+  static const char* unsound(const TaskSpec& spec, std::size_t resource_count);
+  /// The same for task t as stored.
   const char* unsound(TaskId t) const;
 
   std::vector<Core> core_;
