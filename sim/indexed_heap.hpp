@@ -112,10 +112,12 @@ class IndexedHeap {
     const std::uint32_t first = arity * at + 1;
     if (first >= n) return absent;
     std::uint32_t child = first;
-    if (first + arity <= n) {  // a full set of children: the common case, unrolled
-      if (heap_[first + 1].key < heap_[child].key) child = first + 1;
-      if (heap_[first + 2].key < heap_[child].key) child = first + 2;
-      if (heap_[first + 3].key < heap_[child].key) child = first + 3;
+    if (first + arity <= n) {  // a full set of children: the common case
+      // A tournament of pairs, in data rather than branches: which key is smaller is as good as
+      // random, so branches on it would be mispredicted half the time. Ties go to the first.
+      const std::uint32_t left = first + (heap_[first + 1].key < heap_[first].key ? 1 : 0);
+      const std::uint32_t right = first + 2 + (heap_[first + 3].key < heap_[first + 2].key ? 1 : 0);
+      child = heap_[right].key < heap_[left].key ? right : left;
     } else {
       for (std::uint32_t c = first + 1; c < n; ++c)
         if (heap_[c].key < heap_[child].key) child = c;
