@@ -70,7 +70,8 @@ CommProfile default_comm_profile(const ClusterSpec& cluster) {
   //   the node's NIC rate (2 nodes, 2-8 MiB: 113 GB/s over 2 steps; 8 nodes, 1-8 MiB: 36 GB/s
   //   over 6 steps, both measured).
   // NCCL itself models its tree/Simple step as a chunk's latency (tuning.cc: "base lat + 256k/12GB/s
-  // (+ 256k/12GB/s for the network)"). RoCE: the same, an assumption.
+  // (+ 256k/12GB/s for the network)"). RoCE, other GPUs (a ring inside A100 nodes) and other node
+  // counts: the same constants, an assumption.
   p.tree_efficiency = 0.78;
   p.tree_coupling_exponent = 4.0;
   p.network_bulk_hop_latency_s = 37e-6;
