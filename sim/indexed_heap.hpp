@@ -6,9 +6,13 @@
 /// order fixed by the sequence of operations, so runs repeat exactly; the engine takes all events
 /// of one instant together and orders them itself. Four children per node halve the depth of a
 /// binary heap; the engine updates keys far more often than it pops.
+/// Past its last entry the array always holds `arity` entries of the largest key, so that every
+/// inner node has four children to compare and no node needs a loop over a partial set.
 
 #include <cassert>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 namespace clustersim::sim {
@@ -16,14 +20,15 @@ namespace clustersim::sim {
 template <class Key>
 class IndexedHeap {
  public:
-  explicit IndexedHeap(std::size_t ids = 0) : position_(ids, absent) {}
+  explicit IndexedHeap(std::size_t ids = 0) : heap_(arity, padding()), position_(ids, absent) {}
 
-  bool empty() const { return heap_.empty(); }
-  std::size_t size() const { return heap_.size(); }
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
   bool contains(std::uint32_t id) const { return position_[id] != absent; }
   /// Empties the heap and makes room for ids below `ids`, keeping the buffers.
   void reset(std::size_t ids) {
-    heap_.clear();
+    heap_.assign(arity, padding());
+    size_ = 0;
     position_.assign(ids, absent);
   }
   /// Makes room for ids below `ids`.
@@ -36,9 +41,10 @@ class IndexedHeap {
   /// Inserts `id` or moves it to `key`.
   void set(std::uint32_t id, Key key) {
     if (position_[id] == absent) {
-      position_[id] = static_cast<std::uint32_t>(heap_.size());
-      heap_.push_back({key, id});
-      sift_up(position_[id]);
+      if (heap_.size() < size_ + 1 + arity) heap_.push_back(padding());
+      position_[id] = size_;
+      heap_[size_] = {key, id};
+      sift_up(size_++);
       return;
     }
     const std::uint32_t at = position_[id];
@@ -51,11 +57,10 @@ class IndexedHeap {
   }
 
   void pop() {
-    assert(!heap_.empty());
+    assert(size_ > 0);
     position_[heap_.front().id] = absent;
-    const Entry last = heap_.back();
-    heap_.pop_back();
-    if (heap_.empty()) return;
+    const Entry last = take_last();
+    if (size_ == 0) return;
     // Floyd's variant: walk the hole at the root down to a leaf along the smallest children, then
     // let the former last leaf rise from there. That leaf usually belongs near the bottom, so this
     // saves comparing it at every level on the way down.
@@ -75,9 +80,8 @@ class IndexedHeap {
     const std::uint32_t at = position_[id];
     if (at == absent) return;
     position_[id] = absent;
-    const Entry last = heap_.back();
-    heap_.pop_back();
-    if (at == heap_.size()) return;
+    const Entry last = take_last();
+    if (at == size_) return;
     heap_[at] = last;
     position_[last.id] = at;
     sift_up(at);
@@ -91,7 +95,21 @@ class IndexedHeap {
     Key key;
     std::uint32_t id;
   };
+  /// What fills the array past the last entry: no key is larger, and a real entry of the same key
+  /// sits at a lower index, which ties prefer.
+  static Entry padding() {
+    if constexpr (std::is_floating_point_v<Key>)
+      return {std::numeric_limits<Key>::infinity(), absent};
+    else
+      return {Key::max(), absent};
+  }
 
+  /// Removes the last entry, leaving padding in its place, and returns it.
+  Entry take_last() {
+    const Entry last = heap_[--size_];
+    heap_[size_] = padding();
+    return last;
+  }
   void place(std::uint32_t at, const Entry& e) {
     heap_[at] = e;
     position_[e.id] = at;
@@ -106,24 +124,17 @@ class IndexedHeap {
     }
     place(at, e);
   }
-  /// The child of `at` with the smallest key (the first of equals), or `absent` for a leaf.
+  /// The child of `at` with the smallest key (the first of equals), or `absent` for a leaf. A node
+  /// with a child has four in the array, padding included.
   std::uint32_t smallest_child(std::uint32_t at) const {
-    const auto n = static_cast<std::uint32_t>(heap_.size());
     const std::uint32_t first = arity * at + 1;
-    if (first >= n) return absent;
-    std::uint32_t child = first;
-    if (first + arity <= n) {  // a full set of children: the common case
-      // A tournament of pairs, each pair's comparison turned into an index rather than a branch:
-      // which key is smaller is as good as random, so branches on it were mispredicted about half
-      // the time (engine.no_sharing_10M: 3.5 -> 4.3 M completions/s). Ties go to the first.
-      const std::uint32_t left = first + (heap_[first + 1].key < heap_[first].key ? 1 : 0);
-      const std::uint32_t right = first + 2 + (heap_[first + 3].key < heap_[first + 2].key ? 1 : 0);
-      child = heap_[right].key < heap_[left].key ? right : left;
-    } else {
-      for (std::uint32_t c = first + 1; c < n; ++c)
-        if (heap_[c].key < heap_[child].key) child = c;
-    }
-    return child;
+    if (first >= size_) return absent;
+    // A tournament of pairs, each pair's comparison turned into an index rather than a branch:
+    // which key is smaller is as good as random, so branches on it were mispredicted about half
+    // the time (engine.no_sharing_10M: 3.5 -> 4.3 M completions/s). Ties go to the first.
+    const std::uint32_t left = first + (heap_[first + 1].key < heap_[first].key ? 1 : 0);
+    const std::uint32_t right = first + 2 + (heap_[first + 3].key < heap_[first + 2].key ? 1 : 0);
+    return heap_[right].key < heap_[left].key ? right : left;
   }
   void sift_down(std::uint32_t at) {
     const Entry e = heap_[at];
@@ -136,7 +147,8 @@ class IndexedHeap {
     place(at, e);
   }
 
-  std::vector<Entry> heap_;
+  std::vector<Entry> heap_;  // size_ entries, then at least `arity` of padding
+  std::uint32_t size_ = 0;
   std::vector<std::uint32_t> position_;
 };
 
