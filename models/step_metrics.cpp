@@ -67,7 +67,7 @@ StepTimes measure_step(const StepGraph& step, const sim::Timeline& timeline) {
   for (sim::TaskId t = 0; t < step.graph.size(); ++t) {
     const sim::TaskLabel& label = step.graph.label(t);
     const auto s = static_cast<std::size_t>(label.stage);
-    const Interval iv{timeline.start[t].ns(), timeline.finish[t].ns()};
+    const Interval iv{timeline.tasks[t].start.ns(), timeline.tasks[t].finish.ns()};
     const auto kind = static_cast<TaskKind>(label.kind);
     if (kind == TaskKind::compute) {
       compute[s].push_back(iv);

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <ranges>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -16,7 +16,7 @@ namespace {
 
 /// What the event loop keeps for a task from the moment it is ready until it finishes. Only tasks
 /// in flight hold one, in slots that finished tasks hand on, so the engine's memory per task of the
-/// graph stays a TaskState and its successors however large the graph. Weight and rate cap stay in
+/// graph stays its TaskTimes record and its successors however large the graph. Weight and rate cap stay in
 /// the graph, read only for tasks that are not `plain`.
 struct Flight {
   double remaining = 0.0;  // work left as of last_update (while solved individually)
@@ -33,15 +33,6 @@ struct Flight {
   bool on_resources = false;     // it has joined its resources (it has work to do on them)
 };
 
-/// What the event loop keeps for every task of the graph, in one record: the predecessor count a
-/// finishing predecessor decrements is on the same cache line as the times the task itself writes.
-struct TaskState {
-  Time start = Time::zero();
-  Time finish = Time::zero();
-  std::uint32_t pending = 0;          // unfinished predecessors, or finished_mark
-  std::uint32_t successor_begin = 0;  // into successors_; the list ends where task + 1's begins
-};
-
 using Slot = std::uint32_t;
 
 /// A slot in flight, with its task id first so that lists sort into task-id order.
@@ -51,7 +42,7 @@ struct TaskSlot {
   bool operator<(const TaskSlot& o) const { return task < o.task; }
 };
 
-/// TaskState::pending of a finished task; any other value counts unfinished predecessors.
+/// TaskTimes::engine_pending of a finished task; any other value counts unfinished predecessors.
 constexpr std::uint32_t finished_mark = ~std::uint32_t{0};
 
 /// A resource shared only by tasks that use nothing else and have no rate cap is a processor-
@@ -124,6 +115,10 @@ class Run {
   const std::vector<Resource>& resources_;
   const TaskGraph& graph_;
   const std::uint32_t resource_count_;
+  Timeline timeline_;
+  // Every task's times and counters: the timeline's records, and one past the last task's to end
+  // its successor list.
+  std::vector<TaskTimes>& states_ = timeline_.tasks;
   const ResourceId* all_uses_ = nullptr;
   Time now_ = Time::zero();
   // Every pending event, one per id: resource r's sharing group reaching its earliest finish (id
@@ -132,12 +127,14 @@ class Run {
 
   std::vector<Flight> flights_;     // by slot
   std::vector<Slot> free_slots_;
-  std::vector<TaskState> states_;  // by task, and one past the last to end its successor list
-  std::vector<TaskId> successors_;
+  // Both arrays below are left uninitialised: every entry is written before it is read, and the
+  // pages of slot_ that no task with several resources reaches are never touched. New memory costs
+  // about half a millisecond per MB here to map, a tenth of a 10-million-task run for the two.
+  std::unique_ptr<TaskId[]> successors_;
   std::vector<TaskId> released_;  // successors whose last predecessor finished in this event
   std::vector<TaskSlot> finishing_;  // tasks finishing at the current event
   std::vector<TaskSlot> elapsed_;    // tasks whose latency ends at the current event
-  std::vector<std::uint32_t> slot_;  // by resource use after a task's first: its position in active_[resource]
+  std::unique_ptr<std::uint32_t[]> slot_;  // by resource use after a task's first: its position in active_[resource]
 
   std::vector<std::vector<Slot>> active_;  // by resource: tasks on it now, either mode
   std::vector<SharingGroup> groups_;       // by resource
@@ -154,7 +151,6 @@ class Run {
   std::vector<std::uint32_t> local_links_;
   MaxMinSolver solver_;
 
-  Timeline timeline_;
   std::size_t finished_count_ = 0;
 };
 
@@ -169,25 +165,25 @@ void Run::initialise() {
       if (before >= n || after >= n)
         throw GraphError("dependency " + std::to_string(before) + " -> " + std::to_string(after) +
                          " names a task that does not exist");
-  states_.assign(n + 1, TaskState{});
+  states_.assign(n + 1, TaskTimes{});
   for (const auto& [before, after] : graph_.dependencies()) {
-    ++states_[before].successor_begin;  // for now, its successor count
-    ++states_[after].pending;
+    ++states_[before].engine_successor_begin;  // for now, its successor count
+    ++states_[after].engine_pending;
   }
   // Running sums turn the counts into the ends of the lists. Filling every list backwards from its
   // end, over the dependencies in reverse, keeps insertion order and leaves each on its start.
   std::uint32_t end = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    end += states_[i].successor_begin;
-    states_[i].successor_begin = end;
+    end += states_[i].engine_successor_begin;
+    states_[i].engine_successor_begin = end;
   }
-  states_[n].successor_begin = end;
-  successors_.resize(graph_.dependency_count());
+  states_[n].engine_successor_begin = end;
+  successors_ = std::make_unique_for_overwrite<TaskId[]>(graph_.dependency_count());
   const auto dependencies = graph_.dependencies();
   for (auto d = dependencies.rbegin(); d != dependencies.rend(); ++d)
-    successors_[--states_[d->first].successor_begin] = d->second;
+    successors_[--states_[d->first].engine_successor_begin] = d->second;
   events_ = IndexedHeap<Time>(r);
-  slot_.assign(graph_.resource_use_count(), 0);
+  slot_ = std::make_unique_for_overwrite<std::uint32_t[]>(graph_.resource_use_count());
   active_.assign(r, {});
   groups_.assign(r, {});
   individual_.assign(r, 0);
@@ -204,7 +200,7 @@ Timeline Run::execute() {
   initialise();
   const std::size_t n = graph_.size();
   for (TaskId t = 0; t < n; ++t)
-    if (states_[t].pending == 0) make_ready(t);
+    if (states_[t].engine_pending == 0) make_ready(t);
   resolve_dirty();
 
   while (!events_.empty()) {
@@ -234,12 +230,7 @@ Timeline Run::execute() {
 
   if (finished_count_ != n) report_unfinished();
   timeline_.makespan = now_;
-  const auto tasks = std::span(states_).first(n);
-  const auto starts = tasks | std::views::transform(&TaskState::start);
-  const auto finishes = tasks | std::views::transform(&TaskState::finish);
-  timeline_.start.assign(starts.begin(), starts.end());
-  timeline_.finish.assign(finishes.begin(), finishes.end());
-  states_ = {};
+  states_.pop_back();
   return std::move(timeline_);
 }
 
@@ -332,8 +323,8 @@ void Run::activate(Slot f) {
 void Run::finish(Slot f) {
   Flight& s = flights_[f];
   const TaskId t = s.task;
-  TaskState& state = states_[t];
-  state.pending = finished_mark;
+  TaskTimes& state = states_[t];
+  state.engine_pending = finished_mark;
   state.finish = now_;
   ++finished_count_;
   if (s.on_resources) {
@@ -358,8 +349,8 @@ void Run::finish(Slot f) {
       }
     }
   }
-  for (std::uint32_t i = state.successor_begin; i < states_[t + 1].successor_begin; ++i)
-    if (--states_[successors_[i]].pending == 0) released_.push_back(successors_[i]);
+  for (std::uint32_t i = state.engine_successor_begin; i < states_[t + 1].engine_successor_begin; ++i)
+    if (--states_[successors_[i]].engine_pending == 0) released_.push_back(successors_[i]);
   free_slots_.push_back(f);
 }
 
@@ -529,12 +520,12 @@ void Run::report_unfinished() const {
                         " tasks never finished:";
   int listed = 0;
   for (TaskId t = 0; t < graph_.size() && listed < 8; ++t) {
-    const TaskState& state = states_[t];
-    if (state.pending == finished_mark) continue;
+    const TaskTimes& state = states_[t];
+    if (state.engine_pending == finished_mark) continue;
     ++listed;
     message += " task " + std::to_string(t);
-    if (state.pending > 0)
-      message += " (waits for " + std::to_string(state.pending) + " unfinished predecessors)";
+    if (state.engine_pending > 0)
+      message += " (waits for " + std::to_string(state.engine_pending) + " unfinished predecessors)";
     else
       message += " (ready at " + std::to_string(state.start.seconds()) + " s, never finished its work)";
     message += ';';

@@ -34,8 +34,8 @@ std::string chrome_trace_json(const models::StepGraph& step, const sim::Timeline
     } else {
       name = fmt::format("{} {}", models::phase_name(phase), models::kind_name(kind));
     }
-    const double start_us = static_cast<double>(timeline.start[t].ns()) * 1e-3;
-    const double duration_us = static_cast<double>((timeline.finish[t] - timeline.start[t]).ns()) * 1e-3;
+    const double start_us = static_cast<double>(timeline.tasks[t].start.ns()) * 1e-3;
+    const double duration_us = static_cast<double>((timeline.tasks[t].finish - timeline.tasks[t].start).ns()) * 1e-3;
     events.push_back({{"name", name},
                       {"cat", models::kind_name(kind)},
                       {"ph", "X"},

@@ -163,7 +163,7 @@ std::int64_t warm_up_end_ns(const models::StepGraph& step, const sim::Timeline& 
     if (label.stage == 0 && label.micro_batch == k && label.layer == 0 &&
         static_cast<models::TaskPhase>(label.phase) == models::TaskPhase::backward &&
         static_cast<models::TaskKind>(label.kind) == models::TaskKind::compute) {
-      end = std::max(end, timeline.finish[t].ns());
+      end = std::max(end, timeline.tasks[t].finish.ns());
     }
   }
   return end > 0 ? end : timeline.makespan.ns();
@@ -204,7 +204,7 @@ std::string timeline_svg(const models::StepGraph& step, const sim::Timeline& tim
     const sim::TaskLabel& label = step.graph.label(t);
     const auto phase = static_cast<models::TaskPhase>(label.phase);
     if (label.stage < 0 || static_cast<std::size_t>(label.stage) >= stages || phase == models::TaskPhase::step_end) continue;
-    const std::int64_t begin = timeline.start[t].ns(), end = std::min(timeline.finish[t].ns(), makespan);
+    const std::int64_t begin = timeline.tasks[t].start.ns(), end = std::min(timeline.tasks[t].finish.ns(), makespan);
     if (end <= begin) continue;
     const auto stage = static_cast<std::size_t>(label.stage);
     busy[stage].push_back({begin, end});

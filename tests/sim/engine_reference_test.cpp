@@ -104,7 +104,7 @@ TEST_CASE("engine: matches a brute-force fluid simulation on random mixed graphs
       CAPTURE(trial);
       CAPTURE(t);
       // Each event rounds up by at most 1 ns; a few hundred events stay well inside 1 us.
-      CHECK(timeline.finish[t].seconds() == doctest::Approx(expected[t]).epsilon(1e-6).scale(1.0));
+      CHECK(timeline.tasks[t].finish.seconds() == doctest::Approx(expected[t]).epsilon(1e-6).scale(1.0));
     }
   }
 }
@@ -122,9 +122,9 @@ TEST_CASE("engine: a shared link hands over between sharing and individual solvi
   const auto f2 = g.add_task({.work = 20, .latency = Time::from_seconds(1)}, ab);
   const auto f3 = g.add_task({.work = 10, .latency = Time::from_seconds(11.5)}, a);
   const auto tl = engine.run(g);
-  CHECK(tl.finish[f2].seconds() == doctest::Approx(11.0));
-  CHECK(tl.finish[f1].seconds() == doctest::Approx(12.5));
-  CHECK(tl.finish[f3].seconds() == doctest::Approx(13.0));
+  CHECK(tl.tasks[f2].finish.seconds() == doctest::Approx(11.0));
+  CHECK(tl.tasks[f1].finish.seconds() == doctest::Approx(12.5));
+  CHECK(tl.tasks[f3].finish.seconds() == doctest::Approx(13.0));
 }
 
 TEST_CASE("engine: a task finishing as another joins its resource leaves before the newcomer shares") {
@@ -139,7 +139,7 @@ TEST_CASE("engine: a task finishing as another joins its resource leaves before 
   const std::vector<TaskId> after_b{b};
   const auto c = g.add_task({.work = 1}, g1, after_b);
   const auto tl = engine.run(g);
-  CHECK(tl.finish[a].seconds() == doctest::Approx(1.0));
-  CHECK(tl.finish[c].seconds() == doctest::Approx(2.0));
+  CHECK(tl.tasks[a].finish.seconds() == doctest::Approx(1.0));
+  CHECK(tl.tasks[c].finish.seconds() == doctest::Approx(2.0));
   CHECK(tl.busy_s[0] == doctest::Approx(2.0));
 }

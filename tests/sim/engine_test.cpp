@@ -27,8 +27,8 @@ TEST_CASE("engine: a transfer pays its latency, then shares bandwidth") {
   const auto a = g.add_task({.work = 1000, .latency = Time::from_seconds(2)}, link);
   const auto b = g.add_task({.work = 1000}, link);
   const auto tl = engine.run(g);
-  CHECK(s(tl.finish[b]) == doctest::Approx(18.0));
-  CHECK(s(tl.finish[a]) == doctest::Approx(20.0));
+  CHECK(s(tl.tasks[b].finish) == doctest::Approx(18.0));
+  CHECK(s(tl.tasks[a].finish) == doctest::Approx(20.0));
   CHECK(s(tl.makespan) == doctest::Approx(20.0));
   CHECK(tl.busy_s[0] == doctest::Approx(20.0));
   CHECK(tl.units_served[0] == doctest::Approx(2000.0));
@@ -43,8 +43,8 @@ TEST_CASE("engine: when the first of two flows finishes the second speeds up") {
   const auto small = g.add_task({.work = 30}, link);
   const auto big = g.add_task({.work = 50}, link);
   const auto tl = engine.run(g);
-  CHECK(s(tl.finish[small]) == doctest::Approx(6.0));
-  CHECK(s(tl.finish[big]) == doctest::Approx(8.0));
+  CHECK(s(tl.tasks[small].finish) == doctest::Approx(6.0));
+  CHECK(s(tl.tasks[big].finish) == doctest::Approx(8.0));
 }
 
 TEST_CASE("engine: a diamond DAG runs its two middle tasks in parallel") {
@@ -60,11 +60,11 @@ TEST_CASE("engine: a diamond DAG runs its two middle tasks in parallel") {
   const std::vector<TaskId> both{left, right};
   const auto bottom = g.add_task({.work = 1}, g0, both);
   const auto tl = engine.run(g);
-  CHECK(s(tl.start[left]) == doctest::Approx(1.0));
-  CHECK(s(tl.finish[left]) == doctest::Approx(3.0));
-  CHECK(s(tl.finish[right]) == doctest::Approx(4.0));
-  CHECK(s(tl.start[bottom]) == doctest::Approx(4.0));
-  CHECK(s(tl.finish[bottom]) == doctest::Approx(5.0));
+  CHECK(s(tl.tasks[left].start) == doctest::Approx(1.0));
+  CHECK(s(tl.tasks[left].finish) == doctest::Approx(3.0));
+  CHECK(s(tl.tasks[right].finish) == doctest::Approx(4.0));
+  CHECK(s(tl.tasks[bottom].start) == doctest::Approx(4.0));
+  CHECK(s(tl.tasks[bottom].finish) == doctest::Approx(5.0));
   CHECK(tl.busy_s[0] == doctest::Approx(4.0));  // 0-3 and 4-5
   CHECK(tl.busy_s[1] == doctest::Approx(3.0));
 }
@@ -80,9 +80,9 @@ TEST_CASE("engine: a flow over two links is held to the slower; caps and weights
   const auto f2 = g.add_task({.work = 60}, a);
   const auto f3 = g.add_task({.work = 10, .rate_cap_per_s = 1.0, .weight = 2.0}, c);
   const auto tl = engine.run(g);
-  CHECK(s(tl.finish[f1]) == doctest::Approx(10.0));
-  CHECK(s(tl.finish[f2]) == doctest::Approx(10.0));
-  CHECK(s(tl.finish[f3]) == doctest::Approx(10.0));
+  CHECK(s(tl.tasks[f1].finish) == doctest::Approx(10.0));
+  CHECK(s(tl.tasks[f2].finish) == doctest::Approx(10.0));
+  CHECK(s(tl.tasks[f3].finish) == doctest::Approx(10.0));
   CHECK(tl.units_served[2] == doctest::Approx(20.0));  // two flows of 10 B
 }
 
@@ -93,8 +93,8 @@ TEST_CASE("engine: delays chain without resources; a rate-capped task needs none
   const std::vector<TaskId> p1{d1};
   const auto d2 = g.add_task({.work = 2.0, .latency = Time::from_ns(100), .rate_cap_per_s = 1e9}, {}, p1);
   const auto tl = engine.run(g);
-  CHECK(tl.finish[d1].ns() == 500);
-  CHECK(tl.finish[d2].ns() == 500 + 100 + 2);  // 2 units at 1e9/s = 2 ns
+  CHECK(tl.tasks[d1].finish.ns() == 500);
+  CHECK(tl.tasks[d2].finish.ns() == 500 + 100 + 2);  // 2 units at 1e9/s = 2 ns
 }
 
 TEST_CASE("engine: a cycle is reported with the tasks on it") {
@@ -195,11 +195,10 @@ TEST_CASE("engine: two runs of the same graph are identical to the nanosecond") 
   const TaskGraph g = contended_graph(5000, 16);
   const auto a = engine.run(g);
   const auto b = engine.run(g);
-  CHECK(a.start == b.start);
-  CHECK(a.finish == b.finish);
+  CHECK(a.tasks == b.tasks);
   CHECK(a.busy_s == b.busy_s);
   // Sanity: every task finishes no earlier than its start plus what the fastest link allows.
-  for (TaskId t = 0; t < g.size(); ++t) CHECK_LE(a.start[t], a.finish[t]);
+  for (TaskId t = 0; t < g.size(); ++t) CHECK_LE(a.tasks[t].start, a.tasks[t].finish);
 }
 
 TEST_CASE("engine: a one-million-task graph completes") {
