@@ -10,6 +10,7 @@ namespace {
 // Megatron-LM's mapping of the k-th forward (or backward) unit of a stage to (chunk, micro-batch):
 // micro-batches go in groups of p through chunk 0, then the same group through chunk 1, and so on.
 PassRef interleaved_unit(std::int64_t k, bool forward, std::int64_t pp, std::int64_t vp) {
+  if (vp == 1) return {forward, 0, static_cast<std::int32_t>(k)};  // 1F1B: no divisions per pass
   const std::int64_t in_group = k % (pp * vp);
   std::int64_t chunk = in_group / pp;
   if (!forward) chunk = vp - 1 - chunk;

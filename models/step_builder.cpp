@@ -100,6 +100,8 @@ StepGraph Builder::build(std::vector<sim::Resource> links) {
     out_.resources.push_back({"stage" + n + ".network", 1.0});
     out_.stages.push_back({.compute = base, .nvlink = base + 1, .network = base + 2});
   }
+  out_.chunks_per_stage = vp_;
+  out_.tp_tail_ns.assign(static_cast<std::size_t>(pp_ * vp_ * 2), 0);
   out_.first_link = static_cast<ResourceId>(out_.resources.size());
   out_.link_count = links.size();
   out_.resources.insert(out_.resources.end(), std::make_move_iterator(links.begin()),
@@ -175,8 +177,17 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>
   const bool bucketed = last_backward && plan_.overlap_grad_reduce && chunk.grad_reduce_s > 0.0;
   const std::int64_t pieces = bucketed ? std::max<std::int64_t>(1, chunk.layers) : 1;
   const double compute_s = ref.forward ? chunk.forward_s : chunk.backward_s;
+  const double tp_s = ref.forward ? chunk.tp_forward_s : chunk.tp_backward_s;
+  const bool fused = !lower_comm_ && !bucketed && tp_s > 0.0;
   TaskId previous = none;
-  for (std::int64_t i = 0; i < pieces; ++i) {
+  if (fused) {
+    const TaskId both = add(compute_s + tp_s, res.compute, label, TaskKind::compute_then_tp);
+    std::int64_t& tail = out_.tp_tail_ns[out_.tp_tail_index(label)];
+    if (tail == 0) tail = sim::Time::from_seconds(tp_s).ns();  // the same for every micro-batch
+    for (TaskId t : stream_tail) after(t, both);
+    tasks.first = previous = both;
+  }
+  for (std::int64_t i = 0; i < (fused ? 0 : pieces); ++i) {  // compute alone, in one piece or a layer each
     const TaskId piece = add(compute_s / static_cast<double>(pieces), res.compute, label, TaskKind::compute);
     if (previous == none) {
       for (TaskId t : stream_tail) after(t, piece);
@@ -195,8 +206,7 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>
   }
   tasks.end = previous;
 
-  const double tp_s = ref.forward ? chunk.tp_forward_s : chunk.tp_backward_s;
-  if (tp_s > 0.0) {
+  if (tp_s > 0.0 && !fused) {
     const FlowSpan tp = comm(tp_s, res.nvlink, label, TaskKind::tp_comm, CommScope::tp,
                              ref.forward ? chunk.tp_forward_traffic : chunk.tp_backward_traffic);
     after(previous, tp.first);

@@ -7,11 +7,16 @@
 /// for free.
 /// Every pass becomes: compute, then its tensor-parallel collectives and any blocking data-parallel
 /// traffic (ZeRO-3 without overlap) on the same stream; beside them the pass's overlappable
-/// traffic; then the send to the neighbouring stage. Passes on a stage
-/// run in the schedule's order (pipeline_schedule.hpp). The gradient reduction of a chunk is
-/// bucketed per layer over its last backward pass, as Megatron-LM's --overlap-grad-reduce does; the
-/// optimizer follows all reductions; the parameter all-gather of the distributed optimizer either
-/// overlaps the step (--overlap-param-gather) or follows the optimizer.
+/// traffic; then the send to the neighbouring stage. Under the `analytic` fidelity nothing but
+/// that stream uses a stage's compute engine and NVLink, and the stream runs one pass at a time, so
+/// a pass's compute and collectives always take their own times back to back: one task of kind
+/// compute_then_tp stands for both, a third fewer tasks to simulate (step_pieces.hpp splits it
+/// again for reports). A chunk's last backward, whose gradient buckets follow its layers, keeps
+/// them apart. Passes on a stage run in the schedule's order (pipeline_schedule.hpp). The gradient
+/// reduction of a chunk is bucketed per layer over its last backward pass, as Megatron-LM's
+/// --overlap-grad-reduce does; the optimizer follows all reductions; the parameter all-gather of
+/// the distributed optimizer either overlaps the step (--overlap-param-gather) or follows the
+/// optimizer.
 /// With the `flow` fidelity a CommLowering replaces each communication task by the flows of its
 /// traffic on the cluster network (flow_step.hpp); the network's link resources follow the stages'.
 /// Limitations: tensor-parallel collectives and blocking ZeRO-3 traffic are lumped after each
@@ -22,6 +27,7 @@
 #include <vector>
 
 #include "models/flow_collectives.hpp"
+#include "models/step_labels.hpp"
 #include "models/step_plan.hpp"
 #include "sim/task_graph.hpp"
 
@@ -39,6 +45,13 @@ struct StepGraph {
   sim::TaskGraph graph;
   sim::ResourceId first_link = 0;  // flow fidelity: network links are resources [first_link, end)
   std::size_t link_count = 0;
+  /// The tensor-parallel time that ends each compute_then_tp task, by tp_tail_index().
+  std::vector<std::int64_t> tp_tail_ns;
+  std::int64_t chunks_per_stage = 1;
+  std::size_t tp_tail_index(const sim::TaskLabel& label) const {
+    const bool forward = label.phase == static_cast<std::uint8_t>(TaskPhase::forward);
+    return static_cast<std::size_t>((label.stage * chunks_per_stage + label.layer) * 2 + (forward ? 0 : 1));
+  }
 };
 
 /// Which ranks a communication task's traffic runs between.

@@ -13,10 +13,10 @@ enum class TaskKind : std::uint8_t {
   pp_comm,      // activations or gradients between stages
   dp_comm,      // gradient reduction / parameter gather across data-parallel replicas (ZeRO-3's
                 // too when it blocks the compute stream)
-  overlap_comm  // overlapped ZeRO-3 parameter traffic and context-parallel ring attention
+  overlap_comm,  // overlapped ZeRO-3 parameter traffic and context-parallel ring attention
+  compute_then_tp  // analytic fidelity: a pass's compute and then its tensor-parallel collectives,
+                   // one task on the compute stream (step_pieces.hpp splits it again)
 };
-
-constexpr bool is_communication(TaskKind kind) { return kind != TaskKind::compute; }
 
 constexpr std::string_view kind_name(TaskKind kind) {
   switch (kind) {
@@ -25,6 +25,7 @@ constexpr std::string_view kind_name(TaskKind kind) {
     case TaskKind::pp_comm: return "pp_comm";
     case TaskKind::dp_comm: return "dp_comm";
     case TaskKind::overlap_comm: return "overlap_comm";
+    case TaskKind::compute_then_tp: return "compute_then_tp";
   }
   return "?";
 }

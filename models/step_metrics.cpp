@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "models/step_labels.hpp"
+#include "models/step_pieces.hpp"
 
 namespace clustersim::models {
 
@@ -13,8 +14,16 @@ using Interval = std::pair<std::int64_t, std::int64_t>;  // [start, finish) in n
 
 /// Sorts and merges overlapping intervals in place.
 void merge(std::vector<Interval>& v) {
-  // A stream's tasks mostly come in the order they ran: check before paying for a sort.
-  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+  // A stage's tasks come in the order they became ready but for a few late ones (a gradient
+  // reduction bucket listed before the passes it overlaps), which leaves two sorted runs: merging
+  // them is linear, where a sort of the whole list was a twentieth of a layout sweep.
+  const auto run_end = std::is_sorted_until(v.begin(), v.end());
+  if (run_end != v.end()) {
+    if (std::is_sorted(run_end, v.end()))
+      std::inplace_merge(v.begin(), run_end, v.end());
+    else
+      std::sort(v.begin(), v.end());
+  }
   std::size_t out = 0;
   for (const Interval& iv : v) {
     if (iv.second <= iv.first) continue;
@@ -64,20 +73,19 @@ StepTimes measure_step(const StepGraph& step, const sim::Timeline& timeline) {
   std::vector<std::vector<Interval>> flows;
   StepTimes out;
   out.stages.assign(stages, {});
-  for (sim::TaskId t = 0; t < step.graph.size(); ++t) {
-    const sim::TaskLabel& label = step.graph.label(t);
+  for_each_piece(step, timeline, [&](sim::TaskId, const sim::TaskLabel& label, TaskKind kind, std::int64_t begin,
+                                      std::int64_t end) {
     const auto s = static_cast<std::size_t>(label.stage);
-    const Interval iv{timeline.tasks[t].start.ns(), timeline.tasks[t].finish.ns()};
-    const auto kind = static_cast<TaskKind>(label.kind);
+    const Interval iv{begin, end};
     if (kind == TaskKind::compute) {
       compute[s].push_back(iv);
-      continue;
+      return;
     }
     comm[s].push_back(iv);
     if (label.rank >= 0) {
       if (flows.empty()) flows.resize(stages * kinds);
       flows[s * kinds + label.kind].push_back(iv);
-      continue;
+      return;
     }
     const double seconds = static_cast<double>(iv.second - iv.first) * 1e-9;
     StageTimes& st = out.stages[s];
@@ -86,9 +94,10 @@ StepTimes measure_step(const StepGraph& step, const sim::Timeline& timeline) {
       case TaskKind::pp_comm: st.pp_comm_s += seconds; break;
       case TaskKind::dp_comm: st.dp_comm_s += seconds; break;
       case TaskKind::overlap_comm: st.overlap_comm_s += seconds; break;
-      case TaskKind::compute: break;
+      case TaskKind::compute:
+      case TaskKind::compute_then_tp: break;  // not a piece's kind
     }
-  }
+  });
   const std::int64_t step_ns = timeline.makespan.ns();
   out.step_time_s = timeline.makespan.seconds();
   if (step_ns == 0) return out;

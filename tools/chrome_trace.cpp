@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/step_labels.hpp"
+#include "models/step_pieces.hpp"
 
 namespace clustersim::tools {
 
@@ -19,13 +20,15 @@ std::string chrome_trace_json(const models::StepGraph& step, const sim::Timeline
       events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", s}, {"tid", stream},
                         {"args", {{"name", streams[stream]}}}});
   }
-  for (sim::TaskId t = 0; t < step.graph.size(); ++t) {
-    const sim::TaskLabel& label = step.graph.label(t);
+  models::for_each_piece(step, timeline, [&](sim::TaskId t, const sim::TaskLabel& label, models::TaskKind kind,
+                                              std::int64_t begin, std::int64_t end) {
     const auto& res = step.stages[static_cast<std::size_t>(label.stage)];
-    const sim::ResourceId r = step.graph.resources(t).front();
+    // A piece of a compute_then_tp task: its collectives are drawn on the NVLink stream.
+    const sim::ResourceId r = kind == models::TaskKind::tp_comm && step.graph.resources(t).front() == res.compute
+                                  ? res.nvlink
+                                  : step.graph.resources(t).front();
     const int stream = r == res.compute ? 0 : r == res.nvlink ? 1 : 2;
     const auto phase = static_cast<models::TaskPhase>(label.phase);
-    const auto kind = static_cast<models::TaskKind>(label.kind);
     std::string name;
     if (phase == models::TaskPhase::forward || phase == models::TaskPhase::backward) {
       name = fmt::format("{}{}", phase == models::TaskPhase::forward ? 'F' : 'B', label.micro_batch);
@@ -34,18 +37,16 @@ std::string chrome_trace_json(const models::StepGraph& step, const sim::Timeline
     } else {
       name = fmt::format("{} {}", models::phase_name(phase), models::kind_name(kind));
     }
-    const double start_us = static_cast<double>(timeline.tasks[t].start.ns()) * 1e-3;
-    const double duration_us = static_cast<double>((timeline.tasks[t].finish - timeline.tasks[t].start).ns()) * 1e-3;
     events.push_back({{"name", name},
                       {"cat", models::kind_name(kind)},
                       {"ph", "X"},
-                      {"ts", start_us},
-                      {"dur", duration_us},
+                      {"ts", static_cast<double>(begin) * 1e-3},
+                      {"dur", static_cast<double>(end - begin) * 1e-3},
                       {"pid", label.stage},
                       {"tid", stream},
                       {"args", {{"micro_batch", label.micro_batch}, {"chunk", label.layer},
                                 {"phase", models::phase_name(phase)}}}});
-  }
+  });
   ordered_json trace;
   trace["displayTimeUnit"] = "ms";
   trace["traceEvents"] = std::move(events);

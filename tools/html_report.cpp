@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "models/step_labels.hpp"
+#include "models/step_pieces.hpp"
 #include "tools/step_report.hpp"
 
 namespace clustersim::tools {
@@ -88,7 +89,8 @@ std::string_view comm_colour(models::TaskKind kind) {
     case models::TaskKind::pp_comm: return kPpComm;
     case models::TaskKind::dp_comm: return kDpComm;
     case models::TaskKind::overlap_comm: return kOverlapComm;
-    case models::TaskKind::compute: break;
+    case models::TaskKind::compute:
+    case models::TaskKind::compute_then_tp: break;
   }
   return kForward;
 }
@@ -158,14 +160,12 @@ std::int64_t warm_up_end_ns(const models::StepGraph& step, const sim::Timeline& 
   for (sim::TaskId t = 0; t < step.graph.size(); ++t) last_micro_batch = std::max(last_micro_batch, step.graph.label(t).micro_batch);
   const std::int32_t k = std::min(last_micro_batch, pp + 3);
   std::int64_t end = 0;
-  for (sim::TaskId t = 0; t < step.graph.size(); ++t) {
-    const sim::TaskLabel& label = step.graph.label(t);
+  models::for_each_piece(step, timeline, [&](sim::TaskId, const sim::TaskLabel& label, models::TaskKind kind,
+                                              std::int64_t, std::int64_t piece_end) {
     if (label.stage == 0 && label.micro_batch == k && label.layer == 0 &&
-        static_cast<models::TaskPhase>(label.phase) == models::TaskPhase::backward &&
-        static_cast<models::TaskKind>(label.kind) == models::TaskKind::compute) {
-      end = std::max(end, timeline.tasks[t].finish.ns());
-    }
-  }
+        static_cast<models::TaskPhase>(label.phase) == models::TaskPhase::backward && kind == models::TaskKind::compute)
+      end = std::max(end, piece_end);
+  });
   return end > 0 ? end : timeline.makespan.ns();
 }
 
@@ -200,15 +200,14 @@ std::string timeline_svg(const models::StepGraph& step, const sim::Timeline& tim
 
   std::vector<std::vector<Interval>> busy(stages);
   std::string boxes;
-  for (sim::TaskId t = 0; t < step.graph.size(); ++t) {
-    const sim::TaskLabel& label = step.graph.label(t);
+  models::for_each_piece(step, timeline, [&](sim::TaskId, const sim::TaskLabel& label, models::TaskKind kind,
+                                              std::int64_t begin, std::int64_t piece_end) {
     const auto phase = static_cast<models::TaskPhase>(label.phase);
-    if (label.stage < 0 || static_cast<std::size_t>(label.stage) >= stages || phase == models::TaskPhase::step_end) continue;
-    const std::int64_t begin = timeline.tasks[t].start.ns(), end = std::min(timeline.tasks[t].finish.ns(), makespan);
-    if (end <= begin) continue;
+    if (label.stage < 0 || static_cast<std::size_t>(label.stage) >= stages || phase == models::TaskPhase::step_end) return;
+    const std::int64_t end = std::min(piece_end, makespan);
+    if (end <= begin) return;
     const auto stage = static_cast<std::size_t>(label.stage);
     busy[stage].push_back({begin, end});
-    const auto kind = static_cast<models::TaskKind>(label.kind);
     const double row_y = top + static_cast<double>(stage) * row_h;
     const double x0 = x(begin), width = std::max(0.3, x(end) - x0);
     std::string title;
@@ -235,7 +234,7 @@ std::string timeline_svg(const models::StepGraph& step, const sim::Timeline& tim
           "fill-opacity=\"0.85\">{}</rect>",
           x0, row_y + compute_h + 1, width, comm_h, comm_colour(kind), title);
     }
-  }
+  });
   for (std::size_t s = 0; s < stages; ++s) {
     const double row_y = top + static_cast<double>(s) * row_h;
     svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" class=\"rowlabel\" text-anchor=\"end\">stage {}</text>", left - 8,

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 
 #include "models/collectives.hpp"
@@ -213,4 +214,33 @@ TEST_CASE("step model: ZeRO-3 without overlap waits for every gather and reduce-
   // Metrics count it as exposed data-parallel communication.
   CHECK(all_block.report.times.stages[0].dp_comm_s == doctest::Approx(blocking_s).epsilon(1e-6));
   CHECK(all_block.report.times.stages[0].exposed_comm_s == doctest::Approx(blocking_s).epsilon(0.01));
+}
+
+TEST_CASE("step model: a pass's compute and its tensor-parallel collectives are one task, reported apart") {
+  // Under the analytic fidelity each pass is one compute_then_tp task, except the last backward of
+  // a chunk, whose gradient buckets follow its layers. The reports still see the two parts: per
+  // stage, the tensor-parallel time is m x (forward + backward collectives) of the plan and the
+  // compute time m x (forward + backward) + the optimizer step, to a nanosecond a pass.
+  const StepInputs in = llama70b_on_256();
+  const StepPlan plan = plan_step(in);
+  const StepSimulation sim = simulate_step(in);
+  const auto m = static_cast<double>(plan.micro_batches);
+  std::size_t fused = 0, separate_tp = 0;
+  for (clustersim::sim::TaskId t = 0; t < sim.step.graph.size(); ++t) {
+    const auto kind = static_cast<TaskKind>(sim.step.graph.label(t).kind);
+    fused += kind == TaskKind::compute_then_tp ? 1 : 0;
+    separate_tp += kind == TaskKind::tp_comm ? 1 : 0;
+  }
+  // 4 stages x 128 micro-batches x 2 passes, less each stage's last backward.
+  CHECK(fused == 4 * 128 * 2 - 4);
+  CHECK(separate_tp == 4);
+  REQUIRE(sim.report.times.stages.size() == plan.stages.size());
+  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+    const ChunkCosts& c = plan.stages[s].chunks.front();
+    REQUIRE(c.tp_forward_s > 0.0);
+    const StageTimes& st = sim.report.times.stages[s];
+    const double tolerance = 2.0 * m * 2e-9;
+    CHECK(std::abs(st.tp_comm_s - m * (c.tp_forward_s + c.tp_backward_s)) < tolerance);
+    CHECK(std::abs(st.compute_s - (m * (c.forward_s + c.backward_s) + plan.stages[s].optimizer_s)) < tolerance);
+  }
 }
