@@ -303,7 +303,9 @@ void Run::activate(Slot f) {
       if (active_[r].empty()) {
         add_to_resource(f, 0, r);
         ++timeline_.sharing_solves;
-        set_rate(f, resources_[r].capacity_per_s / weight(s));
+        // What set_rate does for a flight that has not progressed yet, without its checks.
+        s.rate = resources_[r].capacity_per_s / weight(s);
+        events_.set(event_id(f), now_ + Time::from_ns_rounded_up(s.remaining / s.rate * 1e9));
         return;
       }
       if (groups_[r].members.empty()) join_solo_to_group(r);
