@@ -8,9 +8,6 @@
 /// binary heap; the engine updates keys far more often than it pops.
 /// Past its last entry the array always holds `arity` entries of the largest key, so that every
 /// inner node has four children to compare and no node needs a loop over a partial set.
-/// pop() only detaches the root: if an insert comes next, as it does when a finished task's slot
-/// goes to a successor, the new entry takes the root's place and sinks once, instead of the last
-/// leaf sinking from the root and the new entry rising from the bottom.
 
 #include <cassert>
 #include <cstdint>
@@ -25,41 +22,31 @@ class IndexedHeap {
  public:
   explicit IndexedHeap(std::size_t ids = 0) : heap_(arity, padding()), position_(ids, absent) {}
 
-  bool empty() const { return size_ == detached_; }
-  std::size_t size() const { return size_ - detached_; }
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
   bool contains(std::uint32_t id) const { return position_[id] != absent; }
   /// Empties the heap and makes room for ids below `ids`, keeping the buffers.
   void reset(std::size_t ids) {
     heap_.assign(arity, padding());
     size_ = 0;
-    detached_ = 0;
     position_.assign(ids, absent);
   }
   /// Makes room for ids below `ids`.
   void grow(std::size_t ids) {
     if (ids > position_.size()) position_.resize(ids, absent);
   }
-  const Key& top_key() const { return detached_ ? heap_[smallest_child(0)].key : heap_.front().key; }
-  std::uint32_t top_id() {
-    settle();
-    return heap_.front().id;
-  }
+  const Key& top_key() const { return heap_.front().key; }
+  std::uint32_t top_id() const { return heap_.front().id; }
 
   /// Inserts `id` or moves it to `key`.
   void set(std::uint32_t id, Key key) {
     if (position_[id] == absent) {
-      if (detached_) {  // the new entry fills the popped root's place
-        detached_ = 0;
-        fill_root({key, id});
-        return;
-      }
       if (heap_.size() < size_ + 1 + arity) heap_.push_back(padding());
       position_[id] = size_;
       heap_[size_] = {key, id};
       sift_up(size_++);
       return;
     }
-    settle();
     const std::uint32_t at = position_[id];
     const bool smaller = key < heap_[at].key;
     heap_[at].key = key;
@@ -70,17 +57,28 @@ class IndexedHeap {
   }
 
   void pop() {
-    settle();
     assert(size_ > 0);
     position_[heap_.front().id] = absent;
-    detached_ = 1;
+    const Entry last = take_last();
+    if (size_ == 0) return;
+    // Floyd's variant: walk the hole at the root down to a leaf along the smallest children, then
+    // let the former last leaf rise from there. That leaf usually belongs near the bottom, so this
+    // saves comparing it at every level on the way down.
+    std::uint32_t hole = 0;
+    while (true) {
+      const std::uint32_t child = smallest_child(hole);
+      if (child == absent) break;
+      place(hole, heap_[child]);
+      hole = child;
+    }
+    heap_[hole] = last;
+    sift_up(hole);
   }
 
   /// Removes `id` if present.
   void erase(std::uint32_t id) {
-    if (position_[id] == absent) return;
-    settle();
     const std::uint32_t at = position_[id];
+    if (at == absent) return;
     position_[id] = absent;
     const Entry last = take_last();
     if (at == size_) return;
@@ -97,29 +95,6 @@ class IndexedHeap {
     Key key;
     std::uint32_t id;
   };
-
-  /// Completes a pop that no insert followed: the root leaves for good.
-  void settle() {
-    if (!detached_) return;
-    detached_ = 0;
-    const Entry last = take_last();
-    if (size_ > 0) fill_root(last);
-  }
-  /// Puts `e` in the root's place. Floyd's variant: walk the hole at the root down to a leaf along
-  /// the smallest children, then let `e` rise from there. Both the former last leaf and a new
-  /// finish time usually belong near the bottom, so this saves comparing `e` at every level on the
-  /// way down, a branch as good as random where it stops.
-  void fill_root(const Entry& e) {
-    std::uint32_t hole = 0;
-    while (true) {
-      const std::uint32_t child = smallest_child(hole);
-      if (child == absent) break;
-      place(hole, heap_[child]);
-      hole = child;
-    }
-    heap_[hole] = e;
-    sift_up(hole);
-  }
   /// What fills the array past the last entry: no key is larger, and a real entry of the same key
   /// sits at a lower index, which ties prefer.
   static Entry padding() {
@@ -173,8 +148,7 @@ class IndexedHeap {
   }
 
   std::vector<Entry> heap_;  // size_ entries, then at least `arity` of padding
-  std::uint32_t size_ = 0;      // entries in the array, a detached root included
-  std::uint32_t detached_ = 0;  // 1 while the root is popped but still holds its place
+  std::uint32_t size_ = 0;
   std::vector<std::uint32_t> position_;
 };
 
