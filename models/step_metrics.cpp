@@ -14,9 +14,9 @@ using Interval = std::pair<std::int64_t, std::int64_t>;  // [start, finish) in n
 
 /// Sorts and merges overlapping intervals in place.
 void merge(std::vector<Interval>& v) {
-  // A stage's tasks come in the order they became ready but for a few late ones (a gradient
-  // reduction bucket listed before the passes it overlaps), which leaves two sorted runs: merging
-  // them is linear, where a sort of the whole list was a twentieth of a layout sweep.
+  // A stage's tasks come in the order they became ready, except that two ready at the same instant
+  // may be listed the longer first. That usually leaves two sorted runs, and merging them is
+  // linear, where sorting the whole list took a twentieth of the benchmark sweep.
   const auto run_end = std::is_sorted_until(v.begin(), v.end());
   if (run_end != v.end()) {
     if (std::is_sorted(run_end, v.end()))
