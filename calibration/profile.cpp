@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <set>
+#include <span>
 #include <sstream>
 #include <tuple>
 
@@ -69,6 +70,16 @@ constexpr std::array kCommFields{
     CommField{"tree_coupling_exponent", &models::CommProfile::tree_coupling_exponent, true},
 };
 
+/// The names of the fields in one or more of the tables above: a section's allowed keys.
+template <class... Tables>
+std::vector<std::string_view> field_names(const Tables&... tables) {
+  std::vector<std::string_view> names;
+  (..., [&] {
+    for (const auto& f : tables) names.push_back(f.name);
+  }());
+  return names;
+}
+
 // JSON has no NaN or infinity: both are written as null.
 ordered_json number_or_null(double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); }
 
@@ -115,6 +126,9 @@ class Reader {
   }
 
   void only_keys(const ordered_json& object, const std::string& pointer, std::initializer_list<std::string_view> keys) const {
+    only_keys(object, pointer, std::span<const std::string_view>(keys.begin(), keys.size()));
+  }
+  void only_keys(const ordered_json& object, const std::string& pointer, std::span<const std::string_view> keys) const {
     if (!object.is_object()) fail(pointer, "must be an object");
     for (const auto& [key, value] : object.items()) {
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) fail(pointer + "/" + key, "unknown key");
@@ -272,9 +286,7 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
   p.compute.gpu = p.gpu;
 
   const ordered_json& compute = r.member(root, "", "compute");
-  r.only_keys(compute, "/compute",
-              {"gemm_max_efficiency_bf16", "gemm_max_efficiency_fp8", "k_half", "attention_efficiency",
-               "hbm_efficiency", "launch_overhead_s", "sm_count", "tile_m", "tile_n"});
+  r.only_keys(compute, "/compute", field_names(kComputeDoubles, kComputeInts));
   for (const auto& f : kComputeDoubles) {
     const std::string pointer = "/compute/" + std::string(f.name);
     const auto [value, from] = r.constant(r.member(compute, "/compute", f.name), pointer, p);
@@ -296,10 +308,7 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
   }
 
   const ordered_json& comm = r.member(root, "", "comm");
-  r.only_keys(comm, "/comm",
-              {"nvlink_efficiency", "network_efficiency", "launch_latency_s", "nvlink_hop_latency_s",
-               "network_hop_latency_s", "nvls_algbw_efficiency", "tree_efficiency", "network_bulk_hop_latency_s",
-               "ll_base_latency_s", "ll_network_hop_latency_s", "ll_network_efficiency", "tree_coupling_exponent"});
+  r.only_keys(comm, "/comm", field_names(kCommFields));
   std::string joined;
   for (const auto& f : kCommFields) {
     if (f.optional && !comm.contains(f.name)) continue;

@@ -102,6 +102,16 @@ StepGraph Builder::build(std::vector<sim::Resource> links) {
   }
   out_.chunks_per_stage = vp_;
   out_.tp_tail_ns.assign(static_cast<std::size_t>(pp_ * vp_ * 2), 0);
+  for (std::int64_t s = 0; s < pp_; ++s)
+    for (std::int64_t c = 0; c < vp_; ++c) {
+      const ChunkCosts& chunk = plan_.stages[static_cast<std::size_t>(s)].chunks[static_cast<std::size_t>(c)];
+      for (const bool forward : {true, false}) {
+        const sim::TaskLabel label{.stage = static_cast<std::int32_t>(s), .layer = static_cast<std::int32_t>(c),
+                                   .phase = static_cast<std::uint8_t>(forward ? TaskPhase::forward : TaskPhase::backward)};
+        out_.tp_tail_ns[out_.tp_tail_index(label)] =
+            sim::Time::from_seconds(forward ? chunk.tp_forward_s : chunk.tp_backward_s).ns();
+      }
+    }
   out_.first_link = static_cast<ResourceId>(out_.resources.size());
   out_.link_count = links.size();
   out_.resources.insert(out_.resources.end(), std::make_move_iterator(links.begin()),
@@ -178,17 +188,12 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>
   const std::int64_t pieces = bucketed ? std::max<std::int64_t>(1, chunk.layers) : 1;
   const double compute_s = ref.forward ? chunk.forward_s : chunk.backward_s;
   const double tp_s = ref.forward ? chunk.tp_forward_s : chunk.tp_backward_s;
+  // Under the analytic fidelity an unbucketed pass is one task with its tensor-parallel time.
   const bool fused = !lower_comm_ && !bucketed && tp_s > 0.0;
   TaskId previous = none;
-  if (fused) {
-    const TaskId both = add(compute_s + tp_s, res.compute, label, TaskKind::compute_then_tp);
-    std::int64_t& tail = out_.tp_tail_ns[out_.tp_tail_index(label)];
-    if (tail == 0) tail = sim::Time::from_seconds(tp_s).ns();  // the same for every micro-batch
-    for (TaskId t : stream_tail) after(t, both);
-    tasks.first = previous = both;
-  }
-  for (std::int64_t i = 0; i < (fused ? 0 : pieces); ++i) {  // compute alone, in one piece or a layer each
-    const TaskId piece = add(compute_s / static_cast<double>(pieces), res.compute, label, TaskKind::compute);
+  for (std::int64_t i = 0; i < pieces; ++i) {
+    const TaskId piece = fused ? add(compute_s + tp_s, res.compute, label, TaskKind::compute_then_tp)
+                               : add(compute_s / static_cast<double>(pieces), res.compute, label, TaskKind::compute);
     if (previous == none) {
       for (TaskId t : stream_tail) after(t, piece);
       tasks.first = piece;

@@ -1,6 +1,7 @@
 #pragma once
 /// What the step builder's task labels mean: the phase and kind codes stored in sim::TaskLabel.
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -17,6 +18,7 @@ enum class TaskKind : std::uint8_t {
   compute_then_tp  // analytic fidelity: a pass's compute and then its tensor-parallel collectives,
                    // one task on the compute stream (step_pieces.hpp splits it again)
 };
+constexpr std::size_t task_kind_count = static_cast<std::size_t>(TaskKind::compute_then_tp) + 1;
 
 constexpr std::string_view kind_name(TaskKind kind) {
   switch (kind) {

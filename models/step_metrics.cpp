@@ -69,7 +69,6 @@ StepTimes measure_step(const StepGraph& step, const sim::Timeline& timeline) {
   // Flow fidelity: a collective is many concurrent flows (labelled with their sender's rank);
   // their busy time by kind is the union of their intervals, not the sum. By stage and kind, made
   // on the first flow.
-  constexpr std::size_t kinds = 5;
   std::vector<std::vector<Interval>> flows;
   StepTimes out;
   out.stages.assign(stages, {});
@@ -83,8 +82,8 @@ StepTimes measure_step(const StepGraph& step, const sim::Timeline& timeline) {
     }
     comm[s].push_back(iv);
     if (label.rank >= 0) {
-      if (flows.empty()) flows.resize(stages * kinds);
-      flows[s * kinds + label.kind].push_back(iv);
+      if (flows.empty()) flows.resize(stages * task_kind_count);
+      flows[s * task_kind_count + label.kind].push_back(iv);
       return;
     }
     const double seconds = static_cast<double>(iv.second - iv.first) * 1e-9;
@@ -107,7 +106,7 @@ StepTimes measure_step(const StepGraph& step, const sim::Timeline& timeline) {
     StageTimes& st = out.stages[s];
     if (!flows.empty()) {
       const auto flow_s = [&](TaskKind kind) {
-        std::vector<Interval>& list = flows[s * kinds + static_cast<std::size_t>(kind)];
+        std::vector<Interval>& list = flows[s * task_kind_count + static_cast<std::size_t>(kind)];
         merge(list);
         return static_cast<double>(length(list)) * 1e-9;
       };

@@ -98,6 +98,8 @@ class Run {
   void collect_component(ResourceId seed);
   void solve_component();
   [[gnu::always_inline]] void set_rate(Slot f, double rate);
+  /// Puts slot f's finish event where its remaining work at its rate ends.
+  [[gnu::always_inline]] void schedule_finish(Slot f);
   double weight(const Flight& f) const { return f.plain ? 1.0 : graph_.weight(f.task); }
   /// The i-th resource of a flight and its position in that resource's active list. The first is
   /// kept in the flight, so a single-resource task never reads the graph's list of uses.
@@ -304,9 +306,9 @@ void Run::activate(Slot f) {
       if (active_[r].empty()) {
         add_to_resource(f, 0, r);
         ++timeline_.sharing_solves;
-        // What set_rate does for a flight that has not progressed yet, without its checks.
+        // A flight that has not progressed yet needs none of set_rate's settling.
         s.rate = resources_[r].capacity_per_s / weight(s);
-        events_.set(event_id(f), now_ + Time::from_ns_rounded_up(s.remaining / s.rate * 1e9));
+        schedule_finish(f);
         return;
       }
       if (groups_[r].members.empty()) join_solo_to_group(r);
@@ -437,8 +439,13 @@ inline void Run::set_rate(Slot f, double rate) {
   s.remaining = std::max(0.0, s.remaining - s.rate * (now_ - s.last_update).seconds());
   s.last_update = now_;
   s.rate = rate;
+  schedule_finish(f);
+}
+
+inline void Run::schedule_finish(Slot f) {
+  const Flight& s = flights_[f];
   // Round the finish up to a whole nanosecond so that no work is left undone.
-  events_.set(event_id(f), now_ + Time::from_ns_rounded_up(s.remaining / rate * 1e9));
+  events_.set(event_id(f), now_ + Time::from_ns_rounded_up(s.remaining / s.rate * 1e9));
 }
 
 void Run::collect_component(ResourceId seed) {
