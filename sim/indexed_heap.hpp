@@ -29,6 +29,7 @@ class IndexedHeap {
   void reset(std::size_t ids) {
     heap_.assign(arity, padding());
     size_ = 0;
+    hole_ = false;
     position_.assign(ids, absent);
   }
   /// Makes room for ids below `ids`.
@@ -41,6 +42,12 @@ class IndexedHeap {
   /// Inserts `id` or moves it to `key`.
   void set(std::uint32_t id, Key key) {
     if (position_[id] == absent) {
+      if (hole_) {  // the root left by pop_later(): one sift-down places the new entry
+        hole_ = false;
+        place(0, {key, id});
+        sift_down(0);
+        return;
+      }
       if (heap_.size() < size_ + 1 + arity) heap_.push_back(padding());
       position_[id] = size_;
       heap_[size_] = {key, id};
@@ -57,22 +64,31 @@ class IndexedHeap {
   }
 
   void pop() {
-    assert(size_ > 0);
+    assert(size_ > 0 && !hole_);
     position_[heap_.front().id] = absent;
-    const Entry last = take_last();
-    if (size_ == 0) return;
-    // Floyd's variant: walk the hole at the root down to a leaf along the smallest children, then
-    // let the former last leaf rise from there. That leaf usually belongs near the bottom, so this
-    // saves comparing it at every level on the way down.
-    std::uint32_t hole = 0;
-    while (true) {
-      const std::uint32_t child = smallest_child(hole);
-      if (child == absent) break;
-      place(hole, heap_[child]);
-      hole = child;
-    }
-    heap_[hole] = last;
-    sift_up(hole);
+    remove_root();
+  }
+
+  /// Whether the top entry's key is the only one that small.
+  bool top_is_unique() const {
+    const std::uint32_t child = smallest_child(0);
+    return child == absent || heap_.front().key < heap_[child].key;
+  }
+  /// Pops the top entry but leaves its place for the next insert (set on an absent id), which then
+  /// costs one sift-down from the root instead of a pop's descent and an insert's climb: the
+  /// engine's commonest event, a task finishing, is mostly followed by its successor's insert.
+  /// Until fill_hole() the old top stays in place with its key, smaller than or equal to every
+  /// other, so that moving or erasing other entries never passes it; top and pop must wait.
+  void pop_later() {
+    assert(size_ > 0 && !hole_);
+    position_[heap_.front().id] = absent;
+    hole_ = true;
+  }
+  /// Removes what pop_later() left if no insert has taken its place.
+  void fill_hole() {
+    if (!hole_) return;
+    hole_ = false;
+    remove_root();
   }
 
   /// Removes `id` if present.
@@ -104,6 +120,23 @@ class IndexedHeap {
       return {Key::max(), absent};
   }
 
+  /// Takes out the root, whose id is already marked absent.
+  void remove_root() {
+    const Entry last = take_last();
+    if (size_ == 0) return;
+    // Floyd's variant: walk the hole at the root down to a leaf along the smallest children, then
+    // let the former last leaf rise from there. That leaf usually belongs near the bottom, so this
+    // saves comparing it at every level on the way down.
+    std::uint32_t hole = 0;
+    while (true) {
+      const std::uint32_t child = smallest_child(hole);
+      if (child == absent) break;
+      place(hole, heap_[child]);
+      hole = child;
+    }
+    heap_[hole] = last;
+    sift_up(hole);
+  }
   /// Removes the last entry, leaving padding in its place, and returns it.
   Entry take_last() {
     const Entry last = heap_[--size_];
@@ -150,6 +183,7 @@ class IndexedHeap {
   std::vector<Entry> heap_;  // size_ entries, then at least `arity` of padding
   std::uint32_t size_ = 0;
   std::vector<std::uint32_t> position_;
+  bool hole_ = false;  // the root is what pop_later() left
 };
 
 }  // namespace clustersim::sim

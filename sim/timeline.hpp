@@ -9,16 +9,11 @@
 
 namespace clustersim::sim {
 
-/// When one task ran. While the engine runs, the record also holds its two counters for the task,
-/// so that everything an event touches for a task is on one cache line; the engine hands the
-/// records over as they are, since copying the times out of 10 million of them cost a twentieth
-/// of the run. After the run the counters mean nothing.
+/// When one task ran.
 struct TaskTimes {
   Time start;   // when it became ready (its latency starts then)
   Time finish;
-  std::uint32_t engine_pending = 0;          // the engine's: unfinished predecessors
-  std::uint32_t engine_successor_begin = 0;  // the engine's: where its successor list begins
-  bool operator==(const TaskTimes& o) const { return start == o.start && finish == o.finish; }
+  bool operator==(const TaskTimes&) const = default;
 };
 
 struct Timeline {

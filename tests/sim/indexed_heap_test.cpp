@@ -1,9 +1,11 @@
 // The engine's event heap against a plain reference: a map from id to key whose minimum is found
-// by a scan. Random inserts, key moves up and down, pops and erases, with keys from a small range
-// so that ties are common, must agree on size, membership and the smallest key after every step.
+// by a scan. Random inserts, key moves up and down, pops (plain, and left for later inserts to
+// fill) and erases, with keys from a small range so that ties are common, must agree on size,
+// membership, the smallest key and whether it is unique after every step.
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -25,6 +27,14 @@ Key smallest(const std::map<std::uint32_t, Key>& reference) {
   return best;
 }
 
+template <class Key>
+bool smallest_is_unique(const std::map<std::uint32_t, Key>& reference) {
+  const Key best = smallest(reference);
+  int count = 0;
+  for (const auto& [id, key] : reference) count += key == best ? 1 : 0;
+  return count == 1;
+}
+
 template <class Key, class MakeKey>
 void check_against_reference(std::uint64_t seed, MakeKey make_key) {
   constexpr std::uint32_t ids = 200;
@@ -38,13 +48,37 @@ void check_against_reference(std::uint64_t seed, MakeKey make_key) {
       const Key key = make_key(next());
       heap.set(id, key);
       reference[id] = key;
-    } else if (op < 8) {
+    } else if (op < 7) {
       if (!reference.empty()) {
         const std::uint32_t top = heap.top_id();
         REQUIRE(reference.count(top) == 1);
         CHECK(reference.at(top) == heap.top_key());
         heap.pop();
         reference.erase(top);
+      }
+    } else if (op < 8) {
+      // As the engine does after a task finishes: pop the top but leave its place, then insert,
+      // move and erase entries at keys no smaller than the popped one, then fill what is left.
+      if (!reference.empty()) {
+        const std::uint32_t top = heap.top_id();
+        const Key popped = heap.top_key();
+        heap.pop_later();
+        reference.erase(top);
+        CHECK_FALSE(heap.contains(top));
+        const std::uint64_t moves = next() % 4;
+        for (std::uint64_t m = 0; m < moves; ++m) {
+          const auto other = static_cast<std::uint32_t>(next() % ids);
+          if (next() % 3 == 0) {
+            heap.erase(other);
+            reference.erase(other);
+          } else {
+            const Key key = std::max(popped, make_key(next()));
+            heap.set(other, key);
+            reference[other] = key;
+          }
+          CHECK(heap.contains(other) == (reference.count(other) == 1));
+        }
+        heap.fill_hole();
       }
     } else {
       heap.erase(id);
@@ -56,6 +90,7 @@ void check_against_reference(std::uint64_t seed, MakeKey make_key) {
     if (!reference.empty()) {
       REQUIRE(heap.top_key() == smallest(reference));
       REQUIRE(reference.count(heap.top_id()) == 1);
+      CHECK(heap.top_is_unique() == smallest_is_unique(reference));
     }
   }
   // Drain: keys come out in order, every id once.
