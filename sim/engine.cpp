@@ -98,6 +98,9 @@ class Run {
   Slot new_flight(TaskId t);
   void make_ready(TaskId t);
   [[gnu::always_inline]] void activate(Slot f);
+  /// Takes slot f's task off its resources and releases its successors: started at once when
+  /// `start_now` (nothing else happens at this instant), else listed in released_.
+  template <bool start_now>
   void finish(Slot f);
   void expire_group(ResourceId r);
   void join_group(ResourceId r, Slot f);
@@ -234,9 +237,7 @@ Timeline Run::execute() {
     if (const std::uint32_t id = events_.top_id();
         id >= resource_count_ && !flights_[id - resource_count_].in_latency && events_.top_is_unique()) {
       events_.pop_later();
-      finish(id - resource_count_);
-      for (TaskId t : released_) make_ready(t);
-      released_.clear();
+      finish<true>(id - resource_count_);
       if (!dirty_list_.empty()) resolve_dirty();
       events_.fill_hole();
       continue;
@@ -257,7 +258,7 @@ Timeline Run::execute() {
     if (finishing_.size() > 1) std::sort(finishing_.begin(), finishing_.end());
     if (elapsed_.size() > 1) std::sort(elapsed_.begin(), elapsed_.end());
     // Every task that finishes now leaves its resources before anything new joins them.
-    for (const TaskSlot& ts : finishing_) finish(ts.slot);
+    for (const TaskSlot& ts : finishing_) finish<false>(ts.slot);
     for (TaskId t : released_) make_ready(t);
     released_.clear();
     for (const TaskSlot& ts : elapsed_) activate(ts.slot);
@@ -358,6 +359,7 @@ inline void Run::activate(Slot f) {
   }
 }
 
+template <bool start_now>
 void Run::finish(Slot f) {
   Flight& s = flights_[f];
   const TaskId t = s.task;
@@ -387,12 +389,16 @@ void Run::finish(Slot f) {
       }
     }
   }
+  free_slots_.push_back(f);  // the first successor started takes it
   for (std::uint32_t i = successors.begin; i < successors.begin + successors.length; ++i) {
     Time& waiting = states_[successors_[i]].start;
     waiting += Time::from_ns(1);
-    if (waiting.ns() == 0) released_.push_back(successors_[i]);
+    if (waiting.ns() != 0) continue;
+    if constexpr (start_now)
+      make_ready(successors_[i]);
+    else
+      released_.push_back(successors_[i]);
   }
-  free_slots_.push_back(f);
 }
 
 void Run::settle_group(ResourceId r) {
