@@ -232,12 +232,16 @@ Timeline Run::execute() {
 
   while (!events_.empty()) {
     now_ = events_.top_key();
-    // The commonest instant: one task finishes and nothing else happens. Its successors go
-    // straight in, and the first of them to insert an event takes the finished one's place.
-    if (const std::uint32_t id = events_.top_id();
-        id >= resource_count_ && !flights_[id - resource_count_].in_latency && events_.top_is_unique()) {
+    // The commonest instant: one task finishes, or ends its latency, and nothing else happens.
+    // A finished task's successors go straight in, and the first event inserted takes the popped
+    // one's place.
+    if (const std::uint32_t id = events_.top_id(); id >= resource_count_ && events_.top_is_unique()) {
+      const Slot f = id - resource_count_;
       events_.pop_later();
-      finish<true>(id - resource_count_);
+      if (flights_[f].in_latency)
+        activate(f);
+      else
+        finish<true>(f);
       if (!dirty_list_.empty()) resolve_dirty();
       events_.fill_hole();
       continue;
