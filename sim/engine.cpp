@@ -271,7 +271,6 @@ Timeline Run::execute() {
 
   if (finished_count_ != graph_.size()) report_unfinished();
   timeline_.makespan = now_;
-  states_.pop_back();
   return std::move(timeline_);
 }
 

@@ -27,6 +27,7 @@ TEST_CASE("engine: a transfer pays its latency, then shares bandwidth") {
   const auto a = g.add_task({.work = 1000, .latency = Time::from_seconds(2)}, link);
   const auto b = g.add_task({.work = 1000}, link);
   const auto tl = engine.run(g);
+  REQUIRE(tl.tasks.size() == g.size());  // one record per task, the last one included
   CHECK(s(tl.tasks[b].finish) == doctest::Approx(18.0));
   CHECK(s(tl.tasks[a].finish) == doctest::Approx(20.0));
   CHECK(s(tl.makespan) == doctest::Approx(20.0));
