@@ -72,7 +72,7 @@ StepTimes measure_step(const StepGraph& step, const sim::Timeline& timeline) {
   std::vector<std::vector<Interval>> flows;
   StepTimes out;
   out.stages.assign(stages, {});
-  for_each_piece(step, timeline, [&](sim::TaskId, const sim::TaskLabel& label, TaskKind kind, std::int64_t begin,
+  for_each_piece(step, timeline, [&](const sim::TaskLabel& label, TaskKind kind, sim::ResourceId, std::int64_t begin,
                                       std::int64_t end) {
     const auto s = static_cast<std::size_t>(label.stage);
     const Interval iv{begin, end};

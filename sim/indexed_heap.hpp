@@ -126,11 +126,22 @@ class IndexedHeap {
       return Key::max();
   }
 
-  void place(std::uint32_t at, Key key, std::uint32_t id) {
-    keys_[at] = key;
-    ids_[at] = id;
-    position_[id] = at;
-  }
+  /// The three arrays through plain pointers, for loops: a store through one of them cannot then
+  /// be taken by the compiler to change another's vector, so they stay in registers.
+  struct Arrays {
+    Key* keys;
+    std::uint32_t* ids;
+    std::uint32_t* position;
+    void put(std::size_t at, Key key, std::uint32_t id) const {
+      keys[at] = key;
+      ids[at] = id;
+      position[id] = static_cast<std::uint32_t>(at);
+    }
+    void move(std::size_t to, std::size_t from) const { put(to, keys[from], ids[from]); }
+  };
+  Arrays arrays() { return {keys_.data(), ids_.data(), position_.data()}; }
+  void place(std::size_t at, Key key, std::uint32_t id) { arrays().put(at, key, id); }
+
   /// Takes out the root, whose id is already marked absent.
   void remove_root() {
     const std::uint32_t last = --size_;
@@ -142,20 +153,16 @@ class IndexedHeap {
     // Floyd's variant: walk the hole at the root down to a leaf along the smallest children, then
     // let the former last leaf rise from there. That leaf usually belongs near the bottom, so this
     // saves comparing it at every level on the way down.
-    Key* const keys = keys_.data();
-    std::uint32_t* const ids = ids_.data();
-    std::uint32_t* const position = position_.data();
+    const Arrays a = arrays();
     const std::size_t size = size_;
     std::size_t hole = 0;
     for (std::size_t first = 1; first < size; first = arity * hole + 1) {
-      const std::size_t child = smallest_child(keys, first);
-      keys[hole] = keys[child];
-      ids[hole] = ids[child];
-      position[ids[hole]] = static_cast<std::uint32_t>(hole);
+      const std::size_t child = smallest_child(a.keys, first);
+      a.move(hole, child);
       hole = child;
     }
-    place(static_cast<std::uint32_t>(hole), key, id);
-    sift_up(static_cast<std::uint32_t>(hole));
+    a.put(hole, key, id);
+    sift_up(hole);
   }
 
   /// The smallest of the four keys from `first` on (the first of equals). A tournament of pairs,
@@ -168,42 +175,30 @@ class IndexedHeap {
     const std::size_t right = child[3] < child[2] ? 3 : 2;
     return first + (child[right] < child[left] ? right : left);
   }
-  void sift_up(std::uint32_t at) {
-    Key* const keys = keys_.data();
-    std::uint32_t* const ids = ids_.data();
-    std::uint32_t* const position = position_.data();
-    const Key key = keys[at];
-    const std::uint32_t id = ids[at];
+  void sift_up(std::size_t at) {
+    const Arrays a = arrays();
+    const Key key = a.keys[at];
+    const std::uint32_t id = a.ids[at];
     while (at > 0) {
-      const std::uint32_t parent = (at - 1) / arity;
-      if (!(key < keys[parent])) break;
-      keys[at] = keys[parent];
-      ids[at] = ids[parent];
-      position[ids[at]] = at;
+      const std::size_t parent = (at - 1) / arity;
+      if (!(key < a.keys[parent])) break;
+      a.move(at, parent);
       at = parent;
     }
-    keys[at] = key;
-    ids[at] = id;
-    position[id] = at;
+    a.put(at, key, id);
   }
   void sift_down(std::size_t at) {
-    Key* const keys = keys_.data();
-    std::uint32_t* const ids = ids_.data();
-    std::uint32_t* const position = position_.data();
+    const Arrays a = arrays();
     const std::size_t size = size_;
-    const Key key = keys[at];
-    const std::uint32_t id = ids[at];
+    const Key key = a.keys[at];
+    const std::uint32_t id = a.ids[at];
     for (std::size_t first = arity * at + 1; first < size; first = arity * at + 1) {
-      const std::size_t child = smallest_child(keys, first);
-      if (!(keys[child] < key)) break;
-      keys[at] = keys[child];
-      ids[at] = ids[child];
-      position[ids[at]] = static_cast<std::uint32_t>(at);
+      const std::size_t child = smallest_child(a.keys, first);
+      if (!(a.keys[child] < key)) break;
+      a.move(at, child);
       at = child;
     }
-    keys[at] = key;
-    ids[at] = id;
-    position[id] = static_cast<std::uint32_t>(at);
+    a.put(at, key, id);
   }
 
   std::vector<Key> keys_;            // size_ entries, then at least `arity` of padding

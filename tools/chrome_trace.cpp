@@ -20,13 +20,9 @@ std::string chrome_trace_json(const models::StepGraph& step, const sim::Timeline
       events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", s}, {"tid", stream},
                         {"args", {{"name", streams[stream]}}}});
   }
-  models::for_each_piece(step, timeline, [&](sim::TaskId t, const sim::TaskLabel& label, models::TaskKind kind,
+  models::for_each_piece(step, timeline, [&](const sim::TaskLabel& label, models::TaskKind kind, sim::ResourceId r,
                                               std::int64_t begin, std::int64_t end) {
     const auto& res = step.stages[static_cast<std::size_t>(label.stage)];
-    // A piece of a compute_then_tp task: its collectives are drawn on the NVLink stream.
-    const sim::ResourceId r = kind == models::TaskKind::tp_comm && step.graph.resources(t).front() == res.compute
-                                  ? res.nvlink
-                                  : step.graph.resources(t).front();
     const int stream = r == res.compute ? 0 : r == res.nvlink ? 1 : 2;
     const auto phase = static_cast<models::TaskPhase>(label.phase);
     std::string name;

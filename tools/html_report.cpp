@@ -160,7 +160,7 @@ std::int64_t warm_up_end_ns(const models::StepGraph& step, const sim::Timeline& 
   for (sim::TaskId t = 0; t < step.graph.size(); ++t) last_micro_batch = std::max(last_micro_batch, step.graph.label(t).micro_batch);
   const std::int32_t k = std::min(last_micro_batch, pp + 3);
   std::int64_t end = 0;
-  models::for_each_piece(step, timeline, [&](sim::TaskId, const sim::TaskLabel& label, models::TaskKind kind,
+  models::for_each_piece(step, timeline, [&](const sim::TaskLabel& label, models::TaskKind kind, sim::ResourceId,
                                               std::int64_t, std::int64_t piece_end) {
     if (label.stage == 0 && label.micro_batch == k && label.layer == 0 &&
         static_cast<models::TaskPhase>(label.phase) == models::TaskPhase::backward && kind == models::TaskKind::compute)
@@ -200,7 +200,7 @@ std::string timeline_svg(const models::StepGraph& step, const sim::Timeline& tim
 
   std::vector<std::vector<Interval>> busy(stages);
   std::string boxes;
-  models::for_each_piece(step, timeline, [&](sim::TaskId, const sim::TaskLabel& label, models::TaskKind kind,
+  models::for_each_piece(step, timeline, [&](const sim::TaskLabel& label, models::TaskKind kind, sim::ResourceId,
                                               std::int64_t begin, std::int64_t piece_end) {
     const auto phase = static_cast<models::TaskPhase>(label.phase);
     if (label.stage < 0 || static_cast<std::size_t>(label.stage) >= stages || phase == models::TaskPhase::step_end) return;

@@ -86,8 +86,8 @@ int main(int argc, char** argv) {
                                         "training.global_batch=2048", "simulation.fidelity=flow"},
              1);
   if (wanted("step.sweep_70b_256")) {
-    // Ten rounds of the 60 layouts, a quarter of a second: three rounds lasted under a tenth, short
-    // enough for one stall of the shared machine to move the figure by a quarter.
+    // Ten rounds of the 60 layouts, a quarter of a second. Three rounds lasted under a tenth, and a
+    // single stall of the shared machine took one such run to 1,583 between runs of 2,228-2,769.
     std::size_t configurations = 0;
     const double rate = bench_sweep(10, configurations);
     rows.push_back({"step.sweep_70b_256", "configurations_per_s", rate, "1/s"});
