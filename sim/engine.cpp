@@ -31,7 +31,6 @@ struct Flight {
   TaskId task = 0;
   std::uint32_t stamp = 0;       // last component collection that visited it
   bool plain = false;            // weight 1, no rate cap
-  bool in_latency = false;       // its pending event is the end of its latency, not its finish
   bool on_resources = false;     // it has joined its resources (it has work to do on them)
 };
 
@@ -144,8 +143,12 @@ class Run {
   const ResourceId* all_uses_ = nullptr;
   Time now_ = Time::zero();
   // Every pending event, one per id: resource r's sharing group reaching its earliest finish (id
-  // r), or a task in flight finishing or ending its latency (event_id of its slot).
+  // r), or a task in flight finishing (event_id of its slot).
   IndexedHeap<Time> events_;
+  // The ends of latencies, by slot. They come soon after they are set, so in the heap of finishes
+  // they climbed to its top and were popped from there, a walk over its whole depth both ways;
+  // in a heap of their own, mostly a handful, they touch a level or two.
+  IndexedHeap<Time> latency_ends_;
 
   std::vector<Flight> flights_;     // by slot
   std::vector<Slot> free_slots_;
@@ -230,25 +233,33 @@ Timeline Run::execute() {
   initialise();
   resolve_dirty();
 
-  while (!events_.empty()) {
-    now_ = events_.top_key();
-    // The commonest instant: one task finishes, or ends its latency, and nothing else happens.
+  // An empty heap's top key is Time::max(), so the earlier top is the next instant.
+  while (!events_.empty() || !latency_ends_.empty()) {
+    const Time next_finish = events_.top_key();
+    const Time next_latency_end = latency_ends_.top_key();
+    now_ = std::min(next_finish, next_latency_end);
+    // The commonest instants: one task finishes, or ends its latency, and nothing else happens.
     // A finished task's successors go straight in, and the first event inserted takes the popped
-    // one's place.
-    if (const std::uint32_t id = events_.top_id(); id >= resource_count_ && events_.top_is_unique()) {
-      const Slot f = id - resource_count_;
-      events_.pop_later();
-      if (flights_[f].in_latency)
+    // one's place in the heap of finishes.
+    if (next_latency_end < next_finish) {
+      if (latency_ends_.top_is_unique()) {
+        const Slot f = latency_ends_.top_id();
+        latency_ends_.pop();
         activate(f);
-      else
-        finish<true>(f);
+        if (!dirty_list_.empty()) resolve_dirty();
+        continue;
+      }
+    } else if (const std::uint32_t id = events_.top_id();
+               next_finish < next_latency_end && id >= resource_count_ && events_.top_is_unique()) {
+      events_.pop_later();
+      finish<true>(id - resource_count_);
       if (!dirty_list_.empty()) resolve_dirty();
       events_.fill_hole();
       continue;
     }
     finishing_.clear();
     elapsed_.clear();
-    do {
+    while (!events_.empty() && events_.top_key() == now_) {
       const std::uint32_t id = events_.top_id();
       if (id < resource_count_) {
         expire_group(id);  // moves the group's entry to its next finish in place, or removes it
@@ -256,8 +267,13 @@ Timeline Run::execute() {
       }
       events_.pop();
       const Slot f = id - resource_count_;
-      (flights_[f].in_latency ? elapsed_ : finishing_).push_back({flights_[f].task, f});
-    } while (!events_.empty() && events_.top_key() == now_);
+      finishing_.push_back({flights_[f].task, f});
+    }
+    while (!latency_ends_.empty() && latency_ends_.top_key() == now_) {
+      const Slot f = latency_ends_.top_id();
+      latency_ends_.pop();
+      elapsed_.push_back({flights_[f].task, f});
+    }
     // Task-id order at equal times keeps runs byte-identical.
     if (finishing_.size() > 1) std::sort(finishing_.begin(), finishing_.end());
     if (elapsed_.size() > 1) std::sort(elapsed_.begin(), elapsed_.end());
@@ -280,6 +296,7 @@ Slot Run::new_flight(TaskId t) {
     f = static_cast<Slot>(flights_.size());
     flights_.emplace_back();
     events_.grow(event_id(f) + 1);
+    latency_ends_.grow(f + 1);
   } else {
     f = free_slots_.back();
     free_slots_.pop_back();
@@ -299,8 +316,7 @@ void Run::make_ready(TaskId t) {
   const Slot f = new_flight(t);
   const Time latency = graph_.latency(t);
   if (latency > Time::zero()) {
-    flights_[f].in_latency = true;
-    events_.set(event_id(f), now_ + latency);
+    latency_ends_.set(f, now_ + latency);
   } else {
     activate(f);
   }
@@ -321,7 +337,6 @@ inline void Run::add_to_resource(Slot f, std::uint32_t use, ResourceId r) {
 
 inline void Run::activate(Slot f) {
   Flight& s = flights_[f];
-  s.in_latency = false;
   s.last_update = now_;
   if (s.remaining <= 0.0) {  // a pure delay: done once its latency has passed
     events_.set(event_id(f), now_);

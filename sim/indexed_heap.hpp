@@ -42,6 +42,8 @@ class IndexedHeap {
   void grow(std::size_t ids) {
     if (ids > position_.size()) position_.resize(ids, absent);
   }
+  /// The smallest key; when the heap is empty, the largest value of Key (its padding), so that
+  /// the engine can take the earlier of two heaps' tops without asking whether either is empty.
   const Key& top_key() const { return keys_.front(); }
   std::uint32_t top_id() const { return ids_.front(); }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <type_traits>
 
 #include "sim/indexed_heap.hpp"
 #include "sim/time.hpp"
@@ -33,6 +34,14 @@ bool smallest_is_unique(const std::map<std::uint32_t, Key>& reference) {
   int count = 0;
   for (const auto& [id, key] : reference) count += key == best ? 1 : 0;
   return count == 1;
+}
+
+template <class Key>
+Key largest_key() {
+  if constexpr (std::is_floating_point_v<Key>)
+    return std::numeric_limits<Key>::infinity();
+  else
+    return Key::max();
 }
 
 template <class Key, class MakeKey>
@@ -102,6 +111,8 @@ void check_against_reference(std::uint64_t seed, MakeKey make_key) {
     heap.pop();
   }
   CHECK(reference.empty());
+  // Empty, its top key is the largest a key can be (the engine compares two heaps' tops).
+  CHECK(heap.top_key() == largest_key<Key>());
 }
 
 }  // namespace
@@ -122,6 +133,7 @@ TEST_CASE("indexed heap: reset empties it and keeps it usable") {
   heap.set(1, Time::from_ns(2));
   heap.reset(8);
   CHECK(heap.empty());
+  CHECK(heap.top_key() == Time::max());
   CHECK_FALSE(heap.contains(1));
   heap.set(7, Time::from_ns(9));
   heap.set(0, Time::from_ns(4));
