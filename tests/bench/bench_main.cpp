@@ -12,6 +12,7 @@
 #include "tests/bench/run_bench.hpp"
 #include "tests/bench/step_bench.hpp"
 #include "tests/bench/sweep_bench.hpp"
+#include "tools/allocator_tuning.hpp"
 
 namespace {
 
@@ -32,6 +33,7 @@ struct Row {
 
 int main(int argc, char** argv) {
   using namespace clustersim::bench;
+  clustersim::tools::keep_freed_memory();  // as clustersim's own main does
   bool json = false;
   std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {
