@@ -48,9 +48,10 @@ class Builder {
     const std::int64_t index = ((stage * 2 + (forward ? 0 : 1)) * vp_ + chunk) * m_ + micro_batch;
     return passes_[static_cast<std::size_t>(index)];
   }
-  TaskId add(double work, ResourceId resource, sim::TaskLabel label, TaskKind kind) {
-    label.kind = static_cast<std::uint8_t>(kind);
-    return out_.graph.add_task({.work = work, .label = label}, std::span<const ResourceId>(&resource, 1));
+  TaskId add(double work, ResourceId resource, const sim::TaskLabel& label, TaskKind kind) {
+    sim::TaskSpec spec{.work = work, .label = label};
+    spec.label.kind = static_cast<std::uint8_t>(kind);
+    return out_.graph.add_task(spec, std::span<const ResourceId>(&resource, 1));
   }
   void after(TaskId before, TaskId task) {
     if (before != none && task != none) out_.graph.add_dependency(before, task);
