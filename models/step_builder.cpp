@@ -25,6 +25,13 @@ struct PassTasks {
   TaskId send = none;   // the transfer to the neighbouring stage, if any
 };
 
+/// What the next task on a stage's stream waits for: the last pass's end and its overlapped
+/// traffic, `none` where absent (two fields, not a vector: this changes once per pass).
+struct StreamTail {
+  TaskId end = none;
+  TaskId overlap = none;
+};
+
 class Builder {
  public:
   Builder(const StepPlan& plan, const CommLowering& lower_comm)
@@ -41,12 +48,17 @@ class Builder {
     const std::int64_t index = ((stage * 2 + (forward ? 0 : 1)) * vp_ + chunk) * m_ + micro_batch;
     return passes_[static_cast<std::size_t>(index)];
   }
-  TaskId add(double work, ResourceId resource, sim::TaskLabel label, TaskKind kind) {
-    label.kind = static_cast<std::uint8_t>(kind);
-    return out_.graph.add_task({.work = work, .label = label}, std::span<const ResourceId>(&resource, 1));
+  TaskId add(double work, ResourceId resource, const sim::TaskLabel& label, TaskKind kind) {
+    sim::TaskSpec spec{.work = work, .label = label};
+    spec.label.kind = static_cast<std::uint8_t>(kind);
+    return out_.graph.add_task(spec, std::span<const ResourceId>(&resource, 1));
   }
   void after(TaskId before, TaskId task) {
     if (before != none && task != none) out_.graph.add_dependency(before, task);
+  }
+  void after(const StreamTail& tail, TaskId task) {
+    after(tail.end, task);
+    after(tail.overlap, task);
   }
   /// A communication task: one task on the stage's resource (analytic), or its traffic's flows.
   FlowSpan comm(double seconds, ResourceId resource, sim::TaskLabel label, TaskKind kind, CommScope scope,
@@ -79,8 +91,7 @@ class Builder {
     return span;
   }
   void lower_stage(std::int64_t s);
-  void lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>& stream_tail,
-                  std::vector<TaskId>& grad_reduces);
+  void lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_tail, std::vector<TaskId>& grad_reduces);
   void connect_stages();
 
   const StepPlan& plan_;
@@ -141,7 +152,7 @@ void Builder::lower_stage(std::int64_t s) {
     comm(param_gather_s, res.network, label, TaskKind::dp_comm, CommScope::dp, param_gather);
   }
 
-  std::vector<TaskId> stream_tail;  // what the next pass on this stage waits for
+  StreamTail stream_tail;
   std::vector<TaskId> grad_reduces;
   for (const PassRef& ref : stage_pass_order(plan_.schedule, pp_, vp_, m_, s))
     lower_pass(s, ref, stream_tail, grad_reduces);
@@ -157,12 +168,12 @@ void Builder::lower_stage(std::int64_t s) {
     }
     if (reduce_s > 0.0) {
       const FlowSpan reduce = comm(reduce_s, res.network, label, TaskKind::dp_comm, CommScope::dp, reduce_traffic);
-      for (TaskId t : stream_tail) after(t, reduce.first);
+      after(stream_tail, reduce.first);
       grad_reduces.push_back(reduce.last);
     }
   }
   const TaskId optimizer = add(stage.optimizer_s, res.compute, label, TaskKind::compute);
-  for (TaskId t : stream_tail) after(t, optimizer);
+  after(stream_tail, optimizer);
   for (TaskId t : grad_reduces) after(t, optimizer);
   if (!plan_.overlap_param_gather && param_gather_s > 0.0) {
     label.phase = static_cast<std::uint8_t>(TaskPhase::step_end);
@@ -170,7 +181,7 @@ void Builder::lower_stage(std::int64_t s) {
   }
 }
 
-void Builder::lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>& stream_tail,
+void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_tail,
                          std::vector<TaskId>& grad_reduces) {
   const StagePlan& stage = plan_.stages[static_cast<std::size_t>(s)];
   const ChunkCosts& chunk = stage.chunks[static_cast<std::size_t>(ref.chunk)];
@@ -195,7 +206,7 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>
     const TaskId piece = fused ? add(compute_s + tp_s, res.compute, label, TaskKind::compute_then_tp)
                                : add(compute_s / static_cast<double>(pieces), res.compute, label, TaskKind::compute);
     if (previous == none) {
-      for (TaskId t : stream_tail) after(t, piece);
+      after(stream_tail, piece);
       tasks.first = piece;
     } else {
       after(previous, piece);
@@ -224,7 +235,7 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>
     after(tasks.end, dp.first);
     tasks.end = dp.last;
   }
-  stream_tail.assign(1, tasks.end);
+  stream_tail = {.end = tasks.end};
 
   const double overlap_s = ref.forward ? chunk.overlap_forward_s : chunk.overlap_backward_s;
   if (overlap_s > 0.0) {
@@ -234,7 +245,7 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>
     if (overlap.first != none) {
       tasks.overlap_first = overlap.first;
       tasks.overlap = overlap.last;
-      stream_tail.push_back(tasks.overlap);
+      stream_tail.overlap = tasks.overlap;
     }
   }
 
@@ -245,7 +256,7 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, std::vector<TaskId>
   if (has_next && send_s > 0.0) {
     const FlowSpan send = comm(send_s, res.network, label, TaskKind::pp_comm,
                                ref.forward ? CommScope::pp_next : CommScope::pp_previous, stage.send_traffic);
-    for (TaskId t : stream_tail) after(t, send.first);
+    after(stream_tail, send.first);
     tasks.send = send.last;
   }
 }

@@ -17,7 +17,9 @@ namespace clustersim::models {
 /// Calls visit(label, kind, resource, begin_ns, end_ns) for every piece, in task order.
 template <class Visit>
 void for_each_piece(const StepGraph& step, const sim::Timeline& timeline, Visit&& visit) {
-  for (sim::TaskId t = 0; t < step.graph.size(); ++t) {
+  // The count read once: the compiler cannot tell that visit() leaves the graph alone.
+  const std::size_t tasks = step.graph.size();
+  for (sim::TaskId t = 0; t < tasks; ++t) {
     const sim::TaskLabel& label = step.graph.label(t);
     const auto kind = static_cast<TaskKind>(label.kind);
     const sim::ResourceId resource = step.graph.core(t).first_resource;

@@ -7,35 +7,6 @@
 
 namespace clustersim::sim {
 
-TaskId TaskGraph::add_task(const TaskSpec& spec, std::span<const ResourceId> resources,
-                           std::span<const TaskId> predecessors) {
-  if (core_.size() >= std::numeric_limits<TaskId>::max())
-    throw GraphError("a graph holds at most 2^32 - 1 tasks");
-  if (resource_ids_.size() + resources.size() > std::numeric_limits<std::uint32_t>::max())
-    throw GraphError("a graph holds at most 2^32 - 1 (task, resource) uses");
-  const auto id = static_cast<TaskId>(core_.size());
-  core_.push_back({.work = spec.work,
-                   .latency = spec.latency,
-                   .resource_begin = static_cast<std::uint32_t>(resource_ids_.size()),
-                   .resource_count = static_cast<std::uint32_t>(resources.size()),
-                   .first_resource = resources.empty() ? ResourceId{0} : resources.front(),
-                   .extra = 0});
-  if (spec.weight != 1.0 || spec.rate_cap_per_s != std::numeric_limits<double>::infinity()) {
-    if (extras_.size() >= std::numeric_limits<std::uint32_t>::max())
-      throw GraphError("a graph holds at most 2^32 - 2 tasks with a weight or a rate cap");
-    extras_.push_back({spec.weight, spec.rate_cap_per_s});
-    core_.back().extra = static_cast<std::uint32_t>(extras_.size());
-  }
-  label_.push_back(spec.label);
-  for (ResourceId r : resources) {  // usually one: a loop, not a range insert and its memmove
-    resource_ids_.push_back(r);
-    resources_named_ = std::max<std::size_t>(resources_named_, std::size_t{r} + 1);
-  }
-  any_unsound_ = any_unsound_ || unsound(spec, resources.size()) != nullptr;
-  for (TaskId before : predecessors) add_dependency(before, id);
-  return id;
-}
-
 void TaskGraph::reserve(std::size_t tasks, std::size_t resource_uses, std::size_t dependencies) {
   core_.reserve(tasks);
   label_.reserve(tasks);
@@ -43,21 +14,23 @@ void TaskGraph::reserve(std::size_t tasks, std::size_t resource_uses, std::size_
   dependencies_.reserve(dependencies);
 }
 
+std::uint32_t TaskGraph::add_extra(const TaskSpec& spec) {
+  if (extras_.size() >= std::numeric_limits<std::uint32_t>::max())
+    throw GraphError("a graph holds at most 2^32 - 2 tasks with a weight or a rate cap");
+  extras_.push_back({spec.weight, spec.rate_cap_per_s});
+  return static_cast<std::uint32_t>(extras_.size());
+}
+
+void TaskGraph::too_large() const {
+  if (core_.size() >= std::numeric_limits<TaskId>::max()) throw GraphError("a graph holds at most 2^32 - 1 tasks");
+  throw GraphError("a graph holds at most 2^32 - 1 (task, resource) uses");
+}
+
 namespace {
 
 std::string describe(TaskId t) { return "task " + std::to_string(t); }
 
 }  // namespace
-
-const char* TaskGraph::unsound(const TaskSpec& spec, std::size_t resource_count) {
-  if (!(spec.work >= 0.0) || !std::isfinite(spec.work)) return "work must be finite and >= 0";
-  if (spec.latency < Time::zero()) return "latency must be >= 0";
-  if (!(spec.weight > 0.0) || !std::isfinite(spec.weight)) return "weight must be finite and > 0";
-  if (!(spec.rate_cap_per_s > 0.0)) return "rate cap must be > 0";
-  if (spec.work > 0.0 && resource_count == 0 && std::isinf(spec.rate_cap_per_s))
-    return "has work but neither resources nor a rate cap";
-  return nullptr;
-}
 
 const char* TaskGraph::unsound(TaskId t) const {
   const Core& c = core_[t];

@@ -8,6 +8,7 @@
 /// tasks stay compact.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -55,6 +56,8 @@ class GraphError : public std::runtime_error {
 
 class TaskGraph {
  public:
+  /// Inline (below), so that the fields a caller fixes (weight 1, no rate cap, one resource) fold
+  /// away: building a step's graph costs about as much as simulating it.
   TaskId add_task(const TaskSpec& spec, std::span<const ResourceId> resources = {},
                   std::span<const TaskId> predecessors = {});
   /// `after` starts only once `before` has finished.
@@ -108,6 +111,9 @@ class TaskGraph {
   static const char* unsound(const TaskSpec& spec, std::size_t resource_count);
   /// The same for task t as stored.
   const char* unsound(TaskId t) const;
+  /// add_task's rare cases, out of line: a task's entry in extras_ (1 + its index), the size limits.
+  std::uint32_t add_extra(const TaskSpec& spec);
+  [[noreturn]] void too_large() const;
 
   std::vector<Core> core_;
   /// Weight and rate cap of the tasks that have either; most tasks (a kernel, one transfer) have
@@ -125,5 +131,38 @@ class TaskGraph {
   std::size_t resources_named_ = 0;  // one past the largest resource id any task names
   std::size_t tasks_named_ = 0;      // one past the largest task id any dependency names
 };
+
+inline TaskId TaskGraph::add_task(const TaskSpec& spec, std::span<const ResourceId> resources,
+                                  std::span<const TaskId> predecessors) {
+  if (core_.size() >= std::numeric_limits<TaskId>::max() ||
+      resource_ids_.size() + resources.size() > std::numeric_limits<std::uint32_t>::max())
+    too_large();
+  const auto id = static_cast<TaskId>(core_.size());
+  const bool plain = spec.weight == 1.0 && spec.rate_cap_per_s == std::numeric_limits<double>::infinity();
+  core_.push_back({.work = spec.work,
+                   .latency = spec.latency,
+                   .resource_begin = static_cast<std::uint32_t>(resource_ids_.size()),
+                   .resource_count = static_cast<std::uint32_t>(resources.size()),
+                   .first_resource = resources.empty() ? ResourceId{0} : resources.front(),
+                   .extra = plain ? 0 : add_extra(spec)});
+  label_.push_back(spec.label);
+  for (ResourceId r : resources) {  // usually one: a loop, not a range insert and its memmove
+    resource_ids_.push_back(r);
+    resources_named_ = std::max<std::size_t>(resources_named_, std::size_t{r} + 1);
+  }
+  any_unsound_ = any_unsound_ || unsound(spec, resources.size()) != nullptr;
+  for (TaskId before : predecessors) add_dependency(before, id);
+  return id;
+}
+
+inline const char* TaskGraph::unsound(const TaskSpec& spec, std::size_t resource_count) {
+  if (!(spec.work >= 0.0) || !std::isfinite(spec.work)) return "work must be finite and >= 0";
+  if (spec.latency < Time::zero()) return "latency must be >= 0";
+  if (!(spec.weight > 0.0) || !std::isfinite(spec.weight)) return "weight must be finite and > 0";
+  if (!(spec.rate_cap_per_s > 0.0)) return "rate cap must be > 0";
+  if (spec.work > 0.0 && resource_count == 0 && std::isinf(spec.rate_cap_per_s))
+    return "has work but neither resources nor a rate cap";
+  return nullptr;
+}
 
 }  // namespace clustersim::sim
