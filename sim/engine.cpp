@@ -27,7 +27,7 @@ struct Flight {
   std::uint32_t resource_begin = 0;  // into the graph's flat list of resource uses
   std::uint32_t resource_count = 0;
   ResourceId first_resource = 0;     // its first resource, copied from the graph's record
-  std::uint32_t first_slot = 0;      // its position in on_[first_resource].active
+  std::uint32_t first_slot = 0;      // its position in active_[first_resource]
   TaskId task = 0;
   std::uint32_t stamp = 0;       // last component collection that visited it
   bool plain = false;            // weight 1, no rate cap
@@ -81,17 +81,6 @@ struct SharingGroup {
     }
   };
   std::vector<Member> members;  // min-heap by (virtual finish, task)
-};
-
-/// What a run keeps of one resource, in one record: an event of a sharing group reads and writes
-/// nearly all of it. As arrays of their own (capacity, mode, active list, group, start of its busy
-/// period) these took five or six cache lines an event; here two, side by side.
-struct alignas(64) ResourceState {
-  double capacity_per_s = 1.0;
-  bool individual = false;  // its tasks are solved individually by max-min, not as a group
-  Time busy_since = Time::zero();  // when its active list last became non-empty
-  std::vector<Slot> active;  // the tasks on it now, either mode
-  SharingGroup group;
 };
 
 /// The mutable state of one Engine::run; keeps Engine itself const and reusable across threads.
@@ -171,11 +160,14 @@ class Run {
   std::vector<TaskId> released_;  // successors whose last predecessor finished in this event
   std::vector<TaskSlot> finishing_;  // tasks finishing at the current event
   std::vector<TaskSlot> elapsed_;    // tasks whose latency ends at the current event
-  std::unique_ptr<std::uint32_t[]> slot_;  // by resource use after a task's first: its position in on_[resource].active
+  std::unique_ptr<std::uint32_t[]> slot_;  // by resource use after a task's first: its position in active_[resource]
 
-  std::vector<ResourceState> on_;  // by resource
+  std::vector<std::vector<Slot>> active_;  // by resource: tasks on it now, either mode
+  std::vector<SharingGroup> groups_;       // by resource
+  std::vector<char> individual_;           // by resource: its tasks are solved individually
   std::vector<char> dirty_;
   std::vector<ResourceId> dirty_list_;
+  std::vector<Time> busy_since_;
   std::vector<std::uint32_t> resource_stamp_;
   std::vector<std::uint32_t> local_index_;  // resource -> link index in the solver
 
@@ -201,9 +193,11 @@ void Run::initialise() {
                          " names a task that does not exist");
   events_ = IndexedHeap<Time>(r);
   slot_ = std::make_unique_for_overwrite<std::uint32_t[]>(graph_.resource_use_count());
-  on_.resize(r);
-  for (std::size_t i = 0; i < r; ++i) on_[i].capacity_per_s = resources_[i].capacity_per_s;
+  active_.assign(r, {});
+  groups_.assign(r, {});
+  individual_.assign(r, 0);
   dirty_.assign(r, 0);
+  busy_since_.assign(r, Time::zero());
   resource_stamp_.assign(r, 0);
   local_index_.assign(r, 0);
   timeline_.busy_s.assign(r, 0.0);
@@ -336,10 +330,9 @@ void Run::mark_dirty(ResourceId r) {
 }
 
 inline void Run::add_to_resource(Slot f, std::uint32_t use, ResourceId r) {
-  ResourceState& on = on_[r];
-  if (on.active.empty()) on.busy_since = now_;
-  slot_in(flights_[f], use) = static_cast<std::uint32_t>(on.active.size());
-  on.active.push_back(f);
+  if (active_[r].empty()) busy_since_[r] = now_;
+  slot_in(flights_[f], use) = static_cast<std::uint32_t>(active_[r].size());
+  active_[r].push_back(f);
 }
 
 inline void Run::activate(Slot f) {
@@ -359,19 +352,18 @@ inline void Run::activate(Slot f) {
   }
   if (groupable(s)) {
     const ResourceId r = s.first_resource;
-    const ResourceState& on = on_[r];
-    if (!on.individual) {
+    if (!individual_[r]) {
       // Alone on an idle resource, a task runs solo at the full rate: the commonest case
       // (a GPU's compute engine) costs one heap entry and no group bookkeeping.
-      if (on.active.empty()) {
+      if (active_[r].empty()) {
         add_to_resource(f, 0, r);
         ++timeline_.sharing_solves;
         // A flight that has not progressed yet needs none of set_rate's settling.
-        s.rate = on.capacity_per_s / weight(s);
+        s.rate = resources_[r].capacity_per_s / weight(s);
         schedule_finish(f);
         return;
       }
-      if (on.group.members.empty()) join_solo_to_group(r);
+      if (groups_[r].members.empty()) join_solo_to_group(r);
       add_to_resource(f, 0, r);
       join_group(r, f);
       return;
@@ -379,7 +371,7 @@ inline void Run::activate(Slot f) {
   }
   for (std::uint32_t i = 0; i < s.resource_count; ++i) {
     const ResourceId r = resource_in(s, i);
-    if (!on_[r].individual) dissolve_group(r);
+    if (!individual_[r]) dissolve_group(r);
     add_to_resource(f, i, r);
     mark_dirty(r);
   }
@@ -396,8 +388,7 @@ void Run::finish(Slot f) {
   if (s.on_resources) {
     for (std::uint32_t i = 0; i < s.resource_count; ++i) {
       const ResourceId r = resource_in(s, i);
-      ResourceState& on = on_[r];
-      auto& list = on.active;
+      auto& list = active_[r];
       // Swap-remove, then tell the moved task where it now sits for this resource.
       const std::uint32_t pos = slot_in(s, i);
       const Slot moved = list.back();
@@ -409,9 +400,9 @@ void Run::finish(Slot f) {
           if (resource_in(m, j) == r) slot_in(m, j) = pos;
       }
       if (list.empty()) {
-        timeline_.busy_s[r] += (now_ - on.busy_since).seconds();
-        on.individual = false;  // an idle resource starts over as a sharing group
-      } else if (on.individual) {
+        timeline_.busy_s[r] += (now_ - busy_since_[r]).seconds();
+        individual_[r] = 0;  // an idle resource starts over as a sharing group
+      } else if (individual_[r]) {
         mark_dirty(r);  // the others share what this task leaves
       }
     }
@@ -429,26 +420,26 @@ void Run::finish(Slot f) {
 }
 
 void Run::settle_group(ResourceId r) {
-  SharingGroup& g = on_[r].group;
+  SharingGroup& g = groups_[r];
   if (g.total_weight > 0.0)
-    g.virtual_now += on_[r].capacity_per_s / g.total_weight * (now_ - g.last_update).seconds();
+    g.virtual_now += resources_[r].capacity_per_s / g.total_weight * (now_ - g.last_update).seconds();
   g.last_update = now_;
 }
 
 void Run::schedule_group(ResourceId r) {
-  SharingGroup& g = on_[r].group;
+  SharingGroup& g = groups_[r];
   if (g.members.empty()) {
     events_.erase(r);
     return;
   }
-  const double rate = on_[r].capacity_per_s / g.total_weight;
+  const double rate = resources_[r].capacity_per_s / g.total_weight;
   // Round up to a whole nanosecond so that the earliest member has finished when the event fires.
   const double work_left = std::max(0.0, g.members.front().virtual_finish - g.virtual_now);
   events_.set(r, now_ + Time::from_ns_rounded_up(work_left / rate * 1e9));
 }
 
 void Run::join_group(ResourceId r, Slot f) {
-  SharingGroup& g = on_[r].group;
+  SharingGroup& g = groups_[r];
   const Flight& s = flights_[f];
   settle_group(r);
   g.members.push_back({g.virtual_now + s.remaining, s.task, f});
@@ -460,7 +451,7 @@ void Run::join_group(ResourceId r, Slot f) {
 
 void Run::join_solo_to_group(ResourceId r) {
   // The resource's one task ran solo (solved individually); it becomes the group's first member.
-  const Slot solo = on_[r].active.front();
+  const Slot solo = active_[r].front();
   Flight& s = flights_[solo];
   s.remaining = std::max(0.0, s.remaining - s.rate * (now_ - s.last_update).seconds());
   s.last_update = now_;
@@ -469,7 +460,7 @@ void Run::join_solo_to_group(ResourceId r) {
 }
 
 void Run::expire_group(ResourceId r) {
-  SharingGroup& g = on_[r].group;
+  SharingGroup& g = groups_[r];
   settle_group(r);
   // Members whose virtual finish the clock has reached, within rounding, finish now.
   const double reached = g.virtual_now * (1.0 + 1e-12) + 1e-12;
@@ -486,11 +477,11 @@ void Run::expire_group(ResourceId r) {
 }
 
 void Run::dissolve_group(ResourceId r) {
-  SharingGroup& g = on_[r].group;
+  SharingGroup& g = groups_[r];
   settle_group(r);
-  on_[r].individual = true;
+  individual_[r] = 1;
   events_.erase(r);
-  const double rate = g.total_weight > 0.0 ? on_[r].capacity_per_s / g.total_weight : 0.0;
+  const double rate = g.total_weight > 0.0 ? resources_[r].capacity_per_s / g.total_weight : 0.0;
   for (const SharingGroup::Member& m : g.members) {
     Flight& s = flights_[m.slot];
     s.remaining = std::max(0.0, m.virtual_finish - g.virtual_now);
@@ -523,7 +514,7 @@ void Run::collect_component(ResourceId seed) {
   component_resources_.push_back(seed);
   resource_stamp_[seed] = stamp_;
   for (std::size_t i = 0; i < component_resources_.size(); ++i) {
-    for (Slot f : on_[component_resources_[i]].active) {
+    for (Slot f : active_[component_resources_[i]]) {
       Flight& s = flights_[f];
       if (s.stamp == stamp_) continue;
       s.stamp = stamp_;
@@ -544,13 +535,13 @@ void Run::solve_component() {
       std::all_of(component_tasks_.begin(), component_tasks_.end(),
                   [&](const TaskSlot& ts) { return groupable(flights_[ts.slot]); })) {
     const ResourceId r = component_resources_[0];
-    on_[r].individual = false;
+    individual_[r] = 0;
     if (component_tasks_.size() == 1) {  // solo again
       const TaskSlot ts = component_tasks_[0];
-      set_rate(ts.slot, on_[r].capacity_per_s / weight(flights_[ts.slot]));
+      set_rate(ts.slot, resources_[r].capacity_per_s / weight(flights_[ts.slot]));
       return;
     }
-    on_[r].group.last_update = now_;
+    groups_[r].last_update = now_;
     std::sort(component_tasks_.begin(), component_tasks_.end());
     for (const TaskSlot& ts : component_tasks_) {
       Flight& s = flights_[ts.slot];
@@ -564,7 +555,7 @@ void Run::solve_component() {
   // Solver order follows task ids so that the result does not depend on discovery order.
   std::sort(component_tasks_.begin(), component_tasks_.end());
   solver_.clear();
-  for (ResourceId res : component_resources_) local_index_[res] = solver_.add_link(on_[res].capacity_per_s);
+  for (ResourceId res : component_resources_) local_index_[res] = solver_.add_link(resources_[res].capacity_per_s);
   for (const TaskSlot& ts : component_tasks_) {
     local_links_.clear();
     for (ResourceId res : resources_of(flights_[ts.slot])) local_links_.push_back(local_index_[res]);
@@ -585,7 +576,7 @@ void Run::resolve_dirty() {
   for (ResourceId seed : dirty_list_) {
     dirty_[seed] = 0;
     if (resource_stamp_[seed] >= pass_begin) continue;  // in an earlier seed's component
-    if (on_[seed].active.empty() || !on_[seed].individual) continue;
+    if (active_[seed].empty() || !individual_[seed]) continue;
     ++stamp_;
     collect_component(seed);
     solve_component();
