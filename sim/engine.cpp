@@ -235,13 +235,21 @@ Timeline Run::execute() {
 
   // An empty heap's top key is Time::max(), so the earlier top is the next instant.
   while (!events_.empty() || !latency_ends_.empty()) {
-    const Time next_finish = events_.top_key();
+    now_ = events_.top_key();
     const Time next_latency_end = latency_ends_.top_key();
-    now_ = std::min(next_finish, next_latency_end);
     // The commonest instants: one task finishes, or ends its latency, and nothing else happens.
     // A finished task's successors go straight in, and the first event inserted takes the popped
     // one's place in the heap of finishes.
-    if (next_latency_end < next_finish) {
+    if (const std::uint32_t id = events_.top_id();
+        now_ < next_latency_end && id >= resource_count_ && events_.top_is_unique()) {
+      events_.pop_later();
+      finish<true>(id - resource_count_);
+      if (!dirty_list_.empty()) resolve_dirty();
+      events_.fill_hole();
+      continue;
+    }
+    if (next_latency_end < now_) {
+      now_ = next_latency_end;
       if (latency_ends_.top_is_unique()) {
         const Slot f = latency_ends_.top_id();
         latency_ends_.pop();
@@ -249,13 +257,6 @@ Timeline Run::execute() {
         if (!dirty_list_.empty()) resolve_dirty();
         continue;
       }
-    } else if (const std::uint32_t id = events_.top_id();
-               next_finish < next_latency_end && id >= resource_count_ && events_.top_is_unique()) {
-      events_.pop_later();
-      finish<true>(id - resource_count_);
-      if (!dirty_list_.empty()) resolve_dirty();
-      events_.fill_hole();
-      continue;
     }
     finishing_.clear();
     elapsed_.clear();
