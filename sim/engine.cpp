@@ -233,7 +233,7 @@ Timeline Run::execute() {
   initialise();
   resolve_dirty();
 
-  // An empty heap's top key is Time::max(), so the earlier top is the next instant.
+  // The next instant is the earlier of the two heaps' tops (an empty heap's top key is Time::max()).
   while (!events_.empty() || !latency_ends_.empty()) {
     now_ = events_.top_key();
     const Time next_latency_end = latency_ends_.top_key();
