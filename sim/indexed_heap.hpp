@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace clustersim::sim {
@@ -105,12 +106,8 @@ class IndexedHeap {
     const std::uint32_t at = position_[id];
     if (at == absent) return;
     position_[id] = absent;
-    const std::uint32_t last = --size_;
-    const Key key = keys_[last];
-    const std::uint32_t moved = ids_[last];
-    keys_[last] = padding();
-    ids_[last] = absent;
-    if (at == last) return;
+    const auto [key, moved] = take_last();
+    if (at == size_) return;
     place(at, key, moved);
     sift_up(at);
     sift_down(position_[moved]);
@@ -144,13 +141,18 @@ class IndexedHeap {
   Arrays arrays() { return {keys_.data(), ids_.data(), position_.data()}; }
   void place(std::size_t at, Key key, std::uint32_t id) { arrays().put(at, key, id); }
 
-  /// Takes out the root, whose id is already marked absent.
-  void remove_root() {
+  /// Removes the last entry, leaving padding in its place, and returns its key and id.
+  std::pair<Key, std::uint32_t> take_last() {
     const std::uint32_t last = --size_;
-    const Key key = keys_[last];
-    const std::uint32_t id = ids_[last];
+    const std::pair<Key, std::uint32_t> entry{keys_[last], ids_[last]};
     keys_[last] = padding();
     ids_[last] = absent;
+    return entry;
+  }
+
+  /// Takes out the root, whose id is already marked absent.
+  void remove_root() {
+    const auto [key, id] = take_last();
     if (size_ == 0) return;
     // Floyd's variant: walk the hole at the root down to a leaf along the smallest children, then
     // let the former last leaf rise from there. That leaf usually belongs near the bottom, so this
