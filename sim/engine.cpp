@@ -390,15 +390,20 @@ void Run::finish(Slot f) {
     for (std::uint32_t i = 0; i < s.resource_count; ++i) {
       const ResourceId r = resource_in(s, i);
       auto& list = active_[r];
-      // Swap-remove, then tell the moved task where it now sits for this resource.
+      // Swap-remove, then tell the entry moved from the back where it now sits. That entry is
+      // found by its resource and old position, not by its task alone: a task that names a
+      // resource twice is on its list twice, and the moved entry may be this task's own other one.
       const std::uint32_t pos = slot_in(s, i);
       const Slot moved = list.back();
       list[pos] = moved;
       list.pop_back();
-      if (moved != f) {
+      if (const auto last = static_cast<std::uint32_t>(list.size()); pos != last) {  // moved from last
         Flight& m = flights_[moved];
         for (std::uint32_t j = 0; j < m.resource_count; ++j)
-          if (resource_in(m, j) == r) slot_in(m, j) = pos;
+          if (resource_in(m, j) == r && slot_in(m, j) == last) {
+            slot_in(m, j) = pos;
+            break;
+          }
       }
       if (list.empty()) {
         timeline_.busy_s[r] += (now_ - busy_since_[r]).seconds();

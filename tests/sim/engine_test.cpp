@@ -87,6 +87,29 @@ TEST_CASE("engine: a flow over two links is held to the slower; caps and weights
   CHECK(tl.units_served[2] == doctest::Approx(20.0));  // two flows of 10 B
 }
 
+TEST_CASE("engine: a task that names a link twice loads it twice and leaves it cleanly") {
+  // One 100 B/s link L. At 0: F (25 B, on L) and M (300 B, on L twice, so each of its bytes
+  // crosses L twice). Equal rates x with x + 2x = 100: x = 33.3 B/s, F ends at 25 / x = 0.75 s and
+  // M has 275 B left. G (1,000 B, on L) follows F: M and G at 33.3 B/s again, M ends after
+  // 275 / x = 8.25 s, at 9 s, when G has 725 B left; alone at 100 B/s, G ends at 9 + 7.25 s.
+  // M is on L's list of tasks twice: when F leaves, M's second entry moves to the front; when M
+  // leaves, G must stay. (Moving an entry once updated every entry of its task on that list, and
+  // M's finish then dropped G instead of itself.)
+  Engine engine({{"L", 100.0}});
+  TaskGraph g;
+  const std::vector<ResourceId> l{0}, l_twice{0, 0};
+  const auto f = g.add_task({.work = 25}, l);
+  const auto m = g.add_task({.work = 300}, l_twice);
+  const std::vector<TaskId> after_f{f};
+  const auto later = g.add_task({.work = 1000}, l, after_f);
+  const auto tl = engine.run(g);
+  CHECK(s(tl.tasks[f].finish) == doctest::Approx(0.75));
+  CHECK(s(tl.tasks[m].finish) == doctest::Approx(9.0));
+  CHECK(s(tl.tasks[later].finish) == doctest::Approx(16.25));
+  CHECK(tl.busy_s[0] == doctest::Approx(16.25));
+  CHECK(tl.units_served[0] == doctest::Approx(25.0 + 2 * 300.0 + 1000.0));
+}
+
 TEST_CASE("engine: delays chain without resources; a rate-capped task needs none") {
   Engine engine({});
   TaskGraph g;
