@@ -1,7 +1,7 @@
 #pragma once
 /// Puts a calibration profile's constants into a run's step-model inputs: the compute profile and
 /// the communication profile replace the built-in ones (the scenario's `calibration.profile`), and
-/// the profile's fitted collective curves become CommProfile::curves, which models/collectives.hpp
+/// the profile's fitted collective curves become CommProfile::curves, which models/comm/collectives.hpp
 /// uses for their own layouts and, shaped, for groups of several such nodes.
 /// Source: profile.hpp (format), written by `clustersim calibrate`.
 
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "calibration/profile.hpp"
-#include "models/step_model.hpp"
+#include "models/step/step_model.hpp"
 
 namespace clustersim::calibration {
 

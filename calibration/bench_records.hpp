@@ -21,8 +21,8 @@
 #include <string_view>
 #include <vector>
 
-#include "models/collectives.hpp"
-#include "models/parallelism_spec.hpp"
+#include "models/comm/collectives.hpp"
+#include "models/spec/parallelism_spec.hpp"
 
 namespace clustersim::calibration {
 

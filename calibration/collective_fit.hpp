@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/collectives.hpp"
+#include "models/comm/collectives.hpp"
 
 namespace clustersim::calibration {
 

@@ -1,5 +1,5 @@
 #pragma once
-/// Fits the GEMM efficiency model of models/compute_profile.hpp to measured GEMMs:
+/// Fits the GEMM efficiency model of models/compute/compute_profile.hpp to measured GEMMs:
 ///   efficiency(m, n, k) = e_max(precision) x tile_fill(m, n) x k / (k + k_half),
 /// with tile_fill from the profile's tile shape and SM count (waves of output tiles). The fitted
 /// parameters are e_max per precision present in the samples and one k_half shared by all.
@@ -14,7 +14,7 @@
 /// Limitations: the model has no split-K/stream-K, so small m x n with large k fit badly; one
 /// tile shape for all sizes; the intervals assume independent relative errors across shapes,
 /// which best-of-sweep published numbers are not.
-/// Source: models/compute_profile.hpp (the model being fitted); Gauss-Newton as in Nocedal &
+/// Source: models/compute/compute_profile.hpp (the model being fitted); Gauss-Newton as in Nocedal &
 /// Wright, "Numerical Optimization", section 10.3.
 
 #include <optional>
@@ -69,7 +69,7 @@ struct GemmFit {
   std::vector<TileCheck> tile_check{};  // the given shape first
 };
 
-/// tile_fill(m, n) of models/compute_profile.cpp (useful output over the tiles of all waves).
+/// tile_fill(m, n) of models/compute/compute_profile.cpp (useful output over the tiles of all waves).
 double tile_fill(const GemmModelShape& shape, std::int64_t m, std::int64_t n);
 
 /// Throws std::invalid_argument when there are no samples or an fp8 sample on a GPU without fp8.

@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "models/collectives.hpp"
+#include "models/comm/collectives.hpp"
 
 namespace clustersim::calibration {
 

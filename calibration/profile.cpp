@@ -16,6 +16,7 @@
 
 #include "calibration/nccl_tests_log.hpp"
 #include "scenarios/scenario_error.hpp"
+#include "sim/hashing.hpp"
 
 namespace clustersim::calibration {
 namespace {
@@ -205,14 +206,7 @@ AlphaBetaSegment read_segment(const Reader& r, const ordered_json& j, const std:
 
 }  // namespace
 
-std::string fnv1a64(std::string_view bytes) {
-  std::uint64_t hash = 14695981039346656037ull;
-  for (const char c : bytes) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;
-  }
-  return fmt::format("{:016x}", hash);
-}
+std::string fnv1a64(std::string_view bytes) { return fmt::format("{:016x}", sim::fnv1a64(bytes)); }
 
 std::string profile_to_json(const CalibrationProfile& p) {
   ordered_json root;

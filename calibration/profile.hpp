@@ -23,15 +23,15 @@
 #include <vector>
 
 #include "calibration/collective_fit.hpp"
-#include "models/collectives.hpp"
-#include "models/compute_profile.hpp"
+#include "models/comm/collectives.hpp"
+#include "models/compute/compute_profile.hpp"
 
 namespace clustersim::calibration {
 
 struct ProfileInput {
   std::string path{};     // as given on the command line
   std::string kind{};     // "nccl-tests log" or "json lines"
-  std::string fnv1a64{};  // of the file's bytes, 16 hex digits
+  std::string fnv1a64{};  // of the file's bytes (sim::fnv1a64), 16 hex digits
   int records = 0;      // table rows or JSON records read
 };
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "models/flops.hpp"
+#include "models/compute/flops.hpp"
 
 namespace clustersim::scenarios {
 

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "models/gpu_spec.hpp"
-#include "models/transformer_spec.hpp"
+#include "models/spec/gpu_spec.hpp"
+#include "models/spec/transformer_spec.hpp"
 
 namespace clustersim::scenarios {
 

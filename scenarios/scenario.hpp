@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "models/checkpoint_model.hpp"
-#include "models/cluster_spec.hpp"
-#include "models/cost_model.hpp"
-#include "models/failure_model.hpp"
-#include "models/parallelism_spec.hpp"
-#include "models/transformer_spec.hpp"
+#include "models/run/checkpoint_model.hpp"
+#include "models/spec/cluster_spec.hpp"
+#include "models/cost/cost_model.hpp"
+#include "models/run/failure_model.hpp"
+#include "models/spec/parallelism_spec.hpp"
+#include "models/spec/transformer_spec.hpp"
 
 namespace clustersim::scenarios {
 

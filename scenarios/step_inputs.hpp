@@ -2,7 +2,7 @@
 /// A Scenario's step-model inputs: its specs plus the compute and communication profiles that go
 /// with its GPU and fabric.
 
-#include "models/step_model.hpp"
+#include "models/step/step_model.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace clustersim::scenarios {

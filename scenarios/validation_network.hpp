@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "models/cluster_spec.hpp"
+#include "models/spec/cluster_spec.hpp"
 
 namespace clustersim::scenarios {
 

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "models/step_model.hpp"
+#include "models/step/step_model.hpp"
 #include "scenarios/csv_reader.hpp"
 #include "scenarios/embedded_files.hpp"
 #include "scenarios/presets.hpp"

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "models/parallelism_spec.hpp"
+#include "models/spec/parallelism_spec.hpp"
 
 namespace clustersim::scenarios {
 

@@ -12,11 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "calibration/nccl_tests_log.hpp"
-#include "models/collectives.hpp"
+#include "models/comm/collectives.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
-#include "tools/nccl_tests_table.hpp"
-#include "tools/step_setup.hpp"
+#include "tools/render/nccl_tests_table.hpp"
+#include "calibration/step_inputs.hpp"
 
 namespace clustersim::tools {
 
@@ -78,7 +78,7 @@ int cmd_collective(std::span<const std::string> args, std::ostream& out) {
   if (!(factor > 1.0)) throw CliError("collective: --factor must be > 1");
 
   const scenarios::Scenario scenario = scenario_args.load();
-  const models::StepInputs inputs = load_step_inputs(scenario);
+  const models::StepInputs inputs = calibration::step_inputs(scenario);
   const std::int64_t cluster_nodes = inputs.cluster.num_gpus / inputs.cluster.gpus_per_node;
   if (nodes < 1 || nodes > cluster_nodes) {
     throw CliError(fmt::format("collective: --nodes {}: the cluster has {} nodes of {} GPUs", nodes, cluster_nodes,

@@ -4,14 +4,14 @@
 #include <iostream>
 #include <sstream>
 
-#include "models/interval_sweep.hpp"
-#include "models/monte_carlo.hpp"
+#include "models/run/interval_sweep.hpp"
+#include "models/run/monte_carlo.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
-#include "tools/failures_report.hpp"
+#include "tools/render/failures_report.hpp"
 #include "tools/progress.hpp"
-#include "tools/run_setup.hpp"
+#include "planning/run_setup.hpp"
 
 namespace clustersim::tools {
 namespace {
@@ -37,7 +37,7 @@ std::vector<double> parse_minutes(const std::string& list) {
 
 // Rows of the storage comparison: every target, a node-local one uploading to the scenario's
 // shared second target (or NFS), each at every interval.
-std::vector<StorageOption> compare_storage(const PreparedRun& run, const std::vector<double>& intervals_s,
+std::vector<StorageOption> compare_storage(const planning::PreparedRun& run, const std::vector<double>& intervals_s,
                                            std::int64_t runs, std::uint64_t seed, const std::string& source,
                                            const models::Progress& progress) {
   using models::SecondTarget;
@@ -53,7 +53,7 @@ std::vector<StorageOption> compare_storage(const PreparedRun& run, const std::ve
       spec.second_target = target == StorageKind::local_nvme ? upload : SecondTarget::none;
       spec.interval_s = interval;
       spec.interval_steps = 0;
-      const PreparedRun variant = with_checkpoint(run, spec, source);
+      const planning::PreparedRun variant = planning::with_checkpoint(run, spec, source);
       StorageOption row{.target = std::string(models::to_string(target)),
                         .interval_s = variant.inputs.interval_work_s,
                         .stall_s = variant.checkpoint.stall_s,
@@ -105,7 +105,7 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
   const scenarios::Scenario scenario = scenario_args.load();
   const std::string source = scenario_args.scenario_path.empty() ? "default scenario" : scenario_args.scenario_path;
   FailuresStudy study{.runs = runs, .seed = seed_given ? seed : scenario.simulation.seed};
-  study.run = prepare_run(scenario, source);
+  study.run = planning::prepare_run(scenario, source);
 
   // Progress over every simulated run: the main study, the sweep and the comparison.
   const std::size_t total = static_cast<std::size_t>(runs) * (1 + 15 + 3 * intervals.size());

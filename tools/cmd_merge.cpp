@@ -13,8 +13,8 @@
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
-#include "tools/html_report.hpp"
-#include "tools/sweep_table.hpp"
+#include "tools/render/html_report.hpp"
+#include "tools/render/sweep_table.hpp"
 
 namespace clustersim::tools {
 namespace {
@@ -61,11 +61,11 @@ int cmd_merge(std::span<const std::string> args, std::ostream& out) {
   if (!parse_command_line(args, help, options, out)) return 0;
   if (paths.empty()) throw CliError("merge: no shard files given");
 
-  SweepHeader header;
-  std::vector<SweepRow> rows;
+  planning::SweepHeader header;
+  std::vector<planning::SweepRow> rows;
   std::set<std::size_t> seen;
   for (const std::string& path : paths) {
-    SweepHeader shard_header;
+    planning::SweepHeader shard_header;
     const nlohmann::json document = read_json_file(path);
     try {
       read_sweep_json(document, shard_header, rows);
@@ -94,7 +94,7 @@ int cmd_merge(std::span<const std::string> args, std::ostream& out) {
   }
   header.shard_index = 1;
   header.shard_count = 1;
-  rank_rows(rows);
+  planning::rank_rows(rows);
 
   const TableOptions table{.top = top != unset ? top : header.mode == "search" ? kDefaultSearchTop : 0};
   const std::string text = sweep_text(header, rows, table);

@@ -10,21 +10,22 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/compute_profile.hpp"
-#include "models/cost_model.hpp"
-#include "models/layout_search.hpp"
-#include "models/sizing.hpp"
+#include "models/compute/compute_profile.hpp"
+#include "models/cost/cost_model.hpp"
+#include "planning/layout_search.hpp"
+#include "planning/sizing.hpp"
 #include "scenarios/presets.hpp"
 #include "scenarios/validation_network.hpp"
-#include "tools/step_setup.hpp"
+#include "calibration/step_inputs.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
-#include "tools/html_report.hpp"
-#include "tools/megatron_args.hpp"
-#include "tools/parallel_for.hpp"
+#include "tools/render/html_report.hpp"
+#include "tools/render/megatron_args.hpp"
+#include "planning/parallel_for.hpp"
 #include "tools/progress.hpp"
-#include "tools/sweep_runner.hpp"
+#include "planning/sweep_runner.hpp"
+#include "tools/render/sweep_table.hpp"
 
 namespace clustersim::tools {
 namespace {
@@ -103,7 +104,7 @@ struct SizedCluster {
   std::string gpu;
   scenarios::Scenario scenario;
   models::StepInputs base;
-  std::vector<models::Layout> layouts;  // fitting, one per (tp, pp, cp, vp, micro-batch)
+  std::vector<planning::Layout> layouts;  // fitting, one per (tp, pp, cp, vp, micro-batch)
 };
 
 /// One (cluster, topology) option with its best layout.
@@ -111,7 +112,7 @@ struct Option {
   std::size_t cluster = 0;
   models::TopologyKind topology = models::TopologyKind::rail_optimized;
   double oversubscription = 1.0;
-  models::Layout layout{};
+  planning::Layout layout{};
   models::StepReport report{};
   double usd_per_gpu_hour = 0.0;
   double hours = 0.0;  // of the run, on all its GPUs at once
@@ -123,21 +124,21 @@ struct Option {
 // of 1 and 2, SP with TP; every pipeline depth and interleaving. Of ZeRO-1 + selective recompute,
 // ZeRO-1 + full, ZeRO-3 + selective and ZeRO-3 + full only the first that fits is kept: each is
 // slower than the one before wherever both fit, so the rest cannot be the best layout.
-std::vector<models::Layout> plan_layouts(const models::StepInputs& base) {
-  models::SearchSpace space;
+std::vector<planning::Layout> plan_layouts(const models::StepInputs& base) {
+  planning::SearchSpace space;
   for (std::int64_t tp = 1; tp <= base.cluster.gpus_per_node; tp *= 2) space.tp.push_back(tp);
   space.cp = {1};
   space.micro_batch = {1, 2};
   space.zero = {1, 3};
   space.recompute = {models::Recompute::selective, models::Recompute::full};
   space.sp_follows_tp = true;
-  const auto candidates = models::search_layouts(base, space);
-  std::vector<models::Layout> kept;
+  const auto candidates = planning::search_layouts(base, space);
+  std::vector<planning::Layout> kept;
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, int> best_rank;
-  const auto key = [](const models::Layout& l) {
+  const auto key = [](const planning::Layout& l) {
     return std::tuple{l.parallelism.tp, l.parallelism.pp, l.parallelism.vp, l.training.micro_batch};
   };
-  const auto rank = [](const models::Layout& l) {
+  const auto rank = [](const planning::Layout& l) {
     return (l.parallelism.zero >= 3 ? 2 : 0) + (l.training.recompute == models::Recompute::full ? 1 : 0);
   };
   for (const auto& c : candidates) {
@@ -151,7 +152,7 @@ std::vector<models::Layout> plan_layouts(const models::StepInputs& base) {
   return kept;
 }
 
-ordered_json layout_json(const models::Layout& l) {
+ordered_json layout_json(const planning::Layout& l) {
   const auto& p = l.parallelism;
   return {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"cp", p.cp}, {"vp", p.vp}, {"sp", p.sp}, {"zero", p.zero},
           {"micro_batch", l.training.micro_batch},
@@ -171,7 +172,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   std::string pricing = "rent", report_path;
   std::vector<std::string> price_args, server_price_args;
   std::int64_t min_gpus = 0, max_gpus = 0;
-  unsigned jobs = default_jobs();
+  unsigned jobs = planning::default_jobs();
   bool quiet = false;
   options.visible.add_options()
       ("deadline-days", po::value(&deadline_days)->value_name("D"), "train within D calendar days")
@@ -245,7 +246,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
         price = {it->second, "--server-price"};
       } else if (own && scenario.cost.build.server_usd > 0) {
         price = {scenario.cost.build.server_usd, "scenario cost.build.server_usd"};
-      } else if (const auto d = models::default_server_usd(gpu); d.usd > 0) {
+      } else if (const auto d = planning::default_server_usd(gpu); d.usd > 0) {
         price = {d.usd, std::string(d.source)};
       } else {
         throw CliError("plan: no server price for " + gpu + ": pass --server-price " + gpu + "=USD");
@@ -255,7 +256,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
         price = {it->second, "--price"};
       } else if (own && scenario.cost.rent.on_demand_usd_per_gpu_hour > 0) {
         price = {scenario.cost.rent.on_demand_usd_per_gpu_hour, "scenario cost.rent.on_demand_usd_per_gpu_hour"};
-      } else if (const auto d = models::default_rent_usd_per_gpu_hour(gpu); d.usd > 0) {
+      } else if (const auto d = planning::default_rent_usd_per_gpu_hour(gpu); d.usd > 0) {
         price = {d.usd, std::string(d.source)};
       } else {
         throw CliError("plan: no price for " + gpu + ": pass --price " + gpu + "=USD");
@@ -266,7 +267,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
 
   std::vector<SizedCluster> clusters;
   for (const auto& gpu : gpus) {
-    for (const std::int64_t nodes : models::candidate_node_counts(std::max<std::int64_t>(1, (min_gpus + per_node - 1) / per_node),
+    for (const std::int64_t nodes : planning::candidate_node_counts(std::max<std::int64_t>(1, (min_gpus + per_node - 1) / per_node),
                                                                   max_gpus / per_node)) {
       scenarios::Scenario s = scenario;
       s.cluster.gpu = scenarios::gpu_preset(gpu);
@@ -277,7 +278,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
         s.cluster.nics_per_node = network.nics_per_node;
         s.cluster.nic_bytes_per_s = network.nic_gbit_per_s * 1e9 / 8.0;
       }
-      SizedCluster c{.gpu = gpu, .scenario = s, .base = load_step_inputs(s), .layouts = {}};
+      SizedCluster c{.gpu = gpu, .scenario = s, .base = calibration::step_inputs(s), .layouts = {}};
       c.layouts = plan_layouts(c.base);
       clusters.push_back(std::move(c));
     }
@@ -291,9 +292,9 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   std::vector<models::StepReport> reports(work.size());
   {
     Progress progress("plan", "layouts simulated", work.size(), !quiet && stderr_is_terminal(), std::cerr);
-    parallel_for(work.size(), jobs, [&](std::size_t i) {
+    planning::parallel_for(work.size(), jobs, [&](std::size_t i) {
       const auto& [c, l] = work[i];
-      reports[i] = models::simulate_step(models::with_layout(clusters[c].base, clusters[c].layouts[l])).report;
+      reports[i] = models::simulate_step(planning::with_layout(clusters[c].base, clusters[c].layouts[l])).report;
       progress.advance();
     });
   }
@@ -321,10 +322,10 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
       const std::size_t tries = t == 0 ? 1 : std::min(kTopologyCandidates, ranked[c].size());
       for (std::size_t k = 0; k < tries; ++k) {
         const std::size_t i = ranked[c][k];
-        const models::Layout& layout = clusters[c].layouts[work[i].second];
+        const planning::Layout& layout = clusters[c].layouts[work[i].second];
         models::StepReport report = reports[i];
         if (t > 0 || base.cluster != clusters[c].base.cluster) {
-          report = models::simulate_step(models::with_layout(base, layout)).report;
+          report = models::simulate_step(planning::with_layout(base, layout)).report;
           ++extra_simulations;
           if (report.times.step_time_s != reports[i].times.step_time_s) topology_changed_time = true;
         }
@@ -339,7 +340,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
         models::CostSpec cost = s.cost;
         cost.build.server_usd = prices.at(clusters[c].gpu).usd;
         if (clusters[c].gpu != scenario.cluster.gpu.name || cost.build.node_power_w <= 0) {
-          cost.build.node_power_w = models::default_node_power_w(clusters[c].gpu).usd;
+          cost.build.node_power_w = planning::default_node_power_w(clusters[c].gpu).usd;
         }
         option.usd_per_gpu_hour = models::build_costs(base.cluster, cost, models::network_parts(base.cluster)).usd_per_gpu_hour;
       }
@@ -354,10 +355,10 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
                                "raise --max-gpus",
                                min_gpus, max_gpus, gpus_text));
   }
-  std::vector<models::PlanPoint> points;
+  std::vector<planning::PlanPoint> points;
   for (const auto& o : options_found) points.push_back({.days = o.days, .cost_usd = o.cost_usd});
-  const std::vector<bool> front = models::pareto_front(points);
-  const auto chosen = models::choose_option(points, deadline_days, budget_usd);
+  const std::vector<bool> front = planning::pareto_front(points);
+  const auto chosen = planning::choose_option(points, deadline_days, budget_usd);
 
   std::vector<std::size_t> front_order;
   for (std::size_t i = 0; i < options_found.size(); ++i) {
@@ -380,7 +381,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   const auto option_label = [&](const Option& o) {
     const auto& s = clusters[o.cluster].scenario;
     return fmt::format("{} x {} ({}), {}", s.cluster.num_gpus, clusters[o.cluster].gpu,
-                       topology_text(o.topology, o.oversubscription), layout_label(o.layout));
+                       topology_text(o.topology, o.oversubscription), planning::layout_label(o.layout));
   };
   const auto& training = scenario.training;
   std::string choice_rule;
@@ -394,7 +395,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   }
   std::vector<std::string> megatron;
   if (chosen) {
-    models::Layout layout = options_found[*chosen].layout;
+    planning::Layout layout = options_found[*chosen].layout;
     megatron = megatron_args(scenario.model, layout);
   }
 
@@ -423,7 +424,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
     const Option& o = options_found[i];
     text += fmt::format("  {:>6} {:<10} {:<15} {:<40} {:>7.2f} {:>5.1f}% {:>8.1f} {:>10} {:>8.2f}{}\n",
                         clusters[o.cluster].scenario.cluster.num_gpus, clusters[o.cluster].gpu,
-                        topology_text(o.topology, o.oversubscription), layout_label(o.layout),
+                        topology_text(o.topology, o.oversubscription), planning::layout_label(o.layout),
                         o.report.times.step_time_s, 100 * o.report.mfu, o.days, money(o.cost_usd), o.usd_per_gpu_hour,
                         chosen && *chosen == i ? "  <- chosen" : "");
   }
@@ -442,7 +443,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
     }
     const Option& o = options_found[*best];
     text += fmt::format("  {:<10} {:>6} GPUs  {:<40} {:>7.1f} days {:>10}\n", gpu,
-                        clusters[o.cluster].scenario.cluster.num_gpus, layout_label(o.layout), o.days, money(o.cost_usd));
+                        clusters[o.cluster].scenario.cluster.num_gpus, planning::layout_label(o.layout), o.days, money(o.cost_usd));
   }
   text += '\n';
   if (chosen) {
@@ -471,7 +472,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
     page.raw(pareto_svg(chart, deadline_days, budget_usd));
     if (chosen) {
       const Option& o = options_found[*chosen];
-      models::StepInputs in = models::with_layout(clusters[o.cluster].base, o.layout);
+      models::StepInputs in = planning::with_layout(clusters[o.cluster].base, o.layout);
       in.cluster.topology = o.topology;
       in.cluster.oversubscription = o.oversubscription;
       const models::StepSimulation sim = models::simulate_step(in);

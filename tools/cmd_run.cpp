@@ -8,16 +8,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/step_model.hpp"
+#include "models/step/step_model.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "scenarios/scenario_io.hpp"
-#include "tools/step_setup.hpp"
-#include "tools/chrome_trace.hpp"
+#include "calibration/step_inputs.hpp"
+#include "tools/render/chrome_trace.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
-#include "tools/html_report.hpp"
-#include "tools/step_report.hpp"
+#include "tools/render/html_report.hpp"
+#include "tools/render/step_report.hpp"
 
 namespace clustersim::tools {
 
@@ -27,7 +27,7 @@ namespace {
 /// by its JSON pointer, as scenario errors are.
 models::StepSimulation simulate(const scenarios::Scenario& scenario, const std::string& source) {
   try {
-    return models::simulate_step(load_step_inputs(scenario));
+    return models::simulate_step(calibration::step_inputs(scenario));
   } catch (const models::LayoutError& e) {
     std::string pointer = "/" + e.field();
     std::replace(pointer.begin(), pointer.end(), '.', '/');
@@ -81,7 +81,7 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
   // Write the trace before printing, so that a failure leaves neither a file nor a half report.
   if (!trace_path.empty()) write_file_atomically(trace_path, chrome_trace_json(sim.step, sim.timeline));
   if (!report_path.empty()) write_file_atomically(report_path, run_report_html(scenario, sim));
-  const std::optional<StepTimeBand> band = step_time_band(scenario);
+  const std::optional<calibration::StepTimeBand> band = calibration::step_time_band(scenario);
   if (scenario_args.json) {
     nlohmann::ordered_json j = step_report_json(scenario, sim.report);
     if (band) j["step_time_band_s"] = {{"fast", band->fast_s}, {"slow", band->slow_s}, {"constants", band->constants}};

@@ -9,16 +9,18 @@
 
 #include <fmt/format.h>
 
-#include "models/step_model.hpp"
+#include "models/step/step_model.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "scenarios/sweep_configs.hpp"
-#include "tools/step_setup.hpp"
+#include "calibration/step_inputs.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
-#include "tools/html_report.hpp"
-#include "tools/step_report.hpp"
-#include "tools/sweep_runner.hpp"
+#include "tools/render/html_report.hpp"
+#include "tools/render/step_report.hpp"
+#include "planning/sweep_runner.hpp"
+#include "tools/progress.hpp"
+#include "tools/render/sweep_table.hpp"
 
 namespace clustersim::tools {
 namespace {
@@ -32,7 +34,7 @@ std::string cluster_text(const scenarios::Scenario& s) {
                      s.training.seq_len);
 }
 
-std::string sweep_report_html(const SweepHeader& header, const std::vector<SweepRow>& ranked, const std::string& text,
+std::string sweep_report_html(const planning::SweepHeader& header, const std::vector<planning::SweepRow>& ranked, const std::string& text,
                               const models::StepInputs* best_inputs, std::string_view best_name) {
   HtmlPage page(fmt::format("clustersim sweep: {}", header.scenario));
   page.paragraph(fmt::format("{} on {}", header.model, header.cluster));
@@ -58,7 +60,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   bool search = false, quiet = false;
   constexpr std::size_t unset = std::numeric_limits<std::size_t>::max();
   std::size_t top = unset;
-  unsigned jobs = default_jobs();
+  unsigned jobs = planning::default_jobs();
   options.visible.add_options()
       ("configs", po::value(&configs_path)->value_name("FILE"),
        "named layouts to compare: a JSON array of {\"name\", \"parallelism\", \"training\"} "
@@ -88,11 +90,11 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   if (!parse_command_line(args, help, options, out)) return 0;
   if (search && !configs_path.empty()) throw CliError("sweep: --search and --configs exclude each other");
   if (jobs == 0) throw CliError("sweep: --jobs must be at least 1");
-  const Shard shard = shard_text.empty() ? Shard{} : parse_shard(shard_text);
+  const planning::Shard shard = shard_text.empty() ? planning::Shard{} : parse_shard(shard_text);
 
   const scenarios::Scenario scenario = scenario_args.load();
-  const models::StepInputs base = load_step_inputs(scenario);
-  SweepHeader header{.mode = search ? "search" : "configs",
+  const models::StepInputs base = calibration::step_inputs(scenario);
+  planning::SweepHeader header{.mode = search ? "search" : "configs",
                      .scenario = scenario.name,
                      .cluster = cluster_text(scenario),
                      .model = scenario.model.name,
@@ -102,17 +104,17 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   const bool show_progress = !quiet && stderr_is_terminal();
   // A shard's output is input to merge: every row, as JSON.
   const TableOptions table{.top = shard.count > 1 ? 0 : top != unset ? top : search ? kDefaultSearchTop : 0};
-  std::vector<SweepRow> rows;
+  std::vector<planning::SweepRow> rows;
   if (search) {
-    const auto candidates = models::search_layouts(base);
-    header.fingerprint = fingerprint(scenarios::to_json(scenario) + "\nsearch");
-    Progress progress("sweep --search", "layouts simulated", search_simulations(candidates, shard), show_progress,
+    const auto candidates = planning::search_layouts(base);
+    header.fingerprint = planning::fingerprint(scenarios::to_json(scenario) + "\nsearch");
+    Progress progress("sweep --search", "layouts simulated", planning::search_simulations(candidates, shard), show_progress,
                       std::cerr);
     // Only the rows shown must be exact: the table's, and the report's chart. A CSV shows them all.
     const std::size_t keep_top =
         !csv_path.empty() || table.top == 0 ? 0
                                             : std::max(table.top, report_path.empty() ? 0 : kReportRankingRows);
-    rows = run_search(base, candidates, shard, jobs, &progress, keep_top);
+    rows = planning::run_search(base, candidates, shard, jobs, [&](std::size_t n) { progress.advance(n); }, keep_top);
   } else {
     const std::vector<scenarios::SweepConfig> configs =
         configs_path.empty() ? scenario.sweep.configs : scenarios::load_sweep_configs_file(configs_path);
@@ -120,23 +122,23 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
       throw CliError("sweep: no layouts to compare: give --configs FILE or --search, or a scenario with sweep.configs "
                      "(see scenarios/seed/twelve-layouts.json)");
     }
-    header.fingerprint = fingerprint(scenarios::to_json(scenario) + "\nconfigs\n" + scenarios::sweep_configs_json(configs));
+    header.fingerprint = planning::fingerprint(scenarios::to_json(scenario) + "\nconfigs\n" + scenarios::sweep_configs_json(configs));
     std::size_t in_shard = 0;
     for (std::size_t i = 0; i < configs.size(); ++i) in_shard += shard.contains(i) ? 1 : 0;
     Progress progress("sweep", "configs", in_shard, show_progress, std::cerr);
-    rows = run_configs(scenario, configs, shard, jobs, &progress);
+    rows = planning::run_configs(scenario, configs, shard, jobs, [&](std::size_t n) { progress.advance(n); });
   }
-  rank_rows(rows);
+  planning::rank_rows(rows);
 
   const std::string text = sweep_text(header, rows, table);
   std::string report_html;
   if (!report_path.empty()) {
     // A config changes only parallelism and training keys, so its layout on `base` is its step.
-    const SweepRow* best = rows.empty() || rows.front().status != RowStatus::simulated ? nullptr : &rows.front();
+    const planning::SweepRow* best = rows.empty() || rows.front().status != planning::RowStatus::simulated ? nullptr : &rows.front();
     std::optional<models::StepInputs> best_inputs;
-    if (best) best_inputs = models::with_layout(base, best->layout);
+    if (best) best_inputs = planning::with_layout(base, best->layout);
     report_html = sweep_report_html(header, rows, text, best_inputs ? &*best_inputs : nullptr,
-                                    best ? (best->name.empty() ? layout_label(best->layout) : best->name) : "");
+                                    best ? (best->name.empty() ? planning::layout_label(best->layout) : best->name) : "");
   }
   // Files once everything is computed, then stdout: a failure leaves no file and no half output.
   if (!csv_path.empty()) write_file_atomically(csv_path, sweep_csv(rows));

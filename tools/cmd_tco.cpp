@@ -4,14 +4,14 @@
 #include <algorithm>
 #include <iostream>
 
-#include "models/monte_carlo.hpp"
-#include "models/tco.hpp"
+#include "models/run/monte_carlo.hpp"
+#include "models/cost/tco.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/progress.hpp"
-#include "tools/run_setup.hpp"
-#include "tools/tco_report.hpp"
+#include "planning/run_setup.hpp"
+#include "tools/render/tco_report.hpp"
 
 namespace clustersim::tools {
 
@@ -62,11 +62,11 @@ int cmd_tco(std::span<const std::string> args, std::ostream& out) {
     last = done;
   };
   const std::uint64_t seed = scenario.simulation.seed;
-  const PreparedRun run = prepare_run(scenario, source);
+  const planning::PreparedRun run = planning::prepare_run(scenario, source);
   const models::RunStatistics stats = models::simulate_runs(run.inputs, runs, seed, 0, progress);
   double spot_wall_s = 0.0;
   if (spot) {
-    const PreparedRun spot_run = prepare_run(scenario, source, scenario.cost.rent.spot_preemption_per_node_s);
+    const planning::PreparedRun spot_run = planning::prepare_run(scenario, source, scenario.cost.rent.spot_preemption_per_node_s);
     spot_wall_s = models::simulate_runs(spot_run.inputs, runs, seed, 0, progress).mean_wall_s;
   }
   bar.finish();

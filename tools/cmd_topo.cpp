@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/cluster_topology.hpp"
-#include "models/flow_network.hpp"
-#include "models/step_model.hpp"
+#include "models/comm/cluster_topology.hpp"
+#include "models/comm/flow_network.hpp"
+#include "models/step/step_model.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"

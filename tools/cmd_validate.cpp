@@ -11,7 +11,7 @@
 #include "scenarios/scenario_io.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
-#include "tools/validation_report.hpp"
+#include "planning/validation_report.hpp"
 
 namespace clustersim::tools {
 namespace {
@@ -30,7 +30,7 @@ std::string percent(double fraction, bool sign) {
   return sign ? fmt::format("{:+.1f}%", 100.0 * fraction) : fmt::format("{:.1f}%", 100.0 * fraction);
 }
 
-ordered_json stats_json(const ErrorStats& stats) {
+ordered_json stats_json(const planning::ErrorStats& stats) {
   ordered_json j;
   j["mape"] = stats.mape;
   j["median"] = stats.median;
@@ -40,7 +40,7 @@ ordered_json stats_json(const ErrorStats& stats) {
   return j;
 }
 
-std::string render_json(const ValidationReport& report) {
+std::string render_json(const planning::ValidationReport& report) {
   ordered_json rows = ordered_json::array();
   for (const auto& r : report.rows) {
     ordered_json row;
@@ -76,7 +76,7 @@ std::string render_json(const ValidationReport& report) {
   return result.dump(2) + "\n";
 }
 
-std::string render_text(const ValidationReport& report, std::string_view source_name, bool details) {
+std::string render_text(const planning::ValidationReport& report, std::string_view source_name, bool details) {
   std::string text = fmt::format(
       "Predicted vs measured step time: {} runs from {}, {} skipped.\n"
       "error = (predicted - measured) / measured: + means the model predicts a slower step.\n\n",
@@ -105,7 +105,7 @@ std::string render_text(const ValidationReport& report, std::string_view source_
   for (const auto& [name, stats] : report.by_source) w_name = std::max(w_name, name.size());
   text += fmt::format("\n{:<{}}  {:>5}  {:>7}  {:>7}  {:>7}  {:>7}\n", "SOURCE", w_name, "COUNT", "MAPE",
                       "MEDIAN", "MAX", "BIAS");
-  auto stats_line = [&](std::string_view name, const ErrorStats& s) {
+  auto stats_line = [&](std::string_view name, const planning::ErrorStats& s) {
     return fmt::format("{:<{}}  {:>5}  {:>7}  {:>7}  {:>7}  {:>7}\n", name, w_name, s.count,
                        percent(s.mape, false), percent(s.median, false), percent(s.max, false),
                        percent(s.bias, true));
@@ -203,7 +203,7 @@ int cmd_validate(std::span<const std::string> args, std::ostream& out) {
     out << scenario_of_row(text, source_name, print_id);
     return 0;
   }
-  const ValidationReport report = run_validation(text, source_name);
+  const planning::ValidationReport report = planning::run_validation(text, source_name);
   out << (json ? render_json(report) : render_text(report, source_name, details));
   return 0;
 }

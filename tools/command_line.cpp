@@ -1,10 +1,24 @@
 #include "tools/command_line.hpp"
 
+#include <charconv>
 #include <sstream>
 
 #include "scenarios/scenario_io.hpp"
+#include "tools/command.hpp"
 
 namespace clustersim::tools {
+namespace {
+
+std::size_t parse_count(std::string_view text, std::string_view whole) {
+  std::size_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || text.empty()) {
+    throw CliError("--shard: expected I/N with 1 <= I <= N, got \"" + std::string(whole) + "\"");
+  }
+  return value;
+}
+
+}  // namespace
 
 bool parse_command_line(std::span<const std::string> args, const CommandHelp& help,
                         CommandOptions& options, std::ostream& out) {
@@ -57,5 +71,16 @@ scenarios::Scenario ScenarioArgs::load() const {
   return scenario_path.empty() ? scenarios::default_scenario(sets)
                                : scenarios::load_scenario_file(scenario_path, sets);
 }
+
+planning::Shard parse_shard(std::string_view text) {
+  const auto slash = text.find('/');
+  if (slash == std::string_view::npos) throw CliError("--shard: expected I/N, got \"" + std::string(text) + "\"");
+  const planning::Shard shard{.index = parse_count(text.substr(0, slash), text), .count = parse_count(text.substr(slash + 1), text)};
+  if (shard.count == 0 || shard.index == 0 || shard.index > shard.count) {
+    throw CliError("--shard: expected I/N with 1 <= I <= N, got \"" + std::string(text) + "\"");
+  }
+  return shard;
+}
+
 
 }  // namespace clustersim::tools

@@ -11,6 +11,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "planning/sweep_runner.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace clustersim::tools {
@@ -53,5 +54,8 @@ struct ScenarioArgs {
       "  SCENARIO    scenario JSON file; default: the built-in Llama 3 70B on 256 H100\n"
       "              (clustersim explain lists every key)";
 };
+
+/// `--shard I/N` with 1 <= I <= N; throws CliError otherwise.
+planning::Shard parse_shard(std::string_view text);
 
 }  // namespace clustersim::tools

@@ -10,7 +10,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
 
-#include "topologies/hashing.hpp"
+#include "sim/hashing.hpp"
 
 namespace clustersim::topologies {
 
@@ -89,7 +89,7 @@ HopStats hop_stats(const Network& network, const HopStatsOptions& options) {
   std::vector<NodeId> sources(gpus.begin(), gpus.end());
   if (gpus.size() > options.exact_up_to_gpus && options.sampled_sources < gpus.size()) {
     // Partial Fisher-Yates over ranks with a fixed generator: the same sample everywhere.
-    SplitMix64 random(options.seed);
+    sim::SplitMix64 random(options.seed);
     for (std::size_t i = 0; i < options.sampled_sources; ++i) {
       std::swap(sources[i], sources[i + static_cast<std::size_t>(random.below(sources.size() - i))]);
     }

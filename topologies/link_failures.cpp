@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "topologies/hashing.hpp"
+#include "sim/hashing.hpp"
 
 namespace clustersim::topologies {
 
@@ -32,7 +32,7 @@ std::vector<LinkId> fail_random_links(Network& network, LinkTier tier, std::size
                                 " working cables");
   }
   // Partial Fisher-Yates: the first k entries become a uniform sample without repetition.
-  SplitMix64 random(seed);
+  sim::SplitMix64 random(seed);
   for (std::size_t i = 0; i < k; ++i) {
     const std::size_t j = i + static_cast<std::size_t>(random.below(cables.size() - i));
     std::swap(cables[i], cables[j]);

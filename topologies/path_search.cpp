@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "topologies/hashing.hpp"
+#include "sim/hashing.hpp"
 
 namespace clustersim::topologies {
 
@@ -236,7 +236,7 @@ NodeId PathSearch::walk_down(const std::vector<std::uint32_t>& dist, std::int32_
     std::uint64_t count = 0;
     for (const LinkId l : network_.out_links(u)) count += candidate(l) ? 1 : 0;
     // count >= 1: u was reached over a usable link from a node one hop nearer the target.
-    std::uint64_t pick = hash_combine(hash_base, u) % count;
+    std::uint64_t pick = sim::hash_combine(hash_base, u) % count;
     for (const LinkId l : network_.out_links(u)) {
       if (candidate(l) && pick-- == 0) {
         out.push_back(l);
@@ -267,7 +267,7 @@ NodeId PathSearch::find(NodeId src, const SearchTarget& target, std::uint64_t ha
     };
     std::uint64_t count = 0;
     for (const LinkId l : network_.out_links(u)) count += candidate(l) ? 1 : 0;
-    std::uint64_t pick = hash_combine(hash_base, u) % count;
+    std::uint64_t pick = sim::hash_combine(hash_base, u) % count;
     for (const LinkId l : network_.out_links(u)) {
       if (candidate(l) && pick-- == 0) {
         out.push_back(l);

@@ -4,7 +4,7 @@
 #include <limits>
 #include <string>
 
-#include "topologies/hashing.hpp"
+#include "sim/hashing.hpp"
 
 namespace clustersim::topologies {
 
@@ -69,7 +69,7 @@ void Router::unreachable(NodeId src, NodeId dst) const {
 }
 
 void Router::route_minimal(NodeId src, NodeId dst, std::uint32_t flow) {
-  const std::uint64_t base = hash_combine(hash_combine(hash_combine(options_.seed, src), dst), flow);
+  const std::uint64_t base = sim::hash_combine(sim::hash_combine(sim::hash_combine(options_.seed, src), dst), flow);
   SearchTarget target = target_of(dst);
   NodeId end = search_.find(src, target, base, scratch_);
   if (end == PathSearch::no_node && target.entry_group >= 0) {
@@ -84,16 +84,16 @@ bool Router::route_valiant(NodeId src, NodeId dst, std::uint32_t flow) {
   const auto groups = static_cast<std::int64_t>(network_.group_count());
   const std::int64_t choices = groups - (gs == gd ? 1 : 2);
   if (network_.kind() != TopologyKind::dragonfly || gs < 0 || gd < 0 || choices < 1) return false;
-  const std::uint64_t base = hash_combine(hash_combine(hash_combine(options_.seed ^ valiant_salt, src), dst), flow);
-  auto intermediate = static_cast<std::int64_t>(hash_combine(base, 0) % static_cast<std::uint64_t>(choices));
+  const std::uint64_t base = sim::hash_combine(sim::hash_combine(sim::hash_combine(options_.seed ^ valiant_salt, src), dst), flow);
+  auto intermediate = static_cast<std::int64_t>(sim::hash_combine(base, 0) % static_cast<std::uint64_t>(choices));
   for (std::int64_t g = 0; g <= intermediate; ++g) {
     if (g == gs || g == gd) ++intermediate;  // skip the source and destination groups
   }
   const SearchTarget via{.id = static_cast<std::uint32_t>(intermediate), .is_group = true,
                          .entry_group = static_cast<std::int32_t>(intermediate)};
-  const NodeId middle = search_.find(src, via, hash_combine(base, 1), scratch_);
+  const NodeId middle = search_.find(src, via, sim::hash_combine(base, 1), scratch_);
   if (middle == PathSearch::no_node) return false;
-  if (search_.find(middle, target_of(dst), hash_combine(base, 2), scratch_) == PathSearch::no_node) {
+  if (search_.find(middle, target_of(dst), sim::hash_combine(base, 2), scratch_) == PathSearch::no_node) {
     scratch_.clear();
     return false;
   }
@@ -150,7 +150,7 @@ const LinkId* Router::store(std::span<const LinkId> links) {
 
 Router::Slot* Router::find_slot(std::uint64_t pair, std::uint32_t flow) {
   const std::size_t mask = table_.size() - 1;
-  std::size_t i = static_cast<std::size_t>(hash_combine(pair, flow)) & mask;
+  std::size_t i = static_cast<std::size_t>(sim::hash_combine(pair, flow)) & mask;
   while (table_[i].used && (table_[i].pair != pair || table_[i].flow != flow)) i = (i + 1) & mask;
   return &table_[i];
 }

@@ -18,7 +18,7 @@
 
 #include "calibration/bench/bench_common.hpp"
 #include "calibration/bench/device_fill.hpp"
-#include "models/transformer_costs.hpp"
+#include "models/compute/transformer_costs.hpp"
 #include "scenarios/presets.hpp"
 #include "scenarios/scenario_io.hpp"
 

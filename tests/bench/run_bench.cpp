@@ -2,8 +2,8 @@
 
 #include <chrono>
 
-#include "models/run_inputs.hpp"
-#include "models/monte_carlo.hpp"
+#include "models/run/run_inputs.hpp"
+#include "models/run/monte_carlo.hpp"
 
 namespace clustersim::bench {
 

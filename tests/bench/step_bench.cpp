@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <chrono>
 
-#include "models/step_model.hpp"
+#include "models/step/step_model.hpp"
 #include "scenarios/scenario_io.hpp"
-#include "scenarios/step_inputs.hpp"
+#include "calibration/step_inputs.hpp"
 
 namespace clustersim::bench {
 
@@ -17,7 +17,7 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 }  // namespace
 
 StepBenchResult bench_step(const std::vector<std::string>& sets, int repeats) {
-  const models::StepInputs in = scenarios::step_inputs(scenarios::default_scenario(sets));
+  const models::StepInputs in = calibration::step_inputs(scenarios::default_scenario(sets));
   std::vector<double> times;
   StepBenchResult result;
   for (int i = 0; i < repeats; ++i) {
@@ -33,7 +33,7 @@ StepBenchResult bench_step(const std::vector<std::string>& sets, int repeats) {
 }
 
 double bench_sweep(int rounds, std::size_t& configurations) {
-  const models::StepInputs base = scenarios::step_inputs(scenarios::default_scenario());
+  const models::StepInputs base = calibration::step_inputs(scenarios::default_scenario());
   std::vector<models::StepInputs> layouts;
   for (std::int64_t tp : {1, 2, 4, 8})
     for (std::int64_t pp : {1, 2, 4, 8, 16})

@@ -1,4 +1,4 @@
-// Accuracy of the analytic collective model (models/collectives.hpp) against measured all-reduce
+// Accuracy of the analytic collective model (models/comm/collectives.hpp) against measured all-reduce
 // busbw: the published single-node tables (measurements.md 1.1-1.3, transcribed under
 // calibration/published/) and the real nccl-tests logs of issues #290 and #309 (copies under
 // tests/calibration/data/). Predictions use the bundled profile of the GPU
@@ -17,7 +17,7 @@
 //   of NCCL's bulk protocol (the node's curve plus a chunk pipeline fill per network step) and its
 //   low-latency protocols (the buffer forwarded step by step), which follows the switch near 8 MiB
 //   on 8 nodes. The two logs come from different clusters and NCCL versions, and the six
-//   constants of that part are fitted to both together (models/collectives.cpp; worst error 7 %),
+//   constants of that part are fitted to both together (models/comm/collectives.cpp; worst error 7 %),
 //   so this bound is the fit's residual, not an independent check of it.
 
 #include <doctest/doctest.h>
@@ -31,9 +31,9 @@
 
 #include "calibration/apply_profile.hpp"
 #include "calibration/raw_inputs.hpp"
-#include "models/collectives.hpp"
+#include "models/comm/collectives.hpp"
 #include "scenarios/scenario_io.hpp"
-#include "scenarios/step_inputs.hpp"
+#include "calibration/step_inputs.hpp"
 #include "tests/calibration/calibration_fixtures.hpp"
 
 namespace {
@@ -57,7 +57,7 @@ std::vector<Measured> measured(const std::string& path) {
 }
 
 models::StepInputs bundled(const std::string& gpu) {
-  models::StepInputs inputs = scenarios::step_inputs(scenarios::default_scenario({"cluster.gpu=" + gpu}));
+  models::StepInputs inputs = calibration::step_inputs(scenarios::default_scenario({"cluster.gpu=" + gpu}));
   calibration::apply_profile("bundled", inputs);
   return inputs;
 }

@@ -80,7 +80,7 @@ TEST_CASE("profile: the constants added after version 1 was first written may be
   // A profile written before the low-latency protocols and the tree's coupling exponent existed
   // still reads: the missing constants keep 0, which the collective model reads as "not modelled"
   // (no low-latency path; the tree family at the plain minimum of its stages' rates, as
-  // tests/models/flow_collectives_test.cpp checks).
+  // tests/models/comm/flow_collectives_test.cpp checks).
   auto old = nlohmann::ordered_json::parse(bundled_text("h100-sxm"));
   REQUIRE(old["comm"]["tree_coupling_exponent"]["value"] == 4.0);
   for (const char* key : {"ll_base_latency_s", "ll_network_hop_latency_s", "ll_network_efficiency", "tree_coupling_exponent"})

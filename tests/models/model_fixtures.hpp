@@ -3,8 +3,8 @@
 // depend on the scenario presets. Shapes from the published papers and model cards; GPU numbers
 // from shared reference measurements.md section 4.
 
-#include "models/gpu_spec.hpp"
-#include "models/transformer_spec.hpp"
+#include "models/spec/gpu_spec.hpp"
+#include "models/spec/transformer_spec.hpp"
 
 namespace clustersim::models::test {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_runner.hpp"
+#include "tests/tools/cli_runner.hpp"
 
 namespace clustersim::test {
 namespace {

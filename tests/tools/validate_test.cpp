@@ -13,7 +13,7 @@
 
 #include "scenarios/validation_runs.hpp"
 #include "tools/cli.hpp"
-#include "tools/validation_report.hpp"
+#include "planning/validation_report.hpp"
 
 namespace clustersim::tools {
 namespace {
@@ -40,7 +40,7 @@ Outcome run(std::vector<std::string> args) {
   return {code, out.str(), err.str()};
 }
 
-std::string per_row_errors(const ValidationReport& report) {
+std::string per_row_errors(const planning::ValidationReport& report) {
   std::string text;
   for (const auto& [family, stats] : report.by_source) {
     text += fmt::format("{}: MAPE {:.1f}%, bias {:+.1f}% over {} rows\n", family, 100 * stats.mape,
@@ -56,22 +56,22 @@ TEST_CASE("validate: error statistics are over |error|, bias is the signed mean"
   // Errors +10%, -20%, +30%: |e| = 0.1, 0.2, 0.3 -> mean 0.2, median 0.2, max 0.3;
   // signed mean (0.1 - 0.2 + 0.3) / 3 = 0.0667.
   const std::vector<double> errors{0.1, -0.2, 0.3};
-  const ErrorStats s = error_stats(errors);
+  const planning::ErrorStats s = planning::error_stats(errors);
   CHECK(s.count == 3);
   CHECK(s.mape == doctest::Approx(0.2));
   CHECK(s.median == doctest::Approx(0.2));
   CHECK(s.max == doctest::Approx(0.3));
   CHECK(s.bias == doctest::Approx(0.2 / 3));
   const std::vector<double> even{0.1, -0.4};  // median of an even count: mean of the middle two
-  CHECK(error_stats(even).median == doctest::Approx(0.25));
-  CHECK(error_stats({}).count == 0);
+  CHECK(planning::error_stats(even).median == doctest::Approx(0.25));
+  CHECK(planning::error_stats({}).count == 0);
 }
 
 TEST_CASE("validate: step-time MAPE over the published runs stays under the gate") {
   // Every published run of scenarios/validation/published_runs.csv that the step model can
   // express, simulated and compared with its measured (or derived) step time.
-  const ValidationReport report =
-      run_validation(scenarios::embedded_validation_csv(), scenarios::embedded_validation_csv_name);
+  const planning::ValidationReport report =
+      planning::run_validation(scenarios::embedded_validation_csv(), scenarios::embedded_validation_csv_name);
   INFO(per_row_errors(report));
   CHECK(report.overall.count >= kMinValidatedRows);
   // Every row is either compared or listed as skipped: none is dropped silently.

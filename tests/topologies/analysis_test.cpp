@@ -4,7 +4,7 @@
 
 #include "topologies/routing.hpp"
 #include "topologies/topology.hpp"
-#include "topology_fixtures.hpp"
+#include "tests/topologies/topology_fixtures.hpp"
 
 using namespace clustersim::topologies;
 using namespace clustersim::topologies::test;

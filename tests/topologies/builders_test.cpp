@@ -5,7 +5,7 @@
 
 #include "topologies/analysis.hpp"
 #include "topologies/topology.hpp"
-#include "topology_fixtures.hpp"
+#include "tests/topologies/topology_fixtures.hpp"
 
 using namespace clustersim::topologies;
 using clustersim::topologies::test::one_gpu_server;

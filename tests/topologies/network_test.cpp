@@ -4,11 +4,10 @@
 
 #include <stdexcept>
 
-#include "topologies/hashing.hpp"
 #include "topologies/link_class.hpp"
 #include "topologies/link_resources.hpp"
 #include "topologies/node_domain.hpp"
-#include "topology_fixtures.hpp"
+#include "tests/topologies/topology_fixtures.hpp"
 
 using namespace clustersim::topologies;
 
@@ -35,13 +34,6 @@ TEST_CASE("topologies: link classes carry line rates from the references") {
   const LinkSpec nvlink5{.link_class = LinkClass::nvlink, .bytes_per_s = 900e9};
   CHECK(nvlink5.resolved_bytes_per_s() == 900e9);
   CHECK(nvlink5.resolved_latency_s() == link_class_info(LinkClass::nvlink).latency_s);
-}
-
-TEST_CASE("topologies: the ECMP hash is splitmix64, so routes match on every platform") {
-  // Vigna's splitmix64 seeded with 0 first returns 0xe220a8397b1dcdaf; mix64(0) is that output.
-  CHECK(mix64(0) == 0xe220a8397b1dcdafULL);
-  SplitMix64 random(0);
-  CHECK(random.next() == 0xe220a8397b1dcdafULL);
 }
 
 TEST_CASE("topologies: a hand-built network has CSR adjacency, cables and failures") {

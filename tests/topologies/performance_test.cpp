@@ -5,7 +5,7 @@
 
 #include "topologies/rail_optimized.hpp"
 #include "topologies/routing.hpp"
-#include "topology_fixtures.hpp"
+#include "tests/topologies/topology_fixtures.hpp"
 
 using namespace clustersim::topologies;
 using Clock = std::chrono::steady_clock;

@@ -12,7 +12,7 @@
 #include "topologies/link_failures.hpp"
 #include "topologies/rail_optimized.hpp"
 #include "topologies/torus.hpp"
-#include "topology_fixtures.hpp"
+#include "tests/topologies/topology_fixtures.hpp"
 
 using namespace clustersim::topologies;
 using namespace clustersim::topologies::test;

@@ -1,0 +1,262 @@
+#include "models/comm/collectives.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+
+namespace clustersim::models {
+
+namespace {
+
+// What a collective's network steps see on each fabric: the only fabric-dependent constants, as
+// data, so that no cost formula branches on the fabric.
+struct FabricLinkClass {
+  Fabric fabric;
+  double efficiency;     // per-NIC busbw / NIC line rate
+  double hop_latency_s;  // per network step of the alpha-beta line
+};
+
+constexpr std::array kFabricLinkClasses{
+    // 46-48 GB/s per 400 Gb/s NDR NIC (NCCL maintainer, nccl-tests #290); 24 of 25 GB/s per HDR
+    // NIC (nccl-tests #160). 8 B all-reduce: 13.7 us on one node of 8 x H100 (dgxc-benchmarking),
+    // 25 us on 2 nodes (nccl-tests #309): one tree level up and down adds ~11 us.
+    FabricLinkClass{.fabric = Fabric::infiniband, .efficiency = 0.94, .hop_latency_s = 5.5e-6},
+    // RoCE without DCQCN tuning keeps less bandwidth and adds latency: assumptions, no measurement.
+    FabricLinkClass{.fabric = Fabric::roce, .efficiency = 0.85, .hop_latency_s = 7e-6},
+};
+
+const FabricLinkClass& fabric_link_class(Fabric fabric) {
+  const auto* it = std::find_if(kFabricLinkClasses.begin(), kFabricLinkClasses.end(),
+                                [&](const FabricLinkClass& c) { return c.fabric == fabric; });
+  if (it == kFabricLinkClasses.end()) throw std::logic_error("no link class for this fabric");
+  return *it;
+}
+
+}  // namespace
+
+CommProfile default_comm_profile(const ClusterSpec& cluster) {
+  CommProfile p;
+  const FabricLinkClass& fabric = fabric_link_class(cluster.fabric);
+  // NVLink 3 (A100) reaches 78 % of 300 GB/s with rings; NVLink 4 and later 82 % of 450 GB/s
+  // (measurements.md 1.3: stas00 ml-engineering; NCCL maintainers in nccl-tests #212).
+  const bool nvlink3 = cluster.gpu.nvlink_bytes_per_s <= 300e9;
+  p.nvlink_efficiency = nvlink3 ? 0.78 : 0.82;
+  p.network_efficiency = fabric.efficiency;
+  // 8 B all-reduce on 8 x H100 takes 13.7 us (dgxc-benchmarking): launch plus 14 NVLink ring steps.
+  p.launch_latency_s = 8e-6;
+  p.nvlink_hop_latency_s = 0.4e-6;
+  p.network_hop_latency_s = fabric.hop_latency_s;
+  // NVLS (NVLink SHARP, NVSwitch generation 3 and later): 8 x H100 reach algbw ~275 GB/s of 450
+  // (nccl-tests #212, nccl #1455: 258-273); 8 x B200 845.67 GB/s busbw at 16 GiB = algbw 483 of
+  // 900 (measurements.md 1.3). NVLink 3 (A100) has none.
+  p.nvls_algbw_efficiency = cluster.gpu.nvlink_bytes_per_s >= 900e9   ? 483.0 / 900.0
+                            : cluster.gpu.nvlink_bytes_per_s >= 450e9 ? 275.0 / 450.0
+                                                                      : 0.0;
+  // Across nodes, priced from the node's measured curve (collective_time_s), NCCL's all-reduce is
+  // the faster of two protocol families. Six constants, fitted together (least worst error) to
+  // nccl-tests #309's 2- and 8-node H100 logs at 1 MiB-16 GiB against the bundled h100-sxm node
+  // curve; the worst error is 7 %:
+  // - the tree family's pipeline (tree_efficiency, tree_coupling_exponent): 8 x 400 Gb/s at 0.94
+  //   and 0.78 gives a tree stage of 293 GB/s algbw on 2 nodes, 168 on 8; against NVLS's 275
+  //   inside, the soft minimum with exponent 4 gives 238 and 162 (measured 250 and 163). A plain
+  //   minimum cannot serve both: the 2-node run is below both stages' rates, the 8-node run at the
+  //   tree's;
+  // - bulk (Simple): its chunk pipeline fills and drains through each tree level, 37 us per
+  //   network step;
+  // - low latency (LL/LL128): 41 us, then per network step 9.5 us and the whole buffer at 0.65 of
+  //   the node's NIC rate (2 nodes, 2-8 MiB: 113 GB/s over 2 steps; 8 nodes, 1-8 MiB: 36 GB/s
+  //   over 6 steps, both measured).
+  // NCCL itself models its tree/Simple step as a chunk's latency (tuning.cc: "base lat + 256k/12GB/s
+  // (+ 256k/12GB/s for the network)"). RoCE, other GPUs (a ring inside A100 nodes) and other node
+  // counts: the same constants, an assumption.
+  p.tree_efficiency = 0.78;
+  p.tree_coupling_exponent = 4.0;
+  p.network_bulk_hop_latency_s = 37e-6;
+  p.ll_base_latency_s = 41e-6;
+  p.ll_network_hop_latency_s = 9.5e-6;
+  p.ll_network_efficiency = 0.65;
+  p.source =
+      "measurements.md 1.1, 1.3, 1.4 and nccl-tests #212, #309 (2- and 8-node logs), nccl #1455; RoCE "
+      "efficiency and latency are assumptions";
+  return p;
+}
+
+double bus_factor(CollectiveOp op, std::int64_t ranks) {
+  const double n = static_cast<double>(ranks);
+  switch (op) {
+    case CollectiveOp::all_reduce: return 2.0 * (n - 1.0) / n;
+    case CollectiveOp::reduce_scatter:
+    case CollectiveOp::all_gather:
+    case CollectiveOp::all_to_all: return (n - 1.0) / n;
+    case CollectiveOp::send_recv: return 1.0;
+  }
+  return 1.0;
+}
+
+namespace {
+
+std::int64_t node_count(const CommGroup& group) {
+  return (group.ranks + group.ranks_per_node - 1) / group.ranks_per_node;
+}
+
+// What the group's ranks on one node can push through their NICs, per direction.
+double node_network_bytes_per_s(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
+  const double nic_per_gpu = cluster.nic_bytes_per_s * static_cast<double>(cluster.nics_per_node) /
+                             static_cast<double>(cluster.gpus_per_node);
+  return static_cast<double>(group.ranks_per_node) * nic_per_gpu * profile.network_efficiency;
+}
+
+// Algorithm bandwidth (buffer bytes per second) of an all-reduce inside one node of `per_node`
+// ranks: a ring, or NVLS where the switch can reduce, whichever is faster.
+double node_all_reduce_algbw(std::int64_t per_node, const ClusterSpec& cluster, const CommProfile& profile) {
+  const double ring = cluster.gpu.nvlink_bytes_per_s * profile.nvlink_efficiency / bus_factor(CollectiveOp::all_reduce, per_node);
+  const double nvls = cluster.gpu.nvlink_bytes_per_s * profile.nvls_algbw_efficiency;
+  return per_node > 1 ? std::max(ring, nvls) : std::numeric_limits<double>::infinity();
+}
+
+// Time of the bandwidth term alone (no latency) of `op` over `group`.
+double bandwidth_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
+                        const CommProfile& profile) {
+  if (op == CollectiveOp::all_reduce) return bus_factor(op, group.ranks) * bytes / all_reduce_bus_bandwidth(group, cluster, profile);
+  if (op == CollectiveOp::all_to_all && node_count(group) > 1) {
+    // Each rank sends S/n to every other rank: (k-1)/n of its buffer over NVLink to the k-1 on its
+    // node, (n-k)/n over its own share of the NICs to the rest. No ring spreads that over the
+    // node's NICs, so a rank's NIC, not the node's, bounds it.
+    const double n = static_cast<double>(group.ranks), k = static_cast<double>(group.ranks_per_node);
+    const CommGroup one_rank{.ranks = group.ranks, .ranks_per_node = 1};
+    const double remote = (n - k) / n * bytes / node_network_bytes_per_s(one_rank, cluster, profile);
+    const double local = (k - 1.0) / n * bytes / (cluster.gpu.nvlink_bytes_per_s * profile.nvlink_efficiency);
+    return std::max(remote, local);
+  }
+  return bus_factor(op, group.ranks) * bytes / bus_bandwidth(group, cluster, profile);
+}
+
+// The mean time of the profile's curves of one layout (two sources of one layout count alike);
+// nullopt when there is none.
+std::optional<double> curve_time_s(const CommProfile& profile, CollectiveOp op, std::int64_t ranks,
+                                   std::int64_t ranks_per_node, double bytes) {
+  double sum = 0.0;
+  int count = 0;
+  for (const auto& curve : profile.curves) {
+    if (curve.op != op || curve.ranks != ranks || curve.ranks_per_node != ranks_per_node) continue;
+    sum += curve.time_s(bytes, bus_factor(op, ranks));
+    ++count;
+  }
+  return count > 0 ? std::optional(sum / count) : std::nullopt;
+}
+
+struct LatencySteps {
+  double nvlink = 0.0;
+  double network = 0.0;
+};
+
+LatencySteps latency_steps(CollectiveOp op, std::int64_t per_node, std::int64_t nodes) {
+  LatencySteps steps{.nvlink = static_cast<double>(per_node - 1), .network = 0.0};
+  if (op == CollectiveOp::all_reduce) steps.nvlink *= 2.0;
+  if (nodes > 1) {
+    const double levels = std::ceil(std::log2(static_cast<double>(nodes)));
+    switch (op) {
+      case CollectiveOp::all_reduce: steps.network = 2.0 * levels; break;
+      case CollectiveOp::send_recv: steps.network = 1.0; break;
+      default: steps.network = static_cast<double>(nodes - 1); break;
+    }
+  }
+  return steps;
+}
+
+}  // namespace
+
+double bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
+  const double nvlink = cluster.gpu.nvlink_bytes_per_s * profile.nvlink_efficiency;
+  if (node_count(group) <= 1) return nvlink;
+  return std::min(nvlink, node_network_bytes_per_s(group, cluster, profile));
+}
+
+namespace {
+
+// NCCL's tree family across nodes pipelines two stages: the node's all-reduce inside, and a
+// double binary tree between nodes moving 2 (N-1)/N x the buffer in and out of each node. Their
+// rates as algorithm bandwidths (buffer bytes per second).
+struct TreeStages {
+  double inside = 0.0;
+  double between = 0.0;
+};
+
+TreeStages tree_stages(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
+  const double n = static_cast<double>(node_count(group));
+  return {.inside = node_all_reduce_algbw(std::min(group.ranks_per_node, group.ranks), cluster, profile),
+          .between = node_network_bytes_per_s(group, cluster, profile) * profile.tree_efficiency * n / (2.0 * (n - 1.0))};
+}
+
+// The pipeline's rate: the soft minimum of its stages' (the plain one with exponent 0). Rates are
+// taken in GB/s so that their powers stay in range; a free stage (infinite rate) drops out.
+double tree_pipeline_algbw(const TreeStages& s, const CommProfile& profile) {
+  const double p = profile.tree_coupling_exponent;
+  if (!(p > 0.0)) return std::min(s.inside, s.between);
+  return 1e9 * std::pow(std::pow(s.inside / 1e9, -p) + std::pow(s.between / 1e9, -p), -1.0 / p);
+}
+
+double tree_bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
+  return bus_factor(CollectiveOp::all_reduce, group.ranks) * tree_pipeline_algbw(tree_stages(group, cluster, profile), profile);
+}
+
+}  // namespace
+
+double tree_network_share(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
+  const TreeStages stages = tree_stages(group, cluster, profile);
+  return tree_pipeline_algbw(stages, profile) / stages.between;
+}
+
+bool all_reduce_uses_tree(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
+  if (node_count(group) <= 1) return false;
+  // Where nodes reduce in the switch, NCCL runs NVLSTree across nodes (the maintainers on
+  // nccl-tests #309; its 8-node log reaches 320 GB/s, below a ring's bound): several ranks per
+  // node on an NVLS GPU take the tree. Otherwise NCCL's tuner takes the faster of the two.
+  if (profile.nvls_algbw_efficiency > 0.0 && std::min(group.ranks_per_node, group.ranks) > 1) return true;
+  return tree_bus_bandwidth(group, cluster, profile) >= bus_bandwidth(group, cluster, profile);
+}
+
+double all_reduce_bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
+  if (node_count(group) <= 1) {
+    return bus_factor(CollectiveOp::all_reduce, group.ranks) * node_all_reduce_algbw(group.ranks, cluster, profile);
+  }
+  return all_reduce_uses_tree(group, cluster, profile) ? tree_bus_bandwidth(group, cluster, profile)
+                                                       : bus_bandwidth(group, cluster, profile);
+}
+
+double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
+                         const CommProfile& profile) {
+  if (group.ranks <= 1 || cluster.ideal_network || bytes <= 0.0) return 0.0;
+  const std::int64_t per_node = std::min(group.ranks_per_node, group.ranks);
+  const std::int64_t nodes = (group.ranks + per_node - 1) / per_node;
+  const CommGroup effective{.ranks = group.ranks, .ranks_per_node = per_node};
+  if (const auto own = curve_time_s(profile, op, group.ranks, per_node, bytes)) return *own;
+
+  const LatencySteps steps = latency_steps(op, per_node, nodes);
+  if (nodes > 1) {
+    if (const auto node = curve_time_s(profile, op, per_node, per_node, bytes)) {
+      // Bulk protocol: the node's measured time, the group's extra bandwidth time, and the chunk
+      // pipeline's fill and drain through each network step.
+      const CommGroup one_node{.ranks = per_node, .ranks_per_node = per_node};
+      const double extra_bandwidth = std::max(0.0, bandwidth_time_s(op, bytes, effective, cluster, profile) -
+                                                       bandwidth_time_s(op, bytes, one_node, cluster, profile));
+      const double bulk = *node + extra_bandwidth + steps.network * profile.network_bulk_hop_latency_s;
+      if (op != CollectiveOp::all_reduce || profile.ll_network_efficiency <= 0.0 ||
+          !all_reduce_uses_tree(effective, cluster, profile)) {
+        return bulk;
+      }
+      // Low-latency protocols: the whole buffer through each network step in turn.
+      const double step_rate = node_network_bytes_per_s(effective, cluster, profile) * profile.ll_network_efficiency;
+      const double low = profile.ll_base_latency_s + steps.network * (profile.ll_network_hop_latency_s + bytes / step_rate);
+      return std::min(bulk, low);
+    }
+  }
+  const double latency = profile.launch_latency_s + steps.nvlink * profile.nvlink_hop_latency_s +
+                         steps.network * profile.network_hop_latency_s;
+  return latency + bandwidth_time_s(op, bytes, effective, cluster, profile);
+}
+
+}  // namespace clustersim::models

@@ -1,0 +1,101 @@
+#pragma once
+/// Analytic (alpha-beta) cost of one NCCL collective, the `analytic` communication fidelity.
+/// time = launch + latency steps x hop latency + bus-bandwidth factor x bytes / bus bandwidth.
+/// Bus bandwidth is the bottleneck of the group's path: NVLink inside a node; across nodes, the
+/// NICs the group's ranks on one node can use (each rank of a rail-aligned group has its own NIC),
+/// capped by NVLink. All-reduce takes the faster of what NCCL offers: a ring, or in-switch
+/// reduction (NVLS) inside an NVSwitch node; across nodes NCCL's tree family (tree, NVLSTree: the
+/// node's all-reduce inside, a double binary tree between nodes that moves 2 (N-1)/N x the buffer
+/// through each of the N nodes' NICs; the two stages pipelined at the soft minimum of their
+/// rates), which NCCL runs on NVLS nodes, else the faster of a ring and the tree (one rank per
+/// node: the ring). All-to-all across nodes is held to each rank's own
+/// NIC share ((n-k)/n of its buffer leaves the node), not the node's NICs together. Latency steps: log-depth trees for all-reduce across
+/// nodes, rings otherwise.
+/// Measured curves: a profile may carry curves (collective_curve.hpp) fitted to nccl-tests runs.
+/// A curve of the group's own layout gives the time outright; a single-node curve of the same
+/// collective and GPUs per node also prices groups of several such nodes, as the faster of the two
+/// protocol families NCCL's tuner picks from:
+/// - bulk (Simple): the node's measured time (its protocol and channel ramp, NVLS chunking) + the
+///   group's extra bandwidth time over the node's + per network step the fill and drain of the
+///   chunk pipeline through that step;
+/// - low latency (LL/LL128; tree all-reduce): a fixed cost + per network step a hop latency and the
+///   whole buffer at a fraction of the node's NIC rate (store and forward, no pipelining).
+/// Small and mid sizes take the second, large ones the first; where they cross, NCCL switches
+/// (8 x 8 H100: near 8 MiB, nccl-tests #309).
+/// Units: bytes (the full buffer: nccl-tests' "size"), seconds.
+/// Limitations: no contention between concurrent collectives (the `flow` fidelity models that);
+/// one bandwidth efficiency per link class; without curves, mid sizes (1-64 MiB) are optimistic,
+/// since one alpha-beta line cannot follow NCCL's protocol and channel changes. Across nodes, the
+/// two protocol families' constants and the tree's pipeline (efficiency, coupling exponent) are
+/// fitted to two clusters' logs (2 and 8 nodes of H100 on 400 Gb/s InfiniBand): within 7 % of both
+/// from 1 MiB up; other fabrics and node counts extrapolate.
+/// Source: ring step counts and bus-bandwidth factors as in nccl-tests' PERFORMANCE.md and the
+/// shared reference training-math.md; constants from measurements.md section 1 (see CommProfile).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/spec/cluster_spec.hpp"
+#include "models/comm/collective_curve.hpp"
+
+namespace clustersim::models {
+
+/// Ranks taking part and how they sit on nodes (ranks_per_node of them share each node).
+struct CommGroup {
+  std::int64_t ranks = 1;
+  std::int64_t ranks_per_node = 1;
+};
+
+/// Link efficiencies and latencies of one cluster's communication stack, each with its source.
+struct CommProfile {
+  double nvlink_efficiency = 0.0;   // ring busbw / NVLink line rate
+  double network_efficiency = 0.0;  // per-NIC busbw / NIC line rate
+  double launch_latency_s = 0.0;    // fixed cost of any collective
+  double nvlink_hop_latency_s = 0.0;
+  double network_hop_latency_s = 0.0;
+  std::string source;
+  double nvls_algbw_efficiency = 0.0;  // NVLS all-reduce algbw / NVLink line rate; 0: no NVLS
+  double tree_efficiency = 1.0;        // achieved / ideal inter-node rate of NCCL's tree all-reduce
+  // NCCL's tree family pipelines the node's all-reduce with the tree between nodes; two stages of
+  // close rates lose to each other's stalls, so the pipeline runs at the soft minimum
+  // (inside^-p + between^-p)^(-1/p) of their rates. p: this exponent; 0: the plain minimum.
+  double tree_coupling_exponent = 0.0;
+  double network_bulk_hop_latency_s = 0.0;  // per network step, NCCL's bulk protocol: pipeline fill and drain
+  // NCCL's low-latency protocols (LL, LL128) across nodes, which its tuner takes for mid sizes: a
+  // tree that forwards the whole buffer one network step after another, without pipelining.
+  double ll_base_latency_s = 0.0;         // fixed cost of such an all-reduce
+  double ll_network_hop_latency_s = 0.0;  // per network step
+  double ll_network_efficiency = 0.0;     // per-step forwarding rate / the NIC rate; 0: not modelled
+  std::vector<CollectiveCurve> curves{};    // measured, by layout (calibration profiles)
+};
+
+/// Defaults for the cluster's GPU generation and fabric (RoCE: lower efficiency, higher latency).
+CommProfile default_comm_profile(const ClusterSpec& cluster);
+
+/// Bus bandwidth (bytes/s) a ring collective over `group` reaches on `cluster`, large messages.
+double bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile);
+
+/// Bus bandwidth (bytes/s) of an all-reduce over `group`, large messages: ring or NVLS inside a
+/// node; across nodes NCCL's tree family on NVLS nodes with several ranks each (NVLSTree), else a
+/// ring or the tree, whichever is faster.
+double all_reduce_bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile);
+
+/// The fraction of its network stage's rate NCCL's tree family keeps over `group` once pipelined
+/// with the node's all-reduce (CommProfile::tree_coupling_exponent): 1 where the node's stage is
+/// free (one rank per node) or the exponent is 0 and the network binds.
+double tree_network_share(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile);
+
+/// Whether an all-reduce over `group` runs NCCL's tree family (across nodes, when at least as fast
+/// as a ring), so that the flow fidelity lowers the algorithm this model costs.
+bool all_reduce_uses_tree(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile);
+
+/// nccl-tests' bus-bandwidth factor: bytes each rank moves per byte of buffer.
+double bus_factor(CollectiveOp op, std::int64_t ranks);
+
+/// Seconds for one collective of `bytes` over `group`; 0 for a group of one rank or with
+/// cluster.ideal_network.
+double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
+                         const CommProfile& profile);
+
+}  // namespace clustersim::models

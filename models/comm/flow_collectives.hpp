@@ -1,0 +1,117 @@
+#pragma once
+/// Collectives lowered to concurrent point-to-point transfers on real routes, the `flow`
+/// communication fidelity. A lowered collective is a start task that pays its latency, the
+/// transfers (each over its route's link resources, sharing them by max-min fairness), and an end
+/// task; successors wait for the end task only. Algorithms:
+/// - ring (all-reduce, reduce-scatter, all-gather): each rank sends bus_factor x S to its ring
+///   successor (2(n-1)/n x S for all-reduce, (n-1)/n x S otherwise). A group of k > 1 ranks on
+///   each of several nodes runs k channels of S/k, as NCCL does: channel c enters each node on one
+///   rail, visits the node's ranks over NVLink and leaves on the rail the next node enters on
+///   (ascending on even nodes, descending on odd ones), so every NIC carries one channel and
+///   inter-node hops stay rail-aligned (with an odd node count the closing hop changes rails).
+/// - nvls (all-reduce inside an NVSwitch node): each GPU pushes S into the switch, which reduces
+///   and multicasts S back; each direction held to the profile's NVLS rate.
+/// - tree (all-reduce across nodes, NCCL's tree family): inside each node an all-reduce (NVLS or a
+///   ring), and at the same time (pipelined) each rail's ranks move 2(N-1)/N x S/k between the N
+///   nodes, held to the NIC rate x the profile's tree efficiency x the share of it the pipeline
+///   with the node's stage leaves (models/comm/collectives.hpp, tree_network_share).
+/// - hierarchical all-reduce: intra-node reduce-scatter over NVLink, an all-reduce ring per rail
+///   across nodes on S/k, then an intra-node all-gather, one phase after the other.
+/// - direct all-to-all: every rank sends S/n to every other rank at once.
+/// - send/receive: one transfer of S.
+/// `automatic` picks what the analytic model assumes NCCL picks (collectives.hpp): for all-reduce
+/// NVLS or a ring inside a node, the tree across nodes; rings for the other collectives.
+/// Flow classes: transfers with the same ends, size, cap and channel become one task of weight k.
+/// Latency: the analytic model's step counts and hop latencies from the same CommProfile, paid once
+/// before the transfers, so the fidelities differ only in how bytes move. Routes are ECMP-hashed
+/// per (pair, channel) and so the same for every call.
+/// Units: bytes (S is the full buffer, nccl-tests' "size"), seconds.
+/// Limitations: bandwidth starts after the whole latency (no overlap of the two); the tree's
+/// traffic pattern is a ring per rail with the tree's byte count and efficiency, not a binary tree.
+/// Source: ring step counts and bus factors as in nccl-tests' PERFORMANCE.md; channel layout as
+/// NCCL's rail-aligned rings (one ring per NIC); NVLS and tree rates as in collectives.cpp.
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "models/spec/cluster_spec.hpp"
+#include "models/comm/collectives.hpp"
+#include "models/comm/flow_network.hpp"
+#include "sim/task_graph.hpp"
+
+namespace clustersim::models {
+
+/// The first and last task of a lowered communication: predecessors point at `first`, successors
+/// wait for `last`.
+struct FlowSpan {
+  sim::TaskId first = 0;
+  sim::TaskId last = 0;
+};
+
+/// Which links of the route from src to dst a transfer crosses: all of them, or only the first
+/// (src into its switch) or the last (the switch into dst), for in-switch reduction.
+enum class RoutePart : std::uint8_t { whole, first, last };
+
+/// One point-to-point transfer between ranks; `weight` identical ones when > 1.
+struct Transfer {
+  std::int64_t src = 0;
+  std::int64_t dst = 0;
+  double bytes = 0.0;
+  double weight = 1.0;
+  std::uint32_t channel = 0;  // ECMP flow id of inter-node hops
+  double cap_bytes_per_s = std::numeric_limits<double>::infinity();  // per flow
+  RoutePart part = RoutePart::whole;
+};
+
+enum class FlowAlgorithm { automatic, ring, nvls, tree, hierarchical, direct };
+
+/// Adds transfers to a task graph over a FlowNetwork's link resources, which the graph's engine
+/// must hold from `first_link` on.
+class FlowLowering {
+ public:
+  FlowLowering(FlowNetwork& network, sim::ResourceId first_link) : network_(network), first_link_(first_link) {}
+
+  FlowNetwork& network() { return network_; }
+  /// A start task paying `latency_s`, the transfers (merged into flow classes; each labelled with
+  /// its sender's rank), an end task. Stage, phase and kind come from `label`.
+  FlowSpan add(sim::TaskGraph& graph, std::vector<Transfer> transfers, double latency_s, sim::TaskLabel label);
+
+ private:
+  FlowNetwork& network_;
+  sim::ResourceId first_link_;
+  std::vector<sim::ResourceId> scratch_;
+};
+
+/// Appends the ring transfers of one group: each rank sends `bytes_per_rank` to its successor,
+/// split over channels as described above. `ranks` in ring order, grouped by node.
+void append_ring(const FlowNetwork& network, std::span<const std::int64_t> ranks, double bytes_per_rank,
+                 std::vector<Transfer>& out);
+
+/// Appends the transfers of an all-reduce of S bytes over one group by `algorithm` (automatic:
+/// as the analytic model picks). Throws std::invalid_argument for an algorithm the group cannot use.
+void append_all_reduce(const FlowNetwork& network, std::span<const std::int64_t> ranks, double bytes,
+                       FlowAlgorithm algorithm, const ClusterSpec& cluster, const CommProfile& profile,
+                       std::vector<Transfer>& out);
+
+/// The group's shape for the analytic model: its size and most ranks on one node.
+CommGroup comm_group_of(const FlowNetwork& network, std::span<const std::int64_t> ranks);
+
+/// The analytic model's fixed part of a collective: launch + its latency steps (NVLink and
+/// network) x the profile's hop latencies, in seconds. The same step counts as collectives.cpp.
+double collective_latency_s(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster,
+                            const CommProfile& profile);
+
+struct CollectiveCall {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  double bytes = 0.0;                    // S
+  std::span<const std::int64_t> ranks;   // send_recv: {from, to}
+  FlowAlgorithm algorithm = FlowAlgorithm::automatic;
+};
+
+/// Lowers one collective; throws std::invalid_argument for an algorithm the op or group cannot use.
+FlowSpan lower_collective(sim::TaskGraph& graph, FlowLowering& lowering, const CollectiveCall& call,
+                          const ClusterSpec& cluster, const CommProfile& profile, sim::TaskLabel label = {});
+
+}  // namespace clustersim::models

@@ -1,0 +1,97 @@
+#include "models/comm/flow_network.hpp"
+
+#include <fmt/format.h>
+
+#include "models/comm/cluster_topology.hpp"
+#include "models/step/step_model.hpp"
+#include "topologies/link_failures.hpp"
+#include "topologies/link_resources.hpp"
+#include "topologies/topology.hpp"
+
+namespace clustersim::models {
+
+namespace {
+
+std::vector<std::string> split_names(const std::string& list) {
+  std::vector<std::string> names;
+  std::size_t begin = 0;
+  while (begin <= list.size()) {
+    const std::size_t end = std::min(list.find(',', begin), list.size());
+    std::string name = list.substr(begin, end - begin);
+    const auto first = name.find_first_not_of(' ');
+    const auto last = name.find_last_not_of(' ');
+    if (first != std::string::npos) names.push_back(name.substr(first, last - first + 1));
+    begin = end + 1;
+  }
+  return names;
+}
+
+}  // namespace
+
+std::vector<topologies::LinkId> fail_cluster_links(topologies::Network& network, const ClusterSpec& cluster) {
+  std::vector<topologies::LinkId> failed;
+  if (cluster.failed_links > 0) {
+    try {
+      failed = topologies::fail_random_links(network, topologies::inter_node_tier(network),
+                                             static_cast<std::size_t>(cluster.failed_links), cluster.failed_links_seed);
+    } catch (const std::invalid_argument& e) {
+      throw LayoutError("cluster.failed_links", e.what());
+    }
+  }
+  const std::vector<std::string> names = split_names(cluster.failed_link_names);
+  if (names.empty()) return failed;
+  const std::vector<sim::Resource> all = topologies::link_resources(network);
+  for (const std::string& name : names) {
+    topologies::LinkId found = topologies::no_link;
+    for (topologies::LinkId id = 0; id < all.size() && found == topologies::no_link; ++id)
+      if (all[id].name == name) found = id;
+    if (found == topologies::no_link)
+      throw LayoutError("cluster.failed_link_names",
+                        fmt::format("no link '{}' in the {} network (names are 'from->to' as `clustersim run --links` "
+                                    "prints them, e.g. '{}')",
+                                    name, topologies::to_string(network.kind()),
+                                    all.empty() ? std::string("?") : all.back().name));
+    network.fail_cable(found);
+    failed.push_back(found);
+  }
+  return failed;
+}
+
+FlowNetwork::FlowNetwork(const ClusterSpec& cluster, const CommProfile& profile) : profile_(profile) {
+  try {
+    network_ = std::make_unique<topologies::Network>(topologies::build_network(topology_spec(cluster)));
+  } catch (const std::invalid_argument& e) {
+    throw LayoutError("cluster.topology", fmt::format("the flow fidelity needs the network built, and it cannot be: {}",
+                                                      e.what()));
+  }
+  failed_ = fail_cluster_links(*network_, cluster);
+  router_ = std::make_unique<topologies::Router>(*network_);
+}
+
+std::vector<sim::Resource> FlowNetwork::resources() const {
+  std::vector<sim::Resource> out = topologies::link_resources(*network_);
+  for (topologies::LinkId id = 0; id < out.size(); ++id) {
+    const topologies::Link& l = network_->link(id);
+    double efficiency = profile_.network_efficiency;
+    if (l.tier == topologies::LinkTier::nvlink) efficiency = profile_.nvlink_efficiency;
+    if (l.tier == topologies::LinkTier::pcie) efficiency = l.efficiency();
+    out[id].capacity_per_s = l.bytes_per_s * efficiency;
+  }
+  return out;
+}
+
+std::span<const topologies::LinkId> FlowNetwork::route(std::int64_t src_rank, std::int64_t dst_rank,
+                                                       std::uint32_t flow) {
+  try {
+    return router_->route_ranks(static_cast<std::size_t>(src_rank), static_cast<std::size_t>(dst_rank), flow);
+  } catch (const topologies::RoutingError& e) {
+    throw LayoutError("cluster.failed_links", fmt::format("the failed links disconnect ranks {} and {}: {}", src_rank,
+                                                          dst_rank, e.what()));
+  }
+}
+
+std::int32_t FlowNetwork::server_of(std::int64_t rank) const {
+  return network_->node(network_->gpu_of_rank(static_cast<std::size_t>(rank))).server;
+}
+
+}  // namespace clustersim::models

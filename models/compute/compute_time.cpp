@@ -1,0 +1,43 @@
+#include "models/compute/compute_time.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace clustersim::models {
+
+double op_time_s(const OpCost& op, const GpuSpec& gpu, const ComputeProfile& profile, Precision precision) {
+  double compute_s = 0.0;
+  switch (op.kind) {
+    case OpKind::gemm:
+    case OpKind::attention_gemm: {
+      // fp8 recipes cast the linear layers only; the attention core stays bf16.
+      const Precision p = op.kind == OpKind::attention_gemm ? Precision::bf16 : precision;
+      const double peak = p == Precision::fp8 ? gpu.fp8_flops_per_s : gpu.bf16_flops_per_s;
+      const double rate = peak * gemm_efficiency(profile, p, op.gemm_m, op.gemm_n, op.gemm_k);
+      if (!(rate > 0.0)) {
+        throw std::invalid_argument(fmt::format("{}: GPU {} / profile {} has no {} GEMM rate", op.name,
+                                                gpu.name, profile.gpu, p == Precision::fp8 ? "fp8" : "bf16"));
+      }
+      compute_s = op.flops / rate;
+      break;
+    }
+    case OpKind::attention:
+      compute_s = op.flops / (gpu.bf16_flops_per_s * profile.attention_efficiency.value);
+      break;
+    case OpKind::elementwise:
+      break;
+  }
+  const double memory_s = op.bytes / (gpu.hbm_bytes_per_s * profile.hbm_efficiency.value);
+  return std::max(compute_s, memory_s) + op.kernels * profile.launch_overhead_s.value;
+}
+
+double ops_time_s(std::span<const OpCost> ops, const GpuSpec& gpu, const ComputeProfile& profile,
+                  Precision precision) {
+  double sum = 0.0;
+  for (const OpCost& op : ops) sum += op_time_s(op, gpu, profile, precision);
+  return sum;
+}
+
+}  // namespace clustersim::models

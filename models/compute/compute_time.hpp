@@ -1,0 +1,28 @@
+#pragma once
+/// Time one GPU takes for one op: a roofline over the op's FLOPs and HBM bytes, plus launches.
+/// time = max(flops / (peak x efficiency), bytes / (HBM bandwidth x HBM efficiency))
+///        + kernels x launch overhead,
+/// where efficiency is the GEMM shape efficiency (at the precision's peak) for GEMMs, the same at
+/// bf16 peak for the unfused attention's GEMMs, and the attention kernel efficiency (at bf16 peak)
+/// for fused attention; elementwise ops are memory-bound by assumption (their vector FLOPs are not
+/// timed).
+/// Units: seconds.
+/// Limitations: no overlap between consecutive kernels' launch and execution; no compute slow-down
+/// while communication kernels share the SMs (the step builder can add one).
+/// Source: roofline model; parameters from models/compute_profile.hpp.
+
+#include <span>
+
+#include "models/compute/compute_profile.hpp"
+#include "models/spec/gpu_spec.hpp"
+#include "models/spec/parallelism_spec.hpp"
+#include "models/compute/transformer_costs.hpp"
+
+namespace clustersim::models {
+
+/// Throws std::invalid_argument when a GEMM asks for a precision the GPU or profile lacks.
+double op_time_s(const OpCost& op, const GpuSpec& gpu, const ComputeProfile& profile, Precision precision);
+double ops_time_s(std::span<const OpCost> ops, const GpuSpec& gpu, const ComputeProfile& profile,
+                  Precision precision);
+
+}  // namespace clustersim::models

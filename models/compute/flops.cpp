@@ -1,0 +1,76 @@
+#include "models/compute/flops.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace clustersim::models {
+
+std::int64_t layer_matmul_parameters(const TransformerSpec& model) {
+  const std::int64_t h = model.hidden;
+  const std::int64_t kv = h / model.heads * model.kv_heads;  // key (= value) projection width
+  const std::int64_t attention = h * (h + 2 * kv) + h * h;
+  const std::int64_t mlp_matrices = model.mlp == MlpKind::swiglu ? 3 : 2;
+  return attention + mlp_matrices * h * model.ffn_hidden;
+}
+
+std::int64_t layer_parameters(const TransformerSpec& model) {
+  return layer_matmul_parameters(model) + 2 * model.hidden;
+}
+
+std::int64_t embedding_parameters(const TransformerSpec& model) {
+  return (model.tied_embeddings ? 1 : 2) * model.vocab * model.hidden;
+}
+
+std::int64_t parameter_count(const TransformerSpec& model, bool include_embeddings) {
+  const std::int64_t body = model.layers * layer_parameters(model) + model.hidden;
+  return include_embeddings ? body + embedding_parameters(model) : body;
+}
+
+double model_flops_per_token(const TransformerSpec& model, std::int64_t seq_len) {
+  const auto h = static_cast<double>(model.hidden);
+  const double per_layer =
+      2.0 * static_cast<double>(layer_matmul_parameters(model)) + 4.0 * static_cast<double>(seq_len) * h;
+  const double logits = 2.0 * h * static_cast<double>(model.vocab);
+  return 3.0 * (static_cast<double>(model.layers) * per_layer + logits);
+}
+
+double model_flops_per_step(const TransformerSpec& model, const TrainingSpec& training) {
+  const double tokens = static_cast<double>(training.global_batch) * static_cast<double>(training.seq_len);
+  return tokens * model_flops_per_token(model, training.seq_len);
+}
+
+double hardware_flops_per_step(const TransformerSpec& model, const TrainingSpec& training) {
+  const double tokens = static_cast<double>(training.global_batch) * static_cast<double>(training.seq_len);
+  const auto h = static_cast<double>(model.hidden);
+  const auto layers = static_cast<double>(model.layers);
+  const double attention_forward = 4.0 * static_cast<double>(training.seq_len) * h;
+  double recomputed_per_token = 0.0;
+  switch (training.recompute) {
+    case Recompute::none:
+      break;
+    case Recompute::selective:
+      recomputed_per_token = layers * attention_forward;
+      break;
+    case Recompute::full:
+      recomputed_per_token =
+          layers * (2.0 * static_cast<double>(layer_matmul_parameters(model)) + attention_forward);
+      break;
+  }
+  return model_flops_per_step(model, training) + tokens * recomputed_per_token;
+}
+
+double peak_flops_per_s(const GpuSpec& gpu, Precision precision) {
+  const double peak = precision == Precision::fp8 ? gpu.fp8_flops_per_s : gpu.bf16_flops_per_s;
+  if (peak <= 0.0) {
+    throw std::invalid_argument(fmt::format("GPU {} has no {} tensor peak", gpu.name,
+                                            precision == Precision::fp8 ? "fp8" : "bf16"));
+  }
+  return peak;
+}
+
+double mfu(double model_flops, double step_time_s, std::int64_t gpus, double peak_flops_per_s) {
+  return model_flops / (step_time_s * static_cast<double>(gpus) * peak_flops_per_s);
+}
+
+}  // namespace clustersim::models

@@ -1,0 +1,69 @@
+#pragma once
+/// Memory one GPU holds at its peak during a training step: weights, gradients, optimizer state,
+/// stored activations of the micro-batches in flight, and the rest (embedding and logits
+/// activations, recompute and parameter-gather buffers).
+/// Units: bytes. Mixed-precision Adam: bf16 weights 2, fp32 gradient buffer 4, fp32 master 4 and
+/// moments 4 + 4 bytes per parameter; ZeRO-1 shards the last 12, ZeRO-2 the gradients too, ZeRO-3
+/// everything, over the dp x cp ranks that hold the same parameters (Megatron-LM shards the
+/// distributed optimizer over the data-parallel group with context parallel).
+/// Activations: Korthikanti et al. 2022, section 4, generalised to grouped-query attention and
+/// gated MLPs. With flash attention (training.attention, the default) the 5as/h attention-score
+/// term is not stored: the kernel keeps only Q, K, V, O and a per-row log-sum-exp (left out: 4 bytes
+/// per query and head), so selective recompute stores what no recompute does. With unfused
+/// attention and no recompute each layer stores the term (softmax output 2, dropout mask 1, dropout
+/// output 2 bytes per score); selective recompute drops it, as in Korthikanti's table.
+/// Limitations: dropout masks are counted as in Korthikanti (Llama trains without dropout, 2 bytes
+/// per token and hidden unit less); activations stay bf16 at fp8; no fp8 weight copies, CUDA graphs
+/// pools or allocator fragmentation (see kMemoryReserveBytes); dense models only.
+/// Source: shared reference training-math.md ("Memory per GPU"); Korthikanti et al. 2022, table 2.
+
+#include <cstdint>
+
+#include "models/spec/gpu_spec.hpp"
+#include "models/spec/parallelism_spec.hpp"
+#include "models/spec/transformer_spec.hpp"
+
+namespace clustersim::models {
+
+struct MemoryBreakdown {
+  double parameters = 0.0;  // count held by this GPU, before ZeRO sharding
+  double weights_bytes = 0.0;
+  double gradients_bytes = 0.0;
+  double optimizer_bytes = 0.0;
+  double activations_bytes = 0.0;  // stored by the transformer layers for their backward
+  double other_bytes = 0.0;
+  double total_bytes = 0.0;
+};
+
+/// Memory no model accounts for: CUDA context and cuBLAS workspaces (about 0.5-1 GiB), NCCL
+/// communicator buffers (a few hundred MiB per communicator; TP, PP, DP and CP each have one) and
+/// caching-allocator fragmentation. 3 GiB is an assumption, not a measurement.
+inline constexpr double kMemoryReserveBytes = 3.0 * 1024.0 * 1024.0 * 1024.0;
+
+/// Parameters one GPU of a stage holds: its layers' matrices / tp (norm gains replicated), plus the
+/// embedding on the first stage and the logits matrix and final norm on the last (one matrix when
+/// tied and both are the same stage; tied across stages, each keeps a copy as Megatron-LM does).
+double parameters_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                          std::int64_t stage_layers, bool is_first_stage, bool is_last_stage);
+
+/// Bytes one transformer layer stores for one micro-batch on one GPU, for training.recompute and
+/// training.attention (unfused attention without recompute adds the 5as/h score term).
+double activation_bytes_per_layer(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                                  const TrainingSpec& training);
+
+/// Micro-batches whose activations a stage holds at its peak, in units of the whole stage's layers.
+/// GPipe: m. 1F1B: min(pp - stage, m). Interleaved with vp chunks (Megatron-LM schedules.py): the
+/// stage runs 2 (pp - stage - 1) + (vp - 1) pp warm-up chunk forwards plus one in the steady state,
+/// at most m vp, each holding 1/vp of the stage's layers; the first stage thus holds
+/// pp (1 + (pp - 1)/(pp vp)) micro-batches, as Korthikanti et al. 2022 state. vp = 1 is 1F1B.
+double micro_batches_in_flight(Schedule schedule, std::int64_t pp, std::int64_t vp, std::int64_t m,
+                               std::int64_t stage);
+
+MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                               const TrainingSpec& training, std::int64_t stage_layers,
+                               bool is_first_stage, bool is_last_stage,
+                               double micro_batches_in_flight);
+
+bool fits_in_memory(double total_bytes, const GpuSpec& gpu, double reserve_bytes = kMemoryReserveBytes);
+
+}  // namespace clustersim::models

@@ -1,0 +1,361 @@
+#include "models/compute/transformer_costs.hpp"
+
+#include <cmath>
+#include <cstdint>
+
+namespace clustersim::models {
+namespace {
+
+constexpr double kActivationBytes = 2.0;   // bf16 activations and activation gradients
+constexpr double kWeightGradBytes = 8.0;   // wgrad accumulates into the fp32 main grad: read + write
+
+/// The per-rank dimensions every op is built from, computed once per call.
+struct Dims {
+  double tokens;       // b x s / cp: rows of every GEMM on this rank
+  double kv_tokens;    // b x s: keys and values attention reads (all of them, with context parallel)
+  double seqs;         // b: sequences of the micro-batch
+  double queries;      // s / cp: queries per sequence on this rank
+  double keys;         // s: keys each query scores against
+  double heads;        // a / tp: query heads on this rank
+  double head_dim;     // h / a
+  double norm_tokens;  // tokens / tp with sequence parallelism, else tokens
+  double hidden;
+  double q_width;      // query (and attention output) columns on this rank: h / tp
+  double kv_width;     // key (and value) columns on this rank: ceil(g / tp) x head_dim
+  double ffn;          // f / tp
+  double vocab;        // V / tp
+  double input_bytes;  // GEMM input bytes per element: 1 for fp8, 2 for bf16
+  bool swiglu;
+  bool eager;          // elementwise ops as plain PyTorch ops (ElementwiseKernels::eager)
+};
+
+Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const TrainingSpec& training) {
+  const auto tp = static_cast<double>(par.tp);
+  const auto cp = static_cast<double>(par.cp);
+  const double seqs = static_cast<double>(training.micro_batch);
+  const double s = static_cast<double>(training.seq_len);
+  const double h = static_cast<double>(model.hidden);
+  const double head_dim = h / static_cast<double>(model.heads);
+  // Megatron-LM replicates k/v heads when there are fewer of them than TP ranks.
+  const std::int64_t kv_heads_per_rank = (model.kv_heads + par.tp - 1) / par.tp;
+  const double tokens = seqs * s / cp;
+  return {
+      .tokens = tokens,
+      .kv_tokens = seqs * s,
+      .seqs = seqs,
+      .queries = s / cp,
+      .keys = s,
+      .heads = static_cast<double>(model.heads) / tp,
+      .head_dim = head_dim,
+      .norm_tokens = par.sp ? tokens / tp : tokens,
+      .hidden = h,
+      .q_width = h / tp,
+      .kv_width = static_cast<double>(kv_heads_per_rank) * head_dim,
+      .ffn = static_cast<double>(model.ffn_hidden) / tp,
+      .vocab = static_cast<double>(model.vocab) / tp,
+      .input_bytes = training.precision == Precision::fp8 ? 1.0 : 2.0,
+      .swiglu = model.mlp == MlpKind::swiglu,
+      .eager = training.elementwise == ElementwiseKernels::eager,
+  };
+}
+
+int to_int(double x) { return static_cast<int>(std::llround(x)); }
+
+/// C[m x n] = A[m x k] B[k x n]: reads both inputs, writes a bf16 output.
+OpCost gemm_forward(std::string_view name, const Dims& d, double m, double n, double k) {
+  const double flops = 2.0 * m * n * k;
+  return {.name = name, .kind = OpKind::gemm, .flops = flops, .model_flops = flops,
+          .bytes = (m * k + k * n) * d.input_bytes + m * n * kActivationBytes,
+          .gemm_m = to_int(m), .gemm_n = to_int(n), .gemm_k = to_int(k)};
+}
+
+/// dX[m x k] = dY[m x n] W^T: same FLOPs as the forward, shape (m, k, n).
+OpCost gemm_dgrad(std::string_view name, const Dims& d, double m, double n, double k) {
+  const double flops = 2.0 * m * n * k;
+  return {.name = name, .kind = OpKind::gemm, .flops = flops, .model_flops = flops,
+          .bytes = (m * n + k * n) * d.input_bytes + m * k * kActivationBytes,
+          .gemm_m = to_int(m), .gemm_n = to_int(k), .gemm_k = to_int(n)};
+}
+
+/// dW[k x n] += X^T dY: the reduction runs over the tokens, shape (k, n, m).
+OpCost gemm_wgrad(std::string_view name, const Dims& d, double m, double n, double k) {
+  const double flops = 2.0 * m * n * k;
+  return {.name = name, .kind = OpKind::gemm, .flops = flops, .model_flops = flops,
+          .bytes = (m * k + m * n) * d.input_bytes + k * n * kWeightGradBytes,
+          .gemm_m = to_int(k), .gemm_n = to_int(n), .gemm_k = to_int(m)};
+}
+
+OpCost attention_forward(const Dims& d) {
+  // Scores Q K^T and probabilities x V: 2 matmuls of 2 x tokens x s keys x (h / tp) FLOPs each.
+  const double full = 4.0 * d.tokens * d.keys * d.q_width;
+  // Reads Q, K, V once and writes O plus the fp32 log-sum-exp per query and head: the minimum
+  // traffic of a flash kernel (K/V re-reads across query blocks are assumed to hit L2).
+  const double q_and_o = 2.0 * d.tokens * d.q_width * kActivationBytes;
+  const double k_and_v = 2.0 * d.kv_tokens * d.kv_width * kActivationBytes;
+  return {.name = "attention", .kind = OpKind::attention, .flops = kCausalFraction * full,
+          .model_flops = full, .bytes = q_and_o + k_and_v};
+}
+
+OpCost attention_backward(const Dims& d) {
+  const OpCost fwd = attention_forward(d);
+  // Reads Q, K, V, O, dO; writes dQ, dK, dV: twice the forward's q/o and k/v traffic.
+  // Two kernels: the dO.O row-sum preprocessing and the main backward kernel.
+  return {.name = "attention_bwd", .kind = OpKind::attention,
+          .flops = kFlashBackwardFactor * fwd.flops, .model_flops = 2.0 * fwd.model_flops,
+          .bytes = 2.0 * fwd.bytes, .kernels = 2};
+}
+
+/// One batched GEMM of the unfused attention: (b x heads) problems C[m x n] = A[m x k] B[k x n],
+/// every operand a bf16 activation read from and written to HBM. Full, not causal: the kernel
+/// computes the masked half too.
+OpCost attention_gemm(std::string_view name, const Dims& d, double m, double n, double k) {
+  const double batch = d.seqs * d.heads;
+  const double flops = 2.0 * batch * m * n * k;
+  return {.name = name, .kind = OpKind::attention_gemm, .flops = flops, .model_flops = flops,
+          .bytes = batch * (m * k + k * n + m * n) * kActivationBytes,
+          .gemm_m = to_int(batch * m), .gemm_n = to_int(n), .gemm_k = to_int(k)};
+}
+
+/// A memory-bound pass over the rank's b x heads x s/cp x s scores, `bytes_per_score` read + written.
+OpCost score_pass(std::string_view name, const Dims& d, double bytes_per_score, double flops_per_score) {
+  const double scores = d.seqs * d.heads * d.queries * d.keys;
+  return {.name = name, .kind = OpKind::elementwise, .flops = flops_per_score * scores,
+          .model_flops = 0.0, .bytes = bytes_per_score * scores};
+}
+
+void add_attention_forward(OpList& ops, const Dims& d, AttentionKernel kernel) {
+  if (kernel == AttentionKernel::flash) {
+    ops.push_back(attention_forward(d));
+    return;
+  }
+  const double q = d.queries, k = d.keys, hd = d.head_dim;
+  ops.push_back(attention_gemm("attention_scores", d, q, k, hd));  // Q K^T
+  // Fused scale-mask-softmax reads the scores and writes the probabilities (2 + 2 bytes).
+  ops.push_back(score_pass("attention_softmax", d, 4.0, 5.0));
+  // Dropout reads the probabilities, writes them and the 1-byte mask (2 + 2 + 1 bytes).
+  ops.push_back(score_pass("attention_dropout", d, 5.0, 2.0));
+  ops.push_back(attention_gemm("attention_values", d, q, hd, k));  // probs V
+}
+
+void add_attention_backward(OpList& ops, const Dims& d, AttentionKernel kernel) {
+  if (kernel == AttentionKernel::flash) {
+    ops.push_back(attention_backward(d));
+    return;
+  }
+  const double q = d.queries, k = d.keys, hd = d.head_dim;
+  ops.push_back(attention_gemm("attention_values_dprobs", d, q, k, hd));  // dContext V^T
+  ops.push_back(attention_gemm("attention_values_dv", d, k, hd, q));      // probs^T dContext
+  // Dropout backward reads the gradient and the mask, writes the gradient (2 + 1 + 2 bytes).
+  ops.push_back(score_pass("attention_dropout_bwd", d, 5.0, 1.0));
+  // Softmax backward reads the gradient and the saved output, writes the gradient (2 + 2 + 2 bytes).
+  ops.push_back(score_pass("attention_softmax_bwd", d, 6.0, 4.0));
+  ops.push_back(attention_gemm("attention_scores_dq", d, q, hd, k));  // dScores K
+  ops.push_back(attention_gemm("attention_scores_dk", d, k, hd, q));  // dScores^T Q
+}
+
+/// The elementwise ops of elementwise_forward (below) as plain PyTorch runs them without
+/// torch.compile, one kernel per op (torchtitan's
+/// Llama: models/llama/model.py and models/norms.py), bytes read + written per element:
+/// - RMSNorm, twice, on norm_tokens x h: x.float() 2 + 4, pow(2) 4 + 4, mean 4, x * rsqrt 4 + 4,
+///   type_as 4 + 2, * weight 2 + 2: 36 B (8 kernels with the eps add and the rsqrt);
+/// - two residual adds on norm_tokens x h: 4 + 2 B each;
+/// - RoPE on q and k (tokens x (q + kv) on the rank): .float() 2 + 4, complex multiply 4 + 4,
+///   type_as 4 + 2: 20 B (3 kernels each);
+/// - repeat_kv, when a rank has fewer k/v heads than query heads: k and v expanded to the query
+///   width and copied (reads 2 x kv, writes 2 x q per token, 2 B each);
+/// - the attention output's transpose(1, 2).contiguous(): 2 + 2 B on tokens x q;
+/// - SwiGLU as silu(w1 x) * w3 x: silu 2 + 2, multiply 4 + 2 on tokens x f/tp (GELU: 2 + 2).
+/// The fused version costs none of RoPE, the k/v copy or the transpose (Megatron-LM and TE fuse them
+/// or lay out q, k, v so that no copy is needed).
+OpCost elementwise_forward_eager(const Dims& d) {
+  const double hidden_elems = d.norm_tokens * d.hidden;
+  const bool repeat_kv = d.kv_width < d.q_width;
+  double bytes = hidden_elems * (2.0 * 36.0 + 2.0 * 6.0);
+  bytes += d.tokens * (d.q_width + d.kv_width) * 20.0;
+  if (repeat_kv) bytes += 2.0 * d.tokens * (d.kv_width + d.q_width) * kActivationBytes;
+  bytes += d.tokens * d.q_width * 4.0;
+  bytes += d.tokens * d.ffn * (d.swiglu ? 10.0 : 4.0);
+  const double flops = hidden_elems * (2.0 * 5.0 + 2.0) + d.tokens * (d.q_width + d.kv_width) * 6.0 +
+                       d.tokens * d.ffn * 8.0;
+  const int kernels = 2 * 8 + 2 + 2 * 3 + (repeat_kv ? 2 : 0) + 1 + (d.swiglu ? 2 : 1);
+  return {.name = "norms_elementwise", .kind = OpKind::elementwise, .flops = flops,
+          .model_flops = 0.0, .bytes = bytes, .kernels = kernels};
+}
+
+/// Layer norms, two residual adds fused with dropout (Megatron-LM's bias-dropout-add) and the MLP
+/// activation, lumped into one memory-bound op. Norms and adds run on norm_tokens x h, the activation
+/// on tokens x f/tp. Vector FLOPs are a rough count (they do not set the time).
+OpCost elementwise_forward(const Dims& d) {
+  if (d.eager) return elementwise_forward_eager(d);
+  const double hidden_elems = d.norm_tokens * d.hidden;
+  const double act_in = d.tokens * d.ffn * (d.swiglu ? 2.0 : 1.0);
+  const double act_out = d.tokens * d.ffn;
+  // norm: read x, write y (2 x 2 B); residual add: read 2, write 1, 1-byte dropout mask (7 B).
+  const double bytes = hidden_elems * (2.0 * 4.0 + 2.0 * 7.0) + (act_in + act_out) * kActivationBytes;
+  const double flops = hidden_elems * (2.0 * 5.0 + 2.0 * 2.0) + act_out * 8.0;
+  return {.name = "norms_elementwise", .kind = OpKind::elementwise, .flops = flops,
+          .model_flops = 0.0, .bytes = bytes, .kernels = 5};
+}
+
+/// Each backward elementwise kernel reads the saved input and the incoming gradient and writes the
+/// input gradient: about twice the forward traffic.
+OpCost elementwise_backward(const Dims& d) {
+  OpCost op = elementwise_forward(d);
+  op.name = "norms_elementwise_bwd";
+  op.flops *= 2.0;
+  op.bytes *= 2.0;
+  return op;
+}
+
+struct LayerGemm {
+  std::string_view fwd, dgrad, wgrad;
+  double n, k;
+};
+
+std::array<LayerGemm, 4> layer_gemms(const Dims& d) {
+  return {{
+      {"qkv_proj", "qkv_proj_dgrad", "qkv_proj_wgrad", d.q_width + 2.0 * d.kv_width, d.hidden},
+      {"out_proj", "out_proj_dgrad", "out_proj_wgrad", d.hidden, d.q_width},
+      // SwiGLU's gate and up projections run as one GEMM of twice the width.
+      {"mlp_up", "mlp_up_dgrad", "mlp_up_wgrad", d.ffn * (d.swiglu ? 2.0 : 1.0), d.hidden},
+      {"mlp_down", "mlp_down_dgrad", "mlp_down_wgrad", d.hidden, d.ffn},
+  }};
+}
+
+/// Transformer Engine's fp8 casts around the linear layers. An fp8 GEMM takes fp8 operands, and
+/// Hopper's fp8 tensor cores only run the TN layout, so every activation entering a linear layer is
+/// cast from bf16 and also stored transposed (the wgrad GEMM needs X^T), and in the backward every
+/// output gradient likewise (dgrad needs dY, wgrad dY^T). Each cast reads the bf16 tensor (2 B)
+/// and writes the fp8 copy and the fp8 transpose (1 + 1 B). With sequence parallelism the
+/// operands whose rows are sharded (the inputs of the column-parallel qkv and mlp_up, the output
+/// gradients of the row-parallel out_proj and mlp_down) are cast on the rank's own rows, gathered
+/// in fp8, and transposed after the gather (a 1 B read and a 1 B write over all the rows).
+/// Weights are cast once per step (Megatron-LM passes is_first_microbatch) and are not costed here.
+constexpr double kCastTransposeBytes = 2.0 + 1.0 + 1.0;
+constexpr double kCastBytes = 2.0 + 1.0;
+constexpr double kTransposeBytes = 1.0 + 1.0;
+
+/// HBM bytes of casting a tokens x width operand whose rows may be sharded tp ways before a gather.
+double fp8_cast_bytes(const Dims& d, double width, bool rows_sharded) {
+  if (!rows_sharded || d.norm_tokens == d.tokens) return d.tokens * width * kCastTransposeBytes;
+  return d.norm_tokens * width * kCastBytes + d.tokens * width * kTransposeBytes;
+}
+
+/// A layer's casts: in the forward the GEMMs' inputs (k wide; rows sharded for the column-parallel
+/// qkv and mlp_up), in the backward their output gradients (n wide; rows sharded for the
+/// row-parallel out_proj and mlp_down).
+OpCost fp8_casts(const std::array<LayerGemm, 4>& gemms, const Dims& d, bool backward) {
+  const auto& [qkv, out, up, down] = gemms;
+  const auto cast = [&](const LayerGemm& g, bool column_parallel) {
+    return fp8_cast_bytes(d, backward ? g.n : g.k, backward != column_parallel);
+  };
+  return {.name = backward ? "fp8_cast_bwd" : "fp8_cast", .kind = OpKind::elementwise,
+          .bytes = cast(qkv, true) + cast(out, false) + cast(up, true) + cast(down, false), .kernels = 4};
+}
+
+OpCost without_model_flops(OpCost op) {
+  op.model_flops = 0.0;
+  return op;
+}
+
+}  // namespace
+
+LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                       const TrainingSpec& training) {
+  const Dims d = dims_of(model, parallelism, training);
+  const auto gemms = layer_gemms(d);
+  const auto& [qkv, out, up, down] = gemms;
+  LayerCosts costs;
+
+  const bool fp8 = training.precision == Precision::fp8;
+  costs.forward.push_back(elementwise_forward(d));
+  if (fp8) costs.forward.push_back(fp8_casts(gemms, d, false));
+  costs.forward.push_back(gemm_forward(qkv.fwd, d, d.tokens, qkv.n, qkv.k));
+  add_attention_forward(costs.forward, d, training.attention);
+  costs.forward.push_back(gemm_forward(out.fwd, d, d.tokens, out.n, out.k));
+  costs.forward.push_back(gemm_forward(up.fwd, d, d.tokens, up.n, up.k));
+  costs.forward.push_back(gemm_forward(down.fwd, d, d.tokens, down.n, down.k));
+
+  costs.backward.push_back(elementwise_backward(d));
+  if (fp8) costs.backward.push_back(fp8_casts(gemms, d, true));
+  for (const LayerGemm* g : {&down, &up, &out}) {
+    costs.backward.push_back(gemm_dgrad(g->dgrad, d, d.tokens, g->n, g->k));
+    costs.backward.push_back(gemm_wgrad(g->wgrad, d, d.tokens, g->n, g->k));
+  }
+  add_attention_backward(costs.backward, d, training.attention);
+  costs.backward.push_back(gemm_dgrad(qkv.dgrad, d, d.tokens, qkv.n, qkv.k));
+  costs.backward.push_back(gemm_wgrad(qkv.wgrad, d, d.tokens, qkv.n, qkv.k));
+
+  // Recomputed work is hardware FLOPs only: the model-FLOPs convention does not count it.
+  switch (training.recompute) {
+    case Recompute::none:
+      break;
+    case Recompute::selective: {  // the attention core: scores, softmax, dropout, values
+      OpList core;
+      add_attention_forward(core, d, training.attention);
+      for (const OpCost& op : core) costs.recompute.push_back(without_model_flops(op));
+      break;
+    }
+    case Recompute::full:
+      for (const OpCost& op : costs.forward) costs.recompute.push_back(without_model_flops(op));
+      break;
+  }
+  return costs;
+}
+
+HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                     const TrainingSpec& training) {
+  const Dims d = dims_of(model, parallelism, training);
+  const double tp = static_cast<double>(parallelism.tp);
+  const double hidden_elems = d.tokens * d.hidden;
+  const double logits = d.tokens * d.vocab;
+  HeadCosts costs;
+
+  // Vocab-parallel lookup: each rank reads the rows in its vocabulary shard (1/tp of the tokens on
+  // average) and writes a full, partly zero, b x s x h output for the TP reduction.
+  costs.embedding_forward.push_back({.name = "embedding", .kind = OpKind::elementwise,
+                                     .bytes = hidden_elems * kActivationBytes * (1.0 / tp + 1.0)});
+  // Reads the output gradient and accumulates the rows of its shard into the fp32 main grad.
+  costs.embedding_backward.push_back(
+      {.name = "embedding_bwd", .kind = OpKind::elementwise,
+       .bytes = hidden_elems * (kActivationBytes + kWeightGradBytes / tp)});
+
+  const double norm_elems = d.norm_tokens * d.hidden;
+  costs.output_forward.push_back({.name = "final_norm", .kind = OpKind::elementwise,
+                                  .flops = 5.0 * norm_elems, .bytes = 4.0 * norm_elems});
+  costs.output_forward.push_back(gemm_forward("logits", d, d.tokens, d.vocab, d.hidden));
+  // Vocab-parallel cross-entropy in fp32: read the bf16 logits, then about 3.5 passes of 4 bytes
+  // over the fp32 copy (max, exp, sum, normalise), as Megatron-LM's unfused implementation does.
+  costs.output_forward.push_back({.name = "cross_entropy", .kind = OpKind::elementwise,
+                                  .flops = 5.0 * logits, .bytes = logits * (2.0 + 4.0 * 3.5),
+                                  .kernels = 4});
+
+  // Gradient of the logits: softmax minus one-hot, read in fp32 and written in bf16.
+  costs.output_backward.push_back({.name = "cross_entropy_bwd", .kind = OpKind::elementwise,
+                                   .flops = 2.0 * logits, .bytes = logits * (4.0 + 2.0)});
+  costs.output_backward.push_back(gemm_dgrad("logits_dgrad", d, d.tokens, d.vocab, d.hidden));
+  costs.output_backward.push_back(gemm_wgrad("logits_wgrad", d, d.tokens, d.vocab, d.hidden));
+  costs.output_backward.push_back({.name = "final_norm_bwd", .kind = OpKind::elementwise,
+                                   .flops = 10.0 * norm_elems, .bytes = 8.0 * norm_elems});
+  return costs;
+}
+
+double total_flops(std::span<const OpCost> ops) {
+  double sum = 0.0;
+  for (const OpCost& op : ops) sum += op.flops;
+  return sum;
+}
+
+double total_model_flops(std::span<const OpCost> ops) {
+  double sum = 0.0;
+  for (const OpCost& op : ops) sum += op.model_flops;
+  return sum;
+}
+
+double total_bytes(std::span<const OpCost> ops) {
+  double sum = 0.0;
+  for (const OpCost& op : ops) sum += op.bytes;
+  return sum;
+}
+
+}  // namespace clustersim::models

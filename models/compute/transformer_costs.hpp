@@ -1,0 +1,112 @@
+#pragma once
+/// FLOPs and HBM bytes of each op of one transformer layer, for one micro-batch, on one GPU.
+/// The GPU is one rank of a tp-way tensor-parallel and cp-way context-parallel group: GEMMs see
+/// b x s/cp tokens with their weights split tp ways; attention scores its s/cp queries against all
+/// s keys; norms and elementwise ops run on s/(cp x tp) tokens with sequence parallelism.
+/// Units: FLOPs (2 per multiply-add) and bytes. Forward ops are listed in execution order; the
+/// backward list splits each GEMM into its input-gradient (dgrad) and weight-gradient (wgrad) GEMM.
+/// Attention core, by training.attention:
+/// - flash: one fused kernel each way; no s^2 activations reach HBM and causal masking skips half
+///   the blocks.
+/// - unfused (Megatron-LM before 2023, Megatron-DeepSpeed): per (sequence, head) of the rank,
+///   scores = Q K^T and context = probs V as batched GEMMs over the full s x s matrix (no causal
+///   skipping), and between them the fused scale-mask-softmax kernel (reads and writes the 16-bit
+///   scores) and dropout (reads the probabilities, writes them and a 1-byte mask). The backward runs
+///   the autograd of each: 4 batched GEMMs, dropout (reads gradient and mask, writes gradient) and
+///   softmax (reads gradient and output, writes gradient), so HBM traffic grows with s^2.
+///   Selective recompute redoes all four forward ops (Korthikanti et al. 2022 section 4.2).
+/// fp8: the linear layers' GEMMs run in fp8 and each layer adds the cast (and transpose) kernels of
+/// their activation inputs and output gradients (Transformer Engine's cast_transpose).
+/// Limitations: dense decoder-only layers (no MoE); bias, RoPE, fp8 weight casts (once a step) and
+/// amax bookkeeping are not costed; k/v heads replicate when kv_heads < tp; the attention core runs in bf16 at fp8. Unfused:
+/// attention dropout is always on (Megatron-LM's default 0.1); the padding-mask read, the
+/// context's [s, b, h] permute copy and the baddbmm scaling are not costed (O(s h), not O(s^2));
+/// with context parallelism the rank's s/cp queries score against all s keys in one pass.
+/// Source: per-op FLOPs from shared reference training-math.md (Narayanan et al. 2021 and
+/// Korthikanti et al. 2022 counts); flash-attention backward = 2.5 x forward from Dao 2023,
+/// "FlashAttention-2", section 4.1 (5 matmuls in the backward pass against 2 in the forward);
+/// unfused op sequence and bytes from Megatron-LM's megatron/model/transformer.py (ParallelAttention,
+/// later CoreAttention: baddbmm, FusedScaleMaskSoftmax, attention dropout, bmm) and Korthikanti et
+/// al. 2022 table 2 (the 5as/h bytes per score: softmax output 2, dropout mask 1, dropout output 2).
+
+#include <array>
+#include <cassert>
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+#include "models/spec/parallelism_spec.hpp"
+#include "models/spec/transformer_spec.hpp"
+
+namespace clustersim::models {
+
+/// How an op's time is modelled: GEMMs by shape efficiency, attention by the attention kernel's
+/// efficiency, attention GEMMs (the unfused attention's batched score and context GEMMs) by shape
+/// efficiency at bf16 whatever the precision, elementwise ops by HBM bandwidth alone.
+enum class OpKind { gemm, attention, attention_gemm, elementwise };
+
+struct OpCost {
+  std::string_view name;     // static string: "qkv_proj", "attention_bwd", ...
+  OpKind kind = OpKind::elementwise;
+  double flops = 0.0;        // executed: what the kernel does (causal attention does half)
+  double model_flops = 0.0;  // Megatron-LM convention: full attention, no elementwise work
+  double bytes = 0.0;        // HBM read + written
+  int gemm_m = 0;            // C[m x n] = A[m x k] B[k x n]; all 0 if not a GEMM. A batched GEMM
+                             // of B problems folds B into m (the same output tiles when m is a
+                             // multiple of the tile height)
+  int gemm_n = 0;
+  int gemm_k = 0;
+  int kernels = 1;           // kernel launches the op stands for
+};
+
+/// A fixed-capacity list of ops: layer costs are evaluated in sweeps, so no heap allocation.
+class OpList {
+ public:
+  static constexpr std::size_t capacity = 16;
+
+  constexpr void push_back(const OpCost& op) {
+    assert(size_ < capacity);
+    ops_[size_++] = op;
+  }
+  constexpr std::size_t size() const { return size_; }
+  constexpr bool empty() const { return size_ == 0; }
+  constexpr const OpCost& operator[](std::size_t i) const { return ops_[i]; }
+  constexpr const OpCost* begin() const { return ops_.data(); }
+  constexpr const OpCost* end() const { return ops_.data() + size_; }
+  constexpr std::span<const OpCost> span() const { return {ops_.data(), size_}; }
+
+ private:
+  std::array<OpCost, capacity> ops_{};
+  std::size_t size_ = 0;
+};
+
+struct LayerCosts {
+  OpList forward;
+  OpList backward;
+  OpList recompute;  // forward work redone before the backward: none, attention (selective), all (full)
+};
+
+/// Embedding on the first pipeline stage; final norm, logits and cross-entropy on the last.
+struct HeadCosts {
+  OpList embedding_forward;
+  OpList embedding_backward;
+  OpList output_forward;
+  OpList output_backward;
+};
+
+/// Fraction of the full s x s score matrix a causal flash kernel computes: it skips blocks above
+/// the diagonal, so about half (exactly (n+1)/(2n) for n blocks; 0.5 is the long-sequence limit).
+inline constexpr double kCausalFraction = 0.5;
+/// FlashAttention-2 backward executes 2.5 x the forward FLOPs (it recomputes the scores).
+inline constexpr double kFlashBackwardFactor = 2.5;
+
+LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                       const TrainingSpec& training);
+HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                     const TrainingSpec& training);
+
+double total_flops(std::span<const OpCost> ops);
+double total_model_flops(std::span<const OpCost> ops);
+double total_bytes(std::span<const OpCost> ops);
+
+}  // namespace clustersim::models

@@ -1,0 +1,82 @@
+#include "models/step/flow_step.hpp"
+
+namespace clustersim::models {
+
+FlowStep::FlowStep(const ParallelismSpec& parallelism, const ClusterSpec& cluster, const CommProfile& profile,
+                   FlowLowering& lowering)
+    : tp_(parallelism.tp),
+      pp_(parallelism.pp),
+      dp_(parallelism.dp),
+      cp_(parallelism.cp),
+      cluster_(cluster),
+      profile_(profile),
+      lowering_(lowering) {
+  // Symmetry: a TP group that is exactly one node shares its NVLink with nothing else (other
+  // traffic leaves the node over PCIe and NICs), so one replica's rings stand for all.
+  tp_replicas_ = tp_ == cluster.gpus_per_node ? 1 : dp_ * cp_;
+  cache_.resize(static_cast<std::size_t>(kScopes * pp_));
+}
+
+const FlowStep::UnitTransfers& FlowStep::unit_transfers(CommScope scope, std::int64_t stage) {
+  UnitTransfers& out = cache_[static_cast<std::size_t>(static_cast<std::int64_t>(scope) * pp_ + stage)];
+  if (out.built) return out;
+  out.built = true;
+  const FlowNetwork& network = lowering_.network();
+  auto group = [&](std::vector<std::int64_t> ranks) {
+    append_ring(network, ranks, 1.0, out.ring);
+    append_all_reduce(network, ranks, 1.0, FlowAlgorithm::automatic, cluster_, profile_, out.all_reduce);
+  };
+  switch (scope) {
+    case CommScope::tp:  // replica r is data-parallel replica r / cp, context rank r % cp
+      for (std::int64_t r = 0; r < tp_replicas_; ++r) {
+        std::vector<std::int64_t> ranks;
+        for (std::int64_t t = 0; t < tp_; ++t) ranks.push_back(rank(stage, r / cp_, r % cp_, t));
+        group(std::move(ranks));
+      }
+      break;
+    case CommScope::dp:  // every rank holding the same weights: dp x cp of them, in rank order
+      for (std::int64_t t = 0; t < tp_; ++t) {
+        std::vector<std::int64_t> ranks;
+        for (std::int64_t d = 0; d < dp_; ++d)
+          for (std::int64_t c = 0; c < cp_; ++c) ranks.push_back(rank(stage, d, c, t));
+        group(std::move(ranks));
+      }
+      break;
+    case CommScope::cp:
+      for (std::int64_t d = 0; d < dp_; ++d)
+        for (std::int64_t t = 0; t < tp_; ++t) {
+          std::vector<std::int64_t> ranks;
+          for (std::int64_t c = 0; c < cp_; ++c) ranks.push_back(rank(stage, d, c, t));
+          group(std::move(ranks));
+        }
+      break;
+    case CommScope::pp_next:
+    case CommScope::pp_previous: {
+      const std::int64_t peer = scope == CommScope::pp_next ? (stage + 1) % pp_ : (stage + pp_ - 1) % pp_;
+      for (std::int64_t d = 0; d < dp_; ++d)
+        for (std::int64_t c = 0; c < cp_; ++c)
+          for (std::int64_t t = 0; t < tp_; ++t)
+            out.ring.push_back({.src = rank(stage, d, c, t), .dst = rank(peer, d, c, t), .bytes = 1.0});
+      break;
+    }
+  }
+  return out;
+}
+
+FlowSpan FlowStep::lower(sim::TaskGraph& graph, CommScope scope, const Traffic& traffic, sim::TaskLabel label) {
+  const UnitTransfers& unit = unit_transfers(scope, label.stage);
+  std::vector<Transfer> transfers;
+  if (traffic.ring_bytes > 0.0)
+    for (Transfer t : unit.ring) {
+      t.bytes *= traffic.ring_bytes;
+      transfers.push_back(t);
+    }
+  if (traffic.all_reduce_bytes > 0.0)
+    for (Transfer t : unit.all_reduce) {
+      t.bytes *= traffic.all_reduce_bytes;
+      transfers.push_back(t);
+    }
+  return lowering_.add(graph, std::move(transfers), traffic.latency_s, label);
+}
+
+}  // namespace clustersim::models

@@ -1,0 +1,59 @@
+#pragma once
+/// The `flow` fidelity's lowering of a training step's communication tasks (step_builder.hpp) to
+/// flows on the cluster network, so that tensor-, pipeline- and data-parallel traffic of different
+/// groups share links by max-min fairness.
+/// Symmetry: one pipeline's compute stands for every data-parallel replica (step_plan.hpp), but
+/// - data-parallel traffic runs for every group: a stage's gradient reduction is the rings of all
+///   its tp data-parallel groups (every replica takes part in each);
+/// - pipeline sends run for every replica and tensor rank (each rank to its peer on the next or
+///   previous stage), since they cross the fabric beside the data-parallel rings;
+/// - tensor-parallel rings run for every replica, except when the group is exactly one node: then
+///   every replica's rings are identical and touch only their own node's NVLink, which no other
+///   traffic uses, so replica 0's stand for all;
+/// - context-parallel rings (ring attention's K/V blocks) run for every replica and tensor rank;
+///   ZeRO-3 gathers and reduce-scatters are data-parallel traffic, over the dp x cp ranks that
+///   hold the same weights.
+/// Each group's traffic follows its ranks' real routes (rank order: TP, CP, DP, PP innermost
+/// first, as parallelism_spec.hpp), so oversubscribed and failed links slow the groups they carry
+/// and the step waits for the slowest, as synchronous training does.
+/// Limitations: one pipeline's compute paces every replica, so a replica slowed by its links holds
+/// the others back only where they wait for its traffic.
+
+#include <cstdint>
+#include <vector>
+
+#include "models/comm/flow_collectives.hpp"
+#include "models/spec/parallelism_spec.hpp"
+#include "models/step/step_builder.hpp"
+
+namespace clustersim::models {
+
+class FlowStep {
+ public:
+  FlowStep(const ParallelismSpec& parallelism, const ClusterSpec& cluster, const CommProfile& profile,
+           FlowLowering& lowering);
+
+  FlowSpan lower(sim::TaskGraph& graph, CommScope scope, const Traffic& traffic, sim::TaskLabel label);
+
+ private:
+  std::int64_t rank(std::int64_t stage, std::int64_t replica, std::int64_t cp_rank, std::int64_t tp_rank) const {
+    return ((stage * dp_ + replica) * cp_ + cp_rank) * tp_ + tp_rank;
+  }
+  /// The transfers of one scope and stage for one byte of ring traffic per rank and for an
+  /// all-reduce of one byte, built once and scaled per call.
+  struct UnitTransfers {
+    bool built = false;
+    std::vector<Transfer> ring, all_reduce;
+  };
+  const UnitTransfers& unit_transfers(CommScope scope, std::int64_t stage);
+
+  static constexpr std::int64_t kScopes = 5;  // CommScope's values
+  std::int64_t tp_, pp_, dp_, cp_;
+  std::int64_t tp_replicas_ = 1;  // replicas whose tensor-parallel rings are lowered
+  const ClusterSpec& cluster_;
+  const CommProfile& profile_;
+  FlowLowering& lowering_;
+  std::vector<UnitTransfers> cache_;  // by scope x pp + stage
+};
+
+}  // namespace clustersim::models

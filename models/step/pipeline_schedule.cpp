@@ -1,0 +1,68 @@
+#include "models/step/pipeline_schedule.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+namespace clustersim::models {
+
+namespace {
+
+// Megatron-LM's mapping of the k-th forward (or backward) unit of a stage to (chunk, micro-batch):
+// micro-batches go in groups of p through chunk 0, then the same group through chunk 1, and so on.
+PassRef interleaved_unit(std::int64_t k, bool forward, std::int64_t pp, std::int64_t vp) {
+  if (vp == 1) return {forward, 0, static_cast<std::int32_t>(k)};  // 1F1B: no divisions per pass
+  const std::int64_t in_group = k % (pp * vp);
+  std::int64_t chunk = in_group / pp;
+  if (!forward) chunk = vp - 1 - chunk;
+  const std::int64_t micro_batch = (k / (pp * vp)) * pp + k % pp;
+  return {forward, static_cast<std::int32_t>(chunk), static_cast<std::int32_t>(micro_batch)};
+}
+
+}  // namespace
+
+std::vector<PassRef> stage_pass_order(Schedule schedule, std::int64_t pp, std::int64_t vp,
+                                      std::int64_t micro_batches, std::int64_t stage) {
+  const std::int64_t m = micro_batches;
+  std::vector<PassRef> order;
+  order.reserve(static_cast<std::size_t>(2 * m * vp));
+  if (schedule == Schedule::gpipe) {
+    for (std::int64_t b = 0; b < m; ++b) order.push_back({true, 0, static_cast<std::int32_t>(b)});
+    for (std::int64_t b = 0; b < m; ++b) order.push_back({false, 0, static_cast<std::int32_t>(b)});
+    return order;
+  }
+  // 1F1B is interleaved with one chunk; both share the warm-up / steady / drain shape.
+  const std::int64_t units = m * vp;
+  std::int64_t warmup = schedule == Schedule::interleaved ? 2 * (pp - stage - 1) + (vp - 1) * pp
+                                                          : pp - stage - 1;
+  warmup = std::min(warmup, units);
+  std::int64_t next_forward = 0, next_backward = 0;
+  auto forward = [&] { order.push_back(interleaved_unit(next_forward++, true, pp, vp)); };
+  auto backward = [&] { order.push_back(interleaved_unit(next_backward++, false, pp, vp)); };
+  for (std::int64_t i = 0; i < warmup; ++i) forward();
+  for (std::int64_t i = 0; i < units - warmup; ++i) {
+    forward();
+    backward();
+  }
+  while (next_backward < units) backward();
+  assert(static_cast<std::int64_t>(order.size()) == 2 * units);
+  return order;
+}
+
+std::vector<std::int64_t> split_layers(std::int64_t layers, std::int64_t pp, std::int64_t vp) {
+  const std::int64_t chunks = pp * vp;
+  assert(layers >= chunks);
+  const std::int64_t base = layers / chunks;
+  const std::int64_t larger = layers % chunks;  // chunks that get base + 1
+  std::vector<std::int64_t> split(static_cast<std::size_t>(chunks), larger == 0 ? base : base + 1);
+  // Hand the smaller chunks to the ends first: first, last, second, second to last, ...
+  std::int64_t smaller = larger == 0 ? 0 : chunks - larger;
+  for (std::int64_t i = 0; smaller > 0; ++i) {
+    split[static_cast<std::size_t>(i)] = base;
+    if (--smaller == 0) break;
+    split[static_cast<std::size_t>(chunks - 1 - i)] = base;
+    --smaller;
+  }
+  return split;
+}
+
+}  // namespace clustersim::models

@@ -1,0 +1,34 @@
+#pragma once
+/// The order in which one pipeline stage runs the forward and backward passes of its micro-batches,
+/// and how the model's layers split into the pp x vp chunks those passes run on.
+/// GPipe: all forwards, then all backwards. 1F1B (PipeDream-Flush, Narayanan et al. 2021): p-s-1
+/// warm-up forwards on stage s, then alternate one forward and one backward, then drain.
+/// Interleaved 1F1B (Megatron-LM): v chunks per stage, micro-batches in groups of p, warm-up of
+/// 2(p-s-1) + (v-1)p forward units.
+/// Limitations: no zero-bubble or DualPipe schedules. Interleaving needs m to be a multiple of p.
+/// Source: Narayanan et al. 2021 (SC21) section 2.2; Megatron-LM core/pipeline_parallel/schedules.py.
+
+#include <cstdint>
+#include <vector>
+
+#include "models/spec/parallelism_spec.hpp"
+
+namespace clustersim::models {
+
+struct PassRef {
+  bool forward = true;
+  std::int32_t chunk = 0;  // virtual chunk on this stage, 0..vp-1
+  std::int32_t micro_batch = 0;
+};
+
+/// Passes of stage `stage` in execution order: 2 x m x vp entries.
+std::vector<PassRef> stage_pass_order(Schedule schedule, std::int64_t pp, std::int64_t vp,
+                                      std::int64_t micro_batches, std::int64_t stage);
+
+/// Layers of each model chunk, in model order (chunk c of stage s is entry c x pp + s).
+/// Even where pp x vp divides the layers; otherwise chunks differ by one layer and the smaller ones
+/// go to the two ends of the model (which also carry the embedding and the logits), as Llama 3 405B
+/// ran 126 layers on 16 stages: 7 on the first and last, 8 elsewhere.
+std::vector<std::int64_t> split_layers(std::int64_t layers, std::int64_t pp, std::int64_t vp);
+
+}  // namespace clustersim::models

@@ -1,0 +1,303 @@
+#include "models/step/step_builder.hpp"
+
+#include <cassert>
+#include <string>
+
+#include "models/step/pipeline_schedule.hpp"
+#include "models/step/step_labels.hpp"
+
+namespace clustersim::models {
+
+namespace {
+
+using sim::ResourceId;
+using sim::TaskGraph;
+using sim::TaskId;
+
+constexpr TaskId none = ~TaskId{0};
+
+/// Where one pass's tasks ended up, for the edges that cross stages.
+struct PassTasks {
+  TaskId first = none;  // the compute task: what incoming dependencies point at
+  TaskId overlap_first = none;  // the communication beside the compute: its first and last task
+  TaskId overlap = none;
+  TaskId end = none;    // the last task on the compute stream (compute, TP or blocking DP traffic)
+  TaskId send = none;   // the transfer to the neighbouring stage, if any
+};
+
+/// What the next task on a stage's stream waits for: the last pass's end and its overlapped
+/// traffic, `none` where absent (two fields, not a vector: this changes once per pass).
+struct StreamTail {
+  TaskId end = none;
+  TaskId overlap = none;
+};
+
+class Builder {
+ public:
+  Builder(const StepPlan& plan, const CommLowering& lower_comm)
+      : plan_(plan),
+        lower_comm_(lower_comm),
+        pp_(static_cast<std::int64_t>(plan.stages.size())),
+        vp_(static_cast<std::int64_t>(plan.stages.front().chunks.size())),
+        m_(plan.micro_batches) {}
+
+  StepGraph build(std::vector<sim::Resource> links);
+
+ private:
+  PassTasks& pass(bool forward, std::int64_t stage, std::int64_t chunk, std::int64_t micro_batch) {
+    const std::int64_t index = ((stage * 2 + (forward ? 0 : 1)) * vp_ + chunk) * m_ + micro_batch;
+    return passes_[static_cast<std::size_t>(index)];
+  }
+  TaskId add(double work, ResourceId resource, const sim::TaskLabel& label, TaskKind kind) {
+    sim::TaskSpec spec{.work = work, .label = label};
+    spec.label.kind = static_cast<std::uint8_t>(kind);
+    return out_.graph.add_task(spec, std::span<const ResourceId>(&resource, 1));
+  }
+  void after(TaskId before, TaskId task) {
+    if (before != none && task != none) out_.graph.add_dependency(before, task);
+  }
+  void after(const StreamTail& tail, TaskId task) {
+    after(tail.end, task);
+    after(tail.overlap, task);
+  }
+  /// A communication task: one task on the stage's resource (analytic), or its traffic's flows.
+  FlowSpan comm(double seconds, ResourceId resource, sim::TaskLabel label, TaskKind kind, CommScope scope,
+                const Traffic& traffic) {
+    if (!lower_comm_) {
+      const TaskId t = add(seconds, resource, label, kind);
+      return {t, t};
+    }
+    label.kind = static_cast<std::uint8_t>(kind);
+    return lower_comm_(out_.graph, scope, traffic, label);
+  }
+  /// Communication beside a pass's compute (context-parallel ring, overlapped ZeRO-3 traffic):
+  /// one task (analytic), or under `flow` each group's traffic in turn, as the analytic task sums
+  /// their times.
+  FlowSpan overlap_comm(double seconds, ResourceId resource, sim::TaskLabel label, const Traffic& cp,
+                        const Traffic& dp) {
+    if (!lower_comm_) {
+      const TaskId t = add(seconds, resource, label, TaskKind::overlap_comm);
+      return {t, t};
+    }
+    label.kind = static_cast<std::uint8_t>(TaskKind::overlap_comm);
+    FlowSpan span{none, none};
+    for (const auto& [scope, traffic] : {std::pair{CommScope::cp, &cp}, std::pair{CommScope::dp, &dp}}) {
+      if (traffic->empty()) continue;
+      const FlowSpan part = lower_comm_(out_.graph, scope, *traffic, label);
+      if (span.first == none) span.first = part.first;
+      after(span.last, part.first);
+      span.last = part.last;
+    }
+    return span;
+  }
+  void lower_stage(std::int64_t s);
+  void lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_tail, std::vector<TaskId>& grad_reduces);
+  void connect_stages();
+
+  const StepPlan& plan_;
+  const CommLowering& lower_comm_;
+  const std::int64_t pp_, vp_, m_;
+  std::vector<PassTasks> passes_;
+  StepGraph out_;
+};
+
+StepGraph Builder::build(std::vector<sim::Resource> links) {
+  passes_.assign(static_cast<std::size_t>(pp_ * 2 * vp_ * m_), PassTasks{});
+  for (std::int64_t s = 0; s < pp_; ++s) {
+    const std::string n = std::to_string(s);
+    const auto base = static_cast<ResourceId>(out_.resources.size());
+    out_.resources.push_back({"stage" + n + ".compute", 1.0});
+    out_.resources.push_back({"stage" + n + ".nvlink", 1.0});
+    out_.resources.push_back({"stage" + n + ".network", 1.0});
+    out_.stages.push_back({.compute = base, .nvlink = base + 1, .network = base + 2});
+  }
+  out_.chunks_per_stage = vp_;
+  out_.tp_tail_ns.assign(static_cast<std::size_t>(pp_ * vp_ * 2), 0);
+  for (std::int64_t s = 0; s < pp_; ++s)
+    for (std::int64_t c = 0; c < vp_; ++c) {
+      const ChunkCosts& chunk = plan_.stages[static_cast<std::size_t>(s)].chunks[static_cast<std::size_t>(c)];
+      for (const bool forward : {true, false}) {
+        const sim::TaskLabel label{.stage = static_cast<std::int32_t>(s), .layer = static_cast<std::int32_t>(c),
+                                   .phase = static_cast<std::uint8_t>(forward ? TaskPhase::forward : TaskPhase::backward)};
+        out_.tp_tail_ns[out_.tp_tail_index(label)] =
+            sim::Time::from_seconds(forward ? chunk.tp_forward_s : chunk.tp_backward_s).ns();
+      }
+    }
+  out_.first_link = static_cast<ResourceId>(out_.resources.size());
+  out_.link_count = links.size();
+  out_.resources.insert(out_.resources.end(), std::make_move_iterator(links.begin()),
+                        std::make_move_iterator(links.end()));
+  out_.graph.reserve(static_cast<std::size_t>(pp_ * vp_ * m_ * 8), static_cast<std::size_t>(pp_ * vp_ * m_ * 8),
+                     static_cast<std::size_t>(pp_ * vp_ * m_ * 16));
+  for (std::int64_t s = 0; s < pp_; ++s) lower_stage(s);
+  connect_stages();
+  return std::move(out_);
+}
+
+void Builder::lower_stage(std::int64_t s) {
+  const StagePlan& stage = plan_.stages[static_cast<std::size_t>(s)];
+  const StageResources& res = out_.stages[static_cast<std::size_t>(s)];
+  const sim::TaskLabel stage_label{.stage = static_cast<std::int32_t>(s)};
+
+  // The next step's parameters, gathered while this step runs.
+  double param_gather_s = 0.0;
+  Traffic param_gather;
+  for (const ChunkCosts& c : stage.chunks) {
+    param_gather_s += c.param_gather_s;
+    param_gather += c.param_gather_traffic;
+  }
+  if (plan_.overlap_param_gather && param_gather_s > 0.0) {
+    sim::TaskLabel label = stage_label;
+    label.phase = static_cast<std::uint8_t>(TaskPhase::forward);
+    comm(param_gather_s, res.network, label, TaskKind::dp_comm, CommScope::dp, param_gather);
+  }
+
+  StreamTail stream_tail;
+  std::vector<TaskId> grad_reduces;
+  for (const PassRef& ref : stage_pass_order(plan_.schedule, pp_, vp_, m_, s))
+    lower_pass(s, ref, stream_tail, grad_reduces);
+
+  sim::TaskLabel label = stage_label;
+  label.phase = static_cast<std::uint8_t>(TaskPhase::optimizer);
+  if (!plan_.overlap_grad_reduce) {  // one reduction of everything after the last backward
+    double reduce_s = 0.0;
+    Traffic reduce_traffic;
+    for (const ChunkCosts& c : stage.chunks) {
+      reduce_s += c.grad_reduce_s;
+      reduce_traffic += c.grad_reduce_traffic;
+    }
+    if (reduce_s > 0.0) {
+      const FlowSpan reduce = comm(reduce_s, res.network, label, TaskKind::dp_comm, CommScope::dp, reduce_traffic);
+      after(stream_tail, reduce.first);
+      grad_reduces.push_back(reduce.last);
+    }
+  }
+  const TaskId optimizer = add(stage.optimizer_s, res.compute, label, TaskKind::compute);
+  after(stream_tail, optimizer);
+  for (TaskId t : grad_reduces) after(t, optimizer);
+  if (!plan_.overlap_param_gather && param_gather_s > 0.0) {
+    label.phase = static_cast<std::uint8_t>(TaskPhase::step_end);
+    after(optimizer, comm(param_gather_s, res.network, label, TaskKind::dp_comm, CommScope::dp, param_gather).first);
+  }
+}
+
+void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_tail,
+                         std::vector<TaskId>& grad_reduces) {
+  const StagePlan& stage = plan_.stages[static_cast<std::size_t>(s)];
+  const ChunkCosts& chunk = stage.chunks[static_cast<std::size_t>(ref.chunk)];
+  const StageResources& res = out_.stages[static_cast<std::size_t>(s)];
+  const sim::TaskLabel label{.stage = static_cast<std::int32_t>(s),
+                             .micro_batch = ref.micro_batch,
+                             .layer = ref.chunk,
+                             .phase = static_cast<std::uint8_t>(ref.forward ? TaskPhase::forward : TaskPhase::backward)};
+  PassTasks& tasks = pass(ref.forward, s, ref.chunk, ref.micro_batch);
+
+  // The chunk's last backward releases its gradients layer by layer: bucket them per layer so that
+  // each bucket's reduction overlaps the backward of the layers still to run.
+  const bool last_backward = !ref.forward && ref.micro_batch == m_ - 1;
+  const bool bucketed = last_backward && plan_.overlap_grad_reduce && chunk.grad_reduce_s > 0.0;
+  const std::int64_t pieces = bucketed ? std::max<std::int64_t>(1, chunk.layers) : 1;
+  const double compute_s = ref.forward ? chunk.forward_s : chunk.backward_s;
+  const double tp_s = ref.forward ? chunk.tp_forward_s : chunk.tp_backward_s;
+  // Under the analytic fidelity an unbucketed pass is one task with its tensor-parallel time.
+  const bool fused = !lower_comm_ && !bucketed && tp_s > 0.0;
+  TaskId previous = none;
+  for (std::int64_t i = 0; i < pieces; ++i) {
+    const TaskId piece = fused ? add(compute_s + tp_s, res.compute, label, TaskKind::compute_then_tp)
+                               : add(compute_s / static_cast<double>(pieces), res.compute, label, TaskKind::compute);
+    if (previous == none) {
+      after(stream_tail, piece);
+      tasks.first = piece;
+    } else {
+      after(previous, piece);
+    }
+    if (bucketed) {
+      const double share = 1.0 / static_cast<double>(pieces);
+      const FlowSpan reduce = comm(chunk.grad_reduce_s * share, res.network, label, TaskKind::dp_comm, CommScope::dp,
+                                   chunk.grad_reduce_traffic.scaled(share));
+      after(piece, reduce.first);
+      grad_reduces.push_back(reduce.last);
+    }
+    previous = piece;
+  }
+  tasks.end = previous;
+
+  if (tp_s > 0.0 && !fused) {
+    const FlowSpan tp = comm(tp_s, res.nvlink, label, TaskKind::tp_comm, CommScope::tp,
+                             ref.forward ? chunk.tp_forward_traffic : chunk.tp_backward_traffic);
+    after(previous, tp.first);
+    tasks.end = tp.last;
+  }
+  const double blocking_dp_s = ref.forward ? chunk.blocking_dp_forward_s : chunk.blocking_dp_backward_s;
+  if (blocking_dp_s > 0.0) {
+    const FlowSpan dp = comm(blocking_dp_s, res.network, label, TaskKind::dp_comm, CommScope::dp,
+                             ref.forward ? chunk.blocking_dp_forward_traffic : chunk.blocking_dp_backward_traffic);
+    after(tasks.end, dp.first);
+    tasks.end = dp.last;
+  }
+  stream_tail = {.end = tasks.end};
+
+  const double overlap_s = ref.forward ? chunk.overlap_forward_s : chunk.overlap_backward_s;
+  if (overlap_s > 0.0) {
+    const FlowSpan overlap =
+        overlap_comm(overlap_s, res.network, label, ref.forward ? chunk.cp_forward_traffic : chunk.cp_backward_traffic,
+                     ref.forward ? chunk.overlap_dp_forward_traffic : chunk.overlap_dp_backward_traffic);
+    if (overlap.first != none) {
+      tasks.overlap_first = overlap.first;
+      tasks.overlap = overlap.last;
+      stream_tail.overlap = tasks.overlap;
+    }
+  }
+
+  // Forward activations go to the next stage (the last stage feeds the first stage's next chunk);
+  // backward gradients go the other way.
+  const bool has_next = ref.forward ? (s < pp_ - 1 || ref.chunk < vp_ - 1) : (s > 0 || ref.chunk > 0);
+  const double send_s = ref.forward ? stage.send_forward_s : stage.send_backward_s;
+  if (has_next && send_s > 0.0) {
+    const FlowSpan send = comm(send_s, res.network, label, TaskKind::pp_comm,
+                               ref.forward ? CommScope::pp_next : CommScope::pp_previous, stage.send_traffic);
+    after(stream_tail, send.first);
+    tasks.send = send.last;
+  }
+}
+
+void Builder::connect_stages() {
+  // Incoming edges of a pass: from the neighbour's send, or (free links) from its stream tail.
+  auto link = [&](const PassTasks& from, const PassTasks& to) {
+    if (from.send != none) {
+      after(from.send, to.first);
+      after(from.send, to.overlap_first);
+      return;
+    }
+    for (TaskId t : {from.end, from.overlap}) {
+      after(t, to.first);
+      after(t, to.overlap_first);
+    }
+  };
+  for (std::int64_t c = 0; c < vp_; ++c)
+    for (std::int64_t b = 0; b < m_; ++b)
+      for (std::int64_t s = 0; s < pp_; ++s) {
+        // Forward: from the previous stage of this chunk, or the last stage of the previous chunk.
+        if (s > 0)
+          link(pass(true, s - 1, c, b), pass(true, s, c, b));
+        else if (c > 0)
+          link(pass(true, pp_ - 1, c - 1, b), pass(true, s, c, b));
+        // Backward: from the next stage of this chunk, or the first stage of the next chunk; the
+        // very last stage's backward starts from its own forward.
+        if (s < pp_ - 1)
+          link(pass(false, s + 1, c, b), pass(false, s, c, b));
+        else if (c < vp_ - 1)
+          link(pass(false, 0, c + 1, b), pass(false, s, c, b));
+        else
+          link(pass(true, s, c, b), pass(false, s, c, b));
+      }
+}
+
+}  // namespace
+
+StepGraph build_step_graph(const StepPlan& plan, const CommLowering& lower_comm, std::vector<sim::Resource> links) {
+  assert(!plan.stages.empty() && !plan.stages.front().chunks.empty() && plan.micro_batches >= 1);
+  return Builder(plan, lower_comm).build(std::move(links));
+}
+
+}  // namespace clustersim::models

@@ -1,0 +1,75 @@
+#pragma once
+/// Lowers a costed StepPlan to the task graph of one training step.
+/// Per stage three resources: its GPUs' compute engine, its NVLink (tensor-parallel collectives)
+/// and its network port (pipeline sends, data-parallel and ZeRO-3 traffic). With the `analytic`
+/// fidelity a communication task's work is its alpha-beta time in seconds on a resource of
+/// capacity 1/s, so concurrent collectives on one port share it fairly instead of overlapping
+/// for free.
+/// Every pass becomes: compute, then its tensor-parallel collectives and any blocking data-parallel
+/// traffic (ZeRO-3 without overlap) on the same stream; beside them the pass's overlappable
+/// traffic; then the send to the neighbouring stage. Under the `analytic` fidelity nothing but
+/// that stream uses a stage's compute engine and NVLink, and the stream runs one pass at a time, so
+/// a pass's compute and collectives always take their own times back to back: one task of kind
+/// compute_then_tp stands for both, a third fewer tasks to simulate (step_pieces.hpp splits it
+/// again for reports). A chunk's last backward, whose gradient buckets follow its layers, keeps
+/// them apart. Passes on a stage run in the schedule's order (pipeline_schedule.hpp). The gradient
+/// reduction of a chunk is bucketed per layer over its last backward pass, as Megatron-LM's
+/// --overlap-grad-reduce does; the optimizer follows all reductions; the parameter all-gather of
+/// the distributed optimizer either overlaps the step (--overlap-param-gather) or follows the
+/// optimizer.
+/// With the `flow` fidelity a CommLowering replaces each communication task by the flows of its
+/// traffic on the cluster network (flow_step.hpp); the network's link resources follow the stages'.
+/// Limitations: tensor-parallel collectives and blocking ZeRO-3 traffic are lumped after each
+/// pass's compute rather than between its layers (the same time on an uncontended stream); no
+/// compute slow-down while communication kernels share the SMs.
+
+#include <functional>
+#include <vector>
+
+#include "models/comm/flow_collectives.hpp"
+#include "models/step/step_labels.hpp"
+#include "models/step/step_plan.hpp"
+#include "sim/task_graph.hpp"
+
+namespace clustersim::models {
+
+struct StageResources {
+  sim::ResourceId compute = 0;
+  sim::ResourceId nvlink = 0;
+  sim::ResourceId network = 0;
+};
+
+struct StepGraph {
+  std::vector<sim::Resource> resources;
+  std::vector<StageResources> stages;
+  sim::TaskGraph graph;
+  sim::ResourceId first_link = 0;  // flow fidelity: network links are resources [first_link, end)
+  std::size_t link_count = 0;
+  /// The tensor-parallel time that ends each compute_then_tp task, by tp_tail_index().
+  std::vector<std::int64_t> tp_tail_ns;
+  std::int64_t chunks_per_stage = 1;
+  std::size_t tp_tail_index(const sim::TaskLabel& label) const {
+    const bool forward = label.phase == static_cast<std::uint8_t>(TaskPhase::forward);
+    return static_cast<std::size_t>((label.stage * chunks_per_stage + label.layer) * 2 + (forward ? 0 : 1));
+  }
+};
+
+/// Which ranks a communication task's traffic runs between.
+enum class CommScope : std::uint8_t {
+  tp,            // the stage's tensor-parallel ring
+  dp,            // the stage's data-parallel rings (over dp x cp ranks: all hold the same weights)
+  cp,            // the stage's context-parallel rings (ring attention's K/V blocks)
+  pp_next,       // each rank to its peer on the next stage (forward activations)
+  pp_previous,   // each rank to its peer on the previous stage (backward gradients)
+};
+
+/// Lowers one communication task's traffic into the graph (flow fidelity).
+using CommLowering = std::function<FlowSpan(sim::TaskGraph&, CommScope, const Traffic&, sim::TaskLabel)>;
+
+/// Label fields: stage, micro_batch, layer (= the model chunk on the stage), phase (TaskPhase),
+/// kind (TaskKind); rank is -1 for a task that stands for the whole stage, the sending rank for a
+/// flow. With `lower_comm`, `links` are appended to the resources as the network.
+StepGraph build_step_graph(const StepPlan& plan, const CommLowering& lower_comm = {},
+                           std::vector<sim::Resource> links = {});
+
+}  // namespace clustersim::models

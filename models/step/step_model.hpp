@@ -1,0 +1,81 @@
+#pragma once
+/// One training step from specs to figures: cost the layout (transformer_costs, compute_time,
+/// collectives), lower it to a task graph (step_builder), run it on the engine and measure it
+/// (step_metrics), and account memory per GPU (memory).
+/// Communication: `analytic` (one alpha-beta delay per collective, no contention between groups)
+/// or `flow` (flow_step.hpp: the traffic of every group as flows on the cluster network).
+/// Limitations: dense transformers only (no MoE / expert parallelism); one pipeline's compute
+/// stands for all DP replicas.
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/spec/cluster_spec.hpp"
+#include "models/comm/collectives.hpp"
+#include "models/compute/compute_profile.hpp"
+#include "models/compute/memory.hpp"
+#include "models/step/step_builder.hpp"
+#include "models/step/step_metrics.hpp"
+#include "models/spec/transformer_spec.hpp"
+#include "sim/timeline.hpp"
+
+namespace clustersim::models {
+
+/// How communication is simulated (DESIGN.md, "Two communication fidelities").
+enum class CommFidelity { analytic, flow };
+
+struct StepInputs {
+  TransformerSpec model;
+  ParallelismSpec parallelism;
+  TrainingSpec training;
+  ClusterSpec cluster;
+  ComputeProfile compute;
+  CommProfile comm;
+  CommFidelity fidelity = CommFidelity::analytic;
+};
+
+/// A layout the step model cannot run: names the field ("parallelism.tp") and the rule.
+class LayoutError : public std::invalid_argument {
+ public:
+  LayoutError(std::string field, const std::string& rule)
+      : std::invalid_argument(field + ": " + rule), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
+/// Throws LayoutError for an impossible layout (divisibility, GPU count, schedule rules).
+void check_layout(const StepInputs& in);
+
+std::int64_t micro_batches_per_step(const ParallelismSpec& parallelism, const TrainingSpec& training);
+
+StepPlan plan_step(const StepInputs& in);
+
+struct StepReport {
+  StepTimes times;
+  std::int64_t micro_batches = 0;
+  std::vector<std::int64_t> layers_per_chunk;  // model order: chunk c of stage s is c x pp + s
+  double tokens_per_s = 0.0;
+  double tokens_per_s_per_gpu = 0.0;
+  double model_tflops_per_gpu = 0.0;
+  double mfu = 0.0;
+  double hfu = 0.0;
+  std::vector<MemoryBreakdown> memory_per_stage;
+  std::int64_t peak_memory_stage = 0;
+  bool fits_in_memory = false;
+  std::vector<std::string> notes;  // what a user should know about this layout (slow TP, ...)
+  std::vector<std::string> failed_links;  // flow fidelity: the failed cables, one direction each
+};
+
+struct StepSimulation {
+  StepGraph step;
+  sim::Timeline timeline;
+  StepReport report;
+};
+
+StepSimulation simulate_step(const StepInputs& in);
+
+}  // namespace clustersim::models

@@ -1,0 +1,38 @@
+#pragma once
+/// A simulated step's tasks as reports show them. A task of kind compute_then_tp (the analytic
+/// fidelity's pass: compute, then its tensor-parallel collectives) is two pieces, its compute on
+/// the stage's compute engine and then its collectives on the stage's NVLink, split where the
+/// collectives' time before its finish begins; every other task is one piece of its own kind, on
+/// its first resource (0 for a task with none).
+
+#include <algorithm>
+#include <cstdint>
+
+#include "models/step/step_builder.hpp"
+#include "models/step/step_labels.hpp"
+#include "sim/timeline.hpp"
+
+namespace clustersim::models {
+
+/// Calls visit(label, kind, resource, begin_ns, end_ns) for every piece, in task order.
+template <class Visit>
+void for_each_piece(const StepGraph& step, const sim::Timeline& timeline, Visit&& visit) {
+  // The count read once: the compiler cannot tell that visit() leaves the graph alone.
+  const std::size_t tasks = step.graph.size();
+  for (sim::TaskId t = 0; t < tasks; ++t) {
+    const sim::TaskLabel& label = step.graph.label(t);
+    const auto kind = static_cast<TaskKind>(label.kind);
+    const sim::ResourceId resource = step.graph.core(t).first_resource;
+    const std::int64_t begin = timeline.tasks[t].start.ns();
+    const std::int64_t end = timeline.tasks[t].finish.ns();
+    if (kind != TaskKind::compute_then_tp) {
+      visit(label, kind, resource, begin, end);
+      continue;
+    }
+    const std::int64_t split = std::max(begin, end - step.tp_tail_ns[step.tp_tail_index(label)]);
+    visit(label, TaskKind::compute, resource, begin, split);
+    visit(label, TaskKind::tp_comm, step.stages[static_cast<std::size_t>(label.stage)].nvlink, split, end);
+  }
+}
+
+}  // namespace clustersim::models

@@ -1,0 +1,157 @@
+#include "planning/layout_search.hpp"
+
+#include <algorithm>
+
+#include "models/step/pipeline_schedule.hpp"
+
+namespace clustersim::planning {
+namespace {
+
+std::vector<std::int64_t> divisors(std::int64_t n) {
+  std::vector<std::int64_t> result;
+  for (std::int64_t d = 1; d <= n; ++d) {
+    if (n % d == 0) result.push_back(d);
+  }
+  return result;
+}
+
+// The allowed values: `candidates` filtered by `wanted` when that is not empty.
+std::vector<std::int64_t> restrict_to(std::vector<std::int64_t> candidates,
+                                      const std::vector<std::int64_t>& wanted) {
+  if (wanted.empty()) return candidates;
+  std::erase_if(candidates, [&](std::int64_t v) {
+    return std::find(wanted.begin(), wanted.end(), v) == wanted.end();
+  });
+  return candidates;
+}
+
+bool contains(const std::vector<bool>& values, bool v) {
+  return std::find(values.begin(), values.end(), v) != values.end();
+}
+
+}  // namespace
+
+std::vector<models::MemoryBreakdown> memory_per_stage(const models::StepInputs& in) {
+  const auto& p = in.parallelism;
+  const auto& t = in.training;
+  const std::int64_t m = models::micro_batches_per_step(p, t);
+  const std::vector<std::int64_t> split = models::split_layers(in.model.layers, p.pp, p.vp);
+  std::vector<models::MemoryBreakdown> stages;
+  stages.reserve(static_cast<std::size_t>(p.pp));
+  for (std::int64_t s = 0; s < p.pp; ++s) {
+    std::int64_t stage_layers = 0;
+    for (std::int64_t c = 0; c < p.vp; ++c) stage_layers += split[static_cast<std::size_t>(c * p.pp + s)];
+    stages.push_back(models::memory_per_gpu(in.model, p, t, stage_layers, s == 0, s == p.pp - 1,
+                                    models::micro_batches_in_flight(t.schedule, p.pp, p.vp, m, s)));
+  }
+  return stages;
+}
+
+PeakMemory peak_memory(const models::StepInputs& in) {
+  const std::vector<models::MemoryBreakdown> stages = memory_per_stage(in);
+  PeakMemory peak;
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    // Strictly greater, as simulate_step picks the first stage of the largest total.
+    if (s == 0 || stages[s].total_bytes > peak.breakdown.total_bytes) {
+      peak.breakdown = stages[s];
+      peak.stage = static_cast<std::int64_t>(s);
+    }
+  }
+  peak.fits = models::fits_in_memory(peak.breakdown.total_bytes, in.cluster.gpu);
+  return peak;
+}
+
+std::string plan_key(const models::StepPlan& plan) {
+  std::string key;
+  const auto put = [&key](auto value) {
+    key.append(reinterpret_cast<const char*>(&value), sizeof value);
+  };
+  put(plan.schedule);
+  put(plan.micro_batches);
+  put(plan.overlap_grad_reduce);
+  put(plan.overlap_param_gather);
+  for (const models::StagePlan& stage : plan.stages) {
+    put(stage.send_forward_s);
+    put(stage.send_backward_s);
+    put(stage.optimizer_s);
+    put(stage.chunks.size());
+    for (const models::ChunkCosts& c : stage.chunks) {
+      for (const double v : {c.forward_s, c.backward_s, c.tp_forward_s, c.tp_backward_s, c.overlap_forward_s,
+                             c.overlap_backward_s, c.grad_reduce_s, c.param_gather_s}) {
+        put(v);
+      }
+      put(c.layers);
+    }
+  }
+  return key;
+}
+
+models::StepInputs with_layout(const models::StepInputs& base, const Layout& layout) {
+  models::StepInputs in = base;
+  in.parallelism = layout.parallelism;
+  in.training = layout.training;
+  return in;
+}
+
+std::vector<LayoutCandidate> search_layouts(const models::StepInputs& base, const SearchSpace& space) {
+  const models::TransformerSpec& model = base.model;
+  const std::int64_t gpus = base.cluster.num_gpus;
+  const std::int64_t seq_len = base.training.seq_len;
+  const std::int64_t global_batch = base.training.global_batch;
+  std::vector<LayoutCandidate> result;
+  // One copy of the inputs, its layout rewritten in place: the profiles hold strings, and
+  // copying them per layout would cost more than the memory estimate itself.
+  models::StepInputs in = base;
+
+  for (const std::int64_t tp : restrict_to(divisors(gpus), space.tp)) {
+    if (model.heads % tp != 0 || model.kv_heads % tp != 0) continue;
+    for (const std::int64_t cp : restrict_to(divisors(gpus / tp), space.cp)) {
+      if (seq_len % cp != 0) continue;
+      for (const std::int64_t pp : restrict_to(divisors(gpus / (tp * cp)), space.pp)) {
+        if (pp > model.layers) continue;
+        const std::int64_t dp = gpus / (tp * cp * pp);
+        if (global_batch % dp != 0) continue;
+        std::vector<std::int64_t> vps{1};
+        if (pp >= 2) {
+          for (std::int64_t vp = 2; pp * vp <= model.layers; ++vp) {
+            if (model.layers % (pp * vp) == 0) vps.push_back(vp);
+          }
+        }
+        for (const std::int64_t vp : restrict_to(vps, space.vp)) {
+          for (const std::int64_t micro_batch :
+               restrict_to(divisors(global_batch / dp), space.micro_batch)) {
+            const std::int64_t m = global_batch / (dp * micro_batch);
+            if (vp > 1 && m % pp != 0) continue;
+            for (const bool sp : {false, true}) {
+              if (space.sp_follows_tp ? sp != (tp > 1) : !contains(space.sp, sp)) continue;
+              if (sp && (tp == 1 || seq_len % (tp * cp) != 0)) continue;
+              for (const int zero : space.zero) {
+                // Sharding over a single replica changes nothing: the first stage listed stands
+                // for all of them.
+                if (dp * cp == 1 && zero != space.zero.front()) continue;
+                for (const models::Recompute recompute : space.recompute) {
+                  Layout layout{.parallelism = base.parallelism, .training = base.training};
+                  layout.parallelism = {.tp = tp, .pp = pp, .dp = dp, .cp = cp, .vp = vp, .sp = sp, .zero = zero};
+                  layout.training.micro_batch = micro_batch;
+                  layout.training.recompute = recompute;
+                  layout.training.schedule = vp > 1 ? models::Schedule::interleaved : models::Schedule::one_f_one_b;
+                  in.parallelism = layout.parallelism;
+                  in.training = layout.training;
+                  try {
+                    check_layout(in);
+                  } catch (const models::LayoutError&) {
+                    continue;  // a rule of the step model this enumeration does not encode
+                  }
+                  result.push_back({.layout = layout, .memory = peak_memory(in)});
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace clustersim::planning

@@ -1,0 +1,37 @@
+#include "planning/step_bound.hpp"
+
+#include <algorithm>
+#include <cstddef>
+
+namespace clustersim::planning {
+
+namespace {
+
+/// One pass of one chunk on its stage's compute stream, as build_step_graph chains it.
+double forward_stream_s(const models::ChunkCosts& c) { return c.forward_s + c.tp_forward_s + c.blocking_dp_forward_s; }
+double backward_stream_s(const models::ChunkCosts& c) { return c.backward_s + c.tp_backward_s + c.blocking_dp_backward_s; }
+
+}  // namespace
+
+double step_time_lower_bound_s(const models::StepPlan& plan) {
+  const auto m = static_cast<double>(plan.micro_batches);
+  const std::size_t pp = plan.stages.size();
+  double bound = 0.0;
+  double fill = 0.0;   // micro-batch 0's forward through the stages before s, sends included
+  double drain = 0.0;  // the last micro-batch's backward from s down to stage 0, sends included
+  for (std::size_t s = 0; s < pp; ++s) {
+    const models::StagePlan& stage = plan.stages[s];
+    double stream = 0.0;
+    for (const models::ChunkCosts& c : stage.chunks) stream += m * (forward_stream_s(c) + backward_stream_s(c));
+    // Every stage: its own passes, then its optimizer step. Stage s > 0: the fill, its passes,
+    // the drain back to stage 0, then stage 0's optimizer step.
+    bound = std::max(bound, stream + stage.optimizer_s);
+    if (s > 0) bound = std::max(bound, fill + stream + drain + plan.stages[0].optimizer_s);
+    const models::ChunkCosts& first = stage.chunks.front();
+    fill += forward_stream_s(first) + stage.send_forward_s;
+    if (s + 1 < pp) drain += backward_stream_s(first) + plan.stages[s + 1].send_backward_s;
+  }
+  return bound;
+}
+
+}  // namespace clustersim::planning

@@ -1,0 +1,23 @@
+#pragma once
+/// A lower bound on the simulated step time of a models::StepPlan, from the plan alone (no task graph, no
+/// engine): what a search needs to set aside layouts that provably cannot rank among its best.
+/// Why it holds: build_step_graph chains each stage's passes (compute, then tensor-parallel and
+/// blocking data-parallel traffic) one after another on a compute engine of capacity 1, and no
+/// task runs faster than alone on its resources. So any chain of dependent tasks takes at least
+/// the sum of their solo durations: stage s's first forward waits for micro-batch 0's forward on
+/// every earlier stage (and the sends between them); stage s's last backward (chunk 0 of the last
+/// micro-batch, in GPipe, 1F1B and interleaved order alike) is followed by that micro-batch's
+/// backward on every earlier stage, then stage 0's optimizer step.
+/// Limitations: ignores contention, overlap traffic and the data-parallel reduction, so it is a
+/// bound, not an estimate. Valid for the analytic fidelity only: the flow fidelity lowers the same
+/// communication to flows whose durations the plan's seconds do not bound.
+
+#include "models/step/step_plan.hpp"
+
+namespace clustersim::planning {
+
+/// Seconds the step takes at least; never more than simulate_step's step_time_s (up to the
+/// nanosecond rounding of the engine, which only lengthens tasks).
+double step_time_lower_bound_s(const models::StepPlan& plan);
+
+}  // namespace clustersim::planning

@@ -1,0 +1,52 @@
+#pragma once
+/// Predicted against measured step time for every run of a validation CSV (see
+/// scenarios/validation_runs.hpp for how rows become scenarios and measured step times).
+/// error = (predicted - measured) / measured, signed: +0.05 means the model is 5% slow.
+/// Statistics are over |error|: MAPE (mean), median and max; `bias` is the mean signed error.
+/// Limitations: one simulated step per row with the analytic fidelity; rows keep CSV order.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "scenarios/validation_runs.hpp"
+
+namespace clustersim::planning {
+
+struct ValidationResult {
+  scenarios::ValidationCase run;
+  double predicted_step_time_s = 0.0;
+  double error = 0.0;
+  double predicted_mfu = 0.0;
+  double measured_mfu = 0.0;  // implied by the measured step time (model FLOPs, dense peak)
+  double bubble_fraction = 0.0;
+  double exposed_comm_fraction = 0.0;
+  bool fits_in_memory = true;
+};
+
+struct ErrorStats {
+  double mape = 0.0;    // mean |error|
+  double median = 0.0;  // median |error|
+  double max = 0.0;     // max |error|
+  double bias = 0.0;    // mean signed error
+  std::int64_t count = 0;
+};
+
+/// The statistics of signed errors; all zero for none.
+ErrorStats error_stats(std::span<const double> errors);
+
+struct ValidationReport {
+  std::vector<ValidationResult> rows;                     // CSV order
+  std::vector<scenarios::SkippedRow> skipped;             // CSV order
+  std::vector<std::pair<std::string, ErrorStats>> by_source;  // families, in order of first row
+  ErrorStats overall;
+};
+
+/// Maps, simulates and compares every row. Throws ScenarioError("<source>:<line>") for a malformed
+/// file; rows the step model rejects are skipped with its message.
+ValidationReport run_validation(std::string_view csv_text, std::string_view source_name);
+
+}  // namespace clustersim::planning

@@ -1,0 +1,202 @@
+#include "models/comm/flow_collectives.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "sim/engine.hpp"
+#include "tests/models/model_fixtures.hpp"
+
+using namespace clustersim;
+using namespace clustersim::models;
+
+namespace {
+
+// doctest's Approx allows epsilon x (1 + |value|): for seconds that is an absolute tolerance of
+// epsilon seconds. scale(0) makes the tolerance relative, as these tests mean it.
+doctest::Approx relative(double value) { return doctest::Approx(value).scale(0.0); }
+
+ClusterSpec h100_cluster(std::int64_t gpus) {
+  return {.gpu = test::h100(), .num_gpus = gpus, .gpus_per_node = 8, .nic_bytes_per_s = 50e9, .nics_per_node = 8};
+}
+
+std::vector<std::int64_t> iota(std::int64_t n, std::int64_t stride = 1) {
+  std::vector<std::int64_t> ranks(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i * stride;
+  return ranks;
+}
+
+struct Lowered {
+  double seconds = 0.0;
+  std::size_t tasks = 0;
+};
+
+Lowered run_flow(const ClusterSpec& cluster, const CollectiveCall& call, const CommProfile& profile) {
+  FlowNetwork network(cluster, profile);
+  FlowLowering lowering(network, 0);
+  sim::TaskGraph graph;
+  lower_collective(graph, lowering, call, cluster, profile);
+  return {sim::Engine(network.resources()).run(graph).makespan.seconds(), graph.size()};
+}
+
+Lowered run_flow(const ClusterSpec& cluster, const CollectiveCall& call) {
+  return run_flow(cluster, call, default_comm_profile(cluster));
+}
+
+double run_analytic(const ClusterSpec& cluster, CollectiveOp op, double bytes, const std::vector<std::int64_t>& ranks) {
+  const CommProfile profile = default_comm_profile(cluster);
+  const FlowNetwork network(cluster, profile);
+  return collective_time_s(op, bytes, comm_group_of(network, ranks), cluster, profile);
+}
+
+struct Shape {
+  std::string name;
+  std::int64_t gpus;
+  std::vector<std::int64_t> ranks;
+};
+
+std::vector<Shape> shapes() {
+  return {{"8 ranks in one node", 8, iota(8)},
+          {"16 ranks over 2 nodes", 16, iota(16)},
+          {"64 ranks over 8 nodes", 64, iota(64)},
+          {"8 rail-aligned ranks, one per node", 64, iota(8, 8)}};
+}
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+}  // namespace
+
+TEST_CASE("flow collectives: where nothing contends, flow and analytic agree within 3 %") {
+  // The standing test of DESIGN.md: one collective alone on an H100 rail-optimized network. Both
+  // fidelities read the same CommProfile (link efficiency, launch and hop latencies), so any gap
+  // is in how the bytes move: NIC vs NVLink bottleneck, channels, flow sharing.
+  for (const Shape& shape : shapes()) {
+    const ClusterSpec cluster = h100_cluster(shape.gpus);
+    for (const CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather})
+      for (const double bytes : {1 * kMiB, 16 * kMiB, 256 * kMiB, 1024 * kMiB}) {
+        CAPTURE(shape.name);
+        CAPTURE(static_cast<int>(op));
+        CAPTURE(bytes);
+        const double analytic = run_analytic(cluster, op, bytes, shape.ranks);
+        const double flow = run_flow(cluster, {.op = op, .bytes = bytes, .ranks = shape.ranks}).seconds;
+        CHECK(flow == relative(analytic).epsilon(0.03));
+      }
+  }
+  // Send/receive inside a node (NVLink) and across nodes (one NIC), and all-to-all inside a node.
+  const ClusterSpec two_nodes = h100_cluster(16);
+  for (const double bytes : {1 * kMiB, 64 * kMiB, 1024 * kMiB}) {
+    CAPTURE(bytes);
+    for (const std::vector<std::int64_t>& pair : {std::vector<std::int64_t>{0, 1}, std::vector<std::int64_t>{3, 11}}) {
+      const double analytic = run_analytic(two_nodes, CollectiveOp::send_recv, bytes, pair);
+      const double flow = run_flow(two_nodes, {.op = CollectiveOp::send_recv, .bytes = bytes, .ranks = pair}).seconds;
+      CHECK(flow == relative(analytic).epsilon(0.03));
+    }
+    const ClusterSpec node = h100_cluster(8);
+    const std::vector<std::int64_t> eight = iota(8);
+    const double analytic = run_analytic(node, CollectiveOp::all_to_all, bytes, eight);
+    const double flow = run_flow(node, {.op = CollectiveOp::all_to_all, .bytes = bytes, .ranks = eight}).seconds;
+    CHECK(flow == relative(analytic).epsilon(0.03));
+  }
+}
+
+TEST_CASE("flow collectives: all-to-all across nodes is held to each GPU's NIC") {
+  // 64 ranks on 8 nodes, 1 GiB: each GPU sends 56/64 of its buffer to other nodes over its own
+  // 47 GB/s NIC: 56/64 x 1 GiB / 47e9 = 19.99 ms, in both fidelities.
+  const ClusterSpec cluster = h100_cluster(64);
+  const std::vector<std::int64_t> ranks = iota(64);
+  const double bytes = 1024 * kMiB;
+  const double flow = run_flow(cluster, {.op = CollectiveOp::all_to_all, .bytes = bytes, .ranks = ranks}).seconds;
+  const double latency = collective_latency_s(CollectiveOp::all_to_all, {.ranks = 64, .ranks_per_node = 8}, cluster,
+                                              default_comm_profile(cluster));
+  CHECK(flow == relative(latency + 56.0 / 64.0 * bytes / 47e9).epsilon(0.005));
+  CHECK(flow == relative(run_analytic(cluster, CollectiveOp::all_to_all, bytes, ranks)).epsilon(0.03));
+}
+
+TEST_CASE("flow collectives: a 2-node ring runs 8 rail-aligned channels in 32 flow classes") {
+  // 16 ranks, 8 per node: 8 channels of S/8. Inside a node the 7 NVLink hops of each channel
+  // reuse 8 (src, dst) pairs, so 8 x 7 hops merge into 8 weighted tasks per node; each channel
+  // crosses between the nodes twice on its own rail: 16 + 16 transfers, plus start and end.
+  // Bandwidth: a NIC carries one channel, 2 x 15/16 x S/8 at 47 GB/s; a GPU's NVLink uplink 7
+  // channels at 369 GB/s shared: the NIC binds. 1 GiB: 1.875 x 2^30 / 8 / 47e9 = 5.354 ms.
+  const ClusterSpec cluster = h100_cluster(16);
+  const std::vector<std::int64_t> ranks = iota(16);
+  const double bytes = 1024 * kMiB;
+  const Lowered lowered =
+      run_flow(cluster, {.op = CollectiveOp::all_reduce, .bytes = bytes, .ranks = ranks, .algorithm = FlowAlgorithm::ring});
+  CHECK(lowered.tasks == 34);
+  const double latency = collective_latency_s(CollectiveOp::all_reduce, {.ranks = 16, .ranks_per_node = 8}, cluster,
+                                              default_comm_profile(cluster));
+  // 8 us launch + 14 NVLink hops x 0.4 us + 2 tree levels x 5.5 us.
+  CHECK(latency == relative(8e-6 + 14 * 0.4e-6 + 2 * 5.5e-6));
+  CHECK(lowered.seconds == relative(latency + 2.0 * 15.0 / 16.0 * bytes / 8.0 / 47e9).epsilon(1e-4));
+}
+
+TEST_CASE("flow collectives: NVLS inside a node and NCCL's tree across nodes, as the analytic model assumes") {
+  // 8 H100: each GPU pushes S into the NVSwitch and takes S back at the profile's NVLS rate
+  // (algbw = NVLink x nvls_algbw_efficiency), faster than a ring's 369 GB/s / 1.75.
+  const double bytes = 1024 * kMiB;
+  const ClusterSpec node = h100_cluster(8);
+  const CommProfile p = default_comm_profile(node);
+  REQUIRE(450e9 * p.nvls_algbw_efficiency > 450e9 * p.nvlink_efficiency / 1.75);
+  const double nvls_s = bytes / (450e9 * p.nvls_algbw_efficiency);
+  const Lowered nvls = run_flow(node, {.op = CollectiveOp::all_reduce, .bytes = bytes, .ranks = iota(8)});
+  CHECK(nvls.tasks == 2 + 16);  // up and down per GPU
+  CHECK(nvls.seconds == relative(8e-6 + 14 * 0.4e-6 + nvls_s).epsilon(1e-4));
+  // 16 ranks on 2 nodes: NVLS inside each node while each rail moves 2 x 1/2 x S/8 between the
+  // nodes at 47 GB/s x tree efficiency. The two stages are pipelined at the soft minimum of their
+  // rates, (inside^-p + between^-p)^(-1/p) with the profile's exponent p; with the plain minimum
+  // (p = 0) the slower of the two sets the time.
+  const ClusterSpec two = h100_cluster(16);
+  const double between_s = bytes / 8.0 / (47e9 * p.tree_efficiency);
+  REQUIRE(p.tree_coupling_exponent == 4.0);
+  const double coupled_s = std::pow(std::pow(nvls_s, 4.0) + std::pow(between_s, 4.0), 0.25);
+  const Lowered tree = run_flow(two, {.op = CollectiveOp::all_reduce, .bytes = bytes, .ranks = iota(16)});
+  CHECK(tree.seconds == relative(8e-6 + 14 * 0.4e-6 + 2 * 5.5e-6 + coupled_s).epsilon(1e-4));
+  CommProfile plain = p;
+  plain.tree_coupling_exponent = 0.0;
+  const Lowered plain_tree = run_flow(two, {.op = CollectiveOp::all_reduce, .bytes = bytes, .ranks = iota(16)}, plain);
+  CHECK(plain_tree.seconds == relative(8e-6 + 14 * 0.4e-6 + 2 * 5.5e-6 + std::max(nvls_s, between_s)).epsilon(1e-4));
+  CHECK_THROWS_AS(run_flow(two, {.op = CollectiveOp::all_reduce, .bytes = bytes, .ranks = iota(16),
+                                 .algorithm = FlowAlgorithm::nvls}),
+                  std::invalid_argument);
+}
+
+TEST_CASE("flow collectives: hierarchical all-reduce runs its three phases one after the other") {
+  // 16 ranks on 2 nodes, 1 GiB. Reduce-scatter in each node: 7/8 S over NVLink at 369 GB/s;
+  // all-reduce per rail on S/8 across 2 nodes: 2 x 1/2 x S/8 at 47 GB/s; all-gather: 7/8 S again.
+  const ClusterSpec cluster = h100_cluster(16);
+  const std::vector<std::int64_t> ranks = iota(16);
+  const double bytes = 1024 * kMiB;
+  const double nvlink = 450e9 * 0.82, nic = 50e9 * 0.94;
+  const double expected = 8e-6 + 14 * 0.4e-6 + 2 * 5.5e-6 + 2.0 * 7.0 / 8.0 * bytes / nvlink + bytes / 8.0 / nic;
+  const double flow =
+      run_flow(cluster, {.op = CollectiveOp::all_reduce, .bytes = bytes, .ranks = ranks, .algorithm = FlowAlgorithm::hierarchical})
+          .seconds;
+  CHECK(flow == relative(expected).epsilon(1e-4));
+  CHECK_THROWS_AS(run_flow(cluster, {.op = CollectiveOp::all_gather, .bytes = bytes, .ranks = ranks,
+                                     .algorithm = FlowAlgorithm::hierarchical}),
+                  std::invalid_argument);
+}
+
+TEST_CASE("flow collectives: two rings that share a NIC split it") {
+  // Ranks 0 and 8 sit on rail 0 of nodes 0 and 1. An all-gather over them and a send 0 -> 8 run
+  // at once: both move 0 -> 8 over the same rail-0 NIC, so each gets half of its 47 GB/s.
+  const ClusterSpec cluster = h100_cluster(16);
+  const CommProfile profile = default_comm_profile(cluster);
+  FlowNetwork network(cluster, profile);
+  FlowLowering lowering(network, 0);
+  sim::TaskGraph graph;
+  const std::vector<std::int64_t> pair{0, 8};
+  const double bytes = 470e6;  // all-gather: each rank sends 1/2 x 470 MB = 235 MB; the send 235 MB
+  lower_collective(graph, lowering, {.op = CollectiveOp::all_gather, .bytes = bytes, .ranks = pair}, cluster, profile);
+  lower_collective(graph, lowering, {.op = CollectiveOp::send_recv, .bytes = bytes / 2.0, .ranks = pair}, cluster,
+                   profile);
+  const double makespan = sim::Engine(network.resources()).run(graph).makespan.seconds();
+  // Both flows 0 -> 8 carry 235 MB at 23.5 GB/s: 10 ms, after the all-gather's latency (the larger).
+  const double latency =
+      collective_latency_s(CollectiveOp::all_gather, {.ranks = 2, .ranks_per_node = 1}, cluster, profile);
+  CHECK(makespan == relative(latency + 235e6 / 23.5e9).epsilon(1e-3));
+}

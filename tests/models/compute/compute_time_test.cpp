@@ -1,0 +1,196 @@
+#include "models/compute/compute_time.hpp"
+
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <string_view>
+
+#include "tests/models/model_fixtures.hpp"
+
+namespace clustersim::models {
+namespace {
+
+OpCost gemm(int m, int n, int k, double bytes = 0.0) {
+  return {.name = "gemm", .kind = OpKind::gemm, .flops = 2.0 * m * n * k, .model_flops = 2.0 * m * n * k,
+          .bytes = bytes, .gemm_m = m, .gemm_n = n, .gemm_k = k};
+}
+
+TEST_CASE("compute profile: every bundled profile is sourced and in range") {
+  for (std::string_view name : {"a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200"}) {
+    const ComputeProfile p = default_compute_profile(name);
+    CHECK(p.gpu == name);
+    for (const auto* c : {&p.gemm_max_efficiency_bf16, &p.gemm_max_efficiency_fp8, &p.k_half,
+                          &p.attention_efficiency, &p.hbm_efficiency, &p.launch_overhead_s}) {
+      CHECK_FALSE(c->source.empty());
+      CHECK(c->value >= 0.0);
+      CHECK(c->value < 1000.0);
+    }
+    CHECK(p.gemm_max_efficiency_bf16.value > 0.5);
+    CHECK(p.gemm_max_efficiency_bf16.value <= 1.0);
+    CHECK(p.attention_efficiency.value <= 1.0);
+    CHECK(p.hbm_efficiency.value <= 1.0);
+    CHECK_FALSE(p.sm_count.source.empty());
+    CHECK_FALSE(p.tile_m.source.empty());
+    CHECK_FALSE(p.tile_n.source.empty());
+  }
+  CHECK_THROWS_AS(default_compute_profile("tpu-v5"), std::invalid_argument);
+}
+
+TEST_CASE("compute time: a large, tile-aligned GEMM runs at the MAMF rate") {
+  // H100 bf16, m = 128 x 132, n = 256 x 64: 132 x 64 tiles fill 64 waves of 132 SMs exactly.
+  // k = 65536: k_fill = 65536 / (65536 + 256) = 0.9961. MAMF: 794.5 TF/s (measurements.md 2.1).
+  const ComputeProfile p = default_compute_profile("h100-sxm");
+  const int m = 128 * 132, n = 256 * 64, k = 65536;
+  const double eff = gemm_efficiency(p, Precision::bf16, m, n, k);
+  CHECK(eff * 989e12 == doctest::Approx(794.5e12 * 65536.0 / 65792.0).epsilon(1e-9));
+  const OpCost op = gemm(m, n, k);
+  const double expected_s = op.flops / (794.5e12 * 65536.0 / 65792.0) + 4e-6;
+  CHECK(op_time_s(op, test::h100(), p, Precision::bf16) == doctest::Approx(expected_s).epsilon(1e-9));
+  // The same GEMM in fp8 runs at the fp8 plateau fitted to the cuBLASLt rows of measurements.md
+  // 2.2, derived here by hand: 128 x 256 tiles on 132 SMs, k_half 256.
+  //   4096^3:  32 x 16 = 512 tiles in 4 waves (528 slots),    k_fill 4096 / 4352,  1216.9 TF/s
+  //   8192^3:  64 x 32 = 2048 tiles in 16 waves (2112),       k_fill 8192 / 8448,  1290.1
+  //   16384^3: 128 x 64 = 8192 tiles in 63 waves (8316),      k_fill 16384 / 16640, 1377.3
+  //   32768^3: 256 x 128 = 32768 tiles in 249 waves (32868),  k_fill 32768 / 33024, 1382.2
+  //   6144 x 12288 x 12288: 48 x 48 = 2304 in 18 waves (2376), k_fill 12288 / 12544, 1351.4
+  const double plateau = (1216.9 / (512.0 / 528.0 * 4096.0 / 4352.0) + 1290.1 / (2048.0 / 2112.0 * 8192.0 / 8448.0) +
+                          1377.3 / (8192.0 / 8316.0 * 16384.0 / 16640.0) +
+                          1382.2 / (32768.0 / 32868.0 * 32768.0 / 33024.0) +
+                          1351.4 / (2304.0 / 2376.0 * 12288.0 / 12544.0)) /
+                         5.0 / 1979.0;
+  CHECK(p.gemm_max_efficiency_fp8.value == doctest::Approx(plateau).epsilon(1e-12));
+  CHECK(gemm_efficiency(p, Precision::fp8, m, n, k) == doctest::Approx(plateau * 65536.0 / 65792.0).epsilon(1e-9));
+  // And the rows are reproduced within 5 % (4096^3 is the farthest, +4.2 %): the fit carries the shapes.
+  CHECK(gemm_efficiency(p, Precision::fp8, 4096, 4096, 4096) * 1979.0 == doctest::Approx(1216.9).epsilon(0.05));
+  CHECK(gemm_efficiency(p, Precision::fp8, 16384, 16384, 16384) * 1979.0 == doctest::Approx(1377.3).epsilon(0.05));
+}
+
+TEST_CASE("compute time: A100's e_max is the cuBLASLt plateau, under MAMF's luckiest shape") {
+  // measurements.md 2.2 A100 FP16 (the bf16 rate), 128 x 128 tiles on 108 SMs, k_half 256:
+  //   4096^3: 1024 tiles in 10 waves (1080), 228.0;  8192^3: 4096 in 38 waves (4104), 253.7;
+  //   16384^3: 16384 in 152 waves (16416), 256.5;     6144 x 12288 x 12288: 4608 in 43 (4644), 250.8.
+  const double plateau = (228.0 / (1024.0 / 1080.0 * 4096.0 / 4352.0) + 253.7 / (4096.0 / 4104.0 * 8192.0 / 8448.0) +
+                          256.5 / (16384.0 / 16416.0 * 16384.0 / 16640.0) +
+                          250.8 / (4608.0 / 4644.0 * 12288.0 / 12544.0)) /
+                         4.0 / 312.0;
+  const ComputeProfile p = default_compute_profile("a100-80gb");
+  CHECK(p.gemm_max_efficiency_bf16.value == doctest::Approx(plateau).epsilon(1e-12));
+  // Below MAMF's best of a shape sweep, 271.2 TF/s, which the profile used before.
+  CHECK(p.gemm_max_efficiency_bf16.value < 271.2 / 312.0);
+}
+
+TEST_CASE("compute time: a tiny GEMM is far slower than its FLOPs at peak suggest") {
+  // 128 x 256 x 64 on H100: one output tile keeps 1 of 132 SMs busy, k_fill = 64/320 = 0.2, and the
+  // 4 us launch dominates: over 1000x the 4.2 ns its 4.2 MFLOP would take at 989 TF/s.
+  const ComputeProfile p = default_compute_profile("h100-sxm");
+  const OpCost op = gemm(128, 256, 64);
+  CHECK(gemm_efficiency(p, Precision::bf16, 128, 256, 64) ==
+        doctest::Approx(794.5 / 989.0 / 132.0 * 0.2).epsilon(1e-9));
+  CHECK(op_time_s(op, test::h100(), p, Precision::bf16) > 1000.0 * op.flops / 989e12);
+}
+
+TEST_CASE("compute time: the GEMM model stays within 10% of cuBLASLt shapes it was not fitted to") {
+  // measurements.md 2.2 (Azure cuBLASLt). k_half was fitted to the 1024^3 H100 fp8 row only.
+  const ComputeProfile h100 = default_compute_profile("h100-sxm");
+  CHECK(gemm_efficiency(h100, Precision::fp8, 4096, 4096, 4096) * 1979e12 == doctest::Approx(1216.9e12).epsilon(0.1));
+  CHECK(gemm_efficiency(h100, Precision::fp8, 8192, 8192, 8192) * 1979e12 == doctest::Approx(1290.1e12).epsilon(0.1));
+  CHECK(gemm_efficiency(h100, Precision::fp8, 16384, 16384, 16384) * 1979e12 ==
+        doctest::Approx(1377.3e12).epsilon(0.1));
+  const ComputeProfile a100 = default_compute_profile("a100-80gb");
+  CHECK(gemm_efficiency(a100, Precision::bf16, 4096, 4096, 4096) * 312e12 == doctest::Approx(228.0e12).epsilon(0.1));
+  CHECK(gemm_efficiency(a100, Precision::bf16, 8192, 8192, 8192) * 312e12 == doctest::Approx(253.7e12).epsilon(0.1));
+  CHECK(gemm_efficiency(a100, Precision::bf16, 1024, 1024, 1024) * 312e12 == doctest::Approx(119.4e12).epsilon(0.1));
+}
+
+TEST_CASE("compute time: memory-bound ops run at STREAM bandwidth") {
+  // 1 GB moved on an H100: the STREAM copy rate is 2.90 TB/s (measurements.md 2.2), so 344.8 us,
+  // plus 5 launches of 4 us.
+  const ComputeProfile p = default_compute_profile("h100-sxm");
+  const OpCost op{.name = "norms", .kind = OpKind::elementwise, .flops = 1e9, .bytes = 1e9, .kernels = 5};
+  CHECK(op_time_s(op, test::h100(), p, Precision::bf16) == doctest::Approx(1e9 / 2.90e12 + 20e-6).epsilon(1e-9));
+  // A GEMM with few FLOPs and many bytes is bandwidth-bound too: 2 GB at 2.90 TB/s.
+  const OpCost skinny = gemm(8192, 8192, 8, 2e9);
+  CHECK(op_time_s(skinny, test::h100(), p, Precision::bf16) == doctest::Approx(2e9 / 2.90e12 + 4e-6).epsilon(1e-9));
+}
+
+TEST_CASE("compute time: attention runs at the FlashAttention-2 rate") {
+  // 1e12 executed FLOPs on an H100 at FA2's measured 327.9 TF/s: 3.05 ms plus one launch.
+  const ComputeProfile p = default_compute_profile("h100-sxm");
+  const OpCost op{.name = "attention", .kind = OpKind::attention, .flops = 1e12, .bytes = 1e6};
+  CHECK(op_time_s(op, test::h100(), p, Precision::bf16) == doctest::Approx(1e12 / 327.9e12 + 4e-6).epsilon(1e-9));
+  // fp8 training keeps attention in bf16.
+  CHECK(op_time_s(op, test::h100(), p, Precision::fp8) == doctest::Approx(1e12 / 327.9e12 + 4e-6).epsilon(1e-9));
+}
+
+TEST_CASE("compute time: an fp8 GEMM on an A100 is an error") {
+  const OpCost op = gemm(4096, 4096, 4096);
+  CHECK_THROWS_AS(op_time_s(op, test::a100(), default_compute_profile("a100-80gb"), Precision::fp8),
+                  std::invalid_argument);
+}
+
+TEST_CASE("compute time: a Llama 3 70B layer forward on tp = 8 H100s is GEMM- and attention-bound") {
+  // b = 1, s = 8192, tp = 8, SP. GEMMs: 2 x 8192 tokens x 855,638,016 / 8 = 1.752e12 FLOPs; causal
+  // attention: 2 x 8192^2 x 1024 = 1.374e11 executed FLOPs. At the best measured rates (794.5 and
+  // 327.9 TF/s) that is 2.21 ms + 0.42 ms = 2.62 ms; shape losses, norms and launches may add at most
+  // a quarter on these large shapes.
+  const LayerCosts c = layer_costs(test::llama3_70b(), {.tp = 8, .sp = true}, {.seq_len = 8192, .micro_batch = 1});
+  const double best = 2.0 * 8192.0 * 855638016.0 / 8.0 / 794.5e12 + 2.0 * 8192.0 * 8192.0 * 1024.0 / 327.9e12;
+  const double t = ops_time_s(c.forward.span(), test::h100(), default_compute_profile("h100-sxm"), Precision::bf16);
+  CHECK(t > best);
+  CHECK(t < 1.25 * best);
+}
+
+double attention_core_time(const OpList& ops, const GpuSpec& gpu, const ComputeProfile& profile) {
+  double sum = 0.0;
+  for (const OpCost& op : ops) {
+    if (op.name.starts_with("attention")) sum += op_time_s(op, gpu, profile, Precision::bf16);
+  }
+  return sum;
+}
+
+TEST_CASE("compute time: unfused attention's GEMMs stay bf16 in an fp8 step") {
+  // fp8 recipes cast the linear layers only: a batched Q K^T of 96 x [2048 x 128] x [128 x 2048]
+  // takes the same time at either precision, while a linear-layer GEMM of that shape speeds up.
+  OpCost scores = gemm(96 * 2048, 2048, 128);
+  scores.kind = OpKind::attention_gemm;
+  const ComputeProfile profile = default_compute_profile("h100-sxm");
+  CHECK(op_time_s(scores, test::h100(), profile, Precision::fp8) ==
+        doctest::Approx(op_time_s(scores, test::h100(), profile, Precision::bf16)));
+  const OpCost linear = gemm(96 * 2048, 2048, 128);
+  CHECK(op_time_s(linear, test::h100(), profile, Precision::fp8) <
+        op_time_s(linear, test::h100(), profile, Precision::bf16));
+}
+
+TEST_CASE("compute time: unfused attention is slower than flash, the more so the longer the sequence") {
+  // GPT-3 175B on tp = 8 A100s, b = 1, s = 8192: 12 heads, N = 12 x 8192^2 = 805,306,368 scores.
+  // Flash executes half of 4 s^2 h / t forward and 2.5 x that backward: 3.5 x 2.061e11 = 7.215e11
+  // FLOPs at 179.5 TF/s = 4.02 ms. Unfused moves 13 N bytes of scores forward and 19 N backward:
+  // 32 N = 25.77 GB at 1.61 TB/s (STREAM) = 16.0 ms before any of its GEMMs, so at least 3.9 x flash.
+  const GpuSpec gpu = test::a100();
+  const ComputeProfile profile = default_compute_profile("a100-80gb");
+  const auto layer = [](std::int64_t s, AttentionKernel kernel) {
+    return layer_costs(test::gpt3_175b(), {.tp = 8},
+                       {.seq_len = s, .micro_batch = 1, .recompute = Recompute::none, .attention = kernel});
+  };
+  const auto core = [&](const LayerCosts& c) {
+    return attention_core_time(c.forward, gpu, profile) + attention_core_time(c.backward, gpu, profile);
+  };
+  const LayerCosts flash = layer(8192, AttentionKernel::flash), unfused = layer(8192, AttentionKernel::unfused);
+  CHECK(core(flash) == doctest::Approx(4.02e-3).epsilon(0.01).scale(0));  // relative: doctest adds 1 to the scale
+  CHECK(core(unfused) > 32.0 * 805306368.0 / 1.61e12);
+  CHECK(core(unfused) > 3.9 * core(flash));
+
+  // The whole layer: the s^2 terms weigh more against the s h^2 GEMMs as s grows.
+  const auto slowdown = [&](std::int64_t s) {
+    const auto total = [&](const LayerCosts& c) {
+      return ops_time_s(c.forward.span(), gpu, profile, Precision::bf16) +
+             ops_time_s(c.backward.span(), gpu, profile, Precision::bf16);
+    };
+    return total(layer(s, AttentionKernel::unfused)) / total(layer(s, AttentionKernel::flash));
+  };
+  CHECK(slowdown(2048) > 1.0);
+  CHECK(slowdown(8192) > slowdown(2048));
+}
+
+}  // namespace
+}  // namespace clustersim::models

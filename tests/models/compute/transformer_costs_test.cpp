@@ -1,0 +1,291 @@
+#include "models/compute/transformer_costs.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string_view>
+
+#include "tests/models/model_fixtures.hpp"
+#include "models/compute/flops.hpp"
+
+namespace clustersim::models {
+namespace {
+
+const OpCost& find(const OpList& ops, std::string_view name) {
+  for (const OpCost& op : ops) {
+    if (op.name == name) return op;
+  }
+  FAIL("no op named ", name);
+  return ops[0];
+}
+
+double gemm_flops(const OpList& ops) {
+  double sum = 0.0;
+  for (const OpCost& op : ops) {
+    if (op.kind == OpKind::gemm) sum += op.flops;
+  }
+  return sum;
+}
+
+TEST_CASE("transformer costs: a GPT-3 layer on one GPU has 24 b s h^2 GEMM and 4 b s^2 h attention FLOPs") {
+  // GPT-3 175B layer, b = 1, s = 2048, no parallelism. Forward GEMMs: QKV 6bsh^2, output 2bsh^2,
+  // MLP 2 x 2bsh(4h) = 16bsh^2: 24 b s h^2. Attention scores + values: 4 b s^2 h as model FLOPs,
+  // half of it executed by a causal flash kernel.
+  const double b = 1, s = 2048, h = 12288;
+  const LayerCosts c = layer_costs(test::gpt3_175b(), {}, {.seq_len = 2048, .micro_batch = 1});
+  CHECK(gemm_flops(c.forward) == doctest::Approx(24.0 * b * s * h * h));
+  const OpCost& attn = find(c.forward, "attention");
+  CHECK(attn.model_flops == doctest::Approx(4.0 * b * s * s * h));
+  CHECK(attn.flops == doctest::Approx(2.0 * b * s * s * h));
+  CHECK(total_model_flops(c.forward.span()) == doctest::Approx(24.0 * b * s * h * h + 4.0 * b * s * s * h));
+
+  // Backward: dgrad + wgrad double every GEMM; FlashAttention-2 executes 2.5x its forward, while
+  // the model-FLOPs convention counts 2x.
+  CHECK(gemm_flops(c.backward) == doctest::Approx(48.0 * b * s * h * h));
+  const OpCost& attn_bwd = find(c.backward, "attention_bwd");
+  CHECK(attn_bwd.flops == doctest::Approx(2.5 * 2.0 * b * s * s * h));
+  CHECK(attn_bwd.model_flops == doctest::Approx(8.0 * b * s * s * h));
+}
+
+TEST_CASE("transformer costs: per-GPU ops summed over the model give the metric's model FLOPs") {
+  // GPT-3 175B, global batch 1536 of micro-batches of 2 on one GPU: 768 micro-batches x
+  // (96 layers x layer fwd+bwd + logits fwd+bwd) must equal models/compute/flops.hpp's definition.
+  const TransformerSpec model = test::gpt3_175b();
+  const TrainingSpec training{.seq_len = 2048, .micro_batch = 2, .global_batch = 1536};
+  const LayerCosts layer = layer_costs(model, {}, training);
+  const HeadCosts head = head_costs(model, {}, training);
+  const double per_micro_batch =
+      96.0 * (total_model_flops(layer.forward.span()) + total_model_flops(layer.backward.span())) +
+      total_model_flops(head.output_forward.span()) + total_model_flops(head.output_backward.span());
+  CHECK(768.0 * per_micro_batch == doctest::Approx(model_flops_per_step(model, training)).epsilon(1e-9));
+}
+
+TEST_CASE("transformer costs: Llama 3 70B on tp = 8, cp = 2 has per-rank GEMM shapes") {
+  // b = 1, s = 8192, cp = 2: 4096 tokens per rank. h = 8192, 64 heads of 128, 8 kv heads (one per
+  // TP rank), f = 28672. QKV: n = (8192 + 2 x 1024) / 8 = 1280, k = 8192. SwiGLU up (gate + up):
+  // n = 2 x 28672 / 8 = 7168. Down: n = 8192, k = 3584. Weight gradients reduce over the tokens.
+  const ParallelismSpec par{.tp = 8, .cp = 2};
+  const LayerCosts c = layer_costs(test::llama3_70b(), par, {.seq_len = 8192, .micro_batch = 1});
+  const OpCost& qkv = find(c.forward, "qkv_proj");
+  CHECK(qkv.gemm_m == 4096);
+  CHECK(qkv.gemm_n == 1280);
+  CHECK(qkv.gemm_k == 8192);
+  CHECK(qkv.flops == doctest::Approx(2.0 * 4096 * 1280 * 8192));
+  CHECK(find(c.forward, "mlp_up").gemm_n == 7168);
+  CHECK(find(c.forward, "mlp_down").gemm_k == 3584);
+  const OpCost& qkv_wgrad = find(c.backward, "qkv_proj_wgrad");
+  CHECK(qkv_wgrad.gemm_m == 8192);
+  CHECK(qkv_wgrad.gemm_n == 1280);
+  CHECK(qkv_wgrad.gemm_k == 4096);
+  const OpCost& qkv_dgrad = find(c.backward, "qkv_proj_dgrad");
+  CHECK(qkv_dgrad.gemm_m == 4096);
+  CHECK(qkv_dgrad.gemm_n == 8192);
+  CHECK(qkv_dgrad.gemm_k == 1280);
+  // The rank's 4096 queries score against all 8192 keys over 8 of the 64 heads:
+  // 4 x 4096 x 8192 x 1024 full, half executed.
+  CHECK(find(c.forward, "attention").model_flops == doctest::Approx(4.0 * 4096 * 8192 * 1024));
+  CHECK(find(c.forward, "attention").flops == doctest::Approx(2.0 * 4096 * 8192 * 1024));
+}
+
+TEST_CASE("transformer costs: k/v heads replicate when there are fewer than TP ranks") {
+  // Llama 3 70B at tp = 16: 8 kv heads cannot split 16 ways, so every rank keeps one (128 wide).
+  // QKV n = 8192 / 16 + 2 x 128 = 768.
+  const LayerCosts c = layer_costs(test::llama3_70b(), {.tp = 16}, {.seq_len = 4096, .micro_batch = 1});
+  CHECK(find(c.forward, "qkv_proj").gemm_n == 768);
+}
+
+TEST_CASE("transformer costs: fp8 GEMMs read 1-byte inputs and write bf16 outputs") {
+  // Llama 3 8B QKV at b = 1, s = 4096: m = 4096, n = 4096 + 2 x 1024 = 6144, k = 4096.
+  // bf16: (m k + k n) x 2 + m n x 2; fp8: (m k + k n) x 1 + m n x 2.
+  const double m = 4096, n = 6144, k = 4096;
+  const auto bytes = [&](Precision p) {
+    return find(layer_costs(test::llama3_8b(), {}, {.seq_len = 4096, .micro_batch = 1, .precision = p}).forward,
+                "qkv_proj")
+        .bytes;
+  };
+  CHECK(bytes(Precision::bf16) == doctest::Approx((m * k + k * n) * 2.0 + m * n * 2.0));
+  CHECK(bytes(Precision::fp8) == doctest::Approx((m * k + k * n) * 1.0 + m * n * 2.0));
+}
+
+TEST_CASE("transformer costs: sequence parallelism divides the norm and residual traffic by tp") {
+  // GELU model h = 1024, f = 4096, b = 1, s = 1024 (T = 1024 tokens), tp = 8. Per token and hidden
+  // unit: two norms (read + write, 2 x 4 B) and two bias-dropout-adds (read 2, write 1, mask 1 B:
+  // 2 x 7 B) = 22 B; the GELU reads and writes f/tp per token: 4 x 512 = 2048 B per token.
+  // Without SP: 22 x T x h + 2048 T = 24 T h. With SP: 22 T h / 8 + 2 T h = 4.75 T h.
+  const TransformerSpec model{.name = "tiny-gelu", .layers = 1, .hidden = 1024, .ffn_hidden = 4096, .heads = 8, .kv_heads = 8,
+                              .vocab = 1000, .mlp = MlpKind::gelu};
+  const TrainingSpec training{.seq_len = 1024, .micro_batch = 1};
+  const double th = 1024.0 * 1024.0;
+  CHECK(find(layer_costs(model, {.tp = 8}, training).forward, "norms_elementwise").bytes ==
+        doctest::Approx(24.0 * th));
+  CHECK(find(layer_costs(model, {.tp = 8, .sp = true}, training).forward, "norms_elementwise").bytes ==
+        doctest::Approx(4.75 * th));
+}
+
+TEST_CASE("transformer costs: fp8 adds the cast and transpose of every linear layer's inputs and output gradients") {
+  // GELU model h = 1024, f = 4096, 8 heads of 128 (8 kv heads: one per rank at tp = 8), T = 1024
+  // tokens. Per rank the linear layers are qkv (k = h = 1024, n = 3 x 128 = 384), out_proj
+  // (k = 128, n = 1024), mlp_up (k = 1024, n = 4096 / 8 = 512), mlp_down (k = 512, n = 1024).
+  // A cast_transpose reads 2 B and writes 1 + 1 B per element of a T x width operand.
+  // Forward inputs: (1024 + 128 + 1024 + 512) x 4 B = 10752 B per token.
+  // Backward output gradients: (384 + 1024 + 512 + 1024) x 4 B = 11776 B per token.
+  // With SP the rows of qkv's and mlp_up's inputs and of out_proj's and mlp_down's output
+  // gradients are sharded: cast on T/8 rows (3 B), transposed after the fp8 gather (2 B on T rows):
+  // 1024 x (3/8 + 2) = 2432 B per token each instead of 4096.
+  // Forward: 2 x 2432 + 128 x 4 + 512 x 4 = 7424; backward: 384 x 4 + 512 x 4 + 2 x 2432 = 8448.
+  const TransformerSpec model{.name = "tiny-gelu", .layers = 1, .hidden = 1024, .ffn_hidden = 4096, .heads = 8, .kv_heads = 8,
+                              .vocab = 1000, .mlp = MlpKind::gelu};
+  const TrainingSpec fp8{.seq_len = 1024, .micro_batch = 1, .precision = Precision::fp8};
+  const double tokens = 1024.0;
+  const LayerCosts plain = layer_costs(model, {.tp = 8}, fp8);
+  CHECK(find(plain.forward, "fp8_cast").bytes == doctest::Approx(10752.0 * tokens));
+  CHECK(find(plain.backward, "fp8_cast_bwd").bytes == doctest::Approx(11776.0 * tokens));
+  const LayerCosts sp = layer_costs(model, {.tp = 8, .sp = true}, fp8);
+  CHECK(find(sp.forward, "fp8_cast").bytes == doctest::Approx(7424.0 * tokens));
+  CHECK(find(sp.backward, "fp8_cast_bwd").bytes == doctest::Approx(8448.0 * tokens));
+  CHECK(find(sp.forward, "fp8_cast").model_flops == 0.0);
+  // bf16 has no casts.
+  const LayerCosts bf16 = layer_costs(model, {.tp = 8, .sp = true}, {.seq_len = 1024, .micro_batch = 1});
+  for (const OpCost& op : bf16.forward) CHECK(op.name != "fp8_cast");
+  for (const OpCost& op : bf16.backward) CHECK(op.name != "fp8_cast_bwd");
+}
+
+TEST_CASE("transformer costs: eager elementwise kernels move what plain PyTorch's ops read and write") {
+  // Llama 3 8B (h 4096, f 14336, 32 heads, 8 k/v heads of 128), T = 4096 tokens, tp 1. Per token:
+  //   two RMSNorms of 36 B and two residual adds of 6 B per hidden unit: 84 x 4096 = 344064
+  //   RoPE on q and k, 20 B each: 20 x (4096 + 1024)                                = 102400
+  //   repeat_kv copies k and v to the query width: 2 x (1024 + 4096) x 2 B          =  20480
+  //   transpose(1, 2).contiguous() of the attention output: 4 x 4096                  =  16384
+  //   SwiGLU: silu 4 B and multiply 6 B per ffn unit: 10 x 14336                      = 143360
+  //   total 626688 B per token, in 2 x 8 + 2 + 2 x 3 + 2 + 1 + 2 = 29 kernels.
+  TrainingSpec eager{.seq_len = 4096, .micro_batch = 1};
+  eager.elementwise = ElementwiseKernels::eager;
+  const LayerCosts c = layer_costs(test::llama3_8b(), {}, eager);
+  const OpCost& fwd = find(c.forward, "norms_elementwise");
+  CHECK(fwd.bytes == doctest::Approx(626688.0 * 4096.0));
+  CHECK(fwd.kernels == 29);
+  CHECK(find(c.backward, "norms_elementwise_bwd").bytes == doctest::Approx(2.0 * 626688.0 * 4096.0));
+  // Fused kernels move far less: 22 B per hidden unit plus the SwiGLU's 3 x 14336 x 2 B.
+  const LayerCosts fused = layer_costs(test::llama3_8b(), {}, {.seq_len = 4096, .micro_batch = 1});
+  CHECK(find(fused.forward, "norms_elementwise").bytes == doctest::Approx((22.0 * 4096.0 + 6.0 * 14336.0) * 4096.0));
+}
+
+TEST_CASE("transformer costs: recompute lists hold the redone forward work, none of it model FLOPs") {
+  const TransformerSpec model = test::llama3_8b();
+  const auto with = [&](Recompute r) {
+    return layer_costs(model, {}, {.seq_len = 4096, .micro_batch = 1, .recompute = r});
+  };
+  CHECK(with(Recompute::none).recompute.empty());
+  // Selective: the attention core forward only.
+  const LayerCosts selective = with(Recompute::selective);
+  REQUIRE(selective.recompute.size() == 1);
+  CHECK(selective.recompute[0].flops == doctest::Approx(find(selective.forward, "attention").flops));
+  CHECK(selective.recompute[0].model_flops == 0.0);
+  // Full: the whole layer forward again.
+  const LayerCosts full = with(Recompute::full);
+  CHECK(full.recompute.size() == full.forward.size());
+  CHECK(total_flops(full.recompute.span()) == doctest::Approx(total_flops(full.forward.span())));
+  CHECK(total_bytes(full.recompute.span()) == doctest::Approx(total_bytes(full.forward.span())));
+  CHECK(total_model_flops(full.recompute.span()) == 0.0);
+}
+
+TEST_CASE("transformer costs: logits are 2 b s h V / tp forward and twice that backward") {
+  // Llama 3 8B, b = 2, s = 4096, tp = 4: logits GEMM m = 8192, n = 128256 / 4 = 32064, k = 4096.
+  const HeadCosts c = head_costs(test::llama3_8b(), {.tp = 4}, {.seq_len = 4096, .micro_batch = 2});
+  const OpCost& logits = find(c.output_forward, "logits");
+  CHECK(logits.gemm_m == 8192);
+  CHECK(logits.gemm_n == 32064);
+  CHECK(logits.gemm_k == 4096);
+  const double expected = 2.0 * 2 * 4096 * 4096 * 128256 / 4;
+  CHECK(logits.flops == doctest::Approx(expected));
+  CHECK(gemm_flops(c.output_backward) == doctest::Approx(2.0 * expected));
+  CHECK(find(c.output_forward, "cross_entropy").kind == OpKind::elementwise);
+  CHECK(total_flops(c.embedding_forward.span()) == 0.0);
+}
+
+double attention_core(const OpList& ops, double OpCost::*field) {
+  double sum = 0.0;
+  for (const OpCost& op : ops) {
+    if (op.name.starts_with("attention")) sum += op.*field;
+  }
+  return sum;
+}
+
+double attention_gemm_flops(const OpList& ops) {
+  double sum = 0.0;
+  for (const OpCost& op : ops) {
+    if (op.kind == OpKind::attention_gemm) sum += op.flops;
+  }
+  return sum;
+}
+
+TEST_CASE("transformer costs: unfused attention of a GPT-3 layer, FLOPs and bytes by hand") {
+  // GPT-3 175B layer on one GPU, b = 1, s = 2048, h = 12288, a = 96 heads of d = 128.
+  // Scores per layer N = a s^2 = 96 x 2048^2 = 402,653,184; s h = 25,165,824.
+  // Forward: Q K^T and probs V, each 2 N d = 103,079,215,104 FLOPs (full: nothing causal skipped),
+  // 4 b s^2 h = 206,158,430,208 in all. Bytes: each GEMM reads or writes the 2-byte scores once
+  // (2N) and two s x h operands (4 s h): 805,306,368 + 100,663,296 = 905,969,664; softmax reads
+  // and writes the scores (4N = 1,610,612,736); dropout reads them and writes them and a 1-byte
+  // mask (5N = 2,013,265,920). Sum 13 N + 8 s h = 5,435,817,984 B.
+  const double N = 402653184.0, sh = 25165824.0;
+  const LayerCosts c = layer_costs(test::gpt3_175b(), {},
+                                   {.seq_len = 2048, .micro_batch = 1, .attention = AttentionKernel::unfused});
+  const OpCost& scores = find(c.forward, "attention_scores");
+  CHECK(scores.kind == OpKind::attention_gemm);
+  CHECK(scores.flops == doctest::Approx(103079215104.0));
+  CHECK(scores.bytes == doctest::Approx(905969664.0));
+  // 96 problems of [2048 x 128] x [128 x 2048], batch folded into m.
+  CHECK(scores.gemm_m == 96 * 2048);
+  CHECK(scores.gemm_n == 2048);
+  CHECK(scores.gemm_k == 128);
+  const OpCost& values = find(c.forward, "attention_values");
+  CHECK(values.gemm_n == 128);
+  CHECK(values.gemm_k == 2048);
+  CHECK(find(c.forward, "attention_softmax").bytes == doctest::Approx(1610612736.0));
+  CHECK(find(c.forward, "attention_dropout").bytes == doctest::Approx(2013265920.0));
+  CHECK(attention_gemm_flops(c.forward) == doctest::Approx(206158430208.0));
+  CHECK(attention_core(c.forward, &OpCost::model_flops) == doctest::Approx(206158430208.0));
+  CHECK(attention_core(c.forward, &OpCost::bytes) == doctest::Approx(13.0 * N + 8.0 * sh));
+  CHECK(attention_core(c.forward, &OpCost::bytes) == doctest::Approx(5435817984.0));
+
+  // Backward: 4 GEMMs (dprobs, dV, dQ, dK) of 2 N d each = 8 b s^2 h = 412,316,860,416 FLOPs, twice
+  // the forward as the model-FLOPs convention counts. Bytes: 4 x 905,969,664 for the GEMMs, dropout
+  // backward 5N (gradient in and out, mask), softmax backward 6N (gradient and output in, gradient
+  // out): 19 N + 16 s h = 8,053,063,680 B.
+  CHECK(attention_gemm_flops(c.backward) == doctest::Approx(412316860416.0));
+  CHECK(attention_core(c.backward, &OpCost::model_flops) == doctest::Approx(412316860416.0));
+  CHECK(attention_core(c.backward, &OpCost::bytes) == doctest::Approx(19.0 * N + 16.0 * sh));
+  CHECK(attention_core(c.backward, &OpCost::bytes) == doctest::Approx(8053063680.0));
+
+  // Model FLOPs do not depend on the kernel: the flash layer counts the same.
+  const LayerCosts flash = layer_costs(test::gpt3_175b(), {}, {.seq_len = 2048, .micro_batch = 1});
+  CHECK(total_model_flops(c.forward.span()) == doctest::Approx(total_model_flops(flash.forward.span())));
+  CHECK(total_model_flops(c.backward.span()) == doctest::Approx(total_model_flops(flash.backward.span())));
+}
+
+TEST_CASE("transformer costs: unfused attention splits heads over TP ranks") {
+  // GPT-3 175B at tp = 8: 96 / 8 = 12 heads per rank hold an eighth of the scores: the softmax
+  // moves 4 x 12 x 2048^2 = 201,326,592 B, and Q K^T folds 12 x 2048 rows.
+  const LayerCosts c = layer_costs(test::gpt3_175b(), {.tp = 8},
+                                   {.seq_len = 2048, .micro_batch = 1, .attention = AttentionKernel::unfused});
+  CHECK(find(c.forward, "attention_softmax").bytes == doctest::Approx(201326592.0));
+  CHECK(find(c.forward, "attention_scores").gemm_m == 12 * 2048);
+}
+
+TEST_CASE("transformer costs: selective recompute with unfused attention redoes the whole attention core") {
+  // Korthikanti et al. 2022 section 4.2: scores, softmax, dropout and values are recomputed, so the
+  // recompute list is the four forward ops, their FLOPs and bytes again, none as model FLOPs.
+  const LayerCosts c = layer_costs(
+      test::gpt3_175b(), {.tp = 8},
+      {.seq_len = 2048, .micro_batch = 1, .recompute = Recompute::selective, .attention = AttentionKernel::unfused});
+  REQUIRE(c.recompute.size() == 4);
+  CHECK(c.recompute[0].name == "attention_scores");
+  CHECK(c.recompute[1].name == "attention_softmax");
+  CHECK(c.recompute[2].name == "attention_dropout");
+  CHECK(c.recompute[3].name == "attention_values");
+  CHECK(total_flops(c.recompute.span()) == doctest::Approx(attention_core(c.forward, &OpCost::flops)));
+  CHECK(total_bytes(c.recompute.span()) == doctest::Approx(attention_core(c.forward, &OpCost::bytes)));
+  CHECK(total_model_flops(c.recompute.span()) == 0.0);
+}
+
+}  // namespace
+}  // namespace clustersim::models

@@ -1,0 +1,246 @@
+#include "models/step/step_model.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "models/comm/collectives.hpp"
+#include "tests/models/model_fixtures.hpp"
+
+using namespace clustersim::models;
+
+namespace {
+
+// The default layout of clustersim: Llama 3 70B on 32 nodes of 8 H100, TP 8, PP 4, DP 8, SP, 1F1B.
+StepInputs llama70b_on_256() {
+  StepInputs in;
+  in.model = test::llama3_70b();
+  in.parallelism = {.tp = 8, .pp = 4, .dp = 8, .cp = 1, .vp = 1, .sp = true, .zero = 1};
+  in.training = {.seq_len = 4096, .micro_batch = 1, .global_batch = 1024};
+  in.cluster = {.gpu = test::h100(), .num_gpus = 256, .gpus_per_node = 8};
+  in.compute = default_compute_profile("h100-sxm");
+  in.comm = default_comm_profile(in.cluster);
+  return in;
+}
+
+std::string layout_error(const StepInputs& in) {
+  try {
+    check_layout(in);
+  } catch (const LayoutError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("collectives: a ring all-reduce inside one node costs launch + 2(n-1) hops + 2(n-1)/n S / busbw") {
+  // 8 H100 on NVLink 4 without NVLS: busbw = 450 GB/s x 0.82 = 369 GB/s. 1 GiB all-reduce:
+  // 8 us + 14 x 0.4 us + 1.75 x 1073741824 B / 369e9 B/s = 13.6 us + 5092.2 us = 5105.8 us.
+  const ClusterSpec cluster{.gpu = test::h100(), .num_gpus = 8, .gpus_per_node = 8};
+  CommProfile profile = default_comm_profile(cluster);
+  profile.nvls_algbw_efficiency = 0.0;
+  const double t = collective_time_s(CollectiveOp::all_reduce, 1073741824.0, {.ranks = 8, .ranks_per_node = 8},
+                                     cluster, profile);
+  CHECK(t == doctest::Approx(5105.8e-6).epsilon(0.001).scale(0));  // relative: doctest adds 1 to the scale
+}
+
+TEST_CASE("collectives: NVLS beats the ring inside an NVSwitch node; NCCL's tree joins nodes") {
+  const ClusterSpec cluster{.gpu = test::h100(), .num_gpus = 16, .gpus_per_node = 8};
+  const CommProfile profile = default_comm_profile(cluster);
+  // NVLS algbw 275 GB/s: 1 GiB in 13.6 us + 1073741824 / 275e9 s = 3918.1 us (busbw 481 GB/s, as
+  // dgxc-benchmarking measures 480).
+  CHECK(collective_time_s(CollectiveOp::all_reduce, 1073741824.0, {.ranks = 8, .ranks_per_node = 8}, cluster, profile) ==
+        doctest::Approx(13.6e-6 + 1073741824.0 / 275e9).epsilon(1e-9));
+  // Two nodes: the tree moves 2 (N-1)/N = 1 x the buffer through each node's 8 x 50 GB/s x 0.94
+  // = 376 GB/s of NICs at tree efficiency 0.78: 293.28 GB/s, pipelined with NVLS's 275 inside at
+  // their soft minimum with exponent 4, (275^-4 + 293.28^-4)^(-1/4) = 238.316 GB/s algbw.
+  // Latency: 8 us + 14 x 0.4 us + 2 x 1 level x 5.5 us = 24.6 us.
+  CHECK(collective_time_s(CollectiveOp::all_reduce, 1073741824.0, {.ranks = 16, .ranks_per_node = 8}, cluster,
+                          profile) == doctest::Approx(24.6e-6 + 1073741824.0 / 238.316e9).epsilon(1e-6));
+  // One rank per node (a data-parallel group beside TP 8): nothing to pipeline inside; the tree
+  // would move 2 x 15/16 of the buffer through one 47 GB/s NIC at 0.78, busbw 1.875 x 47 x 0.78 x
+  // 16/30 = 36.7 GB/s; the ring's 47 GB/s is faster, and NCCL's tuner takes it.
+  const CommGroup rail{.ranks = 16, .ranks_per_node = 1};
+  const ClusterSpec big{.gpu = test::h100(), .num_gpus = 128, .gpus_per_node = 8};
+  CHECK_FALSE(all_reduce_uses_tree(rail, big, profile));
+  CHECK(all_reduce_bus_bandwidth(rail, big, profile) == doctest::Approx(47e9));
+  CHECK(all_reduce_uses_tree({.ranks = 16, .ranks_per_node = 8}, cluster, profile));
+}
+
+TEST_CASE("collectives: a measured curve gives its own layout's time and shapes larger groups") {
+  const ClusterSpec cluster{.gpu = test::h100(), .num_gpus = 16, .gpus_per_node = 8};
+  CommProfile profile = default_comm_profile(cluster);
+  // One segment: 30 us + bytes x 1.75 / 350 GB/s.
+  profile.curves.push_back({.op = CollectiveOp::all_reduce, .ranks = 8, .ranks_per_node = 8,
+                            .segments = {{.min_bytes = 1e6, .max_bytes = 1e9, .alpha_s = 30e-6, .busbw_bytes_per_s = 350e9}}});
+  const double bytes = 64.0 * 1024 * 1024;
+  const double node = 30e-6 + bytes * 1.75 / 350e9;
+  CHECK(collective_time_s(CollectiveOp::all_reduce, bytes, {.ranks = 8, .ranks_per_node = 8}, cluster, profile) ==
+        doctest::Approx(node));
+  // Two nodes, bulk protocol: the node's time + the extra bandwidth time (the tree family's
+  // pipeline, algbw 238.316 GB/s as above, vs NVLS's 275 inside) + 2 network steps x 37 us of
+  // pipeline fill: 477 us. The low-latency protocols would take 41 us + 2 x (9.5 us + bytes /
+  // (376 GB/s x 0.65)) = 609 us: slower here.
+  const CommGroup two_nodes{.ranks = 16, .ranks_per_node = 8};
+  CHECK(collective_time_s(CollectiveOp::all_reduce, bytes, two_nodes, cluster, profile) ==
+        doctest::Approx(node + bytes / 238.316e9 - bytes / 275e9 + 74e-6).epsilon(1e-6));
+  // At 1 MiB they win: 41 us + 2 x (9.5 us + 4.3 us) = 68.6 us, against the bulk protocol's 110 us.
+  const double small = 1024.0 * 1024;
+  CHECK(collective_time_s(CollectiveOp::all_reduce, small, two_nodes, cluster, profile) ==
+        doctest::Approx(41e-6 + 2.0 * (9.5e-6 + small / (376e9 * 0.65))).epsilon(1e-9));
+}
+
+TEST_CASE("collectives: a rail-aligned group across nodes is held to one NIC per rank") {
+  // 16 ranks, one per node (a DP group with TP 8): 400 Gb/s NICs at 94 % = 47 GB/s busbw.
+  // Reduce-scatter of 1 GB: 15/16 x 1e9 / 47e9 = 19.95 ms of bandwidth term.
+  const ClusterSpec cluster{.gpu = test::h100(), .num_gpus = 128, .gpus_per_node = 8};
+  const CommProfile profile = default_comm_profile(cluster);
+  const CommGroup rail{.ranks = 16, .ranks_per_node = 1};
+  CHECK(bus_bandwidth(rail, cluster, profile) == doctest::Approx(47e9));
+  const double t = collective_time_s(CollectiveOp::reduce_scatter, 1e9, rail, cluster, profile);
+  CHECK(t == doctest::Approx(8e-6 + 15 * 5.5e-6 + 15.0 / 16.0 * 1e9 / 47e9).epsilon(1e-6));
+  ClusterSpec ideal = cluster;
+  ideal.ideal_network = true;
+  CHECK(collective_time_s(CollectiveOp::reduce_scatter, 1e9, rail, ideal, profile) == 0.0);
+}
+
+TEST_CASE("step model: an impossible layout names the field and the rule") {
+  StepInputs in = llama70b_on_256();
+  in.parallelism.tp = 6;
+  in.parallelism.dp = 256 / (6 * 4);  // 10: the product is 240, not 256, but heads fail first
+  CHECK(layout_error(in).find("parallelism") == 0);
+  in = llama70b_on_256();
+  in.parallelism.dp = 4;  // 8 x 4 x 4 = 128 GPUs, not 256
+  CHECK(layout_error(in).find("must equal cluster.num_gpus = 256") != std::string::npos);
+  in = llama70b_on_256();
+  in.parallelism.tp = 16;
+  in.parallelism.dp = 4;
+  CHECK(layout_error(in) == "");  // TP wider than a node is allowed, only slow
+  in = llama70b_on_256();
+  in.training.global_batch = 1020;  // not a multiple of dp x micro_batch = 8
+  CHECK(layout_error(in).find("training.global_batch") == 0);
+}
+
+TEST_CASE("step model: free communication leaves only compute and the pipeline bubble") {
+  StepInputs in = llama70b_on_256();
+  const StepSimulation real = simulate_step(in);
+  in.cluster.ideal_network = true;
+  const StepSimulation ideal = simulate_step(in);
+  CHECK(ideal.report.times.exposed_comm_fraction == doctest::Approx(0.0));
+  CHECK(ideal.report.times.step_time_s < real.report.times.step_time_s);
+  CHECK(real.report.times.exposed_comm_fraction > 0.05);
+  // 128 micro-batches on 4 stages: the bubble is about (p-1)/(m+p-1) = 3/131 = 2.3 %, a little more
+  // because the first and last stages also run the embedding and logits.
+  CHECK(ideal.report.times.bubble_fraction > 0.02);
+  CHECK(ideal.report.times.bubble_fraction < 0.06);
+  // Compute, exposed communication and bubble partition each stage's step.
+  for (const StageTimes& s : real.report.times.stages)
+    CHECK(s.compute_s + s.exposed_comm_s + s.bubble_s == doctest::Approx(real.report.times.step_time_s));
+}
+
+TEST_CASE("step model: tensor parallelism across nodes is slower and says why") {
+  StepInputs in = llama70b_on_256();
+  const double inside = simulate_step(in).report.times.step_time_s;
+  in.parallelism.tp = 16;
+  in.parallelism.dp = 4;
+  const StepSimulation across = simulate_step(in);
+  CHECK(across.report.times.step_time_s > 1.2 * inside);
+  REQUIRE(!across.report.notes.empty());
+  CHECK(across.report.notes.front().find("spans 2 nodes") != std::string::npos);
+}
+
+TEST_CASE("step model: GPipe matches 1F1B's time with free links but holds all micro-batches") {
+  StepInputs in = llama70b_on_256();
+  in.cluster.ideal_network = true;
+  in.training.global_batch = 128;  // m = 16 micro-batches
+  const StepSimulation one_f_one_b = simulate_step(in);
+  in.training.schedule = Schedule::gpipe;
+  const StepSimulation gpipe = simulate_step(in);
+  CHECK(gpipe.report.times.step_time_s == doctest::Approx(one_f_one_b.report.times.step_time_s).epsilon(0.01));
+  const auto& a = gpipe.report.memory_per_stage.front();
+  const auto& b = one_f_one_b.report.memory_per_stage.front();
+  // First stage: GPipe keeps all 16 micro-batches, 1F1B keeps p = 4.
+  CHECK(a.activations_bytes == doctest::Approx(4.0 * b.activations_bytes));
+}
+
+TEST_CASE("step model: throughput figures follow from the step time") {
+  const StepSimulation sim = simulate_step(llama70b_on_256());
+  const StepReport& r = sim.report;
+  CHECK(r.micro_batches == 128);
+  CHECK(r.tokens_per_s == doctest::Approx(1024.0 * 4096.0 / r.times.step_time_s));
+  CHECK(r.tokens_per_s_per_gpu == doctest::Approx(r.tokens_per_s / 256.0));
+  CHECK(r.mfu == doctest::Approx(r.model_tflops_per_gpu * 1e12 / 989e12));
+  CHECK(r.hfu > r.mfu);  // selective recompute redoes the attention forward
+  CHECK(r.fits_in_memory);
+}
+
+TEST_CASE("step model: ZeRO-3 without overlap waits for every gather and reduce-scatter") {
+  // Llama 3 8B on 8 nodes of 8 H100, dp = 64, ZeRO-3, b = 4, s = 8192, 512 sequences: m = 2
+  // micro-batches. One GPU gathers all parameters: 32 layers x 218,112,000 (matmuls + norms) plus
+  // the untied embedding and logits matrices, 2 x 128,256 x 4,096 = 1,050,673,152; 8,030,257,152
+  // in all, 16,060,514,304 bf16 bytes, gathered over the 64 data-parallel ranks (8 per node)
+  // before each forward and each backward and reduce-scattered after each backward. Overlapped,
+  // this traffic hides under the compute (a forward pass of ~6e14 FLOPs takes ~0.8 s, a gather
+  // ~0.35 s). Without overlap it runs on the compute stream: m x (2 gathers + 1 reduce-scatter)
+  // more; with only the gathers blocking, m x 2 gathers more.
+  StepInputs in;
+  in.model = test::llama3_8b();
+  in.parallelism = {.tp = 1, .pp = 1, .dp = 64, .zero = 3};
+  in.training = {.seq_len = 8192, .micro_batch = 4, .global_batch = 512};
+  in.cluster = {.gpu = test::h100(), .num_gpus = 64, .gpus_per_node = 8};
+  in.compute = default_compute_profile("h100-sxm");
+  in.comm = default_comm_profile(in.cluster);
+  const double bytes = 2.0 * (32.0 * 218112000.0 + 1050673152.0);
+  CHECK(bytes == 16060514304.0);
+  const CommGroup dp{.ranks = 64, .ranks_per_node = 8};
+  const double gather_s = collective_time_s(CollectiveOp::all_gather, bytes, dp, in.cluster, in.comm);
+  const double scatter_s = collective_time_s(CollectiveOp::reduce_scatter, bytes, dp, in.cluster, in.comm);
+
+  const StepSimulation overlapped = simulate_step(in);
+  CHECK(overlapped.report.times.exposed_comm_fraction < 0.01);
+
+  in.training.overlap_param_gather = false;
+  const StepSimulation gathers_block = simulate_step(in);
+  CHECK(gathers_block.report.times.step_time_s - overlapped.report.times.step_time_s ==
+        doctest::Approx(2.0 * 2.0 * gather_s).epsilon(0.03));
+
+  in.training.overlap_grad_reduce = false;
+  const StepSimulation all_block = simulate_step(in);
+  const double blocking_s = 2.0 * (2.0 * gather_s + scatter_s);
+  CHECK(all_block.report.times.step_time_s - overlapped.report.times.step_time_s ==
+        doctest::Approx(blocking_s).epsilon(0.03));
+  // Metrics count it as exposed data-parallel communication.
+  CHECK(all_block.report.times.stages[0].dp_comm_s == doctest::Approx(blocking_s).epsilon(1e-6));
+  CHECK(all_block.report.times.stages[0].exposed_comm_s == doctest::Approx(blocking_s).epsilon(0.01));
+}
+
+TEST_CASE("step model: a pass's compute and its tensor-parallel collectives are one task, reported apart") {
+  // Under the analytic fidelity each pass is one compute_then_tp task, except the last backward of
+  // a chunk, whose gradient buckets follow its layers. The reports still see the two parts: per
+  // stage, the tensor-parallel time is m x (forward + backward collectives) of the plan and the
+  // compute time m x (forward + backward) + the optimizer step, to a nanosecond a pass.
+  const StepInputs in = llama70b_on_256();
+  const StepPlan plan = plan_step(in);
+  const StepSimulation sim = simulate_step(in);
+  const auto m = static_cast<double>(plan.micro_batches);
+  std::size_t fused = 0, separate_tp = 0;
+  for (clustersim::sim::TaskId t = 0; t < sim.step.graph.size(); ++t) {
+    const auto kind = static_cast<TaskKind>(sim.step.graph.label(t).kind);
+    fused += kind == TaskKind::compute_then_tp ? 1 : 0;
+    separate_tp += kind == TaskKind::tp_comm ? 1 : 0;
+  }
+  // 4 stages x 128 micro-batches x 2 passes, less each stage's last backward.
+  CHECK(fused == 4 * 128 * 2 - 4);
+  CHECK(separate_tp == 4);
+  REQUIRE(sim.report.times.stages.size() == plan.stages.size());
+  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+    const ChunkCosts& c = plan.stages[s].chunks.front();
+    REQUIRE(c.tp_forward_s > 0.0);
+    const StageTimes& st = sim.report.times.stages[s];
+    const double tolerance = 2.0 * m * 2e-9;
+    CHECK(std::abs(st.tp_comm_s - m * (c.tp_forward_s + c.tp_backward_s)) < tolerance);
+    CHECK(std::abs(st.compute_s - (m * (c.forward_s + c.backward_s) + plan.stages[s].optimizer_s)) < tolerance);
+  }
+}

@@ -1,0 +1,221 @@
+#include "tools/render/sweep_table.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace clustersim::tools {
+namespace {
+
+using planning::RowStatus;
+using planning::SweepHeader;
+using planning::SweepRow;
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+template <class E, std::size_t N>
+E parse_name(const std::string& text, const std::array<E, N>& values, std::string_view (*name)(E)) {
+  for (const E v : values) {
+    if (name(v) == text) return v;
+  }
+  throw std::runtime_error("unknown value \"" + text + "\"");
+}
+
+std::size_t shown(const std::vector<planning::SweepRow>& rows, const TableOptions& options) {
+  return options.top == 0 ? rows.size() : std::min(options.top, rows.size());
+}
+
+}  // namespace
+
+std::string sweep_text(const planning::SweepHeader& header, const std::vector<planning::SweepRow>& rows, const TableOptions& options) {
+  const planning::SweepCounts c = planning::count_rows(rows);
+  std::string out = fmt::format("{}: {} on {}\n", header.scenario, header.model, header.cluster);
+  if (header.mode == "search") {
+    out += fmt::format("search: {} valid layouts; {} cannot fit in memory (set apart before simulating); ",
+                       rows.size(), c.too_large);
+    const std::size_t fitting = c.fit + c.simulated_too_large;
+    if (c.pruned == 0) {
+      out += fmt::format("{} simulated\n", fitting);
+    } else {
+      out += fmt::format("{} fit: {} simulated, {} set apart by a lower bound on their step time that cannot "
+                         "reach the rows shown\n",
+                         fitting, fitting - c.pruned, c.pruned);
+    }
+  } else {
+    out += fmt::format("{} configs: {} fit in memory, {} do not, {} invalid\n", rows.size(), c.fit,
+                       c.simulated_too_large + c.too_large, c.invalid);
+  }
+  const std::size_t n = shown(rows, options);
+  if (n < rows.size()) out += fmt::format("top {} by step time:\n", n);
+  out += '\n';
+  const bool named = header.mode != "search";
+  std::size_t name_width = 4;
+  for (std::size_t i = 0; i < n && named; ++i) name_width = std::max(name_width, rows[i].name.size());
+  if (named) out += fmt::format("{:>4}  {:<{}}  ", "rank", "name", name_width);
+  else out += fmt::format("{:>4}  ", "rank");
+  out += fmt::format("{:>3} {:>3} {:>4} {:>3} {:>3} {:>3} {:>3} {:>4} {:<9}  {:>8} {:>9} {:>6} {:>7} {:>8} {:>8}  {}\n", "TP",
+                     "PP", "DP", "CP", "vp", "mb", "SP", "ZeRO", "recompute", "step s", "tok/s/GPU", "MFU", "bubble",
+                     "exp.comm", "mem GiB", "fits");
+  for (std::size_t i = 0; i < n; ++i) {
+    const planning::SweepRow& row = rows[i];
+    const auto& p = row.layout.parallelism;
+    if (named) out += fmt::format("{:>4}  {:<{}}  ", i + 1, row.name, name_width);
+    else out += fmt::format("{:>4}  ", i + 1);
+    out += fmt::format("{:>3} {:>3} {:>4} {:>3} {:>3} {:>3} {:>3} {:>4} {:<9}  ", p.tp, p.pp, p.dp, p.cp, p.vp,
+                       row.layout.training.micro_batch, p.sp ? "yes" : "no", p.zero,
+                       planning::recompute_name(row.layout.training.recompute));
+    if (row.status == planning::RowStatus::simulated) {
+      out += fmt::format("{:>8.3f} {:>9.0f} {:>5.1f}% {:>6.1f}% {:>7.1f}% {:>8.1f}  ", row.step_time_s,
+                         row.tokens_per_s_per_gpu, 100 * row.mfu, 100 * row.bubble_fraction,
+                         100 * row.exposed_comm_fraction, row.memory_bytes / kGiB);
+    } else if (row.status == planning::RowStatus::too_large || row.status == planning::RowStatus::pruned) {
+      out += fmt::format("{:>8} {:>9} {:>6} {:>7} {:>8} {:>8.1f}  ", "-", "-", "-", "-", "-", row.memory_bytes / kGiB);
+    } else {
+      out += fmt::format("{:>8} {:>9} {:>6} {:>7} {:>8} {:>8}  ", "-", "-", "-", "-", "-", "-");
+    }
+    if (row.status == planning::RowStatus::invalid) out += "invalid: " + row.reason;
+    else out += row.fits ? "yes" : "NO: " + row.reason;
+    out += '\n';
+  }
+  return out;
+}
+
+nlohmann::ordered_json sweep_json(const planning::SweepHeader& header, const std::vector<planning::SweepRow>& rows,
+                                  const TableOptions& options) {
+  using ordered_json = nlohmann::ordered_json;
+  const planning::SweepCounts c = planning::count_rows(rows);
+  ordered_json j;
+  j["mode"] = header.mode;
+  j["scenario"] = header.scenario;
+  j["fingerprint"] = header.fingerprint;
+  j["model"] = header.model;
+  j["cluster"] = header.cluster;
+  j["hbm_gib"] = header.hbm_bytes / kGiB;
+  if (header.shard_count > 1) j["shard"] = {{"index", header.shard_index}, {"count", header.shard_count}};
+  j["counts"] = {{"layouts", rows.size()},
+                 {"fit", c.fit},
+                 {"simulated_too_large", c.simulated_too_large},
+                 {"too_large", c.too_large},
+                 {"invalid", c.invalid}};
+  ordered_json array = ordered_json::array();
+  const std::size_t n = shown(rows, options);
+  for (std::size_t i = 0; i < n; ++i) {
+    const planning::SweepRow& row = rows[i];
+    const auto& p = row.layout.parallelism;
+    const auto& t = row.layout.training;
+    ordered_json r;
+    r["rank"] = i + 1;
+    r["index"] = row.index;
+    r["name"] = row.name.empty() ? planning::layout_label(row.layout) : row.name;
+    r["tp"] = p.tp;
+    r["pp"] = p.pp;
+    r["dp"] = p.dp;
+    r["cp"] = p.cp;
+    r["vp"] = p.vp;
+    r["micro_batch"] = t.micro_batch;
+    r["sp"] = p.sp;
+    r["zero"] = p.zero;
+    r["recompute"] = planning::recompute_name(t.recompute);
+    r["schedule"] = planning::schedule_name(t.schedule);
+    r["status"] = planning::status_name(row.status);
+    const bool simulated = row.status == planning::RowStatus::simulated;
+    const auto figure = [&](double v) { return simulated ? ordered_json(v) : ordered_json(nullptr); };
+    r["step_time_s"] = figure(row.step_time_s);
+    r["tokens_per_s_per_gpu"] = figure(row.tokens_per_s_per_gpu);
+    r["mfu"] = figure(row.mfu);
+    r["bubble_fraction"] = figure(row.bubble_fraction);
+    r["exposed_comm_fraction"] = figure(row.exposed_comm_fraction);
+    r["memory_gib"] = row.status == planning::RowStatus::invalid ? ordered_json(nullptr) : ordered_json(row.memory_bytes / kGiB);
+    r["fits"] = row.fits;
+    r["reason"] = row.reason;
+    array.push_back(std::move(r));
+  }
+  j["rows"] = std::move(array);
+  return j;
+}
+
+std::string sweep_csv(const std::vector<planning::SweepRow>& rows) {
+  std::string out =
+      "rank,name,tp,pp,dp,cp,vp,micro_batch,sp,zero,recompute,schedule,status,step_time_s,tokens_per_s_per_gpu,mfu,"
+      "bubble_fraction,exposed_comm_fraction,memory_gib,fits,reason\n";
+  const auto quoted = [](const std::string& text) {
+    std::string q = "\"";
+    for (const char ch : text) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+  };
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const planning::SweepRow& row = rows[i];
+    const auto& p = row.layout.parallelism;
+    const auto& t = row.layout.training;
+    const bool simulated = row.status == planning::RowStatus::simulated;
+    const auto figure = [&](double v) { return simulated ? fmt::format("{}", v) : std::string(); };
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", i + 1,
+                       quoted(row.name.empty() ? planning::layout_label(row.layout) : row.name), p.tp, p.pp, p.dp, p.cp, p.vp,
+                       t.micro_batch, p.sp, p.zero, planning::recompute_name(t.recompute), planning::schedule_name(t.schedule),
+                       planning::status_name(row.status), figure(row.step_time_s), figure(row.tokens_per_s_per_gpu),
+                       figure(row.mfu), figure(row.bubble_fraction), figure(row.exposed_comm_fraction),
+                       row.status == planning::RowStatus::invalid ? std::string() : fmt::format("{}", row.memory_bytes / kGiB),
+                       row.fits, quoted(row.reason));
+  }
+  return out;
+}
+
+void read_sweep_json(const nlohmann::json& j, planning::SweepHeader& header, std::vector<planning::SweepRow>& rows) {
+  try {
+    header.mode = j.at("mode").get<std::string>();
+    header.scenario = j.at("scenario").get<std::string>();
+    header.fingerprint = j.at("fingerprint").get<std::string>();
+    header.model = j.at("model").get<std::string>();
+    header.cluster = j.at("cluster").get<std::string>();
+    header.hbm_bytes = j.at("hbm_gib").get<double>() * kGiB;
+    header.shard_index = 1;
+    header.shard_count = 1;
+    if (j.contains("shard")) {
+      header.shard_index = j.at("shard").at("index").get<std::size_t>();
+      header.shard_count = j.at("shard").at("count").get<std::size_t>();
+    }
+    constexpr std::array recomputes{models::Recompute::none, models::Recompute::selective, models::Recompute::full};
+    constexpr std::array schedules{models::Schedule::gpipe, models::Schedule::one_f_one_b,
+                                   models::Schedule::interleaved};
+    constexpr std::array statuses{planning::RowStatus::simulated, planning::RowStatus::too_large, planning::RowStatus::invalid, planning::RowStatus::pruned};
+    for (const auto& r : j.at("rows")) {
+      planning::SweepRow row;
+      row.index = r.at("index").get<std::size_t>();
+      if (header.mode != "search") row.name = r.at("name").get<std::string>();
+      auto& p = row.layout.parallelism;
+      auto& t = row.layout.training;
+      p = {.tp = r.at("tp").get<std::int64_t>(), .pp = r.at("pp").get<std::int64_t>(),
+           .dp = r.at("dp").get<std::int64_t>(), .cp = r.at("cp").get<std::int64_t>(),
+           .vp = r.at("vp").get<std::int64_t>(), .sp = r.at("sp").get<bool>(), .zero = r.at("zero").get<int>()};
+      t.micro_batch = r.at("micro_batch").get<std::int64_t>();
+      t.recompute = parse_name(r.at("recompute").get<std::string>(), recomputes, +[](models::Recompute v) {
+        return planning::recompute_name(v);
+      });
+      t.schedule = parse_name(r.at("schedule").get<std::string>(), schedules, +[](models::Schedule v) {
+        return planning::schedule_name(v);
+      });
+      row.status = parse_name(r.at("status").get<std::string>(), statuses, +[](planning::RowStatus v) { return planning::status_name(v); });
+      if (row.status == planning::RowStatus::simulated) {
+        row.step_time_s = r.at("step_time_s").get<double>();
+        row.tokens_per_s_per_gpu = r.at("tokens_per_s_per_gpu").get<double>();
+        row.mfu = r.at("mfu").get<double>();
+        row.bubble_fraction = r.at("bubble_fraction").get<double>();
+        row.exposed_comm_fraction = r.at("exposed_comm_fraction").get<double>();
+      }
+      // x 2^30 undoes / 2^30 exactly, so ranks and figures survive the round trip.
+      if (row.status != planning::RowStatus::invalid) row.memory_bytes = r.at("memory_gib").get<double>() * kGiB;
+      row.fits = r.at("fits").get<bool>();
+      row.reason = r.at("reason").get<std::string>();
+      rows.push_back(std::move(row));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    std::string what = e.what();
+    if (const auto end = what.find("] "); end != std::string::npos) what = what.substr(end + 2);
+    throw std::runtime_error("not a sweep result: " + what);
+  }
+}
+
+}  // namespace clustersim::tools
