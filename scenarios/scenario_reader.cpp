@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scenarios/embedded_files.hpp"
+#include "scenarios/key_suggestion.hpp"
 #include "scenarios/presets.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "scenarios/scenario_io.hpp"
@@ -48,47 +49,6 @@ std::string describe(const json& value) {
   constexpr std::size_t limit = 40;
   if (text.size() > limit) text = text.substr(0, limit) + "...";
   return text;
-}
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-std::size_t common_prefix(std::string_view a, std::string_view b) {
-  std::size_t n = 0;
-  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
-  return n;
-}
-
-// The allowed key closest to a misspelt one, if it is a plausible typo. Keys are
-// "<quantity>_<unit>", so a shared prefix counts for more than raw edit distance:
-// "nic_gbps" means nic_gbit_per_s (distance 6), not num_gpus (distance 4).
-std::optional<std::string_view> closest(std::string_view key,
-                                        const std::vector<std::string_view>& allowed) {
-  std::optional<std::string_view> best;
-  std::ptrdiff_t best_score = std::numeric_limits<std::ptrdiff_t>::max();
-  for (const auto candidate : allowed) {
-    const std::size_t distance = edit_distance(key, candidate);
-    const std::size_t prefix = common_prefix(key, candidate);
-    const bool plausible = prefix >= 3 || distance <= std::max<std::size_t>(2, key.size() / 3);
-    const auto score = static_cast<std::ptrdiff_t>(distance) - static_cast<std::ptrdiff_t>(prefix);
-    if (plausible && score < best_score) {
-      best_score = score;
-      best = candidate;
-    }
-  }
-  return best;
 }
 
 std::string join(const std::vector<std::string>& names) {
@@ -260,7 +220,7 @@ void Reader::check_keys(const json& object, const std::vector<std::string_view>&
   for (const auto& [key, value] : object.items()) {
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     std::string rule = "unknown key";
-    if (const auto suggestion = closest(key, allowed)) {
+    if (const auto suggestion = closest_key(key, allowed)) {
       rule.append(" (did you mean ").append(*suggestion).append("?)");
     }
     fail(child_pointer(pointer, key), rule);
