@@ -73,25 +73,27 @@ class Builder {
     const CommParts made = parts();
     return lower_comm_(out_.graph, made.span(), label);
   }
-  /// A stage's once-a-step collective summed over its chunks (`of` gives one chunk's), with its
-  /// seconds added in chunk order.
+  /// The seconds of a stage's once-a-step collective over all its chunks (`of` names one chunk's
+  /// parts), added in chunk order.
   template <class Of>
-  double stage_sum(const StagePlan& stage, Of&& of) {
+  static double stage_seconds(const StagePlan& stage, Of&& of) {
     double seconds = 0.0;
-    stage_parts_.clear();
-    for (const ChunkCosts& c : stage.chunks) {
-      const CommParts parts = of(c);
-      seconds += comm_seconds(parts.span());
-      if (lower_comm_) stage_parts_.insert(stage_parts_.end(), parts.span().begin(), parts.span().end());
-    }
+    for (const ChunkCosts& c : stage.chunks) seconds += comm_seconds(of(c).span());
     return seconds;
   }
-  FlowSpan stage_comm(double seconds, ResourceId resource, sim::TaskLabel label) {
+  /// That collective as one data-parallel communication task.
+  template <class Of>
+  FlowSpan stage_comm(double seconds, ResourceId resource, sim::TaskLabel label, const StagePlan& stage, Of&& of) {
     if (!lower_comm_) {
       const TaskId t = add(seconds, resource, label, TaskKind::dp_comm);
       return {t, t};
     }
     label.kind = static_cast<std::uint8_t>(TaskKind::dp_comm);
+    stage_parts_.clear();
+    for (const ChunkCosts& c : stage.chunks) {
+      const CommParts parts = of(c);
+      stage_parts_.insert(stage_parts_.end(), parts.span().begin(), parts.span().end());
+    }
     return lower_comm_(out_.graph, stage_parts_, label);
   }
   void lower_stage(std::int64_t s);
@@ -146,11 +148,11 @@ void Builder::lower_stage(std::int64_t s) {
 
   // The next step's parameters, gathered while this step runs.
   const auto gather = [this](const ChunkCosts& c) { return param_gather_comm(plan_, c); };
-  const double param_gather_s = stage_sum(stage, gather);
+  const double param_gather_s = stage_seconds(stage, gather);
   if (plan_.overlap_param_gather && param_gather_s > 0.0) {
     sim::TaskLabel label = stage_label;
     label.phase = static_cast<std::uint8_t>(TaskPhase::forward);
-    stage_comm(param_gather_s, res.network, label);
+    stage_comm(param_gather_s, res.network, label, stage, gather);
   }
 
   StreamTail stream_tail;
@@ -161,9 +163,10 @@ void Builder::lower_stage(std::int64_t s) {
   sim::TaskLabel label = stage_label;
   label.phase = static_cast<std::uint8_t>(TaskPhase::optimizer);
   if (!plan_.overlap_grad_reduce) {  // one reduction of everything after the last backward
-    const double reduce_s = stage_sum(stage, [this](const ChunkCosts& c) { return grad_reduce_comm(plan_, c); });
+    const auto reduction = [this](const ChunkCosts& c) { return grad_reduce_comm(plan_, c); };
+    const double reduce_s = stage_seconds(stage, reduction);
     if (reduce_s > 0.0) {
-      const FlowSpan reduce = stage_comm(reduce_s, res.network, label);
+      const FlowSpan reduce = stage_comm(reduce_s, res.network, label, stage, reduction);
       after(stream_tail, reduce.first);
       grad_reduces.push_back(reduce.last);
     }
@@ -173,8 +176,7 @@ void Builder::lower_stage(std::int64_t s) {
   for (TaskId t : grad_reduces) after(t, optimizer);
   if (!plan_.overlap_param_gather && param_gather_s > 0.0) {
     label.phase = static_cast<std::uint8_t>(TaskPhase::step_end);
-    stage_sum(stage, gather);
-    after(optimizer, stage_comm(param_gather_s, res.network, label).first);
+    after(optimizer, stage_comm(param_gather_s, res.network, label, stage, gather).first);
   }
 }
 
