@@ -7,7 +7,6 @@
 #include "models/step/step_model.hpp"
 #include "tests/models/model_fixtures.hpp"
 
-using namespace clustersim;
 using namespace clustersim::models;
 
 namespace {
@@ -47,10 +46,10 @@ Sent lower_task_alone(const StepInputs& in, const CommParts& parts, std::int32_t
   FlowNetwork network(in.cluster, in.comm);
   FlowLowering lowering(network, 0);
   FlowStep flow(in.parallelism, in.cluster, in.comm, lowering);
-  sim::TaskGraph graph;
+  clustersim::sim::TaskGraph graph;
   const FlowSpan span = flow.lower(graph, parts.span(), {.stage = stage});
   Sent sent{.latency_ns = graph.latency(span.first).ns()};
-  for (sim::TaskId t = 0; t < graph.size(); ++t) sent.bytes += graph.work(t) * graph.weight(t);
+  for (clustersim::sim::TaskId t = 0; t < graph.size(); ++t) sent.bytes += graph.work(t) * graph.weight(t);
   return sent;
 }
 
@@ -108,7 +107,7 @@ TEST_CASE("collective records: the flow lowering sends what the records say") {
   // (1/2 + 1/2) x the activation around its ring: 4 x 32 x 32 MiB.
   const Sent tp = lower_task_alone(in, tp_comm(plan, chunk, true), 0);
   CHECK(tp.bytes == 4.0 * 32.0 * kActivation);
-  CHECK(tp.latency_ns == sim::Time::from_seconds(16.0 * (2.0 * (nvlink_latency_s + nvlink_latency_s))).ns());
+  CHECK(tp.latency_ns == clustersim::sim::Time::from_seconds(16.0 * (2.0 * (nvlink_latency_s + nvlink_latency_s))).ns());
   const Traffic traffic = comm_traffic(tp_comm(plan, chunk, true).span(), in.cluster, in.comm);
   CHECK(traffic.ring_bytes == 32.0 * kActivation);
   CHECK(traffic.all_reduce_bytes == 0.0);
@@ -117,14 +116,14 @@ TEST_CASE("collective records: the flow lowering sends what the records say") {
   // of both tensor ranks' data-parallel groups.
   const Sent reduce = lower_task_alone(in, grad_reduce_comm(plan, chunk), 0);
   CHECK(reduce.bytes == 4.0 * 0.5 * kChunkParameterBytes);
-  CHECK(reduce.latency_ns == sim::Time::from_seconds(nvlink_latency_s).ns());
+  CHECK(reduce.latency_ns == clustersim::sim::Time::from_seconds(nvlink_latency_s).ns());
   // A bucket of a quarter moves a quarter.
   CHECK(lower_task_alone(in, grad_reduce_comm(plan, chunk, 0.25), 0).bytes == 0.25 * reduce.bytes);
 
   // The forward send: each of stage 0's 4 ranks sends its half of the activation across the network.
   const Sent send = lower_task_alone(in, send_comm(plan.stages[0], true), 0);
   CHECK(send.bytes == 4.0 * kActivation / 2.0);
-  CHECK(send.latency_ns == sim::Time::from_seconds(in.comm.launch_latency_s + in.comm.network_hop_latency_s).ns());
+  CHECK(send.latency_ns == clustersim::sim::Time::from_seconds(in.comm.launch_latency_s + in.comm.network_hop_latency_s).ns());
 }
 
 TEST_CASE("collective records: ZeRO-3 runs the chunk's gather and reduce-scatter around every pass") {
