@@ -73,15 +73,14 @@ class Builder {
     const CommParts made = parts();
     return lower_comm_(out_.graph, made.span(), label);
   }
-  /// The seconds of a stage's once-a-step collective over all its chunks (`of` names one chunk's
-  /// parts), added in chunk order.
-  template <class Of>
-  static double stage_seconds(const StagePlan& stage, Of&& of) {
+  /// The seconds of a stage's once-a-step collective over all its chunks: the plan's cached
+  /// seconds of each chunk's (`field`), added in chunk order.
+  static double stage_seconds(const StagePlan& stage, double ChunkCosts::*field) {
     double seconds = 0.0;
-    for (const ChunkCosts& c : stage.chunks) seconds += comm_seconds(of(c).span());
+    for (const ChunkCosts& c : stage.chunks) seconds += c.*field;
     return seconds;
   }
-  /// That collective as one data-parallel communication task.
+  /// That collective as one data-parallel communication task (`of` names one chunk's parts).
   template <class Of>
   FlowSpan stage_comm(double seconds, ResourceId resource, sim::TaskLabel label, const StagePlan& stage, Of&& of) {
     if (!lower_comm_) {
@@ -148,7 +147,7 @@ void Builder::lower_stage(std::int64_t s) {
 
   // The next step's parameters, gathered while this step runs.
   const auto gather = [this](const ChunkCosts& c) { return param_gather_comm(plan_, c); };
-  const double param_gather_s = stage_seconds(stage, gather);
+  const double param_gather_s = stage_seconds(stage, &ChunkCosts::param_gather_s);
   if (plan_.overlap_param_gather && param_gather_s > 0.0) {
     sim::TaskLabel label = stage_label;
     label.phase = static_cast<std::uint8_t>(TaskPhase::forward);
@@ -164,7 +163,7 @@ void Builder::lower_stage(std::int64_t s) {
   label.phase = static_cast<std::uint8_t>(TaskPhase::optimizer);
   if (!plan_.overlap_grad_reduce) {  // one reduction of everything after the last backward
     const auto reduction = [this](const ChunkCosts& c) { return grad_reduce_comm(plan_, c); };
-    const double reduce_s = stage_seconds(stage, reduction);
+    const double reduce_s = stage_seconds(stage, &ChunkCosts::grad_reduce_s);
     if (reduce_s > 0.0) {
       const FlowSpan reduce = stage_comm(reduce_s, res.network, label, stage, reduction);
       after(stream_tail, reduce.first);
