@@ -79,4 +79,24 @@ FlowSpan FlowStep::lower(sim::TaskGraph& graph, CommScope scope, const Traffic& 
   return lowering_.add(graph, std::move(transfers), traffic.latency_s, label);
 }
 
+FlowSpan FlowStep::lower(sim::TaskGraph& graph, std::span<const CommPart> parts, sim::TaskLabel label) {
+  constexpr sim::TaskId none = ~sim::TaskId{0};
+  FlowSpan span{none, none};
+  for (std::size_t begin = 0; begin < parts.size();) {
+    const CommScope scope = parts[begin].first->scope;
+    std::size_t end = begin + 1;
+    while (end < parts.size() && parts[end].first->scope == scope) ++end;
+    const Traffic traffic = comm_traffic(parts.subspan(begin, end - begin), cluster_, profile_);
+    begin = end;
+    if (traffic.empty()) continue;
+    const FlowSpan part = lower(graph, scope, traffic, label);
+    if (span.first == none)
+      span.first = part.first;
+    else
+      graph.add_dependency(span.last, part.first);
+    span.last = part.last;
+  }
+  return span;
+}
+
 }  // namespace clustersim::models

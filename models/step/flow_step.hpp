@@ -20,6 +20,7 @@
 /// the others back only where they wait for its traffic.
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "models/comm/flow_collectives.hpp"
@@ -33,6 +34,10 @@ class FlowStep {
   FlowStep(const ParallelismSpec& parallelism, const ClusterSpec& cluster, const CommProfile& profile,
            FlowLowering& lowering);
 
+  /// One communication task's collectives (step_builder.hpp's CommLowering): each run of parts of
+  /// one scope as the traffic they sum to, the runs chained in order; empty traffic left out.
+  FlowSpan lower(sim::TaskGraph& graph, std::span<const CommPart> parts, sim::TaskLabel label);
+  /// The traffic of one scope's groups on the label's stage.
   FlowSpan lower(sim::TaskGraph& graph, CommScope scope, const Traffic& traffic, sim::TaskLabel label);
 
  private:

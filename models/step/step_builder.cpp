@@ -4,6 +4,7 @@
 #include <string>
 
 #include "models/step/pipeline_schedule.hpp"
+#include "models/step/step_comm.hpp"
 #include "models/step/step_labels.hpp"
 
 namespace clustersim::models {
@@ -60,35 +61,39 @@ class Builder {
     after(tail.end, task);
     after(tail.overlap, task);
   }
-  /// A communication task: one task on the stage's resource (analytic), or its traffic's flows.
-  FlowSpan comm(double seconds, ResourceId resource, sim::TaskLabel label, TaskKind kind, CommScope scope,
-                const Traffic& traffic) {
+  /// A communication task: one task of its seconds on the stage's resource (analytic), or the
+  /// flows of the collectives `parts()` names (flow fidelity; made only then).
+  template <class Parts>
+  FlowSpan comm(double seconds, ResourceId resource, sim::TaskLabel label, TaskKind kind, Parts&& parts) {
     if (!lower_comm_) {
       const TaskId t = add(seconds, resource, label, kind);
       return {t, t};
     }
     label.kind = static_cast<std::uint8_t>(kind);
-    return lower_comm_(out_.graph, scope, traffic, label);
+    const CommParts made = parts();
+    return lower_comm_(out_.graph, made.span(), label);
   }
-  /// Communication beside a pass's compute (context-parallel ring, overlapped ZeRO-3 traffic):
-  /// one task (analytic), or under `flow` each group's traffic in turn, as the analytic task sums
-  /// their times.
-  FlowSpan overlap_comm(double seconds, ResourceId resource, sim::TaskLabel label, const Traffic& cp,
-                        const Traffic& dp) {
+  /// The seconds of a stage's once-a-step collective over all its chunks: the plan's cached
+  /// seconds of each chunk's (`field`), added in chunk order.
+  static double stage_seconds(const StagePlan& stage, double ChunkCosts::*field) {
+    double seconds = 0.0;
+    for (const ChunkCosts& c : stage.chunks) seconds += c.*field;
+    return seconds;
+  }
+  /// That collective as one data-parallel communication task (`of` names one chunk's parts).
+  template <class Of>
+  FlowSpan stage_comm(double seconds, ResourceId resource, sim::TaskLabel label, const StagePlan& stage, Of&& of) {
     if (!lower_comm_) {
-      const TaskId t = add(seconds, resource, label, TaskKind::overlap_comm);
+      const TaskId t = add(seconds, resource, label, TaskKind::dp_comm);
       return {t, t};
     }
-    label.kind = static_cast<std::uint8_t>(TaskKind::overlap_comm);
-    FlowSpan span{none, none};
-    for (const auto& [scope, traffic] : {std::pair{CommScope::cp, &cp}, std::pair{CommScope::dp, &dp}}) {
-      if (traffic->empty()) continue;
-      const FlowSpan part = lower_comm_(out_.graph, scope, *traffic, label);
-      if (span.first == none) span.first = part.first;
-      after(span.last, part.first);
-      span.last = part.last;
+    label.kind = static_cast<std::uint8_t>(TaskKind::dp_comm);
+    stage_parts_.clear();
+    for (const ChunkCosts& c : stage.chunks) {
+      const CommParts parts = of(c);
+      stage_parts_.insert(stage_parts_.end(), parts.span().begin(), parts.span().end());
     }
-    return span;
+    return lower_comm_(out_.graph, stage_parts_, label);
   }
   void lower_stage(std::int64_t s);
   void lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_tail, std::vector<TaskId>& grad_reduces);
@@ -98,6 +103,7 @@ class Builder {
   const CommLowering& lower_comm_;
   const std::int64_t pp_, vp_, m_;
   std::vector<PassTasks> passes_;
+  std::vector<CommPart> stage_parts_;  // the collectives of the stage task being lowered
   StepGraph out_;
 };
 
@@ -140,16 +146,12 @@ void Builder::lower_stage(std::int64_t s) {
   const sim::TaskLabel stage_label{.stage = static_cast<std::int32_t>(s)};
 
   // The next step's parameters, gathered while this step runs.
-  double param_gather_s = 0.0;
-  Traffic param_gather;
-  for (const ChunkCosts& c : stage.chunks) {
-    param_gather_s += c.param_gather_s;
-    param_gather += c.param_gather_traffic;
-  }
+  const auto gather = [this](const ChunkCosts& c) { return param_gather_comm(plan_, c); };
+  const double param_gather_s = stage_seconds(stage, &ChunkCosts::param_gather_s);
   if (plan_.overlap_param_gather && param_gather_s > 0.0) {
     sim::TaskLabel label = stage_label;
     label.phase = static_cast<std::uint8_t>(TaskPhase::forward);
-    comm(param_gather_s, res.network, label, TaskKind::dp_comm, CommScope::dp, param_gather);
+    stage_comm(param_gather_s, res.network, label, stage, gather);
   }
 
   StreamTail stream_tail;
@@ -160,14 +162,10 @@ void Builder::lower_stage(std::int64_t s) {
   sim::TaskLabel label = stage_label;
   label.phase = static_cast<std::uint8_t>(TaskPhase::optimizer);
   if (!plan_.overlap_grad_reduce) {  // one reduction of everything after the last backward
-    double reduce_s = 0.0;
-    Traffic reduce_traffic;
-    for (const ChunkCosts& c : stage.chunks) {
-      reduce_s += c.grad_reduce_s;
-      reduce_traffic += c.grad_reduce_traffic;
-    }
+    const auto reduction = [this](const ChunkCosts& c) { return grad_reduce_comm(plan_, c); };
+    const double reduce_s = stage_seconds(stage, &ChunkCosts::grad_reduce_s);
     if (reduce_s > 0.0) {
-      const FlowSpan reduce = comm(reduce_s, res.network, label, TaskKind::dp_comm, CommScope::dp, reduce_traffic);
+      const FlowSpan reduce = stage_comm(reduce_s, res.network, label, stage, reduction);
       after(stream_tail, reduce.first);
       grad_reduces.push_back(reduce.last);
     }
@@ -177,7 +175,7 @@ void Builder::lower_stage(std::int64_t s) {
   for (TaskId t : grad_reduces) after(t, optimizer);
   if (!plan_.overlap_param_gather && param_gather_s > 0.0) {
     label.phase = static_cast<std::uint8_t>(TaskPhase::step_end);
-    after(optimizer, comm(param_gather_s, res.network, label, TaskKind::dp_comm, CommScope::dp, param_gather).first);
+    after(optimizer, stage_comm(param_gather_s, res.network, label, stage, gather).first);
   }
 }
 
@@ -213,8 +211,8 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
     }
     if (bucketed) {
       const double share = 1.0 / static_cast<double>(pieces);
-      const FlowSpan reduce = comm(chunk.grad_reduce_s * share, res.network, label, TaskKind::dp_comm, CommScope::dp,
-                                   chunk.grad_reduce_traffic.scaled(share));
+      const FlowSpan reduce = comm(chunk.grad_reduce_s * share, res.network, label, TaskKind::dp_comm,
+                                   [&] { return grad_reduce_comm(plan_, chunk, share); });
       after(piece, reduce.first);
       grad_reduces.push_back(reduce.last);
     }
@@ -223,15 +221,15 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
   tasks.end = previous;
 
   if (tp_s > 0.0 && !fused) {
-    const FlowSpan tp = comm(tp_s, res.nvlink, label, TaskKind::tp_comm, CommScope::tp,
-                             ref.forward ? chunk.tp_forward_traffic : chunk.tp_backward_traffic);
+    const FlowSpan tp =
+        comm(tp_s, res.nvlink, label, TaskKind::tp_comm, [&] { return tp_comm(plan_, chunk, ref.forward); });
     after(previous, tp.first);
     tasks.end = tp.last;
   }
   const double blocking_dp_s = ref.forward ? chunk.blocking_dp_forward_s : chunk.blocking_dp_backward_s;
   if (blocking_dp_s > 0.0) {
-    const FlowSpan dp = comm(blocking_dp_s, res.network, label, TaskKind::dp_comm, CommScope::dp,
-                             ref.forward ? chunk.blocking_dp_forward_traffic : chunk.blocking_dp_backward_traffic);
+    const FlowSpan dp = comm(blocking_dp_s, res.network, label, TaskKind::dp_comm,
+                             [&] { return blocking_dp_comm(plan_, chunk, ref.forward); });
     after(tasks.end, dp.first);
     tasks.end = dp.last;
   }
@@ -239,9 +237,8 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
 
   const double overlap_s = ref.forward ? chunk.overlap_forward_s : chunk.overlap_backward_s;
   if (overlap_s > 0.0) {
-    const FlowSpan overlap =
-        overlap_comm(overlap_s, res.network, label, ref.forward ? chunk.cp_forward_traffic : chunk.cp_backward_traffic,
-                     ref.forward ? chunk.overlap_dp_forward_traffic : chunk.overlap_dp_backward_traffic);
+    const FlowSpan overlap = comm(overlap_s, res.network, label, TaskKind::overlap_comm,
+                                  [&] { return overlap_comm(plan_, chunk, ref.forward); });
     if (overlap.first != none) {
       tasks.overlap_first = overlap.first;
       tasks.overlap = overlap.last;
@@ -254,8 +251,8 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
   const bool has_next = ref.forward ? (s < pp_ - 1 || ref.chunk < vp_ - 1) : (s > 0 || ref.chunk > 0);
   const double send_s = ref.forward ? stage.send_forward_s : stage.send_backward_s;
   if (has_next && send_s > 0.0) {
-    const FlowSpan send = comm(send_s, res.network, label, TaskKind::pp_comm,
-                               ref.forward ? CommScope::pp_next : CommScope::pp_previous, stage.send_traffic);
+    const FlowSpan send =
+        comm(send_s, res.network, label, TaskKind::pp_comm, [&] { return send_comm(stage, ref.forward); });
     after(stream_tail, send.first);
     tasks.send = send.last;
   }

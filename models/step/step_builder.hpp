@@ -18,12 +18,15 @@
 /// the distributed optimizer either overlaps the step (--overlap-param-gather) or follows the
 /// optimizer.
 /// With the `flow` fidelity a CommLowering replaces each communication task by the flows of its
-/// traffic on the cluster network (flow_step.hpp); the network's link resources follow the stages'.
+/// collectives' traffic on the cluster network (flow_step.hpp); the network's link resources
+/// follow the stages'. Either way a task's collectives are those step_comm.hpp names, and its
+/// seconds the plan's cached analytic costs of the same records.
 /// Limitations: tensor-parallel collectives and blocking ZeRO-3 traffic are lumped after each
 /// pass's compute rather than between its layers (the same time on an uncontended stream); no
 /// compute slow-down while communication kernels share the SMs.
 
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "models/comm/flow_collectives.hpp"
@@ -54,17 +57,11 @@ struct StepGraph {
   }
 };
 
-/// Which ranks a communication task's traffic runs between.
-enum class CommScope : std::uint8_t {
-  tp,            // the stage's tensor-parallel ring
-  dp,            // the stage's data-parallel rings (over dp x cp ranks: all hold the same weights)
-  cp,            // the stage's context-parallel rings (ring attention's K/V blocks)
-  pp_next,       // each rank to its peer on the next stage (forward activations)
-  pp_previous,   // each rank to its peer on the previous stage (backward gradients)
-};
-
-/// Lowers one communication task's traffic into the graph (flow fidelity).
-using CommLowering = std::function<FlowSpan(sim::TaskGraph&, CommScope, const Traffic&, sim::TaskLabel)>;
+/// Lowers one communication task, the plan's collectives `parts` (step_comm.hpp), into the graph
+/// (flow fidelity): consecutive parts of one scope as one lowered traffic, the scopes one after
+/// the other; a scope whose traffic is empty is left out ({all bits set, all bits set} when none
+/// is left).
+using CommLowering = std::function<FlowSpan(sim::TaskGraph&, std::span<const CommPart>, sim::TaskLabel)>;
 
 /// Label fields: stage, micro_batch, layer (= the model chunk on the stage), phase (TaskPhase),
 /// kind (TaskKind); rank is -1 for a task that stands for the whole stage, the sending rank for a

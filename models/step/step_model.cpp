@@ -7,6 +7,7 @@
 #include "models/compute/flops.hpp"
 #include "models/step/flow_step.hpp"
 #include "models/step/pipeline_schedule.hpp"
+#include "models/step/step_comm.hpp"
 #include "models/compute/transformer_costs.hpp"
 #include "sim/engine.hpp"
 
@@ -84,16 +85,8 @@ StepPlan plan_step(const StepInputs& in) {
   const auto& t = in.training;
   const auto& model = in.model;
   const Groups groups = make_groups(p, in.cluster);
-  auto time = [&](CollectiveOp op, double bytes, const CommGroup& g) {
-    return collective_time_s(op, bytes, g, in.cluster, in.comm);
-  };
-  // The same collectives for the flow fidelity: bytes each rank sends on, and the latency.
-  auto traffic = [&](CollectiveOp op, double bytes, const CommGroup& g) {
-    if (g.ranks <= 1) return Traffic{};
-    const double latency = collective_latency_s(op, g, in.cluster, in.comm);
-    if (op == CollectiveOp::all_reduce) return Traffic{.all_reduce_bytes = bytes, .latency_s = latency};
-    const double factor = op == CollectiveOp::send_recv ? 1.0 : bus_factor(op, g.ranks);
-    return Traffic{.ring_bytes = factor * bytes, .latency_s = latency};
+  auto collective = [&](CollectiveOp op, double bytes, const CommGroup& g, CommScope scope) {
+    return make_collective(op, bytes, g, scope, in.cluster, in.comm);
   };
   auto ops = [&](std::span<const OpCost> list) { return ops_time_s(list, in.cluster.gpu, in.compute, t.precision); };
 
@@ -102,56 +95,60 @@ StepPlan plan_step(const StepInputs& in) {
   const double layer_forward_s = ops(layer.forward.span());
   const double layer_backward_s = ops(layer.backward.span()) + ops(layer.recompute.span());
 
+  StepPlan plan;
+  plan.schedule = t.schedule;
+  plan.micro_batches = micro_batches_per_step(p, t);
+  plan.overlap_grad_reduce = t.overlap_grad_reduce;
+  plan.overlap_param_gather = t.overlap_param_gather;
+  plan.dp_per_pass = p.zero >= 3;
+
   // Tensor parallel, per layer and micro-batch: 2 all-reduces of the b x s/cp x h activation each
   // way, or with sequence parallelism a reduce-scatter and an all-gather in their place.
   const double activation_bytes =
       static_cast<double>(t.micro_batch * (t.seq_len / p.cp) * model.hidden) * kBf16Bytes;
-  const double tp_pass_s = p.sp ? 2.0 * (time(CollectiveOp::all_gather, activation_bytes, groups.tp) +
-                                         time(CollectiveOp::reduce_scatter, activation_bytes, groups.tp))
-                                : 2.0 * time(CollectiveOp::all_reduce, activation_bytes, groups.tp);
-  const double tp_backward_factor = t.recompute == Recompute::full ? 2.0 : 1.0;  // redone forward
-  Traffic tp_pass;
   if (p.sp) {
-    tp_pass += traffic(CollectiveOp::all_gather, activation_bytes, groups.tp).scaled(2.0);
-    tp_pass += traffic(CollectiveOp::reduce_scatter, activation_bytes, groups.tp).scaled(2.0);
+    plan.layer.tp[0] = collective(CollectiveOp::all_gather, activation_bytes, groups.tp, CommScope::tp);
+    plan.layer.tp[1] = collective(CollectiveOp::reduce_scatter, activation_bytes, groups.tp, CommScope::tp);
   } else {
-    tp_pass = traffic(CollectiveOp::all_reduce, activation_bytes, groups.tp).scaled(2.0);
+    plan.layer.tp[0] = collective(CollectiveOp::all_reduce, activation_bytes, groups.tp, CommScope::tp);
   }
+  plan.layer.tp_per_layer = 2.0;
+  plan.layer.tp_backward_factor = t.recompute == Recompute::full ? 2.0 : 1.0;  // redone forward
 
   // Context parallel (ring attention): each layer passes its K and V block around the ring, c - 1
-  // hops forward and about twice that backward (K, V and their gradients).
-  const double kv_heads_per_rank = static_cast<double>(std::max<std::int64_t>(1, model.kv_heads / p.tp));
-  const double head_dim = static_cast<double>(model.hidden / model.heads);
-  const double kv_block_bytes =
-      static_cast<double>(t.micro_batch * (t.seq_len / p.cp)) * 2.0 * kv_heads_per_rank * head_dim * kBf16Bytes;
-  const CommGroup cp_pair{.ranks = 2, .ranks_per_node = groups.cp.ranks_per_node > 1 ? 2 : 1};
-  const double cp_hops = static_cast<double>(p.cp - 1);
-  const double cp_forward_s = p.cp > 1 ? cp_hops * time(CollectiveOp::send_recv, kv_block_bytes, cp_pair) : 0.0;
-  const Traffic cp_forward_traffic =
-      p.cp > 1 ? traffic(CollectiveOp::send_recv, kv_block_bytes, cp_pair).scaled(cp_hops) : Traffic{};
+  // hops forward and about twice that backward (K, V and their gradients). Each hop is costed as a
+  // send between two ranks; the flow fidelity runs it on the whole ring.
+  if (p.cp > 1) {
+    const double kv_heads_per_rank = static_cast<double>(std::max<std::int64_t>(1, model.kv_heads / p.tp));
+    const double head_dim = static_cast<double>(model.hidden / model.heads);
+    const double kv_block_bytes =
+        static_cast<double>(t.micro_batch * (t.seq_len / p.cp)) * 2.0 * kv_heads_per_rank * head_dim * kBf16Bytes;
+    const CommGroup cp_pair{.ranks = 2, .ranks_per_node = groups.cp.ranks_per_node > 1 ? 2 : 1};
+    plan.layer.cp_kv = collective(CollectiveOp::send_recv, kv_block_bytes, cp_pair, CommScope::cp);
+    plan.layer.cp_hops = static_cast<double>(p.cp - 1);
+  }
 
-  // Pipeline: one micro-batch's activations, split over the TP ranks (Megatron-LM's scatter/gather).
-  const double send_s = time(CollectiveOp::send_recv, activation_bytes / static_cast<double>(p.tp), groups.pp_neighbours);
-  const Traffic send_traffic =
-      traffic(CollectiveOp::send_recv, activation_bytes / static_cast<double>(p.tp), groups.pp_neighbours);
+  // Pipeline: one micro-batch's activations, split over the TP ranks (Megatron-LM's scatter/gather),
+  // forward to the next stage; the gradients of the same size come back.
+  const CollectiveRecord send_forward = collective(
+      CollectiveOp::send_recv, activation_bytes / static_cast<double>(p.tp), groups.pp_neighbours, CommScope::pp_next);
+  CollectiveRecord send_backward = send_forward;
+  send_backward.scope = CommScope::pp_previous;
 
   const std::vector<std::int64_t> split = split_layers(model.layers, p.pp, p.vp);
   const double layer_params = static_cast<double>(layer_parameters(model)) / static_cast<double>(p.tp);
   const double head_params = static_cast<double>(embedding_parameters(model)) /
                              (model.tied_embeddings ? 1.0 : 2.0) / static_cast<double>(p.tp);
 
-  StepPlan plan;
-  plan.schedule = t.schedule;
-  plan.micro_batches = micro_batches_per_step(p, t);
-  plan.overlap_grad_reduce = t.overlap_grad_reduce;
-  plan.overlap_param_gather = t.overlap_param_gather;
   plan.stages.resize(static_cast<std::size_t>(p.pp));
   for (std::int64_t s = 0; s < p.pp; ++s) {
     StagePlan& stage = plan.stages[static_cast<std::size_t>(s)];
-    stage.send_forward_s = send_s;
-    stage.send_backward_s = send_s;
-    stage.send_traffic = send_traffic;
+    stage.send_forward = send_forward;
+    stage.send_backward = send_backward;
+    stage.send_forward_s = send_forward.seconds;
+    stage.send_backward_s = send_backward.seconds;
     double stage_params = 0.0;
+    stage.chunks.reserve(static_cast<std::size_t>(p.vp));
     for (std::int64_t c = 0; c < p.vp; ++c) {
       const std::int64_t index = c * p.pp + s;
       const bool first = index == 0, last = index == p.pp * p.vp - 1;
@@ -171,46 +168,17 @@ StepPlan plan_step(const StepInputs& in) {
         chunk.backward_s += ops(head.output_backward.span());
         params += head_params;
       }
-      chunk.tp_forward_s = layers * tp_pass_s;
-      chunk.tp_backward_s = layers * tp_pass_s * tp_backward_factor;
-      chunk.tp_forward_traffic = tp_pass.scaled(layers);
-      chunk.tp_backward_traffic = tp_pass.scaled(layers * tp_backward_factor);
-      chunk.overlap_forward_s = layers * cp_forward_s;
-      chunk.overlap_backward_s = layers * 2.0 * cp_forward_s;
-      chunk.cp_forward_traffic = cp_forward_traffic.scaled(layers);
-      chunk.cp_backward_traffic = cp_forward_traffic.scaled(layers * 2.0);
+      // Data parallel over the chunk's parameters: ZeRO-0 all-reduces the gradients; ZeRO-1 and 2
+      // reduce-scatter them and all-gather the updated parameters, once a step; ZeRO-3 / FSDP
+      // gathers before each pass and reduce-scatters after each backward (step_comm.hpp).
       const double param_bytes = params * kBf16Bytes;
-      switch (p.zero) {
-        case 0:
-          chunk.grad_reduce_s = time(CollectiveOp::all_reduce, param_bytes, groups.dp);
-          chunk.grad_reduce_traffic = traffic(CollectiveOp::all_reduce, param_bytes, groups.dp);
-          break;
-        case 1:
-        case 2:
-          chunk.grad_reduce_s = time(CollectiveOp::reduce_scatter, param_bytes, groups.dp);
-          chunk.param_gather_s = time(CollectiveOp::all_gather, param_bytes, groups.dp);
-          chunk.grad_reduce_traffic = traffic(CollectiveOp::reduce_scatter, param_bytes, groups.dp);
-          chunk.param_gather_traffic = traffic(CollectiveOp::all_gather, param_bytes, groups.dp);
-          break;
-        default: {  // ZeRO-3 / FSDP: gather before each pass, reduce-scatter after each backward
-          const double gather_s = time(CollectiveOp::all_gather, param_bytes, groups.dp);
-          const double scatter_s = time(CollectiveOp::reduce_scatter, param_bytes, groups.dp);
-          // Without overlap (no prefetch, no separate communication stream) each pass waits for
-          // its parameters, and the backward for its gradients' reduce-scatter.
-          const Traffic gather = traffic(CollectiveOp::all_gather, param_bytes, groups.dp);
-          const Traffic scatter = traffic(CollectiveOp::reduce_scatter, param_bytes, groups.dp);
-          auto place = [&](bool forward, bool overlapped, double seconds, const Traffic& moved) {
-            (forward ? (overlapped ? chunk.overlap_forward_s : chunk.blocking_dp_forward_s)
-                     : (overlapped ? chunk.overlap_backward_s : chunk.blocking_dp_backward_s)) += seconds;
-            (forward ? (overlapped ? chunk.overlap_dp_forward_traffic : chunk.blocking_dp_forward_traffic)
-                     : (overlapped ? chunk.overlap_dp_backward_traffic : chunk.blocking_dp_backward_traffic)) += moved;
-          };
-          place(true, t.overlap_param_gather, gather_s, gather);
-          place(false, t.overlap_param_gather, gather_s, gather);
-          place(false, t.overlap_grad_reduce, scatter_s, scatter);
-          break;
-        }
+      if (p.zero == 0) {
+        chunk.grad_reduce = collective(CollectiveOp::all_reduce, param_bytes, groups.dp, CommScope::dp);
+      } else {
+        chunk.grad_reduce = collective(CollectiveOp::reduce_scatter, param_bytes, groups.dp, CommScope::dp);
+        chunk.param_gather = collective(CollectiveOp::all_gather, param_bytes, groups.dp, CommScope::dp);
       }
+      set_comm_seconds(plan, chunk);
       stage_params += params;
       stage.chunks.push_back(chunk);
     }
@@ -233,8 +201,8 @@ StepSimulation simulate_step(const StepInputs& in) {
     FlowStep flow(in.parallelism, in.cluster, in.comm, lowering);
     out.step = build_step_graph(
         plan,
-        [&flow](sim::TaskGraph& graph, CommScope scope, const Traffic& traffic, sim::TaskLabel label) {
-          return flow.lower(graph, scope, traffic, label);
+        [&flow](sim::TaskGraph& graph, std::span<const CommPart> parts, sim::TaskLabel label) {
+          return flow.lower(graph, parts, label);
         },
         std::move(links));
   } else {

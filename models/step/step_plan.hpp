@@ -3,33 +3,32 @@
 /// model chunk, how long each micro-batch's passes compute and communicate.
 /// One stage stands for all of its GPUs: tensor-parallel peers and data-parallel replicas do the
 /// same work at the same time (the symmetry DESIGN.md allows), so one pipeline is simulated.
+/// Every collective is held once, as a CollectiveRecord (collective_record.hpp); step_comm.hpp
+/// says which records each communication task stands for. The seconds fields below are the
+/// analytic costs of those tasks, computed from the records by plan_step (for the builder, the
+/// step-time bound and the plan key); the flow fidelity lowers the records themselves.
 /// Units: seconds, bytes.
 
 #include <cstdint>
 #include <vector>
 
 #include "models/spec/parallelism_spec.hpp"
+#include "models/step/collective_record.hpp"
 
 namespace clustersim::models {
 
-/// What a communication task moves, for the `flow` fidelity (the `analytic` one uses the seconds
-/// fields): every rank of the task's group sends `ring_bytes` to its successor (its ring
-/// neighbour; for a pipeline send, its peer on the neighbouring stage), and the group all-reduces
-/// `all_reduce_bytes` (buffer size, lowered as flow_collectives.hpp picks), after `latency_s`, the
-/// analytic model's latency of the collectives the task stands for.
-struct Traffic {
-  double ring_bytes = 0.0;
-  double all_reduce_bytes = 0.0;
-  double latency_s = 0.0;
-
-  Traffic& operator+=(const Traffic& other) {
-    ring_bytes += other.ring_bytes;
-    all_reduce_bytes += other.all_reduce_bytes;
-    latency_s += other.latency_s;
-    return *this;
-  }
-  Traffic scaled(double factor) const { return {ring_bytes * factor, all_reduce_bytes * factor, latency_s * factor}; }
-  bool empty() const { return ring_bytes <= 0.0 && all_reduce_bytes <= 0.0 && latency_s <= 0.0; }
+/// The collectives of one layer's pass and micro-batch, the same in every chunk.
+struct LayerCollectives {
+  // Tensor parallel: an all-reduce of the activation (second absent) or, with sequence
+  // parallelism, an all-gather and a reduce-scatter in its place; each `tp_per_layer` times a
+  // pass, and `tp_backward_factor` times that backward (full recompute redoes the forward's).
+  std::array<CollectiveRecord, 2> tp{};
+  double tp_per_layer = 2.0;
+  double tp_backward_factor = 1.0;
+  // Context parallel (ring attention): one hop of the K/V block, `cp_hops` a forward pass and
+  // twice that backward (K, V and their gradients); none for cp = 1.
+  CollectiveRecord cp_kv{};
+  double cp_hops = 0.0;
 };
 
 /// One model chunk on one stage, per micro-batch unless said otherwise.
@@ -37,6 +36,13 @@ struct ChunkCosts {
   std::int64_t layers = 0;
   double forward_s = 0.0;            // GPU compute of the forward pass
   double backward_s = 0.0;           // GPU compute of the backward pass, recompute included
+  // The chunk's data-parallel collectives over its parameters' bf16 bytes: the gradient reduction
+  // (all-reduce, or reduce-scatter with ZeRO >= 1) and the parameter all-gather (ZeRO >= 1). Once
+  // a step (ZeRO-0 to 2), or with ZeRO-3 around every pass (StepPlan::dp_per_pass).
+  CollectiveRecord grad_reduce{};
+  CollectiveRecord param_gather{};
+  // Analytic seconds of the chunk's communication tasks (step_comm.hpp), from the records above
+  // and the plan's LayerCollectives.
   double tp_forward_s = 0.0;         // tensor-parallel collectives, blocking the compute stream
   double tp_backward_s = 0.0;
   double blocking_dp_forward_s = 0.0;   // data-parallel traffic blocking the compute stream: ZeRO-3
@@ -45,19 +51,14 @@ struct ChunkCosts {
   double overlap_backward_s = 0.0;
   double grad_reduce_s = 0.0;        // data-parallel gradient reduction of the chunk, once a step
   double param_gather_s = 0.0;       // distributed-optimizer parameter all-gather, once a step
-  Traffic tp_forward_traffic{}, tp_backward_traffic{}, grad_reduce_traffic{}, param_gather_traffic{};
-  // What the overlap and blocking seconds above move, by group: the context-parallel ring's K/V
-  // blocks and the ZeRO-3 gathers and reduce-scatters over the data-parallel group.
-  Traffic cp_forward_traffic{}, cp_backward_traffic{};
-  Traffic overlap_dp_forward_traffic{}, overlap_dp_backward_traffic{};
-  Traffic blocking_dp_forward_traffic{}, blocking_dp_backward_traffic{};
 };
 
 struct StagePlan {
   std::vector<ChunkCosts> chunks;  // vp entries
-  double send_forward_s = 0.0;     // activations to the next stage, per micro-batch
-  double send_backward_s = 0.0;    // gradients to the previous stage, per micro-batch
-  Traffic send_traffic{};          // either way, per micro-batch
+  CollectiveRecord send_forward{};   // activations to the next stage, per micro-batch
+  CollectiveRecord send_backward{};  // gradients to the previous stage, per micro-batch
+  double send_forward_s = 0.0;       // their analytic seconds
+  double send_backward_s = 0.0;
   double optimizer_s = 0.0;        // the optimizer step on this stage's shard
 };
 
@@ -65,6 +66,8 @@ struct StepPlan {
   Schedule schedule = Schedule::one_f_one_b;
   std::int64_t micro_batches = 1;
   std::vector<StagePlan> stages;  // pp entries
+  LayerCollectives layer{};
+  bool dp_per_pass = false;  // ZeRO-3 / FSDP: gather before each pass, reduce-scatter after each backward
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
 };

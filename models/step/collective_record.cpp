@@ -1,0 +1,44 @@
+#include "models/step/collective_record.hpp"
+
+#include "models/comm/flow_collectives.hpp"
+
+namespace clustersim::models {
+
+CollectiveRecord make_collective(CollectiveOp op, double bytes, const CommGroup& group, CommScope scope,
+                                 const ClusterSpec& cluster, const CommProfile& profile) {
+  return {.op = op,
+          .bytes = bytes,
+          .group = group,
+          .scope = scope,
+          .seconds = collective_time_s(op, bytes, group, cluster, profile)};
+}
+
+Traffic collective_traffic(const CollectiveRecord& record, const ClusterSpec& cluster, const CommProfile& profile) {
+  if (record.group.ranks <= 1) return Traffic{};
+  const double latency = collective_latency_s(record.op, record.group, cluster, profile);
+  if (record.op == CollectiveOp::all_reduce) return Traffic{.all_reduce_bytes = record.bytes, .latency_s = latency};
+  const double factor = record.op == CollectiveOp::send_recv ? 1.0 : bus_factor(record.op, record.group.ranks);
+  return Traffic{.ring_bytes = factor * record.bytes, .latency_s = latency};
+}
+
+double comm_seconds(std::span<const CommPart> parts) {
+  double seconds = 0.0;
+  for (const CommPart& part : parts) {
+    double each = part.first->seconds;
+    if (part.second != nullptr) each += part.second->seconds;
+    seconds += each * part.repeat * part.scale;
+  }
+  return seconds;
+}
+
+Traffic comm_traffic(std::span<const CommPart> parts, const ClusterSpec& cluster, const CommProfile& profile) {
+  Traffic sum;
+  for (const CommPart& part : parts) {
+    Traffic each = collective_traffic(*part.first, cluster, profile);
+    if (part.second != nullptr) each += collective_traffic(*part.second, cluster, profile);
+    sum += each.scaled(part.repeat).scaled(part.scale);
+  }
+  return sum;
+}
+
+}  // namespace clustersim::models

@@ -1,0 +1,92 @@
+#pragma once
+/// One collective of a training step, described once: its operation, its bytes, the analytic
+/// model's view of its group (ranks, ranks per node) and its placement on the cluster (which
+/// parallel dimension's ranks run it). Both fidelities derive their costs from the record: the
+/// `analytic` one its alpha-beta seconds (collectives.hpp), the `flow` one its traffic (what each
+/// rank sends, lowered on the group's real routes by flow_step.hpp).
+/// A communication task of the step stands for a sum of records (CommPart): for instance a chunk's
+/// forward tensor-parallel task is layers x (2 x (all-gather + reduce-scatter)). Seconds and
+/// traffic of a task fold its parts in the same order, so the two fidelities agree on what a task
+/// moves. A default record is a group of one rank: no time, no traffic.
+/// Units: bytes (a collective's full buffer, nccl-tests' "size"; a send's bytes per rank), seconds.
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "models/comm/collectives.hpp"
+#include "models/spec/cluster_spec.hpp"
+
+namespace clustersim::models {
+
+/// Which ranks a collective runs between, for the `flow` fidelity (flow_step.hpp).
+enum class CommScope : std::uint8_t {
+  tp,            // the stage's tensor-parallel rings
+  dp,            // the stage's data-parallel rings (over dp x cp ranks: all hold the same weights)
+  cp,            // the stage's context-parallel rings (ring attention's K/V blocks)
+  pp_next,       // each rank to its peer on the next stage (forward activations)
+  pp_previous,   // each rank to its peer on the previous stage (backward gradients)
+};
+
+/// What a collective moves under the `flow` fidelity: every rank of each group of its scope sends
+/// `ring_bytes` to its successor (its ring neighbour; for a pipeline send, its peer on the
+/// neighbouring stage), and each group all-reduces `all_reduce_bytes` (buffer size, lowered as
+/// flow_collectives.hpp picks), after `latency_s`, the analytic model's latency.
+struct Traffic {
+  double ring_bytes = 0.0;
+  double all_reduce_bytes = 0.0;
+  double latency_s = 0.0;
+
+  Traffic& operator+=(const Traffic& other) {
+    ring_bytes += other.ring_bytes;
+    all_reduce_bytes += other.all_reduce_bytes;
+    latency_s += other.latency_s;
+    return *this;
+  }
+  Traffic scaled(double factor) const { return {ring_bytes * factor, all_reduce_bytes * factor, latency_s * factor}; }
+  bool empty() const { return ring_bytes <= 0.0 && all_reduce_bytes <= 0.0 && latency_s <= 0.0; }
+};
+
+struct CollectiveRecord {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  double bytes = 0.0;
+  CommGroup group{};                // the analytic model's view of the group
+  CommScope scope = CommScope::tp;  // where the flow fidelity places it
+  double seconds = 0.0;             // analytic time, collective_time_s of the fields above
+};
+
+/// A record with its analytic seconds.
+CollectiveRecord make_collective(CollectiveOp op, double bytes, const CommGroup& group, CommScope scope,
+                                 const ClusterSpec& cluster, const CommProfile& profile);
+
+/// The record's traffic under the `flow` fidelity; empty for a group of one rank. All-reduce moves
+/// its buffer by the algorithm the lowering picks; a send its bytes; the other collectives bus
+/// factor x bytes per rank around a ring.
+Traffic collective_traffic(const CollectiveRecord& record, const ClusterSpec& cluster, const CommProfile& profile);
+
+/// A share of a communication task: scale x (repeat x (first + second)); `second` may be absent.
+/// The records belong to the step plan the part was made from.
+struct CommPart {
+  const CollectiveRecord* first = nullptr;
+  const CollectiveRecord* second = nullptr;
+  double repeat = 1.0;  // times per layer (or 1)
+  double scale = 1.0;   // layers, or a gradient bucket's share
+};
+
+/// The parts of one communication task: at most three (tensor-parallel collectives; a context-
+/// parallel exchange and ZeRO-3's gather and reduce-scatter beside a pass).
+struct CommParts {
+  std::array<CommPart, 3> parts{};
+  std::uint8_t count = 0;
+
+  void add(const CommPart& part) { parts[count++] = part; }
+  std::span<const CommPart> span() const { return {parts.data(), count}; }
+};
+
+/// Analytic seconds of a task: its parts' seconds summed in order.
+double comm_seconds(std::span<const CommPart> parts);
+
+/// Traffic of consecutive parts of one scope, summed in order.
+Traffic comm_traffic(std::span<const CommPart> parts, const ClusterSpec& cluster, const CommProfile& profile);
+
+}  // namespace clustersim::models

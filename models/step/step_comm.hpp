@@ -1,0 +1,33 @@
+#pragma once
+/// Which of a step plan's collectives (collective_record.hpp) each communication task of the step
+/// stands for, in the order their costs add up: the one place that says it, read by plan_step for
+/// the analytic seconds and by the step builder for the flow fidelity's traffic.
+/// Per pass of a chunk and micro-batch:
+/// - tensor parallel: layers x (tp_per_layer x the layer's TP collectives); backward x
+///   tp_backward_factor;
+/// - blocking data parallel (ZeRO-3 without overlap): the parameter gather before each pass, the
+///   gradient reduce-scatter after each backward;
+/// - beside the compute: the context-parallel ring (layers x cp_hops K/V hops, twice that
+///   backward), then ZeRO-3's overlapped gather and reduce-scatter;
+/// - the send to the neighbouring stage.
+/// Once a step (ZeRO-0 to 2): each chunk's gradient reduction and parameter all-gather.
+/// The parts point into the plan and live as long as it does.
+
+#include "models/step/collective_record.hpp"
+#include "models/step/step_plan.hpp"
+
+namespace clustersim::models {
+
+CommParts tp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
+CommParts blocking_dp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
+CommParts overlap_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
+CommParts send_comm(const StagePlan& stage, bool forward);
+/// `share` of the chunk's once-a-step gradient reduction (a bucket's); none with ZeRO-3.
+CommParts grad_reduce_comm(const StepPlan& plan, const ChunkCosts& chunk, double share = 1.0);
+/// The chunk's once-a-step parameter all-gather; none with ZeRO-3.
+CommParts param_gather_comm(const StepPlan& plan, const ChunkCosts& chunk);
+
+/// Sets the chunk's seconds fields from its records and the plan's layer collectives.
+void set_comm_seconds(const StepPlan& plan, ChunkCosts& chunk);
+
+}  // namespace clustersim::models

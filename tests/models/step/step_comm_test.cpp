@@ -1,0 +1,148 @@
+#include "models/step/step_comm.hpp"
+
+#include <doctest/doctest.h>
+
+#include "models/comm/flow_collectives.hpp"
+#include "models/step/flow_step.hpp"
+#include "models/step/step_model.hpp"
+#include "tests/models/model_fixtures.hpp"
+
+using namespace clustersim::models;
+
+namespace {
+
+// Llama 3 8B on 2 nodes of 4 H100 (4 NICs each): TP 2, PP 2, DP 2, sequence parallel, ZeRO-1.
+// Rank order TP, CP, DP, PP: stage 0 is node 0 (ranks 0-3), stage 1 node 1; every TP and DP group
+// is two ranks of one node, every pipeline send crosses the network.
+StepInputs small_layout() {
+  StepInputs in;
+  in.model = test::llama3_8b();
+  in.parallelism = {.tp = 2, .pp = 2, .dp = 2, .cp = 1, .vp = 1, .sp = true, .zero = 1};
+  in.training = {.seq_len = 4096, .micro_batch = 1, .global_batch = 8};
+  in.cluster = {.gpu = test::h100(), .num_gpus = 8, .gpus_per_node = 4, .nic_bytes_per_s = 50e9, .nics_per_node = 4};
+  in.compute = default_compute_profile("h100-sxm");
+  in.comm = default_comm_profile(in.cluster);
+  return in;
+}
+
+void check_record(const CollectiveRecord& r, CollectiveOp op, double bytes, CommGroup group, CommScope scope,
+                  const StepInputs& in) {
+  CHECK(r.op == op);
+  CHECK(r.bytes == bytes);
+  CHECK(r.group.ranks == group.ranks);
+  CHECK(r.group.ranks_per_node == group.ranks_per_node);
+  CHECK(r.scope == scope);
+  CHECK(r.seconds == collective_time_s(op, bytes, group, in.cluster, in.comm));
+}
+
+/// What the flow fidelity sends for one communication task, lowered alone: bytes over all flows
+/// and the latency its start task pays.
+struct Sent {
+  double bytes = 0.0;
+  std::int64_t latency_ns = 0;
+};
+
+Sent lower_task_alone(const StepInputs& in, const CommParts& parts, std::int32_t stage) {
+  FlowNetwork network(in.cluster, in.comm);
+  FlowLowering lowering(network, 0);
+  FlowStep flow(in.parallelism, in.cluster, in.comm, lowering);
+  clustersim::sim::TaskGraph graph;
+  const FlowSpan span = flow.lower(graph, parts.span(), {.stage = stage});
+  Sent sent{.latency_ns = graph.latency(span.first).ns()};
+  for (clustersim::sim::TaskId t = 0; t < graph.size(); ++t) sent.bytes += graph.work(t) * graph.weight(t);
+  return sent;
+}
+
+// The activation of one micro-batch: b x s/cp x h x 2 bytes = 4096 x 4096 x 2.
+constexpr double kActivation = 33554432.0;
+// A chunk's parameters per tensor rank: 16 layers x (218,103,808 matrix + 8,192 norm weights) / 2,
+// plus one of the untied embeddings (128,256 x 4,096) / 2 = 1,744,896,000 + 262,668,288.
+constexpr double kChunkParameterBytes = 2.0 * (1744896000.0 + 262668288.0);
+
+}  // namespace
+
+TEST_CASE("collective records: the plan holds each collective once, with the bytes and group it moves") {
+  const StepInputs in = small_layout();
+  const StepPlan plan = plan_step(in);
+  const CommGroup node_pair{.ranks = 2, .ranks_per_node = 2};
+  check_record(plan.layer.tp[0], CollectiveOp::all_gather, kActivation, node_pair, CommScope::tp, in);
+  check_record(plan.layer.tp[1], CollectiveOp::reduce_scatter, kActivation, node_pair, CommScope::tp, in);
+  CHECK(plan.layer.tp_per_layer == 2.0);
+  CHECK(plan.layer.tp_backward_factor == 1.0);  // selective recompute redoes no collective
+  CHECK(plan.layer.cp_hops == 0.0);
+  CHECK_FALSE(plan.dp_per_pass);
+  REQUIRE(plan.stages.size() == 2);
+  for (const StagePlan& stage : plan.stages) {
+    // Sends: the activation split over the 2 tensor ranks, one rank per node at each end.
+    const CommGroup across{.ranks = 2, .ranks_per_node = 1};
+    check_record(stage.send_forward, CollectiveOp::send_recv, kActivation / 2.0, across, CommScope::pp_next, in);
+    check_record(stage.send_backward, CollectiveOp::send_recv, kActivation / 2.0, across, CommScope::pp_previous, in);
+    CHECK(stage.send_forward_s == stage.send_forward.seconds);
+    REQUIRE(stage.chunks.size() == 1);
+    const ChunkCosts& chunk = stage.chunks.front();
+    CHECK(chunk.layers == 16);
+    check_record(chunk.grad_reduce, CollectiveOp::reduce_scatter, kChunkParameterBytes, node_pair, CommScope::dp, in);
+    check_record(chunk.param_gather, CollectiveOp::all_gather, kChunkParameterBytes, node_pair, CommScope::dp, in);
+    // The tasks' analytic seconds, composed by hand from the collectives' own times.
+    const double ag = collective_time_s(CollectiveOp::all_gather, kActivation, node_pair, in.cluster, in.comm);
+    const double rs = collective_time_s(CollectiveOp::reduce_scatter, kActivation, node_pair, in.cluster, in.comm);
+    CHECK(chunk.tp_forward_s == 16.0 * (2.0 * (ag + rs)));
+    CHECK(chunk.tp_backward_s == chunk.tp_forward_s);
+    CHECK(chunk.grad_reduce_s == chunk.grad_reduce.seconds);
+    CHECK(chunk.param_gather_s == chunk.param_gather.seconds);
+    CHECK(chunk.overlap_forward_s == 0.0);
+    CHECK(chunk.blocking_dp_backward_s == 0.0);
+  }
+}
+
+TEST_CASE("collective records: the flow lowering sends what the records say") {
+  const StepInputs in = small_layout();
+  const StepPlan plan = plan_step(in);
+  const ChunkCosts& chunk = plan.stages[0].chunks.front();
+  const CommGroup node_pair{.ranks = 2, .ranks_per_node = 2};
+  const double nvlink_latency_s = in.comm.launch_latency_s + in.comm.nvlink_hop_latency_s;  // one NVLink step
+  CHECK(collective_latency_s(CollectiveOp::all_gather, node_pair, in.cluster, in.comm) == nvlink_latency_s);
+
+  // Tensor parallel, one forward pass: each of the 2 ranks of both replicas sends 16 layers x 2 x
+  // (1/2 + 1/2) x the activation around its ring: 4 x 32 x 32 MiB.
+  const Sent tp = lower_task_alone(in, tp_comm(plan, chunk, true), 0);
+  CHECK(tp.bytes == 4.0 * 32.0 * kActivation);
+  CHECK(tp.latency_ns == clustersim::sim::Time::from_seconds(16.0 * (2.0 * (nvlink_latency_s + nvlink_latency_s))).ns());
+  const Traffic traffic = comm_traffic(tp_comm(plan, chunk, true).span(), in.cluster, in.comm);
+  CHECK(traffic.ring_bytes == 32.0 * kActivation);
+  CHECK(traffic.all_reduce_bytes == 0.0);
+
+  // The gradient reduce-scatter, once a step: half the chunk's gradients from each of the 2 ranks
+  // of both tensor ranks' data-parallel groups.
+  const Sent reduce = lower_task_alone(in, grad_reduce_comm(plan, chunk), 0);
+  CHECK(reduce.bytes == 4.0 * 0.5 * kChunkParameterBytes);
+  CHECK(reduce.latency_ns == clustersim::sim::Time::from_seconds(nvlink_latency_s).ns());
+  // A bucket of a quarter moves a quarter.
+  CHECK(lower_task_alone(in, grad_reduce_comm(plan, chunk, 0.25), 0).bytes == 0.25 * reduce.bytes);
+
+  // The forward send: each of stage 0's 4 ranks sends its half of the activation across the network.
+  const Sent send = lower_task_alone(in, send_comm(plan.stages[0], true), 0);
+  CHECK(send.bytes == 4.0 * kActivation / 2.0);
+  CHECK(send.latency_ns == clustersim::sim::Time::from_seconds(in.comm.launch_latency_s + in.comm.network_hop_latency_s).ns());
+}
+
+TEST_CASE("collective records: ZeRO-3 runs the chunk's gather and reduce-scatter around every pass") {
+  StepInputs in = small_layout();
+  in.parallelism.zero = 3;
+  in.training.overlap_grad_reduce = false;
+  const StepPlan plan = plan_step(in);
+  CHECK(plan.dp_per_pass);
+  const ChunkCosts& chunk = plan.stages[0].chunks.front();
+  // No once-a-step reduction or gather; the gathers overlap, the reduce-scatter blocks the backward.
+  CHECK(grad_reduce_comm(plan, chunk).count == 0);
+  CHECK(param_gather_comm(plan, chunk).count == 0);
+  CHECK(chunk.grad_reduce_s == 0.0);
+  CHECK(chunk.param_gather_s == 0.0);
+  CHECK(chunk.overlap_forward_s == chunk.param_gather.seconds);
+  CHECK(chunk.overlap_backward_s == chunk.param_gather.seconds);
+  CHECK(chunk.blocking_dp_forward_s == 0.0);
+  CHECK(chunk.blocking_dp_backward_s == chunk.grad_reduce.seconds);
+  const CommParts blocking = blocking_dp_comm(plan, chunk, false);
+  REQUIRE(blocking.count == 1);
+  CHECK(blocking.parts[0].first == &chunk.grad_reduce);
+}
