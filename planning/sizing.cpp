@@ -60,6 +60,16 @@ std::vector<bool> pareto_front(const std::vector<PlanPoint>& points) {
   return front;
 }
 
+std::vector<std::size_t> front_by_days(const std::vector<PlanPoint>& points, const std::vector<bool>& front) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (front[i]) order.push_back(i);
+  }
+  // Two points on the front never share a time (the faster-or-equal one would beat the other).
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return points[a].days < points[b].days; });
+  return order;
+}
+
 std::optional<std::size_t> choose_option(const std::vector<PlanPoint>& points, double deadline_days,
                                          double budget_usd) {
   std::optional<std::size_t> best;

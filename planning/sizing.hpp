@@ -40,6 +40,9 @@ struct PlanPoint {
 /// and better in one of the two. Of equal points only the first is on the front.
 std::vector<bool> pareto_front(const std::vector<PlanPoint>& points);
 
+/// The indices of the points on `front` (from pareto_front), fastest first.
+std::vector<std::size_t> front_by_days(const std::vector<PlanPoint>& points, const std::vector<bool>& front);
+
 /// The option to take: with a deadline, the cheapest that meets it (and the budget, if given);
 /// with only a budget, the fastest within it; with neither, the cheapest. Ties go to the earlier
 /// point. nullopt when nothing qualifies. Limits <= 0 mean "not given".

@@ -2,7 +2,6 @@
 // and restarts; the checkpoint interval sweep; a storage x interval comparison.
 
 #include <iostream>
-#include <sstream>
 
 #include "models/run/interval_sweep.hpp"
 #include "models/run/monte_carlo.hpp"
@@ -18,8 +17,7 @@ namespace {
 
 std::vector<double> parse_minutes(const std::string& list) {
   std::vector<double> values;
-  std::istringstream stream(list);
-  for (std::string item; std::getline(stream, item, ',');) {
+  for (const std::string& item : split_list(list)) {
     std::size_t used = 0;
     double value = 0.0;
     try {
@@ -103,7 +101,7 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
   const std::vector<double> intervals = parse_minutes(compare);
 
   const scenarios::Scenario scenario = scenario_args.load();
-  const std::string source = scenario_args.scenario_path.empty() ? "default scenario" : scenario_args.scenario_path;
+  const std::string source = scenario_args.source_name();
   FailuresStudy study{.runs = runs, .seed = seed_given ? seed : scenario.simulation.seed};
   study.run = planning::prepare_run(scenario, source);
 

@@ -75,7 +75,7 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
     throw std::invalid_argument(
         "--links: needs simulation.fidelity \"flow\" (the analytic fidelity puts no traffic on links); add --set "
         "simulation.fidelity=flow");
-  const std::string source = scenario_args.scenario_path.empty() ? "default scenario" : scenario_args.scenario_path;
+  const std::string source = scenario_args.source_name();
   const models::StepSimulation sim = simulate(scenario, source);
   const std::vector<models::LinkLoad> busiest = models::busiest_links(sim.step, sim.timeline, links);
   // Write the trace before printing, so that a failure leaves neither a file nor a half report.

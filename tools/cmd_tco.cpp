@@ -41,7 +41,7 @@ int cmd_tco(std::span<const std::string> args, std::ostream& out) {
   if (runs < 1) throw CliError("tco: --runs must be at least 1, got " + std::to_string(runs));
 
   const scenarios::Scenario scenario = scenario_args.load();
-  const std::string source = scenario_args.scenario_path.empty() ? "default scenario" : scenario_args.scenario_path;
+  const std::string source = scenario_args.source_name();
   if (const auto problem = models::find_cost_problem(scenario.cost)) {
     std::string pointer = "/" + problem->field;
     std::replace(pointer.begin(), pointer.end(), '.', '/');

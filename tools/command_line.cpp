@@ -72,6 +72,23 @@ scenarios::Scenario ScenarioArgs::load() const {
                                : scenarios::load_scenario_file(scenario_path, sets);
 }
 
+std::string ScenarioArgs::source_name() const {
+  return scenario_path.empty() ? "default scenario" : scenario_path;
+}
+
+std::vector<std::string> split_list(std::string_view text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = text.find(',', start);
+    const auto item = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    if (!item.empty()) items.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return items;
+}
+
 planning::Shard parse_shard(std::string_view text) {
   const auto slash = text.find('/');
   if (slash == std::string_view::npos) throw CliError("--shard: expected I/N, got \"" + std::string(text) + "\"");
@@ -81,6 +98,5 @@ planning::Shard parse_shard(std::string_view text) {
   }
   return shard;
 }
-
 
 }  // namespace clustersim::tools

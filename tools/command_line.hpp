@@ -49,11 +49,17 @@ struct ScenarioArgs {
   void add_to(CommandOptions& options);
   /// Loads the named scenario with the overrides; throws scenarios::ScenarioError.
   scenarios::Scenario load() const;
+  /// The scenario's name in messages and reports: its file, or "default scenario".
+  std::string source_name() const;
   /// The line describing [SCENARIO] for CommandHelp::arguments.
   static constexpr std::string_view argument_help =
       "  SCENARIO    scenario JSON file; default: the built-in Llama 3 70B on 256 H100\n"
       "              (clustersim explain lists every key)";
 };
+
+/// The items of a comma-separated list ("a,b,c"), in order; empty items (a stray comma) are
+/// dropped, so an empty text gives none.
+std::vector<std::string> split_list(std::string_view text);
 
 /// `--shard I/N` with 1 <= I <= N; throws CliError otherwise.
 planning::Shard parse_shard(std::string_view text);

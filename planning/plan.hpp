@@ -1,0 +1,62 @@
+#pragma once
+/// `clustersim plan` as a library: size a cluster before buying or renting it. For the scenario's
+/// model, sequence length, global batch and token budget, search GPU type, GPU count (whole
+/// nodes), network topology and layout; return every option with its time to train and cost,
+/// the Pareto front of the two and the option to take (planning/sizing.hpp's rule).
+/// The steps, one file each: prices (plan_prices), candidate clusters (plan_clusters), the
+/// layouts per cluster (plan_layouts), their simulation on threads (plan_evaluation), the
+/// options per topology with their reruns and cost (plan_options), the front and the choice
+/// (sizing). Errors are PlanErrors (planning/plan_error.hpp).
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/step/step_model.hpp"
+#include "planning/plan_clusters.hpp"
+#include "planning/plan_options.hpp"
+#include "planning/plan_prices.hpp"
+#include "planning/sweep_runner.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace clustersim::planning {
+
+struct PlanRequest {
+  scenarios::Scenario scenario{};                  // model, training and cost; its cluster sets the defaults
+  std::vector<std::string> gpus{};                 // GPU presets to consider, in the order listed
+  std::int64_t min_gpus = 0;                       // <= 0: see resolve_gpu_range
+  std::int64_t max_gpus = 0;                       // <= 0: see resolve_gpu_range
+  std::vector<models::TopologyKind> topologies{};  // the first is the reference (plan_options.hpp)
+  double oversubscription = 2.0;                   // of a fat tree's leaves
+  Pricing pricing = Pricing::rent;
+  std::map<std::string, double> given_prices{};    // GPU preset -> USD (GPU-hour or server, as pricing)
+  double deadline_days = 0.0;                      // <= 0: none
+  double budget_usd = 0.0;                         // <= 0: none
+  unsigned jobs = 1;                               // simulation threads
+  bool simulate_chosen = false;                    // keep the full simulation of the choice (for a report)
+};
+
+struct PlanResult {
+  GpuRange range{};
+  PriceTable prices{};
+  std::vector<SizedCluster> clusters{};
+  std::vector<PlanOption> options{};       // cluster by cluster, topologies in the order asked
+  std::vector<bool> on_front{};            // per option
+  std::vector<std::size_t> front{};        // the front's options, fastest first
+  std::optional<std::size_t> chosen{};     // nullopt: no option meets the deadline and budget
+  std::size_t layouts_simulated = 0;       // layout runs and topology reruns
+  bool topology_changed_time = false;      // whether a topology gave another step time than the first
+  std::optional<models::StepSimulation> chosen_simulation{};  // when asked for and there is a choice
+};
+
+/// Called once with the number of layouts to simulate, before they run; returns the callback told
+/// of each one done (may return an empty one). May be empty itself.
+using PlanProgressFn = std::function<ProgressFn(std::size_t layouts)>;
+
+/// Throws PlanError when the request cannot be planned (see plan_error.hpp).
+PlanResult make_plan(const PlanRequest& request, const PlanProgressFn& progress = {});
+
+}  // namespace clustersim::planning

@@ -1,0 +1,36 @@
+#include "planning/plan_evaluation.hpp"
+
+#include <algorithm>
+
+#include "planning/parallel_for.hpp"
+
+namespace clustersim::planning {
+
+std::size_t layout_count(const std::vector<SizedCluster>& clusters) {
+  std::size_t n = 0;
+  for (const auto& c : clusters) n += c.layouts.size();
+  return n;
+}
+
+LayoutRuns simulate_layouts(const std::vector<SizedCluster>& clusters, unsigned jobs, const ProgressFn& progress) {
+  LayoutRuns result;
+  for (std::size_t c = 0; c < clusters.size(); ++c) {
+    for (std::size_t l = 0; l < clusters[c].layouts.size(); ++l) result.runs.push_back({.cluster = c, .layout = l});
+  }
+  parallel_for(result.runs.size(), jobs, [&](std::size_t i) {
+    LayoutRun& run = result.runs[i];
+    const SizedCluster& cluster = clusters[run.cluster];
+    run.report = models::simulate_step(with_layout(cluster.base, cluster.layouts[run.layout])).report;
+    if (progress) progress(1);
+  });
+  result.ranked.resize(clusters.size());
+  for (std::size_t i = 0; i < result.runs.size(); ++i) result.ranked[result.runs[i].cluster].push_back(i);
+  for (auto& list : result.ranked) {
+    std::stable_sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
+      return result.runs[a].report.times.step_time_s < result.runs[b].report.times.step_time_s;
+    });
+  }
+  return result;
+}
+
+}  // namespace clustersim::planning

@@ -1,0 +1,267 @@
+// The planning part of `clustersim plan`, called as a library: prices, candidate clusters, the
+// options' time and cost, the front and the choice, and one small plan end to end.
+
+#include "planning/plan.hpp"
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "planning/plan_error.hpp"
+#include "planning/sizing.hpp"
+#include "scenarios/scenario_io.hpp"
+
+namespace clustersim::planning {
+namespace {
+
+TEST_CASE("plan prices: --price first, then the scenario's own GPU, then the built-in dated price") {
+  const auto scenario = scenarios::default_scenario({"cost.rent.on_demand_usd_per_gpu_hour=2.5"});
+  REQUIRE(scenario.cluster.gpu.name == "h100-sxm");
+  const std::vector<std::string> gpus{"h100-sxm", "b200", "a100-80gb"};
+  const PriceTable given = resolve_prices(gpus, scenario, Pricing::rent, {{"a100-80gb", 1.0}});
+  CHECK(given.at("a100-80gb").usd == 1.0);
+  CHECK(given.at("a100-80gb").source == "--price");
+  // The scenario's rent applies to its own GPU type only.
+  CHECK(given.at("h100-sxm").usd == 2.5);
+  CHECK(given.at("h100-sxm").source == "scenario cost.rent.on_demand_usd_per_gpu_hour");
+  CHECK(given.at("b200").usd == default_rent_usd_per_gpu_hour("b200").usd);
+  CHECK(given.at("b200").source == default_rent_usd_per_gpu_hour("b200").source);
+  // A price on the command line beats the scenario's.
+  CHECK(resolve_prices({"h100-sxm"}, scenario, Pricing::rent, {{"h100-sxm", 9.0}}).at("h100-sxm").usd == 9.0);
+  // Without a scenario price, the built-in one: Lambda's 2.99 for an H100.
+  const auto plain = scenarios::default_scenario();
+  CHECK(resolve_prices({"h100-sxm"}, plain, Pricing::rent, {}).at("h100-sxm").usd == 2.99);
+  // Renting, a GPU-hour costs its price whatever the cluster.
+  CHECK(gpu_hour_usd(Pricing::rent, {2.5, "x"}, "h100-sxm", scenario, scenario.cluster) == 2.5);
+}
+
+TEST_CASE("plan prices: building prices servers, and a GPU type with no server price is an error") {
+  const auto scenario = scenarios::default_scenario({"cost.build.server_usd=300000"});
+  const PriceTable prices = resolve_prices({"h100-sxm", "b200"}, scenario, Pricing::build, {{"b200", 400000.0}});
+  CHECK(prices.at("h100-sxm").usd == 300000.0);
+  CHECK(prices.at("h100-sxm").source == "scenario cost.build.server_usd");
+  CHECK(prices.at("b200").usd == 400000.0);
+  CHECK(prices.at("b200").source == "--server-price");
+  // The shared reference has no A100 server price (planning/sizing.cpp).
+  CHECK_THROWS_WITH_AS(resolve_prices({"a100-80gb"}, scenario, Pricing::build, {}),
+                       "plan: no server price for a100-80gb: pass --server-price a100-80gb=USD", PlanError);
+  // A dearer server costs more per GPU-hour, the rest of the cluster being equal.
+  const double cheap = gpu_hour_usd(Pricing::build, {200000.0, ""}, "h100-sxm", scenario, scenario.cluster);
+  const double dear = gpu_hour_usd(Pricing::build, {400000.0, ""}, "h100-sxm", scenario, scenario.cluster);
+  CHECK(cheap > 0.0);
+  CHECK(dear > cheap);
+}
+
+TEST_CASE("plan clusters: the size range defaults to the scenario's GPUs / 8 to x 4, in whole nodes") {
+  const auto scenario = scenarios::default_scenario();  // 256 GPUs, 8 per node
+  const GpuRange range = resolve_gpu_range(scenario, 0, 0);
+  CHECK(range.min_gpus == 32);
+  CHECK(range.max_gpus == 1024);
+  // A tiny scenario still starts at one node.
+  auto small = scenario;
+  small.cluster.num_gpus = 16;
+  CHECK(resolve_gpu_range(small, 0, 0).min_gpus == 8);
+  CHECK(resolve_gpu_range(small, 0, 0).max_gpus == 64);
+  CHECK(resolve_gpu_range(scenario, 64, 128).min_gpus == 64);
+  CHECK_THROWS_AS(resolve_gpu_range(scenario, 256, 128), PlanError);
+}
+
+TEST_CASE("plan clusters: every GPU type at every candidate node count, other GPU types in their standard node") {
+  // NICs of 100 Gb/s, so that the scenario's own GPU (keeping them) differs from the standard nodes.
+  const auto scenario = scenarios::default_scenario({"cluster.nic_gbit_per_s=100"});
+  // 128 to 256 GPUs = 16 to 32 nodes: 16, 24 and 32 (sizing's powers of two and 1.5 x them).
+  const auto clusters = candidate_clusters(scenario, {"a100-80gb", "h100-sxm"}, {.min_gpus = 128, .max_gpus = 256});
+  REQUIRE(clusters.size() == 6);
+  const std::vector<std::int64_t> sizes{128, 192, 256, 128, 192, 256};
+  for (std::size_t i = 0; i < clusters.size(); ++i) {
+    const auto& c = clusters[i];
+    CAPTURE(i);
+    CHECK(c.gpu == (i < 3 ? "a100-80gb" : "h100-sxm"));
+    CHECK(c.scenario.cluster.gpu.name == c.gpu);
+    CHECK(c.scenario.cluster.num_gpus == sizes[i]);
+    CHECK(c.base.cluster.num_gpus == sizes[i]);
+    // DGX A100: 8 x 200 Gb/s = 25 GB/s each; the scenario's H100 keeps its 100 Gb/s = 12.5 GB/s.
+    CHECK(c.scenario.cluster.nic_bytes_per_s == (i < 3 ? 25e9 : 12.5e9));
+    CHECK(c.scenario.cluster.nics_per_node == 8);
+    CHECK(c.scenario.model.name == scenario.model.name);
+    CHECK(c.scenario.training.tokens == scenario.training.tokens);
+  }
+  CHECK_THROWS_WITH_AS(candidate_clusters(scenario, {"h100-sxm", "tpu-v5"}, {.min_gpus = 8, .max_gpus = 8}),
+                       "plan: unknown GPU \"tpu-v5\" (see clustersim explain)", PlanError);
+}
+
+TEST_CASE("plan layouts: TP within a node, no CP, and one ZeRO/recompute choice per layout, the first that fits") {
+  const auto scenario = scenarios::default_scenario();
+  const auto clusters = candidate_clusters(scenario, {"h100-sxm"}, {.min_gpus = 256, .max_gpus = 256});
+  REQUIRE(clusters.size() == 1);
+  const auto& layouts = clusters[0].layouts;
+  REQUIRE_FALSE(layouts.empty());
+  std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>> seen;
+  for (const auto& l : layouts) {
+    CHECK(l.parallelism.tp <= 8);
+    CHECK(l.parallelism.cp == 1);
+    CHECK(l.parallelism.sp == (l.parallelism.tp > 1));
+    CHECK((l.training.micro_batch == 1 || l.training.micro_batch == 2));
+    CHECK((l.parallelism.zero == 1 || l.parallelism.zero == 3));
+    CHECK(seen.insert({l.parallelism.tp, l.parallelism.pp, l.parallelism.vp, l.training.micro_batch}).second);
+    CHECK(l.parallelism.tp * l.parallelism.pp * l.parallelism.dp == 256);
+  }
+  // Against the memory estimate of a search over the plan's space: each kept layout fits, and
+  // none of its cheaper variants (in the order ZeRO-1 + selective, ZeRO-1 + full, ZeRO-3 +
+  // selective) does.
+  SearchSpace space{.tp = {1, 2, 4, 8}, .cp = {1}, .micro_batch = {1, 2}};
+  space.zero = {1, 3};
+  space.recompute = {models::Recompute::selective, models::Recompute::full};
+  space.sp_follows_tp = true;
+  using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, int,
+                         models::Recompute>;
+  std::map<Key, bool> fits;
+  for (const auto& c : search_layouts(clusters[0].base, space)) {
+    const auto& p = c.layout.parallelism;
+    fits[{p.tp, p.pp, p.vp, c.layout.training.micro_batch, p.cp, p.sp, p.zero, c.layout.training.recompute}] =
+        c.memory.fits;
+  }
+  const std::vector<std::pair<int, models::Recompute>> order{
+      {1, models::Recompute::selective}, {1, models::Recompute::full}, {3, models::Recompute::selective},
+      {3, models::Recompute::full}};
+  std::size_t with_fallback = 0;
+  for (const auto& l : layouts) {
+    const auto& p = l.parallelism;
+    const auto key = [&](int zero, models::Recompute recompute) {
+      return Key{p.tp, p.pp, p.vp, l.training.micro_batch, p.cp, p.sp, zero, recompute};
+    };
+    CHECK(fits.at(key(p.zero, l.training.recompute)));
+    for (const auto& [zero, recompute] : order) {
+      if (zero == p.zero && recompute == l.training.recompute) break;
+      CHECK_FALSE(fits.at(key(zero, recompute)));
+      ++with_fallback;
+    }
+  }
+  CHECK(with_fallback > 0);  // 70B on 256 GPUs: some layouts need full recompute or ZeRO-3
+}
+
+// Four clusters with step figures set by hand: 3.6e12 tokens, so hours = 1e9 / (tokens/s), and
+// 20 hours a day. Rent $2 a GPU-hour for the H100, $4 for the B200.
+//   0: 64 H100,  5e6 tokens/s: 200 h,  10 days,    2 x  64 x 200  = $25,600
+//   1: 128 H100, 8e6 tokens/s: 125 h,  6.25 days,  2 x 128 x 125  = $32,000
+//   2: 64 B200,  1e7 tokens/s: 100 h,  5 days,     4 x  64 x 100  = $25,600
+//   3: 128 B200, 1.6e7:        62.5 h, 3.125 days, 4 x 128 x 62.5 = $32,000
+// 2 beats 0 (as cheap, faster) and 1 (cheaper and faster); 2 and 3 trade time against cost.
+struct HandGrid {
+  std::vector<SizedCluster> clusters;
+  LayoutRuns runs;
+};
+
+HandGrid hand_grid() {
+  const auto scenario =
+      scenarios::default_scenario({"training.tokens=3.6e12", "cost.hours_per_day=20"});
+  const std::vector<std::tuple<std::string, std::int64_t, double>> rows{
+      {"h100-sxm", 64, 5e6}, {"h100-sxm", 128, 8e6}, {"b200", 64, 1e7}, {"b200", 128, 1.6e7}};
+  HandGrid grid;
+  for (const auto& [gpu, gpus, tokens_per_s] : rows) {
+    SizedCluster c;
+    c.gpu = gpu;
+    c.scenario = scenario;
+    c.scenario.cluster.num_gpus = gpus;
+    c.layouts.push_back(Layout{});
+    grid.runs.ranked.push_back({grid.runs.runs.size()});
+    LayoutRun run{.cluster = grid.clusters.size(), .layout = 0};
+    run.report.tokens_per_s = tokens_per_s;
+    run.report.times.step_time_s = 1.0;
+    grid.runs.runs.push_back(run);
+    grid.clusters.push_back(std::move(c));
+  }
+  return grid;
+}
+
+TEST_CASE("plan options: time and cost from tokens/s, hours a day, price and GPUs; the front and choice by hand") {
+  const HandGrid grid = hand_grid();
+  const OptionSettings settings{.topologies = {models::TopologyKind::rail_optimized},
+                                .oversubscription = 2.0,
+                                .pricing = Pricing::rent,
+                                .prices = {{"h100-sxm", {2.0, "--price"}}, {"b200", {4.0, "--price"}}}};
+  const PlanOptions found = plan_options(grid.clusters, grid.runs, settings, grid.clusters[0].scenario);
+  REQUIRE(found.options.size() == 4);
+  CHECK(found.reruns == 0);  // one topology, the clusters' own: nothing to re-run
+  const std::vector<double> hours{200, 125, 100, 62.5}, days{10, 6.25, 5, 3.125}, cost{25600, 32000, 25600, 32000};
+  std::vector<PlanPoint> points;
+  for (std::size_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(found.options[i].cluster == i);
+    CHECK(found.options[i].hours == doctest::Approx(hours[i]));
+    CHECK(found.options[i].days == doctest::Approx(days[i]));
+    CHECK(found.options[i].cost_usd == doctest::Approx(cost[i]));
+    points.push_back({.days = found.options[i].days, .cost_usd = found.options[i].cost_usd});
+  }
+  const auto front = pareto_front(points);
+  CHECK(front == std::vector<bool>{false, false, true, true});
+  CHECK(front_by_days(points, front) == std::vector<std::size_t>{3, 2});
+  // A 4-day deadline: only 3 makes it. 6 days: 2 and 3, 2 is cheaper.
+  CHECK(choose_option(points, 4, 0) == std::optional<std::size_t>{3});
+  CHECK(choose_option(points, 6, 0) == std::optional<std::size_t>{2});
+  // $30,000 alone: 0 and 2 fit it, 2 is faster. $20,000: nothing.
+  CHECK(choose_option(points, 0, 30000) == std::optional<std::size_t>{2});
+  CHECK_FALSE(choose_option(points, 0, 20000).has_value());
+  // Neither: the cheapest, 0 and 2 tie at $25,600 and the faster one wins.
+  CHECK(choose_option(points, 0, 0) == std::optional<std::size_t>{2});
+}
+
+TEST_CASE("plan options: a cluster the model fits in no layout of gives no option") {
+  HandGrid grid = hand_grid();
+  grid.runs.ranked[1].clear();
+  const OptionSettings settings{.topologies = {models::TopologyKind::rail_optimized},
+                                .pricing = Pricing::rent,
+                                .prices = {{"h100-sxm", {2.0, ""}}, {"b200", {4.0, ""}}}};
+  const PlanOptions found = plan_options(grid.clusters, grid.runs, settings, grid.clusters[0].scenario);
+  REQUIRE(found.options.size() == 3);
+  CHECK(found.options[1].cluster == 2);
+}
+
+TEST_CASE("plan: one small plan end to end, with its progress and one option per cluster and topology") {
+  PlanRequest request{
+      .scenario = scenarios::default_scenario({"model.preset=llama3-8b", "cluster.num_gpus=16", "parallelism.tp=8",
+                                               "parallelism.pp=1", "parallelism.dp=2", "training.seq_len=2048",
+                                               "training.global_batch=32", "training.tokens=1e10"}),
+      .gpus = {"h100-sxm"},
+      .min_gpus = 16,
+      .max_gpus = 16,
+      .topologies = {models::TopologyKind::rail_optimized, models::TopologyKind::fat_tree},
+      .given_prices = {{"h100-sxm", 3.0}},
+      .deadline_days = 1000,
+      .jobs = 2,
+      .simulate_chosen = true,
+  };
+  std::size_t total = 0;
+  std::atomic<std::size_t> done{0};
+  const PlanResult result = make_plan(request, [&](std::size_t layouts) -> ProgressFn {
+    total = layouts;
+    return [&done](std::size_t n) { done += n; };
+  });
+  REQUIRE(result.clusters.size() == 1);
+  CHECK(total == result.clusters[0].layouts.size());
+  CHECK(done == total);
+  // The second topology re-runs the first's best kTopologyCandidates layouts.
+  CHECK(result.layouts_simulated == total + std::min(kTopologyCandidates, total));
+  REQUIRE(result.options.size() == 2);
+  CHECK(result.options[0].topology == models::TopologyKind::rail_optimized);
+  CHECK(result.options[1].topology == models::TopologyKind::fat_tree);
+  CHECK(result.options[1].oversubscription == 2.0);
+  CHECK(result.prices.at("h100-sxm").usd == 3.0);
+  for (const auto& o : result.options) {
+    CHECK(o.cost_usd == doctest::Approx(3.0 * 16 * 1e10 / o.report.tokens_per_s / 3600.0));
+  }
+  REQUIRE(result.chosen.has_value());
+  REQUIRE(result.chosen_simulation.has_value());
+  CHECK(result.chosen_simulation->report.times.step_time_s ==
+        result.options[*result.chosen].report.times.step_time_s);
+  // Nothing fits: the model needs more than one GPU.
+  request.min_gpus = request.max_gpus = 8;
+  request.scenario.model = scenarios::default_scenario().model;  // 70B
+  CHECK_THROWS_AS(make_plan(request), PlanError);
+}
+
+}  // namespace
+}  // namespace clustersim::planning

@@ -1,0 +1,204 @@
+#include "tools/render/plan_report.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "planning/sweep_rows.hpp"
+#include "planning/topology_names.hpp"
+#include "tools/render/html_report.hpp"
+#include "tools/render/megatron_args.hpp"
+
+namespace clustersim::tools {
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+using planning::PlanOption;
+using planning::PlanRequest;
+using planning::PlanResult;
+
+std::string money(double usd) {
+  if (usd >= 1e6) return fmt::format("${:.2f}M", usd / 1e6);
+  if (usd >= 1e3) return fmt::format("${:.1f}k", usd / 1e3);
+  return fmt::format("${:.0f}", usd);
+}
+
+std::string topology_text(const PlanOption& o) {
+  if (o.topology == models::TopologyKind::fat_tree) return fmt::format("fat_tree {:g}:1", o.oversubscription);
+  return std::string(planning::topology_name(o.topology));
+}
+
+std::string option_label(const PlanResult& result, const PlanOption& o) {
+  const auto& cluster = result.clusters[o.cluster];
+  return fmt::format("{} x {} ({}), {}", cluster.scenario.cluster.num_gpus, cluster.gpu, topology_text(o),
+                     planning::layout_label(o.layout));
+}
+
+std::string choice_rule(const PlanRequest& request) {
+  if (request.deadline_days > 0) {
+    return fmt::format("the cheapest option that trains within {:g} days{}", request.deadline_days,
+                       request.budget_usd > 0 ? fmt::format(" and {}", money(request.budget_usd)) : std::string());
+  }
+  if (request.budget_usd > 0) return fmt::format("the fastest option within {}", money(request.budget_usd));
+  return "the cheapest option (no deadline or budget given)";
+}
+
+std::string limits_text(const PlanRequest& request) {
+  if (request.deadline_days <= 0 && request.budget_usd <= 0) return "no deadline or budget";
+  return fmt::format("{}{}{}", request.deadline_days > 0 ? fmt::format("deadline {:g} days", request.deadline_days) : "",
+                     request.deadline_days > 0 && request.budget_usd > 0 ? ", " : "",
+                     request.budget_usd > 0 ? "budget " + money(request.budget_usd) : "");
+}
+
+std::string topology_note(const PlanRequest& request, const PlanResult& result) {
+  if (result.topology_changed_time) {
+    return "topology: simulated per option (the best layouts of rail_optimized re-run on each topology)";
+  }
+  return "topology: with the analytic fidelity the step time depends on the NICs' count and rate, not "
+         "on the topology or its oversubscription (scenarios/validation_network.hpp), so every topology "
+         "gives the same step time here; " +
+         std::string(request.pricing == planning::Pricing::build
+                         ? "they differ in cost through the switches, optics and cables the cost model "
+                           "counts on each topology's graph"
+                         : "rented GPU-hours cost the same on any of them, so equal options keep the "
+                           "first topology listed");
+}
+
+std::vector<std::string> chosen_megatron_args(const PlanRequest& request, const PlanResult& result) {
+  if (!result.chosen) return {};
+  return megatron_args(request.scenario.model, result.options[*result.chosen].layout);
+}
+
+ordered_json layout_json(const planning::Layout& l) {
+  const auto& p = l.parallelism;
+  return {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"cp", p.cp}, {"vp", p.vp}, {"sp", p.sp}, {"zero", p.zero},
+          {"micro_batch", l.training.micro_batch},
+          {"recompute", l.training.recompute == models::Recompute::full        ? "full"
+                        : l.training.recompute == models::Recompute::selective ? "selective"
+                                                                               : "none"}};
+}
+
+// The front can be a single option (a larger cluster often costs no more GPU-hours); the
+// cheapest option of each GPU type shows what the others would do.
+std::string cheapest_per_gpu(const PlanRequest& request, const PlanResult& result) {
+  std::string text = "\nCheapest option per GPU type:\n";
+  for (const auto& gpu : request.gpus) {
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < result.options.size(); ++i) {
+      if (result.clusters[result.options[i].cluster].gpu != gpu) continue;
+      if (!best || result.options[i].cost_usd < result.options[*best].cost_usd) best = i;
+    }
+    if (!best) {
+      text += fmt::format("  {:<10} fits on none of the sizes searched\n", gpu);
+      continue;
+    }
+    const PlanOption& o = result.options[*best];
+    text += fmt::format("  {:<10} {:>6} GPUs  {:<40} {:>7.1f} days {:>10}\n", gpu,
+                        result.clusters[o.cluster].scenario.cluster.num_gpus, planning::layout_label(o.layout), o.days,
+                        money(o.cost_usd));
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string plan_text(const PlanRequest& request, const PlanResult& result) {
+  const bool build = request.pricing == planning::Pricing::build;
+  const auto& training = request.scenario.training;
+  std::string text = fmt::format("plan: {}, {:.3g} tokens, global batch {} x {} tokens, {}\n", request.scenario.model.name,
+                                 training.tokens, training.global_batch, training.seq_len, limits_text(request));
+  text += fmt::format("searched: {} GPU types x {} to {} GPUs in whole nodes x {} topologies = {} options; "
+                      "{} layouts simulated\n",
+                      request.gpus.size(), result.range.min_gpus, result.range.max_gpus, request.topologies.size(),
+                      result.options.size(), result.layouts_simulated);
+  text += fmt::format("pricing: {}\n", build ? "build (owned cost per GPU-hour, cost model)" : "rent on demand");
+  for (const auto& [gpu, price] : result.prices) {
+    text += fmt::format("  {:<10} {} {}\n", gpu,
+                        build ? money(price.usd) + " per server" : fmt::format("${:.2f}/GPU-h", price.usd), price.source);
+  }
+  text += "note: " + topology_note(request, result) + "\n\n";
+  text += "Pareto front (no option is both faster and cheaper):\n";
+  text += fmt::format("  {:>6} {:<10} {:<15} {:<40} {:>7} {:>6} {:>8} {:>10} {:>8}\n", "GPUs", "GPU", "topology", "layout",
+                      "step s", "MFU", "days", "cost", "$/GPU-h");
+  for (const std::size_t i : result.front) {
+    const PlanOption& o = result.options[i];
+    text += fmt::format("  {:>6} {:<10} {:<15} {:<40} {:>7.2f} {:>5.1f}% {:>8.1f} {:>10} {:>8.2f}{}\n",
+                        result.clusters[o.cluster].scenario.cluster.num_gpus, result.clusters[o.cluster].gpu,
+                        topology_text(o), planning::layout_label(o.layout), o.report.times.step_time_s,
+                        100 * o.report.mfu, o.days, money(o.cost_usd), o.usd_per_gpu_hour,
+                        result.chosen && *result.chosen == i ? "  <- chosen" : "");
+  }
+  text += cheapest_per_gpu(request, result);
+  text += '\n';
+  if (!result.chosen) {
+    return text + fmt::format("no option meets the limits ({}); the front above shows what is possible\n",
+                              choice_rule(request));
+  }
+  const PlanOption& o = result.options[*result.chosen];
+  text += fmt::format("chosen ({}):\n  {}\n  {:.1f} days, {}, step {:.3f} s, MFU {:.1f} %\n", choice_rule(request),
+                      option_label(result, o), o.days, money(o.cost_usd), o.report.times.step_time_s, 100 * o.report.mfu);
+  text += "Megatron-LM arguments:\n";
+  const auto megatron = chosen_megatron_args(request, result);
+  for (std::size_t i = 0; i < megatron.size(); ++i) {
+    text += "  " + megatron[i] + (i + 1 < megatron.size() && !megatron[i + 1].starts_with('#') ? " \\\n" : "\n");
+  }
+  return text;
+}
+
+std::string plan_json(const PlanRequest& request, const PlanResult& result) {
+  ordered_json j;
+  j["model"] = request.scenario.model.name;
+  j["tokens"] = request.scenario.training.tokens;
+  j["deadline_days"] = request.deadline_days > 0 ? ordered_json(request.deadline_days) : ordered_json(nullptr);
+  j["budget_usd"] = request.budget_usd > 0 ? ordered_json(request.budget_usd) : ordered_json(nullptr);
+  j["pricing"] = request.pricing == planning::Pricing::build ? "build" : "rent";
+  for (const auto& [gpu, price] : result.prices) j["prices"][gpu] = {{"usd", price.usd}, {"source", price.source}};
+  j["topology_note"] = topology_note(request, result);
+  j["layouts_simulated"] = result.layouts_simulated;
+  ordered_json list = ordered_json::array();
+  for (std::size_t i = 0; i < result.options.size(); ++i) {
+    const PlanOption& o = result.options[i];
+    list.push_back({{"gpu", result.clusters[o.cluster].gpu},
+                    {"gpus", result.clusters[o.cluster].scenario.cluster.num_gpus},
+                    {"topology", planning::topology_name(o.topology)},
+                    {"oversubscription", o.oversubscription},
+                    {"layout", layout_json(o.layout)},
+                    {"step_time_s", o.report.times.step_time_s},
+                    {"mfu", o.report.mfu},
+                    {"tokens_per_s", o.report.tokens_per_s},
+                    {"usd_per_gpu_hour", o.usd_per_gpu_hour},
+                    {"days", o.days},
+                    {"cost_usd", o.cost_usd},
+                    {"on_front", static_cast<bool>(result.on_front[i])}});
+  }
+  j["options"] = std::move(list);
+  j["front"] = result.front;
+  j["choice_rule"] = choice_rule(request);
+  if (result.chosen) {
+    j["chosen"] = {{"option", *result.chosen}, {"megatron_args", chosen_megatron_args(request, result)}};
+  } else {
+    j["chosen"] = nullptr;
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string plan_html(const PlanRequest& request, const PlanResult& result, const std::string& text) {
+  std::vector<ParetoPoint> chart;
+  for (std::size_t i = 0; i < result.options.size(); ++i) {
+    const PlanOption& o = result.options[i];
+    chart.push_back({.label = option_label(result, o), .days = o.days, .cost_usd = o.cost_usd,
+                     .on_front = result.on_front[i], .chosen = result.chosen && *result.chosen == i});
+  }
+  HtmlPage page(fmt::format("clustersim plan: {}", request.scenario.model.name));
+  page.paragraph(fmt::format("{:.3g} tokens; {}", request.scenario.training.tokens, choice_rule(request)));
+  page.heading("Time to train against cost");
+  page.raw(pareto_svg(chart, request.deadline_days, request.budget_usd));
+  if (result.chosen && result.chosen_simulation) {
+    page.heading("Chosen: " + option_label(result, result.options[*result.chosen]));
+    page.step(*result.chosen_simulation);
+  }
+  page.heading("Plan");
+  page.preformatted(text);
+  return page.render();
+}
+
+}  // namespace clustersim::tools

@@ -1,0 +1,18 @@
+#pragma once
+/// The reports of `clustersim plan` (planning/plan.hpp): the text (prices, the Pareto front, the
+/// cheapest option per GPU type, the choice and its Megatron-LM arguments), the JSON object with
+/// every option, and the HTML page (Pareto chart, the choice's timeline and breakdown, the text).
+
+#include <string>
+
+#include "planning/plan.hpp"
+
+namespace clustersim::tools {
+
+std::string plan_text(const planning::PlanRequest& request, const planning::PlanResult& result);
+/// One JSON object and a newline.
+std::string plan_json(const planning::PlanRequest& request, const planning::PlanResult& result);
+/// `text` is plan_text's, shown at the end of the page.
+std::string plan_html(const planning::PlanRequest& request, const planning::PlanResult& result, const std::string& text);
+
+}  // namespace clustersim::tools
