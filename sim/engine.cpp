@@ -14,6 +14,13 @@
 
 namespace clustersim::sim {
 
+/// The engine's reading of TaskGraph's internal records, which TaskGraph keeps from everyone else.
+struct EngineAccess {
+  using Core = TaskGraph::Core;
+  static const Core& core(const TaskGraph& graph, TaskId t) { return graph.core(t); }
+  static const ResourceId* resource_uses(const TaskGraph& graph) { return graph.resource_uses(); }
+};
+
 namespace {
 
 /// What the event loop keeps for a task from the moment it is ready until it finishes. Only tasks
@@ -61,13 +68,37 @@ Time pack(SuccessorList list) {
   return Time::from_ns(static_cast<std::int64_t>((std::uint64_t{list.length} << 32) | list.begin));
 }
 
-/// A resource shared only by tasks that use nothing else and have no rate cap is a processor-
-/// sharing queue: every task progresses at the same rate per unit of weight, capacity / total
-/// weight. Its "virtual work" clock advances at that rate, and a task finishes when the clock
-/// passes its join value plus its work, which no later join or leave changes. So the group keeps
-/// its tasks in a heap of those fixed virtual finishes and puts only its earliest into the engine's
-/// heap: a join or a leave costs O(log members), not a new rate for every member. A task alone on
-/// its resource runs "solo" (solved individually at the full rate) until a second one joins.
+/// A resource's two modes.
+///
+/// Sharing group (individual_[r] == 0), the default, and what every resource starts in and returns
+/// to when it falls idle. Every task on it is `groupable`: it uses r alone and has no rate cap.
+/// Such a resource is a processor-sharing queue: every task progresses at the same rate per unit
+/// of weight, capacity / total weight. Its "virtual work" clock advances at that rate, and a task
+/// finishes when the clock passes its join value plus its work, which no later join or leave
+/// changes. So the group keeps its tasks in a heap of those fixed virtual finishes and puts only
+/// its earliest into the engine's heap (event id r): a join or a leave costs O(log members), not a
+/// new rate for every member. Three states:
+/// - idle: no task on it, no members, no event r;
+/// - solo: one task, no members. The task holds its own finish event (event_id of its slot), with
+///   `remaining` settled at `last_update` and the full rate, as an individual task would: the
+///   commonest case (a GPU's compute engine) costs one heap entry and no group bookkeeping;
+/// - group: a second groupable task joined (join_solo_to_group makes the solo task the first
+///   member). Every task on r is a member, and no member holds an event of its own; the members'
+///   Flight `remaining` and `rate` are stale, the group's heap holds what counts. Members leave
+///   as the clock reaches them (expire_group); a group down to one member stays a group.
+///
+/// Individual (individual_[r] == 1). Entered when a task that is not groupable (several resources,
+/// or a rate cap) joins r: dissolve_group turns each member's virtual finish back into its own
+/// `remaining` at the group's rate, and r is marked dirty. Every task on r then holds its own
+/// finish event at remaining / rate after last_update, and the rates come from max-min sharing
+/// over the connected component of resources that r's tasks couple (resolve_dirty, re-solved
+/// only when a task joins or leaves one of them). It is left when r falls idle (finish), or when a
+/// re-solve finds r alone in its component with only groupable tasks (solve_component: solo again
+/// for one task, a new group for several).
+///
+/// In either mode active_[r] lists the tasks on r, and each task knows its position in every one
+/// of its resources' lists (first_slot, slot_): that back-pointer is what lets a finish leave its
+/// resources in O(1) each.
 struct SharingGroup {
   double virtual_now = 0.0;  // work one unit of weight has received since the run started
   Time last_update = Time::zero();
@@ -134,6 +165,22 @@ class Run {
   }
   [[noreturn]] void report_unfinished() const;
 
+  // Invariants the event loop relies on, checked by assert() where NDEBUG is not defined (Debug
+  // builds, the sanitizer build among them); Release compiles them out.
+  /// A task whose own finish event fires has done its work, within rounding: its event was put
+  /// at remaining / rate after last_update, rounded up to a nanosecond.
+  bool own_work_done(Slot f) const {
+    const Flight& s = flights_[f];
+    const double done = s.rate * (now_ - s.last_update).seconds();
+    return s.remaining - done <= 1e-9 * std::max(s.remaining, done) + 1e-300;
+  }
+  /// Whether flight m lists resource r with its entry at position `pos` of active_[r].
+  bool listed_at(const Flight& m, ResourceId r, std::uint32_t pos) const {
+    for (std::uint32_t j = 0; j < m.resource_count; ++j)
+      if (resource_in(m, j) == r && (j == 0 ? m.first_slot : slot_[m.resource_begin + j]) == pos) return true;
+    return false;
+  }
+
   const std::vector<Resource>& resources_;
   const TaskGraph& graph_;
   const std::uint32_t resource_count_;
@@ -183,7 +230,7 @@ class Run {
 void Run::initialise() {
   const std::size_t n = graph_.size();
   const std::size_t r = resources_.size();
-  all_uses_ = graph_.resource_uses();
+  all_uses_ = EngineAccess::resource_uses(graph_);
   if (graph_.dependency_count() > std::numeric_limits<std::uint32_t>::max())
     throw GraphError(std::to_string(graph_.dependency_count()) + " dependencies: at most 2^32 - 1 are supported");
   if (!graph_.dependencies_in_range())
@@ -242,6 +289,8 @@ Timeline Run::execute() {
     // one's place in the heap of finishes.
     if (const std::uint32_t id = events_.top_id();
         now_ < next_latency_end && id >= resource_count_ && events_.top_is_unique()) {
+      // finish<true> starts the successors at once: nothing else may be pending at this instant.
+      assert(released_.empty() && own_work_done(id - resource_count_));
       events_.pop_later();
       finish<true>(id - resource_count_);
       if (!dirty_list_.empty()) resolve_dirty();
@@ -268,6 +317,7 @@ Timeline Run::execute() {
       }
       events_.pop();
       const Slot f = id - resource_count_;
+      assert(own_work_done(f));
       finishing_.push_back({flights_[f].task, f});
     }
     while (!latency_ends_.empty() && latency_ends_.top_key() == now_) {
@@ -302,7 +352,7 @@ Slot Run::new_flight(TaskId t) {
     f = free_slots_.back();
     free_slots_.pop_back();
   }
-  const TaskGraph::Core& c = graph_.core(t);
+  const EngineAccess::Core& c = EngineAccess::core(graph_, t);
   flights_[f] = Flight{.remaining = c.work,
                        .resource_begin = c.resource_begin,
                        .resource_count = c.resource_count,
@@ -357,6 +407,7 @@ inline void Run::activate(Slot f) {
       // Alone on an idle resource, a task runs solo at the full rate: the commonest case
       // (a GPU's compute engine) costs one heap entry and no group bookkeeping.
       if (active_[r].empty()) {
+        assert(groups_[r].members.empty());
         add_to_resource(f, 0, r);
         ++timeline_.sharing_solves;
         // A flight that has not progressed yet needs none of set_rate's settling.
@@ -394,6 +445,7 @@ void Run::finish(Slot f) {
       // found by its resource and old position, not by its task alone: a task that names a
       // resource twice is on its list twice, and the moved entry may be this task's own other one.
       const std::uint32_t pos = slot_in(s, i);
+      assert(pos < list.size() && list[pos] == f);
       const Slot moved = list.back();
       list[pos] = moved;
       list.pop_back();
@@ -404,6 +456,7 @@ void Run::finish(Slot f) {
             slot_in(m, j) = pos;
             break;
           }
+        assert(listed_at(m, r, pos));
       }
       if (list.empty()) {
         timeline_.busy_s[r] += (now_ - busy_since_[r]).seconds();
@@ -438,6 +491,7 @@ void Run::schedule_group(ResourceId r) {
     events_.erase(r);
     return;
   }
+  assert(g.total_weight > 0.0);
   const double rate = resources_[r].capacity_per_s / g.total_weight;
   // Round up to a whole nanosecond so that the earliest member has finished when the event fires.
   const double work_left = std::max(0.0, g.members.front().virtual_finish - g.virtual_now);
@@ -447,6 +501,7 @@ void Run::schedule_group(ResourceId r) {
 void Run::join_group(ResourceId r, Slot f) {
   SharingGroup& g = groups_[r];
   const Flight& s = flights_[f];
+  assert(!individual_[r] && groupable(s));
   settle_group(r);
   g.members.push_back({g.virtual_now + s.remaining, s.task, f});
   std::push_heap(g.members.begin(), g.members.end(), std::greater<>{});
@@ -457,6 +512,7 @@ void Run::join_group(ResourceId r, Slot f) {
 
 void Run::join_solo_to_group(ResourceId r) {
   // The resource's one task ran solo (solved individually); it becomes the group's first member.
+  assert(active_[r].size() == 1 && events_.contains(event_id(active_[r].front())));
   const Slot solo = active_[r].front();
   Flight& s = flights_[solo];
   s.remaining = std::max(0.0, s.remaining - s.rate * (now_ - s.last_update).seconds());
@@ -467,6 +523,7 @@ void Run::join_solo_to_group(ResourceId r) {
 
 void Run::expire_group(ResourceId r) {
   SharingGroup& g = groups_[r];
+  assert(!individual_[r] && !g.members.empty());
   settle_group(r);
   // Members whose virtual finish the clock has reached, within rounding, finish now.
   const double reached = g.virtual_now * (1.0 + 1e-12) + 1e-12;
@@ -484,6 +541,8 @@ void Run::expire_group(ResourceId r) {
 
 void Run::dissolve_group(ResourceId r) {
   SharingGroup& g = groups_[r];
+  // Solo (its task keeps its own event) or a group of every task on r.
+  assert(g.members.empty() ? active_[r].size() <= 1 : g.members.size() == active_[r].size());
   settle_group(r);
   individual_[r] = 1;
   events_.erase(r);
@@ -500,6 +559,7 @@ void Run::dissolve_group(ResourceId r) {
 }
 
 inline void Run::set_rate(Slot f, double rate) {
+  assert(rate > 0.0);
   Flight& s = flights_[f];
   if (rate == s.rate && events_.contains(event_id(f))) return;  // finish time unchanged
   s.remaining = std::max(0.0, s.remaining - s.rate * (now_ - s.last_update).seconds());
@@ -510,6 +570,7 @@ inline void Run::set_rate(Slot f, double rate) {
 
 inline void Run::schedule_finish(Slot f) {
   const Flight& s = flights_[f];
+  assert(s.remaining >= 0.0 && s.rate > 0.0);
   // Round the finish up to a whole nanosecond so that no work is left undone.
   events_.set(event_id(f), now_ + Time::from_ns_rounded_up(s.remaining / s.rate * 1e9));
 }
