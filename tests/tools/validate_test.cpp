@@ -29,7 +29,7 @@ constexpr double kMaxValidationMape = 0.125;
 // today).
 constexpr std::int64_t kMinValidatedRows = 40;
 
-using test::Outcome;
+using clustersim::test::Outcome;
 
 // In-process, through run_cli.
 Outcome run(std::vector<std::string> args) {
