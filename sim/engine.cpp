@@ -9,181 +9,23 @@
 #include <span>
 #include <string>
 
-#include "sim/indexed_heap.hpp"
-#include "sim/max_min.hpp"
+#include "sim/engine_run.hpp"
 
 namespace clustersim::sim {
 
+/// The engine's reading of TaskGraph's internal records, which TaskGraph keeps from everyone else.
+struct EngineAccess {
+  using Core = TaskGraph::Core;
+  static const Core& core(const TaskGraph& graph, TaskId t) { return graph.core(t); }
+  static const ResourceId* resource_uses(const TaskGraph& graph) { return graph.resource_uses(); }
+};
+
 namespace {
-
-/// What the event loop keeps for a task from the moment it is ready until it finishes. Only tasks
-/// in flight hold one, in slots that finished tasks hand on, so the engine's memory per task of
-/// the graph stays its TaskTimes record and its successors however large the graph. Weight and
-/// rate cap stay in the graph, read only for tasks that are not `plain`.
-struct Flight {
-  double remaining = 0.0;  // work left as of last_update (while solved individually)
-  double rate = 0.0;       // progress per second of each of the task's flows
-  Time last_update = Time::zero();
-  std::uint32_t resource_begin = 0;  // into the graph's flat list of resource uses
-  std::uint32_t resource_count = 0;
-  ResourceId first_resource = 0;     // its first resource, copied from the graph's record
-  std::uint32_t first_slot = 0;      // its position in active_[first_resource]
-  TaskId task = 0;
-  std::uint32_t stamp = 0;       // last component collection that visited it
-  bool plain = false;            // weight 1, no rate cap
-  bool on_resources = false;     // it has joined its resources (it has work to do on them)
-};
-
-using Slot = std::uint32_t;
-
-/// A slot in flight, with its task id first so that lists sort into task-id order.
-struct TaskSlot {
-  TaskId task;
-  Slot slot;
-  bool operator<(const TaskSlot& o) const { return task < o.task; }
-};
-
-/// While the engine runs, a task's TaskTimes record holds its counters in place of the times it
-/// does not have yet, so that everything an event touches for a task is one 16-byte record and the
-/// records are handed over as the Timeline's without a copy (10 million tasks: 160 MB, not 240).
-/// - Until it is ready, `start` holds minus its unfinished predecessors; a started task's is its
-///   start time, never negative.
-/// - Until it finishes, `finish` holds its successor list: (length << 32) | where it begins.
-struct SuccessorList {
-  std::uint32_t begin;
-  std::uint32_t length;
-};
-SuccessorList successor_list(const TaskTimes& state) {
-  const auto packed = static_cast<std::uint64_t>(state.finish.ns());
-  return {static_cast<std::uint32_t>(packed), static_cast<std::uint32_t>(packed >> 32)};
-}
-Time pack(SuccessorList list) {
-  return Time::from_ns(static_cast<std::int64_t>((std::uint64_t{list.length} << 32) | list.begin));
-}
-
-/// A resource shared only by tasks that use nothing else and have no rate cap is a processor-
-/// sharing queue: every task progresses at the same rate per unit of weight, capacity / total
-/// weight. Its "virtual work" clock advances at that rate, and a task finishes when the clock
-/// passes its join value plus its work, which no later join or leave changes. So the group keeps
-/// its tasks in a heap of those fixed virtual finishes and puts only its earliest into the engine's
-/// heap: a join or a leave costs O(log members), not a new rate for every member. A task alone on
-/// its resource runs "solo" (solved individually at the full rate) until a second one joins.
-struct SharingGroup {
-  double virtual_now = 0.0;  // work one unit of weight has received since the run started
-  Time last_update = Time::zero();
-  double total_weight = 0.0;
-  struct Member {
-    double virtual_finish;
-    TaskId task;
-    Slot slot;
-    bool operator>(const Member& o) const {
-      return virtual_finish > o.virtual_finish || (virtual_finish == o.virtual_finish && task > o.task);
-    }
-  };
-  std::vector<Member> members;  // min-heap by (virtual finish, task)
-};
-
-/// The mutable state of one Engine::run; keeps Engine itself const and reusable across threads.
-class Run {
- public:
-  Run(const std::vector<Resource>& resources, const TaskGraph& graph)
-      : resources_(resources), graph_(graph), resource_count_(static_cast<std::uint32_t>(resources.size())) {}
-
-  Timeline execute();
-
- private:
-  /// Sets up the run's arrays and successor lists, and starts every task without predecessors.
-  void initialise();
-  Slot new_flight(TaskId t);
-  void make_ready(TaskId t);
-  [[gnu::always_inline]] void activate(Slot f);
-  /// Takes slot f's task off its resources and releases its successors: started at once when
-  /// `start_now` (nothing else happens at this instant), else listed in released_.
-  template <bool start_now>
-  void finish(Slot f);
-  void expire_group(ResourceId r);
-  void join_group(ResourceId r, Slot f);
-  void join_solo_to_group(ResourceId r);
-  void dissolve_group(ResourceId r);
-  void settle_group(ResourceId r);
-  void schedule_group(ResourceId r);
-  bool groupable(const Flight& f) const {
-    return f.resource_count == 1 && (f.plain || std::isinf(graph_.rate_cap_per_s(f.task)));
-  }
-  // The two steps every task takes on its way in, inlined into their callers: a call each costs
-  // more than what they do (callgrind: 829 -> 787 instructions per task without sharing).
-  [[gnu::always_inline]] void add_to_resource(Slot f, std::uint32_t use, ResourceId r);
-  void mark_dirty(ResourceId r);
-  void resolve_dirty();
-  void collect_component(ResourceId seed);
-  void solve_component();
-  [[gnu::always_inline]] void set_rate(Slot f, double rate);
-  /// Puts slot f's finish event where its remaining work at its rate ends.
-  [[gnu::always_inline]] void schedule_finish(Slot f);
-  double weight(const Flight& f) const { return f.plain ? 1.0 : graph_.weight(f.task); }
-  /// The i-th resource of a flight and its position in that resource's active list. The first is
-  /// kept in the flight, so a single-resource task never reads the graph's list of uses.
-  ResourceId resource_in(const Flight& f, std::uint32_t i) const {
-    return i == 0 ? f.first_resource : all_uses_[f.resource_begin + i];
-  }
-  std::uint32_t& slot_in(Flight& f, std::uint32_t i) { return i == 0 ? f.first_slot : slot_[f.resource_begin + i]; }
-  /// The id of slot f's event in events_; ids below resource_count_ are sharing groups.
-  std::uint32_t event_id(Slot f) const { return resource_count_ + f; }
-  std::span<const ResourceId> resources_of(const Flight& f) const {
-    return {all_uses_ + f.resource_begin, f.resource_count};
-  }
-  [[noreturn]] void report_unfinished() const;
-
-  const std::vector<Resource>& resources_;
-  const TaskGraph& graph_;
-  const std::uint32_t resource_count_;
-  Timeline timeline_;
-  // Every task's times, and its counters until it has them: the timeline's records.
-  std::vector<TaskTimes>& states_ = timeline_.tasks;
-  const ResourceId* all_uses_ = nullptr;
-  Time now_ = Time::zero();
-  // Every pending event, one per id: resource r's sharing group reaching its earliest finish (id
-  // r), or a task in flight finishing (event_id of its slot).
-  IndexedHeap<Time> events_;
-  // The ends of latencies, by slot. They come soon after they are set, so in the heap of finishes
-  // they climbed to its top and were popped from there, a walk over its whole depth both ways;
-  // in a heap of their own, mostly a handful, they touch a level or two.
-  IndexedHeap<Time> latency_ends_;
-
-  std::vector<Flight> flights_;     // by slot
-  std::vector<Slot> free_slots_;
-  // Both arrays below are left uninitialised: every entry is written before it is read, and the
-  // pages of slot_ that no task with several resources reaches are never touched. For 10 million
-  // single-resource tasks that saves zeroing 120 MB and mapping 40 MB (about half a millisecond a
-  // MB here).
-  std::unique_ptr<TaskId[]> successors_;
-  std::vector<TaskId> released_;  // successors whose last predecessor finished in this event
-  std::vector<TaskSlot> finishing_;  // tasks finishing at the current event
-  std::vector<TaskSlot> elapsed_;    // tasks whose latency ends at the current event
-  std::unique_ptr<std::uint32_t[]> slot_;  // by resource use after a task's first: its position in active_[resource]
-
-  std::vector<std::vector<Slot>> active_;  // by resource: tasks on it now, either mode
-  std::vector<SharingGroup> groups_;       // by resource
-  std::vector<char> individual_;           // by resource: its tasks are solved individually
-  std::vector<char> dirty_;
-  std::vector<ResourceId> dirty_list_;
-  std::vector<Time> busy_since_;
-  std::vector<std::uint32_t> resource_stamp_;
-  std::vector<std::uint32_t> local_index_;  // resource -> link index in the solver
-
-  std::uint32_t stamp_ = 0;
-  std::vector<ResourceId> component_resources_;
-  std::vector<TaskSlot> component_tasks_;
-  std::vector<std::uint32_t> local_links_;
-  MaxMinSolver solver_;
-
-  std::size_t finished_count_ = 0;
-};
 
 void Run::initialise() {
   const std::size_t n = graph_.size();
   const std::size_t r = resources_.size();
-  all_uses_ = graph_.resource_uses();
+  all_uses_ = EngineAccess::resource_uses(graph_);
   if (graph_.dependency_count() > std::numeric_limits<std::uint32_t>::max())
     throw GraphError(std::to_string(graph_.dependency_count()) + " dependencies: at most 2^32 - 1 are supported");
   if (!graph_.dependencies_in_range())
@@ -242,6 +84,8 @@ Timeline Run::execute() {
     // one's place in the heap of finishes.
     if (const std::uint32_t id = events_.top_id();
         now_ < next_latency_end && id >= resource_count_ && events_.top_is_unique()) {
+      // finish<true> starts the successors at once: nothing else may be pending at this instant.
+      assert(released_.empty() && own_work_done(id - resource_count_));
       events_.pop_later();
       finish<true>(id - resource_count_);
       if (!dirty_list_.empty()) resolve_dirty();
@@ -268,6 +112,7 @@ Timeline Run::execute() {
       }
       events_.pop();
       const Slot f = id - resource_count_;
+      assert(own_work_done(f));
       finishing_.push_back({flights_[f].task, f});
     }
     while (!latency_ends_.empty() && latency_ends_.top_key() == now_) {
@@ -302,7 +147,7 @@ Slot Run::new_flight(TaskId t) {
     f = free_slots_.back();
     free_slots_.pop_back();
   }
-  const TaskGraph::Core& c = graph_.core(t);
+  const EngineAccess::Core& c = EngineAccess::core(graph_, t);
   flights_[f] = Flight{.remaining = c.work,
                        .resource_begin = c.resource_begin,
                        .resource_count = c.resource_count,
@@ -357,6 +202,7 @@ inline void Run::activate(Slot f) {
       // Alone on an idle resource, a task runs solo at the full rate: the commonest case
       // (a GPU's compute engine) costs one heap entry and no group bookkeeping.
       if (active_[r].empty()) {
+        assert(groups_[r].members.empty());
         add_to_resource(f, 0, r);
         ++timeline_.sharing_solves;
         // A flight that has not progressed yet needs none of set_rate's settling.
@@ -394,6 +240,7 @@ void Run::finish(Slot f) {
       // found by its resource and old position, not by its task alone: a task that names a
       // resource twice is on its list twice, and the moved entry may be this task's own other one.
       const std::uint32_t pos = slot_in(s, i);
+      assert(pos < list.size() && list[pos] == f);
       const Slot moved = list.back();
       list[pos] = moved;
       list.pop_back();
@@ -404,6 +251,7 @@ void Run::finish(Slot f) {
             slot_in(m, j) = pos;
             break;
           }
+        assert(listed_at(m, r, pos));
       }
       if (list.empty()) {
         timeline_.busy_s[r] += (now_ - busy_since_[r]).seconds();
@@ -438,6 +286,7 @@ void Run::schedule_group(ResourceId r) {
     events_.erase(r);
     return;
   }
+  assert(g.total_weight > 0.0);
   const double rate = resources_[r].capacity_per_s / g.total_weight;
   // Round up to a whole nanosecond so that the earliest member has finished when the event fires.
   const double work_left = std::max(0.0, g.members.front().virtual_finish - g.virtual_now);
@@ -447,6 +296,7 @@ void Run::schedule_group(ResourceId r) {
 void Run::join_group(ResourceId r, Slot f) {
   SharingGroup& g = groups_[r];
   const Flight& s = flights_[f];
+  assert(!individual_[r] && groupable(s));
   settle_group(r);
   g.members.push_back({g.virtual_now + s.remaining, s.task, f});
   std::push_heap(g.members.begin(), g.members.end(), std::greater<>{});
@@ -457,6 +307,7 @@ void Run::join_group(ResourceId r, Slot f) {
 
 void Run::join_solo_to_group(ResourceId r) {
   // The resource's one task ran solo (solved individually); it becomes the group's first member.
+  assert(active_[r].size() == 1 && events_.contains(event_id(active_[r].front())));
   const Slot solo = active_[r].front();
   Flight& s = flights_[solo];
   s.remaining = std::max(0.0, s.remaining - s.rate * (now_ - s.last_update).seconds());
@@ -467,6 +318,7 @@ void Run::join_solo_to_group(ResourceId r) {
 
 void Run::expire_group(ResourceId r) {
   SharingGroup& g = groups_[r];
+  assert(!individual_[r] && !g.members.empty());
   settle_group(r);
   // Members whose virtual finish the clock has reached, within rounding, finish now.
   const double reached = g.virtual_now * (1.0 + 1e-12) + 1e-12;
@@ -484,6 +336,8 @@ void Run::expire_group(ResourceId r) {
 
 void Run::dissolve_group(ResourceId r) {
   SharingGroup& g = groups_[r];
+  // Solo (its task keeps its own event) or a group of every task on r.
+  assert(g.members.empty() ? active_[r].size() <= 1 : g.members.size() == active_[r].size());
   settle_group(r);
   individual_[r] = 1;
   events_.erase(r);
@@ -500,6 +354,7 @@ void Run::dissolve_group(ResourceId r) {
 }
 
 inline void Run::set_rate(Slot f, double rate) {
+  assert(rate > 0.0);
   Flight& s = flights_[f];
   if (rate == s.rate && events_.contains(event_id(f))) return;  // finish time unchanged
   s.remaining = std::max(0.0, s.remaining - s.rate * (now_ - s.last_update).seconds());
@@ -510,6 +365,7 @@ inline void Run::set_rate(Slot f, double rate) {
 
 inline void Run::schedule_finish(Slot f) {
   const Flight& s = flights_[f];
+  assert(s.remaining >= 0.0 && s.rate > 0.0);
   // Round the finish up to a whole nanosecond so that no work is left undone.
   events_.set(event_id(f), now_ + Time::from_ns_rounded_up(s.remaining / s.rate * 1e9));
 }

@@ -14,6 +14,7 @@
 /// value, so that every inner node has four children to compare and no node needs a loop over a
 /// partial set.
 
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <limits>
@@ -190,6 +191,8 @@ class IndexedHeap {
       at = parent;
     }
     a.put(at, key, id);
+    // Not yet below its children: erase() sifts up and then down.
+    assert(ordered_at(at, false));
   }
   void sift_down(std::size_t at) {
     const Arrays a = arrays();
@@ -203,6 +206,17 @@ class IndexedHeap {
       at = child;
     }
     a.put(at, key, id);
+    assert(ordered_at(at, true));
+  }
+  /// Heap order around the entry at `at` (no smaller than its parent and, with `children`, no
+  /// larger than its children) and its id's back-pointer: checked by assert() after every sift.
+  bool ordered_at(std::size_t at, bool children) const {
+    if (at >= size_ || position_[ids_[at]] != at) return false;
+    if (at > 0 && keys_[at] < keys_[(at - 1) / arity]) return false;
+    if (!children) return true;
+    for (std::size_t child = arity * at + 1; child < std::min<std::size_t>(arity * at + 1 + arity, size_); ++child)
+      if (keys_[child] < keys_[at]) return false;
+    return true;
   }
 
   std::vector<Key> keys_;            // size_ entries, then at least `arity` of padding

@@ -54,6 +54,9 @@ class GraphError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The engine's own access to TaskGraph's internal records (defined in sim/engine.cpp only).
+struct EngineAccess;
+
 class TaskGraph {
  public:
   /// Inline (below), so that the fields a caller fixes (weight 1, no rate cap, one resource) fold
@@ -70,17 +73,6 @@ class TaskGraph {
   std::size_t size() const { return core_.size(); }
   std::size_t dependency_count() const { return dependencies_.size(); }
 
-  /// The engine's view of a task: everything an event touches, in one record.
-  struct Core {
-    double work;
-    Time latency;
-    std::uint32_t resource_begin;  // position of its first resource in the flat list of uses
-    std::uint32_t resource_count;
-    ResourceId first_resource;     // resources(t)[0] when it has one, read without the list
-    std::uint32_t extra;           // 0: weight 1 and no rate cap; else 1 + its entry in extras_
-  };
-
-  const Core& core(TaskId t) const { return core_[t]; }
   double work(TaskId t) const { return core_[t].work; }
   Time latency(TaskId t) const { return core_[t].latency; }
   double rate_cap_per_s(TaskId t) const {
@@ -91,9 +83,9 @@ class TaskGraph {
   std::span<const ResourceId> resources(TaskId t) const {
     return {resource_ids_.data() + core_[t].resource_begin, core_[t].resource_count};
   }
+  /// resources(t)[0], or 0 for a task with none.
+  ResourceId first_resource(TaskId t) const { return core_[t].first_resource; }
   std::size_t resource_use_count() const { return resource_ids_.size(); }
-  /// The flat list of every task's resources; task t's start at core(t).resource_begin.
-  const ResourceId* resource_uses() const { return resource_ids_.data(); }
   /// (before, after) pairs in insertion order.
   std::span<const std::pair<TaskId, TaskId>> dependencies() const { return dependencies_; }
   /// Whether every dependency names tasks that exist (checked in O(1)).
@@ -107,6 +99,23 @@ class TaskGraph {
   void validate_tasks(std::size_t resource_count) const;
 
  private:
+  // The layout below is the engine's business: it reads a task's record and the flat list of
+  // uses directly (EngineAccess); everything else goes through the accessors above.
+  friend struct EngineAccess;
+
+  /// What the engine reads for a task: everything an event touches, in one record.
+  struct Core {
+    double work;
+    Time latency;
+    std::uint32_t resource_begin;  // position of its first resource in the flat list of uses
+    std::uint32_t resource_count;
+    ResourceId first_resource;     // resources(t)[0] when it has one, read without the list
+    std::uint32_t extra;           // 0: weight 1 and no rate cap; else 1 + its entry in extras_
+  };
+  const Core& core(TaskId t) const { return core_[t]; }
+  /// The flat list of every task's resources; task t's start at core(t).resource_begin.
+  const ResourceId* resource_uses() const { return resource_ids_.data(); }
+
   /// Why a task with these fields is out of range, or nullptr if it is not.
   static const char* unsound(const TaskSpec& spec, std::size_t resource_count);
   /// The same for task t as stored.

@@ -8,6 +8,12 @@ CLUSTERSIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CLUSTERSIM_PACKAGES=(cmake ninja-build g++ libboost-graph-dev libboost-program-options-dev
   libeigen3-dev libfmt-dev nlohmann-json3-dev doctest-dev)
 
+# How build/ is configured: a warnings-as-errors Release unity build. tools/check builds every
+# target there; tools/demo builds only the clustersim binary there, from the same configuration,
+# so that a check after the demo (or the other way round) recompiles nothing the other built.
+CLUSTERSIM_RELEASE_OPTIONS=(-DCMAKE_BUILD_TYPE=Release -DCLUSTERSIM_WERROR=ON -DCMAKE_UNITY_BUILD=ON
+  -DCLUSTERSIM_PCH=OFF)
+
 log() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }
 
 # Installs those of CLUSTERSIM_PACKAGES that are missing; a no-op when all are there.

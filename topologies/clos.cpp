@@ -51,6 +51,19 @@ UpperPlan plan_upper(std::int64_t leaves, std::int64_t leaf_uplinks, std::int64_
   return plan;
 }
 
+double bisection_bytes_per_s(double server_injection_total, bool halves_on_different_leaves,
+                             std::int64_t leaves, std::int64_t leaf_uplinks, const UpperPlan& plan,
+                             std::int64_t spine_uplinks, double fabric_bytes_per_s) {
+  double cut = server_injection_total / 2.0;
+  if (halves_on_different_leaves) {
+    cut = std::min(cut, static_cast<double>(leaves) / 2.0 * static_cast<double>(leaf_uplinks) * fabric_bytes_per_s);
+  }
+  if (plan.pods >= 2) {
+    cut = std::min(cut, static_cast<double>(plan.spines) / 2.0 * static_cast<double>(spine_uplinks) * fabric_bytes_per_s);
+  }
+  return cut;
+}
+
 void add_upper(Network& network, std::span<const NodeId> leaves, std::int64_t leaf_uplinks,
                std::int64_t leaves_per_pod, std::int64_t spine_uplinks, const UpperPlan& plan,
                const LinkSpec& fabric) {

@@ -38,6 +38,15 @@ struct UpperPlan {
 UpperPlan plan_upper(std::int64_t leaves, std::int64_t leaf_uplinks, std::int64_t leaves_per_pod,
                      std::int64_t spine_uplinks, std::int64_t radix, const std::string& who);
 
+/// The closed-form bisection (bytes/s, one direction) of servers under a Clos: the least of the
+/// servers' own injection (half of `server_injection_total`, every server's NICs together), the
+/// uplinks of half the leaves when the two halves of the servers sit on different leaves
+/// (`halves_on_different_leaves`), and the uplinks of half the spines when there are two pods or
+/// more. `fabric_bytes_per_s` is one switch-switch cable's bandwidth.
+double bisection_bytes_per_s(double server_injection_total, bool halves_on_different_leaves,
+                             std::int64_t leaves, std::int64_t leaf_uplinks, const UpperPlan& plan,
+                             std::int64_t spine_uplinks, double fabric_bytes_per_s);
+
 /// Adds the planned spines and cores above `leaves` (leaf i of pod p is leaves[p * per_pod + i]).
 void add_upper(Network& network, std::span<const NodeId> leaves, std::int64_t leaf_uplinks,
                std::int64_t leaves_per_pod, std::int64_t spine_uplinks, const UpperPlan& plan,

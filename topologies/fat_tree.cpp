@@ -1,6 +1,5 @@
 #include "topologies/fat_tree.hpp"
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -65,15 +64,10 @@ Network build_fat_tree(const FatTreeSpec& spec) {
 
 double closed_form_bisection_bytes_per_s(const FatTreeSpec& spec) {
   const FatTreePlan p = plan(spec);
-  const double fabric = spec.fabric.resolved_bytes_per_s();
-  double cut = static_cast<double>(spec.nodes) / 2.0 * server_injection_bytes_per_s(spec.node);
-  if (p.leaves >= 2) {
-    cut = std::min(cut, static_cast<double>(p.leaves) / 2.0 * static_cast<double>(p.leaf.up) * fabric);
-  }
-  if (p.upper.pods >= 2) {
-    cut = std::min(cut, static_cast<double>(p.upper.spines) / 2.0 * static_cast<double>(p.spine.up) * fabric);
-  }
-  return cut;
+  // With two leaves or more, the halves of the servers fill different leaves.
+  return clos::bisection_bytes_per_s(static_cast<double>(spec.nodes) * server_injection_bytes_per_s(spec.node),
+                                     p.leaves >= 2, p.leaves, p.leaf.up, p.upper, p.spine.up,
+                                     spec.fabric.resolved_bytes_per_s());
 }
 
 }  // namespace clustersim::topologies

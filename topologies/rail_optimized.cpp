@@ -84,15 +84,11 @@ Network build_rail_optimized(const RailOptimizedSpec& spec) {
 
 double closed_form_bisection_bytes_per_s(const RailOptimizedSpec& spec) {
   const RailPlan p = plan(spec);
-  const double fabric = spec.fabric.resolved_bytes_per_s();
-  double cut = static_cast<double>(spec.nodes) / 2.0 * server_injection_bytes_per_s(spec.node);
-  if (p.sus >= 2) {
-    cut = std::min(cut, static_cast<double>(p.leaves) / 2.0 * static_cast<double>(p.leaf.up) * fabric);
-  }
-  if (p.upper.pods >= 2) {
-    cut = std::min(cut, static_cast<double>(p.upper.spines) / 2.0 * static_cast<double>(p.spine.up) * fabric);
-  }
-  return cut;
+  // Within one scalable unit every rail's leaf holds a NIC of every server, so the halves meet
+  // at the leaves; with two units or more they sit on different leaves.
+  return clos::bisection_bytes_per_s(static_cast<double>(spec.nodes) * server_injection_bytes_per_s(spec.node),
+                                     p.sus >= 2, p.leaves, p.leaf.up, p.upper, p.spine.up,
+                                     spec.fabric.resolved_bytes_per_s());
 }
 
 }  // namespace clustersim::topologies

@@ -22,7 +22,7 @@ void for_each_piece(const StepGraph& step, const sim::Timeline& timeline, Visit&
   for (sim::TaskId t = 0; t < tasks; ++t) {
     const sim::TaskLabel& label = step.graph.label(t);
     const auto kind = static_cast<TaskKind>(label.kind);
-    const sim::ResourceId resource = step.graph.core(t).first_resource;
+    const sim::ResourceId resource = step.graph.first_resource(t);
     const std::int64_t begin = timeline.tasks[t].start.ns();
     const std::int64_t end = timeline.tasks[t].finish.ns();
     if (kind != TaskKind::compute_then_tp) {

@@ -1,36 +1,26 @@
 #include <doctest/doctest.h>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "tests/calibration/calibration_fixtures.hpp"
+#include "tests/tools/cli_runner.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out{};
-  std::string err{};
-};
+using clustersim::test::Outcome;
+using clustersim::test::run_shell;
 
-std::string read_file(const fs::path& path) {
-  std::ifstream file(path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+using clustersim::test::read_text;
 
 // A scratch folder per test process (ctest runs tests in parallel).
 fs::path scratch() {
@@ -39,14 +29,8 @@ fs::path scratch() {
   return dir;
 }
 
-Outcome run(const std::string& command) {
-  const auto out = scratch() / "stdout", err = scratch() / "stderr";
-  const int status = std::system((command + " >'" + out.string() + "' 2>'" + err.string() + "'").c_str());
-  return {.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1, .out = read_file(out), .err = read_file(err)};
-}
-
 Outcome calibrate(const std::string& arguments) {
-  return run("'" + std::string(CLUSTERSIM_BINARY) + "' calibrate " + arguments);
+  return run_shell("'" + std::string(CLUSTERSIM_BINARY) + "' calibrate " + arguments);
 }
 
 // Same structure and strings; numbers equal to 1e-9 relative.
@@ -108,7 +92,7 @@ TEST_CASE("calibrate: a real log in, a profile and a JSON report out") {
   REQUIRE(outcome.exit_code == 0);
   CHECK(outcome.err.empty());
   const json report = json::parse(outcome.out);
-  const json written = json::parse(read_file(profile));
+  const json written = json::parse(read_text(profile));
   CHECK(report.at("profile") == written);
   // The GPU comes from the log's device name, NVIDIA H100 80GB HBM3.
   CHECK(written.at("gpu") == "h100-sxm");
@@ -157,14 +141,14 @@ TEST_CASE("calibrate: JSON-lines collectives, repeated sizes keep the fastest ru
 TEST_CASE("calibrate: make_profiles regenerates the bundled profiles") {
   const auto dir = scratch() / "profiles";
   const std::string root = CLUSTERSIM_SOURCE_DIR;
-  const Outcome outcome = run("bash '" + root + "/calibration/make_profiles' --clustersim '" +
+  const Outcome outcome = run_shell("bash '" + root + "/calibration/make_profiles' --clustersim '" +
                               std::string(CLUSTERSIM_BINARY) + "' --out-dir '" + dir.string() + "'");
   CAPTURE(outcome.err);
   REQUIRE(outcome.exit_code == 0);
   for (const char* gpu : {"a100-80gb", "h100-sxm", "h200-sxm", "b200", "h200-measured"}) {
     CAPTURE(gpu);
     const std::string name = std::string(gpu) + ".json";
-    check_same(json::parse(read_file(dir / name)), json::parse(read_file(fs::path(root) / "calibration/profiles" / name)));
+    check_same(json::parse(read_text(dir / name)), json::parse(read_text(fs::path(root) / "calibration/profiles" / name)));
   }
   fs::remove_all(dir.parent_path());
 }
@@ -187,7 +171,7 @@ TEST_CASE("calibrate: a one-GPU log gives NCCL's per-call cost from its out-of-p
   // 8 GiB out of place in 3990.5 us.
   CHECK(fit.at("copy_gb_per_s").get<double>() == doctest::Approx(8589934592.0 / 3990.5 / 1e3).epsilon(1e-6));
   CHECK(report.at("collectives").empty());
-  const json written = json::parse(read_file(profile));
+  const json written = json::parse(read_text(profile));
   CHECK(written.at("comm").at("launch_latency_s").at("value").get<double>() == doctest::Approx(fit.at("alpha_us").get<double>() * 1e-6));
   CHECK(written.at("comm").at("launch_latency_s").at("source").get<std::string>().starts_with("measured: mean per-call cost"));
   CHECK(written.at("metadata").at("note") == "one H200");
@@ -197,7 +181,7 @@ TEST_CASE("calibrate: a one-GPU log gives NCCL's per-call cost from its out-of-p
 
 TEST_CASE("calibrate: the bundled profiles carry the published numbers") {
   const auto load = [](const std::string& gpu) {
-    return json::parse(read_file(fs::path(CLUSTERSIM_SOURCE_DIR) / "calibration/profiles" / (gpu + ".json")));
+    return json::parse(read_text(fs::path(CLUSTERSIM_SOURCE_DIR) / "calibration/profiles" / (gpu + ".json")));
   };
   const auto value = [](const json& profile, const std::string& group, const std::string& name) {
     return profile.at(group).at(name).at("value").get<double>();

@@ -82,7 +82,7 @@ TEST_CASE("collective fit: a profile fitted from each real log reproduces its bu
   for (const char* name : {"h100_1n8g_allreduce_nccl-tests-290.txt", "h100_2n16g_ib-ndr_allreduce_nccl-tests-309.txt",
                            "h100_8n64g_ib400_allreduce_default_nccl-tests-309.txt"}) {
     CAPTURE(name);
-    const auto log = read_nccl_tests_log(test::data_path(name));
+    const auto log = read_nccl_tests_log(clustersim::calibration::test::data_path(name));
     CollectiveGroup group{.op = log.op, .ranks = log.ranks, .ranks_per_node = log.gpus_per_node, .source = name};
     for (const auto& row : log.rows) group.points.push_back({row.size_bytes, row.best_time_us(), row.line});
     // Through the profile's JSON, as a run would read it.

@@ -1,5 +1,5 @@
 #pragma once
-// Runs the built clustersim binary for CLI tests of the planning commands: exit code, stdout and
+// Runs the built clustersim binary (or any shell command) for the CLI tests: exit code, stdout and
 // stderr apart, and the checks every failing command must pass.
 
 #include <doctest/doctest.h>
@@ -35,7 +35,7 @@ class TempDir {
   TempDir() {
     static std::atomic<int> counter{0};
     path_ = std::filesystem::temp_directory_path() /
-            ("clustersim-plan-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+            ("clustersim-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
     std::filesystem::create_directories(path_);
   }
   ~TempDir() {
@@ -50,14 +50,18 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-/// Runs `clustersim ARGUMENTS` from the source directory (so relative scenario paths work).
-inline Outcome run_clustersim(const std::string& arguments) {
+/// Runs a shell command line, capturing its stdout and stderr apart.
+inline Outcome run_shell(const std::string& command) {
   const TempDir dir;
   const std::string out = dir / "out", err = dir / "err";
-  const std::string command = "cd '" + std::string(CLUSTERSIM_SOURCE_DIR) + "' && '" + std::string(CLUSTERSIM_BINARY) +
-                              "' " + arguments + " >'" + out + "' 2>'" + err + "'";
-  const int status = std::system(command.c_str());
+  const int status = std::system((command + " >'" + out + "' 2>'" + err + "'").c_str());
   return {.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1, .out = read_text(out), .err = read_text(err)};
+}
+
+/// Runs `clustersim ARGUMENTS` from `cwd`, by default the source directory (so relative scenario
+/// paths work).
+inline Outcome run_clustersim(const std::string& arguments, const std::string& cwd = CLUSTERSIM_SOURCE_DIR) {
+  return run_shell("cd '" + cwd + "' && '" + std::string(CLUSTERSIM_BINARY) + "' " + arguments);
 }
 
 /// A failed command: exit code 2, one line on stderr, nothing on stdout.

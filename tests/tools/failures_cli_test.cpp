@@ -1,53 +1,18 @@
 #include <doctest/doctest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "tests/tools/cli_runner.hpp"
+
 namespace {
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out{};
-  std::string err{};
-};
+using clustersim::test::check_fails_cleanly;
+using clustersim::test::Outcome;
 
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream file(path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
-// Runs the built binary from the source tree (so seed scenario paths resolve), stdout and stderr apart.
-Outcome clustersim(const std::string& arguments) {
-  const auto base = std::filesystem::temp_directory_path() / ("clustersim-failures-test-" + std::to_string(::getpid()));
-  const std::string out = base.string() + ".out";
-  const std::string err = base.string() + ".err";
-  const std::string command = "cd '" CLUSTERSIM_SOURCE_DIR "' && '" + std::string(CLUSTERSIM_BINARY) + "' " + arguments +
-                              " >'" + out + "' 2>'" + err + "'";
-  const int status = std::system(command.c_str());
-  Outcome outcome{.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1, .out = slurp(out), .err = slurp(err)};
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return outcome;
-}
-
-void check_fails_cleanly(const Outcome& outcome, const std::string& expected_in_message) {
-  CAPTURE(outcome.err);
-  CHECK(outcome.exit_code == 2);
-  CHECK(outcome.out.empty());
-  CHECK(outcome.err.starts_with("clustersim: error: "));
-  CHECK(outcome.err.find('\n') == outcome.err.size() - 1);
-  CHECK(outcome.err.find(expected_in_message) != std::string::npos);
-}
+// From the source tree, so that seed scenario paths resolve.
+Outcome clustersim(const std::string& arguments) { return clustersim::test::run_clustersim(arguments); }
 
 TEST_CASE("failures cli: --json prints one object, the same for the same seed") {
   const Outcome a = clustersim("failures --runs 20 --seed 5 --json");

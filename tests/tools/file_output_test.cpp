@@ -3,20 +3,14 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
+#include "tests/tools/cli_runner.hpp"
 #include "tools/file_output.hpp"
 
 namespace {
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream file(path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+using clustersim::test::read_text;
 
 TEST_CASE("write_file_atomically: replaces the file whole and leaves no temporary") {
   const auto dir = std::filesystem::temp_directory_path() /
@@ -25,7 +19,7 @@ TEST_CASE("write_file_atomically: replaces the file whole and leaves no temporar
   const auto path = dir / "trace.json";
   clustersim::tools::write_file_atomically(path, "first");
   clustersim::tools::write_file_atomically(path, "second, longer");
-  CHECK(read_file(path) == "second, longer");
+  CHECK(read_text(path) == "second, longer");
   CHECK(std::distance(std::filesystem::directory_iterator(dir),
                       std::filesystem::directory_iterator()) == 1);
   std::filesystem::remove_all(dir);

@@ -14,6 +14,7 @@
 #include "scenarios/validation_runs.hpp"
 #include "tools/cli.hpp"
 #include "planning/validation_report.hpp"
+#include "tests/tools/cli_runner.hpp"
 
 namespace clustersim::tools {
 namespace {
@@ -28,12 +29,9 @@ constexpr double kMaxValidationMape = 0.125;
 // today).
 constexpr std::int64_t kMinValidatedRows = 40;
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out{};
-  std::string err{};
-};
+using clustersim::test::Outcome;
 
+// In-process, through run_cli.
 Outcome run(std::vector<std::string> args) {
   std::ostringstream out, err;
   const int code = run_cli(args, out, err);
