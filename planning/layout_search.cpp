@@ -94,54 +94,47 @@ models::StepInputs with_layout(const models::StepInputs& base, const Layout& lay
 }
 
 std::vector<LayoutCandidate> search_layouts(const models::StepInputs& base, const SearchSpace& space) {
-  const models::TransformerSpec& model = base.model;
   const std::int64_t gpus = base.cluster.num_gpus;
-  const std::int64_t seq_len = base.training.seq_len;
+  const std::int64_t layers = base.model.layers;
   const std::int64_t global_batch = base.training.global_batch;
   std::vector<LayoutCandidate> result;
   // One copy of the inputs, its layout rewritten in place: the profiles hold strings, and
   // copying them per layout would cost more than the memory estimate itself.
   models::StepInputs in = base;
+  Layout layout{.parallelism = base.parallelism, .training = base.training};
+  // Which layouts are valid is models::layout_violation's to say; the loops only build the space
+  // (degrees whose product is the GPU count, micro-batches that divide a replica's batch).
+  auto valid = [&] {
+    return !models::layout_violation(base.model, layout.parallelism, layout.training, base.cluster).has_value();
+  };
 
   for (const std::int64_t tp : restrict_to(divisors(gpus), space.tp)) {
-    if (model.heads % tp != 0 || model.kv_heads % tp != 0) continue;
     for (const std::int64_t cp : restrict_to(divisors(gpus / tp), space.cp)) {
-      if (seq_len % cp != 0) continue;
       for (const std::int64_t pp : restrict_to(divisors(gpus / (tp * cp)), space.pp)) {
-        if (pp > model.layers) continue;
         const std::int64_t dp = gpus / (tp * cp * pp);
-        if (global_batch % dp != 0) continue;
+        // Interleaving only with two stages or more, and only in chunks of whole layers.
         std::vector<std::int64_t> vps{1};
         if (pp >= 2) {
-          for (std::int64_t vp = 2; pp * vp <= model.layers; ++vp) {
-            if (model.layers % (pp * vp) == 0) vps.push_back(vp);
+          for (std::int64_t vp = 2; pp * vp <= layers; ++vp) {
+            if (layers % (pp * vp) == 0) vps.push_back(vp);
           }
         }
         for (const std::int64_t vp : restrict_to(vps, space.vp)) {
-          for (const std::int64_t micro_batch :
-               restrict_to(divisors(global_batch / dp), space.micro_batch)) {
-            const std::int64_t m = global_batch / (dp * micro_batch);
-            if (vp > 1 && m % pp != 0) continue;
+          for (const std::int64_t micro_batch : restrict_to(divisors(global_batch / dp), space.micro_batch)) {
             for (const bool sp : {false, true}) {
               if (space.sp_follows_tp ? sp != (tp > 1) : !contains(space.sp, sp)) continue;
-              if (sp && (tp == 1 || seq_len % (tp * cp) != 0)) continue;
               for (const int zero : space.zero) {
                 // Sharding over a single replica changes nothing: the first stage listed stands
                 // for all of them.
                 if (dp * cp == 1 && zero != space.zero.front()) continue;
+                layout.parallelism = {.tp = tp, .pp = pp, .dp = dp, .cp = cp, .vp = vp, .sp = sp, .zero = zero};
+                layout.training.micro_batch = micro_batch;
+                layout.training.schedule = vp > 1 ? models::Schedule::interleaved : models::Schedule::one_f_one_b;
+                if (!valid()) continue;  // recompute plays no part in the rules
                 for (const models::Recompute recompute : space.recompute) {
-                  Layout layout{.parallelism = base.parallelism, .training = base.training};
-                  layout.parallelism = {.tp = tp, .pp = pp, .dp = dp, .cp = cp, .vp = vp, .sp = sp, .zero = zero};
-                  layout.training.micro_batch = micro_batch;
                   layout.training.recompute = recompute;
-                  layout.training.schedule = vp > 1 ? models::Schedule::interleaved : models::Schedule::one_f_one_b;
                   in.parallelism = layout.parallelism;
                   in.training = layout.training;
-                  try {
-                    check_layout(in);
-                  } catch (const models::LayoutError&) {
-                    continue;  // a rule of the step model this enumeration does not encode
-                  }
                   result.push_back({.layout = layout, .memory = peak_memory(in)});
                 }
               }

@@ -3,14 +3,15 @@
 /// that cannot fit in GPU memory set apart before anything is simulated (a memory estimate costs
 /// microseconds; a simulated step, milliseconds).
 /// Enumerated, in this nesting order: tp, cp, pp (dp = GPUs / (tp cp pp)), vp, micro-batch, SP,
-/// ZeRO stage, recompute. Only meaningful distinct layouts are produced:
-/// - tp divides heads and kv_heads (Megatron-LM splits whole query groups), cp divides seq_len;
-/// - SP only with tp > 1 and seq_len divisible by tp x cp; one ZeRO stage (the first listed)
-///   where dp x cp = 1, since sharding over one replica changes nothing;
-/// - vp = 1 runs 1F1B; vp > 1 runs the interleaved schedule and needs pp >= 2, a whole number of
-///   layers per chunk (Megatron-LM's --num-layers-per-virtual-pipeline-stage) and micro-batches
-///   per step a multiple of pp; pp itself may split the layers unevenly (Llama 3 405B: 126 on 16);
-/// - micro-batch sizes divide global_batch / dp; every rule of models::check_layout holds.
+/// ZeRO stage, recompute. A layout is listed when models::layout_violation accepts it (kv_heads
+/// and tp dividing one another, SP only with tp > 1, micro-batches per step a multiple of pp when
+/// interleaved, ...: models/spec/layout_rules.hpp), and only meaningful distinct layouts are:
+/// - one ZeRO stage (the first listed) where dp x cp = 1, since sharding over one replica changes
+///   nothing;
+/// - vp = 1 runs 1F1B; vp > 1 runs the interleaved schedule, tried only with pp >= 2 and a whole
+///   number of layers per chunk (Megatron-LM's --num-layers-per-virtual-pipeline-stage); pp itself
+///   may split the layers unevenly (Llama 3 405B: 126 on 16);
+/// - micro-batch sizes divide global_batch / dp.
 /// GPipe is not enumerated: it has 1F1B's bubble and holds all m micro-batches' activations.
 /// Limitations: tp and cp are not capped at a node (such layouts are valid, just slow); the
 /// precision, sequence length and global batch stay those of the base inputs. The simulations, not
@@ -55,7 +56,7 @@ struct PeakMemory {
 };
 
 /// Memory of a layout without simulating it: the same figures as StepReport::memory_per_stage.
-/// The layout must pass check_layout.
+/// The layout must pass models::layout_violation.
 PeakMemory peak_memory(const models::StepInputs& in);
 /// Every stage's memory per GPU, stage 0 first (StepReport::memory_per_stage).
 std::vector<models::MemoryBreakdown> memory_per_stage(const models::StepInputs& in);

@@ -12,6 +12,7 @@
 #include "calibration/step_inputs.hpp"
 #include "planning/parallel_for.hpp"
 #include "planning/step_bound.hpp"
+#include "scenarios/layout_pointer.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "scenarios/sweep_configs.hpp"
 
@@ -79,7 +80,8 @@ std::vector<SweepRow> run_configs(const scenarios::Scenario& base, const std::ve
       row = {.index = i, .status = RowStatus::invalid,
              .reason = error.pointer().empty() ? error.rule() : error.pointer() + ": " + error.rule()};
     } catch (const models::LayoutError& error) {
-      row = {.index = i, .status = RowStatus::invalid, .reason = error.what()};
+      row = {.index = i, .status = RowStatus::invalid,
+             .reason = scenarios::json_pointer(error.field()) + ": " + error.rule()};
     }
     row.name = config.name;
     if (progress) progress(1);

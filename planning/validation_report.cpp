@@ -7,6 +7,7 @@
 
 #include "models/step/step_model.hpp"
 #include "calibration/step_inputs.hpp"
+#include "scenarios/layout_pointer.hpp"
 
 namespace clustersim::planning {
 
@@ -49,7 +50,8 @@ ValidationReport run_validation(std::string_view csv_text, std::string_view sour
       report.skipped.push_back({.id = run.id,
                                 .family = run.family,
                                 .line = run.line,
-                                .reason = std::string("layout rejected by the step model: ") + error.what()});
+                                .reason = "layout rejected by the step model: " + scenarios::json_pointer(error.field()) +
+                                          ": " + error.rule()});
       continue;
     }
     const double measured = run.measured.step_time_s;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "models/spec/layout_rules.hpp"
 #include "scenarios/sweep_configs.hpp"
 
 namespace clustersim::scenarios {
@@ -377,15 +378,7 @@ std::vector<Section> build_sections() {
   dp.default_kind = DefaultKind::derived;
   dp.derived_from = "num_gpus / (tp * pp * cp)";
   dp.derive = [](Scenario& s) -> std::optional<std::string> {
-    const auto& p = s.parallelism;
-    const std::int64_t model_parallel = p.tp * p.pp * p.cp;
-    if (model_parallel <= 0 || s.cluster.num_gpus % model_parallel != 0) {
-      return "cannot derive dp: num_gpus=" + std::to_string(s.cluster.num_gpus) +
-             " is not divisible by tp*pp*cp = " + std::to_string(p.tp) + "*" +
-             std::to_string(p.pp) + "*" + std::to_string(p.cp) + " = " +
-             std::to_string(model_parallel);
-    }
-    s.parallelism.dp = s.cluster.num_gpus / model_parallel;
+    if (auto violation = models::derive_dp(s.parallelism, s.cluster)) return std::move(violation->rule);
     return std::nullopt;
   };
 

@@ -1,8 +1,10 @@
 #pragma once
 /// The rules a Scenario must satisfy before it is simulated: every field within its bounds
-/// (from scenario_schema.hpp) and the cross-field rules (divisibility of heads by tp, GPU count
-/// = tp*pp*dp*cp, batch sizes, schedules, FP8 support, ...). Scenarios built in code (sweeps)
-/// are checked by the same rules as loaded ones.
+/// (from scenario_schema.hpp), failed links only with the flow fidelity, and the layout rules
+/// the step model and the layout search share (models/spec/layout_rules.hpp: heads and kv_heads
+/// against tp, GPU count = tp*pp*dp*cp, batch sizes, schedules, FP8 support, ...), their fields
+/// named by JSON pointer (layout_pointer.hpp). Scenarios built in code (sweeps) are checked by
+/// the same rules as loaded ones.
 
 #include <optional>
 #include <string>

@@ -8,14 +8,13 @@
 
 #include <fmt/format.h>
 
-#include "models/step/step_model.hpp"
+#include "models/spec/layout_rules.hpp"
 #include "scenarios/csv_reader.hpp"
 #include "scenarios/embedded_files.hpp"
 #include "scenarios/presets.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "scenarios/scenario_validation.hpp"
-#include "scenarios/step_inputs.hpp"
 #include "scenarios/validation_network.hpp"
 
 namespace clustersim::scenarios {
@@ -298,12 +297,7 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   if (auto dp = n.dp) {
     p.dp = *dp;
   } else {
-    const std::int64_t model_parallel = p.tp * p.pp * p.cp;
-    if (*n.num_gpus % model_parallel != 0) {
-      return skip(fmt::format("dp not given and {} GPUs are not a multiple of tp x pp x cp = {}",
-                              *n.num_gpus, model_parallel));
-    }
-    p.dp = *n.num_gpus / model_parallel;
+    if (auto violation = models::derive_dp(p, s.cluster)) return skip("dp not given: " + violation->rule);
     assumed.push_back(fmt::format("dp = GPUs / (tp pp cp) = {}", p.dp));
   }
   if (auto sp = parse_bool(row.sp)) {
@@ -367,13 +361,7 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   }
 
   if (unstated_interleaving) {
-    bool fits = !find_violation(s).has_value();
-    try {
-      if (fits) models::check_layout(step_inputs(s));
-    } catch (const std::exception&) {
-      fits = false;
-    }
-    if (fits) {
+    if (!find_violation(s)) {
       assumed.push_back("the source interleaves its pipeline with an unstated V: simulated with the smallest, V = 2, "
                         "which may overstate the bubble");
     } else {
@@ -384,16 +372,9 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     }
   }
 
-  // The same rules as a loaded scenario, then the step model's own.
+  // The same rules as a loaded scenario, the layout rules among them.
   if (auto violation = find_violation(s)) {
     return skip(fmt::format("layout rejected: {}: {}", violation->pointer, violation->rule));
-  }
-  try {
-    models::check_layout(step_inputs(s));
-  } catch (const models::LayoutError& error) {
-    return skip(fmt::format("layout rejected by the step model: {}", error.what()));
-  } catch (const ScenarioError& error) {
-    return skip(error.rule());
   }
 
   std::vector<MeasuredStep> measured = measured_steps(n.figures, s, family.tflops_count.value);

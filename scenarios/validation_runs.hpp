@@ -25,7 +25,8 @@
 ///   (8): one node of that many. attention kernel, gradient-reduction overlap and, for ZeRO-3 rows,
 ///   the overlap of their parameter gathers and reduce-scatters: the source family's default.
 /// - skipped: mixture-of-experts models or ep > 1, non-standard GPUs, rows without layout, batch
-///   or measurement, and layouts the scenario rules or the step model reject (their message).
+///   or measurement, and layouts the scenario rules reject, the layout rules among them (their
+///   pointer and message).
 ///
 /// Measured step time: measured_step.hpp, with the family's FLOP count (validation_sources.hpp).
 /// Errors (malformed CSV, missing column, a number that is not one) are ScenarioErrors named

@@ -1,6 +1,5 @@
 // `clustersim run`: simulate one training step of a scenario and report on it.
 
-#include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
@@ -9,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/step/step_model.hpp"
+#include "scenarios/layout_pointer.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "calibration/step_inputs.hpp"
@@ -29,10 +29,7 @@ models::StepSimulation simulate(const scenarios::Scenario& scenario, const std::
   try {
     return models::simulate_step(calibration::step_inputs(scenario));
   } catch (const models::LayoutError& e) {
-    std::string pointer = "/" + e.field();
-    std::replace(pointer.begin(), pointer.end(), '.', '/');
-    const std::string what = e.what();
-    throw scenarios::ScenarioError(source, pointer, what.substr(std::min(what.size(), e.field().size() + 2)));
+    throw scenarios::ScenarioError(source, scenarios::json_pointer(e.field()), e.rule());
   }
 }
 

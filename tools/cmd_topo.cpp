@@ -9,6 +9,7 @@
 #include "models/comm/cluster_topology.hpp"
 #include "models/comm/flow_network.hpp"
 #include "models/step/step_model.hpp"
+#include "scenarios/layout_pointer.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
@@ -94,7 +95,8 @@ int cmd_topo(std::span<const std::string> args, std::ostream& out) {
     try {
       failed = models::fail_cluster_links(network, scenario.cluster);
     } catch (const models::LayoutError& e) {
-      throw std::runtime_error(fmt::format("{}: {}", scenario.name, e.what()));
+      throw std::runtime_error(
+          fmt::format("{}: {}: {}", scenario.name, scenarios::json_pointer(e.field()), e.rule()));
     }
   }
   const double bisection = failed.empty() ? intact : topologies::bisection_bytes_per_s(network);

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "models/comm/cluster_topology.hpp"
-#include "models/step/step_model.hpp"
+#include "models/spec/layout_rules.hpp"
 #include "topologies/link_failures.hpp"
 #include "topologies/link_resources.hpp"
 #include "topologies/topology.hpp"
@@ -35,7 +35,7 @@ std::vector<topologies::LinkId> fail_cluster_links(topologies::Network& network,
       failed = topologies::fail_random_links(network, topologies::inter_node_tier(network),
                                              static_cast<std::size_t>(cluster.failed_links), cluster.failed_links_seed);
     } catch (const std::invalid_argument& e) {
-      throw LayoutError("cluster.failed_links", e.what());
+      throw LayoutError(LayoutField::cluster_failed_links, e.what());
     }
   }
   const std::vector<std::string> names = split_names(cluster.failed_link_names);
@@ -46,7 +46,7 @@ std::vector<topologies::LinkId> fail_cluster_links(topologies::Network& network,
     for (topologies::LinkId id = 0; id < all.size() && found == topologies::no_link; ++id)
       if (all[id].name == name) found = id;
     if (found == topologies::no_link)
-      throw LayoutError("cluster.failed_link_names",
+      throw LayoutError(LayoutField::cluster_failed_link_names,
                         fmt::format("no link '{}' in the {} network (names are 'from->to' as `clustersim run --links` "
                                     "prints them, e.g. '{}')",
                                     name, topologies::to_string(network.kind()),
@@ -61,7 +61,7 @@ FlowNetwork::FlowNetwork(const ClusterSpec& cluster, const CommProfile& profile)
   try {
     network_ = std::make_unique<topologies::Network>(topologies::build_network(topology_spec(cluster)));
   } catch (const std::invalid_argument& e) {
-    throw LayoutError("cluster.topology", fmt::format("the flow fidelity needs the network built, and it cannot be: {}",
+    throw LayoutError(LayoutField::cluster_topology, fmt::format("the flow fidelity needs the network built, and it cannot be: {}",
                                                       e.what()));
   }
   failed_ = fail_cluster_links(*network_, cluster);
@@ -85,7 +85,7 @@ std::span<const topologies::LinkId> FlowNetwork::route(std::int64_t src_rank, st
   try {
     return router_->route_ranks(static_cast<std::size_t>(src_rank), static_cast<std::size_t>(dst_rank), flow);
   } catch (const topologies::RoutingError& e) {
-    throw LayoutError("cluster.failed_links", fmt::format("the failed links disconnect ranks {} and {}: {}", src_rank,
+    throw LayoutError(LayoutField::cluster_failed_links, fmt::format("the failed links disconnect ranks {} and {}: {}", src_rank,
                                                           dst_rank, e.what()));
   }
 }

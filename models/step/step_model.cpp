@@ -47,36 +47,7 @@ std::int64_t micro_batches_per_step(const ParallelismSpec& parallelism, const Tr
 }
 
 void check_layout(const StepInputs& in) {
-  const auto& p = in.parallelism;
-  const auto& m = in.model;
-  const auto& t = in.training;
-  auto require = [](bool ok, const char* field, const std::string& rule) {
-    if (!ok) throw LayoutError(field, rule);
-  };
-  require(p.tp >= 1 && p.pp >= 1 && p.dp >= 1 && p.cp >= 1 && p.vp >= 1, "parallelism",
-          "tp, pp, dp, cp and vp must be >= 1");
-  require(p.tp * p.pp * p.dp * p.cp == in.cluster.num_gpus, "parallelism",
-          fmt::format("tp x pp x dp x cp = {} x {} x {} x {} = {} must equal cluster.num_gpus = {}", p.tp, p.pp, p.dp,
-                      p.cp, p.tp * p.pp * p.dp * p.cp, in.cluster.num_gpus));
-  require(m.heads % p.tp == 0, "parallelism.tp", fmt::format("{} does not divide heads = {}", p.tp, m.heads));
-  require(m.kv_heads % p.tp == 0 || p.tp % m.kv_heads == 0, "parallelism.tp",
-          fmt::format("{} and kv_heads = {} must divide one another", p.tp, m.kv_heads));
-  require(t.global_batch % (p.dp * t.micro_batch) == 0, "training.global_batch",
-          fmt::format("{} is not divisible by dp x micro_batch = {}", t.global_batch, p.dp * t.micro_batch));
-  require(m.layers >= p.pp * p.vp, "model.layers",
-          fmt::format("{} layers cannot fill pp x vp = {} chunks", m.layers, p.pp * p.vp));
-  require(t.seq_len % p.cp == 0, "training.seq_len", fmt::format("{} is not divisible by cp = {}", t.seq_len, p.cp));
-  require(p.zero >= 0 && p.zero <= 3, "parallelism.zero", fmt::format("{} is not a ZeRO stage (0-3)", p.zero));
-  const std::int64_t mb = micro_batches_per_step(p, t);
-  if (t.schedule == Schedule::interleaved) {
-    require(p.vp > 1, "parallelism.vp", "the interleaved schedule needs vp > 1");
-    require(mb % p.pp == 0, "training.global_batch",
-            fmt::format("interleaving needs the micro-batches per step ({}) to be a multiple of pp = {}", mb, p.pp));
-  } else {
-    require(p.vp == 1, "parallelism.vp", "vp > 1 needs \"schedule\": \"interleaved\"");
-  }
-  require(t.precision != Precision::fp8 || in.cluster.gpu.fp8_flops_per_s > 0.0, "training.precision",
-          fmt::format("{} has no fp8 tensor cores", in.cluster.gpu.name));
+  if (auto violation = layout_violation(in.model, in.parallelism, in.training, in.cluster)) throw LayoutError(*violation);
 }
 
 StepPlan plan_step(const StepInputs& in) {

@@ -8,11 +8,11 @@
 /// stands for all DP replicas.
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "models/spec/cluster_spec.hpp"
+#include "models/spec/layout_rules.hpp"
 #include "models/comm/collectives.hpp"
 #include "models/compute/compute_profile.hpp"
 #include "models/compute/memory.hpp"
@@ -36,18 +36,7 @@ struct StepInputs {
   CommFidelity fidelity = CommFidelity::analytic;
 };
 
-/// A layout the step model cannot run: names the field ("parallelism.tp") and the rule.
-class LayoutError : public std::invalid_argument {
- public:
-  LayoutError(std::string field, const std::string& rule)
-      : std::invalid_argument(field + ": " + rule), field_(std::move(field)) {}
-  const std::string& field() const { return field_; }
-
- private:
-  std::string field_;
-};
-
-/// Throws LayoutError for an impossible layout (divisibility, GPU count, schedule rules).
+/// Throws LayoutError for the first rule of layout_rules.hpp the inputs break.
 void check_layout(const StepInputs& in);
 
 std::int64_t micro_batches_per_step(const ParallelismSpec& parallelism, const TrainingSpec& training);

@@ -42,13 +42,9 @@ double bench_sweep(int rounds, std::size_t& configurations) {
         in.parallelism.tp = tp;
         in.parallelism.pp = pp;
         in.parallelism.dp = in.cluster.num_gpus / (tp * pp);
+        in.parallelism.sp = tp > 1;
         in.training.micro_batch = micro_batch;
-        try {
-          models::check_layout(in);
-        } catch (const models::LayoutError&) {
-          continue;
-        }
-        layouts.push_back(in);
+        if (!models::layout_violation(in.model, in.parallelism, in.training, in.cluster)) layouts.push_back(in);
       }
   configurations = layouts.size();
   const auto t0 = Clock::now();

@@ -206,8 +206,13 @@ TEST_CASE("validation: each rule names the key to change") {
       {{"model.hidden=8100"}, "/model/hidden", "must be divisible by heads=64, got 8100"},
       {{"model.kv_heads=6"}, "/model/kv_heads", "must divide heads=64, got 6"},
       {{"parallelism.tp=3"}, "/parallelism/tp", "3 does not divide heads=64"},
-      {{"parallelism.tp=16", "parallelism.dp=4"}, "/parallelism/tp",
-       "16 does not divide kv_heads=8"},
+      {{"model.heads=96", "model.hidden=12288", "parallelism.tp=12"}, "/parallelism/tp",
+       "12 and kv_heads=8 must divide one another"},
+      {{"parallelism.tp=1", "parallelism.dp=64"}, "/parallelism/sp",
+       "sequence parallelism splits activations over the TP group: it needs parallelism.tp > 1"},
+      {{"parallelism.vp=2", "training.schedule=interleaved", "training.global_batch=48"}, "/training/global_batch",
+       "the interleaved schedule needs the micro-batches per step, global_batch/(dp*micro_batch) = 6, to be a "
+       "multiple of pp=4"},
       {{"parallelism.dp=4"}, "/parallelism",
        "tp*pp*dp*cp = 8*4*4*1 = 128 must equal cluster.num_gpus=256"},
       {{"cluster.num_gpus=252"}, "/cluster/num_gpus",
@@ -240,8 +245,10 @@ TEST_CASE("validation: each rule names the key to change") {
     CAPTURE(c.pointer);
     CHECK(error_with(c.sets) == "default scenario: " + c.pointer + ": " + c.rule);
   }
-  // Allowed: uneven layer splits, and long sequences not divisible by tp without sp.
+  // Allowed: uneven layer splits, long sequences not divisible by tp without sp, and more TP
+  // ranks than key/value heads (each holds one, as Megatron-LM does).
   CHECK(error_with({"model.layers=81"}).empty());
+  CHECK(error_with({"parallelism.tp=16", "parallelism.dp=4"}).empty());
   CHECK(error_with({"training.seq_len=4100", "parallelism.sp=false"}).empty());
 }
 

@@ -244,15 +244,20 @@ TEST_CASE("validation: rows the step model cannot express are skipped with the r
     row.num_gpus = "40";
     CHECK(skip_reason(row) == "layout rejected: /parallelism/tp: 5 does not divide heads=24");
   }
-  SUBCASE("a layout only the step model rejects") {
+  SUBCASE("dp left out, and the GPUs not a multiple of the model-parallel ranks") {
+    row.pp = "3";
+    row.dp = "";
+    CHECK(skip_reason(row) == "dp not given: cannot derive dp: num_gpus=32 is not divisible by tp*pp*cp = 1*3*1 = 3");
+  }
+  SUBCASE("an interleaved layout whose micro-batches do not fill the pipeline") {
     // Interleaving needs micro-batches per step (16 / (2 x 1) = 8) to be a multiple of pp = 16.
     row.layers = "32";
     row.pp = "16";
     row.dp = "2";
     row.vp = "2";
     row.global_batch = "16";
-    CHECK(skip_reason(row).starts_with("layout rejected by the step model: training.global_batch: "
-                                       "interleaving needs the micro-batches per step (8)"));
+    CHECK(skip_reason(row) == "layout rejected: /training/global_batch: the interleaved schedule needs the "
+                              "micro-batches per step, global_batch/(dp*micro_batch) = 8, to be a multiple of pp=16");
   }
 }
 

@@ -81,7 +81,7 @@ TEST_CASE("flow cli: topo applies the scenario's failed links unless --fail-link
   REQUIRE(drawn.exit_code == 0);
   CHECK(nlohmann::json::parse(drawn.out).at("failed_links") == 3);
   check_fails_cleanly(run_clustersim("topo --set simulation.fidelity=flow --set cluster.failed_link_names=nowhere"),
-                      "cluster.failed_link_names: no link 'nowhere'");
+                      "default-llama3-70b-256xh100: /cluster/failed_link_names: no link 'nowhere'");
 }
 
 TEST_CASE("flow cli: what only flows can show is an error with the analytic fidelity") {

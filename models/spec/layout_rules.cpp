@@ -1,0 +1,116 @@
+#include "models/spec/layout_rules.hpp"
+
+#include <fmt/format.h>
+
+namespace clustersim::models {
+
+std::string_view field_path(LayoutField field) {
+  switch (field) {
+    case LayoutField::model_hidden: return "model.hidden";
+    case LayoutField::model_heads: return "model.heads";
+    case LayoutField::model_kv_heads: return "model.kv_heads";
+    case LayoutField::parallelism: return "parallelism";
+    case LayoutField::parallelism_tp: return "parallelism.tp";
+    case LayoutField::parallelism_pp: return "parallelism.pp";
+    case LayoutField::parallelism_dp: return "parallelism.dp";
+    case LayoutField::parallelism_vp: return "parallelism.vp";
+    case LayoutField::parallelism_sp: return "parallelism.sp";
+    case LayoutField::parallelism_zero: return "parallelism.zero";
+    case LayoutField::training_micro_batch: return "training.micro_batch";
+    case LayoutField::training_global_batch: return "training.global_batch";
+    case LayoutField::training_seq_len: return "training.seq_len";
+    case LayoutField::training_schedule: return "training.schedule";
+    case LayoutField::training_precision: return "training.precision";
+    case LayoutField::cluster_num_gpus: return "cluster.num_gpus";
+    case LayoutField::cluster_gpus_per_node: return "cluster.gpus_per_node";
+    case LayoutField::cluster_topology: return "cluster.topology";
+    case LayoutField::cluster_failed_links: return "cluster.failed_links";
+    case LayoutField::cluster_failed_link_names: return "cluster.failed_link_names";
+  }
+  return "?";
+}
+
+namespace {
+
+// Keys whose ranges the schema checks for a scenario; checked here too, as every rule below
+// divides by them and a layout built in code has not met the schema.
+std::optional<LayoutViolation> divisor_violation(const TransformerSpec& m, const ParallelismSpec& p,
+                                                 const TrainingSpec& t, const ClusterSpec& c) {
+  if (m.heads < 1) return LayoutViolation{LayoutField::model_heads, fmt::format("must be >= 1, got {}", m.heads)};
+  if (m.kv_heads < 1)
+    return LayoutViolation{LayoutField::model_kv_heads, fmt::format("must be >= 1, got {}", m.kv_heads)};
+  if (p.tp < 1 || p.pp < 1 || p.dp < 1 || p.cp < 1 || p.vp < 1)
+    return LayoutViolation{LayoutField::parallelism, "tp, pp, dp, cp and vp must be >= 1"};
+  if (p.zero < 0 || p.zero > 3)
+    return LayoutViolation{LayoutField::parallelism_zero, fmt::format("{} is not a ZeRO stage (0-3)", p.zero)};
+  if (t.micro_batch < 1)
+    return LayoutViolation{LayoutField::training_micro_batch, fmt::format("must be >= 1, got {}", t.micro_batch)};
+  if (c.gpus_per_node < 1)
+    return LayoutViolation{LayoutField::cluster_gpus_per_node, fmt::format("must be >= 1, got {}", c.gpus_per_node)};
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const ParallelismSpec& p,
+                                                const TrainingSpec& t, const ClusterSpec& c) {
+  if (auto violation = divisor_violation(m, p, t, c)) return violation;
+  using F = LayoutField;
+  auto broken = [](F field, std::string rule) { return LayoutViolation{field, std::move(rule)}; };
+
+  if (m.hidden % m.heads != 0)
+    return broken(F::model_hidden, fmt::format("must be divisible by heads={}, got {}", m.heads, m.hidden));
+  if (m.heads % m.kv_heads != 0)
+    return broken(F::model_kv_heads, fmt::format("must divide heads={}, got {}", m.heads, m.kv_heads));
+  if (m.heads % p.tp != 0) return broken(F::parallelism_tp, fmt::format("{} does not divide heads={}", p.tp, m.heads));
+  if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
+    return broken(F::parallelism_tp, fmt::format("{} and kv_heads={} must divide one another", p.tp, m.kv_heads));
+  if (c.num_gpus % c.gpus_per_node != 0)
+    return broken(F::cluster_num_gpus,
+                  fmt::format("must be a multiple of gpus_per_node={}, got {}", c.gpus_per_node, c.num_gpus));
+  if (const std::int64_t product = p.tp * p.pp * p.dp * p.cp; product != c.num_gpus)
+    return broken(F::parallelism, fmt::format("tp*pp*dp*cp = {}*{}*{}*{} = {} must equal cluster.num_gpus={}", p.tp,
+                                              p.pp, p.dp, p.cp, product, c.num_gpus));
+  if (const std::int64_t chunks = p.pp * p.vp; m.layers < chunks)
+    return broken(F::parallelism_pp,
+                  fmt::format("pp*vp = {}*{} = {} exceeds layers={}: every pipeline chunk needs a layer", p.pp, p.vp,
+                              chunks, m.layers));
+  const bool interleaved = t.schedule == Schedule::interleaved;
+  if (p.vp > 1 && !interleaved)
+    return broken(F::parallelism_vp, fmt::format("vp={} needs training.schedule \"interleaved\"", p.vp));
+  if (interleaved && p.vp < 2) return broken(F::training_schedule, "\"interleaved\" needs parallelism.vp > 1");
+  if (const std::int64_t per_step = p.dp * t.micro_batch; t.global_batch % per_step != 0)
+    return broken(F::training_global_batch, fmt::format("must be divisible by dp*micro_batch = {}*{} = {}, got {}",
+                                                        p.dp, t.micro_batch, per_step, t.global_batch));
+  if (const std::int64_t micro_batches = t.global_batch / (p.dp * t.micro_batch);
+      interleaved && micro_batches % p.pp != 0)
+    return broken(F::training_global_batch,
+                  fmt::format("the interleaved schedule needs the micro-batches per step, "
+                              "global_batch/(dp*micro_batch) = {}, to be a multiple of pp={}",
+                              micro_batches, p.pp));
+  if (t.seq_len % p.cp != 0)
+    return broken(F::training_seq_len, fmt::format("must be divisible by cp={}, got {}", p.cp, t.seq_len));
+  if (p.sp && p.tp < 2)
+    return broken(F::parallelism_sp,
+                  "sequence parallelism splits activations over the TP group: it needs parallelism.tp > 1");
+  if (p.sp && t.seq_len % (p.tp * p.cp) != 0)
+    return broken(F::training_seq_len, fmt::format("must be divisible by tp*cp = {} with sequence parallelism, got {}",
+                                                   p.tp * p.cp, t.seq_len));
+  if (t.precision == Precision::fp8 && !(c.gpu.fp8_flops_per_s > 0))
+    return broken(F::training_precision, fmt::format("fp8 needs a GPU with FP8 tensor cores; {} has fp8_tflops=0",
+                                                     c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
+  return std::nullopt;
+}
+
+std::optional<LayoutViolation> derive_dp(ParallelismSpec& p, const ClusterSpec& c) {
+  const std::int64_t model_parallel = p.tp * p.pp * p.cp;
+  if (model_parallel <= 0 || c.num_gpus % model_parallel != 0) {
+    return LayoutViolation{LayoutField::parallelism_dp,
+                           fmt::format("cannot derive dp: num_gpus={} is not divisible by tp*pp*cp = {}*{}*{} = {}",
+                                       c.num_gpus, p.tp, p.pp, p.cp, model_parallel)};
+  }
+  p.dp = c.num_gpus / model_parallel;
+  return std::nullopt;
+}
+
+}  // namespace clustersim::models

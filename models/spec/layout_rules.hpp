@@ -1,0 +1,101 @@
+#pragma once
+/// The rules that make a layout (model shape x parallelism x training x cluster) one the step
+/// model, and Megatron-LM, can run: the single list that scenario validation, the step planner
+/// (check_layout), the layout search and the validation runs all ask. A broken rule comes back as
+/// the field a user would most likely change and the rule in words; scenarios/layout_pointer.hpp
+/// turns the field into the scenario file's JSON pointer. Rules on one key alone (ranges, enums)
+/// live in the scenario schema; the few of them guarded here keep the rules safe to evaluate for
+/// layouts built in code.
+///
+/// The rules, in the order they are checked (the first broken one is reported):
+///  - hidden divisible by heads; kv_heads divides heads (whole query groups);
+///  - tp divides heads; tp and kv_heads divide one another (below);
+///  - num_gpus a multiple of gpus_per_node; tp x pp x dp x cp = num_gpus;
+///  - pp x vp <= layers (every pipeline chunk holds a layer);
+///  - vp > 1 exactly with the interleaved schedule;
+///  - global_batch divisible by dp x micro_batch; interleaved: micro-batches per step a multiple
+///    of pp (the schedule runs them in groups of pp, pipeline_schedule.hpp);
+///  - seq_len divisible by cp; sequence parallelism needs tp > 1 and seq_len divisible by tp x cp;
+///  - fp8 needs a GPU with FP8 tensor cores.
+///
+/// kv_heads against tp. Megatron-LM accepts num_query_groups that are a multiple OR a divisor of
+/// tensor_model_parallel_size: megatron/core/transformer/transformer_config.py,
+/// TransformerConfig.__post_init__, raises "must be a multiple or divisor of" otherwise (since
+/// commit f7dfb99, "Support TP greater than num_kv_heads", Dec 2025). With fewer groups than TP
+/// ranks, megatron/core/transformer/attention.py sets num_query_groups_per_partition = 1: each
+/// rank holds one key/value head, replicated over tp / kv_heads ranks. Transformer Engine's own
+/// MultiheadAttention asserts num_gqa_groups % tp_size == 0
+/// (transformer_engine/pytorch/attention/multi_head_attention.py), but Megatron-LM hands its core
+/// attention a config with num_query_groups = tp in that case, so the Megatron-LM + TE stack runs
+/// both. This model follows Megatron-LM: memory.cpp and transformer_costs.cpp count
+/// ceil(kv_heads / tp) key/value heads per rank, i.e. one replicated head when kv_heads < tp.
+/// Sequence parallelism with tp = 1: Megatron-LM (megatron/training/arguments.py) switches it off
+/// with a warning; here it is an error, so that a scenario says what it simulates.
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "models/spec/cluster_spec.hpp"
+#include "models/spec/parallelism_spec.hpp"
+#include "models/spec/transformer_spec.hpp"
+
+namespace clustersim::models {
+
+/// The input fields a layout rule, or the step model's network set-up, can name.
+enum class LayoutField {
+  model_hidden,
+  model_heads,
+  model_kv_heads,
+  parallelism,  // the degrees together (their product)
+  parallelism_tp,
+  parallelism_pp,
+  parallelism_dp,
+  parallelism_vp,
+  parallelism_sp,
+  parallelism_zero,
+  training_micro_batch,
+  training_global_batch,
+  training_seq_len,
+  training_schedule,
+  training_precision,
+  cluster_num_gpus,
+  cluster_gpus_per_node,
+  cluster_topology,
+  cluster_failed_links,
+  cluster_failed_link_names,
+};
+
+/// The field as a path through the specs: "parallelism.tp", "parallelism".
+std::string_view field_path(LayoutField field);
+
+struct LayoutViolation {
+  LayoutField field;
+  std::string rule;
+};
+
+/// The first rule the layout breaks, or nullopt when it is valid.
+std::optional<LayoutViolation> layout_violation(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                                                const TrainingSpec& training, const ClusterSpec& cluster);
+
+/// Fills in parallelism.dp = num_gpus / (tp x pp x cp) for a layout that leaves dp out; the
+/// violation (field parallelism.dp) when that is not a whole number.
+std::optional<LayoutViolation> derive_dp(ParallelismSpec& parallelism, const ClusterSpec& cluster);
+
+/// A layout the step model cannot run: the field and the rule. what() is "parallelism.tp: rule".
+class LayoutError : public std::invalid_argument {
+ public:
+  LayoutError(LayoutField field, const std::string& rule)
+      : std::invalid_argument(std::string(field_path(field)) + ": " + rule), field_(field), rule_(rule) {}
+  explicit LayoutError(const LayoutViolation& violation) : LayoutError(violation.field, violation.rule) {}
+  LayoutField field() const { return field_; }
+  const std::string& rule() const { return rule_; }
+
+ private:
+  LayoutField field_;
+  std::string rule_;
+};
+
+}  // namespace clustersim::models

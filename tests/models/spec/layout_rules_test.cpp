@@ -1,0 +1,170 @@
+#include "models/spec/layout_rules.hpp"
+
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "tests/models/model_fixtures.hpp"
+
+namespace clustersim::models {
+namespace {
+
+// Llama 3 70B on 256 H100 as TP8 PP4 DP8 with SP: a layout every rule accepts.
+struct Fixture {
+  TransformerSpec model = test::llama3_70b();
+  ParallelismSpec parallelism{.tp = 8, .pp = 4, .dp = 8, .cp = 1, .vp = 1, .sp = true, .zero = 1};
+  TrainingSpec training{.seq_len = 4096, .micro_batch = 1, .global_batch = 1024};
+  ClusterSpec cluster{.gpu = test::h100(), .num_gpus = 256, .gpus_per_node = 8};
+
+  std::optional<LayoutViolation> violation() const {
+    return layout_violation(model, parallelism, training, cluster);
+  }
+};
+
+// The violation of the base layout changed by `change`: exactly one rule must break.
+LayoutViolation broken(const std::function<void(Fixture&)>& change) {
+  Fixture layout;
+  change(layout);
+  const auto violation = layout.violation();
+  REQUIRE(violation.has_value());
+  return *violation;
+}
+
+TEST_CASE("layout rules: the base layout and Megatron-LM's GQA layouts are valid") {
+  CHECK_FALSE(Fixture{}.violation().has_value());
+  // kv_heads = 8 on tp = 16, 32, 64: each rank holds one key/value head, shared by tp/8 ranks.
+  for (const std::int64_t tp : {16, 32, 64}) {
+    Fixture layout;
+    layout.parallelism.tp = tp;
+    layout.parallelism.dp = 256 / (tp * 4);
+    CAPTURE(tp);
+    CHECK_FALSE(layout.violation().has_value());
+  }
+}
+
+TEST_CASE("layout rules: one rule at a time, each naming its field") {
+  // hidden = 8200 is not 64 heads of a whole width.
+  auto v = broken([](Fixture& l) { l.model.hidden = 8200; });
+  CHECK(v.field == LayoutField::model_hidden);
+  CHECK(v.rule == "must be divisible by heads=64, got 8200");
+
+  v = broken([](Fixture& l) { l.model.kv_heads = 6; });
+  CHECK(v.field == LayoutField::model_kv_heads);
+  CHECK(v.rule == "must divide heads=64, got 6");
+
+  // tp = 6: 6 x 4 x dp cannot be 256 either, but the heads rule is checked first.
+  v = broken([](Fixture& l) { l.parallelism.tp = 6; });
+  CHECK(v.field == LayoutField::parallelism_tp);
+  CHECK(v.rule == "6 does not divide heads=64");
+
+  // 96 heads in 8 groups on tp = 12: 12 divides 96, but neither 12 nor 8 divides the other.
+  v = broken([](Fixture& l) {
+    l.model.heads = 96;
+    l.model.hidden = 96 * 128;
+    l.parallelism.tp = 12;
+  });
+  CHECK(v.field == LayoutField::parallelism_tp);
+  CHECK(v.rule == "12 and kv_heads=8 must divide one another");
+
+  v = broken([](Fixture& l) { l.cluster.num_gpus = 260; });
+  CHECK(v.field == LayoutField::cluster_num_gpus);
+  CHECK(v.rule == "must be a multiple of gpus_per_node=8, got 260");
+
+  v = broken([](Fixture& l) { l.parallelism.dp = 4; });
+  CHECK(v.field == LayoutField::parallelism);
+  CHECK(v.rule == "tp*pp*dp*cp = 8*4*4*1 = 128 must equal cluster.num_gpus=256");
+
+  // 8 layers cannot fill 4 stages of 3 chunks.
+  v = broken([](Fixture& l) {
+    l.model.layers = 8;
+    l.parallelism.vp = 3;
+    l.training.schedule = Schedule::interleaved;
+  });
+  CHECK(v.field == LayoutField::parallelism_pp);
+  CHECK(v.rule == "pp*vp = 4*3 = 12 exceeds layers=8: every pipeline chunk needs a layer");
+
+  v = broken([](Fixture& l) { l.parallelism.vp = 2; });
+  CHECK(v.field == LayoutField::parallelism_vp);
+  CHECK(v.rule == "vp=2 needs training.schedule \"interleaved\"");
+
+  v = broken([](Fixture& l) { l.training.schedule = Schedule::interleaved; });
+  CHECK(v.field == LayoutField::training_schedule);
+  CHECK(v.rule == "\"interleaved\" needs parallelism.vp > 1");
+
+  // 1000 sequences over dp x micro_batch = 8 x 2 = 16.
+  v = broken([](Fixture& l) {
+    l.training.global_batch = 1000;
+    l.training.micro_batch = 2;
+  });
+  CHECK(v.field == LayoutField::training_global_batch);
+  CHECK(v.rule == "must be divisible by dp*micro_batch = 8*2 = 16, got 1000");
+
+  // Interleaved with 48 / (8 x 1) = 6 micro-batches per step on 4 stages.
+  v = broken([](Fixture& l) {
+    l.training.global_batch = 48;
+    l.parallelism.vp = 2;
+    l.training.schedule = Schedule::interleaved;
+  });
+  CHECK(v.field == LayoutField::training_global_batch);
+  CHECK(v.rule == "the interleaved schedule needs the micro-batches per step, global_batch/(dp*micro_batch) = 6, "
+                  "to be a multiple of pp=4");
+
+  v = broken([](Fixture& l) {
+    l.parallelism = {.tp = 8, .pp = 4, .dp = 4, .cp = 2, .vp = 1, .sp = false, .zero = 1};
+    l.training.seq_len = 4095;
+  });
+  CHECK(v.field == LayoutField::training_seq_len);
+  CHECK(v.rule == "must be divisible by cp=2, got 4095");
+
+  v = broken([](Fixture& l) {
+    l.parallelism = {.tp = 1, .pp = 4, .dp = 64, .cp = 1, .vp = 1, .sp = true, .zero = 1};
+  });
+  CHECK(v.field == LayoutField::parallelism_sp);
+  CHECK(v.rule == "sequence parallelism splits activations over the TP group: it needs parallelism.tp > 1");
+
+  // 4100 tokens split over cp = 1 but not over tp x cp = 8.
+  v = broken([](Fixture& l) { l.training.seq_len = 4100; });
+  CHECK(v.field == LayoutField::training_seq_len);
+  CHECK(v.rule == "must be divisible by tp*cp = 8 with sequence parallelism, got 4100");
+
+  v = broken([](Fixture& l) {
+    l.cluster.gpu = test::a100();
+    l.training.precision = Precision::fp8;
+  });
+  CHECK(v.field == LayoutField::training_precision);
+  CHECK(v.rule == "fp8 needs a GPU with FP8 tensor cores; a100-80gb has fp8_tflops=0");
+}
+
+TEST_CASE("layout rules: keys a layout built in code may leave out of range") {
+  CHECK(broken([](Fixture& l) { l.model.heads = 0; }).field == LayoutField::model_heads);
+  CHECK(broken([](Fixture& l) { l.model.kv_heads = 0; }).field == LayoutField::model_kv_heads);
+  CHECK(broken([](Fixture& l) { l.parallelism.cp = 0; }).field == LayoutField::parallelism);
+  CHECK(broken([](Fixture& l) { l.parallelism.zero = 4; }).rule == "4 is not a ZeRO stage (0-3)");
+  CHECK(broken([](Fixture& l) { l.training.micro_batch = 0; }).field == LayoutField::training_micro_batch);
+  CHECK(broken([](Fixture& l) { l.cluster.gpus_per_node = 0; }).field == LayoutField::cluster_gpus_per_node);
+}
+
+TEST_CASE("layout rules: dp derived from the GPU count, or the rule it breaks") {
+  ParallelismSpec p{.tp = 8, .pp = 4, .dp = 1, .cp = 2};
+  const ClusterSpec cluster{.gpu = test::h100(), .num_gpus = 256, .gpus_per_node = 8};
+  CHECK_FALSE(derive_dp(p, cluster).has_value());
+  CHECK(p.dp == 4);  // 256 / (8 x 4 x 2)
+  p = {.tp = 8, .pp = 3, .dp = 1, .cp = 1};
+  const auto violation = derive_dp(p, cluster);
+  REQUIRE(violation.has_value());
+  CHECK(violation->field == LayoutField::parallelism_dp);
+  CHECK(violation->rule == "cannot derive dp: num_gpus=256 is not divisible by tp*pp*cp = 8*3*1 = 24");
+  CHECK(p.dp == 1);  // left as it was
+}
+
+TEST_CASE("layout rules: LayoutError carries the field and the rule, and says both") {
+  const LayoutError error(LayoutField::parallelism_tp, "6 does not divide heads=64");
+  CHECK(error.field() == LayoutField::parallelism_tp);
+  CHECK(error.rule() == "6 does not divide heads=64");
+  CHECK(std::string(error.what()) == "parallelism.tp: 6 does not divide heads=64");
+}
+
+}  // namespace
+}  // namespace clustersim::models
