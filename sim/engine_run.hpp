@@ -141,7 +141,7 @@ class Run {
     return f.resource_count == 1 && (f.plain || std::isinf(graph_.rate_cap_per_s(f.task)));
   }
   // The two steps every task takes on its way in, inlined into their callers: a call each costs
-  // more than what they do (callgrind: 829 -> 787 instructions per task without sharing).
+  // more than what they do.
   [[gnu::always_inline]] void add_to_resource(Slot f, std::uint32_t use, ResourceId r);
   void mark_dirty(ResourceId r);
   void resolve_dirty();

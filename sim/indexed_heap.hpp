@@ -8,8 +8,8 @@
 /// binary heap; the engine updates keys far more often than it pops.
 /// Keys and ids sit in arrays of their own: a node's four children's keys are then 32 contiguous
 /// bytes, and every index scales by 8 or 4, which x86 addressing does for free (an array of
-/// 16-byte entries spent a shift and an add on each access: 45 -> 37 instructions a level; 33 with
-/// the descent's positions in 64 bits, which need no zero-extension).
+/// 16-byte entries costs a shift and an add on each access); the descent's positions are 64-bit,
+/// which need no zero-extension.
 /// Past its last entry each array always holds `arity` entries of padding, keys of the largest
 /// value, so that every inner node has four children to compare and no node needs a loop over a
 /// partial set.
@@ -172,8 +172,8 @@ class IndexedHeap {
 
   /// The smallest of the four keys from `first` on (the first of equals). A tournament of pairs,
   /// each pair's comparison turned into an index rather than a branch: which key is smaller is as
-  /// good as random, so branches on it were mispredicted about half the time
-  /// (engine.no_sharing_10M: 3.5 -> 4.3 M completions/s). Padding makes the four always there.
+  /// good as random, so a branch on it is mispredicted about half the time. Padding makes the four
+  /// always there.
   static std::size_t smallest_child(const Key* keys, std::size_t first) {
     const Key* const child = keys + first;
     const std::size_t left = child[1] < child[0] ? 1 : 0;
