@@ -47,6 +47,8 @@ PreparedRun prepare_run(const scenarios::Scenario& scenario, const std::string& 
     models::StepInputs degraded = inputs;
     const auto nics = static_cast<double>(scenario.cluster.nics_per_node);
     degraded.cluster.nic_bytes_per_s *= nics > 1 ? (nics - 1.0) / nics : 0.5;
+    // A calibration profile's curves were measured on healthy NICs and would hide the lost link,
+    // so the degraded cluster is priced with the built-in line of its reduced NIC rate.
     degraded.comm = models::default_comm_profile(degraded.cluster);
     run.setup.degraded_step_time_s = models::simulate_step(degraded).report.times.step_time_s;
   }

@@ -1,7 +1,7 @@
 // `clustersim plan`: size a cluster before buying or renting it. For a model and a token budget,
 // search GPU type, GPU count (whole nodes), network topology and layout; print the Pareto front
 // of time-to-train against cost, the option to take and its Megatron-LM arguments.
-// The search is planning/plan.hpp's; the reports are tools/render/plan_report.hpp's.
+// The search is planning/plan/plan.hpp's; the reports are tools/render/plan_report.hpp's.
 
 #include <cmath>
 #include <iostream>
@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "planning/plan.hpp"
-#include "planning/topology_names.hpp"
+#include "planning/plan/plan.hpp"
+#include "planning/plan/topology_names.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"

@@ -18,7 +18,7 @@
 #include "tools/file_output.hpp"
 #include "tools/render/html_report.hpp"
 #include "tools/render/step_report.hpp"
-#include "planning/sweep_runner.hpp"
+#include "planning/search/sweep_runner.hpp"
 #include "tools/progress.hpp"
 #include "tools/render/sweep_table.hpp"
 

@@ -1,8 +1,8 @@
 // `clustersim validate`: predicted vs measured step time for every published training run.
-// The study is planning/validation_report.hpp's; the report is tools/render/validation_table.hpp's.
+// The study is planning/validation/validation_report.hpp's; the report is tools/render/validation_table.hpp's.
 
-#include "planning/validation_report.hpp"
-#include "planning/validation_source.hpp"
+#include "planning/validation/validation_report.hpp"
+#include "planning/validation/validation_source.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"

@@ -11,7 +11,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "planning/sweep_runner.hpp"
+#include "planning/search/sweep_runner.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace clustersim::tools {

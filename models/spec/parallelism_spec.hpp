@@ -3,11 +3,30 @@
 /// GPUs = tp x pp x dp x cp. Rank order, innermost first: TP, CP, DP, PP (TP inside a node).
 
 #include <cstdint>
+#include <string_view>
 
 namespace clustersim::models {
 
 enum class Schedule { gpipe, one_f_one_b, interleaved };
 enum class Recompute { none, selective, full };
+
+/// The spellings the scenario format and every report use.
+constexpr std::string_view schedule_name(Schedule s) {
+  switch (s) {
+    case Schedule::gpipe: return "gpipe";
+    case Schedule::one_f_one_b: return "1f1b";
+    case Schedule::interleaved: return "interleaved";
+  }
+  return "?";
+}
+constexpr std::string_view recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::none: return "none";
+    case Recompute::selective: return "selective";
+    case Recompute::full: return "full";
+  }
+  return "?";
+}
 enum class Precision { bf16, fp8 };
 /// The attention core's kernel: `flash` (FlashAttention and its successors: fused, s x s scores
 /// never reach HBM, causal blocks skipped) or `unfused` (two batched GEMMs around a softmax and a

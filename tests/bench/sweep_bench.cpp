@@ -2,10 +2,10 @@
 
 #include <chrono>
 
-#include "planning/layout_search.hpp"
+#include "planning/search/layout_search.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "calibration/step_inputs.hpp"
-#include "planning/sweep_runner.hpp"
+#include "planning/search/sweep_runner.hpp"
 
 namespace clustersim::bench {
 

@@ -93,7 +93,7 @@ TEST_CASE("include rules: the checker catches a file that breaks them") {
   // planning/ sits between calibration/ and tools/: it may use the first, not the second.
   CHECK(include_violations("planning", "planning/ok.cpp", "#include \"calibration/step_inputs.hpp\"\n").empty());
   CHECK(include_violations("planning", "planning/up.cpp", "#include \"tools/render/sweep_table.hpp\"\n").size() == 1);
-  CHECK(include_violations("calibration", "calibration/up.cpp", "#include \"planning/sweep_rows.hpp\"\n").size() == 1);
+  CHECK(include_violations("calibration", "calibration/up.cpp", "#include \"planning/search/sweep_rows.hpp\"\n").size() == 1);
 }
 
 TEST_CASE("include rules: every source file follows the dependency direction") {

@@ -13,7 +13,7 @@
 
 #include "scenarios/validation_runs.hpp"
 #include "tools/cli.hpp"
-#include "planning/validation_report.hpp"
+#include "planning/validation/validation_report.hpp"
 #include "tests/tools/cli_runner.hpp"
 
 namespace clustersim::tools {

@@ -19,7 +19,7 @@
 #include "models/step/step_model.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/timeline.hpp"
-#include "planning/sweep_rows.hpp"
+#include "planning/search/sweep_rows.hpp"
 
 namespace clustersim::tools {
 

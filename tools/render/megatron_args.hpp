@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "planning/layout_search.hpp"
+#include "planning/search/layout_search.hpp"
 #include "models/spec/transformer_spec.hpp"
 
 namespace clustersim::tools {

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "planning/sweep_rows.hpp"
-#include "planning/topology_names.hpp"
+#include "planning/search/sweep_rows.hpp"
+#include "planning/plan/topology_names.hpp"
 #include "tools/render/html_report.hpp"
 #include "tools/render/megatron_args.hpp"
 
@@ -72,9 +72,7 @@ ordered_json layout_json(const planning::Layout& l) {
   const auto& p = l.parallelism;
   return {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"cp", p.cp}, {"vp", p.vp}, {"sp", p.sp}, {"zero", p.zero},
           {"micro_batch", l.training.micro_batch},
-          {"recompute", l.training.recompute == models::Recompute::full        ? "full"
-                        : l.training.recompute == models::Recompute::selective ? "selective"
-                                                                               : "none"}};
+          {"recompute", models::recompute_name(l.training.recompute)}};
 }
 
 // The front can be a single option (a larger cluster often costs no more GPU-hours); the

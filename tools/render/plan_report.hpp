@@ -1,11 +1,11 @@
 #pragma once
-/// The reports of `clustersim plan` (planning/plan.hpp): the text (prices, the Pareto front, the
+/// The reports of `clustersim plan` (planning/plan/plan.hpp): the text (prices, the Pareto front, the
 /// cheapest option per GPU type, the choice and its Megatron-LM arguments), the JSON object with
 /// every option, and the HTML page (Pareto chart, the choice's timeline and breakdown, the text).
 
 #include <string>
 
-#include "planning/plan.hpp"
+#include "planning/plan/plan.hpp"
 
 namespace clustersim::tools {
 

@@ -8,15 +8,6 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-const char* schedule_name(models::Schedule s) {
-  switch (s) {
-    case models::Schedule::gpipe: return "gpipe";
-    case models::Schedule::one_f_one_b: return "1f1b";
-    case models::Schedule::interleaved: return "interleaved";
-  }
-  return "?";
-}
-
 const models::MemoryBreakdown& peak_memory(const models::StepReport& r) {
   return r.memory_per_stage[static_cast<std::size_t>(r.peak_memory_stage)];
 }
@@ -32,7 +23,7 @@ std::string layout(const scenarios::Scenario& s) {
   std::string text = fmt::format("TP {} x PP {} x DP {}", p.tp, p.pp, p.dp);
   if (p.cp > 1) text += fmt::format(" x CP {}", p.cp);
   if (p.vp > 1) text += fmt::format(", vp {}", p.vp);
-  text += fmt::format(", {}, ZeRO-{}, {}", p.sp ? "SP" : "no SP", p.zero, schedule_name(s.training.schedule));
+  text += fmt::format(", {}, ZeRO-{}, {}", p.sp ? "SP" : "no SP", p.zero, models::schedule_name(s.training.schedule));
   return text;
 }
 

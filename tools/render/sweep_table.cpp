@@ -66,7 +66,7 @@ std::string sweep_text(const planning::SweepHeader& header, const std::vector<pl
     else out += fmt::format("{:>4}  ", i + 1);
     out += fmt::format("{:>3} {:>3} {:>4} {:>3} {:>3} {:>3} {:>3} {:>4} {:<9}  ", p.tp, p.pp, p.dp, p.cp, p.vp,
                        row.layout.training.micro_batch, p.sp ? "yes" : "no", p.zero,
-                       planning::recompute_name(row.layout.training.recompute));
+                       models::recompute_name(row.layout.training.recompute));
     if (row.status == planning::RowStatus::simulated) {
       out += fmt::format("{:>8.3f} {:>9.0f} {:>5.1f}% {:>6.1f}% {:>7.1f}% {:>8.1f}  ", row.step_time_s,
                          row.tokens_per_s_per_gpu, 100 * row.mfu, 100 * row.bubble_fraction,
@@ -118,8 +118,8 @@ nlohmann::ordered_json sweep_json(const planning::SweepHeader& header, const std
     r["micro_batch"] = t.micro_batch;
     r["sp"] = p.sp;
     r["zero"] = p.zero;
-    r["recompute"] = planning::recompute_name(t.recompute);
-    r["schedule"] = planning::schedule_name(t.schedule);
+    r["recompute"] = models::recompute_name(t.recompute);
+    r["schedule"] = models::schedule_name(t.schedule);
     r["status"] = planning::status_name(row.status);
     const bool simulated = row.status == planning::RowStatus::simulated;
     const auto figure = [&](double v) { return simulated ? ordered_json(v) : ordered_json(nullptr); };
@@ -154,7 +154,7 @@ std::string sweep_csv(const std::vector<planning::SweepRow>& rows) {
     const auto figure = [&](double v) { return simulated ? fmt::format("{}", v) : std::string(); };
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", i + 1,
                        quoted(row.name.empty() ? planning::layout_label(row.layout) : row.name), p.tp, p.pp, p.dp, p.cp, p.vp,
-                       t.micro_batch, p.sp, p.zero, planning::recompute_name(t.recompute), planning::schedule_name(t.schedule),
+                       t.micro_batch, p.sp, p.zero, models::recompute_name(t.recompute), models::schedule_name(t.schedule),
                        planning::status_name(row.status), figure(row.step_time_s), figure(row.tokens_per_s_per_gpu),
                        figure(row.mfu), figure(row.bubble_fraction), figure(row.exposed_comm_fraction),
                        row.status == planning::RowStatus::invalid ? std::string() : fmt::format("{}", row.memory_bytes / kGiB),
@@ -192,10 +192,10 @@ void read_sweep_json(const nlohmann::json& j, planning::SweepHeader& header, std
            .vp = r.at("vp").get<std::int64_t>(), .sp = r.at("sp").get<bool>(), .zero = r.at("zero").get<int>()};
       t.micro_batch = r.at("micro_batch").get<std::int64_t>();
       t.recompute = parse_name(r.at("recompute").get<std::string>(), recomputes, +[](models::Recompute v) {
-        return planning::recompute_name(v);
+        return models::recompute_name(v);
       });
       t.schedule = parse_name(r.at("schedule").get<std::string>(), schedules, +[](models::Schedule v) {
-        return planning::schedule_name(v);
+        return models::schedule_name(v);
       });
       row.status = parse_name(r.at("status").get<std::string>(), statuses, +[](planning::RowStatus v) { return planning::status_name(v); });
       if (row.status == planning::RowStatus::simulated) {

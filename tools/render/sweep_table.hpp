@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planning/sweep_rows.hpp"
+#include "planning/search/sweep_rows.hpp"
 
 namespace clustersim::tools {
 

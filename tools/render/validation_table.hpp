@@ -1,5 +1,5 @@
 #pragma once
-/// The reports of `clustersim validate` (planning/validation_report.hpp): a row per run (predicted
+/// The reports of `clustersim validate` (planning/validation/validation_report.hpp): a row per run (predicted
 /// and measured step time, signed error, basis), error statistics per source and overall, the
 /// skipped rows with their reasons and, on request, each row's derivation and assumptions; or one
 /// JSON object with the same.
@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "planning/validation_report.hpp"
+#include "planning/validation/validation_report.hpp"
 
 namespace clustersim::tools {
 

@@ -1,4 +1,4 @@
-#include "planning/sweep_runner.hpp"
+#include "planning/search/sweep_runner.hpp"
 
 #include <map>
 #include <mutex>
@@ -11,7 +11,7 @@
 
 #include "calibration/step_inputs.hpp"
 #include "planning/parallel_for.hpp"
-#include "planning/step_bound.hpp"
+#include "planning/search/step_bound.hpp"
 #include "scenarios/layout_pointer.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "scenarios/sweep_configs.hpp"

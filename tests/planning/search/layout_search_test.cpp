@@ -1,4 +1,4 @@
-#include "planning/layout_search.hpp"
+#include "planning/search/layout_search.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "planning/validation_source.hpp"
+#include "planning/validation/validation_source.hpp"
 
 #include <fstream>
 #include <sstream>

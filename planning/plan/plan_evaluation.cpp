@@ -1,4 +1,4 @@
-#include "planning/plan_evaluation.hpp"
+#include "planning/plan/plan_evaluation.hpp"
 
 #include <algorithm>
 

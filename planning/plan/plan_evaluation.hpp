@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "models/step/step_model.hpp"
-#include "planning/plan_clusters.hpp"
-#include "planning/sweep_runner.hpp"
+#include "planning/plan/plan_clusters.hpp"
+#include "planning/search/sweep_runner.hpp"
 
 namespace clustersim::planning {
 

@@ -1,8 +1,8 @@
-#include "planning/plan_prices.hpp"
+#include "planning/plan/plan_prices.hpp"
 
 #include "models/cost/cost_model.hpp"
-#include "planning/plan_error.hpp"
-#include "planning/sizing.hpp"
+#include "planning/plan/plan_error.hpp"
+#include "planning/plan/sizing.hpp"
 
 namespace clustersim::planning {
 namespace {

@@ -1,4 +1,4 @@
-#include "planning/step_bound.hpp"
+#include "planning/search/step_bound.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -11,7 +11,7 @@
 #include "calibration/step_inputs.hpp"
 #include "models/spec/layout_rules.hpp"
 #include "models/step/step_model.hpp"
-#include "planning/layout_search.hpp"
+#include "planning/search/layout_search.hpp"
 #include "scenarios/layout_pointer.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "scenarios/scenario_validation.hpp"

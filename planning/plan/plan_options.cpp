@@ -1,4 +1,4 @@
-#include "planning/plan_options.hpp"
+#include "planning/plan/plan_options.hpp"
 
 #include <algorithm>
 

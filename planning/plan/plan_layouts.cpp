@@ -1,4 +1,4 @@
-#include "planning/plan_layouts.hpp"
+#include "planning/plan/plan_layouts.hpp"
 
 #include <algorithm>
 #include <map>

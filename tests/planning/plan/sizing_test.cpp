@@ -1,4 +1,4 @@
-#include "planning/sizing.hpp"
+#include "planning/plan/sizing.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "planning/sweep_rows.hpp"
+#include "planning/search/sweep_rows.hpp"
 
 #include <algorithm>
 #include <array>
@@ -105,7 +105,7 @@ std::string layout_label(const planning::Layout& layout) {
   if (p.cp > 1) text += fmt::format(" CP{}", p.cp);
   if (p.vp > 1) text += fmt::format(" vp{}", p.vp);
   text += fmt::format(" mb{}{} ZeRO-{} {}", layout.training.micro_batch, p.sp ? " SP" : "", p.zero,
-                      recompute_name(layout.training.recompute));
+                      models::recompute_name(layout.training.recompute));
   return text;
 }
 

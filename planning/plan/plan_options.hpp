@@ -5,7 +5,7 @@
 /// (kTopologyCandidates) on its network and keeps the fastest: a network change reorders close
 /// layouts, not distant ones. A fat tree gets the requested leaf oversubscription, the others 1.
 /// Time: hours = tokens / (tokens/s), on all the cluster's GPUs at once; days = hours / the
-/// scenario's cost.hours_per_day. Cost = GPU-hour price (planning/plan_prices.hpp) x GPUs x hours.
+/// scenario's cost.hours_per_day. Cost = GPU-hour price (planning/plan/plan_prices.hpp) x GPUs x hours.
 /// Units: hours, calendar days, US dollars.
 
 #include <cstddef>
@@ -13,10 +13,10 @@
 
 #include "models/spec/cluster_spec.hpp"
 #include "models/step/step_model.hpp"
-#include "planning/layout_search.hpp"
-#include "planning/plan_clusters.hpp"
-#include "planning/plan_evaluation.hpp"
-#include "planning/plan_prices.hpp"
+#include "planning/search/layout_search.hpp"
+#include "planning/plan/plan_clusters.hpp"
+#include "planning/plan/plan_evaluation.hpp"
+#include "planning/plan/plan_prices.hpp"
 
 namespace clustersim::planning {
 

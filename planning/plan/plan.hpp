@@ -2,11 +2,11 @@
 /// `clustersim plan` as a library: size a cluster before buying or renting it. For the scenario's
 /// model, sequence length, global batch and token budget, search GPU type, GPU count (whole
 /// nodes), network topology and layout; return every option with its time to train and cost,
-/// the Pareto front of the two and the option to take (planning/sizing.hpp's rule).
+/// the Pareto front of the two and the option to take (planning/plan/sizing.hpp's rule).
 /// The steps, one file each: prices (plan_prices), candidate clusters (plan_clusters), the
 /// layouts per cluster (plan_layouts), their simulation on threads (plan_evaluation), the
 /// options per topology with their reruns and cost (plan_options), the front and the choice
-/// (sizing). Errors are PlanErrors (planning/plan_error.hpp).
+/// (sizing). Errors are PlanErrors (planning/plan/plan_error.hpp).
 
 #include <cstddef>
 #include <functional>
@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "models/step/step_model.hpp"
-#include "planning/plan_clusters.hpp"
-#include "planning/plan_options.hpp"
-#include "planning/plan_prices.hpp"
-#include "planning/sweep_runner.hpp"
+#include "planning/plan/plan_clusters.hpp"
+#include "planning/plan/plan_options.hpp"
+#include "planning/plan/plan_prices.hpp"
+#include "planning/search/sweep_runner.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace clustersim::planning {

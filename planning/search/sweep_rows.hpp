@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "models/step/step_model.hpp"
-#include "planning/layout_search.hpp"
+#include "planning/search/layout_search.hpp"
 
 namespace clustersim::planning {
 
@@ -79,24 +79,6 @@ struct SweepCounts {
   std::size_t pruned = 0;  // of `fit`: bounded out of the rows shown, not simulated
 };
 SweepCounts count_rows(const std::vector<SweepRow>& rows);
-
-constexpr std::string_view recompute_name(models::Recompute r) {
-  switch (r) {
-    case models::Recompute::none: return "none";
-    case models::Recompute::selective: return "selective";
-    case models::Recompute::full: return "full";
-  }
-  return "?";
-}
-
-constexpr std::string_view schedule_name(models::Schedule s) {
-  switch (s) {
-    case models::Schedule::gpipe: return "gpipe";
-    case models::Schedule::one_f_one_b: return "1f1b";
-    case models::Schedule::interleaved: return "interleaved";
-  }
-  return "?";
-}
 
 constexpr std::string_view status_name(RowStatus s) {
   switch (s) {

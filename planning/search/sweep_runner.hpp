@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "planning/layout_search.hpp"
+#include "planning/search/layout_search.hpp"
 #include "scenarios/scenario.hpp"
-#include "planning/sweep_rows.hpp"
+#include "planning/search/sweep_rows.hpp"
 
 namespace clustersim::planning {
 
@@ -32,7 +32,7 @@ std::vector<SweepRow> run_configs(const scenarios::Scenario& base, const std::ve
 /// One row per layout of the shard (candidates from planning::search_layouts on `base`): simulated
 /// where the memory estimate fits, too_large (not simulated) elsewhere. `progress` counts the
 /// layouts that fit. With keep_top = N > 0 only the first N ranked rows must be exact: a layout
-/// whose step-time lower bound (planning/step_bound.hpp) exceeds the N-th best simulated time is
+/// whose step-time lower bound (planning/search/step_bound.hpp) exceeds the N-th best simulated time is
 /// set apart unsimulated as `pruned` (it fits, and ranks after those N). The first N rows are then
 /// exactly those of a full search; keep_top = 0 simulates every layout that fits, and so does the
 /// flow fidelity, which the bound does not cover.

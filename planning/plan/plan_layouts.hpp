@@ -9,7 +9,7 @@
 
 #include <vector>
 
-#include "planning/layout_search.hpp"
+#include "planning/search/layout_search.hpp"
 
 namespace clustersim::planning {
 

@@ -1,7 +1,7 @@
 // The planning part of `clustersim plan`, called as a library: prices, candidate clusters, the
 // options' time and cost, the front and the choice, and one small plan end to end.
 
-#include "planning/plan.hpp"
+#include "planning/plan/plan.hpp"
 
 #include <doctest/doctest.h>
 
@@ -10,8 +10,8 @@
 #include <set>
 #include <tuple>
 
-#include "planning/plan_error.hpp"
-#include "planning/sizing.hpp"
+#include "planning/plan/plan_error.hpp"
+#include "planning/plan/sizing.hpp"
 #include "scenarios/scenario_io.hpp"
 
 namespace clustersim::planning {
@@ -45,7 +45,7 @@ TEST_CASE("plan prices: building prices servers, and a GPU type with no server p
   CHECK(prices.at("h100-sxm").source == "scenario cost.build.server_usd");
   CHECK(prices.at("b200").usd == 400000.0);
   CHECK(prices.at("b200").source == "--server-price");
-  // The shared reference has no A100 server price (planning/sizing.cpp).
+  // The shared reference has no A100 server price (planning/plan/sizing.cpp).
   CHECK_THROWS_WITH_AS(resolve_prices({"a100-80gb"}, scenario, Pricing::build, {}),
                        "plan: no server price for a100-80gb: pass --server-price a100-80gb=USD", PlanError);
   // A dearer server costs more per GPU-hour, the rest of the cluster being equal.

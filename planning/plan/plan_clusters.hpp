@@ -1,6 +1,6 @@
 #pragma once
 /// The clusters a plan searches: every GPU type asked for, at every candidate node count
-/// (planning/sizing.hpp: powers of two and 1.5 x powers of two) between the smallest and the
+/// (planning/plan/sizing.hpp: powers of two and 1.5 x powers of two) between the smallest and the
 /// largest size, in whole nodes of the scenario's GPUs per node. A GPU type other than the
 /// scenario's comes in its standard node (scenarios/validation_network.hpp: DGX A100 with 200 Gb/s
 /// NICs, later ones 400); the scenario's own keeps its NICs. Everything else (model, training,
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "models/step/step_model.hpp"
-#include "planning/layout_search.hpp"
+#include "planning/search/layout_search.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace clustersim::planning {
@@ -31,7 +31,7 @@ struct SizedCluster {
   std::string gpu{};
   scenarios::Scenario scenario{};  // the request's, with this GPU type and size
   models::StepInputs base{};       // its step inputs (calibration/step_inputs.hpp)
-  std::vector<Layout> layouts{};   // planning/plan_layouts.hpp; empty when the model fits in none
+  std::vector<Layout> layouts{};   // planning/plan/plan_layouts.hpp; empty when the model fits in none
 };
 
 /// Throws PlanError for a GPU type that is not a preset (scenarios/presets.hpp).

@@ -1,11 +1,11 @@
-#include "planning/plan_clusters.hpp"
+#include "planning/plan/plan_clusters.hpp"
 
 #include <algorithm>
 
 #include "calibration/step_inputs.hpp"
-#include "planning/plan_error.hpp"
-#include "planning/plan_layouts.hpp"
-#include "planning/sizing.hpp"
+#include "planning/plan/plan_error.hpp"
+#include "planning/plan/plan_layouts.hpp"
+#include "planning/plan/sizing.hpp"
 #include "scenarios/presets.hpp"
 #include "scenarios/validation_network.hpp"
 

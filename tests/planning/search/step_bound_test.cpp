@@ -1,10 +1,10 @@
-#include "planning/step_bound.hpp"
+#include "planning/search/step_bound.hpp"
 
 #include <doctest/doctest.h>
 
 #include "tests/models/model_fixtures.hpp"
 #include "models/compute/compute_profile.hpp"
-#include "planning/layout_search.hpp"
+#include "planning/search/layout_search.hpp"
 #include "models/step/step_model.hpp"
 
 namespace clustersim::models {

@@ -1,10 +1,10 @@
-#include "planning/plan.hpp"
+#include "planning/plan/plan.hpp"
 
 #include <algorithm>
 
-#include "planning/plan_error.hpp"
-#include "planning/plan_evaluation.hpp"
-#include "planning/sizing.hpp"
+#include "planning/plan/plan_error.hpp"
+#include "planning/plan/plan_evaluation.hpp"
+#include "planning/plan/sizing.hpp"
 
 namespace clustersim::planning {
 

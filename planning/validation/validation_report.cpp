@@ -1,4 +1,4 @@
-#include "planning/validation_report.hpp"
+#include "planning/validation/validation_report.hpp"
 
 #include <algorithm>
 #include <cmath>
