@@ -22,7 +22,7 @@
 /// Limitations: one efficiency per link class (the step model's); a multi-node all-reduce's busbw
 /// maps to network_efficiency as if it ran a ring (tree_efficiency keeps its built-in value);
 /// latencies are inferred from the smallest sizes only.
-/// Source: the mapping follows models/comm/collectives.hpp and models/compute_profile.hpp.
+/// Source: the mapping follows models/comm/collectives.hpp and models/compute/compute_profile.hpp.
 
 #include <cstdint>
 #include <optional>

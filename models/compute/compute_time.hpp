@@ -9,7 +9,7 @@
 /// Units: seconds.
 /// Limitations: no overlap between consecutive kernels' launch and execution; no compute slow-down
 /// while communication kernels share the SMs (the step builder can add one).
-/// Source: roofline model; parameters from models/compute_profile.hpp.
+/// Source: roofline model; parameters from models/compute/compute_profile.hpp.
 
 #include <span>
 
