@@ -77,7 +77,8 @@ std::string plan_key(const models::StepPlan& plan) {
     put(stage.chunks.size());
     for (const models::ChunkCosts& c : stage.chunks) {
       for (const double v : {c.forward_s, c.backward_s, c.tp_forward_s, c.tp_backward_s, c.overlap_forward_s,
-                             c.overlap_backward_s, c.grad_reduce_s, c.param_gather_s}) {
+                             c.overlap_backward_s, c.grad_reduce_s, c.param_gather_s, c.blocking_dp_forward_s,
+                             c.blocking_dp_backward_s}) {
         put(v);
       }
       put(c.layers);

@@ -135,5 +135,25 @@ TEST_CASE("layout search: equal plan keys mean equal simulated steps, ZeRO-1 and
         simulate_step(planning::with_layout(base, two)).report.times.step_time_s);
 }
 
+TEST_CASE("layout search: a plan key covers ZeRO-3's blocking data-parallel time") {
+  // Without overlap, ZeRO-3's gathers and reduce-scatters block the compute stream: two plans that
+  // differ only there simulate to different steps, so they must not share a key.
+  StepInputs base = tiny();
+  base.model = test::llama3_8b();
+  base.cluster.num_gpus = 16;
+  base.cluster.gpus_per_node = 8;
+  base.training = {.seq_len = 2048, .micro_batch = 1, .global_batch = 32};
+  base.training.overlap_param_gather = base.training.overlap_grad_reduce = false;
+  const planning::Layout layout{.parallelism = {.tp = 4, .pp = 1, .dp = 4, .zero = 3}, .training = base.training};
+  const StepPlan plan = plan_step(planning::with_layout(base, layout));
+  REQUIRE(plan.stages.front().chunks.front().blocking_dp_forward_s > 0.0);
+  StepPlan slower = plan;
+  slower.stages.front().chunks.front().blocking_dp_forward_s *= 2.0;
+  CHECK(planning::plan_key(plan) != planning::plan_key(slower));
+  StepPlan slower_backward = plan;
+  slower_backward.stages.front().chunks.front().blocking_dp_backward_s *= 2.0;
+  CHECK(planning::plan_key(plan) != planning::plan_key(slower_backward));
+}
+
 }  // namespace
 }  // namespace clustersim::models
