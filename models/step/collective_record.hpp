@@ -11,6 +11,7 @@
 /// Units: bytes (a collective's full buffer, nccl-tests' "size"; a send's bytes per rank), seconds.
 
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <span>
 
@@ -79,7 +80,10 @@ struct CommParts {
   std::array<CommPart, 3> parts{};
   std::uint8_t count = 0;
 
-  void add(const CommPart& part) { parts[count++] = part; }
+  void add(const CommPart& part) {
+    assert(count < parts.size());
+    parts[count++] = part;
+  }
   std::span<const CommPart> span() const { return {parts.data(), count}; }
 };
 

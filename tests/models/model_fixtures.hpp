@@ -3,6 +3,11 @@
 // depend on the scenario presets. Shapes from the published papers and model cards; GPU numbers
 // from shared reference measurements.md section 4.
 
+#include <doctest/doctest.h>
+
+#include <cstdint>
+
+#include "models/spec/cluster_spec.hpp"
 #include "models/spec/gpu_spec.hpp"
 #include "models/spec/transformer_spec.hpp"
 
@@ -37,5 +42,14 @@ inline GpuSpec h100() {
   return {.name = "h100-sxm", .bf16_flops_per_s = 989e12, .fp8_flops_per_s = 1979e12, .hbm_bytes = 80e9,
           .hbm_bytes_per_s = 3.35e12, .nvlink_bytes_per_s = 450e9, .power_w = 700.0};
 }
+
+/// Nodes of 8 H100 with eight 400 Gb/s NICs each.
+inline ClusterSpec h100_cluster(std::int64_t gpus) {
+  return {.gpu = h100(), .num_gpus = gpus, .gpus_per_node = 8, .nic_bytes_per_s = 50e9, .nics_per_node = 8};
+}
+
+/// doctest's Approx allows epsilon x (1 + |value|): for seconds that is an absolute tolerance of
+/// epsilon seconds. scale(0) makes the tolerance relative, as the flow tests mean it.
+inline doctest::Approx relative(double value) { return doctest::Approx(value).scale(0.0); }
 
 }  // namespace clustersim::models::test

@@ -15,13 +15,8 @@ using namespace clustersim::models;
 
 namespace {
 
-// doctest's Approx allows epsilon x (1 + |value|): for seconds that is an absolute tolerance of
-// epsilon seconds. scale(0) makes the tolerance relative, as these tests mean it.
-doctest::Approx relative(double value) { return doctest::Approx(value).scale(0.0); }
-
-ClusterSpec h100_cluster(std::int64_t gpus) {
-  return {.gpu = test::h100(), .num_gpus = gpus, .gpus_per_node = 8, .nic_bytes_per_s = 50e9, .nics_per_node = 8};
-}
+using test::h100_cluster;
+using test::relative;
 
 std::vector<std::int64_t> iota(std::int64_t n, std::int64_t stride = 1) {
   std::vector<std::int64_t> ranks(static_cast<std::size_t>(n));
