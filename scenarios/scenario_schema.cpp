@@ -498,7 +498,17 @@ std::vector<Section> build_sections() {
                   integer("zero", member(parallelism, &ParallelismSpec::zero), count,
                           Bounds{.min = 0, .max = 3},
                           "ZeRO stage: 0 plain DP, 1 optimizer state, 2 + gradients, "
-                          "3 + parameters sharded")}},
+                          "3 + parameters sharded"),
+                  enumeration("sharding", member(parallelism, &ParallelismSpec::sharding),
+                              std::array<std::string_view, 4>{"fsdp2", "fsdp1", "megatron_fsdp",
+                                                              "deepspeed_zero3_2021"},
+                              "ZeRO-3: the framework's parameter set (unit, prefetch, dtypes)"),
+                  integer("shard_group", member(parallelism, &ParallelismSpec::shard_group), count,
+                          non_negative,
+                          "ZeRO-3 hybrid sharding: shard inside groups of this many DP ranks, "
+                          "replicate across them; 0: shard over all"),
+                  boolean("tp_comm_overlap", member(parallelism, &ParallelismSpec::tp_comm_overlap),
+                          "pipeline tensor-parallel collectives with their GEMMs (needs sp)")}},
       {.pointer = "/training",
        .meaning = "what one optimizer step processes and how",
        .index_in_parent = 1,

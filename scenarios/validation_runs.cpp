@@ -353,6 +353,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   t.elementwise = compiled ? models::ElementwiseKernels::fused : family.elementwise.value;
   if (t.elementwise != models::ElementwiseKernels::fused) assumed.emplace_back(family.elementwise.reason);
   if (p.zero >= 3) {
+    p.sharding = family.sharding.value;
+    if (p.dp * p.cp > 1) assumed.emplace_back(family.sharding.reason);
     t.overlap_param_gather = t.overlap_grad_reduce = family.zero3_overlap.value;
     if (!family.zero3_overlap.value && p.dp * p.cp > 1) assumed.emplace_back(family.zero3_overlap.reason);
   } else {

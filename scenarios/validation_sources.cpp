@@ -44,7 +44,10 @@ constexpr std::array families{
                       "2022) and Megatron-LM adopted it in 2023"},
         .zero3_overlap = {false, "ZeRO-3 gathers and reduce-scatters block the compute: DeepSpeed "
                                  "ZeRO-3 as run in 2021, whose poor scaling Narayanan et al. 2021 "
-                                 "section 5.2 attributes to its communication"}},
+                                 "section 5.2 attributes to its communication"},
+        .sharding = {models::ShardingFramework::deepspeed_zero3_2021,
+                     "sharding=deepspeed_zero3_2021: the paper compares against DeepSpeed ZeRO-3 as "
+                     "of 2021"}},
     SourceFamily{
         .name = "Korthikanti 2022",
         .needle = "Korthikanti",
@@ -141,7 +144,8 @@ constexpr std::array families{
                  .elementwise = {models::ElementwiseKernels::eager,
                                  "elementwise=eager: torchtitan runs plain PyTorch ops unless "
                                  "torch.compile is on (off by default; the row does not say it "
-                                 "was)"}},
+                                 "was)"},
+                 .sharding = {models::ShardingFramework::fsdp2, "sharding=fsdp2: torchtitan's FSDP2"}},
     SourceFamily{.name = "NeMo Automodel 2025",
                  .needle = "Automodel",
                  .tflops_count = model_flops,

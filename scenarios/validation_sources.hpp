@@ -47,6 +47,9 @@ struct SourceFamily {
   // the compute (sets overlap_param_gather and overlap_grad_reduce; replaces the family's
   // overlap_grad_reduce, which describes its non-ZeRO-3 rows).
   FamilyDefault<bool> zero3_overlap{true, ""};
+  // ZeRO-3 rows: the framework that ran them (models/spec/sharding.hpp).
+  FamilyDefault<models::ShardingFramework> sharding{models::ShardingFramework::fsdp2,
+                                                    "sharding=fsdp2 assumed: PyTorch FSDP2"};
 };
 
 /// The family whose needle occurs first in the table's order in `source`; "other" if none does.

@@ -90,8 +90,11 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
                                double micro_batches_in_flight) {
   MemoryBreakdown mem;
   mem.parameters = parameters_per_gpu(model, parallelism, stage_layers, is_first_stage, is_last_stage);
-  const StateBytes per_param =
-      state_bytes_per_parameter(parallelism.zero, static_cast<double>(parallelism.dp * parallelism.cp));
+  // Sharded over all dp x cp ranks, or with hybrid sharding over one shard group.
+  const std::int64_t shard_ranks = parallelism.zero >= 3 && parallelism.shard_group > 0
+                                       ? parallelism.shard_group
+                                       : parallelism.dp * parallelism.cp;
+  const StateBytes per_param = state_bytes_per_parameter(parallelism.zero, static_cast<double>(shard_ranks));
   mem.weights_bytes = mem.parameters * per_param.weights;
   mem.gradients_bytes = mem.parameters * per_param.gradients;
   mem.optimizer_bytes = mem.parameters * per_param.optimizer;

@@ -16,6 +16,8 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::parallelism_vp: return "parallelism.vp";
     case LayoutField::parallelism_sp: return "parallelism.sp";
     case LayoutField::parallelism_zero: return "parallelism.zero";
+    case LayoutField::parallelism_shard_group: return "parallelism.shard_group";
+    case LayoutField::parallelism_tp_comm_overlap: return "parallelism.tp_comm_overlap";
     case LayoutField::training_micro_batch: return "training.micro_batch";
     case LayoutField::training_global_batch: return "training.global_batch";
     case LayoutField::training_seq_len: return "training.seq_len";
@@ -96,6 +98,18 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
   if (p.sp && t.seq_len % (p.tp * p.cp) != 0)
     return broken(F::training_seq_len, fmt::format("must be divisible by tp*cp = {} with sequence parallelism, got {}",
                                                    p.tp * p.cp, t.seq_len));
+  // Megatron-LM (megatron/training/arguments.py): "Tensor parallel communication/GEMM overlap can
+  // happen only when sequence parallelism is enabled".
+  if (p.tp_comm_overlap && !p.sp)
+    return broken(F::parallelism_tp_comm_overlap,
+                  "overlapping tensor-parallel communication with the GEMMs needs sequence parallelism "
+                  "(parallelism.sp = true)");
+  if (p.shard_group < 0 || (p.shard_group > 0 && (p.dp * p.cp) % p.shard_group != 0))
+    return broken(F::parallelism_shard_group,
+                  fmt::format("must divide the dp*cp = {} data-parallel ranks (0: shard over all of them), got {}",
+                              p.dp * p.cp, p.shard_group));
+  if (p.shard_group > 0 && p.zero < 3)
+    return broken(F::parallelism_shard_group, "hybrid sharding shards parameters: it needs parallelism.zero = 3");
   if (t.precision == Precision::fp8 && !(c.gpu.fp8_flops_per_s > 0))
     return broken(F::training_precision, fmt::format("fp8 needs a GPU with FP8 tensor cores; {} has fp8_tflops=0",
                                                      c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));

@@ -16,6 +16,7 @@
 ///  - global_batch divisible by dp x micro_batch; interleaved: micro-batches per step a multiple
 ///    of pp (the schedule runs them in groups of pp, pipeline_schedule.hpp);
 ///  - seq_len divisible by cp; sequence parallelism needs tp > 1 and seq_len divisible by tp x cp;
+///  - tp_comm_overlap needs sequence parallelism; shard_group divides dp x cp and needs zero = 3;
 ///  - fp8 needs a GPU with FP8 tensor cores.
 ///
 /// kv_heads against tp. Megatron-LM accepts num_query_groups that are a multiple OR a divisor of
@@ -56,6 +57,8 @@ enum class LayoutField {
   parallelism_vp,
   parallelism_sp,
   parallelism_zero,
+  parallelism_shard_group,
+  parallelism_tp_comm_overlap,
   training_micro_batch,
   training_global_batch,
   training_seq_len,

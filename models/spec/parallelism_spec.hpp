@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "models/spec/sharding.hpp"
+
 namespace clustersim::models {
 
 enum class Schedule { gpipe, one_f_one_b, interleaved };
@@ -46,6 +48,13 @@ struct ParallelismSpec {
   std::int64_t vp = 1;   // model chunks per pipeline stage (interleaved schedule)
   bool sp = false;       // sequence parallelism inside the TP group
   int zero = 1;          // 0: plain DP; 1: distributed optimizer; 2: + gradients; 3: + parameters (FSDP)
+  // ZeRO-3: the framework's way of running it (sharding.hpp), and hybrid sharding: shard inside
+  // groups of this many of the dp x cp ranks, replicate across the groups (0: one group of all).
+  ShardingFramework sharding = ShardingFramework::fsdp2;
+  std::int64_t shard_group = 0;
+  // Tensor-parallel collectives pipelined with the GEMMs they feed or drain (Megatron-Core /
+  // Transformer Engine --tp-comm-overlap, torchtitan async TP); needs sequence parallelism.
+  bool tp_comm_overlap = false;
 
   friend bool operator==(const ParallelismSpec&, const ParallelismSpec&) = default;
 };

@@ -24,6 +24,8 @@ namespace clustersim::models {
 enum class CommScope : std::uint8_t {
   tp,            // the stage's tensor-parallel rings
   dp,            // the stage's data-parallel rings (over dp x cp ranks: all hold the same weights)
+  dp_shard,      // ZeRO-3 hybrid sharding: the rings inside each shard group of those ranks
+  dp_replica,    // ... and across the groups, between the ranks holding the same shard
   cp,            // the stage's context-parallel rings (ring attention's K/V blocks)
   pp_next,       // each rank to its peer on the next stage (forward activations)
   pp_previous,   // each rank to its peer on the previous stage (backward gradients)

@@ -8,6 +8,7 @@ FlowStep::FlowStep(const ParallelismSpec& parallelism, const ClusterSpec& cluste
       pp_(parallelism.pp),
       dp_(parallelism.dp),
       cp_(parallelism.cp),
+      shard_group_(parallelism.shard_group > 0 ? parallelism.shard_group : parallelism.dp * parallelism.cp),
       cluster_(cluster),
       profile_(profile),
       lowering_(lowering) {
@@ -40,6 +41,21 @@ const FlowStep::UnitTransfers& FlowStep::unit_transfers(CommScope scope, std::in
         for (std::int64_t d = 0; d < dp_; ++d)
           for (std::int64_t c = 0; c < cp_; ++c) ranks.push_back(rank(stage, d, c, t));
         group(std::move(ranks));
+      }
+      break;
+    case CommScope::dp_shard:  // consecutive blocks of shard_group of the dp x cp ranks
+    case CommScope::dp_replica:  // the ranks at one position of every block
+      for (std::int64_t t = 0; t < tp_; ++t) {
+        const std::int64_t ranks_per_weight = dp_ * cp_, groups = ranks_per_weight / shard_group_;
+        const bool shard = scope == CommScope::dp_shard;
+        for (std::int64_t g = 0; g < (shard ? groups : shard_group_); ++g) {
+          std::vector<std::int64_t> ranks;
+          for (std::int64_t i = 0; i < (shard ? shard_group_ : groups); ++i) {
+            const std::int64_t index = shard ? g * shard_group_ + i : i * shard_group_ + g;  // d * cp + c
+            ranks.push_back(rank(stage, index / cp_, index % cp_, t));
+          }
+          group(std::move(ranks));
+        }
       }
       break;
     case CommScope::cp:

@@ -12,7 +12,8 @@
 ///   traffic uses, so replica 0's stand for all;
 /// - context-parallel rings (ring attention's K/V blocks) run for every replica and tensor rank;
 ///   ZeRO-3 gathers and reduce-scatters are data-parallel traffic, over the dp x cp ranks that
-///   hold the same weights.
+///   hold the same weights or, with hybrid sharding, inside each shard group of consecutive ranks
+///   of them, the shards' all-reduces between the groups' ranks of the same position.
 /// Each group's traffic follows its ranks' real routes (rank order: TP, CP, DP, PP innermost
 /// first, as parallelism_spec.hpp), so oversubscribed and failed links slow the groups they carry
 /// and the step waits for the slowest, as synchronous training does.
@@ -52,8 +53,9 @@ class FlowStep {
   };
   const UnitTransfers& unit_transfers(CommScope scope, std::int64_t stage);
 
-  static constexpr std::int64_t kScopes = 5;  // CommScope's values
+  static constexpr std::int64_t kScopes = 7;  // CommScope's values
   std::int64_t tp_, pp_, dp_, cp_;
+  std::int64_t shard_group_;  // ranks of one ZeRO-3 shard group (dp x cp without hybrid sharding)
   std::int64_t tp_replicas_ = 1;  // replicas whose tensor-parallel rings are lowered
   const ClusterSpec& cluster_;
   const CommProfile& profile_;

@@ -190,25 +190,63 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
                              .phase = static_cast<std::uint8_t>(ref.forward ? TaskPhase::forward : TaskPhase::backward)};
   PassTasks& tasks = pass(ref.forward, s, ref.chunk, ref.micro_batch);
 
-  // The chunk's last backward releases its gradients layer by layer: bucket them per layer so that
-  // each bucket's reduction overlaps the backward of the layers still to run.
-  const bool last_backward = !ref.forward && ref.micro_batch == m_ - 1;
-  const bool bucketed = last_backward && plan_.overlap_grad_reduce && chunk.grad_reduce_s > 0.0;
-  const std::int64_t pieces = bucketed ? std::max<std::int64_t>(1, chunk.layers) : 1;
   const double compute_s = ref.forward ? chunk.forward_s : chunk.backward_s;
   const double tp_s = ref.forward ? chunk.tp_forward_s : chunk.tp_backward_s;
-  // Under the analytic fidelity an unbucketed pass is one task with its tensor-parallel time.
-  const bool fused = !lower_comm_ && !bucketed && tp_s > 0.0;
+
+  // ZeRO-3: the gathers the compute waits for come first on the stream.
+  const double before_s = ref.forward ? chunk.dp_before_forward_s : chunk.dp_before_backward_s;
+  TaskId head = none;
+  if (before_s > 0.0) {
+    const FlowSpan before = comm(before_s, res.network, label, TaskKind::dp_comm,
+                                 [&] { return dp_before_comm(plan_, chunk, ref.forward); });
+    if (before.first != none) {
+      after(stream_tail, before.first);
+      tasks.first = before.first;
+      head = before.last;
+    }
+  }
+  const auto start = [&](TaskId task) {  // the first task of the pass's compute
+    if (head != none) {
+      after(head, task);
+    } else {
+      after(stream_tail, task);
+      tasks.first = task;
+    }
+  };
+
+  // The chunk's last backward releases its gradients layer by layer: bucket them per layer so that
+  // each bucket's reduction overlaps the backward of the layers still to run (ZeRO-0 to 2).
+  const bool last_backward = !ref.forward && ref.micro_batch == m_ - 1;
+  const bool bucketed = last_backward && plan_.overlap_grad_reduce && chunk.grad_reduce_s > 0.0;
+  // ZeRO-3's prefetched gathers and overlapped reductions run beside all of the compute but the
+  // last unit's, which waits for them (the last gather).
+  const double beside_s = ref.forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s;
+  const bool beside = beside_s > 0.0;
+  const std::int64_t pieces = bucketed ? std::max<std::int64_t>(1, chunk.layers) : 1;
+  // Under the analytic fidelity a pass of one piece is one task with its tensor-parallel time.
+  const bool fused = !lower_comm_ && !bucketed && !beside && tp_s > 0.0;
   TaskId previous = none;
-  for (std::int64_t i = 0; i < pieces; ++i) {
+  if (beside) {
+    const double last_unit = compute_s / std::max(1.0, chunk.units);
+    const TaskId most = add(compute_s - last_unit, res.compute, label, TaskKind::compute);
+    start(most);
+    const FlowSpan traffic = comm(beside_s, res.network, label, TaskKind::dp_comm,
+                                  [&] { return dp_beside_comm(plan_, chunk, ref.forward); });
+    if (head != none)
+      after(head, traffic.first);
+    else
+      after(stream_tail, traffic.first);
+    previous = add(last_unit, res.compute, label, TaskKind::compute);
+    after(most, previous);
+    after(traffic.last, previous);
+  }
+  for (std::int64_t i = 0; i < pieces && !beside; ++i) {
     const TaskId piece = fused ? add(compute_s + tp_s, res.compute, label, TaskKind::compute_then_tp)
                                : add(compute_s / static_cast<double>(pieces), res.compute, label, TaskKind::compute);
-    if (previous == none) {
-      after(stream_tail, piece);
-      tasks.first = piece;
-    } else {
+    if (previous == none)
+      start(piece);
+    else
       after(previous, piece);
-    }
     if (bucketed) {
       const double share = 1.0 / static_cast<double>(pieces);
       const FlowSpan reduce = comm(chunk.grad_reduce_s * share, res.network, label, TaskKind::dp_comm,
@@ -226,22 +264,27 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
     after(previous, tp.first);
     tasks.end = tp.last;
   }
-  const double blocking_dp_s = ref.forward ? chunk.blocking_dp_forward_s : chunk.blocking_dp_backward_s;
-  if (blocking_dp_s > 0.0) {
-    const FlowSpan dp = comm(blocking_dp_s, res.network, label, TaskKind::dp_comm,
-                             [&] { return blocking_dp_comm(plan_, chunk, ref.forward); });
+  if (!ref.forward && chunk.dp_after_backward_s > 0.0) {  // ZeRO-3 reductions that do not overlap
+    const FlowSpan dp = comm(chunk.dp_after_backward_s, res.network, label, TaskKind::dp_comm,
+                             [&] { return dp_after_comm(plan_, chunk); });
     after(tasks.end, dp.first);
     tasks.end = dp.last;
   }
+  if (!ref.forward && chunk.dp_tail_backward_s > 0.0) {  // the last unit's reduction, beside what follows
+    const FlowSpan tail = comm(chunk.dp_tail_backward_s, res.network, label, TaskKind::dp_comm,
+                               [&] { return dp_tail_comm(plan_, chunk); });
+    after(previous, tail.first);
+    grad_reduces.push_back(tail.last);
+  }
   stream_tail = {.end = tasks.end};
 
-  const double overlap_s = ref.forward ? chunk.overlap_forward_s : chunk.overlap_backward_s;
-  if (overlap_s > 0.0) {
-    const FlowSpan overlap = comm(overlap_s, res.network, label, TaskKind::overlap_comm,
-                                  [&] { return overlap_comm(plan_, chunk, ref.forward); });
-    if (overlap.first != none) {
-      tasks.overlap_first = overlap.first;
-      tasks.overlap = overlap.last;
+  const double cp_s = ref.forward ? chunk.cp_forward_s : chunk.cp_backward_s;
+  if (cp_s > 0.0) {
+    const FlowSpan ring =
+        comm(cp_s, res.network, label, TaskKind::cp_comm, [&] { return cp_comm(plan_, chunk, ref.forward); });
+    if (ring.first != none) {
+      tasks.overlap_first = ring.first;
+      tasks.overlap = ring.last;
       stream_tail.overlap = tasks.overlap;
     }
   }

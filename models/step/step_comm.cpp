@@ -2,6 +2,19 @@
 
 namespace clustersim::models {
 
+namespace {
+
+/// `units` units' reductions: the reduce-scatter in the shard group, then (hybrid sharding) the
+/// all-reduce of the shard across groups; two parts, as the two run over different ranks.
+void add_unit_reductions(CommParts& out, const ChunkCosts& chunk, double units) {
+  out.add({.first = &chunk.unit_reduce, .scale = units});
+  if (chunk.unit_replica_reduce.group.ranks > 1) out.add({.first = &chunk.unit_replica_reduce, .scale = units});
+}
+
+bool gathers(const StepPlan& plan, bool forward) { return forward || plan.reshard_after_forward; }
+
+}  // namespace
+
 CommParts tp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
   const LayerCollectives& layer = plan.layer;
   const auto layers = static_cast<double>(chunk.layers);
@@ -9,27 +22,45 @@ CommParts tp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
   out.add({.first = &layer.tp[0],
            .second = layer.tp[1].group.ranks > 1 ? &layer.tp[1] : nullptr,
            .repeat = layer.tp_per_layer,
-           .scale = forward ? layers : layers * layer.tp_backward_factor});
+           .scale = forward ? layers * chunk.tp_exposed_forward
+                            : layers * layer.tp_backward_factor * chunk.tp_exposed_backward});
   return out;
 }
 
-CommParts blocking_dp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
+CommParts dp_before_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
+  CommParts out;
+  if (!plan.dp_per_pass || !gathers(plan, forward)) return out;
+  out.add({.first = &chunk.unit_gather, .scale = chunk.prefetch ? 1.0 : chunk.units});
+  return out;
+}
+
+CommParts dp_beside_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
   CommParts out;
   if (!plan.dp_per_pass) return out;
-  if (!plan.overlap_param_gather) out.add({.first = &chunk.param_gather});
-  if (!forward && !plan.overlap_grad_reduce) out.add({.first = &chunk.grad_reduce});
+  const double others = chunk.units - 1.0;
+  if (chunk.prefetch && gathers(plan, forward) && others > 0.0) out.add({.first = &chunk.unit_gather, .scale = others});
+  if (!forward && plan.overlap_grad_reduce && others > 0.0) add_unit_reductions(out, chunk, others);
   return out;
 }
 
-CommParts overlap_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
+CommParts dp_after_comm(const StepPlan& plan, const ChunkCosts& chunk) {
+  CommParts out;
+  if (plan.dp_per_pass && !plan.overlap_grad_reduce) add_unit_reductions(out, chunk, chunk.units);
+  return out;
+}
+
+CommParts dp_tail_comm(const StepPlan& plan, const ChunkCosts& chunk) {
+  CommParts out;
+  if (plan.dp_per_pass && plan.overlap_grad_reduce) add_unit_reductions(out, chunk, 1.0);
+  return out;
+}
+
+CommParts cp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
   const LayerCollectives& layer = plan.layer;
   const auto layers = static_cast<double>(chunk.layers);
   CommParts out;
   if (layer.cp_hops > 0.0)
     out.add({.first = &layer.cp_kv, .repeat = layer.cp_hops, .scale = forward ? layers : layers * 2.0});
-  if (!plan.dp_per_pass) return out;
-  if (plan.overlap_param_gather) out.add({.first = &chunk.param_gather});
-  if (!forward && plan.overlap_grad_reduce) out.add({.first = &chunk.grad_reduce});
   return out;
 }
 
@@ -54,10 +85,14 @@ CommParts param_gather_comm(const StepPlan& plan, const ChunkCosts& chunk) {
 void set_comm_seconds(const StepPlan& plan, ChunkCosts& chunk) {
   chunk.tp_forward_s = comm_seconds(tp_comm(plan, chunk, true).span());
   chunk.tp_backward_s = comm_seconds(tp_comm(plan, chunk, false).span());
-  chunk.blocking_dp_forward_s = comm_seconds(blocking_dp_comm(plan, chunk, true).span());
-  chunk.blocking_dp_backward_s = comm_seconds(blocking_dp_comm(plan, chunk, false).span());
-  chunk.overlap_forward_s = comm_seconds(overlap_comm(plan, chunk, true).span());
-  chunk.overlap_backward_s = comm_seconds(overlap_comm(plan, chunk, false).span());
+  chunk.dp_before_forward_s = comm_seconds(dp_before_comm(plan, chunk, true).span());
+  chunk.dp_before_backward_s = comm_seconds(dp_before_comm(plan, chunk, false).span());
+  chunk.dp_beside_forward_s = comm_seconds(dp_beside_comm(plan, chunk, true).span());
+  chunk.dp_beside_backward_s = comm_seconds(dp_beside_comm(plan, chunk, false).span());
+  chunk.dp_after_backward_s = comm_seconds(dp_after_comm(plan, chunk).span());
+  chunk.dp_tail_backward_s = comm_seconds(dp_tail_comm(plan, chunk).span());
+  chunk.cp_forward_s = comm_seconds(cp_comm(plan, chunk, true).span());
+  chunk.cp_backward_s = comm_seconds(cp_comm(plan, chunk, false).span());
   chunk.grad_reduce_s = comm_seconds(grad_reduce_comm(plan, chunk).span());
   chunk.param_gather_s = comm_seconds(param_gather_comm(plan, chunk).span());
 }

@@ -3,12 +3,15 @@
 /// stands for, in the order their costs add up: the one place that says it, read by plan_step for
 /// the analytic seconds and by the step builder for the flow fidelity's traffic.
 /// Per pass of a chunk and micro-batch:
-/// - tensor parallel: layers x (tp_per_layer x the layer's TP collectives); backward x
-///   tp_backward_factor;
-/// - blocking data parallel (ZeRO-3 without overlap): the parameter gather before each pass, the
-///   gradient reduce-scatter after each backward;
+/// - tensor parallel: layers x (tp_per_layer x the layer's TP collectives) x the share left
+///   exposed (all of it without TP overlap); backward x tp_backward_factor;
+/// - ZeRO-3 / FSDP, over the chunk's U units (sharding.hpp): with prefetch, the first unit's
+///   gather before the compute, the other U - 1 gathers beside it (and in the backward the
+///   reductions of all units but the last), the last unit's reduction after it; without prefetch
+///   all U gathers before the compute. Reductions that do not overlap (overlap_grad_reduce off)
+///   follow the backward on the stream;
 /// - beside the compute: the context-parallel ring (layers x cp_hops K/V hops, twice that
-///   backward), then ZeRO-3's overlapped gather and reduce-scatter;
+///   backward);
 /// - the send to the neighbouring stage.
 /// Once a step (ZeRO-0 to 2): each chunk's gradient reduction and parameter all-gather.
 /// The parts point into the plan and live as long as it does.
@@ -19,8 +22,13 @@
 namespace clustersim::models {
 
 CommParts tp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
-CommParts blocking_dp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
-CommParts overlap_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
+/// ZeRO-3 traffic of a pass: before its compute, beside it, after it on the stream (backward
+/// only), and the overlapped last reduction after it (backward only).
+CommParts dp_before_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
+CommParts dp_beside_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
+CommParts dp_after_comm(const StepPlan& plan, const ChunkCosts& chunk);
+CommParts dp_tail_comm(const StepPlan& plan, const ChunkCosts& chunk);
+CommParts cp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
 CommParts send_comm(const StagePlan& stage, bool forward);
 /// `share` of the chunk's once-a-step gradient reduction (a bucket's); none with ZeRO-3.
 CommParts grad_reduce_comm(const StepPlan& plan, const ChunkCosts& chunk, double share = 1.0);

@@ -12,9 +12,9 @@ enum class TaskKind : std::uint8_t {
   compute,      // GPU kernels of a pass
   tp_comm,      // tensor-parallel collectives inside a pass
   pp_comm,      // activations or gradients between stages
-  dp_comm,      // gradient reduction / parameter gather across data-parallel replicas (ZeRO-3's
-                // too when it blocks the compute stream)
-  overlap_comm,  // overlapped ZeRO-3 parameter traffic and context-parallel ring attention
+  dp_comm,      // gradient reduction / parameter gather across data-parallel replicas, ZeRO-3's
+                // per-unit gathers and reductions included
+  cp_comm,      // context-parallel ring attention, beside the compute
   compute_then_tp  // analytic fidelity: a pass's compute and then its tensor-parallel collectives,
                    // one task on the compute stream (step_pieces.hpp splits it again)
 };
@@ -26,7 +26,7 @@ constexpr std::string_view kind_name(TaskKind kind) {
     case TaskKind::tp_comm: return "tp_comm";
     case TaskKind::pp_comm: return "pp_comm";
     case TaskKind::dp_comm: return "dp_comm";
-    case TaskKind::overlap_comm: return "overlap_comm";
+    case TaskKind::cp_comm: return "cp_comm";
     case TaskKind::compute_then_tp: return "compute_then_tp";
   }
   return "?";

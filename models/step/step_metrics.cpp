@@ -64,35 +64,19 @@ StepTimes measure_step(const StepGraph& step, const sim::Timeline& timeline) {
   // Stages hold about equal shares of the tasks: room for a share each saves regrowing the lists.
   for (auto& list : compute) list.reserve(step.graph.size() / stages);
   for (auto& list : any) list.reserve(step.graph.size() / stages);
-  // Flow fidelity: a collective is many concurrent flows (labelled with their sender's rank);
-  // their busy time by kind is the union of their intervals, not the sum. By stage and kind, made
-  // on the first flow.
-  std::vector<std::vector<Interval>> flows;
+  // By stage and communication kind, when that kind ran: concurrent tasks (gradient buckets
+  // sharing the port, a collective's flows labelled with their senders' ranks) count once.
+  std::vector<std::vector<Interval>> comm(stages * task_kind_count);
   StepTimes out;
   out.stages.assign(stages, {});
   for_each_piece(step, timeline, [&](const sim::TaskLabel& label, TaskKind kind, sim::ResourceId, std::int64_t begin,
                                       std::int64_t end) {
     const auto s = static_cast<std::size_t>(label.stage);
     add(any[s], begin, end);
-    if (kind == TaskKind::compute) {
+    if (kind == TaskKind::compute)
       add(compute[s], begin, end);
-      return;
-    }
-    if (label.rank >= 0) {
-      if (flows.empty()) flows.resize(stages * task_kind_count);
-      add(flows[s * task_kind_count + label.kind], begin, end);
-      return;
-    }
-    const double seconds = static_cast<double>(end - begin) * 1e-9;
-    StageTimes& st = out.stages[s];
-    switch (kind) {
-      case TaskKind::tp_comm: st.tp_comm_s += seconds; break;
-      case TaskKind::pp_comm: st.pp_comm_s += seconds; break;
-      case TaskKind::dp_comm: st.dp_comm_s += seconds; break;
-      case TaskKind::overlap_comm: st.overlap_comm_s += seconds; break;
-      case TaskKind::compute:
-      case TaskKind::compute_then_tp: break;  // not a piece's kind
-    }
+    else
+      add(comm[s * task_kind_count + static_cast<std::size_t>(kind)], begin, end);
   });
   const std::int64_t step_ns = timeline.makespan.ns();
   out.step_time_s = timeline.makespan.seconds();
@@ -101,17 +85,15 @@ StepTimes measure_step(const StepGraph& step, const sim::Timeline& timeline) {
     merge(compute[s]);
     merge(any[s]);
     StageTimes& st = out.stages[s];
-    if (!flows.empty()) {
-      const auto flow_s = [&](TaskKind kind) {
-        std::vector<Interval>& list = flows[s * task_kind_count + static_cast<std::size_t>(kind)];
-        merge(list);
-        return static_cast<double>(length(list)) * 1e-9;
-      };
-      st.tp_comm_s += flow_s(TaskKind::tp_comm);
-      st.pp_comm_s += flow_s(TaskKind::pp_comm);
-      st.dp_comm_s += flow_s(TaskKind::dp_comm);
-      st.overlap_comm_s += flow_s(TaskKind::overlap_comm);
-    }
+    const auto comm_s = [&](TaskKind kind) {
+      std::vector<Interval>& list = comm[s * task_kind_count + static_cast<std::size_t>(kind)];
+      merge(list);
+      return static_cast<double>(length(list)) * 1e-9;
+    };
+    st.tp_comm_s = comm_s(TaskKind::tp_comm);
+    st.pp_comm_s = comm_s(TaskKind::pp_comm);
+    st.dp_comm_s = comm_s(TaskKind::dp_comm);
+    st.cp_comm_s = comm_s(TaskKind::cp_comm);
     const std::int64_t busy = length(compute[s]);
     const std::int64_t exposed = length(any[s]) - busy;
     st.compute_s = static_cast<double>(busy) * 1e-9;

@@ -4,7 +4,9 @@
 ///   (it waits on pipeline dependencies), over the step time;
 /// - exposed communication: time the stage's communication runs while its compute engine idles;
 /// - compute: time its compute engine is busy. The three add up to 1 per stage; the step-level
-///   figures are averages over stages.
+///   figures are averages over stages;
+/// - TP / PP / DP / CP communication of a stage: the union of the intervals in which that kind of
+///   communication ran (concurrent buckets, gathers and flows counted once), overlapped or not.
 /// MFU and HFU divide model and hardware FLOPs (models/compute/flops.hpp) by step time x GPUs x dense peak.
 
 #include <cstdint>
@@ -19,10 +21,10 @@ struct StageTimes {
   double compute_s = 0.0;
   double exposed_comm_s = 0.0;
   double bubble_s = 0.0;
-  double tp_comm_s = 0.0;       // busy time by kind (may overlap compute)
+  double tp_comm_s = 0.0;       // time each kind ran, union of its intervals (may overlap compute)
   double pp_comm_s = 0.0;
   double dp_comm_s = 0.0;
-  double overlap_comm_s = 0.0;
+  double cp_comm_s = 0.0;
 };
 
 struct StepTimes {

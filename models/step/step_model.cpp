@@ -25,6 +25,7 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 /// The groups each parallel dimension talks over. Rank order, innermost first: TP, CP, DP, PP.
 struct Groups {
   CommGroup tp, cp, dp, pp_neighbours;
+  CommGroup shard, replica;  // ZeRO-3: a shard group of the dp x cp ranks, and across the groups
 };
 
 Groups make_groups(const ParallelismSpec& p, const ClusterSpec& c) {
@@ -37,7 +38,31 @@ Groups make_groups(const ParallelismSpec& p, const ClusterSpec& c) {
   g.dp = {.ranks = p.dp * p.cp, .ranks_per_node = std::min(p.dp * p.cp, cp_stride_per_node)};
   const bool neighbours_share_node = p.tp * p.cp * p.dp < node;
   g.pp_neighbours = {.ranks = 2, .ranks_per_node = neighbours_share_node ? 2 : 1};
+  const std::int64_t shard = p.shard_group > 0 ? p.shard_group : p.dp * p.cp;
+  g.shard = {.ranks = shard, .ranks_per_node = std::min(shard, cp_stride_per_node)};
+  const std::int64_t groups = p.dp * p.cp / shard;
+  g.replica = {.ranks = groups,
+               .ranks_per_node = std::clamp<std::int64_t>(cp_stride_per_node / shard, 1, std::max<std::int64_t>(groups, 1))};
   return g;
+}
+
+/// GEMM seconds of an op list: what tensor-parallel overlap can hide collectives under.
+double gemm_time_s(std::span<const OpCost> ops, const StepInputs& in) {
+  double seconds = 0.0;
+  for (const OpCost& op : ops)
+    if (op.kind == OpKind::gemm) seconds += op_time_s(op, in.cluster.gpu, in.compute, in.training.precision);
+  return seconds;
+}
+
+/// The share of `tp_s` of tensor-parallel collectives left exposed when each is split into `n`
+/// chunks pipelined with the `gemm_s` of GEMMs it feeds or drains (Megatron-Core / Transformer
+/// Engine userbuffers and torchtitan's async TP split over the tp ranks): the first chunk of a
+/// gather (the last of a reduce-scatter) cannot overlap, and the rest hides under the GEMM's
+/// other chunks as far as those last: exposed = max(c/n, c - G (n-1)/n).
+double tp_exposed_share(double tp_s, double gemm_s, std::int64_t n) {
+  if (!(tp_s > 0.0) || n < 2) return 1.0;
+  const double chunks = static_cast<double>(n);
+  return std::max(tp_s / chunks, tp_s - gemm_s * (chunks - 1.0) / chunks) / tp_s;
 }
 
 }  // namespace
@@ -65,6 +90,8 @@ StepPlan plan_step(const StepInputs& in) {
   const HeadCosts head = head_costs(model, p, t);
   const double layer_forward_s = ops(layer.forward.span());
   const double layer_backward_s = ops(layer.backward.span()) + ops(layer.recompute.span());
+  const double layer_gemm_forward_s = gemm_time_s(layer.forward.span(), in);
+  const double layer_gemm_backward_s = gemm_time_s(layer.backward.span(), in) + gemm_time_s(layer.recompute.span(), in);
 
   StepPlan plan;
   plan.schedule = t.schedule;
@@ -72,6 +99,8 @@ StepPlan plan_step(const StepInputs& in) {
   plan.overlap_grad_reduce = t.overlap_grad_reduce;
   plan.overlap_param_gather = t.overlap_param_gather;
   plan.dp_per_pass = p.zero >= 3;
+  const ShardingParameters& sharding = sharding_parameters(p.sharding);
+  plan.reshard_after_forward = sharding.reshard_after_forward;
 
   // Tensor parallel, per layer and micro-batch: 2 all-reduces of the b x s/cp x h activation each
   // way, or with sequence parallelism a reduce-scatter and an all-gather in their place.
@@ -141,19 +170,44 @@ StepPlan plan_step(const StepInputs& in) {
       }
       // Data parallel over the chunk's parameters: ZeRO-0 all-reduces the gradients; ZeRO-1 and 2
       // reduce-scatter them and all-gather the updated parameters, once a step; ZeRO-3 / FSDP
-      // gathers before each pass and reduce-scatters after each backward (step_comm.hpp).
+      // gathers each unit before each pass and reduces it after each backward (step_comm.hpp).
       const double param_bytes = params * kBf16Bytes;
       if (p.zero == 0) {
         chunk.grad_reduce = collective(CollectiveOp::all_reduce, param_bytes, groups.dp, CommScope::dp);
-      } else {
+      } else if (p.zero <= 2) {
         chunk.grad_reduce = collective(CollectiveOp::reduce_scatter, param_bytes, groups.dp, CommScope::dp);
         chunk.param_gather = collective(CollectiveOp::all_gather, param_bytes, groups.dp, CommScope::dp);
+      } else {
+        // Units: the chunk's layers, or their parameter tensors, and the embedding and the output
+        // layer on the ends; each of their average size.
+        const double ends = (first ? 1.0 : 0.0) + (last ? 1.0 : 0.0);
+        const double per_layer = sharding.unit == ShardingUnit::parameter_tensor
+                                     ? static_cast<double>(parameter_tensors_per_layer(model.mlp == MlpKind::swiglu))
+                                     : 1.0;
+        chunk.units = layers * per_layer + ends;
+        const double unit_params = params / chunk.units;
+        chunk.prefetch = t.overlap_param_gather && sharding.prefetch_depth >= 1 &&
+                         (sharding.prefetch_bucket_params <= 0.0 || unit_params <= sharding.prefetch_bucket_params);
+        chunk.unit_gather = collective(CollectiveOp::all_gather, unit_params * sharding.gather_bytes_per_param,
+                                       groups.shard, CommScope::dp_shard);
+        const double grad_bytes = unit_params * sharding.reduce_bytes_per_param;
+        chunk.unit_reduce = collective(CollectiveOp::reduce_scatter, grad_bytes, groups.shard, CommScope::dp_shard);
+        if (groups.replica.ranks > 1)
+          chunk.unit_replica_reduce = collective(CollectiveOp::all_reduce, grad_bytes / static_cast<double>(groups.shard.ranks),
+                                                 groups.replica, CommScope::dp_replica);
+      }
+      if (p.tp_comm_overlap) {
+        const CommParts forward_tp = tp_comm(plan, chunk, true), backward_tp = tp_comm(plan, chunk, false);
+        chunk.tp_exposed_forward = tp_exposed_share(comm_seconds(forward_tp.span()), layers * layer_gemm_forward_s, p.tp);
+        chunk.tp_exposed_backward = tp_exposed_share(comm_seconds(backward_tp.span()), layers * layer_gemm_backward_s, p.tp);
       }
       set_comm_seconds(plan, chunk);
       stage_params += params;
       stage.chunks.push_back(chunk);
     }
-    const double shard = p.zero >= 1 ? static_cast<double>(p.dp * p.cp) : 1.0;
+    const double shard = p.zero >= 3   ? static_cast<double>(groups.shard.ranks)
+                         : p.zero >= 1 ? static_cast<double>(p.dp * p.cp)
+                                       : 1.0;
     stage.optimizer_s = stage_params / shard * kAdamBytesPerParameter /
                         (in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value);
   }

@@ -36,19 +36,35 @@ struct ChunkCosts {
   std::int64_t layers = 0;
   double forward_s = 0.0;            // GPU compute of the forward pass
   double backward_s = 0.0;           // GPU compute of the backward pass, recompute included
-  // The chunk's data-parallel collectives over its parameters' bf16 bytes: the gradient reduction
-  // (all-reduce, or reduce-scatter with ZeRO >= 1) and the parameter all-gather (ZeRO >= 1). Once
-  // a step (ZeRO-0 to 2), or with ZeRO-3 around every pass (StepPlan::dp_per_pass).
+  // ZeRO-0 to 2: the chunk's data-parallel collectives over its parameters' bf16 bytes, once a
+  // step: the gradient reduction (all-reduce, or reduce-scatter with ZeRO >= 1) and the parameter
+  // all-gather (ZeRO >= 1).
   CollectiveRecord grad_reduce{};
   CollectiveRecord param_gather{};
+  // ZeRO-3 / FSDP (StepPlan::dp_per_pass), per unit of the chunk (sharding.hpp) and pass: the
+  // gather of a unit's parameters, and after its backward the reduce-scatter of its gradients in
+  // the shard group and, with hybrid sharding, the all-reduce of the shard across groups.
+  CollectiveRecord unit_gather{};
+  CollectiveRecord unit_reduce{};
+  CollectiveRecord unit_replica_reduce{};
+  double units = 0.0;
+  bool prefetch = false;  // a unit's gather may run while the unit before it computes
+  // Tensor-parallel overlap (ParallelismSpec::tp_comm_overlap): the share of the chunk's TP
+  // collectives each pass leaves exposed on the stream; 1 without overlap.
+  double tp_exposed_forward = 1.0;
+  double tp_exposed_backward = 1.0;
   // Analytic seconds of the chunk's communication tasks (step_comm.hpp), from the records above
   // and the plan's LayerCollectives.
   double tp_forward_s = 0.0;         // tensor-parallel collectives, blocking the compute stream
   double tp_backward_s = 0.0;
-  double blocking_dp_forward_s = 0.0;   // data-parallel traffic blocking the compute stream: ZeRO-3
-  double blocking_dp_backward_s = 0.0;  // gathers and reduce-scatters when not overlapped
-  double overlap_forward_s = 0.0;    // communication that runs beside the compute (CP, ZeRO-3)
-  double overlap_backward_s = 0.0;
+  double dp_before_forward_s = 0.0;  // ZeRO-3 gathers the pass's compute waits for: the first
+  double dp_before_backward_s = 0.0; // unit's, or every unit's without prefetch
+  double dp_beside_forward_s = 0.0;  // ZeRO-3 traffic under the pass's compute: the prefetched
+  double dp_beside_backward_s = 0.0; // gathers, the overlapped reductions of all units but the last
+  double dp_after_backward_s = 0.0;  // ZeRO-3 reductions on the stream after the backward (not overlapped)
+  double dp_tail_backward_s = 0.0;   // the last unit's overlapped reduction, after the backward
+  double cp_forward_s = 0.0;         // context-parallel ring attention beside the compute
+  double cp_backward_s = 0.0;
   double grad_reduce_s = 0.0;        // data-parallel gradient reduction of the chunk, once a step
   double param_gather_s = 0.0;       // distributed-optimizer parameter all-gather, once a step
 };
@@ -67,7 +83,8 @@ struct StepPlan {
   std::int64_t micro_batches = 1;
   std::vector<StagePlan> stages;  // pp entries
   LayerCollectives layer{};
-  bool dp_per_pass = false;  // ZeRO-3 / FSDP: gather before each pass, reduce-scatter after each backward
+  bool dp_per_pass = false;  // ZeRO-3 / FSDP: gather per unit before each pass, reduce after each backward
+  bool reshard_after_forward = true;  // ZeRO-3: the backward gathers the parameters again
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
 };

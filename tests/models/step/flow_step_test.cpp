@@ -133,7 +133,7 @@ TEST_CASE("flow step: context parallelism and ZeRO-3 agree with the analytic ste
   // the 16 rings (+ start, end).
   std::size_t overlap_tasks = 0;
   for (sim::TaskId t = 0; t < flow_cp.step.graph.size(); ++t)
-    overlap_tasks += flow_cp.step.graph.label(t).kind == static_cast<std::uint8_t>(TaskKind::overlap_comm);
+    overlap_tasks += flow_cp.step.graph.label(t).kind == static_cast<std::uint8_t>(TaskKind::cp_comm);
   CHECK(overlap_tasks == 64 * 34);
   StepInputs zero3 = llama8b(32, {.tp = 8, .pp = 1, .dp = 4, .sp = true, .zero = 3}, CommFidelity::analytic);
   zero3.training.overlap_param_gather = false;

@@ -90,8 +90,9 @@ TEST_CASE("collective records: the plan holds each collective once, with the byt
     CHECK(chunk.tp_backward_s == chunk.tp_forward_s);
     CHECK(chunk.grad_reduce_s == chunk.grad_reduce.seconds);
     CHECK(chunk.param_gather_s == chunk.param_gather.seconds);
-    CHECK(chunk.overlap_forward_s == 0.0);
-    CHECK(chunk.blocking_dp_backward_s == 0.0);
+    CHECK(chunk.cp_forward_s == 0.0);
+    CHECK(chunk.dp_before_forward_s == 0.0);
+    CHECK(chunk.dp_after_backward_s == 0.0);
   }
 }
 
@@ -126,23 +127,89 @@ TEST_CASE("collective records: the flow lowering sends what the records say") {
   CHECK(send.latency_ns == clustersim::sim::Time::from_seconds(in.comm.launch_latency_s + in.comm.network_hop_latency_s).ns());
 }
 
-TEST_CASE("collective records: ZeRO-3 runs the chunk's gather and reduce-scatter around every pass") {
+TEST_CASE("collective records: FSDP2 gathers and reduces each unit around every pass") {
   StepInputs in = small_layout();
   in.parallelism.zero = 3;
   in.training.overlap_grad_reduce = false;
   const StepPlan plan = plan_step(in);
   CHECK(plan.dp_per_pass);
+  CHECK(plan.reshard_after_forward);
   const ChunkCosts& chunk = plan.stages[0].chunks.front();
-  // No once-a-step reduction or gather; the gathers overlap, the reduce-scatter blocks the backward.
+  // No once-a-step reduction or gather.
   CHECK(grad_reduce_comm(plan, chunk).count == 0);
   CHECK(param_gather_comm(plan, chunk).count == 0);
   CHECK(chunk.grad_reduce_s == 0.0);
   CHECK(chunk.param_gather_s == 0.0);
-  CHECK(chunk.overlap_forward_s == chunk.param_gather.seconds);
-  CHECK(chunk.overlap_backward_s == chunk.param_gather.seconds);
-  CHECK(chunk.blocking_dp_forward_s == 0.0);
-  CHECK(chunk.blocking_dp_backward_s == chunk.grad_reduce.seconds);
-  const CommParts blocking = blocking_dp_comm(plan, chunk, false);
-  REQUIRE(blocking.count == 1);
-  CHECK(blocking.parts[0].first == &chunk.grad_reduce);
+  // Stage 0's chunk: 16 blocks and the embedding, 17 units of the average size; bf16 gathers,
+  // fp32 reduce-scatters (torchtitan's FSDP2 defaults), both over the 2 data-parallel ranks.
+  const CommGroup node_pair{.ranks = 2, .ranks_per_node = 2};
+  CHECK(chunk.units == 17.0);
+  CHECK(chunk.prefetch);
+  check_record(chunk.unit_gather, CollectiveOp::all_gather, kChunkParameterBytes / 17.0, node_pair, CommScope::dp_shard, in);
+  check_record(chunk.unit_reduce, CollectiveOp::reduce_scatter, 2.0 * kChunkParameterBytes / 17.0, node_pair,
+               CommScope::dp_shard, in);
+  CHECK(chunk.unit_replica_reduce.group.ranks == 1);  // no hybrid sharding
+  // Prefetch: the first gather blocks, the other 16 run under the compute, forward and backward;
+  // without overlap the 17 reduce-scatters follow the backward.
+  const double g = chunk.unit_gather.seconds, r = chunk.unit_reduce.seconds;
+  CHECK(chunk.dp_before_forward_s == doctest::Approx(g).epsilon(1e-12));
+  CHECK(chunk.dp_before_backward_s == doctest::Approx(g).epsilon(1e-12));
+  CHECK(chunk.dp_beside_forward_s == doctest::Approx(16.0 * g).epsilon(1e-12));
+  CHECK(chunk.dp_beside_backward_s == doctest::Approx(16.0 * g).epsilon(1e-12));
+  CHECK(chunk.dp_after_backward_s == doctest::Approx(17.0 * r).epsilon(1e-12));
+  CHECK(chunk.dp_tail_backward_s == 0.0);
+  const CommParts after = dp_after_comm(plan, chunk);
+  REQUIRE(after.count == 1);
+  CHECK(after.parts[0].first == &chunk.unit_reduce);
+
+  // Overlapped reductions: 16 beside the backward, the last one after it.
+  in.training.overlap_grad_reduce = true;
+  const StepPlan overlapped = plan_step(in);
+  const ChunkCosts& o = overlapped.stages[0].chunks.front();
+  CHECK(o.dp_beside_backward_s == doctest::Approx(16.0 * (g + r)).epsilon(1e-12));
+  CHECK(o.dp_tail_backward_s == doctest::Approx(r).epsilon(1e-12));
+  CHECK(o.dp_after_backward_s == 0.0);
+
+  // No prefetch: every gather blocks its pass.
+  in.training.overlap_param_gather = false;
+  const StepPlan blocking = plan_step(in);
+  const ChunkCosts& b = blocking.stages[0].chunks.front();
+  CHECK_FALSE(b.prefetch);
+  CHECK(b.dp_before_forward_s == doctest::Approx(17.0 * g).epsilon(1e-12));
+  CHECK(b.dp_beside_forward_s == 0.0);
+}
+
+TEST_CASE("collective records: DeepSpeed ZeRO-3 (2021) gathers each parameter tensor, prefetching only small ones") {
+  StepInputs in = small_layout();
+  in.parallelism.zero = 3;
+  in.parallelism.sharding = ShardingFramework::deepspeed_zero3_2021;
+  const StepPlan plan = plan_step(in);
+  const ChunkCosts& chunk = plan.stages[0].chunks.front();
+  // Llama layers: 9 tensors each; 16 x 9 + the embedding = 145 units. Their average, 13.8 M
+  // parameters per tensor rank, fits the 5e7 prefetch bucket.
+  CHECK(chunk.units == 145.0);
+  CHECK(chunk.prefetch);
+  CHECK(chunk.unit_gather.bytes == kChunkParameterBytes / 145.0);
+  CHECK(chunk.unit_reduce.bytes == kChunkParameterBytes / 145.0);  // fp16 gradients
+  // Llama 3 405B on the same ranks: about 180 M parameters per tensor rank and tensor, above the
+  // bucket, so every gather blocks.
+  in.model = test::llama3_405b();
+  const StepPlan large = plan_step(in);
+  CHECK_FALSE(large.stages[0].chunks.front().prefetch);
+}
+
+TEST_CASE("collective records: hybrid sharding gathers in the shard group and all-reduces shards across groups") {
+  StepInputs in = small_layout();
+  in.parallelism = {.tp = 1, .pp = 1, .dp = 8, .zero = 3};
+  in.parallelism.shard_group = 4;
+  const StepPlan plan = plan_step(in);
+  const ChunkCosts& chunk = plan.stages[0].chunks.front();
+  // Shard groups of 4 ranks fill a node; the 2 groups' ranks of one position sit on two nodes.
+  CHECK(chunk.unit_gather.group.ranks == 4);
+  CHECK(chunk.unit_gather.group.ranks_per_node == 4);
+  CHECK(chunk.unit_replica_reduce.op == CollectiveOp::all_reduce);
+  CHECK(chunk.unit_replica_reduce.group.ranks == 2);
+  CHECK(chunk.unit_replica_reduce.group.ranks_per_node == 1);
+  CHECK(chunk.unit_replica_reduce.bytes == doctest::Approx(chunk.unit_reduce.bytes / 4.0).epsilon(1e-12));
+  CHECK(chunk.unit_replica_reduce.scope == CommScope::dp_replica);
 }

@@ -146,12 +146,12 @@ TEST_CASE("layout search: a plan key covers ZeRO-3's blocking data-parallel time
   base.training.overlap_param_gather = base.training.overlap_grad_reduce = false;
   const planning::Layout layout{.parallelism = {.tp = 4, .pp = 1, .dp = 4, .zero = 3}, .training = base.training};
   const StepPlan plan = plan_step(planning::with_layout(base, layout));
-  REQUIRE(plan.stages.front().chunks.front().blocking_dp_forward_s > 0.0);
+  REQUIRE(plan.stages.front().chunks.front().dp_before_forward_s > 0.0);
   StepPlan slower = plan;
-  slower.stages.front().chunks.front().blocking_dp_forward_s *= 2.0;
+  slower.stages.front().chunks.front().dp_before_forward_s *= 2.0;
   CHECK(planning::plan_key(plan) != planning::plan_key(slower));
   StepPlan slower_backward = plan;
-  slower_backward.stages.front().chunks.front().blocking_dp_backward_s *= 2.0;
+  slower_backward.stages.front().chunks.front().dp_after_backward_s *= 2.0;
   CHECK(planning::plan_key(plan) != planning::plan_key(slower_backward));
 }
 

@@ -1,0 +1,65 @@
+#include "models/spec/sharding.hpp"
+
+#include <array>
+#include <stdexcept>
+
+namespace clustersim::models {
+
+namespace {
+
+constexpr std::array kParameterSets{
+    ShardingParameters{
+        .framework = ShardingFramework::fsdp2,
+        .unit = ShardingUnit::transformer_block,
+        .prefetch_depth = 1,
+        .reshard_after_forward = true,
+        .gather_bytes_per_param = 2,
+        .reduce_bytes_per_param = 4,
+        .source = "PyTorch fully_shard (FSDP2) docs: one unit per wrapped block, reshard_after_forward=True, the "
+                  "next unit's all-gather issued one unit ahead; torchtitan's defaults mixed_precision_param = "
+                  "bfloat16, mixed_precision_reduce = float32"},
+    ShardingParameters{
+        .framework = ShardingFramework::fsdp1,
+        .unit = ShardingUnit::transformer_block,
+        .prefetch_depth = 1,
+        .reshard_after_forward = true,
+        .gather_bytes_per_param = 2,
+        .reduce_bytes_per_param = 2,
+        .source = "PyTorch FullyShardedDataParallel docs: FULL_SHARD, transformer_auto_wrap_policy per block, "
+                  "BackwardPrefetch.BACKWARD_PRE and limit_all_gathers (two gathers in flight: one unit ahead); "
+                  "MixedPrecision reduce_dtype defaults to param_dtype (bf16)"},
+    ShardingParameters{
+        .framework = ShardingFramework::megatron_fsdp,
+        .unit = ShardingUnit::transformer_block,
+        .prefetch_depth = 1,
+        .reshard_after_forward = true,
+        .gather_bytes_per_param = 2,
+        .reduce_bytes_per_param = 2,
+        .source = "Megatron-LM megatron/core/distributed/fsdp (Megatron-FSDP): one bucket per transformer layer, "
+                  "strategy optim_grads_params (parameters resharded), the next layer's bucket prefetched; bf16 "
+                  "gradient reduce-scatter unless --grad-reduce-in-fp32"},
+    ShardingParameters{
+        .framework = ShardingFramework::deepspeed_zero3_2021,
+        .unit = ShardingUnit::parameter_tensor,
+        .prefetch_depth = 1,
+        .prefetch_bucket_params = 5e7,
+        .reshard_after_forward = true,
+        .gather_bytes_per_param = 2,
+        .reduce_bytes_per_param = 2,
+        .source = "DeepSpeed v0.3-0.5 runtime/zero (2021): one all-gather per partitioned parameter (coalesced "
+                  "gathers came in 2022), parameters released after each module's forward and gathered again "
+                  "for its backward, prefetch limited to stage3_prefetch_bucket_size (default 5e7 parameters), "
+                  "fp16 parameters and gradients"},
+};
+
+}  // namespace
+
+const ShardingParameters& sharding_parameters(ShardingFramework framework) {
+  for (const auto& set : kParameterSets)
+    if (set.framework == framework) return set;
+  throw std::logic_error("no parameter set for this sharding framework");
+}
+
+std::int64_t parameter_tensors_per_layer(bool gated_mlp) { return gated_mlp ? 9 : 12; }
+
+}  // namespace clustersim::models

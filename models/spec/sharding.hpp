@@ -1,0 +1,58 @@
+#pragma once
+/// How a framework runs fully sharded data parallelism (ZeRO-3 / FSDP): the named parameter sets
+/// of DeepSpeed ZeRO-3 as it ran in 2021, PyTorch FSDP1, FSDP2 and Megatron-FSDP. What differs
+/// between them, and what the step model needs of each:
+/// - the unit a gather or reduce-scatter covers: a transformer block (FSDP wrapping policies,
+///   Megatron-FSDP) or each parameter tensor on its own (DeepSpeed before coalesced gathers);
+/// - the prefetch depth: how many units ahead of the compute a gather may be issued (0: a unit's
+///   gather starts only when the compute reaches it, so every gather blocks the compute);
+///   DeepSpeed prefetches only units that fit its prefetch bucket;
+/// - whether parameters are re-gathered for the backward (reshard after forward);
+/// - the bytes per parameter of the gathered parameters and of the reduced gradients.
+/// A scenario picks one by `parallelism.sharding` and may shard inside groups of
+/// `parallelism.shard_group` ranks, replicating across groups (hybrid sharding, HSDP): gathers
+/// and reduce-scatters run inside a group, and each unit's reduced shard is all-reduced across the
+/// groups.
+/// Sources, per parameter set, in sharding.cpp.
+
+#include <cstdint>
+#include <string_view>
+
+namespace clustersim::models {
+
+enum class ShardingFramework { fsdp2, fsdp1, megatron_fsdp, deepspeed_zero3_2021 };
+
+enum class ShardingUnit { transformer_block, parameter_tensor };
+
+struct ShardingParameters {
+  ShardingFramework framework = ShardingFramework::fsdp2;
+  ShardingUnit unit = ShardingUnit::transformer_block;
+  int prefetch_depth = 1;             // units a gather may run ahead of the compute
+  double prefetch_bucket_params = 0;  // > 0: only units of at most this many parameters prefetch
+  bool reshard_after_forward = true;  // gather again before the backward
+  double gather_bytes_per_param = 2;  // gathered parameters (16-bit)
+  double reduce_bytes_per_param = 2;  // reduced gradients
+  std::string_view source;
+};
+
+constexpr std::string_view sharding_name(ShardingFramework f) {
+  switch (f) {
+    case ShardingFramework::fsdp2: return "fsdp2";
+    case ShardingFramework::fsdp1: return "fsdp1";
+    case ShardingFramework::megatron_fsdp: return "megatron_fsdp";
+    case ShardingFramework::deepspeed_zero3_2021: return "deepspeed_zero3_2021";
+  }
+  return "?";
+}
+
+/// The parameter set of `framework`.
+const ShardingParameters& sharding_parameters(ShardingFramework framework);
+
+/// Parameter tensors of one transformer layer, each a gather of its own where the unit is a
+/// tensor: GPT-style layers (GELU MLP) carry biases and two-parameter LayerNorms (fused QKV and its
+/// bias, the projection and its bias, two LayerNorms of weight and bias, two MLP matrices and their
+/// biases: 12); Llama-style layers (SwiGLU) have none (q, k, v, o, gate, up, down, two RMSNorm
+/// weights: 9).
+std::int64_t parameter_tensors_per_layer(bool gated_mlp);
+
+}  // namespace clustersim::models
