@@ -22,6 +22,7 @@ struct PassTasks {
   TaskId first = none;  // the compute task: what incoming dependencies point at
   TaskId overlap_first = none;  // the communication beside the compute: its first and last task
   TaskId overlap = none;
+  TaskId tp_hidden = none;  // TP overlap: the collectives under the GEMMs, which wait for the inputs too
   TaskId end = none;    // the last task on the compute stream (compute, TP or blocking DP traffic)
   TaskId send = none;   // the transfer to the neighbouring stage, if any
 };
@@ -223,8 +224,23 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
   const double beside_s = ref.forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s;
   const bool beside = beside_s > 0.0;
   const std::int64_t pieces = bucketed ? std::max<std::int64_t>(1, chunk.layers) : 1;
+  // With TP overlap, the collectives' hidden share runs on NVLink beside the compute.
+  const double tp_hidden_s = ref.forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s;
+  TaskId tp_hidden = none;
+  if (tp_hidden_s > 0.0) {
+    const FlowSpan hidden = comm(tp_hidden_s, res.nvlink, label, TaskKind::tp_comm,
+                                 [&] { return tp_hidden_comm(plan_, chunk, ref.forward); });
+    if (hidden.first != none) {
+      if (head != none)
+        after(head, hidden.first);
+      else
+        after(stream_tail, hidden.first);
+      tp_hidden = hidden.last;
+      tasks.tp_hidden = hidden.first;
+    }
+  }
   // Under the analytic fidelity a pass of one piece is one task with its tensor-parallel time.
-  const bool fused = !lower_comm_ && !bucketed && !beside && tp_s > 0.0;
+  const bool fused = !lower_comm_ && !bucketed && !beside && tp_hidden == none && tp_s > 0.0;
   TaskId previous = none;
   if (beside) {
     const double last_unit = compute_s / std::max(1.0, chunk.units);
@@ -262,6 +278,7 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
     const FlowSpan tp =
         comm(tp_s, res.nvlink, label, TaskKind::tp_comm, [&] { return tp_comm(plan_, chunk, ref.forward); });
     after(previous, tp.first);
+    after(tp_hidden, tp.first);
     tasks.end = tp.last;
   }
   if (!ref.forward && chunk.dp_after_backward_s > 0.0) {  // ZeRO-3 reductions that do not overlap
@@ -307,11 +324,13 @@ void Builder::connect_stages() {
     if (from.send != none) {
       after(from.send, to.first);
       after(from.send, to.overlap_first);
+      after(from.send, to.tp_hidden);
       return;
     }
     for (TaskId t : {from.end, from.overlap}) {
       after(t, to.first);
       after(t, to.overlap_first);
+      after(t, to.tp_hidden);
     }
   };
   for (std::int64_t c = 0; c < vp_; ++c)

@@ -15,16 +15,29 @@ bool gathers(const StepPlan& plan, bool forward) { return forward || plan.reshar
 
 }  // namespace
 
-CommParts tp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
+namespace {
+
+/// `share` of the chunk's tensor-parallel collectives of one pass.
+CommParts tp_share(const StepPlan& plan, const ChunkCosts& chunk, bool forward, double share) {
   const LayerCollectives& layer = plan.layer;
   const auto layers = static_cast<double>(chunk.layers);
   CommParts out;
+  if (!(share > 0.0)) return out;
   out.add({.first = &layer.tp[0],
            .second = layer.tp[1].group.ranks > 1 ? &layer.tp[1] : nullptr,
            .repeat = layer.tp_per_layer,
-           .scale = forward ? layers * chunk.tp_exposed_forward
-                            : layers * layer.tp_backward_factor * chunk.tp_exposed_backward});
+           .scale = (forward ? layers : layers * layer.tp_backward_factor) * share});
   return out;
+}
+
+}  // namespace
+
+CommParts tp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
+  return tp_share(plan, chunk, forward, forward ? chunk.tp_exposed_forward : chunk.tp_exposed_backward);
+}
+
+CommParts tp_hidden_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
+  return tp_share(plan, chunk, forward, 1.0 - (forward ? chunk.tp_exposed_forward : chunk.tp_exposed_backward));
 }
 
 CommParts dp_before_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
@@ -85,6 +98,8 @@ CommParts param_gather_comm(const StepPlan& plan, const ChunkCosts& chunk) {
 void set_comm_seconds(const StepPlan& plan, ChunkCosts& chunk) {
   chunk.tp_forward_s = comm_seconds(tp_comm(plan, chunk, true).span());
   chunk.tp_backward_s = comm_seconds(tp_comm(plan, chunk, false).span());
+  chunk.tp_hidden_forward_s = comm_seconds(tp_hidden_comm(plan, chunk, true).span());
+  chunk.tp_hidden_backward_s = comm_seconds(tp_hidden_comm(plan, chunk, false).span());
   chunk.dp_before_forward_s = comm_seconds(dp_before_comm(plan, chunk, true).span());
   chunk.dp_before_backward_s = comm_seconds(dp_before_comm(plan, chunk, false).span());
   chunk.dp_beside_forward_s = comm_seconds(dp_beside_comm(plan, chunk, true).span());

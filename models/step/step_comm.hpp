@@ -22,6 +22,8 @@
 namespace clustersim::models {
 
 CommParts tp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
+/// With TP overlap, the share of the TP collectives that runs under the GEMMs.
+CommParts tp_hidden_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
 /// ZeRO-3 traffic of a pass: before its compute, beside it, after it on the stream (backward
 /// only), and the overlapped last reduction after it (backward only).
 CommParts dp_before_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);

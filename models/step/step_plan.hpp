@@ -57,6 +57,8 @@ struct ChunkCosts {
   // and the plan's LayerCollectives.
   double tp_forward_s = 0.0;         // tensor-parallel collectives, blocking the compute stream
   double tp_backward_s = 0.0;
+  double tp_hidden_forward_s = 0.0;  // with TP overlap, the rest: under the GEMMs
+  double tp_hidden_backward_s = 0.0;
   double dp_before_forward_s = 0.0;  // ZeRO-3 gathers the pass's compute waits for: the first
   double dp_before_backward_s = 0.0; // unit's, or every unit's without prefetch
   double dp_beside_forward_s = 0.0;  // ZeRO-3 traffic under the pass's compute: the prefetched

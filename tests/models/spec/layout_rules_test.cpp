@@ -130,6 +130,25 @@ TEST_CASE("layout rules: one rule at a time, each naming its field") {
   CHECK(v.rule == "must be divisible by tp*cp = 8 with sequence parallelism, got 4100");
 
   v = broken([](Fixture& l) {
+    l.parallelism.sp = false;
+    l.parallelism.tp_comm_overlap = true;
+  });
+  CHECK(v.field == LayoutField::parallelism_tp_comm_overlap);
+  CHECK(v.rule == "overlapping tensor-parallel communication with the GEMMs needs sequence parallelism "
+                  "(parallelism.sp = true)");
+
+  v = broken([](Fixture& l) {
+    l.parallelism.zero = 3;
+    l.parallelism.shard_group = 3;  // 8 data-parallel ranks
+  });
+  CHECK(v.field == LayoutField::parallelism_shard_group);
+  CHECK(v.rule == "must divide the dp*cp = 8 data-parallel ranks (0: shard over all of them), got 3");
+
+  v = broken([](Fixture& l) { l.parallelism.shard_group = 4; });  // ZeRO-1
+  CHECK(v.field == LayoutField::parallelism_shard_group);
+  CHECK(v.rule == "hybrid sharding shards parameters: it needs parallelism.zero = 3");
+
+  v = broken([](Fixture& l) {
     l.cluster.gpu = test::a100();
     l.training.precision = Precision::fp8;
   });

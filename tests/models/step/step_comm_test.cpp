@@ -2,7 +2,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "models/comm/flow_collectives.hpp"
+#include "models/compute/compute_time.hpp"
+#include "models/compute/transformer_costs.hpp"
 #include "models/step/flow_step.hpp"
 #include "models/step/step_model.hpp"
 #include "tests/models/model_fixtures.hpp"
@@ -212,4 +216,28 @@ TEST_CASE("collective records: hybrid sharding gathers in the shard group and al
   CHECK(chunk.unit_replica_reduce.group.ranks_per_node == 1);
   CHECK(chunk.unit_replica_reduce.bytes == doctest::Approx(chunk.unit_reduce.bytes / 4.0).epsilon(1e-12));
   CHECK(chunk.unit_replica_reduce.scope == CommScope::dp_replica);
+}
+
+TEST_CASE("collective records: tensor-parallel overlap leaves the first chunk and what the GEMMs cannot hide") {
+  // Pipelining a collective of c seconds in n = tp chunks with G seconds of GEMMs: the first
+  // chunk is exposed, and whatever of the rest the other n - 1 GEMM chunks do not cover:
+  // exposed = max(c / n, c - G (n - 1) / n). TP 2: max(c/2, c - G/2).
+  StepInputs in = small_layout();
+  const StepPlan plain = plan_step(in);
+  in.parallelism.tp_comm_overlap = true;
+  const StepPlan overlapped = plan_step(in);
+  const ChunkCosts& p = plain.stages[1].chunks.front();
+  const ChunkCosts& o = overlapped.stages[1].chunks.front();
+  // The chunk's GEMMs by hand: the forward ops of kind gemm, 16 layers.
+  const LayerCosts layer = layer_costs(in.model, in.parallelism, in.training);
+  double gemm_forward_s = 0.0;
+  for (const OpCost& op : layer.forward)
+    if (op.kind == OpKind::gemm) gemm_forward_s += op_time_s(op, in.cluster.gpu, in.compute, in.training.precision);
+  gemm_forward_s *= 16.0;
+  const double c = p.tp_forward_s;
+  REQUIRE(c > 0.0);
+  const double expected = std::max(c / 2.0, c - gemm_forward_s / 2.0);
+  CHECK(o.tp_forward_s == doctest::Approx(expected).epsilon(1e-12));
+  CHECK(o.tp_exposed_forward == doctest::Approx(expected / c).epsilon(1e-12));
+  CHECK(o.tp_forward_s < c);
 }
