@@ -80,6 +80,7 @@ void apply_profile(const std::string& path, models::StepInputs& inputs) {
   inputs.compute = std::move(profile.compute);
   inputs.comm = std::move(profile.comm);
   inputs.comm.curves = curves_of(profile);
+  inputs.comm.measured_on = profile.network;
 }
 
 }  // namespace clustersim::calibration

@@ -66,12 +66,13 @@ class ProfileBuilder {
     cluster_.gpu = gpu_;
     cluster_.nic_bytes_per_s = options.nic_gbit_per_s * 1e9 / 8.0;
     cluster_.nics_per_node = options.nics_per_node;
+    cluster_.fabric = options.fabric;
     const models::CommProfile defaults = models::default_comm_profile(cluster_);
     out_.profile.comm = defaults;
     for (const auto* f : {"nvlink_efficiency", "network_efficiency", "launch_latency_s", "nvlink_hop_latency_s",
                           "network_hop_latency_s", "nvls_algbw_efficiency", "tree_efficiency", "tree_coupling_exponent",
                           "network_bulk_hop_latency_s", "ll_base_latency_s", "ll_network_hop_latency_s",
-                          "ll_network_efficiency"}) {
+                          "ll_network_efficiency", "all_to_all_base_latency_s", "all_to_all_peer_latency_s"}) {
       out_.profile.comm_sources[f] = std::string(kBuiltIn) + "models::default_comm_profile (InfiniBand): " + defaults.source;
     }
     auto& c = out_.profile.compute;
@@ -371,6 +372,10 @@ Calibration calibrate(std::span<const std::string> inputs, const CalibrateOption
   builder.fit_collectives(in);
   out.profile.metadata.arguments = options.arguments;
   out.profile.metadata.note = options.note;
+  out.profile.network = models::MeasuredNetwork{
+      .fabric = options.fabric, .nic_bytes_per_s = options.nic_gbit_per_s * 1e9 / 8.0, .nics_per_node = options.nics_per_node};
+  out.profile.network_source =
+      options.network_source.empty() ? "as given to calibrate (--fabric, --nic-gbit-per-s, --nics-per-node)" : options.network_source;
   out.profile.metadata.inputs = std::move(in.files);
   if (in.groups.empty() && in.single_rank.empty()) {
     out.notes.push_back("no collective measurements: the comm constants keep their built-in values");

@@ -43,6 +43,8 @@ struct CalibrateOptions {
   CollectiveFitOptions fit{};
   double nic_gbit_per_s = 400.0;  // per NIC, for network_efficiency
   std::int64_t nics_per_node = 8;
+  models::Fabric fabric = models::Fabric::infiniband;  // with the two above: the network measured on
+  std::string network_source{};  // where that network is stated; recorded in the profile
   std::vector<std::string> arguments{};  // recorded in the profile's metadata
   std::string note{};                    // likewise: where and when the inputs were measured
 };

@@ -69,6 +69,8 @@ constexpr std::array kCommFields{
     CommField{"ll_network_hop_latency_s", &models::CommProfile::ll_network_hop_latency_s, true},
     CommField{"ll_network_efficiency", &models::CommProfile::ll_network_efficiency, true},
     CommField{"tree_coupling_exponent", &models::CommProfile::tree_coupling_exponent, true},
+    CommField{"all_to_all_base_latency_s", &models::CommProfile::all_to_all_base_latency_s, true},
+    CommField{"all_to_all_peer_latency_s", &models::CommProfile::all_to_all_peer_latency_s, true},
 };
 
 /// The names of the fields in one or more of the tables above: a section's allowed keys.
@@ -246,6 +248,14 @@ std::string profile_to_json(const CalibrationProfile& p) {
     collectives.push_back(std::move(j));
   }
   root["collectives"] = std::move(collectives);
+  if (p.network) {
+    ordered_json network;
+    network["fabric"] = p.network->fabric == models::Fabric::roce ? "roce" : "infiniband";
+    network["nic_gbit_per_s"] = p.network->nic_bytes_per_s * 8.0 / 1e9;
+    network["nics_per_node"] = p.network->nics_per_node;
+    network["source"] = p.network_source;
+    root["network"] = std::move(network);
+  }
   ordered_json metadata;
   metadata["created_by"] = p.metadata.created_by;
   metadata["arguments"] = p.metadata.arguments;
@@ -267,7 +277,7 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
   } catch (const ordered_json::parse_error& e) {
     throw ScenarioError(source, "", fmt::format("not valid JSON: {}", e.what()));
   }
-  r.only_keys(root, "", {"format", "version", "gpu", "compute", "comm", "collectives", "metadata"});
+  r.only_keys(root, "", {"format", "version", "gpu", "compute", "comm", "collectives", "network", "metadata"});
   if (r.text(r.member(root, "", "format"), "/format") != kFormat) {
     r.fail("/format", fmt::format("must be \"{}\"", kFormat));
   }
@@ -343,6 +353,20 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
       model.segments.push_back(read_segment(r, segments[s], fmt::format("{}/segments/{}", pointer, s)));
     }
     p.collectives.push_back(std::move(model));
+  }
+
+  if (root.contains("network")) {
+    const ordered_json& network = root.at("network");
+    r.only_keys(network, "/network", {"fabric", "nic_gbit_per_s", "nics_per_node", "source"});
+    const std::string fabric = r.text(r.member(network, "/network", "fabric"), "/network/fabric");
+    if (fabric != "infiniband" && fabric != "roce") r.fail("/network/fabric", "must be \"infiniband\" or \"roce\"");
+    const double gbit = r.number(r.member(network, "/network", "nic_gbit_per_s"), "/network/nic_gbit_per_s");
+    if (!(gbit > 0.0)) r.fail("/network/nic_gbit_per_s", "must be > 0");
+    p.network = models::MeasuredNetwork{
+        .fabric = fabric == "roce" ? models::Fabric::roce : models::Fabric::infiniband,
+        .nic_bytes_per_s = gbit * 1e9 / 8.0,
+        .nics_per_node = r.integer(r.member(network, "/network", "nics_per_node"), "/network/nics_per_node", 1)};
+    p.network_source = r.text(r.member(network, "/network", "source"), "/network/source");
   }
 
   const ordered_json& metadata = r.member(root, "", "metadata");

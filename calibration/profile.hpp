@@ -6,9 +6,11 @@
 ///     "compute": { "<ComputeProfile field>": {"value": x, "source": "...", "ci95": [lo, hi]}, ... },
 ///     "comm":    { "<CommProfile field>":    {"value": x, "source": "...", "ci95": [lo, hi]}, ... },
 ///     "collectives": [ {"op", "ranks", "ranks_per_node", "source", "segments": [...]} ],
+///     "network": {"fabric": "infiniband", "nic_gbit_per_s": 400, "nics_per_node": 8, "source": "..."},
 ///     "metadata": { "created_by", "arguments": [...], "inputs": [{"path", "kind", "fnv1a64", "records"}],
 ///                   "note" (optional) } }
-/// "ci95" is optional. Units: those in the field names (s, fractions, SM counts, elements; bytes,
+/// "ci95" is optional; so is "network" (the scale-out network the constants were measured on,
+/// which models/comm/comm_on_cluster.hpp scales from; without it, the scenario's own). Units: those in the field names (s, fractions, SM counts, elements; bytes,
 /// us, GB/s in the segments). Errors name the file and the JSON pointer (ScenarioError).
 /// Limitations: CommProfile has a single source string; the per-field sources are kept in
 /// comm_sources and joined into it on load.
@@ -17,6 +19,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -50,6 +53,8 @@ struct CalibrationProfile {
   /// 95 % intervals by JSON pointer of the constant, e.g. "/compute/k_half", "/comm/nvlink_efficiency".
   std::map<std::string, std::pair<double, double>, std::less<>> ci95{};
   std::vector<CollectiveModel> collectives{};
+  std::optional<models::MeasuredNetwork> network{};
+  std::string network_source{};  // where the network's fabric, NIC rate and count are stated
   ProfileMetadata metadata{};
 };
 

@@ -3,6 +3,8 @@
 #include <stdexcept>
 
 #include "calibration/apply_profile.hpp"
+#include "models/comm/comm_on_cluster.hpp"
+#include "scenarios/embedded_files.hpp"
 #include "scenarios/scenario_error.hpp"
 
 namespace clustersim::calibration {
@@ -27,20 +29,52 @@ models::StepInputs builtin_step_inputs(const scenarios::Scenario& scenario) {
   return in;
 }
 
+bool has_bundled_profile(const scenarios::Scenario& scenario) {
+  return scenarios::find_embedded_file("calibration/profiles/" + scenario.cluster.gpu.name + ".json") != nullptr;
+}
+
 }  // namespace
 
-models::StepInputs step_inputs(const scenarios::Scenario& scenario) {
+std::string resolved_profile(const scenarios::Scenario& scenario) {
+  const std::string& named = scenario.calibration_profile;
+  if (named == kBuiltInConstants) return "";
+  if (!named.empty()) return named;
+  return has_bundled_profile(scenario) ? std::string(kBundledProfile) : "";
+}
+
+std::string communication_constants(const scenarios::Scenario& scenario) {
+  const std::string profile = resolved_profile(scenario);
+  if (profile == kBundledProfile) return "bundled profile " + scenario.cluster.gpu.name;
+  if (!profile.empty()) return "calibration profile " + profile;
+  if (scenario.calibration_profile == kBuiltInConstants) return "built-in alpha-beta line (calibration.profile \"built-in\")";
+  return "built-in alpha-beta line (no bundled profile for GPU " + scenario.cluster.gpu.name + ")";
+}
+
+namespace {
+
+// The constants as the profile states them, before they are carried to the scenario's network.
+models::StepInputs measured_inputs(const scenarios::Scenario& scenario) {
   models::StepInputs inputs = builtin_step_inputs(scenario);
-  if (!scenario.calibration_profile.empty()) apply_profile(scenario.calibration_profile, inputs);
+  if (const std::string profile = resolved_profile(scenario); !profile.empty()) apply_profile(profile, inputs);
   return inputs;
 }
 
+models::StepInputs carried_to_network(models::StepInputs inputs) {
+  inputs.comm = models::comm_on_cluster(inputs.comm, inputs.cluster);
+  return inputs;
+}
+
+}  // namespace
+
+models::StepInputs step_inputs(const scenarios::Scenario& scenario) { return carried_to_network(measured_inputs(scenario)); }
+
 std::optional<StepTimeBand> step_time_band(const scenarios::Scenario& scenario) {
-  if (scenario.calibration_profile.empty()) return std::nullopt;
-  const auto band = profile_band(scenario.calibration_profile, step_inputs(scenario));
+  // Only for a profile the scenario names: the default one is the constants of every run.
+  if (scenario.calibration_profile.empty() || scenario.calibration_profile == kBuiltInConstants) return std::nullopt;
+  const auto band = profile_band(scenario.calibration_profile, measured_inputs(scenario));
   if (!band) return std::nullopt;
-  return StepTimeBand{.fast_s = models::simulate_step(band->fast).report.times.step_time_s,
-                      .slow_s = models::simulate_step(band->slow).report.times.step_time_s,
+  return StepTimeBand{.fast_s = models::simulate_step(carried_to_network(band->fast)).report.times.step_time_s,
+                      .slow_s = models::simulate_step(carried_to_network(band->slow)).report.times.step_time_s,
                       .constants = band->constants};
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/comm/comm_on_cluster.hpp"
 #include "models/step/step_model.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "calibration/step_inputs.hpp"
@@ -47,9 +48,9 @@ PreparedRun prepare_run(const scenarios::Scenario& scenario, const std::string& 
     models::StepInputs degraded = inputs;
     const auto nics = static_cast<double>(scenario.cluster.nics_per_node);
     degraded.cluster.nic_bytes_per_s *= nics > 1 ? (nics - 1.0) / nics : 0.5;
-    // A calibration profile's curves were measured on healthy NICs and would hide the lost link,
-    // so the degraded cluster is priced with the built-in line of its reduced NIC rate.
-    degraded.comm = models::default_comm_profile(degraded.cluster);
+    // The same constants as the healthy run, carried to the reduced NIC rate: the fitted curves
+    // that cross nodes lose the lost link's share of their bandwidth (comm_on_cluster.hpp).
+    degraded.comm = models::comm_on_cluster(inputs.comm, degraded.cluster);
     run.setup.degraded_step_time_s = models::simulate_step(degraded).report.times.step_time_s;
   }
   return finish(std::move(run), source);

@@ -44,6 +44,7 @@ constexpr Unit microseconds{.symbol = "us", .div = 1e6};
 constexpr Bounds any{};
 constexpr Bounds positive{.min = 0, .min_exclusive = true};
 constexpr Bounds non_negative{.min = 0};
+constexpr Bounds unset_or_non_negative{.min = -1};  // -1 (any negative): not set
 
 // --- field factories --------------------------------------------------------------------------
 
@@ -440,9 +441,14 @@ std::vector<Section> build_sections() {
                                                         "torus"},
                         "scale-out network topology"),
             number("network_latency_us", member(cluster, &ClusterSpec::network_latency_s),
-                   microseconds, non_negative, "latency of one scale-out hop, software included"),
+                   microseconds, unset_or_non_negative,
+                   "latency of one scale-out hop, software included; replaces the communication "
+                   "constants' hop latency (and shifts their per-network-step latencies by as much); "
+                   "negative (-1): not set, the constants' own"),
             number("nvlink_latency_us", member(cluster, &ClusterSpec::nvlink_latency_s),
-                   microseconds, non_negative, "latency of one NVLink hop, software included"),
+                   microseconds, unset_or_non_negative,
+                   "latency of one NVLink hop, software included; replaces the communication "
+                   "constants' hop latency; negative (-1): not set, the constants' own"),
             number("oversubscription", member(cluster, &ClusterSpec::oversubscription), count,
                    Bounds{.min = 1},
                    "fat-tree leaf downlink : uplink bandwidth ratio; 1 = non-blocking"),

@@ -19,11 +19,14 @@ namespace cal = calibration;
 std::vector<std::string> recorded_arguments(std::span<const std::string> args) {
   std::vector<std::string> kept;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--out" || args[i] == "--note") {
+    if (args[i] == "--out" || args[i] == "--note" || args[i] == "--network-source") {
       ++i;
       continue;
     }
-    if (args[i].starts_with("--out=") || args[i].starts_with("--note=") || args[i] == "--json") continue;
+    if (args[i].starts_with("--out=") || args[i].starts_with("--note=") || args[i].starts_with("--network-source=") ||
+        args[i] == "--json") {
+      continue;
+    }
     kept.push_back(args[i]);
   }
   return kept;
@@ -33,7 +36,7 @@ std::vector<std::string> recorded_arguments(std::span<const std::string> args) {
 
 int cmd_calibrate(std::span<const std::string> args, std::ostream& out) {
   std::vector<std::string> inputs;
-  std::string out_path, collective;
+  std::string out_path, collective, fabric = "infiniband";
   bool json = false;
   cal::CalibrateOptions options;
   CommandOptions command;
@@ -50,6 +53,10 @@ int cmd_calibrate(std::span<const std::string> args, std::ostream& out) {
       ("nic-gbit-per-s", po::value(&options.nic_gbit_per_s)->default_value(400.0, "400")->value_name("GBIT"),
        "line rate of one NIC, for network_efficiency")
       ("nics-per-node", po::value(&options.nics_per_node)->default_value(8)->value_name("N"), "NICs per node, for network_efficiency")
+      ("fabric", po::value(&fabric)->value_name("NAME"),
+       "infiniband (default) or roce: with the NIC rate and count, the network the inputs were measured on")
+      ("network-source", po::value(&options.network_source)->value_name("TEXT"),
+       "where that network (fabric, NIC rate, NICs per node) is stated, kept in the profile")
       ("note", po::value(&options.note)->value_name("TEXT"),
        "where and when the inputs were measured, kept in the profile's metadata")
       ("json", po::bool_switch(&json), "print the fit report as one JSON object instead of text");
@@ -74,6 +81,11 @@ int cmd_calibrate(std::span<const std::string> args, std::ostream& out) {
   if (out_path.empty()) throw CliError("calibrate: --out PROFILE.json is required");
   if (!(options.fit.tolerance > 0.0)) throw CliError("calibrate: --tolerance must be > 0");
   if (options.fit.max_segments < 0) throw CliError("calibrate: --max-segments must be >= 0");
+  if (fabric == "roce") {
+    options.fabric = models::Fabric::roce;
+  } else if (fabric != "infiniband") {
+    throw CliError("calibrate: --fabric " + fabric + ": not infiniband or roce");
+  }
   if (!(options.nic_gbit_per_s > 0.0) || options.nics_per_node < 1) {
     throw CliError("calibrate: --nic-gbit-per-s and --nics-per-node must be positive");
   }

@@ -85,7 +85,7 @@ int cmd_collective(std::span<const std::string> args, std::ostream& out) {
                                inputs.cluster.gpus_per_node));
   }
   NcclTestsRun run = predict_nccl_tests_run(*op, nodes, min_bytes, max_bytes, factor, inputs);
-  run.constants = scenario.calibration_profile.empty() ? "built-in" : scenario.calibration_profile;
+  run.constants = calibration::communication_constants(scenario);
   if (scenario_args.json) {
     out << nccl_tests_json(run, scenario.name).dump(2) << '\n';
   } else {

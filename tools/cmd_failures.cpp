@@ -7,6 +7,7 @@
 #include "models/run/monte_carlo.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "tools/command_line.hpp"
+#include "calibration/step_inputs.hpp"
 #include "tools/commands.hpp"
 #include "tools/render/failures_report.hpp"
 #include "tools/progress.hpp"
@@ -119,9 +120,12 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
   bar.finish();
 
   if (scenario_args.json) {
-    out << failures_report_json(scenario, study).dump(2) << '\n';
+    nlohmann::ordered_json j = failures_report_json(scenario, study);
+    j["communication_constants"] = calibration::communication_constants(scenario);
+    out << j.dump(2) << '\n';
   } else {
-    out << failures_report_text(scenario, study);
+    out << failures_report_text(scenario, study) << "communication constants: "
+        << calibration::communication_constants(scenario) << '\n';
   }
   return 0;
 }

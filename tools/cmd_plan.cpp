@@ -13,6 +13,7 @@
 #include "planning/plan/plan.hpp"
 #include "planning/plan/topology_names.hpp"
 #include "tools/command_line.hpp"
+#include "calibration/step_inputs.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
 #include "tools/progress.hpp"
@@ -133,7 +134,12 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
 
   const std::string text = plan_text(request, result);
   if (!report_path.empty()) write_file_atomically(report_path, plan_html(request, result, text));
-  out << (scenario_args.json ? plan_json(request, result) : text);
+  if (scenario_args.json) {
+    out << plan_json(request, result);
+  } else {
+    out << text << "communication constants: " << calibration::communication_constants(request.scenario)
+        << " (each candidate GPU: its own bundled profile)\n";
+  }
   return 0;
 }
 

@@ -81,11 +81,13 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
   const std::optional<calibration::StepTimeBand> band = calibration::step_time_band(scenario);
   if (scenario_args.json) {
     nlohmann::ordered_json j = step_report_json(scenario, sim.report);
+    j["communication_constants"] = calibration::communication_constants(scenario);
     if (band) j["step_time_band_s"] = {{"fast", band->fast_s}, {"slow", band->slow_s}, {"constants", band->constants}};
     if (links > 0) j["links"] = links_json(busiest);
     out << j.dump(2) << '\n';
   } else {
     out << step_report_text(scenario, sim.report);
+    out << fmt::format("\n  communication constants: {}\n", calibration::communication_constants(scenario));
     if (band) {
       out << fmt::format("\n  step time with the profile's constants at the ends of their 95 % intervals: "
                          "{:.3f} .. {:.3f} s\n  ({} constants: {})\n",

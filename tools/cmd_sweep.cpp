@@ -96,7 +96,8 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   const models::StepInputs base = calibration::step_inputs(scenario);
   planning::SweepHeader header{.mode = search ? "search" : "configs",
                      .scenario = scenario.name,
-                     .cluster = cluster_text(scenario),
+                     .cluster = cluster_text(scenario) + "; communication constants: " +
+                                calibration::communication_constants(scenario),
                      .model = scenario.model.name,
                      .hbm_bytes = scenario.cluster.gpu.hbm_bytes,
                      .shard_index = shard.index,

@@ -8,6 +8,7 @@
 #include "models/cost/tco.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "tools/command_line.hpp"
+#include "calibration/step_inputs.hpp"
 #include "tools/commands.hpp"
 #include "tools/progress.hpp"
 #include "planning/run_setup.hpp"
@@ -76,9 +77,12 @@ int cmd_tco(std::span<const std::string> args, std::ostream& out) {
                                stats.mean_wall_s, spot_wall_s);
 
   if (scenario_args.json) {
-    out << tco_report_json(scenario, study).dump(2) << '\n';
+    nlohmann::ordered_json j = tco_report_json(scenario, study);
+    j["communication_constants"] = calibration::communication_constants(scenario);
+    out << j.dump(2) << '\n';
   } else {
-    out << tco_report_text(scenario, study);
+    out << tco_report_text(scenario, study) << "communication constants: "
+        << calibration::communication_constants(scenario) << '\n';
   }
   return 0;
 }

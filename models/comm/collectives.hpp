@@ -9,8 +9,9 @@
 /// through each of the N nodes' NICs; the two stages pipelined at the soft minimum of their
 /// rates), which NCCL runs on NVLS nodes, else the faster of a ring and the tree (one rank per
 /// node: the ring). All-to-all across nodes is held to each rank's own
-/// NIC share ((n-k)/n of its buffer leaves the node), not the node's NICs together. Latency steps: log-depth trees for all-reduce across
-/// nodes, rings otherwise.
+/// NIC share ((n-k)/n of its buffer leaves the node), not the node's NICs together. Latency steps
+/// as NCCL's tuner counts them (latency_steps): log-depth trees for all-reduce across nodes where
+/// the tree runs, a hop per ring neighbour otherwise.
 /// Measured curves: a profile may carry curves (collective_curve.hpp) fitted to nccl-tests runs.
 /// A curve of the group's own layout gives the time outright; a single-node curve of the same
 /// collective and GPUs per node also prices groups of several such nodes, as the faster of the two
@@ -29,10 +30,12 @@
 /// two protocol families' constants and the tree's pipeline (efficiency, coupling exponent) are
 /// fitted to two clusters' logs (2 and 8 nodes of H100 on 400 Gb/s InfiniBand): within 7 % of both
 /// from 1 MiB up; other fabrics and node counts extrapolate.
-/// Source: ring step counts and bus-bandwidth factors as in nccl-tests' PERFORMANCE.md and the
+/// Source: latency steps as NCCL's src/graph/tuning.cc (base + intra steps x intra latency +
+/// inter steps x inter latency); ring step counts and bus-bandwidth factors as in nccl-tests' PERFORMANCE.md and the
 /// shared reference training-math.md; constants from measurements.md section 1 (see CommProfile).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +48,16 @@ namespace clustersim::models {
 struct CommGroup {
   std::int64_t ranks = 1;
   std::int64_t ranks_per_node = 1;
+};
+
+/// The scale-out network a profile's constants were measured on (comm_on_cluster.hpp carries
+/// them to another).
+struct MeasuredNetwork {
+  Fabric fabric = Fabric::infiniband;
+  double nic_bytes_per_s = 0.0;  // per NIC, per direction
+  std::int64_t nics_per_node = 0;
+
+  friend bool operator==(const MeasuredNetwork&, const MeasuredNetwork&) = default;
 };
 
 /// Link efficiencies and latencies of one cluster's communication stack, each with its source.
@@ -67,8 +80,19 @@ struct CommProfile {
   double ll_base_latency_s = 0.0;         // fixed cost of such an all-reduce
   double ll_network_hop_latency_s = 0.0;  // per network step
   double ll_network_efficiency = 0.0;     // per-step forwarding rate / the NIC rate; 0: not modelled
+  // All-to-all across nodes: NCCL runs it as a send and a receive per peer, and the cost of those
+  // operations, not the ring's hops, fills its small and mid sizes: a fixed cost per call and one
+  // per peer on another node. 0: not modelled.
+  double all_to_all_base_latency_s = 0.0;
+  double all_to_all_peer_latency_s = 0.0;
   std::vector<CollectiveCurve> curves{};    // measured, by layout (calibration profiles)
+  std::optional<MeasuredNetwork> measured_on{};  // none: the cluster the profile is used on
 };
+
+/// What a fabric's network steps keep of the NIC line rate (per-NIC busbw / line rate) and the
+/// latency of one of its hops on the alpha-beta line: the fabric's only constants.
+double fabric_efficiency(Fabric fabric);
+double fabric_hop_latency_s(Fabric fabric);
 
 /// Defaults for the cluster's GPU generation and fabric (RoCE: lower efficiency, higher latency).
 CommProfile default_comm_profile(const ClusterSpec& cluster);
@@ -89,6 +113,18 @@ double tree_network_share(const CommGroup& group, const ClusterSpec& cluster, co
 /// Whether an all-reduce over `group` runs NCCL's tree family (across nodes, when at least as fast
 /// as a ring), so that the flow fidelity lowers the algorithm this model costs.
 bool all_reduce_uses_tree(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile);
+
+/// Hops a collective's latency pays, as NCCL's tuner counts them: a ring over n ranks on N nodes
+/// n - 1 (N - 1 across the network, n - N over NVLink), twice for all-reduce; NCCL's tree (an
+/// all-reduce across nodes where all_reduce_uses_tree) 2 (ranks per node - 1) NVLink hops and
+/// 2 ceil(log2 N) network hops; send/receive and all-to-all (NCCL's point-to-point operations, all
+/// peers at once) one hop.
+struct LatencySteps {
+  double nvlink = 0.0;
+  double network = 0.0;
+};
+LatencySteps latency_steps(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster,
+                           const CommProfile& profile);
 
 /// nccl-tests' bus-bandwidth factor: bytes each rank moves per byte of buffer.
 double bus_factor(CollectiveOp op, std::int64_t ranks);

@@ -115,20 +115,16 @@ CommGroup comm_group_of(const FlowNetwork& network, std::span<const std::int64_t
 double collective_latency_s(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster,
                             const CommProfile& profile) {
   if (group.ranks <= 1 || cluster.ideal_network) return 0.0;
+  const LatencySteps steps = latency_steps(op, group, cluster, profile);
   const std::int64_t per_node = std::min(group.ranks_per_node, group.ranks);
-  const std::int64_t nodes = (group.ranks + per_node - 1) / per_node;
-  double nvlink_steps = static_cast<double>(per_node - 1);
-  if (op == CollectiveOp::all_reduce) nvlink_steps *= 2.0;
-  double network_steps = 0.0;
-  if (nodes > 1) {
-    switch (op) {
-      case CollectiveOp::all_reduce: network_steps = 2.0 * static_cast<double>(ceil_log2(nodes)); break;
-      case CollectiveOp::send_recv: network_steps = 1.0; break;
-      default: network_steps = static_cast<double>(nodes - 1); break;
-    }
-  }
-  return profile.launch_latency_s + nvlink_steps * profile.nvlink_hop_latency_s +
-         network_steps * profile.network_hop_latency_s;
+  const double peers_off_node = op == CollectiveOp::all_to_all && group.ranks > per_node
+                                    ? static_cast<double>(group.ranks - per_node)
+                                    : -1.0;
+  const double all_to_all = peers_off_node < 0.0 ? 0.0
+                                                 : profile.all_to_all_base_latency_s +
+                                                       peers_off_node * profile.all_to_all_peer_latency_s;
+  return profile.launch_latency_s + steps.nvlink * profile.nvlink_hop_latency_s +
+         steps.network * profile.network_hop_latency_s + all_to_all;
 }
 
 void append_all_reduce(const FlowNetwork& network, std::span<const std::int64_t> ranks, double bytes,

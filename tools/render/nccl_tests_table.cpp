@@ -102,14 +102,7 @@ std::string nccl_tests_text(const NcclTestsRun& run, const std::string& scenario
   std::string text = fmt::format(
       "# clustersim collective: {} predicted for {} ranks ({} node(s) x {} {}), scenario {}, {} fidelity\n",
       test_name(run.op), run.ranks, run.nodes, run.gpus_per_node, run.gpu, scenario_name, run.fidelity);
-  if (run.constants == "built-in") {
-    text += run.nodes > 1 ? "# constants: built-in alpha-beta lines (across nodes checked against measurements only "
-                            "from 1 GiB, optimistic below; --set calibration.profile=bundled prices from measured "
-                            "curves)\n"
-                          : "# constants: built-in alpha-beta lines\n";
-  } else if (!run.constants.empty()) {
-    text += fmt::format("# constants: calibration profile {}\n", run.constants);
-  }
+  if (!run.constants.empty()) text += fmt::format("# communication constants: {}\n", run.constants);
   text += fmt::format(
       "# nThread 1 nGpus 1 minBytes {} maxBytes {} step: {}(factor) warmup iters: 0 iters: 0 agg iters: 1 "
       "validation: 0 graph: 0\n#\n# Using devices\n",

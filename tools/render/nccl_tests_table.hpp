@@ -39,7 +39,7 @@ struct NcclTestsRun {
   std::int64_t gpus_per_node = 1;
   std::string gpu{};
   std::string fidelity{};  // "analytic" or "flow"
-  std::string constants{};  // "built-in", or the calibration profile's path (or "bundled")
+  std::string constants{};  // which constants priced it (calibration::communication_constants)
   double factor = 2.0;
   std::vector<NcclTestsRow> rows{};
   double avg_busbw_gbps = 0.0;

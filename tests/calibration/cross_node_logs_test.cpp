@@ -1,0 +1,90 @@
+// The standing check of the analytic model across nodes: for every multi-node log transcribed under
+// calibration/published/, the worst |busbw error| from 1 MiB up of models::collective_time_s with
+// the constants `clustersim collective` uses (the GPU's bundled profile, carried to the log's
+// cluster), held under a bound per log: the measured worst plus a little margin, so the test fails
+// when the model regresses. A new multi-node log fails here until it has a bound.
+// The error is predicted busbw / measured busbw - 1 (= measured time / predicted time - 1).
+//
+// What holds, and what does not:
+// - b200_4n32g_allreduce_ml-engineering: a curve of its own layout in the bundled profile, so the
+//   error is the fit's residual (the AWS tuner's own choices between 1 MiB and 16 GiB).
+// - h100_*_alltoall_aws-efa (2-32 nodes of p5, 32 MiB-2 GiB): EFA is priced as RoCE's class (an
+//   Ethernet RDMA fabric; its bulk rate reaches 85 % of the 400 Gb/s per GPU). The all-to-all
+//   constants (collectives.cpp) are fitted to these five together, so the bounds are residuals. Not
+//   within 10 %: worst 14 % on 2 nodes, 12 % on 4, 14 % on 16, 20 % on 32 (8 nodes: 9.3 %):
+//   the measured cost beyond the bulk rate grows faster with the node count than one fixed cost
+//   plus one per remote peer can follow.
+// No public multi-node all_gather, reduce_scatter or sendrecv log with full size sweeps was found
+// for H100/H200/A100 outside the sources this project may not use, so those ops have no row here.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "calibration/raw_inputs.hpp"
+#include "calibration/step_inputs.hpp"
+#include "models/comm/collectives.hpp"
+#include "scenarios/scenario_io.hpp"
+
+namespace {
+
+using namespace clustersim;
+
+struct LogBound {
+  std::vector<std::string> sets;  // the log's cluster, as scenario keys
+  double worst = 0.0;             // the bound on the worst |error| from 1 MiB
+};
+
+const std::map<std::string, LogBound>& cross_node_bounds() {
+  static const std::vector<std::string> p5 = {"cluster.gpu=h100-sxm", "cluster.fabric=roce", "cluster.nics_per_node=8",
+                                              "cluster.nic_gbit_per_s=400"};
+  static const std::map<std::string, LogBound> table{
+      {"b200_4n32g_allreduce_ml-engineering.jsonl", {{"cluster.gpu=b200"}, 0.03}},
+      {"h100_2n16g_alltoall_aws-efa.jsonl", {p5, 0.15}},
+      {"h100_4n32g_alltoall_aws-efa.jsonl", {p5, 0.13}},
+      {"h100_8n64g_alltoall_aws-efa.jsonl", {p5, 0.10}},
+      {"h100_16n128g_alltoall_aws-efa.jsonl", {p5, 0.15}},
+      {"h100_32n256g_alltoall_aws-efa.jsonl", {p5, 0.21}},
+  };
+  return table;
+}
+
+}  // namespace
+
+TEST_CASE("cross-node logs: every multi-node published log is predicted within its recorded bound from 1 MiB") {
+  const std::filesystem::path dir = std::filesystem::path(CLUSTERSIM_SOURCE_DIR) / "calibration" / "published";
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  int checked = 0;
+  for (const auto& file : files) {
+    const std::vector<std::string> paths{file.string()};
+    const calibration::RawInputs in = calibration::read_raw_inputs(paths, std::nullopt);
+    for (const auto& [key, group] : in.groups) {
+      if (group.ranks <= group.ranks_per_node) continue;
+      const std::string name = file.filename().string();
+      CAPTURE(name);
+      const auto bound = cross_node_bounds().find(name);
+      REQUIRE_MESSAGE(bound != cross_node_bounds().end(), "a multi-node log without a recorded bound");
+      const models::StepInputs inputs = calibration::step_inputs(scenarios::default_scenario(bound->second.sets));
+      double worst = 0.0;
+      for (const auto& p : group.points) {
+        if (p.bytes < (1 << 20)) continue;
+        const double predicted_us =
+            1e6 * models::collective_time_s(group.op, static_cast<double>(p.bytes),
+                                            {.ranks = group.ranks, .ranks_per_node = group.ranks_per_node},
+                                            inputs.cluster, inputs.comm);
+        worst = std::max(worst, std::abs(p.time_us / predicted_us - 1.0));
+      }
+      MESSAGE(name << ": worst |error| from 1 MiB " << worst);
+      CHECK(worst <= bound->second.worst);
+      ++checked;
+    }
+  }
+  CHECK(checked == static_cast<int>(cross_node_bounds().size()));
+}

@@ -1,0 +1,58 @@
+#include "calibration/step_inputs.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "models/comm/collectives.hpp"
+#include "scenarios/scenario_io.hpp"
+
+namespace {
+
+using namespace clustersim;
+
+double latency_key_step_time(const std::vector<std::string>& sets) {
+  return models::simulate_step(calibration::step_inputs(scenarios::default_scenario(sets))).report.times.step_time_s;
+}
+
+double two_node_all_reduce_s(const std::vector<std::string>& sets, double bytes) {
+  const models::StepInputs in = calibration::step_inputs(scenarios::default_scenario(sets));
+  return models::collective_time_s(models::CollectiveOp::all_reduce, bytes, {.ranks = 16, .ranks_per_node = 8}, in.cluster,
+                                   in.comm);
+}
+
+}  // namespace
+
+TEST_CASE("step inputs: every scenario takes its GPU's bundled profile unless it names another") {
+  const scenarios::Scenario h100 = scenarios::default_scenario({"cluster.gpu=h100-sxm"});
+  CHECK(calibration::communication_constants(h100) == "bundled profile h100-sxm");
+  CHECK_FALSE(calibration::step_inputs(h100).comm.curves.empty());
+  const scenarios::Scenario builtin = scenarios::default_scenario({"cluster.gpu=h100-sxm", "calibration.profile=built-in"});
+  CHECK(calibration::communication_constants(builtin) == "built-in alpha-beta line (calibration.profile \"built-in\")");
+  CHECK(calibration::step_inputs(builtin).comm.curves.empty());
+  const scenarios::Scenario v100 = scenarios::default_scenario({"cluster.gpu=gb200"});
+  CHECK(calibration::communication_constants(v100) == "built-in alpha-beta line (no bundled profile for GPU gb200)");
+}
+
+TEST_CASE("step inputs: the latency keys take effect under the default profile, in both fidelities") {
+  for (const std::string fidelity : {"analytic", "flow"}) {
+    CAPTURE(fidelity);
+    const double none = latency_key_step_time({"simulation.fidelity=" + fidelity, "cluster.network_latency_us=0"});
+    const double slow = latency_key_step_time({"simulation.fidelity=" + fidelity, "cluster.network_latency_us=1e6"});
+    CHECK(slow > none + 1.0);
+    const double nvlink_slow = latency_key_step_time({"simulation.fidelity=" + fidelity, "cluster.nvlink_latency_us=1e6"});
+    CHECK(nvlink_slow > none + 1.0);
+  }
+  // A 2-node all-reduce of 1 MiB: 2 network steps (the tree) of 1 s each, at least.
+  CHECK(two_node_all_reduce_s({"cluster.network_latency_us=1e6"}, 1 << 20) > 2.0);
+  CHECK(two_node_all_reduce_s({"cluster.network_latency_us=0"}, 1 << 20) < 1e-3);
+}
+
+TEST_CASE("step inputs: under the bundled profile InfiniBand and RoCE price differently") {
+  const double ib = two_node_all_reduce_s({"cluster.fabric=infiniband"}, 1 << 30);
+  const double roce = two_node_all_reduce_s({"cluster.fabric=roce"}, 1 << 30);
+  CHECK(roce > ib * 1.02);
+  const double half_nics = two_node_all_reduce_s({"cluster.nics_per_node=4"}, 1 << 30);
+  CHECK(half_nics > ib * 1.2);
+}
