@@ -55,6 +55,9 @@ constexpr std::array kBanded{
     BandedConstant{"/comm/launch_latency_s", [](models::StepInputs& in) { return &in.comm.launch_latency_s; }, false},
     BandedConstant{"/comm/nvlink_hop_latency_s", [](models::StepInputs& in) { return &in.comm.nvlink_hop_latency_s; }, false},
     BandedConstant{"/comm/network_hop_latency_s", [](models::StepInputs& in) { return &in.comm.network_hop_latency_s; }, false},
+    BandedConstant{"/overlap/sms_held", [](models::StepInputs& in) { return &in.compute.overlap.sms_held.value; }, false},
+    BandedConstant{"/overlap/hbm_bytes_per_bus_byte", [](models::StepInputs& in) { return &in.compute.overlap.hbm_bytes_per_bus_byte.value; }, false},
+    BandedConstant{"/overlap/copy_hbm_bytes_per_byte", [](models::StepInputs& in) { return &in.compute.overlap.copy_hbm_bytes_per_byte.value; }, false},
 };
 
 }  // namespace

@@ -82,6 +82,12 @@ class Record {
     return {time, rate};
   }
 
+  bool boolean(std::string_view key) const {
+    const json& value = object_.at(std::string(key));
+    if (!value.is_boolean()) fail(key, "must be true or false");
+    return value.get<bool>();
+  }
+
   int line() const { return line_; }
 
  private:
@@ -163,6 +169,28 @@ void read_nccl(const Record& r, BenchRecords& out) {
   out.collectives.push_back(s);
 }
 
+void read_overlap(const Record& r, BenchRecords& out) {
+  r.allow_only({"victim", "comm", "ranks", "comm_bytes", "alone_s", "overlapped_s", "comm_alone_s", "comm_overlapped_s",
+                "comm_gb_per_s", "nccl_channels", "ctas", "covered", "m", "n", "k", "dtype", "bytes", "reps", "iters"});
+  OverlapSample s{.line = r.line(), .victim = r.required_text("victim"), .comm = r.required_text("comm")};
+  if (s.victim != "gemm" && s.victim != "memory") r.fail("victim", fmt::format("\"{}\" is not gemm or memory", s.victim));
+  if (s.comm != "nccl_all_reduce" && s.comm != "memcpy_d2d" && s.comm != "memcpy_d2h" && s.comm != "sm_copy") {
+    r.fail("comm", fmt::format("\"{}\" is not nccl_all_reduce, memcpy_d2d, memcpy_d2h or sm_copy", s.comm));
+  }
+  if (r.has("ranks")) s.ranks = r.positive_integer("ranks");
+  if (r.has("comm_bytes")) s.comm_bytes = r.positive_integer("comm_bytes");
+  if (!r.has("alone_s")) r.fail("alone_s", "is required");
+  if (!r.has("overlapped_s")) r.fail("overlapped_s", "is required");
+  s.alone_s = r.positive_number("alone_s");
+  s.overlapped_s = r.positive_number("overlapped_s");
+  if (!r.has("comm_gb_per_s")) r.fail("comm_gb_per_s", "is required");
+  s.comm_gb_per_s = r.positive_number("comm_gb_per_s");
+  if (r.has("ctas")) s.ctas = r.positive_integer("ctas");
+  else if (r.has("nccl_channels")) s.ctas = r.positive_integer("nccl_channels");
+  if (r.has("covered")) s.covered = r.boolean("covered");
+  out.overlap.push_back(std::move(s));
+}
+
 }  // namespace
 
 BenchRecords parse_bench_records(std::string_view text, const std::string& file) {
@@ -181,7 +209,7 @@ BenchRecords parse_bench_records(std::string_view text, const std::string& file)
     if (!object.is_object()) throw InputError(file, number, "each line must be one JSON object");
     const Record record(object, file, number);
     if (!object.contains("bench") || !object.at("bench").is_string()) {
-      record.fail("bench", "is required: device, gemm, membw, attention or nccl");
+      record.fail("bench", "is required: device, gemm, membw, attention, nccl or overlap");
     }
     const std::string kind = object.at("bench").get<std::string>();
     if (kind == "device") read_device(record, records);
@@ -189,7 +217,8 @@ BenchRecords parse_bench_records(std::string_view text, const std::string& file)
     else if (kind == "membw") read_membw(record, records);
     else if (kind == "attention") read_attention(record, records);
     else if (kind == "nccl") read_nccl(record, records);
-    else record.fail("bench", fmt::format("\"{}\" is not device, gemm, membw, attention or nccl", kind));
+    else if (kind == "overlap") read_overlap(record, records);
+    else record.fail("bench", fmt::format("\"{}\" is not device, gemm, membw, attention, nccl or overlap", kind));
   }
   return records;
 }

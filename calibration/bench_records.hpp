@@ -8,6 +8,8 @@
 ///   {"bench":"membw","bytes":4294967296,"time_us":2950.0,"gb_per_s":2912.0}
 ///   {"bench":"attention","dtype":"bf16","tflops":327.9}
 ///   {"bench":"nccl","op":"all_reduce","ranks":8,"ranks_per_node":8,"bytes":1048576,"time_us":27.4}
+///   {"bench":"overlap","victim":"gemm","comm":"nccl_all_reduce","ranks":8,"alone_s":1.2e-3,
+///    "overlapped_s":1.5e-3,"comm_gb_per_s":310.0, ...}   (calibration/bench/overlap_bench)
 /// Units: bytes, microseconds, TFLOP/s (1e12 FLOP/s, 2 per multiply-add), GB/s (1e9 bytes/s).
 /// membw's gb_per_s counts bytes read plus bytes written (2 x bytes per copy), as STREAM's Copy.
 /// Where a record gives only a rate (published tables often do), the time is derived from it
@@ -67,6 +69,22 @@ struct CollectiveSample {
   bool time_derived = false;  // true: the record gave busbw only
 };
 
+/// One overlap_bench measurement: a victim kernel timed alone and beside a transfer on another
+/// stream. comm_gb_per_s is the transfer's rate while overlapped: busbw for an NCCL collective
+/// (algbw on one rank, where NCCL copies locally), bytes moved per second for a copy.
+struct OverlapSample {
+  int line = 0;
+  std::string victim{};  // "gemm" (compute-bound) or "memory" (a copy kernel, memory-bound)
+  std::string comm{};    // "nccl_all_reduce", "memcpy_d2d", "memcpy_d2h" or "sm_copy"
+  std::int64_t ranks = 1;  // NCCL communicator ranks
+  std::int64_t comm_bytes = 0;
+  double alone_s = 0.0;
+  double overlapped_s = 0.0;
+  double comm_gb_per_s = 0.0;
+  std::int64_t ctas = 0;  // CTAs the transfer's kernel is known to use (sm_copy, NCCL_MAX_CTAS); 0: unknown
+  bool covered = true;    // the transfer ran for the whole of the victim's timed interval
+};
+
 struct BenchRecords {
   std::string file{};
   std::vector<DeviceRecord> devices{};
@@ -74,6 +92,7 @@ struct BenchRecords {
   std::vector<MembwSample> membw{};
   std::vector<AttentionSample> attention{};
   std::vector<CollectiveSample> collectives{};
+  std::vector<OverlapSample> overlap{};
 };
 
 /// Parses JSON-lines text; `file` names it in errors: InputError "<file>:<line>: <pointer>: <rule>".

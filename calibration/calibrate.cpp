@@ -83,6 +83,33 @@ class ProfileBuilder {
     for (auto* s : {&c.sm_count, &c.tile_m, &c.tile_n}) s->source = std::string(kBuiltIn) + s->source;
   }
 
+  void fit_overlap_samples(const RawInputs& in) {
+    if (in.overlap.empty()) return;
+    auto& o = out_.profile.compute.overlap;
+    for (auto* s : {&o.sms_held, &o.hbm_bytes_per_bus_byte, &o.copy_hbm_bytes_per_byte}) {
+      s->source = std::string(kBuiltIn) + s->source;
+    }
+    const models::OverlapInterference defaults = models::default_overlap_interference(out_.profile.gpu);
+    OverlapFit fit = fit_overlap(in.overlap, gpu_, out_.profile.compute.sm_count.value, defaults);
+    for (const auto& e : fit.estimates) {
+      if (!e.sets_constant) continue;
+      auto& target = e.quantity == "sms_held"                 ? o.sms_held
+                     : e.quantity == "hbm_bytes_per_bus_byte" ? o.hbm_bytes_per_bus_byte
+                                                              : o.copy_hbm_bytes_per_byte;
+      const std::string scale = e.quantity == "sms_held"
+                                    ? fmt::format("{} SMs", out_.profile.compute.sm_count.value)
+                                    : fmt::format("HBM {:.0f} GB/s / the transfer's rate", gpu_.hbm_bytes_per_s / 1e9);
+      target = {e.value, fmt::format("measured: throughput lost by {} beside {} (1 - alone/overlapped, mean {:.3f}) x {}, "
+                                     "mean of {} sample(s) in {}",
+                                     e.victim == "gemm" ? "a GEMM" : "a copy kernel", e.comm, e.mean_lost, scale,
+                                     e.samples, e.from)};
+      set_ci("/overlap/" + e.quantity, e.lo, e.hi);
+    }
+    for (auto& note : fit.notes) out_.notes.push_back(note);
+    out_.profile.overlap_section = true;
+    out_.overlap = std::move(fit);
+  }
+
   void fit_collectives(const RawInputs& in) {
     for (const auto& [key, group] : in.groups) {
       out_.collectives.push_back({.fit = fit_collective(group, options_.fit), .simulator_max_error = kNaN});
@@ -369,6 +396,7 @@ Calibration calibrate(std::span<const std::string> inputs, const CalibrateOption
   Calibration out;
   ProfileBuilder builder(choose_gpu(options, in), options, out);
   builder.fit_compute(in);
+  builder.fit_overlap_samples(in);
   builder.fit_collectives(in);
   out.profile.metadata.arguments = options.arguments;
   out.profile.metadata.note = options.note;

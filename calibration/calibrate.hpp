@@ -15,7 +15,9 @@
 ///   with zero steps, so a single GPU's logs alone give the launch latency as their mean alpha;
 /// - GEMM e_max and k_half from gemm_fit; SM count from a device record; hbm_efficiency from the
 ///   best membw copy rate (>= 64 MiB) / datasheet HBM bandwidth; attention_efficiency from the
-///   mean attention TFLOP/s / bf16 peak.
+///   mean attention TFLOP/s / bf16 peak;
+/// - the overlap constants from overlap_bench records (overlap_fit.hpp), into the profile's
+///   "overlap" section, which is written only when there are such records.
 /// Every constant without inputs keeps the built-in value (models::default_compute_profile,
 /// default_comm_profile on InfiniBand), its source prefixed "built-in, not calibrated here".
 /// Units: SI in the profile; the report carries the inputs' units.
@@ -33,6 +35,7 @@
 
 #include "calibration/collective_fit.hpp"
 #include "calibration/gemm_fit.hpp"
+#include "calibration/overlap_fit.hpp"
 #include "calibration/profile.hpp"
 
 namespace clustersim::calibration {
@@ -69,6 +72,7 @@ struct Calibration {
   std::vector<CollectiveReport> collectives{};
   std::vector<SingleRankReport> single_rank{};
   std::optional<GemmFit> gemm{};
+  std::optional<OverlapFit> overlap{};
   std::vector<std::string> notes{};  // what was not fitted, and anything a user should check
 };
 

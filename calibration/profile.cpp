@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "calibration/nccl_tests_log.hpp"
+#include "calibration/profile_overlap.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "sim/hashing.hpp"
 
@@ -233,6 +234,7 @@ std::string profile_to_json(const CalibrationProfile& p) {
     comm[std::string(f.name)] = constant(p.comm.*f.member, source, p, "/comm/" + std::string(f.name));
   }
   root["comm"] = std::move(comm);
+  if (p.overlap_section) root["overlap"] = overlap_section_json(p.compute.overlap, p.ci95);
   ordered_json collectives = ordered_json::array();
   for (const auto& c : p.collectives) {
     ordered_json j;
@@ -277,7 +279,7 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
   } catch (const ordered_json::parse_error& e) {
     throw ScenarioError(source, "", fmt::format("not valid JSON: {}", e.what()));
   }
-  r.only_keys(root, "", {"format", "version", "gpu", "compute", "comm", "collectives", "network", "metadata"});
+  r.only_keys(root, "", {"format", "version", "gpu", "compute", "comm", "overlap", "collectives", "network", "metadata"});
   if (r.text(r.member(root, "", "format"), "/format") != kFormat) {
     r.fail("/format", fmt::format("must be \"{}\"", kFormat));
   }
@@ -310,6 +312,10 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
                                  [&](const DoubleField& f) { return f.name == positive; });
     if (!((p.compute.*(it->member)).value > 0.0)) r.fail("/compute/" + std::string(positive) + "/value", "must be > 0");
   }
+
+  p.overlap_section = root.contains("overlap");
+  p.compute.overlap = p.overlap_section ? read_overlap_section(root.at("overlap"), source, p.ci95)
+                                        : models::default_overlap_interference(p.gpu);
 
   const ordered_json& comm = r.member(root, "", "comm");
   r.only_keys(comm, "/comm", field_names(kCommFields));

@@ -5,6 +5,7 @@
 ///   { "format": "clustersim calibration profile", "version": 1, "gpu": "h100-sxm",
 ///     "compute": { "<ComputeProfile field>": {"value": x, "source": "...", "ci95": [lo, hi]}, ... },
 ///     "comm":    { "<CommProfile field>":    {"value": x, "source": "...", "ci95": [lo, hi]}, ... },
+///     "overlap":  { "sms_held": {...}, ... }   (optional: calibration/profile_overlap.hpp),
 ///     "collectives": [ {"op", "ranks", "ranks_per_node", "source", "segments": [...]} ],
 ///     "network": {"fabric": "infiniband", "nic_gbit_per_s": 400, "nics_per_node": 8, "source": "..."},
 ///     "metadata": { "created_by", "arguments": [...], "inputs": [{"path", "kind", "fnv1a64", "records"}],
@@ -56,6 +57,9 @@ struct CalibrationProfile {
   std::optional<models::MeasuredNetwork> network{};
   std::string network_source{};  // where the network's fabric, NIC rate and count are stated
   ProfileMetadata metadata{};
+  /// The "overlap" section is written (and was read) when true; compute.overlap holds it, or the
+  /// built-in constants of the GPU when false.
+  bool overlap_section = false;
 };
 
 /// The profile as pretty JSON with a final newline; parse_profile(profile_to_json(p)) == p.

@@ -84,6 +84,7 @@ ComputeProfile a100() {
       .attention_efficiency = {179.5 / 312.0, fmt::format("{}; A100 179.5 TF/s at head dim 64", kFlashAttention2)},
       .hbm_efficiency = {1.61 / 2.039, fmt::format("{}: A100-80GB 1.61 / 2.039 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
+      .overlap = default_overlap_interference("a100-80gb"),
   };
   p.gemm_max_efficiency_bf16 = plateau_fit(p, 312.0, kA100Fp16Plateau, "A100 v4 FP16");
   return p;
@@ -102,6 +103,7 @@ ComputeProfile h100() {
       .attention_efficiency = {327.9 / 989.0, fmt::format("{}: H100 327.9 TF/s", kFlashAttention2)},
       .hbm_efficiency = {2.90 / 3.35, fmt::format("{}: H100 2.90 / 3.35 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
+      .overlap = default_overlap_interference("h100-sxm"),
   };
   p.gemm_max_efficiency_fp8 = plateau_fit(p, 1979.0, kH100Fp8Plateau, "H100 v5 FP8");
   return p;
@@ -121,6 +123,7 @@ ComputeProfile h200() {
       .attention_efficiency = {329.3 / 989.0, fmt::format("{}: H200 329.3 TF/s", kFlashAttention2)},
       .hbm_efficiency = {4.01 / 4.8, fmt::format("{}: H200 4.01 / 4.8 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
+      .overlap = default_overlap_interference("h200-sxm"),
   };
   p.gemm_max_efficiency_fp8 = plateau_fit(p, 1979.0, kH200Fp8Plateau, "H200 v5 FP8");
   return p;
@@ -140,6 +143,7 @@ ComputeProfile b200() {
                                            kFlashAttention2)},
       .hbm_efficiency = {4.01 / 4.8, fmt::format("assumption: no B200 row; the H200 value of {}", kStream)},
       .launch_overhead_s = launch_overhead(),
+      .overlap = default_overlap_interference("b200"),
   };
 }
 
@@ -161,6 +165,7 @@ ComputeProfile gb200() {
       .attention_efficiency = {373.9 / 2450.0, fmt::format("{}: GB200 373.9 / 2450 TF/s", kFlashAttention2)},
       .hbm_efficiency = {4.01 / 4.8, fmt::format("assumption: no GB200 row; the H200 value of {}", kStream)},
       .launch_overhead_s = launch_overhead(),
+      .overlap = default_overlap_interference("gb200"),
   };
 }
 

@@ -19,15 +19,11 @@
 #include <string>
 #include <string_view>
 
+#include "models/compute/overlap_interference.hpp"
+#include "models/compute/sourced.hpp"
 #include "models/spec/parallelism_spec.hpp"
 
 namespace clustersim::models {
-
-template <class T>
-struct Sourced {
-  T value{};
-  std::string source;  // measured where and how, fitted from what, or "assumption: why"
-};
 
 struct ComputeProfile {
   std::string gpu;  // the GpuSpec name this profile belongs to
@@ -40,6 +36,7 @@ struct ComputeProfile {
   Sourced<double> attention_efficiency;  // of bf16 dense peak, executed (causal-halved) FLOPs
   Sourced<double> hbm_efficiency;        // of the datasheet HBM bandwidth
   Sourced<double> launch_overhead_s;     // per kernel
+  OverlapInterference overlap;  // what a communication kernel running beside compute takes from it
 };
 
 /// Bundled profiles: "a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200". Throws on other names.

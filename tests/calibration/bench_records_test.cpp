@@ -70,7 +70,7 @@ TEST_CASE("bench records: errors name the file, the line, the key and the rule")
             .starts_with("r.jsonl:1: /busbw_gb_per_s: 50 disagrees with time_us by more than 1%"));
   CHECK(parse_error("{\"bench\":\"gemm\"\n").starts_with("r.jsonl:1: not a JSON object"));
   CHECK(parse_error("[1, 2]\n") == "r.jsonl:1: each line must be one JSON object");
-  CHECK(parse_error("{\"bench\":\"fft\"}\n") == "r.jsonl:1: /bench: \"fft\" is not device, gemm, membw, attention or nccl");
+  CHECK(parse_error("{\"bench\":\"fft\"}\n") == "r.jsonl:1: /bench: \"fft\" is not device, gemm, membw, attention, nccl or overlap");
 }
 
 }  // namespace

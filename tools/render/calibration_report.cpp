@@ -130,6 +130,25 @@ std::string render_constants(const cal::CalibrationProfile& p) {
   comm("ll_base_latency_s", p.comm.ll_base_latency_s);
   comm("ll_network_hop_latency_s", p.comm.ll_network_hop_latency_s);
   comm("ll_network_efficiency", p.comm.ll_network_efficiency);
+  if (p.overlap_section) {
+    const auto& o = c.overlap;
+    row("/overlap/sms_held", o.sms_held.value, o.sms_held.source);
+    row("/overlap/hbm_bytes_per_bus_byte", o.hbm_bytes_per_bus_byte.value, o.hbm_bytes_per_bus_byte.source);
+    row("/overlap/copy_hbm_bytes_per_byte", o.copy_hbm_bytes_per_byte.value, o.copy_hbm_bytes_per_byte.source);
+  }
+  return text;
+}
+
+std::string render_overlap(const cal::OverlapFit& fit) {
+  std::string text = "Overlap: victim kernels alone and beside a transfer on another stream; throughput lost =\n"
+                     "1 - alone/overlapped; SMs = lost x sm_count, HBM bytes per byte = lost x HBM bandwidth / rate.\n";
+  text += fmt::format("  {:<52} {:<7} {:<16} {:>3} {:>7} {:>9} {:<20} {:>7}  {}\n", "QUANTITY", "VICTIM", "TRANSFER", "N",
+                      "LOST", "VALUE", "95% CI", "MODEL", "FROM");
+  for (const auto& e : fit.estimates) {
+    text += fmt::format("  {:<52} {:<7} {:<16} {:>3} {:>6.1f}% {:>9.3f} {:<20} {:>7}  {}\n", e.quantity, e.victim, e.comm,
+                        e.samples, 100.0 * e.mean_lost, e.value, ci_text(e.lo, e.hi, 3),
+                        std::isnan(e.model) ? std::string("-") : fmt::format("{:.3f}", e.model), e.from);
+  }
   return text;
 }
 
@@ -156,6 +175,7 @@ std::string calibration_report_text(const cal::Calibration& result, const std::s
     text += "\n";
   }
   if (result.gemm) text += render_gemm(*result.gemm) + "\n";
+  if (result.overlap) text += render_overlap(*result.overlap) + "\n";
   text += render_constants(result.profile);
   if (!result.notes.empty()) {
     text += "\nNotes:\n";
@@ -223,6 +243,16 @@ std::string calibration_report_json(const cal::Calibration& result, const std::s
     }
     j["gemm"] = {{"dof", g.dof}, {"rms_relative", g.rms_relative}, {"max_relative", g.max_relative},
                  {"points", std::move(points)}, {"tile_check", std::move(tiles)}};
+  }
+  if (result.overlap) {
+    ordered_json estimates = ordered_json::array();
+    for (const auto& e : result.overlap->estimates) {
+      estimates.push_back({{"quantity", e.quantity}, {"victim", e.victim}, {"comm", e.comm}, {"samples", e.samples},
+                           {"mean_lost", e.mean_lost}, {"value", e.value},
+                           {"ci95", {nan_as_null(e.lo), nan_as_null(e.hi)}}, {"model", nan_as_null(e.model)},
+                           {"sets_constant", e.sets_constant}, {"from", e.from}});
+    }
+    j["overlap"] = std::move(estimates);
   }
   j["notes"] = result.notes;
   j["profile"] = ordered_json::parse(profile_text);
