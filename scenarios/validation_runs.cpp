@@ -362,6 +362,10 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     if (!t.overlap_grad_reduce && p.dp * p.cp > 1) assumed.emplace_back(family.overlap_grad_reduce.reason);
   }
 
+  // Tensor-parallel overlap where the row says it ran (Megatron-LM's flag, or in words).
+  if ((contains(notes, "--tp-comm-overlap") || contains(notes, "tp comm overlap on")) && p.sp && p.tp > 1)
+    p.tp_comm_overlap = true;
+
   if (unstated_interleaving) {
     if (!find_violation(s)) {
       assumed.push_back("the source interleaves its pipeline with an unstated V: simulated with the smallest, V = 2, "

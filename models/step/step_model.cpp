@@ -6,6 +6,7 @@
 #include "models/compute/compute_time.hpp"
 #include "models/compute/flops.hpp"
 #include "models/step/flow_step.hpp"
+#include "models/step/overlap_cost.hpp"
 #include "models/step/pipeline_schedule.hpp"
 #include "models/step/step_comm.hpp"
 #include "models/compute/transformer_costs.hpp"
@@ -46,6 +47,60 @@ Groups make_groups(const ParallelismSpec& p, const ClusterSpec& c) {
   return g;
 }
 
+// SMs Transformer Engine's userbuffers hold while a tensor-parallel collective runs under its GEMM:
+// num_sm = 1 for its ring-exchange overlaps (the all-gathers before QKV and FC1) and 16 for its
+// pipelined and bulk ones (the reduce-scatters after the projection and FC2), the defaults of
+// transformer_engine/pytorch/module/base.py (initialize_ub); a layer's forward runs two of each.
+constexpr double kUserbufferSms = (1.0 + 16.0) / 2.0;
+
+/// An op list's seconds by what bounds them.
+PassCompute split_compute(std::span<const OpCost> ops, const StepInputs& in) {
+  PassCompute out;
+  for (const OpCost& op : ops) {
+    const double s = op_time_s(op, in.cluster.gpu, in.compute, in.training.precision);
+    if (op.kind == OpKind::elementwise) {
+      out.memory_bound_s += s;
+    } else {
+      out.compute_bound_s += s;
+      if (op.kind == OpKind::gemm) out.gemm_s += s;
+    }
+  }
+  return out;
+}
+
+PassCompute& operator+=(PassCompute& a, const PassCompute& b) {
+  a.compute_bound_s += b.compute_bound_s;
+  a.memory_bound_s += b.memory_bound_s;
+  a.gemm_s += b.gemm_s;
+  return a;
+}
+
+PassCompute scaled(PassCompute p, double factor) {
+  p.compute_bound_s *= factor;
+  p.memory_bound_s *= factor;
+  p.gemm_s *= factor;
+  return p;
+}
+
+/// The bus bandwidth a collective record reaches: bus factor x bytes over its time.
+double record_bus_bytes_per_s(const CollectiveRecord& r) {
+  return r.seconds > 0.0 ? bus_factor(r.op, r.group.ranks) * r.bytes / r.seconds : 0.0;
+}
+
+/// What the communication beside a chunk's pass (step_comm.hpp) costs its compute.
+double pass_interference_s(const ChunkCosts& chunk, const StepPlan& plan, const PassCompute& pass, bool forward,
+                           const StepInputs& in) {
+  const std::array<BesideTraffic, 3> beside{
+      BesideTraffic{.seconds = forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s,
+                    .bus_bytes_per_s = record_bus_bytes_per_s(chunk.unit_gather)},
+      BesideTraffic{.seconds = forward ? chunk.cp_forward_s : chunk.cp_backward_s,
+                    .bus_bytes_per_s = record_bus_bytes_per_s(plan.layer.cp_kv)},
+      BesideTraffic{.seconds = forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s,
+                    .sms_held = kUserbufferSms,
+                    .under_gemms_only = true}};
+  return interference_s(pass, beside, in.cluster.gpu, in.compute.overlap);
+}
+
 /// GEMM seconds of an op list: what tensor-parallel overlap can hide collectives under.
 double gemm_time_s(std::span<const OpCost> ops, const StepInputs& in) {
   double seconds = 0.0;
@@ -54,15 +109,24 @@ double gemm_time_s(std::span<const OpCost> ops, const StepInputs& in) {
   return seconds;
 }
 
-/// The share of `tp_s` of tensor-parallel collectives left exposed when each is split into `n`
-/// chunks pipelined with the `gemm_s` of GEMMs it feeds or drains (Megatron-Core / Transformer
-/// Engine userbuffers and torchtitan's async TP split over the tp ranks): the first chunk of a
-/// gather (the last of a reduce-scatter) cannot overlap, and the rest hides under the GEMM's
-/// other chunks as far as those last: exposed = max(c/n, c - G (n-1)/n).
-double tp_exposed_share(double tp_s, double gemm_s, std::int64_t n) {
-  if (!(tp_s > 0.0) || n < 2) return 1.0;
-  const double chunks = static_cast<double>(n);
-  return std::max(tp_s / chunks, tp_s - gemm_s * (chunks - 1.0) / chunks) / tp_s;
+/// Seconds left exposed of a collective of `c` seconds split into `n` chunks pipelined with the
+/// `g` seconds of GEMM it feeds or drains: the first chunk of a gather (the last of a
+/// reduce-scatter) cannot overlap, and the rest hides under the GEMM's other chunks as far as
+/// those last: max(c/n, c - g (n-1)/n).
+double pipelined_exposed_s(double c, double g, double n) { return std::max(c / n, c - g * (n - 1.0) / n); }
+
+/// The share of `tp_s` of a pass's tensor-parallel collectives left exposed under tensor-parallel
+/// overlap, `gemm_s` the pass's GEMMs. Transformer Engine's userbuffers (Megatron-Core
+/// --tp-comm-overlap) split the all-gathers feeding QKV and FC1 into tp chunks (ring exchange)
+/// and the reduce-scatters draining the projection and FC2 into 4 (pipeline; num_splits in
+/// transformer_engine/pytorch/module/base.py); the two halves of the layer's traffic each run
+/// under about half its GEMMs.
+double tp_exposed_share(double tp_s, double gemm_s, std::int64_t tp) {
+  if (!(tp_s > 0.0) || tp < 2) return 1.0;
+  constexpr double kPipelineSplits = 4.0;
+  const double exposed = pipelined_exposed_s(tp_s / 2.0, gemm_s / 2.0, static_cast<double>(tp)) +
+                         pipelined_exposed_s(tp_s / 2.0, gemm_s / 2.0, kPipelineSplits);
+  return std::min(1.0, exposed / tp_s);
 }
 
 }  // namespace
@@ -92,6 +156,9 @@ StepPlan plan_step(const StepInputs& in) {
   const double layer_backward_s = ops(layer.backward.span()) + ops(layer.recompute.span());
   const double layer_gemm_forward_s = gemm_time_s(layer.forward.span(), in);
   const double layer_gemm_backward_s = gemm_time_s(layer.backward.span(), in) + gemm_time_s(layer.recompute.span(), in);
+  const PassCompute layer_forward = split_compute(layer.forward.span(), in);
+  PassCompute layer_backward = split_compute(layer.backward.span(), in);
+  layer_backward += split_compute(layer.recompute.span(), in);
 
   StepPlan plan;
   plan.schedule = t.schedule;
@@ -202,6 +269,20 @@ StepPlan plan_step(const StepInputs& in) {
         chunk.tp_exposed_backward = tp_exposed_share(comm_seconds(backward_tp.span()), layers * layer_gemm_backward_s, p.tp);
       }
       set_comm_seconds(plan, chunk);
+      // Communication under the compute takes SMs and HBM bandwidth from it (overlap_cost.hpp).
+      PassCompute forward_pass = scaled(layer_forward, layers), backward_pass = scaled(layer_backward, layers);
+      if (first) {
+        forward_pass += split_compute(head.embedding_forward.span(), in);
+        backward_pass += split_compute(head.embedding_backward.span(), in);
+      }
+      if (last) {
+        forward_pass += split_compute(head.output_forward.span(), in);
+        backward_pass += split_compute(head.output_backward.span(), in);
+      }
+      chunk.interference_forward_s = pass_interference_s(chunk, plan, forward_pass, true, in);
+      chunk.interference_backward_s = pass_interference_s(chunk, plan, backward_pass, false, in);
+      chunk.forward_s += chunk.interference_forward_s;
+      chunk.backward_s += chunk.interference_backward_s;
       stage_params += params;
       stage.chunks.push_back(chunk);
     }

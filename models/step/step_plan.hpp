@@ -34,8 +34,10 @@ struct LayerCollectives {
 /// One model chunk on one stage, per micro-batch unless said otherwise.
 struct ChunkCosts {
   std::int64_t layers = 0;
-  double forward_s = 0.0;            // GPU compute of the forward pass
+  double forward_s = 0.0;            // GPU compute of the forward pass, interference included
   double backward_s = 0.0;           // GPU compute of the backward pass, recompute included
+  double interference_forward_s = 0.0;  // of which the slow-down by communication beside it
+  double interference_backward_s = 0.0; // (overlap_cost.hpp)
   // ZeRO-0 to 2: the chunk's data-parallel collectives over its parameters' bf16 bytes, once a
   // step: the gradient reduction (all-reduce, or reduce-scatter with ZeRO >= 1) and the parameter
   // all-gather (ZeRO >= 1).

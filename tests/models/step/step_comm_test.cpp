@@ -219,9 +219,10 @@ TEST_CASE("collective records: hybrid sharding gathers in the shard group and al
 }
 
 TEST_CASE("collective records: tensor-parallel overlap leaves the first chunk and what the GEMMs cannot hide") {
-  // Pipelining a collective of c seconds in n = tp chunks with G seconds of GEMMs: the first
-  // chunk is exposed, and whatever of the rest the other n - 1 GEMM chunks do not cover:
-  // exposed = max(c / n, c - G (n - 1) / n). TP 2: max(c/2, c - G/2).
+  // Pipelining a collective of c seconds in n chunks with G seconds of GEMMs: the first chunk is
+  // exposed, and whatever of the rest the other n - 1 GEMM chunks do not cover:
+  // max(c / n, c - G (n - 1) / n). The gathers (half the traffic, under half the GEMMs) split
+  // in n = tp = 2 chunks, the reduce-scatters in 4.
   StepInputs in = small_layout();
   const StepPlan plain = plan_step(in);
   in.parallelism.tp_comm_overlap = true;
@@ -236,7 +237,8 @@ TEST_CASE("collective records: tensor-parallel overlap leaves the first chunk an
   gemm_forward_s *= 16.0;
   const double c = p.tp_forward_s;
   REQUIRE(c > 0.0);
-  const double expected = std::max(c / 2.0, c - gemm_forward_s / 2.0);
+  const auto exposed = [](double cs, double g, double n) { return std::max(cs / n, cs - g * (n - 1.0) / n); };
+  const double expected = exposed(c / 2.0, gemm_forward_s / 2.0, 2.0) + exposed(c / 2.0, gemm_forward_s / 2.0, 4.0);
   CHECK(o.tp_forward_s == doctest::Approx(expected).epsilon(1e-12));
   CHECK(o.tp_exposed_forward == doctest::Approx(expected / c).epsilon(1e-12));
   CHECK(o.tp_forward_s < c);

@@ -194,6 +194,10 @@ TEST_CASE("step model: FSDP exposes one unit's gather per pass, and without over
   in.cluster = {.gpu = test::h100(), .num_gpus = 64, .gpus_per_node = 8};
   in.compute = default_compute_profile("h100-sxm");
   in.comm = default_comm_profile(in.cluster);
+  // Scheduling alone: the overlapped traffic's cost to the compute (overlap_cost.hpp) is tested
+  // on its own.
+  in.compute.overlap.sms_held.value = 0.0;
+  in.compute.overlap.hbm_bytes_per_bus_byte.value = 0.0;
   const double unit_params = (32.0 * 218112000.0 + 1050673152.0) / 34.0;
   const CommGroup dp{.ranks = 64, .ranks_per_node = 8};
   const double gather_s = collective_time_s(CollectiveOp::all_gather, 2.0 * unit_params, dp, in.cluster, in.comm);

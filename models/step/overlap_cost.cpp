@@ -1,0 +1,35 @@
+#include "models/step/overlap_cost.hpp"
+
+#include <algorithm>
+
+namespace clustersim::models {
+
+namespace {
+
+/// Time a kernel of `seconds` takes extra when it loses `lost` of its throughput.
+double slowed_extra(double seconds, double lost) { return lost < 1.0 ? seconds * lost / (1.0 - lost) : seconds; }
+
+}  // namespace
+
+double interference_s(const PassCompute& pass, std::span<const BesideTraffic> traffic, const GpuSpec& gpu,
+                      const OverlapInterference& interference) {
+  double extra = 0.0;
+  const double pass_s = pass.compute_bound_s + pass.memory_bound_s;
+  for (const BesideTraffic& t : traffic) {
+    if (!(t.seconds > 0.0)) continue;
+    OverlapInterference held = interference;
+    if (t.sms_held >= 0.0) held.sms_held.value = t.sms_held;
+    const InterferenceShare share = overlap_slowdown(gpu, held, CommEngine::sm_kernel, t.bus_bytes_per_s);
+    if (t.under_gemms_only) {
+      if (pass.gemm_s > 0.0) extra += std::min(1.0, t.seconds / pass.gemm_s) * slowed_extra(pass.gemm_s, share.compute_bound);
+      continue;
+    }
+    if (!(pass_s > 0.0)) continue;
+    const double phi = std::min(1.0, t.seconds / pass_s);
+    extra += phi * (slowed_extra(pass.compute_bound_s, share.compute_bound) +
+                    slowed_extra(pass.memory_bound_s, share.memory_bound));
+  }
+  return extra;
+}
+
+}  // namespace clustersim::models

@@ -1,0 +1,43 @@
+#pragma once
+/// What overlapped communication costs the compute it hides under (models/compute/
+/// overlap_interference.hpp): while a collective kernel runs beside a pass, compute-bound kernels
+/// (GEMMs, attention) run on the SMs it leaves, and memory-bound kernels share HBM with its
+/// traffic. A pass that computes for C seconds, of which Cg compute-bound and Cm memory-bound,
+/// beside T seconds of a collective that takes a fraction fc of compute throughput and fm of HBM
+/// bandwidth, grows by phi x (Cg fc / (1 - fc) + Cm fm / (1 - fm)), phi = min(1, T / C): the
+/// collective is spread evenly over the pass. Traffic that runs only under the GEMMs (tensor-
+/// parallel overlap) costs its GEMMs alone, phi = min(1, T / G).
+/// Units: seconds, bytes/s, SMs.
+/// Limitations: concurrent collectives beside one pass add their costs as if they ran one after
+/// another; the SMs a GEMM loses cost it their share of throughput, not the wave tail a GEMM of
+/// whole waves pays (overlapped_gemm_efficiency); the once-a-step gradient buckets and parameter
+/// gather of ZeRO-0 to 2 are not charged.
+
+#include <span>
+
+#include "models/compute/overlap_interference.hpp"
+#include "models/spec/gpu_spec.hpp"
+
+namespace clustersim::models {
+
+/// One pass's compute, split by what bounds it.
+struct PassCompute {
+  double compute_bound_s = 0.0;  // GEMMs and attention
+  double memory_bound_s = 0.0;   // elementwise kernels
+  double gemm_s = 0.0;           // the GEMMs alone (part of compute_bound_s)
+};
+
+/// Communication beside a pass: how long it runs, the bus bandwidth it reaches, the SMs it holds
+/// (negative: the profile's NCCL kernel's) and whether it runs only under the GEMMs.
+struct BesideTraffic {
+  double seconds = 0.0;
+  double bus_bytes_per_s = 0.0;
+  double sms_held = -1.0;
+  bool under_gemms_only = false;
+};
+
+/// Seconds the pass's compute grows by.
+double interference_s(const PassCompute& pass, std::span<const BesideTraffic> traffic, const GpuSpec& gpu,
+                      const OverlapInterference& interference);
+
+}  // namespace clustersim::models
