@@ -17,9 +17,9 @@ double interference_s(const PassCompute& pass, std::span<const BesideTraffic> tr
   const double pass_s = pass.compute_bound_s + pass.memory_bound_s;
   for (const BesideTraffic& t : traffic) {
     if (!(t.seconds > 0.0)) continue;
-    OverlapInterference held = interference;
-    if (t.sms_held >= 0.0) held.sms_held.value = t.sms_held;
-    const InterferenceShare share = overlap_slowdown(gpu, held, CommEngine::sm_kernel, t.bus_bytes_per_s);
+    InterferenceShare share = overlap_slowdown(gpu, interference, CommEngine::sm_kernel, t.bus_bytes_per_s);
+    if (t.sms_held >= 0.0 && gpu.sm_count > 0)  // its own SMs, not an NCCL kernel's
+      share.compute_bound = std::clamp(t.sms_held, 0.0, static_cast<double>(gpu.sm_count)) / gpu.sm_count;
     if (t.under_gemms_only) {
       if (pass.gemm_s > 0.0) extra += std::min(1.0, t.seconds / pass.gemm_s) * slowed_extra(pass.gemm_s, share.compute_bound);
       continue;

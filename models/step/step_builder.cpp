@@ -28,10 +28,12 @@ struct PassTasks {
 };
 
 /// What the next task on a stage's stream waits for: the last pass's end and its overlapped
-/// traffic, `none` where absent (two fields, not a vector: this changes once per pass).
+/// traffic (the CP ring, ZeRO-3's traffic beside the compute), `none` where absent (fields, not a
+/// vector: this changes once per pass).
 struct StreamTail {
   TaskId end = none;
   TaskId overlap = none;
+  TaskId beside = none;
 };
 
 class Builder {
@@ -61,6 +63,7 @@ class Builder {
   void after(const StreamTail& tail, TaskId task) {
     after(tail.end, task);
     after(tail.overlap, task);
+    after(tail.beside, task);
   }
   /// A communication task: one task of its seconds on the stage's resource (analytic), or the
   /// flows of the collectives `parts()` names (flow fidelity; made only then).
@@ -219,10 +222,22 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
   // each bucket's reduction overlaps the backward of the layers still to run (ZeRO-0 to 2).
   const bool last_backward = !ref.forward && ref.micro_batch == m_ - 1;
   const bool bucketed = last_backward && plan_.overlap_grad_reduce && chunk.grad_reduce_s > 0.0;
-  // ZeRO-3's prefetched gathers and overlapped reductions run beside all of the compute but the
-  // last unit's, which waits for them (the last gather).
+  // ZeRO-3's prefetched gathers and overlapped reductions run beside the compute; the next pass
+  // waits for them. (The last unit's compute, which waits for the last gather, is not held
+  // apart: a network-bound pass ends one unit's compute early.)
   const double beside_s = ref.forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s;
-  const bool beside = beside_s > 0.0;
+  TaskId beside = none;
+  if (beside_s > 0.0) {
+    const FlowSpan traffic = comm(beside_s, res.network, label, TaskKind::dp_comm,
+                                  [&] { return dp_beside_comm(plan_, chunk, ref.forward); });
+    if (traffic.first != none) {
+      if (head != none)
+        after(head, traffic.first);
+      else
+        after(stream_tail, traffic.first);
+      beside = traffic.last;
+    }
+  }
   const std::int64_t pieces = bucketed ? std::max<std::int64_t>(1, chunk.layers) : 1;
   // With TP overlap, the collectives' hidden share runs on NVLink beside the compute.
   const double tp_hidden_s = ref.forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s;
@@ -240,23 +255,9 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
     }
   }
   // Under the analytic fidelity a pass of one piece is one task with its tensor-parallel time.
-  const bool fused = !lower_comm_ && !bucketed && !beside && tp_hidden == none && tp_s > 0.0;
+  const bool fused = !lower_comm_ && !bucketed && tp_hidden == none && tp_s > 0.0;
   TaskId previous = none;
-  if (beside) {
-    const double last_unit = compute_s / std::max(1.0, chunk.units);
-    const TaskId most = add(compute_s - last_unit, res.compute, label, TaskKind::compute);
-    start(most);
-    const FlowSpan traffic = comm(beside_s, res.network, label, TaskKind::dp_comm,
-                                  [&] { return dp_beside_comm(plan_, chunk, ref.forward); });
-    if (head != none)
-      after(head, traffic.first);
-    else
-      after(stream_tail, traffic.first);
-    previous = add(last_unit, res.compute, label, TaskKind::compute);
-    after(most, previous);
-    after(traffic.last, previous);
-  }
-  for (std::int64_t i = 0; i < pieces && !beside; ++i) {
+  for (std::int64_t i = 0; i < pieces; ++i) {
     const TaskId piece = fused ? add(compute_s + tp_s, res.compute, label, TaskKind::compute_then_tp)
                                : add(compute_s / static_cast<double>(pieces), res.compute, label, TaskKind::compute);
     if (previous == none)
@@ -293,7 +294,7 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
     after(previous, tail.first);
     grad_reduces.push_back(tail.last);
   }
-  stream_tail = {.end = tasks.end};
+  stream_tail = {.end = tasks.end, .beside = beside};
 
   const double cp_s = ref.forward ? chunk.cp_forward_s : chunk.cp_backward_s;
   if (cp_s > 0.0) {

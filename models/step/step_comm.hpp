@@ -7,7 +7,8 @@
 ///   exposed (all of it without TP overlap); backward x tp_backward_factor;
 /// - ZeRO-3 / FSDP, over the chunk's U units (sharding.hpp): with prefetch, the first unit's
 ///   gather before the compute, the other U - 1 gathers beside it (and in the backward the
-///   reductions of all units but the last), the last unit's reduction after it; without prefetch
+///   reductions of all units but the last; the next pass waits for them), the last unit's
+///   reduction after it; without prefetch
 ///   all U gathers before the compute. Reductions that do not overlap (overlap_grad_reduce off)
 ///   follow the backward on the stream;
 /// - beside the compute: the context-parallel ring (layers x cp_hops K/V hops, twice that

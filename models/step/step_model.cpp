@@ -53,16 +53,23 @@ Groups make_groups(const ParallelismSpec& p, const ClusterSpec& c) {
 // transformer_engine/pytorch/module/base.py (initialize_ub); a layer's forward runs two of each.
 constexpr double kUserbufferSms = (1.0 + 16.0) / 2.0;
 
-/// An op list's seconds by what bounds them.
-PassCompute split_compute(std::span<const OpCost> ops, const StepInputs& in) {
-  PassCompute out;
+/// An op list's seconds, in all (summed in op order, as ops_time_s does) and by what bounds them.
+struct OpsTime {
+  double total_s = 0.0;
+  PassCompute split;
+};
+
+OpsTime time_ops(std::span<const OpCost> ops, const StepInputs& in, Precision precision) {
+  OpsTime out;
   for (const OpCost& op : ops) {
-    const double s = op_time_s(op, in.cluster.gpu, in.compute, in.training.precision);
+    const double s = op_time_s(op, in.cluster.gpu, in.compute, precision);
+    out.total_s += s;
+    PassCompute& split = out.split;
     if (op.kind == OpKind::elementwise) {
-      out.memory_bound_s += s;
+      split.memory_bound_s += s;
     } else {
-      out.compute_bound_s += s;
-      if (op.kind == OpKind::gemm) out.gemm_s += s;
+      split.compute_bound_s += s;
+      if (op.kind == OpKind::gemm) split.gemm_s += s;
     }
   }
   return out;
@@ -101,14 +108,6 @@ double pass_interference_s(const ChunkCosts& chunk, const StepPlan& plan, const 
   return interference_s(pass, beside, in.cluster.gpu, in.compute.overlap);
 }
 
-/// GEMM seconds of an op list: what tensor-parallel overlap can hide collectives under.
-double gemm_time_s(std::span<const OpCost> ops, const StepInputs& in) {
-  double seconds = 0.0;
-  for (const OpCost& op : ops)
-    if (op.kind == OpKind::gemm) seconds += op_time_s(op, in.cluster.gpu, in.compute, in.training.precision);
-  return seconds;
-}
-
 /// Seconds left exposed of a collective of `c` seconds split into `n` chunks pipelined with the
 /// `g` seconds of GEMM it feeds or drains: the first chunk of a gather (the last of a
 /// reduce-scatter) cannot overlap, and the rest hides under the GEMM's other chunks as far as
@@ -139,26 +138,29 @@ void check_layout(const StepInputs& in) {
   if (auto violation = layout_violation(in.model, in.parallelism, in.training, in.cluster)) throw LayoutError(*violation);
 }
 
-StepPlan plan_step(const StepInputs& in) {
-  check_layout(in);
-  const auto& p = in.parallelism;
-  const auto& t = in.training;
+StepPlan plan_step(const StepInputs& in) { return plan_step(in, in.parallelism, in.training); }
+
+StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const TrainingSpec& t) {
+  if (auto violation = layout_violation(in.model, p, t, in.cluster)) throw LayoutError(*violation);
   const auto& model = in.model;
   const Groups groups = make_groups(p, in.cluster);
   auto collective = [&](CollectiveOp op, double bytes, const CommGroup& g, CommScope scope) {
     return make_collective(op, bytes, g, scope, in.cluster, in.comm);
   };
-  auto ops = [&](std::span<const OpCost> list) { return ops_time_s(list, in.cluster.gpu, in.compute, t.precision); };
 
   const LayerCosts layer = layer_costs(model, p, t);
   const HeadCosts head = head_costs(model, p, t);
-  const double layer_forward_s = ops(layer.forward.span());
-  const double layer_backward_s = ops(layer.backward.span()) + ops(layer.recompute.span());
-  const double layer_gemm_forward_s = gemm_time_s(layer.forward.span(), in);
-  const double layer_gemm_backward_s = gemm_time_s(layer.backward.span(), in) + gemm_time_s(layer.recompute.span(), in);
-  const PassCompute layer_forward = split_compute(layer.forward.span(), in);
-  PassCompute layer_backward = split_compute(layer.backward.span(), in);
-  layer_backward += split_compute(layer.recompute.span(), in);
+  const OpsTime forward_ops = time_ops(layer.forward.span(), in, t.precision);
+  const OpsTime backward_ops = time_ops(layer.backward.span(), in, t.precision), recompute_ops = time_ops(layer.recompute.span(), in, t.precision);
+  const double layer_forward_s = forward_ops.total_s;
+  const double layer_backward_s = backward_ops.total_s + recompute_ops.total_s;
+  const PassCompute layer_forward = forward_ops.split;
+  PassCompute layer_backward = backward_ops.split;
+  layer_backward += recompute_ops.split;
+  const OpsTime embedding_forward = time_ops(head.embedding_forward.span(), in, t.precision);
+  const OpsTime embedding_backward = time_ops(head.embedding_backward.span(), in, t.precision);
+  const OpsTime output_forward = time_ops(head.output_forward.span(), in, t.precision);
+  const OpsTime output_backward = time_ops(head.output_backward.span(), in, t.precision);
 
   StepPlan plan;
   plan.schedule = t.schedule;
@@ -226,13 +228,13 @@ StepPlan plan_step(const StepInputs& in) {
       chunk.backward_s = layers * layer_backward_s;
       double params = layers * layer_params;
       if (first) {
-        chunk.forward_s += ops(head.embedding_forward.span());
-        chunk.backward_s += ops(head.embedding_backward.span());
+        chunk.forward_s += embedding_forward.total_s;
+        chunk.backward_s += embedding_backward.total_s;
         params += head_params;
       }
       if (last) {
-        chunk.forward_s += ops(head.output_forward.span());
-        chunk.backward_s += ops(head.output_backward.span());
+        chunk.forward_s += output_forward.total_s;
+        chunk.backward_s += output_backward.total_s;
         params += head_params;
       }
       // Data parallel over the chunk's parameters: ZeRO-0 all-reduces the gradients; ZeRO-1 and 2
@@ -265,19 +267,19 @@ StepPlan plan_step(const StepInputs& in) {
       }
       if (p.tp_comm_overlap) {
         const CommParts forward_tp = tp_comm(plan, chunk, true), backward_tp = tp_comm(plan, chunk, false);
-        chunk.tp_exposed_forward = tp_exposed_share(comm_seconds(forward_tp.span()), layers * layer_gemm_forward_s, p.tp);
-        chunk.tp_exposed_backward = tp_exposed_share(comm_seconds(backward_tp.span()), layers * layer_gemm_backward_s, p.tp);
+        chunk.tp_exposed_forward = tp_exposed_share(comm_seconds(forward_tp.span()), layers * layer_forward.gemm_s, p.tp);
+        chunk.tp_exposed_backward = tp_exposed_share(comm_seconds(backward_tp.span()), layers * layer_backward.gemm_s, p.tp);
       }
       set_comm_seconds(plan, chunk);
       // Communication under the compute takes SMs and HBM bandwidth from it (overlap_cost.hpp).
       PassCompute forward_pass = scaled(layer_forward, layers), backward_pass = scaled(layer_backward, layers);
       if (first) {
-        forward_pass += split_compute(head.embedding_forward.span(), in);
-        backward_pass += split_compute(head.embedding_backward.span(), in);
+        forward_pass += embedding_forward.split;
+        backward_pass += embedding_backward.split;
       }
       if (last) {
-        forward_pass += split_compute(head.output_forward.span(), in);
-        backward_pass += split_compute(head.output_backward.span(), in);
+        forward_pass += output_forward.split;
+        backward_pass += output_backward.split;
       }
       chunk.interference_forward_s = pass_interference_s(chunk, plan, forward_pass, true, in);
       chunk.interference_backward_s = pass_interference_s(chunk, plan, backward_pass, false, in);

@@ -42,6 +42,9 @@ void check_layout(const StepInputs& in);
 std::int64_t micro_batches_per_step(const ParallelismSpec& parallelism, const TrainingSpec& training);
 
 StepPlan plan_step(const StepInputs& in);
+/// The same for another layout of the same model and cluster (`in`'s parallelism and training
+/// ignored): a search plans many layouts without copying the inputs' profiles for each.
+StepPlan plan_step(const StepInputs& in, const ParallelismSpec& parallelism, const TrainingSpec& training);
 
 struct StepReport {
   StepTimes times;

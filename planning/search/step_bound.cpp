@@ -8,13 +8,12 @@ namespace clustersim::planning {
 namespace {
 
 /// One pass of one chunk on its stage's compute stream, as build_step_graph chains it.
-/// ZeRO-3's traffic beside the compute bounds it from below too: the last unit's compute waits for it.
+/// ZeRO-3's traffic beside the compute bounds it from below too: the next pass waits for it.
 double forward_stream_s(const models::ChunkCosts& c) {
-  return c.dp_before_forward_s + std::max(c.forward_s, c.dp_beside_forward_s) + c.tp_forward_s;
+  return c.dp_before_forward_s + std::max(c.forward_s + c.tp_forward_s, c.dp_beside_forward_s);
 }
 double backward_stream_s(const models::ChunkCosts& c) {
-  return c.dp_before_backward_s + std::max(c.backward_s, c.dp_beside_backward_s) + c.tp_backward_s +
-         c.dp_after_backward_s;
+  return c.dp_before_backward_s + std::max(c.backward_s + c.tp_backward_s + c.dp_after_backward_s, c.dp_beside_backward_s);
 }
 
 }  // namespace

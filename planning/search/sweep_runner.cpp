@@ -118,7 +118,8 @@ std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vect
   std::vector<std::string> keys(fitting.size());
   std::vector<double> bounds(fitting.size());
   parallel_for(fitting.size(), jobs, [&](std::size_t k) {
-    const models::StepPlan plan = models::plan_step(planning::with_layout(base, rows[fitting[k]].layout));
+    const planning::Layout& layout = rows[fitting[k]].layout;
+    const models::StepPlan plan = models::plan_step(base, layout.parallelism, layout.training);
     keys[k] = planning::plan_key(plan);
     bounds[k] = bounded ? planning::step_time_lower_bound_s(plan) : 0.0;
   });
