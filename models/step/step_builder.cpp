@@ -209,13 +209,15 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
       head = before.last;
     }
   }
-  const auto start = [&](TaskId task) {  // the first task of the pass's compute
-    if (head != none) {
+  const auto after_start = [&](TaskId task) {  // a task that starts the pass, or follows its gathers
+    if (head != none)
       after(head, task);
-    } else {
+    else
       after(stream_tail, task);
-      tasks.first = task;
-    }
+  };
+  const auto start = [&](TaskId task) {  // the first task of the pass's compute
+    after_start(task);
+    if (head == none) tasks.first = task;
   };
 
   // The chunk's last backward releases its gradients layer by layer: bucket them per layer so that
@@ -231,10 +233,7 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
     const FlowSpan traffic = comm(beside_s, res.network, label, TaskKind::dp_comm,
                                   [&] { return dp_beside_comm(plan_, chunk, ref.forward); });
     if (traffic.first != none) {
-      if (head != none)
-        after(head, traffic.first);
-      else
-        after(stream_tail, traffic.first);
+      after_start(traffic.first);
       beside = traffic.last;
     }
   }
@@ -246,10 +245,7 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
     const FlowSpan hidden = comm(tp_hidden_s, res.nvlink, label, TaskKind::tp_comm,
                                  [&] { return tp_hidden_comm(plan_, chunk, ref.forward); });
     if (hidden.first != none) {
-      if (head != none)
-        after(head, hidden.first);
-      else
-        after(stream_tail, hidden.first);
+      after_start(hidden.first);
       tp_hidden = hidden.last;
       tasks.tp_hidden = hidden.first;
     }

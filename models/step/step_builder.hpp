@@ -5,9 +5,12 @@
 /// fidelity a communication task's work is its alpha-beta time in seconds on a resource of
 /// capacity 1/s, so concurrent collectives on one port share it fairly instead of overlapping
 /// for free.
-/// Every pass becomes: compute, then its tensor-parallel collectives and any blocking data-parallel
-/// traffic (ZeRO-3 without overlap) on the same stream; beside them the pass's overlappable
-/// traffic; then the send to the neighbouring stage. Under the `analytic` fidelity nothing but
+/// Every pass becomes: ZeRO-3's gathers the compute waits for (the first unit's, or all without
+/// prefetch); the compute; its exposed tensor-parallel collectives and any ZeRO-3 reductions that
+/// do not overlap, on the same stream; beside the compute ZeRO-3's prefetched gathers and
+/// overlapped reductions, the context-parallel ring and, with TP overlap, the hidden share of the
+/// TP collectives on NVLink; the last unit's overlapped reduction after it; then the send to the
+/// neighbouring stage. Under the `analytic` fidelity nothing but
 /// that stream uses a stage's compute engine and NVLink, and the stream runs one pass at a time, so
 /// a pass's compute and collectives always take their own times back to back: one task of kind
 /// compute_then_tp stands for both, a third fewer tasks to simulate (step_pieces.hpp splits it
@@ -21,9 +24,11 @@
 /// collectives' traffic on the cluster network (flow_step.hpp); the network's link resources
 /// follow the stages'. Either way a task's collectives are those step_comm.hpp names, and its
 /// seconds the plan's cached analytic costs of the same records.
-/// Limitations: tensor-parallel collectives and blocking ZeRO-3 traffic are lumped after each
-/// pass's compute rather than between its layers (the same time on an uncontended stream); no
-/// compute slow-down while communication kernels share the SMs.
+/// The compute's slow-down by what runs beside it is in the plan's compute seconds already
+/// (overlap_cost.hpp).
+/// Limitations: tensor-parallel collectives and blocking ZeRO-3 traffic are lumped before or
+/// after each pass's compute rather than between its layers (the same time on an uncontended
+/// stream); ZeRO-3 traffic beside a pass is one task, its units' gathers at their summed time.
 
 #include <functional>
 #include <span>
