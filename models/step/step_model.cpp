@@ -151,7 +151,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   const LayerCosts layer = layer_costs(model, p, t);
   const HeadCosts head = head_costs(model, p, t);
   const OpsTime forward_ops = time_ops(layer.forward.span(), in, t.precision);
-  const OpsTime backward_ops = time_ops(layer.backward.span(), in, t.precision), recompute_ops = time_ops(layer.recompute.span(), in, t.precision);
+  const OpsTime backward_ops = time_ops(layer.backward.span(), in, t.precision);
+  const OpsTime recompute_ops = time_ops(layer.recompute.span(), in, t.precision);
   const double layer_forward_s = forward_ops.total_s;
   const double layer_backward_s = backward_ops.total_s + recompute_ops.total_s;
   const PassCompute layer_forward = forward_ops.split;
