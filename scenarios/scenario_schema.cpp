@@ -564,8 +564,9 @@ std::vector<Section> build_sections() {
        .meaning = "measured constants that replace built-in ones",
        .index_in_parent = 1,
        .fields = {string("profile", member(root, &Scenario::calibration_profile),
-                         "path of a calibration profile JSON; \"bundled\": the profile bundled for the GPU "
-                         "(fitted to published measurements); empty: built-in constants")}},
+                         "path of a calibration profile JSON; \"bundled\" or empty: the profile bundled for "
+                         "the GPU (fitted to published measurements), the built-in line where it has none; "
+                         "\"built-in\": the built-in alpha-beta line")}},
       {.pointer = "/sweep",
        .meaning = "the layouts `clustersim sweep` compares when no --configs file is given",
        .index_in_parent = 1,
