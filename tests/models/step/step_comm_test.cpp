@@ -216,6 +216,11 @@ TEST_CASE("collective records: hybrid sharding gathers in the shard group and al
   CHECK(chunk.unit_replica_reduce.group.ranks_per_node == 1);
   CHECK(chunk.unit_replica_reduce.bytes == doctest::Approx(chunk.unit_reduce.bytes / 4.0).epsilon(1e-12));
   CHECK(chunk.unit_replica_reduce.scope == CommScope::dp_replica);
+  // Under the flow fidelity each of the 2 groups reduce-scatters around its own ring of 4: every
+  // one of the 8 ranks sends 3/4 of the buffer (one ring of 8 would send 7/8 each).
+  CommParts reduce;
+  reduce.add({.first = &chunk.unit_reduce});
+  CHECK(lower_task_alone(in, reduce, 0).bytes == doctest::Approx(8.0 * 0.75 * chunk.unit_reduce.bytes).epsilon(1e-12));
 }
 
 TEST_CASE("collective records: tensor-parallel overlap leaves the first chunk and what the GEMMs cannot hide") {
