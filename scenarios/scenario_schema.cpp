@@ -485,10 +485,6 @@ std::vector<Section> build_sections() {
                          shape),
             with_default(number("power_w", member(gpu, &GpuSpec::power_w), watts, non_negative,
                                 "board power (TDP)"),
-                         shape),
-            with_default(integer("sm_count", member(gpu, &GpuSpec::sm_count), count, positive,
-                                 "streaming multiprocessors (SMs): what NCCL's kernels take from "
-                                 "overlapped compute is counted in them"),
                          shape)}},
       {.pointer = "/parallelism",
        .meaning = "how the job is split over GPUs; GPUs = tp * pp * dp * cp",

@@ -55,16 +55,16 @@ OverlapInterference default_overlap_interference(std::string_view gpu) {
   return {.sms_held = {0.0, none}, .hbm_bytes_per_bus_byte = {0.0, none}, .copy_hbm_bytes_per_byte = {0.0, none}};
 }
 
-InterferenceShare overlap_slowdown(const GpuSpec& gpu, const OverlapInterference& interference, CommEngine engine,
-                                   double comm_bytes_per_s) {
+InterferenceShare overlap_slowdown(const GpuSpec& gpu, int sm_count, const OverlapInterference& interference,
+                                   CommEngine engine, double comm_bytes_per_s) {
   const double rate = std::max(0.0, comm_bytes_per_s);
   InterferenceShare share;
   const double bytes_per_byte = engine == CommEngine::sm_kernel ? interference.hbm_bytes_per_bus_byte.value
                                                                 : interference.copy_hbm_bytes_per_byte.value;
   if (gpu.hbm_bytes_per_s > 0.0) share.memory_bound = std::min(1.0, bytes_per_byte * rate / gpu.hbm_bytes_per_s);
-  if (engine == CommEngine::sm_kernel && gpu.sm_count > 0) {
-    share.sms_taken = std::clamp(interference.sms_held.value, 0.0, static_cast<double>(gpu.sm_count));
-    share.compute_bound = share.sms_taken / static_cast<double>(gpu.sm_count);
+  if (engine == CommEngine::sm_kernel && sm_count > 0) {
+    share.sms_taken = std::clamp(interference.sms_held.value, 0.0, static_cast<double>(sm_count));
+    share.compute_bound = share.sms_taken / static_cast<double>(sm_count);
   }
   return share;
 }

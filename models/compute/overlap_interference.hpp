@@ -50,10 +50,11 @@ struct InterferenceShare {
 /// for any other name, zeros whose sources say that nothing is modelled.
 OverlapInterference default_overlap_interference(std::string_view gpu);
 
-/// `comm_bytes_per_s`: for sm_kernel the collective's bus bandwidth (busbw) on this GPU; for
-/// copy_engine the rate the copy moves bytes device to device (a device-host copy touches HBM
-/// once per byte: pass half its rate). Negative rates count as 0.
-InterferenceShare overlap_slowdown(const GpuSpec& gpu, const OverlapInterference& interference,
+/// `sm_count`: the GPU's SMs (ComputeProfile::sm_count). `comm_bytes_per_s`: for sm_kernel the
+/// collective's bus bandwidth (busbw) on this GPU; for copy_engine the rate the copy moves bytes
+/// device to device (a device-host copy touches HBM once per byte: pass half its rate). Negative
+/// rates count as 0.
+InterferenceShare overlap_slowdown(const GpuSpec& gpu, int sm_count, const OverlapInterference& interference,
                                    CommEngine engine, double comm_bytes_per_s);
 
 /// Fraction of the whole GPU's dense peak of `precision` that GEMM C[m x n] = A[m x k] B[k x n]

@@ -1,6 +1,5 @@
 #pragma once
-/// One GPU type as the simulator sees it: dense tensor peaks, HBM size and bandwidth, NVLink, and
-/// the streaming multiprocessors (SMs) that compute kernels and NCCL's kernels share.
+/// One GPU type as the simulator sees it: dense tensor peaks, HBM size and bandwidth, NVLink.
 /// Units are SI inside the code (FLOP/s, bytes, bytes/s, watts); scenario keys carry the units
 /// they are written in and are converted once, at load.
 /// Source of the preset values: shared reference "measurements.md" section 4 (vendor datasheets).
@@ -17,7 +16,6 @@ struct GpuSpec {
   double hbm_bytes_per_s = 0.0;
   double nvlink_bytes_per_s = 0.0;  // per direction, per GPU, into the NVSwitch domain
   double power_w = 0.0;
-  int sm_count = 0;  // streaming multiprocessors enabled on the product
 
   friend bool operator==(const GpuSpec&, const GpuSpec&) = default;
 };

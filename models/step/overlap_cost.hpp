@@ -15,7 +15,7 @@
 
 #include <span>
 
-#include "models/compute/overlap_interference.hpp"
+#include "models/compute/compute_profile.hpp"
 #include "models/spec/gpu_spec.hpp"
 
 namespace clustersim::models {
@@ -36,8 +36,8 @@ struct BesideTraffic {
   bool under_gemms_only = false;
 };
 
-/// Seconds the pass's compute grows by.
+/// Seconds the pass's compute grows by, on `gpu` with the profile's SM count and overlap constants.
 double interference_s(const PassCompute& pass, std::span<const BesideTraffic> traffic, const GpuSpec& gpu,
-                      const OverlapInterference& interference);
+                      const ComputeProfile& profile);
 
 }  // namespace clustersim::models

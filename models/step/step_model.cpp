@@ -105,7 +105,7 @@ double pass_interference_s(const ChunkCosts& chunk, const StepPlan& plan, const 
       BesideTraffic{.seconds = forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s,
                     .sms_held = kUserbufferSms,
                     .under_gemms_only = true}};
-  return interference_s(pass, beside, in.cluster.gpu, in.compute.overlap);
+  return interference_s(pass, beside, in.cluster.gpu, in.compute);
 }
 
 /// Seconds left exposed of a collective of `c` seconds split into `n` chunks pipelined with the

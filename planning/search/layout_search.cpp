@@ -76,7 +76,8 @@ std::string plan_key(const models::StepPlan& plan) {
     put(stage.optimizer_s);
     put(stage.chunks.size());
     for (const models::ChunkCosts& c : stage.chunks) {
-      for (const double v : {c.forward_s, c.backward_s, c.tp_forward_s, c.tp_backward_s, c.cp_forward_s,
+      for (const double v : {c.forward_s, c.backward_s, c.tp_forward_s, c.tp_backward_s, c.tp_hidden_forward_s,
+                             c.tp_hidden_backward_s, c.cp_forward_s,
                              c.cp_backward_s, c.grad_reduce_s, c.param_gather_s, c.dp_before_forward_s,
                              c.dp_before_backward_s, c.dp_beside_forward_s, c.dp_beside_backward_s,
                              c.dp_after_backward_s, c.dp_tail_backward_s, c.units}) {

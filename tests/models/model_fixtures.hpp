@@ -36,11 +36,11 @@ inline TransformerSpec llama3_405b() {
 
 inline GpuSpec a100() {
   return {.name = "a100-80gb", .bf16_flops_per_s = 312e12, .fp8_flops_per_s = 0.0, .hbm_bytes = 80e9,
-          .hbm_bytes_per_s = 2.039e12, .nvlink_bytes_per_s = 300e9, .power_w = 400.0, .sm_count = 108};
+          .hbm_bytes_per_s = 2.039e12, .nvlink_bytes_per_s = 300e9, .power_w = 400.0};
 }
 inline GpuSpec h100() {
   return {.name = "h100-sxm", .bf16_flops_per_s = 989e12, .fp8_flops_per_s = 1979e12, .hbm_bytes = 80e9,
-          .hbm_bytes_per_s = 3.35e12, .nvlink_bytes_per_s = 450e9, .power_w = 700.0, .sm_count = 132};
+          .hbm_bytes_per_s = 3.35e12, .nvlink_bytes_per_s = 450e9, .power_w = 700.0};
 }
 
 /// Nodes of 8 H100 with eight 400 Gb/s NICs each.

@@ -92,11 +92,6 @@ TEST_CASE("presets: every GPU and model preset loads with its sourced values") {
   CHECK(gpu_preset("a100-80gb").fp8_flops_per_s == 0);  // A100 has no FP8 tensor cores
   CHECK(gpu_preset("h200-sxm").hbm_bytes == 141e9);
   CHECK(gpu_preset("b200").nvlink_bytes_per_s == 900e9);
-  // SMs: the A100 and H100 whitepapers, the H200's own device record, Chips and Cheese for B200.
-  CHECK(gpu_preset("a100-80gb").sm_count == 108);
-  CHECK(gpu_preset("h100-sxm").sm_count == 132);
-  CHECK(gpu_preset("h200-sxm").sm_count == 132);
-  CHECK(gpu_preset("b200").sm_count == 148);
   CHECK(model_preset("llama3-405b").ffn_hidden == 53248);
   CHECK(model_preset("gpt3-175b").mlp == models::MlpKind::gelu);
   CHECK(model_preset("llama2-70b").vocab == 32000);
@@ -177,8 +172,7 @@ TEST_CASE("scenario: to_json is normalised and loads back to the same scenario")
                                        "heads": 4, "kv_heads": 2, "vocab": 1000, "mlp": "gelu"},
                              "cluster": {"gpu": {"bf16_tflops": 123.456, "fp8_tflops": 0,
                                          "hbm_gb": 24, "hbm_tb_per_s": 1.1,
-                                         "nvlink_gb_per_s": 0, "power_w": 300,
-                                         "sm_count": 46},
+                                         "nvlink_gb_per_s": 0, "power_w": 300},
                                          "num_gpus": 4, "gpus_per_node": 4}})",
                          "custom.json"),
   };
@@ -229,8 +223,6 @@ TEST_CASE("validation: each rule names the key to change") {
       {{"training.schedule=interleaved"}, "/training/schedule",
        "\"interleaved\" needs parallelism.vp > 1"},
       {{"parallelism.zero=4"}, "/parallelism/zero", "must be an integer in 0..3, got 4"},
-      {{"cluster.gpu.sm_count=0"}, "/cluster/gpu/sm_count", "must be a positive integer, got 0"},
-      {{"cluster.gpu.sm_count=131.5"}, "/cluster/gpu/sm_count", "must be a positive integer, got 131.5"},
       {{"cluster.gpu=a100-80gb", "training.precision=fp8"}, "/training/precision",
        "fp8 needs a GPU with FP8 tensor cores; a100-80gb has fp8_tflops=0"},
       {{"parallelism.cp=2", "parallelism.dp=4", "training.seq_len=4095"}, "/training/seq_len",

@@ -14,20 +14,20 @@ using test::h100;
 TEST_CASE("overlap: an NCCL kernel costs compute-bound work its SMs, memory-bound work its HBM bytes") {
   const OverlapInterference h = default_overlap_interference("h100-sxm");
   // 24 CTAs of 132 SMs; 300 GB/s of busbw at 3 HBM bytes per bus byte against 3.35 TB/s.
-  const InterferenceShare s = overlap_slowdown(h100(), h, CommEngine::sm_kernel, 300e9);
+  const InterferenceShare s = overlap_slowdown(h100(), 132, h, CommEngine::sm_kernel, 300e9);
   CHECK(s.sms_taken == 24.0);
   CHECK(s.compute_bound == doctest::Approx(24.0 / 132.0));
   CHECK(s.memory_bound == doctest::Approx(3.0 * 300e9 / 3.35e12));  // 0.2687
   // A copy-engine transfer holds no SM; a device-to-device copy of 1 TB/s reads and writes it.
-  const InterferenceShare c = overlap_slowdown(h100(), h, CommEngine::copy_engine, 1e12);
+  const InterferenceShare c = overlap_slowdown(h100(), 132, h, CommEngine::copy_engine, 1e12);
   CHECK(c.sms_taken == 0.0);
   CHECK(c.compute_bound == 0.0);
   CHECK(c.memory_bound == doctest::Approx(2.0 * 1e12 / 3.35e12));
   // HBM cannot lose more than all of it; no transfer, no loss.
-  CHECK(overlap_slowdown(h100(), h, CommEngine::copy_engine, 10e12).memory_bound == 1.0);
-  CHECK(overlap_slowdown(h100(), h, CommEngine::sm_kernel, 0.0).memory_bound == 0.0);
+  CHECK(overlap_slowdown(h100(), 132, h, CommEngine::copy_engine, 10e12).memory_bound == 1.0);
+  CHECK(overlap_slowdown(h100(), 132, h, CommEngine::sm_kernel, 0.0).memory_bound == 0.0);
   // The same 24 CTAs are a larger share of A100's 108 SMs.
-  CHECK(overlap_slowdown(a100(), default_overlap_interference("a100-80gb"), CommEngine::sm_kernel, 0.0).compute_bound ==
+  CHECK(overlap_slowdown(a100(), 108, default_overlap_interference("a100-80gb"), CommEngine::sm_kernel, 0.0).compute_bound ==
         doctest::Approx(24.0 / 108.0));
 }
 
@@ -45,7 +45,7 @@ TEST_CASE("overlap: every GPU preset has sourced constants, other GPUs none") {
   const OverlapInterference none = default_overlap_interference("mi300x");
   CHECK(none.sms_held.value == 0.0);
   CHECK(none.sms_held.source.find("not modelled") != std::string::npos);
-  CHECK(overlap_slowdown(h100(), none, CommEngine::sm_kernel, 300e9).compute_bound == 0.0);
+  CHECK(overlap_slowdown(h100(), 132, none, CommEngine::sm_kernel, 300e9).compute_bound == 0.0);
 }
 
 TEST_CASE("overlap: a GEMM of one full wave needs two when the collective holds SMs") {
@@ -77,8 +77,8 @@ TEST_CASE("overlap: the model against published GEMM slowdowns under NCCL") {
   // MI250, MI210). The SM share alone gives H100 22.2 %, A100 28.6 %. Tolerance: the H100 figure
   // within 25 % of the published mean (an average over models, GPUs and kernels, not one GEMM);
   // both under the published maximum.
-  const double h100_share = overlap_slowdown(h100(), h.overlap, CommEngine::sm_kernel, 0.0).compute_bound;
-  const double a100_share = overlap_slowdown(a100(), a.overlap, CommEngine::sm_kernel, 0.0).compute_bound;
+  const double h100_share = overlap_slowdown(h100(), 132, h.overlap, CommEngine::sm_kernel, 0.0).compute_bound;
+  const double a100_share = overlap_slowdown(a100(), 108, a.overlap, CommEngine::sm_kernel, 0.0).compute_bound;
   CHECK(slowdown(h100_share) == doctest::Approx(0.222).epsilon(0.01));
   CHECK(slowdown(a100_share) == doctest::Approx(0.286).epsilon(0.01));
   CHECK(slowdown(h100_share) == doctest::Approx(0.189).epsilon(0.25));

@@ -2,8 +2,8 @@
 
 #include <doctest/doctest.h>
 
-#include "models/step/step_model.hpp"
 #include "tests/models/model_fixtures.hpp"
+#include "tests/models/step/step_fixtures.hpp"
 
 using namespace clustersim::models;
 
@@ -11,18 +11,18 @@ namespace {
 
 // An H100 (132 SMs, 3.35 TB/s) beside a collective holding 24 SMs at 100 GB/s of bus bandwidth,
 // 3 HBM bytes per bus byte: compute-bound work loses 24/132, memory-bound 0.3/3.35.
-OverlapInterference nccl_like() {
-  OverlapInterference i;
-  i.sms_held.value = 24.0;
-  i.hbm_bytes_per_bus_byte.value = 3.0;
-  return i;
+ComputeProfile nccl_like() {
+  ComputeProfile p = default_compute_profile("h100-sxm");
+  REQUIRE(p.sm_count.value == 132);
+  p.overlap.sms_held.value = 24.0;
+  p.overlap.hbm_bytes_per_bus_byte.value = 3.0;
+  return p;
 }
 
 }  // namespace
 
 TEST_CASE("overlap cost: a collective under part of a pass slows that part of its compute") {
   const GpuSpec gpu = test::h100();
-  REQUIRE(gpu.sm_count == 132);
   const PassCompute pass{.compute_bound_s = 0.8, .memory_bound_s = 0.2, .gemm_s = 0.7};
   const double fc = 24.0 / 132.0, fm = 3.0 * 100e9 / gpu.hbm_bytes_per_s;
   // Half the pass overlapped: half of each kind of work runs at the reduced rate.
@@ -43,13 +43,7 @@ TEST_CASE("overlap cost: a collective under part of a pass slows that part of it
 }
 
 TEST_CASE("overlap cost: FSDP's overlapped gathers lengthen the passes they hide under") {
-  StepInputs in;
-  in.model = test::llama3_8b();
-  in.parallelism = {.tp = 1, .pp = 1, .dp = 64, .zero = 3};
-  in.training = {.seq_len = 8192, .micro_batch = 4, .global_batch = 512};
-  in.cluster = {.gpu = test::h100(), .num_gpus = 64, .gpus_per_node = 8};
-  in.compute = default_compute_profile("h100-sxm");
-  in.comm = default_comm_profile(in.cluster);
+  const StepInputs in = test::fsdp_llama3_8b_on_64_h100();
   const StepPlan costed = plan_step(in);
   StepInputs free = in;
   free.compute.overlap.sms_held.value = 0.0;

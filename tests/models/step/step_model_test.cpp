@@ -7,6 +7,7 @@
 
 #include "models/comm/collectives.hpp"
 #include "tests/models/model_fixtures.hpp"
+#include "tests/models/step/step_fixtures.hpp"
 
 using namespace clustersim::models;
 
@@ -187,13 +188,7 @@ TEST_CASE("step model: FSDP exposes one unit's gather per pass, and without over
   // the last reduction before the optimizer: 2 m gathers + 1 reduction of a unit. Without
   // prefetch every gather blocks: 2 m x 34 unit gathers more; without overlapped reductions
   // m x 34 reductions more, less the one that was already exposed.
-  StepInputs in;
-  in.model = test::llama3_8b();
-  in.parallelism = {.tp = 1, .pp = 1, .dp = 64, .zero = 3};
-  in.training = {.seq_len = 8192, .micro_batch = 4, .global_batch = 512};
-  in.cluster = {.gpu = test::h100(), .num_gpus = 64, .gpus_per_node = 8};
-  in.compute = default_compute_profile("h100-sxm");
-  in.comm = default_comm_profile(in.cluster);
+  StepInputs in = test::fsdp_llama3_8b_on_64_h100();
   // Scheduling alone: the overlapped traffic's cost to the compute (overlap_cost.hpp) is tested
   // on its own.
   in.compute.overlap.sms_held.value = 0.0;
