@@ -128,20 +128,23 @@ double tp_exposed_share(double tp_s, double gemm_s, std::int64_t tp) {
   return std::min(1.0, exposed / tp_s);
 }
 
+/// Throws LayoutError for the first rule `p` and `t` break with the inputs' model and cluster.
+void require_layout(const StepInputs& in, const ParallelismSpec& p, const TrainingSpec& t) {
+  if (auto violation = layout_violation(in.model, p, t, in.cluster)) throw LayoutError(*violation);
+}
+
 }  // namespace
 
 std::int64_t micro_batches_per_step(const ParallelismSpec& parallelism, const TrainingSpec& training) {
   return training.global_batch / (parallelism.dp * training.micro_batch);
 }
 
-void check_layout(const StepInputs& in) {
-  if (auto violation = layout_violation(in.model, in.parallelism, in.training, in.cluster)) throw LayoutError(*violation);
-}
+void check_layout(const StepInputs& in) { require_layout(in, in.parallelism, in.training); }
 
 StepPlan plan_step(const StepInputs& in) { return plan_step(in, in.parallelism, in.training); }
 
 StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const TrainingSpec& t) {
-  if (auto violation = layout_violation(in.model, p, t, in.cluster)) throw LayoutError(*violation);
+  require_layout(in, p, t);
   const auto& model = in.model;
   const Groups groups = make_groups(p, in.cluster);
   auto collective = [&](CollectiveOp op, double bytes, const CommGroup& g, CommScope scope) {
