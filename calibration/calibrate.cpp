@@ -77,7 +77,7 @@ class ProfileBuilder {
     }
     auto& c = out_.profile.compute;
     for (auto* s : {&c.gemm_max_efficiency_bf16, &c.gemm_max_efficiency_fp8, &c.k_half, &c.attention_efficiency,
-                    &c.hbm_efficiency, &c.launch_overhead_s}) {
+                    &c.hbm_efficiency, &c.launch_overhead_s, &c.sustained_clock_ratio}) {
       s->source = std::string(kBuiltIn) + s->source;
     }
     for (auto* s : {&c.sm_count, &c.tile_m, &c.tile_n}) s->source = std::string(kBuiltIn) + s->source;

@@ -10,13 +10,13 @@
 #include <fmt/format.h>
 
 #include "calibration/least_squares.hpp"
+#include "models/compute/compute_profile.hpp"
 
 namespace clustersim::calibration {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 double k_fill(double k, double k_half) { return k / (k + k_half); }
 
@@ -131,10 +131,7 @@ double rms_of(const Solution& solution) {
 }  // namespace
 
 double tile_fill(const GemmModelShape& shape, std::int64_t m, std::int64_t n) {
-  const std::int64_t tiles = ceil_div(m, shape.tile_m) * ceil_div(n, shape.tile_n);
-  const std::int64_t waves = ceil_div(tiles, shape.sm_count);
-  return static_cast<double>(m) * static_cast<double>(n) /
-         static_cast<double>(waves * shape.sm_count * shape.tile_m * shape.tile_n);
+  return models::gemm_tile_fill(shape.tile_m, shape.tile_n, shape.sm_count, m, n);
 }
 
 GemmFit fit_gemm(std::span<const GemmSample> samples, const GemmFitInputs& inputs) {
@@ -144,11 +141,23 @@ GemmFit fit_gemm(std::span<const GemmSample> samples, const GemmFitInputs& input
       throw std::invalid_argument(fmt::format("GEMM fit: line {} is an fp8 GEMM but the GPU has no fp8 peak", s.line));
     }
   }
+  // Below one wave of output tiles cuBLASLt switches to split-K or stream-K kernels, which the
+  // model does not have: such samples would pull k_half towards what those kernels cost.
+  std::vector<GemmSample> fitted;
+  std::vector<GemmSample> below_one_wave;
+  for (const auto& s : samples) {
+    const std::int64_t tiles = ((s.m + inputs.shape.tile_m - 1) / inputs.shape.tile_m) *
+                               ((s.n + inputs.shape.tile_n - 1) / inputs.shape.tile_n);
+    (tiles >= inputs.shape.sm_count ? fitted : below_one_wave).push_back(s);
+  }
+  if (fitted.empty()) fitted.swap(below_one_wave);  // nothing else to fit: keep them all
+  samples = fitted;
   const Solution best = fit_shape(samples, inputs, inputs.shape);
   const LinearFit& lin = best.linear;
   const Problem& problem = best.problem;
 
   GemmFit fit;
+  fit.below_one_wave = std::move(below_one_wave);
   fit.dof = lin.dof;
   const auto value_at = [&](std::size_t j, int count) {
     FittedValue v{.value = std::exp(best.theta[j]), .lo = kNaN, .hi = kNaN, .fitted = true, .samples = count};

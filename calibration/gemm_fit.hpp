@@ -1,7 +1,8 @@
 #pragma once
 /// Fits the GEMM efficiency model of models/compute/compute_profile.hpp to measured GEMMs:
 ///   efficiency(m, n, k) = e_max(precision) x tile_fill(m, n) x k / (k + k_half),
-/// with tile_fill from the profile's tile shape and SM count (waves of output tiles). The fitted
+/// with tile_fill from the profile's tile shape and SM count (waves of output tiles; the best of the
+/// tile, its transpose and its half-width tile, as models::gemm_tile_fill). The fitted
 /// parameters are e_max per precision present in the samples and one k_half shared by all.
 /// Relative least squares: residuals are log(measured / modelled efficiency), minimised by
 /// Gauss-Newton over (log e_max..., log k_half) with the linear solves of least_squares.hpp; the
@@ -10,9 +11,12 @@
 /// identify it: fewer than two distinct k in one precision, or no residual degree of freedom.
 /// The tile/wave model is checked by refitting under a few other common tile shapes and
 /// reporting each one's residual RMS (the profile keeps the given shape).
+/// Samples with fewer output tiles (of the given tile) than SMs are left out of the fit and listed:
+/// the library runs them with split-K or stream-K kernels, which the model does not have (all are
+/// fitted when no sample fills a wave).
 /// Units: efficiencies are fractions of the GPU's dense peak of the sample's precision.
 /// Limitations: the model has no split-K/stream-K, so small m x n with large k fit badly; one
-/// tile shape for all sizes; the intervals assume independent relative errors across shapes,
+/// tile family for all sizes; the intervals assume independent relative errors across shapes,
 /// which best-of-sweep published numbers are not.
 /// Source: models/compute/compute_profile.hpp (the model being fitted); Gauss-Newton as in Nocedal &
 /// Wright, "Numerical Optimization", section 10.3.
@@ -67,9 +71,10 @@ struct GemmFit {
   double max_relative = 0.0;
   std::vector<GemmPointFit> points{};
   std::vector<TileCheck> tile_check{};  // the given shape first
+  std::vector<GemmSample> below_one_wave{};  // not fitted: fewer output tiles than SMs
 };
 
-/// tile_fill(m, n) of models/compute/compute_profile.cpp (useful output over the tiles of all waves).
+/// models::gemm_tile_fill for `shape` (useful output over the tiles of all waves).
 double tile_fill(const GemmModelShape& shape, std::int64_t m, std::int64_t n);
 
 /// Throws std::invalid_argument when there are no samples or an fp8 sample on a GPU without fp8.

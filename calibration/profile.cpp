@@ -33,6 +33,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 struct DoubleField {
   std::string_view name;
   models::Sourced<double> models::ComputeProfile::*member;
+  double if_missing = kNaN;  // added after version 1 was first written: a missing one takes this
 };
 struct IntField {
   std::string_view name;
@@ -51,6 +52,8 @@ constexpr std::array kComputeDoubles{
     DoubleField{"attention_efficiency", &models::ComputeProfile::attention_efficiency},
     DoubleField{"hbm_efficiency", &models::ComputeProfile::hbm_efficiency},
     DoubleField{"launch_overhead_s", &models::ComputeProfile::launch_overhead_s},
+    // Older profiles say nothing of the clock: their constants are taken as the clock they run at.
+    DoubleField{"sustained_clock_ratio", &models::ComputeProfile::sustained_clock_ratio, 1.0},
 };
 constexpr std::array kComputeInts{
     IntField{"sm_count", &models::ComputeProfile::sm_count},
@@ -295,6 +298,10 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
   r.only_keys(compute, "/compute", field_names(kComputeDoubles, kComputeInts));
   for (const auto& f : kComputeDoubles) {
     const std::string pointer = "/compute/" + std::string(f.name);
+    if (!std::isnan(f.if_missing) && !compute.contains(f.name)) {
+      p.compute.*f.member = {f.if_missing, "not in the profile: the constants are taken at the clock they run at"};
+      continue;
+    }
     const auto [value, from] = r.constant(r.member(compute, "/compute", f.name), pointer, p);
     p.compute.*f.member = {value, from};
   }
@@ -307,7 +314,8 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
     (void)value;
     p.compute.*f.member = {static_cast<int>(count), from};
   }
-  for (const std::string_view positive : {"gemm_max_efficiency_bf16", "attention_efficiency", "hbm_efficiency", "k_half"}) {
+  for (const std::string_view positive :
+       {"gemm_max_efficiency_bf16", "attention_efficiency", "hbm_efficiency", "k_half", "sustained_clock_ratio"}) {
     const auto it = std::find_if(kComputeDoubles.begin(), kComputeDoubles.end(),
                                  [&](const DoubleField& f) { return f.name == positive; });
     if (!((p.compute.*(it->member)).value > 0.0)) r.fail("/compute/" + std::string(positive) + "/value", "must be > 0");

@@ -1,5 +1,6 @@
 #include "models/compute/compute_profile.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -13,59 +14,66 @@ namespace {
 // Shared by every bundled profile.
 constexpr std::string_view kMamf =
     "measurements.md 2.1: MAMF (torch.matmul, best of a shape sweep, stas00/ml-engineering)";
-constexpr std::string_view kCublasLt = "measurements.md 2.2: Azure AI-benchmarking-guide cuBLASLt";
 constexpr std::string_view kFlashAttention2 =
     "measurements.md 2.2: FlashAttention-2, head dim 128, batch 2, seq 8192 (Azure "
     "AI-benchmarking-guide), TF/s over bf16 dense peak";
 constexpr std::string_view kStream = "measurements.md 2.2: STREAM copy (Azure AI-benchmarking-guide) over datasheet HBM bandwidth";
 
-Sourced<double> k_half_fit() {
-  // Solves 1024^3 on H100 fp8: 274.1 TF/s measured = 1979 x 0.709 x tile_fill 0.242 x k_fill;
-  // k_fill(1024) = 0.80 gives k_half = 256. The same curve is within 5% at 4096^3 to 16384^3.
-  return {256.0, fmt::format("fit: {} 1024^3 H100 v5 FP8 row, given MAMF e_max and tile_fill", kCublasLt)};
-}
-
-/// One cuBLASLt GEMM of measurements.md 2.2 (random init, 10,000 warm-up iterations).
-struct MeasuredGemm {
-  int m, n, k;
-  double tflops;
+/// The GEMM constants of the bundled profiles (calibration/profiles/<gpu>.json), as
+/// calibration/make_profiles fits them: e_max per precision and k_half by relative least squares
+/// over cuBLASLt GEMMs measured under sustained load, from one wave of output tiles up. The bundled
+/// profile is what every command uses; these built-in copies serve a GPU run without one and are
+/// checked against it (tests/calibration/bundled_profiles_test.cpp).
+struct GemmFitCopy {
+  double e_max_bf16, e_max_fp8, k_half;
+  std::string_view from;
 };
+constexpr GemmFitCopy kA100Fit{0.8610616983499005, 0.0, 562.6892113211567,
+                               "measurements.md 2.2 Azure ND A100 v4 cuBLASLt FP16 (the bf16 rate), 10,000 warm-up "
+                               "iterations"};
+constexpr GemmFitCopy kH100Fit{0.7892501513889923, 0.6616973072519052, 400.439684959707,
+                               "calibration/measured/h200-2026-11-30 (cuBLASLt's first heuristic algorithm, the "
+                               "H100's die) and measurements.md 2.2 Azure ND H100 v5 cuBLASLt FP8"};
+constexpr GemmFitCopy kH200Fit{0.7856970850293145, 0.6593743778628645, 379.0445397792215,
+                               "calibration/measured/h200-2026-11-30 (cuBLASLt's first heuristic algorithm) and "
+                               "measurements.md 2.2 Azure ND H200 v5 cuBLASLt FP8"};
 
-// The table's rows of 4096^3 and up: smaller ones measure what tile_fill and k_fill model.
-// A100 is FP16, whose tensor-core rate equals BF16's; H100 and H200 are FP8.
-constexpr std::array<MeasuredGemm, 4> kA100Fp16Plateau{{
-    {4096, 4096, 4096, 228.0}, {8192, 8192, 8192, 253.7}, {16384, 16384, 16384, 256.5}, {6144, 12288, 12288, 250.8}}};
-constexpr std::array<MeasuredGemm, 5> kH100Fp8Plateau{{{4096, 4096, 4096, 1216.9},
-                                                        {8192, 8192, 8192, 1290.1},
-                                                        {16384, 16384, 16384, 1377.3},
-                                                        {32768, 32768, 32768, 1382.2},
-                                                        {6144, 12288, 12288, 1351.4}}};
-constexpr std::array<MeasuredGemm, 5> kH200Fp8Plateau{{{4096, 4096, 4096, 1249.1},
-                                                        {8192, 8192, 8192, 1300.6},
-                                                        {16384, 16384, 16384, 1366.3},
-                                                        {32768, 32768, 32768, 1349.5},
-                                                        {6144, 12288, 12288, 1318.0}}};
-
-/// e_max that makes gemm_efficiency reproduce the measured large GEMMs on average: the mean over
-/// the rows of measured / (peak x tile_fill x k_fill), with `shape`'s tiles, SMs and k_half.
-/// MAMF's best-of-a-sweep figure is the luckiest shape's rate, an upper bound on this plateau
-/// (A100: 0.869 against 0.831 fitted; H200 fp8: 0.734 against 0.699), so where the by-shape table
-/// has the GPU and precision the fit is the e_max; tile_fill and k_fill then carry the shapes.
-Sourced<double> plateau_fit(ComputeProfile shape, double peak_tflops, std::span<const MeasuredGemm> rows,
-                            std::string_view which) {
-  shape.gemm_max_efficiency_bf16.value = 1.0;
-  double sum = 0.0;
-  for (const MeasuredGemm& g : rows)
-    sum += g.tflops / (peak_tflops * gemm_efficiency(shape, Precision::bf16, g.m, g.n, g.k));
-  return {sum / static_cast<double>(rows.size()),
-          fmt::format("fit: {} {} rows 4096^3 and up (mean of measured over peak x tile_fill x k_fill)",
-                      kCublasLt, which)};
+void set_gemm_fit(ComputeProfile& p, const GemmFitCopy& fit) {
+  const std::string how = fmt::format("fit (calibration/profiles/{}.json): {}", p.gpu, fit.from);
+  p.gemm_max_efficiency_bf16 = {fit.e_max_bf16, how};
+  if (fit.e_max_fp8 > 0.0) p.gemm_max_efficiency_fp8 = {fit.e_max_fp8, how};
+  p.k_half = {fit.k_half, how};
 }
 
 Sourced<double> launch_overhead() {
   return {4e-6,
           "assumption: typical CUDA kernel launch latency plus ramp-up/tail of a few microseconds "
           "per kernel without CUDA graphs; not measured here"};
+}
+
+// The clock under sustained load. A100's peak is quoted at its top boost clock, 1410 MHz, which it
+// holds at 400 W in long GEMM runs (Azure's rows follow 10,000 warm-up iterations). Hopper's GEMM
+// measurements ran for under a second per shape from a GPU at 1875-1980 MHz (the H200 run read
+// 1875 MHz at 652 W right after them, under its 700 W limit); in training the GPU sits at its
+// power limit for hours, where Hopper holds about 1575 MHz (DeepGEMM issue #120: 1980 -> 1575 MHz
+// once communication overlapped the GEMMs and the power limit was reached).
+Sourced<double> a100_clock() {
+  return {1.0, "measurements.md 4 and 2.2: A100 peak quoted at 1410 MHz, its top boost, held in Azure's cuBLASLt rows "
+               "after 10,000 warm-up iterations"};
+}
+Sourced<double> hopper_clock() {
+  return {1575.0 / 1875.0,
+          "1575 MHz held at the power limit (deepseek-ai/DeepGEMM issue #120, Hopper, GEMMs overlapped with "
+          "communication) over 1875 MHz, the H200 measurement's clock under load "
+          "(calibration/measured/h200-2026-11-30/device-log-1.txt, 652 W of 700)"};
+}
+Sourced<double> blackwell_k_half() {
+  return {256.0, "assumption: no Blackwell GEMM measured by shape (only MAMF's best shape): near Hopper's fitted "
+                 "k_half (379-400, calibration/profiles/h100-sxm.json), rounded to the prologue of two 128-deep "
+                 "k stages"};
+}
+Sourced<double> blackwell_clock() {
+  return {1.0, "not measured: no clock-under-load figure for Blackwell; its MAMF e_max is an upper bound"};
 }
 
 Sourced<int> hopper_tile_m() { return {128, "assumption: 128 x 256 CTA tile, common for Hopper/Blackwell cuBLAS and CUTLASS GEMMs"}; }
@@ -80,52 +88,52 @@ ComputeProfile a100() {
       .tile_m = {128, "assumption: 128 x 128 CTA tile, the common Ampere cuBLAS/CUTLASS bf16 tile; "
                       "matches the A100 cuBLASLt 1024^3 row (119 TF/s) within 10%"},
       .tile_n = {128, "assumption: 128 x 128 CTA tile (see tile_m)"},
-      .k_half = k_half_fit(),
+      .k_half = {},
+      .sustained_clock_ratio = a100_clock(),
       .attention_efficiency = {179.5 / 312.0, fmt::format("{}; A100 179.5 TF/s at head dim 64", kFlashAttention2)},
       .hbm_efficiency = {1.61 / 2.039, fmt::format("{}: A100-80GB 1.61 / 2.039 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("a100-80gb"),
   };
-  p.gemm_max_efficiency_bf16 = plateau_fit(p, 312.0, kA100Fp16Plateau, "A100 v4 FP16");
+  set_gemm_fit(p, kA100Fit);
   return p;
 }
 
 ComputeProfile h100() {
   ComputeProfile p{
       .gpu = "h100-sxm",
-      // No bf16 rows in the by-shape table: MAMF.
-      .gemm_max_efficiency_bf16 = {794.5 / 989.0, fmt::format("{}: H100 SXM bf16 794.5 / 989 TF/s", kMamf)},
+      .gemm_max_efficiency_bf16 = {},
       .gemm_max_efficiency_fp8 = {},
       .sm_count = {132, "measurements.md 4: H100 SXM5 132 SMs (NVIDIA whitepaper via Lockwood)"},
       .tile_m = hopper_tile_m(),
       .tile_n = hopper_tile_n(),
-      .k_half = k_half_fit(),
+      .k_half = {},
+      .sustained_clock_ratio = hopper_clock(),
       .attention_efficiency = {327.9 / 989.0, fmt::format("{}: H100 327.9 TF/s", kFlashAttention2)},
       .hbm_efficiency = {2.90 / 3.35, fmt::format("{}: H100 2.90 / 3.35 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("h100-sxm"),
   };
-  p.gemm_max_efficiency_fp8 = plateau_fit(p, 1979.0, kH100Fp8Plateau, "H100 v5 FP8");
+  set_gemm_fit(p, kH100Fit);
   return p;
 }
 
 ComputeProfile h200() {
   ComputeProfile p{
       .gpu = "h200-sxm",
-      .gemm_max_efficiency_bf16 = {794.5 / 989.0,
-                                   fmt::format("{}: H100 SXM bf16 794.5 / 989 TF/s, noted there as "
-                                               "\"H200 is the same\"", kMamf)},
+      .gemm_max_efficiency_bf16 = {},
       .gemm_max_efficiency_fp8 = {},
       .sm_count = {132, "H200 uses the H100 SXM5 die: 132 SMs (measurements.md 4)"},
       .tile_m = hopper_tile_m(),
       .tile_n = hopper_tile_n(),
-      .k_half = k_half_fit(),
+      .k_half = {},
+      .sustained_clock_ratio = hopper_clock(),
       .attention_efficiency = {329.3 / 989.0, fmt::format("{}: H200 329.3 TF/s", kFlashAttention2)},
       .hbm_efficiency = {4.01 / 4.8, fmt::format("{}: H200 4.01 / 4.8 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("h200-sxm"),
   };
-  p.gemm_max_efficiency_fp8 = plateau_fit(p, 1979.0, kH200Fp8Plateau, "H200 v5 FP8");
+  set_gemm_fit(p, kH200Fit);
   return p;
 }
 
@@ -137,7 +145,8 @@ ComputeProfile b200() {
       .sm_count = {148, "assumption: 148 SMs enabled on B200 (NVIDIA Blackwell material; not in measurements.md)"},
       .tile_m = hopper_tile_m(),
       .tile_n = hopper_tile_n(),
-      .k_half = k_half_fit(),
+      .k_half = blackwell_k_half(),
+      .sustained_clock_ratio = blackwell_clock(),
       .attention_efficiency = {373.9 / 2450.0,
                                fmt::format("assumption: no B200 row; the GB200 value of {}: 373.9 / 2450 TF/s",
                                            kFlashAttention2)},
@@ -161,7 +170,8 @@ ComputeProfile gb200() {
       .sm_count = {148, "assumption: 148 SMs per Blackwell GPU, as B200"},
       .tile_m = hopper_tile_m(),
       .tile_n = hopper_tile_n(),
-      .k_half = k_half_fit(),
+      .k_half = blackwell_k_half(),
+      .sustained_clock_ratio = blackwell_clock(),
       .attention_efficiency = {373.9 / 2450.0, fmt::format("{}: GB200 373.9 / 2450 TF/s", kFlashAttention2)},
       .hbm_efficiency = {4.01 / 4.8, fmt::format("assumption: no GB200 row; the H200 value of {}", kStream)},
       .launch_overhead_s = launch_overhead(),
@@ -183,19 +193,28 @@ ComputeProfile default_compute_profile(std::string_view gpu) {
       "no bundled compute profile for GPU \"{}\" (have a100-80gb, h100-sxm, h200-sxm, b200, gb200)", gpu));
 }
 
+double gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t m, std::int64_t n) {
+  if (m <= 0 || n <= 0) return 1.0;
+  const auto fill = [&](std::int64_t tm, std::int64_t tn) {
+    const std::int64_t tiles = ceil_div(m, tm) * ceil_div(n, tn);
+    const std::int64_t waves = ceil_div(tiles, sm_count);
+    return static_cast<double>(m) * static_cast<double>(n) / static_cast<double>(waves * sm_count * tm * tn);
+  };
+  return std::max({fill(tile_m, tile_n), fill(tile_n, tile_m), fill(tile_m, std::max(tile_n / 2, 1))});
+}
+
 double gemm_efficiency(const ComputeProfile& profile, Precision precision, int m, int n, int k) {
   const double e_max = precision == Precision::fp8 ? profile.gemm_max_efficiency_fp8.value
                                                    : profile.gemm_max_efficiency_bf16.value;
   if (m <= 0 || n <= 0 || k <= 0) return e_max;
-  const std::int64_t tile_m = profile.tile_m.value, tile_n = profile.tile_n.value;
-  const std::int64_t sms = profile.sm_count.value;
-  const std::int64_t tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n);
-  const std::int64_t waves = ceil_div(tiles, sms);
-  const double tile_fill =
-      static_cast<double>(m) * static_cast<double>(n) / static_cast<double>(waves * sms * tile_m * tile_n);
+  const double tile_fill = gemm_tile_fill(profile.tile_m.value, profile.tile_n.value, profile.sm_count.value, m, n);
   const auto kd = static_cast<double>(k);
   const double k_fill = kd / (kd + profile.k_half.value);
-  return e_max * tile_fill * k_fill;
+  return e_max * profile.sustained_clock_ratio.value * tile_fill * k_fill;
+}
+
+double attention_sustained_efficiency(const ComputeProfile& profile) {
+  return profile.attention_efficiency.value * profile.sustained_clock_ratio.value;
 }
 
 }  // namespace clustersim::models

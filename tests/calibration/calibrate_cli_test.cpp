@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/compute/compute_profile.hpp"
 #include "tests/calibration/calibration_fixtures.hpp"
 #include "tests/tools/cli_runner.hpp"
 
@@ -151,6 +152,22 @@ TEST_CASE("calibrate: make_profiles regenerates the bundled profiles") {
     check_same(json::parse(read_text(dir / name)), json::parse(read_text(fs::path(root) / "calibration/profiles" / name)));
   }
   fs::remove_all(dir.parent_path());
+}
+
+TEST_CASE("calibrate: the built-in GEMM constants are the bundled profiles' fits") {
+  // models/compute/compute_profile.cpp copies e_max and k_half from calibration/profiles/<gpu>.json
+  // for a GPU run without a profile; a refit that moves them must move the copies too (to the
+  // fit's convergence: Gauss-Newton starts from the built-in k_half).
+  const std::string root = CLUSTERSIM_SOURCE_DIR;
+  for (const char* gpu : {"a100-80gb", "h100-sxm", "h200-sxm"}) {
+    CAPTURE(gpu);
+    const json bundled = json::parse(read_text(fs::path(root) / "calibration/profiles" / (std::string(gpu) + ".json")));
+    const clustersim::models::ComputeProfile built_in = clustersim::models::default_compute_profile(gpu);
+    const json& c = bundled.at("compute");
+    CHECK(built_in.gemm_max_efficiency_bf16.value == doctest::Approx(c.at("gemm_max_efficiency_bf16").at("value").get<double>()).epsilon(1e-6));
+    CHECK(built_in.gemm_max_efficiency_fp8.value == doctest::Approx(c.at("gemm_max_efficiency_fp8").at("value").get<double>()).epsilon(1e-6));
+    CHECK(built_in.k_half.value == doctest::Approx(c.at("k_half").at("value").get<double>()).epsilon(1e-6));
+  }
 }
 
 TEST_CASE("calibrate: a one-GPU log gives NCCL's per-call cost from its out-of-place times") {

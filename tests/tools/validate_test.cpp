@@ -23,26 +23,28 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.143 today, with every row on its GPU's
-// bundled calibration profile and the rows that ran tensor-parallel overlap (Megatron-Core 2024,
-// MLPerf 3.1) simulated with it: every family is too fast, the compute most of all (a GEMM
-// ceiling from the best of a shape sweep, no sustained clock), and the DeepSpeed ZeRO-3 rows of
-// Narayanan 2021 are the largest misses. The gate sits just above the measured level against
-// regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
-// per-row corrections.
-constexpr double kMaxValidationMape = 0.145;
-// The mean signed error of each source family, held at its measured level (a little margin)
-// so that no family drifts further while the overall MAPE holds; the goal is within +/-10 %.
+// the step model can express. The model measures 0.106 today, with every row on its GPU's bundled
+// calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
+// the clock it holds at its power limit). The DeepSpeed ZeRO-3 rows of Narayanan 2021 are the
+// largest misses (too fast); NeMo's long-sequence rows and Llama 3 are too slow, where attention
+// runs at a fixed fraction of peak although long sequences reach more. The gate sits just above
+// the measured level against regressions and is tightened as the physics closes the gap. Never
+// met by skipping rows or by per-row corrections.
+constexpr double kMaxValidationMape = 0.11;
+// The mean signed error of each source family, held at its measured level (a little margin) on
+// both sides so that no family drifts further while the overall MAPE holds; the goal is within
+// +/-6 %.
 struct FamilyBiasBound {
   std::string_view family;
   double min_bias;  // most negative allowed
+  double max_bias;  // most positive allowed
 };
 constexpr std::array kFamilyBiasBounds{
-    FamilyBiasBound{"Narayanan 2021", -0.175},    FamilyBiasBound{"Korthikanti 2022", -0.065},
-    FamilyBiasBound{"Megatron-Core 2024", -0.19}, FamilyBiasBound{"Llama 3 2024", -0.085},
-    FamilyBiasBound{"NeMo 24.07", -0.155},        FamilyBiasBound{"NeMo long-seq 2024", -0.06},
-    FamilyBiasBound{"MLPerf 3.1", -0.255},        FamilyBiasBound{"BLOOM 2022", -0.235},
-    FamilyBiasBound{"torchtitan", -0.16},
+    FamilyBiasBound{"Narayanan 2021", -0.13, 0.10},     FamilyBiasBound{"Korthikanti 2022", -0.06, 0.06},
+    FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.115},
+    FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.06, 0.14},
+    FamilyBiasBound{"MLPerf 3.1", -0.09, 0.06},         FamilyBiasBound{"BLOOM 2022", -0.20, 0.06},
+    FamilyBiasBound{"torchtitan", -0.08, 0.06},
 };
 // Rows that must take part, so that the gate cannot pass by skipping (73 of 88 are expressible
 // today).
@@ -102,7 +104,7 @@ TEST_CASE("validate: step-time MAPE over the published runs stays under the gate
                                      [&](const FamilyBiasBound& b) { return b.family == family; });
     REQUIRE(bound != kFamilyBiasBounds.end());  // a new family gets its bound here
     CHECK(stats.bias >= bound->min_bias);
-    CHECK(stats.bias <= 0.10);  // none too slow beyond the goal either
+    CHECK(stats.bias <= bound->max_bias);
   }
 }
 

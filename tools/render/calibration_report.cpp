@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "calibration/nccl_tests_log.hpp"
@@ -95,6 +96,13 @@ std::string render_gemm(const cal::GemmFit& g) {
                         i == 0 ? " (profile's)" : "");
     text += i + 1 < g.tile_check.size() ? "," : "\n";
   }
+  if (!g.below_one_wave.empty()) {
+    text += fmt::format("  not fitted, under one wave of output tiles (split-K/stream-K kernels, not modelled): {}\n",
+                        fmt::join(g.below_one_wave | std::views::transform([](const cal::GemmSample& s) {
+                                    return fmt::format("{}x{}x{} {}", s.m, s.n, s.k, s.dtype);
+                                  }),
+                                  ", "));
+  }
   return text;
 }
 
@@ -115,6 +123,7 @@ std::string render_constants(const cal::CalibrationProfile& p) {
   row("/compute/attention_efficiency", c.attention_efficiency.value, c.attention_efficiency.source);
   row("/compute/hbm_efficiency", c.hbm_efficiency.value, c.hbm_efficiency.source);
   row("/compute/launch_overhead_s", c.launch_overhead_s.value, c.launch_overhead_s.source);
+  row("/compute/sustained_clock_ratio", c.sustained_clock_ratio.value, c.sustained_clock_ratio.source);
   const auto comm = [&](std::string_view name, double value) {
     row(fmt::format("/comm/{}", name), value, p.comm_sources.at(std::string(name)));
   };
@@ -241,8 +250,10 @@ std::string calibration_report_json(const cal::Calibration& result, const std::s
     for (const auto& t : g.tile_check) {
       tiles.push_back({{"tile_m", t.shape.tile_m}, {"tile_n", t.shape.tile_n}, {"rms_relative", t.rms_relative}});
     }
+    ordered_json below = ordered_json::array();
+    for (const auto& s : g.below_one_wave) below.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"dtype", s.dtype}});
     j["gemm"] = {{"dof", g.dof}, {"rms_relative", g.rms_relative}, {"max_relative", g.max_relative},
-                 {"points", std::move(points)}, {"tile_check", std::move(tiles)}};
+                 {"points", std::move(points)}, {"tile_check", std::move(tiles)}, {"below_one_wave", std::move(below)}};
   }
   if (result.overlap) {
     ordered_json estimates = ordered_json::array();
