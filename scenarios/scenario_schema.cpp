@@ -41,6 +41,8 @@ constexpr Unit watts{.symbol = "W"};
 constexpr Unit gbit_per_s{.symbol = "Gbit/s", .mul = 1e9 / 8};
 constexpr Unit microseconds{.symbol = "us", .div = 1e6};
 
+constexpr Unit probability{.symbol = "probability"};
+
 constexpr Bounds any{};
 constexpr Bounds positive{.min = 0, .min_exclusive = true};
 constexpr Bounds non_negative{.min = 0};
@@ -419,6 +421,11 @@ std::vector<Section> build_sections() {
             with_default(boolean("tied_embeddings",
                                  member(model, &TransformerSpec::tied_embeddings),
                                  "input embedding and logits layer share one matrix"),
+                         preset_or_value),
+            with_default(number("dropout", member(model, &TransformerSpec::dropout), probability,
+                                Bounds{.min = 0, .max = 1},
+                                "dropout probability of hidden states and attention "
+                                "probabilities; 0: no dropout masks are stored"),
                          preset_or_value)}},
       {.pointer = "/cluster",
        .meaning = "the GPUs, their nodes and the scale-out network",
@@ -475,7 +482,7 @@ std::vector<Section> build_sections() {
                                 tflop_per_s, non_negative, "dense FP8 tensor peak; 0: no FP8"),
                          shape),
             with_default(number("hbm_gb", member(gpu, &GpuSpec::hbm_bytes), gigabytes, positive,
-                                "HBM capacity"),
+                                "HBM capacity as CUDA reports it (cudaMemGetInfo total)"),
                          shape),
             with_default(number("hbm_tb_per_s", member(gpu, &GpuSpec::hbm_bytes_per_s), tb_per_s,
                                 positive, "HBM bandwidth"),
@@ -542,6 +549,10 @@ std::vector<Section> build_sections() {
             enumeration("schedule", member(training, &TrainingSpec::schedule),
                         std::array<std::string_view, 3>{"gpipe", "1f1b", "interleaved"},
                         "pipeline schedule"),
+            enumeration("grad_dtype", member(training, &TrainingSpec::grad_dtype),
+                        std::array<std::string_view, 2>{"fp32", "bf16"},
+                        "gradient buffer of ZeRO 0-2: fp32 (Megatron-LM main_grad) or bf16 "
+                        "(NeMo grad_sync_dtype bf16); ZeRO-3 uses its framework's reduce dtype"),
             number("tokens", member(training, &TrainingSpec::tokens), tokens, positive,
                    "training budget, for time-to-train"),
             boolean("overlap_grad_reduce", member(training, &TrainingSpec::overlap_grad_reduce),

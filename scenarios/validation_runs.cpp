@@ -258,6 +258,9 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   }
   m.mlp = m.ffn_hidden == 4 * m.hidden ? models::MlpKind::gelu : models::MlpKind::swiglu;
   m.tied_embeddings = m.mlp == models::MlpKind::gelu;
+  const FamilyDefault<double> dropout = dropout_for_model(family, row.model, row.notes);
+  m.dropout = dropout.value;
+  if (!dropout.reason.empty()) assumed.emplace_back(dropout.reason);
   if (auto vocab = n.vocab) {
     m.vocab = *vocab;
   } else if (const std::string name = lower(row.model); contains(name, "nemotron")) {
@@ -358,6 +361,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     t.overlap_param_gather = t.overlap_grad_reduce = family.zero3_overlap.value;
     if (!family.zero3_overlap.value && p.dp * p.cp > 1) assumed.emplace_back(family.zero3_overlap.reason);
   } else {
+    t.grad_dtype = family.grad_dtype.value;
+    if (!family.grad_dtype.reason.empty()) assumed.emplace_back(family.grad_dtype.reason);
     t.overlap_grad_reduce = family.overlap_grad_reduce.value;
     if (!t.overlap_grad_reduce && p.dp * p.cp > 1) assumed.emplace_back(family.overlap_grad_reduce.reason);
   }

@@ -1,6 +1,8 @@
 #include "scenarios/validation_sources.hpp"
 
 #include <array>
+#include <cctype>
+#include <string>
 
 namespace clustersim::scenarios {
 namespace {
@@ -23,6 +25,18 @@ constexpr FamilyDefault<SpDefault> sp_with_tp{
     SpDefault::when_tp, "sp=on assumed when tp > 1: Megatron-Core and NeMo pair TP with sequence "
                         "parallelism"};
 constexpr FamilyDefault<bool> overlapped{true, ""};
+constexpr FamilyDefault<double> megatron_dropout{
+    0.1, "dropout=0.1 assumed: Megatron-LM's default --hidden-dropout and --attention-dropout (the "
+         "paper does not state it; Korthikanti's 34 s b h counts the masks)"};
+constexpr FamilyDefault<double> no_dropout{0.0, ""};
+constexpr FamilyDefault<double> mlperf_dropout{
+    0.0, "dropout=0: the MLPerf GPT-3 175B configuration sets hidden_dropout and attention_dropout 0.0 "
+         "(NeMo-Framework-Launcher conf/training/gpt3/175b_mlperf.yaml)"};
+constexpr FamilyDefault<models::GradDtype> nemo_bf16_grads{
+    models::GradDtype::bf16,
+    "grad_dtype=bf16: NeMo's performance configurations set optim.grad_sync_dtype bf16 "
+    "(NeMo-Framework-Launcher conf/training/gpt3/20b_fp8_performance.yaml, gpt3/175b_mlperf.yaml, "
+    "nemotron/nemotron_340b.yaml), taken for the family"};
 constexpr FamilyDefault<std::int64_t> no_seq_len{0, ""};
 
 constexpr std::array families{
@@ -47,7 +61,8 @@ constexpr std::array families{
                                  "section 5.2 attributes to its communication"},
         .sharding = {models::ShardingFramework::deepspeed_zero3_2021,
                      "sharding=deepspeed_zero3_2021: the paper compares against DeepSpeed ZeRO-3 as "
-                     "of 2021"}},
+                     "of 2021"},
+        .dropout = megatron_dropout},
     SourceFamily{
         .name = "Korthikanti 2022",
         .needle = "Korthikanti",
@@ -60,7 +75,8 @@ constexpr std::array families{
         .attention = {AttentionKernel::unfused,
                       "attention=unfused: the paper's 5as/h activation term is the stored s x s "
                       "score matrix; FlashAttention appeared in 2022 (Dao et al., NeurIPS 2022) and "
-                      "Megatron-LM adopted it in 2023"}},
+                      "Megatron-LM adopted it in 2023"},
+        .dropout = megatron_dropout},
     SourceFamily{
         .name = "Megatron-Core 2024",
         .needle = "Megatron-Core",
@@ -70,7 +86,9 @@ constexpr std::array families{
         .sp = {SpDefault::when_tp, "sp=on when tp > 1: --tp-comm-overlap implies sequence "
                                    "parallelism"},
         .overlap_grad_reduce = overlapped,
-        .seq_len = no_seq_len},
+        .seq_len = no_seq_len,
+        .dropout = {0.1, "dropout=0.1 assumed: Megatron-LM's default --hidden-dropout and "
+                         "--attention-dropout (the GPT runs do not state it)"}},
     SourceFamily{
         .name = "Llama 3 2024",
         .needle = "Llama 3 Herd",
@@ -82,7 +100,8 @@ constexpr std::array families{
         .sp = {SpDefault::when_tp, "sp=on assumed when tp > 1: not stated; Megatron-style TP "
                                    "with sequence parallelism"},
         .overlap_grad_reduce = overlapped,
-        .seq_len = no_seq_len},
+        .seq_len = no_seq_len,
+        .dropout = no_dropout},
     SourceFamily{.name = "NeMo long-seq 2024",
                  .needle = "performance_long_sequence",
                  .tflops_count = model_flops,
@@ -90,7 +109,8 @@ constexpr std::array families{
                  .recompute = no_recompute,
                  .sp = sp_with_tp,
                  .overlap_grad_reduce = overlapped,
-                 .seq_len = no_seq_len},
+                 .seq_len = no_seq_len,
+        .dropout = no_dropout},
     SourceFamily{.name = "NeMo 24.07",
                  .needle = "performance_summary.md",
                  .tflops_count = model_flops,
@@ -98,7 +118,11 @@ constexpr std::array families{
                  .recompute = no_recompute,
                  .sp = sp_with_tp,
                  .overlap_grad_reduce = overlapped,
-                 .seq_len = no_seq_len},
+                 .seq_len = no_seq_len,
+        .dropout = {0.1, "dropout=0.1: NeMo's GPT-3 configurations set hidden_dropout 0.1 and keep "
+                         "attention_dropout's default 0.1 (NeMo-Framework-Launcher "
+                         "conf/training/gpt3/20b_fp8_performance.yaml)"},
+        .grad_dtype = nemo_bf16_grads},
     SourceFamily{.name = "MLPerf 3.1",
                  .needle = "mlcommons/training_results",
                  .tflops_count = model_flops,
@@ -106,7 +130,9 @@ constexpr std::array families{
                  .recompute = no_recompute,
                  .sp = sp_with_tp,
                  .overlap_grad_reduce = overlapped,
-                 .seq_len = no_seq_len},
+                 .seq_len = no_seq_len,
+        .dropout = mlperf_dropout,
+        .grad_dtype = nemo_bf16_grads},
     SourceFamily{.name = "BLOOM 2022",
                  .needle = "bigscience",
                  .tflops_count = {FlopCount::hardware_full_recompute,
@@ -120,7 +146,8 @@ constexpr std::array families{
                  .attention = {AttentionKernel::unfused,
                                "attention=unfused: BLOOM's Megatron-DeepSpeed (2022) used fused "
                                "scale-mask-softmax kernels without flash attention, which appeared "
-                               "in 2022 (Dao et al., NeurIPS 2022)"}},
+                               "in 2022 (Dao et al., NeurIPS 2022)"},
+        .dropout = {0.1, "dropout=0.1 assumed: Megatron-DeepSpeed's default (not stated)"}},
     SourceFamily{.name = "OPT 2022",
                  .needle = "OPT paper",
                  .tflops_count = model_flops,
@@ -128,7 +155,9 @@ constexpr std::array families{
                  .recompute = no_recompute,
                  .sp = sp_with_tp,
                  .overlap_grad_reduce = overlapped,
-                 .seq_len = no_seq_len},
+                 .seq_len = no_seq_len,
+        .dropout = {0.1, "dropout=0.1: the OPT paper (Zhang et al. 2022, section 2.2) trains with "
+                         "dropout 0.1"}},
     SourceFamily{.name = "torchtitan",
                  .needle = "torchtitan",
                  .tflops_count = model_flops,
@@ -145,7 +174,8 @@ constexpr std::array families{
                                  "elementwise=eager: torchtitan runs plain PyTorch ops unless "
                                  "torch.compile is on (off by default; the row does not say it "
                                  "was)"},
-                 .sharding = {models::ShardingFramework::fsdp2, "sharding=fsdp2: torchtitan's FSDP2"}},
+                 .sharding = {models::ShardingFramework::fsdp2, "sharding=fsdp2: torchtitan's FSDP2"},
+        .dropout = no_dropout},
     SourceFamily{.name = "NeMo Automodel 2025",
                  .needle = "Automodel",
                  .tflops_count = model_flops,
@@ -153,7 +183,8 @@ constexpr std::array families{
                  .recompute = no_recompute,
                  .sp = sp_with_tp,
                  .overlap_grad_reduce = overlapped,
-                 .seq_len = no_seq_len},
+                 .seq_len = no_seq_len,
+        .dropout = no_dropout},
 };
 
 constexpr SourceFamily other{.name = "other",
@@ -167,6 +198,25 @@ constexpr SourceFamily other{.name = "other",
                              .seq_len = no_seq_len};
 
 }  // namespace
+
+FamilyDefault<double> dropout_for_model(const SourceFamily& family, std::string_view model, std::string_view notes) {
+  const auto has = [](std::string_view text, std::string_view lowercase_word) {
+    std::string lowered(text);
+    for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return lowered.find(lowercase_word) != std::string::npos;
+  };
+  if (has(model, "llama")) {
+    return {0.0, "dropout=0: Llama models train without dropout (Meta's reference model code has no "
+                 "dropout layers)"};
+  }
+  if (has(model, "nemotron")) {
+    return {0.0, "dropout=0: NeMo's Nemotron-4 340B configuration sets hidden, attention and FFN "
+                 "dropout 0.0 (NeMo-Framework-Launcher conf/training/nemotron/nemotron_340b.yaml), "
+                 "taken for the family"};
+  }
+  if (has(notes, "mlcommons") || has(notes, "mlperf")) return mlperf_dropout;
+  return family.dropout;
+}
 
 const SourceFamily& source_family(std::string_view source) {
   for (const auto& family : families) {

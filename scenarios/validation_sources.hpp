@@ -50,7 +50,17 @@ struct SourceFamily {
   // ZeRO-3 rows: the framework that ran them (models/spec/sharding.hpp).
   FamilyDefault<models::ShardingFramework> sharding{models::ShardingFramework::fsdp2,
                                                     "sharding=fsdp2 assumed: PyTorch FSDP2"};
+  // Dropout of the family's GPT-style models; Llama and Nemotron rows train without
+  // (dropout_for_model), rows that name an MLPerf configuration take MLPerf's.
+  FamilyDefault<double> dropout{0.1, "dropout=0.1 assumed: Megatron-LM's default --hidden-dropout and "
+                                     "--attention-dropout"};
+  // ZeRO 0-2 rows: the gradient buffer's dtype.
+  FamilyDefault<models::GradDtype> grad_dtype{models::GradDtype::fp32, ""};
 };
+
+/// The dropout of a row's model: none for Llama and Nemotron models, MLPerf's for a row whose notes
+/// name an MLPerf configuration, else the family's.
+FamilyDefault<double> dropout_for_model(const SourceFamily& family, std::string_view model, std::string_view notes);
 
 /// The family whose needle occurs first in the table's order in `source`; "other" if none does.
 const SourceFamily& source_family(std::string_view source);

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "models/compute/runtime_memory.hpp"
+#include "models/spec/sharding.hpp"
+
 namespace clustersim::models {
 namespace {
 
@@ -18,18 +21,43 @@ double layer_parameters_per_gpu(const TransformerSpec& model, std::int64_t tp) {
   return attention + mlp_matrices * h * static_cast<double>(model.ffn_hidden) / t + 2.0 * h;
 }
 
+// The largest parameter tensor of a layer on one TP rank: an MLP matrix, or the fused QKV.
+double largest_tensor_per_gpu(const TransformerSpec& model, std::int64_t tp) {
+  const auto h = static_cast<double>(model.hidden);
+  const double mlp = h * static_cast<double>(model.ffn_hidden) / static_cast<double>(tp);
+  const double qkv = h * h / static_cast<double>(tp) + 2.0 * h * kv_width_per_rank(model, tp);
+  return std::max(mlp, model.mlp == MlpKind::gelu ? qkv : h * h / static_cast<double>(tp));
+}
+
 struct StateBytes {
   double weights, gradients, optimizer;  // per parameter
 };
 
-StateBytes state_bytes_per_parameter(int zero, double d) {
-  constexpr double weights = 2.0, gradients = 4.0, optimizer = 12.0;  // bf16; fp32; master + Adam
-  switch (zero) {
+StateBytes state_bytes_per_parameter(const ParallelismSpec& p, GradDtype grad_dtype, double d) {
+  constexpr double weights = 2.0, optimizer = 12.0;  // bf16; fp32 master + Adam moments
+  const double gradients = grad_dtype == GradDtype::bf16 ? 2.0 : 4.0;
+  switch (p.zero) {
     case 0: return {weights, gradients, optimizer};
     case 1: return {weights, gradients, optimizer / d};
     case 2: return {weights, gradients / d, optimizer / d};
-    default: return {weights / d, gradients / d, optimizer / d};
+    default: return {weights / d, sharding_parameters(p.sharding).reduce_bytes_per_param / d, optimizer / d};
   }
+}
+
+// ZeRO-3: the gathered parameters of the unit at work and of those prefetched, and the unit's
+// unsharded gradient before its reduce-scatter. A unit is a transformer block (FSDP,
+// Megatron-FSDP) or one parameter tensor (DeepSpeed ZeRO-3 of 2021, which prefetches only tensors
+// within its prefetch bucket).
+double zero3_buffer_bytes(const TransformerSpec& model, const ParallelismSpec& p) {
+  const ShardingParameters& s = sharding_parameters(p.sharding);
+  double unit = layer_parameters_per_gpu(model, p.tp);
+  double gathered_units = 1.0 + s.prefetch_depth;
+  if (s.unit == ShardingUnit::parameter_tensor) {
+    unit = largest_tensor_per_gpu(model, p.tp);
+    const bool prefetched = s.prefetch_bucket_params <= 0.0 || unit <= s.prefetch_bucket_params;
+    gathered_units = 1.0 + (prefetched ? s.prefetch_depth : 0);
+  }
+  return unit * (gathered_units * s.gather_bytes_per_param + s.reduce_bytes_per_param);
 }
 
 }  // namespace
@@ -56,8 +84,10 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
   if (training.recompute == Recompute::full) return 2.0 * sbh / sp_split;  // the layer input only
 
   // Replicated across TP unless sequence parallel (bytes per token and hidden unit): two norm
-  // inputs 4, QKV input 2, attention dropout mask 1, MLP input 2, MLP dropout mask 1.
-  const double replicated = 10.0 * sbh / sp_split;
+  // inputs 4, QKV input 2, MLP input 2; with dropout, the masks after attention and after the MLP
+  // (1 each).
+  const bool dropout = model.dropout > 0.0;
+  const double replicated = (dropout ? 10.0 : 8.0) * sbh / sp_split;
   // Split by TP: Q 2, attention output (projection input) 2, MLP activation input (2 f, or 4 f for
   // the gate and up halves of SwiGLU) and activation output 2 f; K and V per rank.
   const double f_over_h = static_cast<double>(model.ffn_hidden) / h;
@@ -66,10 +96,10 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
 
   double scores = 0.0;
   if (training.attention == AttentionKernel::unfused && training.recompute == Recompute::none) {
-    // Softmax output 2, its dropout mask 1 and dropout output 2 bytes per score; the rank's
+    // Softmax output 2 bytes per score; with dropout also its mask 1 and output 2. The rank's
     // queries score against all s keys.
     const double heads = static_cast<double>(model.heads) / t;
-    scores = 5.0 * heads * tokens * s;
+    scores = (dropout ? 5.0 : 2.0) * heads * tokens * s;
   }
   return replicated + split + scores;
 }
@@ -85,16 +115,16 @@ double micro_batches_in_flight(Schedule schedule, std::int64_t pp, std::int64_t 
 }
 
 MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism,
-                               const TrainingSpec& training, std::int64_t stage_layers,
-                               bool is_first_stage, bool is_last_stage,
-                               double micro_batches_in_flight) {
+                               const TrainingSpec& training, const GpuSpec& gpu, std::int64_t stage_layers,
+                               bool is_first_stage, bool is_last_stage, double micro_batches_in_flight) {
   MemoryBreakdown mem;
   mem.parameters = parameters_per_gpu(model, parallelism, stage_layers, is_first_stage, is_last_stage);
   // Sharded over all dp x cp ranks, or with hybrid sharding over one shard group.
   const std::int64_t shard_ranks = parallelism.zero >= 3 && parallelism.shard_group > 0
                                        ? parallelism.shard_group
                                        : parallelism.dp * parallelism.cp;
-  const StateBytes per_param = state_bytes_per_parameter(parallelism.zero, static_cast<double>(shard_ranks));
+  const StateBytes per_param =
+      state_bytes_per_parameter(parallelism, training.grad_dtype, static_cast<double>(shard_ranks));
   mem.weights_bytes = mem.parameters * per_param.weights;
   mem.gradients_bytes = mem.parameters * per_param.gradients;
   mem.optimizer_bytes = mem.parameters * per_param.optimizer;
@@ -107,13 +137,17 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   const double tokens = static_cast<double>(training.micro_batch) * static_cast<double>(training.seq_len) /
                         static_cast<double>(parallelism.cp);
   const double sbh = tokens * static_cast<double>(model.hidden);
-  double per_micro_batch = 0.0;
-  if (is_first_stage) per_micro_batch += sbh / sp_split;  // embedding dropout mask, 1 byte
+  // The embedding's dropout mask (1 byte) of every micro-batch the first stage holds.
+  if (is_first_stage && model.dropout > 0.0) mem.other_bytes += sbh / sp_split * micro_batches_in_flight;
   if (is_last_stage) {
-    // Final norm input and logits-projection input (2 bytes each), fp32 logits for the loss.
-    per_micro_batch += 4.0 * sbh / sp_split + 4.0 * tokens * static_cast<double>(model.vocab) / t;
+    // Final norm input and logits-projection input (2 bytes each), fp32 logits for the loss. Only
+    // the last model chunk makes them, and outside GPipe its backward follows its forward at once:
+    // one micro-batch holds them at a time.
+    const double last_chunk_in_flight =
+        training.schedule == Schedule::gpipe ? micro_batches_in_flight : std::min(1.0, micro_batches_in_flight);
+    mem.other_bytes += (4.0 * sbh / sp_split + 4.0 * tokens * static_cast<double>(model.vocab) / t) *
+                       last_chunk_in_flight;
   }
-  mem.other_bytes = per_micro_batch * micro_batches_in_flight;
   if (training.recompute == Recompute::full && stage_layers > 0) {
     // The layer being recomputed holds its full activations during its backward, scores
     // included with unfused attention.
@@ -121,18 +155,18 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     stored.recompute = Recompute::none;
     mem.other_bytes += activation_bytes_per_layer(model, parallelism, stored);
   }
-  if (parallelism.zero >= 3) {
-    // Gathered bf16 parameters of the layer at work and the one prefetched.
-    mem.other_bytes += 2.0 * 2.0 * layer_parameters_per_gpu(model, parallelism.tp);
-  }
+  if (parallelism.zero >= 3) mem.other_bytes += zero3_buffer_bytes(model, parallelism);
 
-  mem.total_bytes = mem.weights_bytes + mem.gradients_bytes + mem.optimizer_bytes +
-                    mem.activations_bytes + mem.other_bytes;
+  const RuntimeMemory runtime = runtime_memory(
+      mem.tensor_bytes(), communicators(parallelism, model.tied_embeddings, is_first_stage, is_last_stage), gpu);
+  mem.cuda_context_bytes = runtime.cuda_context_bytes;
+  mem.nccl_bytes = runtime.nccl_bytes;
+  mem.workspace_bytes = runtime.workspace_bytes;
+  mem.fragmentation_bytes = runtime.fragmentation_bytes;
+  mem.total_bytes = mem.tensor_bytes() + mem.runtime_bytes();
   return mem;
 }
 
-bool fits_in_memory(double total_bytes, const GpuSpec& gpu, double reserve_bytes) {
-  return total_bytes + reserve_bytes <= gpu.hbm_bytes;
-}
+bool fits_in_memory(double total_bytes, const GpuSpec& gpu) { return total_bytes <= gpu.hbm_bytes; }
 
 }  // namespace clustersim::models

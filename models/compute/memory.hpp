@@ -1,20 +1,23 @@
 #pragma once
 /// Memory one GPU holds at its peak during a training step: weights, gradients, optimizer state,
-/// stored activations of the micro-batches in flight, and the rest (embedding and logits
-/// activations, recompute and parameter-gather buffers).
-/// Units: bytes. Mixed-precision Adam: bf16 weights 2, fp32 gradient buffer 4, fp32 master 4 and
-/// moments 4 + 4 bytes per parameter; ZeRO-1 shards the last 12, ZeRO-2 the gradients too, ZeRO-3
-/// everything, over the dp x cp ranks that hold the same parameters (Megatron-LM shards the
-/// distributed optimizer over the data-parallel group with context parallel).
+/// stored activations of the micro-batches in flight, the rest of the tensors (embedding and
+/// logits activations, recompute and parameter-gather buffers), and the runtime's own memory
+/// (runtime_memory.hpp: CUDA context, NCCL buffers, cuBLAS workspaces, allocator fragmentation).
+/// Units: bytes. Mixed-precision Adam: bf16 weights 2, gradient buffer 4 (fp32) or 2 (bf16,
+/// training.grad_dtype), fp32 master 4 and moments 4 + 4 bytes per parameter; ZeRO-1 shards the
+/// last 12, ZeRO-2 the gradients too, ZeRO-3 everything, over the dp x cp ranks that hold the same
+/// parameters (Megatron-LM shards the distributed optimizer over the data-parallel group with
+/// context parallel); ZeRO-3 gradients take the sharding framework's reduce dtype.
 /// Activations: Korthikanti et al. 2022, section 4, generalised to grouped-query attention and
-/// gated MLPs. With flash attention (training.attention, the default) the 5as/h attention-score
-/// term is not stored: the kernel keeps only Q, K, V, O and a per-row log-sum-exp (left out: 4 bytes
-/// per query and head), so selective recompute stores what no recompute does. With unfused
-/// attention and no recompute each layer stores the term (softmax output 2, dropout mask 1, dropout
-/// output 2 bytes per score); selective recompute drops it, as in Korthikanti's table.
-/// Limitations: dropout masks are counted as in Korthikanti (Llama trains without dropout, 2 bytes
-/// per token and hidden unit less); activations stay bf16 at fp8; no fp8 weight copies, CUDA graphs
-/// pools or allocator fragmentation (see kMemoryReserveBytes); dense models only.
+/// gated MLPs. Dropout masks (1 byte per element: after attention and after the MLP, and after
+/// the embedding on the first stage) are stored only for a model with dropout (model.dropout > 0).
+/// With flash attention (training.attention, the default) the 5as/h attention-score term is not
+/// stored: the kernel keeps only Q, K, V, O and a per-row log-sum-exp (left out: 4 bytes per query
+/// and head) and regenerates its dropout mask from the RNG state, so selective recompute stores
+/// what no recompute does. With unfused attention and no recompute each layer stores the softmax
+/// output (2 bytes per score) and, with dropout, its mask and output (1 + 2); selective recompute
+/// drops them, as in Korthikanti's table.
+/// Limitations: activations stay bf16 at fp8; no fp8 weight copies; dense models only.
 /// Source: shared reference training-math.md ("Memory per GPU"); Korthikanti et al. 2022, table 2.
 
 #include <cstdint>
@@ -32,13 +35,18 @@ struct MemoryBreakdown {
   double optimizer_bytes = 0.0;
   double activations_bytes = 0.0;  // stored by the transformer layers for their backward
   double other_bytes = 0.0;
-  double total_bytes = 0.0;
-};
+  // Not the model's tensors (runtime_memory.hpp).
+  double cuda_context_bytes = 0.0;
+  double nccl_bytes = 0.0;
+  double workspace_bytes = 0.0;
+  double fragmentation_bytes = 0.0;
+  double total_bytes = 0.0;  // all of the above
 
-/// Memory no model accounts for: CUDA context and cuBLAS workspaces (about 0.5-1 GiB), NCCL
-/// communicator buffers (a few hundred MiB per communicator; TP, PP, DP and CP each have one) and
-/// caching-allocator fragmentation. 3 GiB is an assumption, not a measurement.
-inline constexpr double kMemoryReserveBytes = 3.0 * 1024.0 * 1024.0 * 1024.0;
+  double tensor_bytes() const {
+    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + other_bytes;
+  }
+  double runtime_bytes() const { return cuda_context_bytes + nccl_bytes + workspace_bytes + fragmentation_bytes; }
+};
 
 /// Parameters one GPU of a stage holds: its layers' matrices / tp (norm gains replicated), plus the
 /// embedding on the first stage and the logits matrix and final norm on the last (one matrix when
@@ -46,8 +54,8 @@ inline constexpr double kMemoryReserveBytes = 3.0 * 1024.0 * 1024.0 * 1024.0;
 double parameters_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism,
                           std::int64_t stage_layers, bool is_first_stage, bool is_last_stage);
 
-/// Bytes one transformer layer stores for one micro-batch on one GPU, for training.recompute and
-/// training.attention (unfused attention without recompute adds the 5as/h score term).
+/// Bytes one transformer layer stores for one micro-batch on one GPU, for training.recompute,
+/// training.attention and model.dropout.
 double activation_bytes_per_layer(const TransformerSpec& model, const ParallelismSpec& parallelism,
                                   const TrainingSpec& training);
 
@@ -59,11 +67,12 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
 double micro_batches_in_flight(Schedule schedule, std::int64_t pp, std::int64_t vp, std::int64_t m,
                                std::int64_t stage);
 
+/// The whole peak of one GPU of a stage: its tensors and the runtime's memory around them.
 MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism,
-                               const TrainingSpec& training, std::int64_t stage_layers,
-                               bool is_first_stage, bool is_last_stage,
-                               double micro_batches_in_flight);
+                               const TrainingSpec& training, const GpuSpec& gpu, std::int64_t stage_layers,
+                               bool is_first_stage, bool is_last_stage, double micro_batches_in_flight);
 
-bool fits_in_memory(double total_bytes, const GpuSpec& gpu, double reserve_bytes = kMemoryReserveBytes);
+/// Whether the peak fits the HBM CUDA reports.
+bool fits_in_memory(double total_bytes, const GpuSpec& gpu);
 
 }  // namespace clustersim::models

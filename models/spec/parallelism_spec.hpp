@@ -39,6 +39,10 @@ enum class AttentionKernel { flash, unfused };
 /// PyTorch without torch.compile, as torchtitan runs by default: one kernel per op, fp32 upcasts
 /// in RMSNorm and RoPE, separate SiLU and multiply).
 enum class ElementwiseKernels { fused, eager };
+/// The dtype of the gradient buffer the backward accumulates into and the data-parallel reduction
+/// reads (ZeRO 0-2; ZeRO-3 takes its framework's reduce dtype): `fp32` (Megatron-LM's default
+/// main_grad buffer) or `bf16` (NeMo's performance configs: optim.grad_sync_dtype bf16).
+enum class GradDtype { fp32, bf16 };
 
 struct ParallelismSpec {
   std::int64_t tp = 1;
@@ -68,6 +72,7 @@ struct TrainingSpec {
   AttentionKernel attention = AttentionKernel::flash;
   ElementwiseKernels elementwise = ElementwiseKernels::fused;
   Schedule schedule = Schedule::one_f_one_b;
+  GradDtype grad_dtype = GradDtype::fp32;
   double tokens = 1e12;  // training budget, for time-to-train
   // Bucketed DP gradient reduction under the backward pass; for ZeRO-3, false puts each
   // backward's gradient reduce-scatter on the compute stream.

@@ -18,6 +18,10 @@ struct TransformerSpec {
   std::int64_t vocab = 0;
   MlpKind mlp = MlpKind::swiglu;
   bool tied_embeddings = false;  // input embedding and logits share one matrix
+  // Dropout probability of the hidden states (after attention, after the MLP, after the
+  // embedding) and of the attention probabilities; 0: the model trains without dropout and stores
+  // no dropout masks (PyTorch's dropout returns its input unchanged at p = 0).
+  double dropout = 0.0;
 
   friend bool operator==(const TransformerSpec&, const TransformerSpec&) = default;
 };

@@ -345,7 +345,7 @@ StepSimulation simulate_step(const StepInputs& in) {
     for (std::int64_t c = 0; c < p.vp; ++c) stage_layers += r.layers_per_chunk[static_cast<std::size_t>(c * p.pp + s)];
     const double in_flight = micro_batches_in_flight(t.schedule, p.pp, p.vp, plan.micro_batches, s);
     r.memory_per_stage.push_back(
-        memory_per_gpu(in.model, p, t, stage_layers, s == 0, s == p.pp - 1, in_flight));
+        memory_per_gpu(in.model, p, t, in.cluster.gpu, stage_layers, s == 0, s == p.pp - 1, in_flight));
     if (r.memory_per_stage.back().total_bytes >
         r.memory_per_stage[static_cast<std::size_t>(r.peak_memory_stage)].total_bytes)
       r.peak_memory_stage = s;

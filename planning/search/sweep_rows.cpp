@@ -37,18 +37,19 @@ SweepCounts count_rows(const std::vector<SweepRow>& rows) {
 std::string fingerprint(std::string_view text) { return fmt::format("{:016x}", sim::fnv1a64(text)); }
 
 std::string memory_reason(const models::MemoryBreakdown& m, std::int64_t stage, bool fits, const models::GpuSpec& gpu) {
-  const double usable = (gpu.hbm_bytes - models::kMemoryReserveBytes) / kGiB;
-  if (fits) return fmt::format("{:.1f} of {:.1f} GiB usable", m.total_bytes / kGiB, usable);
+  const double hbm = gpu.hbm_bytes / kGiB;
+  if (fits) return fmt::format("{:.1f} of {:.1f} GiB", m.total_bytes / kGiB, hbm);
   // Name the largest part: it is what a user would shrink (activations: recompute, more pp or cp;
   // optimizer: ZeRO; weights: more tp or pp).
-  const std::array<std::pair<std::string_view, double>, 5> parts{{{"weights", m.weights_bytes},
+  const std::array<std::pair<std::string_view, double>, 6> parts{{{"weights", m.weights_bytes},
                                                                    {"gradients", m.gradients_bytes},
                                                                    {"optimizer", m.optimizer_bytes},
                                                                    {"activations", m.activations_bytes},
-                                                                   {"other", m.other_bytes}}};
+                                                                   {"other", m.other_bytes},
+                                                                   {"runtime", m.runtime_bytes()}}};
   const auto largest = std::max_element(parts.begin(), parts.end(),
                                         [](const auto& a, const auto& b) { return a.second < b.second; });
-  return fmt::format("needs {:.1f} GiB, {:.1f} usable: {} {:.1f} GiB on stage {}", m.total_bytes / kGiB, usable,
+  return fmt::format("needs {:.1f} GiB of {:.1f}: {} {:.1f} GiB on stage {}", m.total_bytes / kGiB, hbm,
                      largest->first, largest->second / kGiB, stage);
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Well-known models and GPUs for the models/ tests, written out here so that the tests do not
 // depend on the scenario presets. Shapes from the published papers and model cards; GPU numbers
-// from shared reference measurements.md section 4.
+// from shared reference measurements.md section 4, HBM as CUDA reports it (the GPU presets).
 
 #include <doctest/doctest.h>
 
@@ -14,13 +14,15 @@
 namespace clustersim::models::test {
 
 // Brown et al. 2020, table 2.1: 96 layers, d_model 12288, 96 heads; GPT-2 vocabulary (51200 as
-// padded by Megatron-LM, as in Narayanan et al. 2021); tied input and output embeddings.
+// padded by Megatron-LM, as in Narayanan et al. 2021); tied input and output embeddings; dropout
+// 0.1 (Megatron-LM's default, which Korthikanti et al. 2022 count).
 inline TransformerSpec gpt3_175b() {
   return {.name = "gpt3-175b", .layers = 96, .hidden = 12288, .ffn_hidden = 4 * 12288, .heads = 96,
-          .kv_heads = 96, .vocab = 51200, .mlp = MlpKind::gelu, .tied_embeddings = true};
+          .kv_heads = 96, .vocab = 51200, .mlp = MlpKind::gelu, .tied_embeddings = true, .dropout = 0.1};
 }
 
-// Llama 3 model cards / config.json: untied embeddings, vocabulary 128256, 8 key/value heads.
+// Llama 3 model cards / config.json: untied embeddings, vocabulary 128256, 8 key/value heads, no
+// dropout.
 inline TransformerSpec llama3_8b() {
   return {.name = "llama3-8b", .layers = 32, .hidden = 4096, .ffn_hidden = 14336, .heads = 32,
           .kv_heads = 8, .vocab = 128256, .mlp = MlpKind::swiglu, .tied_embeddings = false};
@@ -35,11 +37,11 @@ inline TransformerSpec llama3_405b() {
 }
 
 inline GpuSpec a100() {
-  return {.name = "a100-80gb", .bf16_flops_per_s = 312e12, .fp8_flops_per_s = 0.0, .hbm_bytes = 80e9,
+  return {.name = "a100-80gb", .bf16_flops_per_s = 312e12, .fp8_flops_per_s = 0.0, .hbm_bytes = 85.2e9,
           .hbm_bytes_per_s = 2.039e12, .nvlink_bytes_per_s = 300e9, .power_w = 400.0};
 }
 inline GpuSpec h100() {
-  return {.name = "h100-sxm", .bf16_flops_per_s = 989e12, .fp8_flops_per_s = 1979e12, .hbm_bytes = 80e9,
+  return {.name = "h100-sxm", .bf16_flops_per_s = 989e12, .fp8_flops_per_s = 1979e12, .hbm_bytes = 85.0e9,
           .hbm_bytes_per_s = 3.35e12, .nvlink_bytes_per_s = 450e9, .power_w = 700.0};
 }
 

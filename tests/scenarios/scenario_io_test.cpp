@@ -90,10 +90,12 @@ TEST_CASE("presets: every GPU and model preset loads with its sourced values") {
   }
   // Spot checks against measurements.md section 4 and the papers.
   CHECK(gpu_preset("a100-80gb").fp8_flops_per_s == 0);  // A100 has no FP8 tensor cores
-  CHECK(gpu_preset("h200-sxm").hbm_bytes == 141e9);
+  CHECK(gpu_preset("h200-sxm").hbm_bytes == 150.1e9);
   CHECK(gpu_preset("b200").nvlink_bytes_per_s == 900e9);
   CHECK(model_preset("llama3-405b").ffn_hidden == 53248);
   CHECK(model_preset("gpt3-175b").mlp == models::MlpKind::gelu);
+  CHECK(model_preset("gpt3-175b").dropout == 0.1);  // Megatron-LM default, as the GPT-3 runs trained
+  CHECK(model_preset("llama3-8b").dropout == 0.0);   // Llama trains without dropout
   CHECK(model_preset("llama2-70b").vocab == 32000);
 }
 
@@ -140,7 +142,7 @@ TEST_CASE("scenario: --set overrides apply to the raw JSON before validation") {
   CHECK(s.parallelism.tp == 4);
   CHECK(s.parallelism.dp == 16);
   CHECK(s.cluster.gpu.name == "h200-sxm");
-  CHECK(s.cluster.gpu.hbm_bytes == 141e9);
+  CHECK(s.cluster.gpu.hbm_bytes == 150.1e9);
   CHECK(s.training.tokens == 2e12);
 
   // A GPU given by name can be refined key by key.
@@ -240,6 +242,10 @@ TEST_CASE("validation: each rule names the key to change") {
       {{"cluster.ideal_network=1"}, "/cluster/ideal_network", "must be true or false, got 1"},
       {{"simulation.seed=-1"}, "/simulation/seed", "must be a non-negative integer, got -1"},
       {{"cluster.gpu.hbm_gb=0"}, "/cluster/gpu/hbm_gb", "must be a positive number, got 0"},
+      {{"model.dropout=1.5"}, "/model/dropout", "must be a number in 0..1, got 1.5"},
+      {{"model.dropout=-0.1"}, "/model/dropout", "must be a number in 0..1, got -0.1"},
+      {{"training.grad_dtype=fp16"}, "/training/grad_dtype", "must be one of fp32|bf16, got \"fp16\""},
+      {{"model.drop_out=0.1"}, "/model/drop_out", "unknown key (did you mean dropout?)"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.pointer);

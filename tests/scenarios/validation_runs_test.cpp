@@ -140,6 +140,30 @@ TEST_CASE("validation: a GPT row maps to a gelu model on the named system with t
   CHECK_FALSE(c.scenario.training.overlap_grad_reduce);
 }
 
+TEST_CASE("validation: dropout follows the family and the model, gradient dtype the family") {
+  // Narayanan 2021 GPT: Megatron-LM's default dropout 0.1, fp32 gradients.
+  const ValidationCase gpt = mapped(gpt_1_7b());
+  CHECK(gpt.scenario.model.dropout == 0.1);
+  CHECK(gpt.scenario.training.grad_dtype == models::GradDtype::fp32);
+  // A Llama model trains without dropout whatever the family.
+  ValidationRow llama = gpt_1_7b();
+  llama.model = "Llama 2 7B";
+  const ValidationCase l = mapped(llama);
+  CHECK(l.scenario.model.dropout == 0.0);
+  CHECK(std::any_of(l.assumptions.begin(), l.assumptions.end(),
+                    [](const std::string& a) { return a.starts_with("dropout=0: Llama"); }));
+  // NeMo 24.07: GPT-3 keeps 0.1, a row naming the MLPerf configuration takes its 0, and the
+  // family's performance configurations reduce gradients in bf16.
+  ValidationRow nemo = gpt_1_7b();
+  nemo.source = "NVIDIA/NeMo docs/source/performance/performance_summary.md @ 8e3d65dcfe";
+  nemo.gpu = "H100-SXM5-80GB";
+  const ValidationCase n = mapped(nemo);
+  CHECK(n.scenario.model.dropout == 0.1);
+  CHECK(n.scenario.training.grad_dtype == models::GradDtype::bf16);
+  nemo.notes = "links to MLCommons (MLPerf-like config)";
+  CHECK(mapped(nemo).scenario.model.dropout == 0.0);
+}
+
 TEST_CASE("validation: gated MLPs, interleaving, ZeRO spellings and named networks are read from the row") {
   ValidationRow row = gpt_1_7b();
   row.source = kMegatronCore;

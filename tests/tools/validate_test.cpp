@@ -108,6 +108,33 @@ TEST_CASE("validate: step-time MAPE over the published runs stays under the gate
   }
 }
 
+// Published runs the memory model still says do not fit, each with what it lacks. Every other run
+// that has a measurement (all of them ran) must fit; a row that starts to fit must leave this list.
+struct KnownMisfit {
+  std::string_view id;
+  std::string_view why;
+};
+constexpr std::array kKnownMisfits{
+    KnownMisfit{"llama3-t4-8192-cp1",
+                "the paper gives no V for its interleaved schedule: the mapping's V = 2 keeps 22.5 micro-batches "
+                "of 8 layers in flight on stage 1 (89 GiB of activations); Meta's own schedule and V are not "
+                "modelled"},
+    KnownMisfit{"nemo2407-h100-nemotron-340b-128",
+                "Adam state over dp = 2 is 32 GiB; the config's optim dtype bf16 (if it lowers the moments) "
+                "and TE's fp8 activation caching are not modelled"},
+};
+
+TEST_CASE("validate: every published run fits in memory but the known misfits") {
+  const auto report = planning::run_validation(scenarios::embedded_validation_csv(), "published_runs.csv");
+  std::vector<std::string> misfits;
+  for (const auto& r : report.rows) {
+    if (!r.fits_in_memory) misfits.push_back(r.run.id);
+  }
+  std::vector<std::string> known;
+  for (const auto& k : kKnownMisfits) known.emplace_back(k.id);
+  CHECK(misfits == known);
+}
+
 TEST_CASE("validate: --json is one object with rows in CSV order, skips, per-source and overall stats") {
   const Outcome o = run({"validate", "--json"});
   REQUIRE(o.exit_code == 0);

@@ -13,9 +13,16 @@ const models::MemoryBreakdown& peak_memory(const models::StepReport& r) {
 }
 
 nlohmann::ordered_json memory_json(const models::MemoryBreakdown& m) {
-  return {{"weights_gib", m.weights_bytes / kGiB},       {"gradients_gib", m.gradients_bytes / kGiB},
-          {"optimizer_gib", m.optimizer_bytes / kGiB},   {"activations_gib", m.activations_bytes / kGiB},
-          {"other_gib", m.other_bytes / kGiB},           {"total_gib", m.total_bytes / kGiB}};
+  return {{"weights_gib", m.weights_bytes / kGiB},
+          {"gradients_gib", m.gradients_bytes / kGiB},
+          {"optimizer_gib", m.optimizer_bytes / kGiB},
+          {"activations_gib", m.activations_bytes / kGiB},
+          {"other_gib", m.other_bytes / kGiB},
+          {"cuda_context_gib", m.cuda_context_bytes / kGiB},
+          {"nccl_buffers_gib", m.nccl_bytes / kGiB},
+          {"cublas_workspaces_gib", m.workspace_bytes / kGiB},
+          {"allocator_fragmentation_gib", m.fragmentation_bytes / kGiB},
+          {"total_gib", m.total_bytes / kGiB}};
 }
 
 std::string layout(const scenarios::Scenario& s) {
@@ -137,8 +144,11 @@ std::string step_report_text(const scenarios::Scenario& scenario, const models::
                    "optimizer {:.1f}, activations {:.1f}, other {:.1f}",
                    r.peak_memory_stage, m.total_bytes / kGiB, c.gpu.hbm_bytes / kGiB, m.weights_bytes / kGiB,
                    m.gradients_bytes / kGiB, m.optimizer_bytes / kGiB, m.activations_bytes / kGiB, m.other_bytes / kGiB));
-  line(fmt::format("  fits in memory: {} (with {:.0f} GiB reserved for CUDA context, NCCL buffers and fragmentation)",
-                   r.fits_in_memory ? "yes" : "NO", models::kMemoryReserveBytes / kGiB));
+  line(fmt::format("    runtime: CUDA context {:.2f}, NCCL buffers {:.2f}, cuBLAS workspaces {:.2f}, "
+                   "allocator fragmentation {:.2f}",
+                   m.cuda_context_bytes / kGiB, m.nccl_bytes / kGiB, m.workspace_bytes / kGiB,
+                   m.fragmentation_bytes / kGiB));
+  line(fmt::format("  fits in memory: {}", r.fits_in_memory ? "yes" : "NO"));
   for (const std::string& note : r.notes) line("  note: " + note);
   return out;
 }

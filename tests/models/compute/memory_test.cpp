@@ -4,6 +4,7 @@
 
 #include "tests/models/model_fixtures.hpp"
 #include "models/compute/flops.hpp"
+#include "models/compute/runtime_memory.hpp"
 
 namespace clustersim::models {
 namespace {
@@ -44,14 +45,40 @@ TEST_CASE("memory: flash attention stores the selective-recompute row whatever t
 }
 
 TEST_CASE("memory: Llama 3 70B activations with grouped-query attention, SwiGLU and context parallel") {
-  // s = 8192, b = 1, h = 8192, t = 8, SP, flash: sbh = 67,108,864. Per sbh / t: replicated 10, Q 2,
-  // attention output 2, SwiGLU 6 f/h = 21 (gate and up 4 f/h, down input 2 f/h); K and V 4 g/a = 0.5.
-  // (10 + 2 + 2 + 21 + 0.5) / 8 = 4.4375 -> 297,795,584 B. cp = 2 halves the tokens per rank.
+  // s = 8192, b = 1, h = 8192, t = 8, SP, flash, no dropout: sbh = 67,108,864. Per sbh / t:
+  // replicated 8 (two norm inputs, QKV and MLP inputs; no masks), Q 2, attention output 2, SwiGLU
+  // 6 f/h = 21 (gate and up 4 f/h, down input 2 f/h); K and V 4 g/a = 0.5.
+  // (8 + 2 + 2 + 21 + 0.5) / 8 = 4.1875 -> 281,018,368 B. cp = 2 halves the tokens per rank.
   const TrainingSpec training{.seq_len = 8192, .micro_batch = 1, .recompute = Recompute::none};
   CHECK(activation_bytes_per_layer(test::llama3_70b(), {.tp = 8, .sp = true}, training) ==
-        doctest::Approx(297795584.0));
+        doctest::Approx(281018368.0));
   CHECK(activation_bytes_per_layer(test::llama3_70b(), {.tp = 8, .cp = 2, .sp = true}, training) ==
-        doctest::Approx(297795584.0 / 2.0));
+        doctest::Approx(281018368.0 / 2.0));
+  // With dropout 0.1 the two masks come back: (10 + 2 + 2 + 21 + 0.5) / 8 = 4.4375 -> 297,795,584 B.
+  TransformerSpec with_dropout = test::llama3_70b();
+  with_dropout.dropout = 0.1;
+  CHECK(activation_bytes_per_layer(with_dropout, {.tp = 8, .sp = true}, training) == doctest::Approx(297795584.0));
+}
+
+TEST_CASE("memory: a model without dropout stores no masks, unfused attention only its softmax output") {
+  // GPT-3 175B shape at dropout 0, s = 2048, b = 1: Korthikanti's 34 sbh loses the two 1-byte
+  // masks (32 sbh), and the 5 as^2 b score term keeps only the 2-byte softmax output.
+  // No parallelism, unfused: sbh (32 + 2 a s / h) = 25,165,824 x (32 + 32) = 1,610,612,736 B.
+  // t = 8 with SP, flash: 32 sbh / 8 = 100,663,296 B.
+  TransformerSpec model = test::gpt3_175b();
+  model.dropout = 0.0;
+  const TrainingSpec unfused{.seq_len = 2048, .micro_batch = 1, .recompute = Recompute::none,
+                             .attention = AttentionKernel::unfused};
+  CHECK(activation_bytes_per_layer(model, {}, unfused) == doctest::Approx(1610612736.0));
+  const TrainingSpec flash{.seq_len = 2048, .micro_batch = 1, .recompute = Recompute::none};
+  CHECK(activation_bytes_per_layer(model, {.tp = 8, .sp = true}, flash) == doctest::Approx(100663296.0));
+  // The first stage keeps the embedding's mask (sbh / t = 3,145,728 B per micro-batch) only with dropout.
+  const ParallelismSpec par{.tp = 8, .pp = 8, .sp = true};
+  const double mask = 2048.0 * 12288.0 / 8.0;
+  const MemoryBreakdown without = memory_per_gpu(model, par, flash, test::h100(), 12, true, false, 8.0);
+  const MemoryBreakdown with = memory_per_gpu(test::gpt3_175b(), par, flash, test::h100(), 12, true, false, 8.0);
+  CHECK(without.other_bytes == 0.0);
+  CHECK(with.other_bytes == doctest::Approx(8.0 * mask));
 }
 
 TEST_CASE("memory: micro-batches in flight per schedule") {
@@ -76,7 +103,7 @@ TEST_CASE("memory: Adam state bytes per parameter for each ZeRO stage") {
   const double n = 8030261248.0;
   const auto state = [&](int zero) {
     const MemoryBreakdown m = memory_per_gpu(test::llama3_8b(), {.dp = 8, .zero = zero},
-                                             {.seq_len = 8192, .micro_batch = 1}, 32, true, true, 1.0);
+                                             {.seq_len = 8192, .micro_batch = 1}, test::h100(), 32, true, true, 1.0);
     CHECK(m.parameters == doctest::Approx(n));
     return m.weights_bytes + m.gradients_bytes + m.optimizer_bytes;
   };
@@ -86,7 +113,7 @@ TEST_CASE("memory: Adam state bytes per parameter for each ZeRO stage") {
   CHECK(state(3) == doctest::Approx(2.25 * n));
   // Context-parallel ranks hold the same parameters, so the optimizer shards over dp x cp = 16.
   const MemoryBreakdown cp2 = memory_per_gpu(test::llama3_8b(), {.dp = 8, .cp = 2, .zero = 1},
-                                             {.seq_len = 8192, .micro_batch = 1}, 32, true, true, 1.0);
+                                             {.seq_len = 8192, .micro_batch = 1}, test::h100(), 32, true, true, 1.0);
   CHECK(cp2.optimizer_bytes == doctest::Approx(12.0 / 16.0 * n));
 }
 
@@ -116,19 +143,32 @@ TEST_CASE("memory: activations scale with the stage's layers and micro-batches i
   // 12 x 8 x 106,954,752 B. A middle stage has no embedding or logits activations.
   const MemoryBreakdown m = memory_per_gpu(test::gpt3_175b(), {.tp = 8, .pp = 8, .dp = 1, .sp = true},
                                            {.seq_len = 2048, .micro_batch = 1, .recompute = Recompute::none},
-                                           12, false, false, 8.0);
+                                           test::h100(), 12, false, false, 8.0);
   CHECK(m.activations_bytes == doctest::Approx(12.0 * 8.0 * 106954752.0));
   CHECK(m.other_bytes == 0.0);
-  CHECK(m.total_bytes ==
+  CHECK(m.tensor_bytes() ==
         doctest::Approx(m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.activations_bytes));
+  CHECK(m.total_bytes == doctest::Approx(m.tensor_bytes() + m.runtime_bytes()));
 }
 
 TEST_CASE("memory: the last stage holds the output norm, logits input and fp32 logits") {
   // Korthikanti: 4 sbh/t (1 + V/h) per micro-batch with SP. GPT-3 175B, t = 8, one micro-batch in
   // flight: 4 x 25,165,824 / 8 x (1 + 51200/12288) = 12,582,912 + 52,428,800 = 65,011,712 B.
   const MemoryBreakdown m = memory_per_gpu(test::gpt3_175b(), {.tp = 8, .pp = 8, .sp = true},
-                                           {.seq_len = 2048, .micro_batch = 1}, 12, false, true, 1.0);
+                                           {.seq_len = 2048, .micro_batch = 1}, test::h100(), 12, false, true, 1.0);
   CHECK(m.other_bytes == doctest::Approx(65011712.0));
+  // Interleaved, the last stage holds 7.5 micro-batches of its layers but only the last chunk
+  // makes logits, whose backward follows at once: still one micro-batch's 65,011,712 B. GPipe
+  // keeps all of them.
+  const MemoryBreakdown interleaved =
+      memory_per_gpu(test::gpt3_175b(), {.tp = 8, .pp = 8, .vp = 2, .sp = true},
+                     {.seq_len = 2048, .micro_batch = 1, .schedule = Schedule::interleaved}, test::h100(), 12,
+                     false, true, 7.5);
+  CHECK(interleaved.other_bytes == doctest::Approx(65011712.0));
+  const MemoryBreakdown gpipe = memory_per_gpu(test::gpt3_175b(), {.tp = 8, .pp = 8, .sp = true},
+                                               {.seq_len = 2048, .micro_batch = 1, .schedule = Schedule::gpipe},
+                                               test::h100(), 12, false, true, 16.0);
+  CHECK(gpipe.other_bytes == doctest::Approx(16.0 * 65011712.0));
 }
 
 TEST_CASE("memory: full recompute keeps layer inputs plus one layer's working set") {
@@ -136,7 +176,7 @@ TEST_CASE("memory: full recompute keeps layer inputs plus one layer's working se
   // during a layer's backward its recomputed activations (34 sbh/t = 106,954,752) are live.
   const MemoryBreakdown m = memory_per_gpu(test::gpt3_175b(), {.tp = 8, .pp = 8, .sp = true},
                                            {.seq_len = 2048, .micro_batch = 1, .recompute = Recompute::full},
-                                           12, false, false, 8.0);
+                                           test::h100(), 12, false, false, 8.0);
   CHECK(m.activations_bytes == doctest::Approx(96.0 * 6291456.0));
   CHECK(m.other_bytes == doctest::Approx(106954752.0));
 }
@@ -148,7 +188,7 @@ TEST_CASE("memory: with unfused attention the layer being recomputed also holds 
   const MemoryBreakdown m = memory_per_gpu(
       test::gpt3_175b(), {.tp = 8, .pp = 8, .sp = true},
       {.seq_len = 2048, .micro_batch = 1, .recompute = Recompute::full, .attention = AttentionKernel::unfused},
-      12, false, false, 8.0);
+      test::h100(), 12, false, false, 8.0);
   CHECK(m.activations_bytes == doctest::Approx(96.0 * 6291456.0));
   CHECK(m.other_bytes == doctest::Approx(358612992.0));
 }
@@ -159,19 +199,106 @@ TEST_CASE("memory: unfused attention stores the 5as/h term per micro-batch in fl
   const MemoryBreakdown m = memory_per_gpu(
       test::gpt3_175b(), {.tp = 8, .pp = 8, .dp = 1, .sp = true},
       {.seq_len = 2048, .micro_batch = 1, .recompute = Recompute::none, .attention = AttentionKernel::unfused},
-      12, false, false, 8.0);
+      test::h100(), 12, false, false, 8.0);
   CHECK(m.activations_bytes == doctest::Approx(12.0 * 8.0 * 358612992.0));
 }
 
-TEST_CASE("memory: fitting leaves the named reserve free") {
-  // An 80 GiB GPU with the 3 GiB reserve fits 77 GiB of model state, not 77.5 GiB.
-  constexpr double gib = 1024.0 * 1024.0 * 1024.0;
+TEST_CASE("memory: gradients take the configured dtype, ZeRO-3 its framework's reduce dtype") {
+  // Llama 3 8B, ZeRO-1 over 8 ranks: fp32 gradients 4 B, bf16 2 B per parameter.
+  const double n = 8030261248.0;
+  const TrainingSpec fp32{.seq_len = 8192, .micro_batch = 1};
+  TrainingSpec bf16 = fp32;
+  bf16.grad_dtype = GradDtype::bf16;
+  CHECK(memory_per_gpu(test::llama3_8b(), {.dp = 8, .zero = 1}, fp32, test::h100(), 32, true, true, 1.0)
+            .gradients_bytes == doctest::Approx(4.0 * n));
+  CHECK(memory_per_gpu(test::llama3_8b(), {.dp = 8, .zero = 1}, bf16, test::h100(), 32, true, true, 1.0)
+            .gradients_bytes == doctest::Approx(2.0 * n));
+  // ZeRO-3 shards DeepSpeed's fp16 gradients: 2 / 8 B per parameter, whatever grad_dtype says.
+  const ParallelismSpec ds{.dp = 8, .zero = 3, .sharding = ShardingFramework::deepspeed_zero3_2021};
+  CHECK(memory_per_gpu(test::llama3_8b(), ds, fp32, test::h100(), 32, true, true, 1.0).gradients_bytes ==
+        doctest::Approx(2.0 / 8.0 * n));
+}
+
+TEST_CASE("memory: ZeRO-3 holds its framework's gathered units and one unit's unsharded gradient") {
+  // Llama 3 8B layer on one rank: attention 2 h^2 + 2 h (8 x 128) = 41,943,040, MLP 3 h f =
+  // 176,160,768, norms 8,192: 218,112,000 parameters. FSDP2: this block and the prefetched one in
+  // bf16 (2 x 2 B) and the block's gradient reduced in fp32 (4 B): 8 x 218,112,000 = 1,744,896,000 B.
+  const TrainingSpec training{.seq_len = 8192, .micro_batch = 1, .recompute = Recompute::full};
+  const MemoryBreakdown fsdp2 =
+      memory_per_gpu(test::llama3_8b(), {.dp = 8, .zero = 3}, training, test::h100(), 32, false, false, 1.0);
+  TrainingSpec stored = training;
+  stored.recompute = Recompute::none;
+  const double recomputed_layer = activation_bytes_per_layer(test::llama3_8b(), {.dp = 8, .zero = 3}, stored);
+  CHECK(fsdp2.other_bytes - recomputed_layer == doctest::Approx(1744896000.0));
+  // DeepSpeed ZeRO-3 of 2021 gathers one tensor at a time; GPT-3 175B's largest, an MLP matrix of
+  // h x 4h = 603,979,776 parameters, is over the 5e7 prefetch bucket, so nothing is prefetched:
+  // 2 B gathered + 2 B gradient -> 2,415,919,104 B.
+  const ParallelismSpec ds{.dp = 8, .zero = 3, .sharding = ShardingFramework::deepspeed_zero3_2021};
+  const MemoryBreakdown deepspeed = memory_per_gpu(test::gpt3_175b(), ds, training, test::a100(), 96, false, false, 1.0);
+  TrainingSpec gpt_stored = training;
+  gpt_stored.recompute = Recompute::none;
+  CHECK(deepspeed.other_bytes - activation_bytes_per_layer(test::gpt3_175b(), ds, gpt_stored) ==
+        doctest::Approx(2415919104.0));
+}
+
+TEST_CASE("memory: the runtime's parts: NCCL connections, channels, communicators") {
+  // One connection: Simple 4,194,304 + LL128 120 x 640 x 8 x 8 = 4,915,200 + LL 8 x 512 x 8 x 16 =
+  // 524,288 = 9,633,792 B.
+  CHECK(nccl_connection_bytes() == 9633792.0);
+  // Two channels per NVLink: A100 12 links -> 24; H100 18 -> 36, capped at 32; no NVLink -> 2.
+  CHECK(nccl_channels(test::a100()) == 24);
+  CHECK(nccl_channels(test::h100()) == 32);
+  GpuSpec pcie = test::h100();
+  pcie.nvlink_bytes_per_s = 0.0;
+  CHECK(nccl_channels(pcie) == 2);
+  // A 4-GPU A100 communicator: 24 channels x 3 connections x 9,633,792 = 693,633,024 B, within 1 %
+  // of the 688 MB NVIDIA/nccl #964 measured.
+  CHECK(nccl_buffer_bytes({.collective = 1}, test::a100()) == 693633024.0);
+  CHECK(nccl_buffer_bytes({.collective = 1}, test::a100()) == doctest::Approx(688e6).epsilon(0.01));
+
+  // Megatron-style layout tp 8, pp 8, dp 16 with tied embeddings: the world, TP, DP and, on the end
+  // stages, the embedding group; the pipeline's point-to-point communicator.
+  const ParallelismSpec p{.tp = 8, .pp = 8, .dp = 16};
+  const Communicators first = communicators(p, true, true, false);
+  const Communicators middle = communicators(p, true, false, false);
+  CHECK(first.collective == 4);
+  CHECK(middle.collective == 3);
+  CHECK(middle.point_to_point == 1);
+  // H100 middle stage: 3 x 32 x 3 + 1 x (2 peers x 2 channels) = 292 connections = 2,813,067,264 B.
+  CHECK(nccl_buffer_bytes(middle, test::h100()) == 292.0 * 9633792.0);
+  // Pure data parallel: world and DP; context parallel adds its ring; hybrid sharding a replica group.
+  CHECK(communicators({.dp = 8}, false, true, true).collective == 2);
+  CHECK(communicators({.dp = 8}, false, true, true).point_to_point == 0);
+  CHECK(communicators({.dp = 4, .cp = 2}, false, true, true).point_to_point == 1);
+  CHECK(communicators({.dp = 64, .zero = 3, .shard_group = 8}, false, true, true).collective == 3);
+
+  // cuBLAS workspaces: 4 streams x 32 MiB on Hopper, x 4 MiB on Ampere.
+  CHECK(workspace_bytes(test::h100()) == 134217728.0);
+  CHECK(workspace_bytes(test::a100()) == 16777216.0);
+
+  // 10 GB of tensors on an H100 with two communicators: context 400 MB, NCCL 2 x 32 x 3 x
+  // 9,633,792 = 1,849,688,064 B, workspaces 134,217,728 B, fragmentation 5 % = 500 MB.
+  const RuntimeMemory r = runtime_memory(10e9, {.collective = 2}, test::h100());
+  CHECK(r.cuda_context_bytes == 400e6);
+  CHECK(r.nccl_bytes == 1849688064.0);
+  CHECK(r.workspace_bytes == 134217728.0);
+  CHECK(r.fragmentation_bytes == doctest::Approx(500e6));
+  CHECK(r.total() == doctest::Approx(400e6 + 1849688064.0 + 134217728.0 + 500e6));
+}
+
+TEST_CASE("memory: the peak is the tensors plus the runtime's parts, and fits up to the HBM CUDA reports") {
+  // Llama 3 8B, ZeRO-1 over 8 H100: two collective communicators (world, DP).
+  const MemoryBreakdown m = memory_per_gpu(test::llama3_8b(), {.dp = 8, .zero = 1}, {.seq_len = 8192, .micro_batch = 1},
+                                           test::h100(), 32, true, true, 1.0);
+  CHECK(m.cuda_context_bytes == kCudaContextBytes);
+  CHECK(m.nccl_bytes == 1849688064.0);
+  CHECK(m.workspace_bytes == 134217728.0);
+  CHECK(m.fragmentation_bytes == doctest::Approx(kAllocatorFragmentation * m.tensor_bytes()));
+  CHECK(m.total_bytes == doctest::Approx(m.tensor_bytes() + m.runtime_bytes()));
   GpuSpec gpu = test::h100();
-  gpu.hbm_bytes = 80.0 * gib;
-  CHECK(kMemoryReserveBytes == 3.0 * gib);
-  CHECK(fits_in_memory(77.0 * gib, gpu));
-  CHECK_FALSE(fits_in_memory(77.5 * gib, gpu));
-  CHECK(fits_in_memory(79.5 * gib, gpu, 0.0));
+  gpu.hbm_bytes = m.total_bytes;
+  CHECK(fits_in_memory(m.total_bytes, gpu));
+  CHECK_FALSE(fits_in_memory(m.total_bytes + 1.0, gpu));
 }
 
 }  // namespace
