@@ -23,14 +23,16 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.143 today, with every row on its GPU's
-// bundled calibration profile and the rows that ran tensor-parallel overlap (Megatron-Core 2024,
-// MLPerf 3.1) simulated with it: every family is too fast, the compute most of all (a GEMM
-// ceiling from the best of a shape sweep, no sustained clock), and the DeepSpeed ZeRO-3 rows of
-// Narayanan 2021 are the largest misses. The gate sits just above the measured level against
-// regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
-// per-row corrections.
-constexpr double kMaxValidationMape = 0.145;
+// the step model can express. The model measures 0.153 today, with every row on its GPU's
+// bundled calibration profile (h100-96gb-500w has none: the built-in h100-sxm constants) and the
+// rows that ran tensor-parallel overlap (Megatron-Core 2024, MLPerf 3.1, torchtitan's AsyncTP)
+// simulated with it: every family is too fast, the compute most of all (a GEMM ceiling from the
+// best of a shape sweep, no sustained clock), and the DeepSpeed ZeRO-3 rows of Narayanan 2021
+// are the largest misses. The five Grand Teton rows of torchtitan (500 W H100, -28 % to -32 %)
+// raised the gate from 0.145: their compute constants are the 700 W part's, which know no
+// power-limited clock. The gate sits just above the measured level against regressions and is
+// tightened as the physics closes the gap. Never met by skipping rows or by per-row corrections.
+constexpr double kMaxValidationMape = 0.155;
 // The mean signed error of each source family, held at its measured level (a little margin)
 // so that no family drifts further while the overall MAPE holds; the goal is within +/-10 %.
 struct FamilyBiasBound {
@@ -42,9 +44,10 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Megatron-Core 2024", -0.19}, FamilyBiasBound{"Llama 3 2024", -0.085},
     FamilyBiasBound{"NeMo 24.07", -0.155},        FamilyBiasBound{"NeMo long-seq 2024", -0.06},
     FamilyBiasBound{"MLPerf 3.1", -0.255},        FamilyBiasBound{"BLOOM 2022", -0.235},
-    FamilyBiasBound{"torchtitan", -0.16},
+    // -0.16 before the Grand Teton rows (500 W H100 on the 700 W part's compute constants) joined.
+    FamilyBiasBound{"torchtitan", -0.22},
 };
-// Rows that must take part, so that the gate cannot pass by skipping (73 of 88 are expressible
+// Rows that must take part, so that the gate cannot pass by skipping (78 of 88 are expressible
 // today).
 constexpr std::int64_t kMinValidatedRows = 40;
 
@@ -103,6 +106,20 @@ TEST_CASE("validate: step-time MAPE over the published runs stays under the gate
     REQUIRE(bound != kFamilyBiasBounds.end());  // a new family gets its bound here
     CHECK(stats.bias >= bound->min_bias);
     CHECK(stats.bias <= 0.10);  // none too slow beyond the goal either
+  }
+}
+
+TEST_CASE("validate: torchtitan's Grand Teton rows are compared on h100-96gb-500w, not skipped") {
+  const planning::ValidationReport report =
+      planning::run_validation(scenarios::embedded_validation_csv(), scenarios::embedded_validation_csv_name);
+  for (const std::string_view id : {"torchtitan-h100-8b-fsdp-8", "torchtitan-h100-8b-fsdp-compile-fp8-8",
+                                    "torchtitan-h100-8b-fsdp-128", "torchtitan-h100-70b-2d-asynctp-256",
+                                    "torchtitan-h100-405b-3d-interleaved-512"}) {
+    CAPTURE(id);
+    CHECK(std::none_of(report.skipped.begin(), report.skipped.end(), [&](const auto& s) { return s.id == id; }));
+    const auto row = std::find_if(report.rows.begin(), report.rows.end(), [&](const auto& r) { return r.run.id == id; });
+    REQUIRE(row != report.rows.end());
+    CHECK(row->run.scenario.cluster.gpu.name == "h100-96gb-500w");
   }
 }
 
