@@ -62,7 +62,7 @@ class ProfileBuilder {
   ProfileBuilder(const std::string& gpu, const CalibrateOptions& options, Calibration& out)
       : options_(options), out_(out), gpu_(scenarios::gpu_preset(gpu)) {
     out_.profile.gpu = gpu;
-    out_.profile.compute = models::default_compute_profile(gpu);
+    out_.profile.compute = models::default_compute_profile(scenarios::gpu_compute_profile(gpu));
     cluster_.gpu = gpu_;
     cluster_.nic_bytes_per_s = options.nic_gbit_per_s * 1e9 / 8.0;
     cluster_.nics_per_node = options.nics_per_node;
@@ -89,7 +89,7 @@ class ProfileBuilder {
     for (auto* s : {&o.sms_held, &o.hbm_bytes_per_bus_byte, &o.copy_hbm_bytes_per_byte}) {
       s->source = std::string(kBuiltIn) + s->source;
     }
-    const models::OverlapInterference defaults = models::default_overlap_interference(out_.profile.gpu);
+    const models::OverlapInterference defaults = models::default_overlap_interference(scenarios::gpu_compute_profile(out_.profile.gpu));
     OverlapFit fit = fit_overlap(in.overlap, gpu_, out_.profile.compute.sm_count.value, defaults);
     for (const auto& e : fit.estimates) {
       if (!e.sets_constant) continue;

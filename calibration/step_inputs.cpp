@@ -5,6 +5,7 @@
 #include "calibration/apply_profile.hpp"
 #include "models/comm/comm_on_cluster.hpp"
 #include "scenarios/embedded_files.hpp"
+#include "scenarios/presets.hpp"
 #include "scenarios/scenario_error.hpp"
 
 namespace clustersim::calibration {
@@ -21,7 +22,7 @@ models::StepInputs builtin_step_inputs(const scenarios::Scenario& scenario) {
                                         ? models::CommFidelity::flow
                                         : models::CommFidelity::analytic};
   try {
-    in.compute = models::default_compute_profile(scenario.cluster.gpu.name);
+    in.compute = models::default_compute_profile(scenarios::gpu_compute_profile(scenario.cluster.gpu.name));
   } catch (const std::exception& e) {
     throw scenarios::ScenarioError(scenario.name, "/cluster/gpu",
                                    "no compute profile for GPU '" + scenario.cluster.gpu.name + "': " + e.what());

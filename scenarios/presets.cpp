@@ -1,5 +1,7 @@
 #include "scenarios/presets.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "scenarios/embedded_files.hpp"
 
 namespace clustersim::scenarios {
@@ -33,5 +35,14 @@ std::vector<std::string> gpu_preset_names() { return names_in(gpu_dir); }
 std::vector<std::string> model_preset_names() { return names_in(model_dir); }
 std::string_view gpu_preset_text(std::string_view name) { return text_of(gpu_dir, name); }
 std::string_view model_preset_text(std::string_view name) { return text_of(model_dir, name); }
+
+std::string gpu_compute_profile(std::string_view gpu) {
+  const std::string_view text = gpu_preset_text(gpu);
+  if (text.empty()) return std::string(gpu);
+  // A malformed key is an error of the preset reader (gpu_preset), which every scenario goes through.
+  const auto document = nlohmann::json::parse(text);
+  const auto profile = document.find(kComputeProfileKey);
+  return profile != document.end() && profile->is_string() ? profile->get<std::string>() : std::string(gpu);
+}
 
 }  // namespace clustersim::scenarios

@@ -313,6 +313,8 @@ Scenario Reader::read_preset(const json& document, const Section& section,
   if (!document.is_object()) fail("", "must be an object, got " + describe(document));
   std::vector<std::string_view> allowed{"name", "sources"};
   for (const auto& field : section.fields) allowed.push_back(field.key);
+  // A GPU preset may name the bundled compute profile it runs with (presets.hpp).
+  if (section.preset == PresetKind::gpu) allowed.push_back(kComputeProfileKey);
   check_keys(document, allowed, "");
 
   const auto name = document.find("name");
@@ -323,16 +325,22 @@ Scenario Reader::read_preset(const json& document, const Section& section,
   if (sources == document.end() || !sources->is_object()) {
     fail("/sources", "must be an object giving the source of every value");
   }
-  for (const auto& field : section.fields) {
-    const std::string pointer = child_pointer("", field.key);
-    if (!document.contains(field.key)) fail(pointer, "required in a preset");
-    const auto source = sources->find(field.key);
+  const std::vector<std::string_view> valued(allowed.begin() + 2, allowed.end());
+  for (const auto key : valued) {
+    const bool optional = key == kComputeProfileKey;  // the one key a GPU preset may leave out
+    const auto value = document.find(key);
+    if (value == document.end()) {
+      if (optional) continue;
+      fail(child_pointer("", key), "required in a preset");
+    }
+    if (optional && (!value->is_string() || value->get<std::string>().empty()))
+      fail(child_pointer("", key), "must be the name of a bundled compute profile");
+    const auto source = sources->find(key);
     if (source == sources->end() || !source->is_string() || source->get<std::string>().empty()) {
-      fail(child_pointer("/sources", field.key), "every preset value needs its source");
+      fail(child_pointer("/sources", key), "every preset value needs its source");
     }
   }
-  check_keys(*sources, std::vector<std::string_view>(allowed.begin() + 2, allowed.end()),
-             "/sources");
+  check_keys(*sources, valued, "/sources");
   Scenario scenario{};
   read_fields(document, section, "", scenario);
   return scenario;

@@ -157,7 +157,9 @@ std::variant<std::string, std::string> gpu_preset_for(std::string_view gpu) {
   using Result = std::variant<std::string, std::string>;
   const std::string text = lower(gpu);
   if (text.empty()) return Result(std::in_place_index<1>, "GPU not given");
-  if (contains(text, "96gb") || contains(text, "hbm2e") || contains(text, "non-standard")) {
+  const bool hbm2e_h100 = contains(text, "h100") && (contains(text, "96gb") || contains(text, "hbm2e"));
+  if (hbm2e_h100 && contains(text, "500w")) return Result(std::in_place_index<0>, "h100-96gb-500w");
+  if (hbm2e_h100 || contains(text, "non-standard")) {
     return Result(std::in_place_index<1>, fmt::format("non-standard GPU SKU ({}): no preset", gpu));
   }
   if (contains(text, "a100") && contains(text, "80")) return Result(std::in_place_index<0>, "a100-80gb");
@@ -293,10 +295,11 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   p.cp = n.cp.value_or(1);
   p.vp = n.vp.value_or(1);
   // A source that interleaves its pipeline without stating V ran at least V = 2: simulate the
-  // smallest interleaving (vp = 1 would contradict the source), unless the layout rules out V = 2.
+  // family's V (its framework's default, else the smallest, 2; vp = 1 would contradict the
+  // source), unless the layout rules it out.
   const std::string notes = lower(row.notes);
   const bool unstated_interleaving = trim(row.vp).empty() && contains(notes, "interleaved");
-  if (unstated_interleaving) p.vp = 2;
+  if (unstated_interleaving) p.vp = family.unstated_vp.value;
   if (auto dp = n.dp) {
     p.dp = *dp;
   } else {
@@ -333,6 +336,10 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   }
   if (auto mb = n.micro_batch) {
     t.micro_batch = *mb;
+  } else if (const std::int64_t replicas_x_pp = p.dp * p.pp;
+             family.micro_batch.value == MicroBatchDefault::pp_micro_batches && t.global_batch % replicas_x_pp == 0) {
+    t.micro_batch = t.global_batch / replicas_x_pp;
+    assumed.emplace_back(family.micro_batch.reason);
   } else {
     t.micro_batch = 1;
     assumed.push_back("micro_batch = 1 (not given)");
@@ -341,6 +348,7 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   t.precision = contains(precision, "fp8") || contains(precision, "float8") ? models::Precision::fp8
                                                                             : models::Precision::bf16;
   if (precision.empty()) assumed.push_back("precision = bf16 (not given)");
+  if (t.precision == models::Precision::fp8 && !family.fp8_recipe.empty()) assumed.emplace_back(family.fp8_recipe);
   if (auto recompute = parse_recompute(row.recompute)) {
     t.recompute = *recompute;
   } else if (!trim(row.recompute).empty()) {
@@ -367,19 +375,20 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     if (!t.overlap_grad_reduce && p.dp * p.cp > 1) assumed.emplace_back(family.overlap_grad_reduce.reason);
   }
 
-  // Tensor-parallel overlap where the row says it ran (Megatron-LM's flag, or in words).
-  if ((contains(notes, "--tp-comm-overlap") || contains(notes, "tp comm overlap on")) && p.sp && p.tp > 1)
-    p.tp_comm_overlap = true;
+  // Tensor-parallel overlap where the row says it ran (Megatron-LM's flag, torchtitan's async TP, or in words).
+  const bool tp_overlap_named = contains(notes, "--tp-comm-overlap") || contains(notes, "tp comm overlap on") ||
+                                contains(notes, "asynctp") || contains(notes, "async tp");
+  if (tp_overlap_named && p.sp && p.tp > 1) p.tp_comm_overlap = true;
 
   if (unstated_interleaving) {
     if (!find_violation(s)) {
-      assumed.push_back("the source interleaves its pipeline with an unstated V: simulated with the smallest, V = 2, "
-                        "which may overstate the bubble");
+      assumed.emplace_back(family.unstated_vp.reason);
     } else {
+      assumed.push_back(fmt::format("the source interleaves its pipeline with an unstated V, and V = {} does not fit "
+                                    "this layout: simulated as 1f1b (vp = 1), which overstates the bubble",
+                                    p.vp));
       p.vp = 1;
       t.schedule = models::Schedule::one_f_one_b;
-      assumed.push_back("the source interleaves its pipeline with an unstated V, and V = 2 does not fit this layout: "
-                        "simulated as 1f1b (vp = 1), which overstates the bubble");
     }
   }
 

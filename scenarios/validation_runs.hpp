@@ -10,18 +10,23 @@
 ///   (GPT-3/Megatron, BLOOM, OPT tie them), untied for swiglu ones (Llama).
 ///   vocab empty -> 51200 for GPT models (GPT-2 BPE padded, as in the Megatron rows), 256000
 ///   for Nemotron (its tokenizer); otherwise skipped.
-/// - GPU: A100 80GB -> a100-80gb, H100 (SXM) -> h100-sxm, H200 -> h200-sxm, B200 -> b200;
+/// - GPU: A100 80GB -> a100-80gb, H100 (SXM) -> h100-sxm, H200 -> h200-sxm, B200 -> b200, the
+///   96 GB HBM2e H100 at 500 W (Grand Teton, torchtitan's benchmarks) -> h100-96gb-500w; other
 ///   "96GB"/HBM2e H100 variants are non-standard SKUs and skipped, as are other GPUs.
 /// - network: from the system named in the gpu or notes column (Selene, Eos, Jean Zay, the Llama 3
 ///   RoCE fabric, "400Gb/s ... per GPU"); otherwise the GPU's DGX default (A100: 8 x 200 Gb/s HDR
 ///   InfiniBand per node; H100/H200: 8 x 400 Gb/s NDR), said so in the assumptions.
-/// - layout: tp, pp given (else skipped); cp, vp empty -> 1 (also when the notes say the source
-///   interleaved with an unstated V: flagged, as it overstates the bubble); dp empty ->
-///   GPUs / (tp pp cp); schedule interleaved when vp > 1, else 1f1b. sp, zero_stage, recompute
-///   empty -> the source family's default (validation_sources.hpp). zero_stage "3", "3 (FSDP2)",
-///   "FSDP..." -> 3; "... not resharded ..." (Llama 3: optimizer state and gradients sharded) -> 2;
-///   a leading digit -> that stage. micro_batch empty -> 1. precision: fp8 when the column says
-///   fp8 or float8, else bf16 (fp16 runs at the same tensor-core peak). Fewer GPUs than a node
+/// - layout: tp, pp given (else skipped); cp, vp empty -> 1, except when the notes say the source
+///   interleaved with an unstated V: the family's V (2 unless it documents another; 1f1b when
+///   that does not fit), flagged; dp empty -> GPUs / (tp pp cp); schedule interleaved when
+///   vp > 1, else 1f1b. sp, zero_stage, recompute empty -> the source family's default
+///   (validation_sources.hpp). zero_stage "3", "3 (FSDP2)", "FSDP..." -> 3; "... not resharded
+///   ..." (Llama 3: optimizer state and gradients sharded) -> 2; a leading digit -> that stage.
+///   micro_batch empty -> the family's default (1, or torchtitan's pp micro-batches per replica).
+///   TP overlap when the notes name it (--tp-comm-overlap, "tp comm overlap on", AsyncTP) and
+///   sp is on. precision: fp8 when the column says fp8 or float8, else bf16 (fp16 runs at the
+///   same tensor-core peak), with what the family's fp8 recipe does that the scenario does not
+///   express among the assumptions. Fewer GPUs than a node
 ///   (8): one node of that many. attention kernel, gradient-reduction overlap and, for ZeRO-3 rows,
 ///   the overlap of their parameter gathers and reduce-scatters: the source family's default.
 /// - skipped: mixture-of-experts models or ep > 1, non-standard GPUs, rows without layout, batch

@@ -170,10 +170,22 @@ constexpr std::array families{
                  .overlap_grad_reduce = overlapped,
                  .seq_len = {8192, "seq_len=8192: torchtitan's llama3 configs default (the row "
                                    "does not restate it)"},
+                 .micro_batch = {MicroBatchDefault::pp_micro_batches,
+                                 "micro_batch = global_batch / (dp pp): torchtitan splits a replica's batch into "
+                                 "pipeline_parallel_microbatches, by default the pp degree "
+                                 "(torchtitan/parallelisms/pipelining_utils.py @9dec370)"},
+                 .unstated_vp = {2, "vp=2: torchtitan's looped schedules (Interleaved1F1B) run 2 stages per rank "
+                                    "when no split points are given (torchtitan/parallelisms/pipelining_utils.py "
+                                    "@9dec370)"},
                  .elementwise = {models::ElementwiseKernels::eager,
                                  "elementwise=eager: torchtitan runs plain PyTorch ops unless "
                                  "torch.compile is on (off by default; the row does not say it "
                                  "was)"},
+                 .fp8_recipe = "fp8: torchao Float8Linear on the linear layers, dynamic tensorwise scaling unless a "
+                               "recipe is named (torchtitan @9dec370, of the Dec 2024 runs, also leaves the output "
+                               "projection in bf16); simulated as every GEMM at the fp8 rate with Transformer Engine's "
+                               "casts, and a float8 FSDP all-gather (enable_fsdp_float8_all_gather) is not expressed: "
+                               "parameters are gathered in bf16",
                  .sharding = {models::ShardingFramework::fsdp2, "sharding=fsdp2: torchtitan's FSDP2"},
         .dropout = no_dropout},
     SourceFamily{.name = "NeMo Automodel 2025",

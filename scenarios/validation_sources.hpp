@@ -31,6 +31,12 @@ struct FamilyDefault {
 /// Sequence parallelism when a row leaves `sp` empty.
 enum class SpDefault { off, when_tp };  // when_tp: on whenever tp > 1
 
+/// The micro-batch when a row leaves `micro_batch` empty.
+enum class MicroBatchDefault {
+  one_sequence,    // 1
+  pp_micro_batches,  // a replica's batch split into pp micro-batches: global_batch / (dp pp)
+};
+
 struct SourceFamily {
   std::string_view name{};    // short label used in reports: "Narayanan 2021"
   std::string_view needle{};  // substring of the `source` column that identifies the family
@@ -40,6 +46,11 @@ struct SourceFamily {
   FamilyDefault<SpDefault> sp{};
   FamilyDefault<bool> overlap_grad_reduce{};
   FamilyDefault<std::int64_t> seq_len{};  // 0: none; a row without seq_len is skipped
+  FamilyDefault<MicroBatchDefault> micro_batch{MicroBatchDefault::one_sequence, "micro_batch = 1 (not given)"};
+  // The V of a row whose notes say its pipeline was interleaved but whose vp is empty.
+  FamilyDefault<std::int64_t> unstated_vp{
+      2, "the source interleaves its pipeline with an unstated V: simulated with the smallest, V = 2, which may "
+         "overstate the bubble"};
   FamilyDefault<models::AttentionKernel> attention{models::AttentionKernel::flash, ""};
   // Elementwise kernels when the row's notes do not say torch.compile was on (which fuses them).
   FamilyDefault<models::ElementwiseKernels> elementwise{models::ElementwiseKernels::fused, ""};
@@ -47,6 +58,8 @@ struct SourceFamily {
   // the compute (sets overlap_param_gather and overlap_grad_reduce; replaces the family's
   // overlap_grad_reduce, which describes its non-ZeRO-3 rows).
   FamilyDefault<bool> zero3_overlap{true, ""};
+  // fp8 rows: what the family's fp8 recipe does that the scenario does not express ("" if nothing known).
+  std::string_view fp8_recipe{};
   // ZeRO-3 rows: the framework that ran them (models/spec/sharding.hpp).
   FamilyDefault<models::ShardingFramework> sharding{models::ShardingFramework::fsdp2,
                                                     "sharding=fsdp2 assumed: PyTorch FSDP2"};

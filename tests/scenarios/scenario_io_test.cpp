@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "models/compute/compute_profile.hpp"
 #include "scenarios/presets.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "scenarios/scenario_io.hpp"
@@ -65,7 +66,7 @@ TEST_CASE("scenario: absent keys take the struct defaults and dp is derived") {
 
 TEST_CASE("presets: every GPU and model preset loads with its sourced values") {
   CHECK(gpu_preset_names() ==
-        std::vector<std::string>{"a100-80gb", "b200", "gb200", "h100-sxm", "h200-sxm"});
+        std::vector<std::string>{"a100-80gb", "b200", "gb200", "h100-96gb-500w", "h100-sxm", "h200-sxm"});
   CHECK(model_preset_names() ==
         std::vector<std::string>{"gpt3-175b", "llama2-13b", "llama2-70b", "llama2-7b",
                                  "llama3-405b", "llama3-70b", "llama3-8b"});
@@ -75,6 +76,8 @@ TEST_CASE("presets: every GPU and model preset loads with its sourced values") {
     CHECK(gpu.name == name);
     CHECK(gpu.bf16_flops_per_s > 0);
     CHECK(gpu.hbm_bytes > 0);
+    // Every preset runs with a bundled compute profile.
+    CHECK_NOTHROW(models::default_compute_profile(gpu_compute_profile(name)));
     // Every preset is usable in a scenario.
     CHECK(error_of([&] { load_scenario_text(minimal, "minimal.json", {"cluster.gpu=" + name}); })
               .empty());
@@ -97,6 +100,27 @@ TEST_CASE("presets: every GPU and model preset loads with its sourced values") {
   CHECK(model_preset("gpt3-175b").dropout == 0.1);  // Megatron-LM default, as the GPT-3 runs trained
   CHECK(model_preset("llama3-8b").dropout == 0.0);   // Llama trains without dropout
   CHECK(model_preset("llama2-70b").vocab == 32000);
+}
+
+TEST_CASE("presets: the Grand Teton H100 of torchtitan's benchmarks, 96 GB HBM2e at 500 W") {
+  // pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md, Hardware: 96 GB HBM2e at
+  // 2.4 TB/s, the default 500 W power limit, eight SXM H100 per host on NVLink.
+  const models::GpuSpec gpu = gpu_preset("h100-96gb-500w");
+  CHECK(gpu.hbm_bytes == 96e9);
+  CHECK(gpu.hbm_bytes_per_s == 2.4e12);
+  CHECK(gpu.power_w == 500);
+  CHECK(gpu.nvlink_bytes_per_s == 450e9);
+  // Its peak is not published (between SXM and NVL, the source says): the SXM peaks, as the
+  // source's MFU uses them.
+  const models::GpuSpec sxm = gpu_preset("h100-sxm");
+  CHECK(gpu.bf16_flops_per_s == sxm.bf16_flops_per_s);
+  CHECK(gpu.fp8_flops_per_s == sxm.fp8_flops_per_s);
+  CHECK(sxm.power_w == 700);
+  // No kernels of its own measured: it borrows the H100 SXM compute constants.
+  CHECK(gpu_compute_profile("h100-96gb-500w") == "h100-sxm");
+  CHECK(gpu_compute_profile("h100-sxm") == "h100-sxm");
+  CHECK(gpu_compute_profile("tpu-v5") == "tpu-v5");  // no preset: its own name
+  CHECK(gpu_preset_text("h100-96gb-500w").find("'We used the default 500W power limit") != std::string_view::npos);
 }
 
 TEST_CASE("presets: an unknown name is an error listing the known ones") {

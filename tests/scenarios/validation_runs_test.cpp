@@ -225,6 +225,105 @@ TEST_CASE("validation: pre-2023 Megatron families run unfused attention; their Z
   CHECK_FALSE(mentions(modern, "attention="));
 }
 
+// torchtitan's Dec 2024 benchmarks on Grand Teton (benchmarks/llama3_h100_202412_torchtitan.md),
+// Table 5: Llama 3.1 405B on 512 H100 96GB at 500 W, FSDP8 x TP8 x PP8, Interleaved 1F1B, compile,
+// Float8 and AsyncTP, global batch 256; micro-batch count and V not stated.
+ValidationRow torchtitan_405b() {
+  ValidationRow r;
+  r.line = 82;
+  r.id = "torchtitan-405b";
+  r.source = "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md";
+  r.model = "Llama 3.1 405B";
+  r.layers = "126";
+  r.hidden = "16384";
+  r.ffn_hidden = "53248";
+  r.heads = "128";
+  r.kv_heads = "8";
+  r.vocab = "128256";
+  r.gpu = "H100 96GB HBM2e @500W (Grand Teton, non-standard SKU)";
+  r.num_gpus = "512";
+  r.precision = "float8 linears + bf16";
+  r.tp = "8";
+  r.pp = "8";
+  r.dp = "8";
+  r.zero_stage = "3 (FSDP2)";
+  r.recompute = "full";
+  r.global_batch = "256";
+  r.measured_tokens_per_sec_per_gpu = "128";
+  r.notes = "Table 5: Interleaved 1F1B; compile+Float8+AsyncTP. 400Gb/s RDMA per GPU.";
+  return r;
+}
+
+bool assumes(const ValidationCase& c, std::string_view text) {
+  return std::any_of(c.assumptions.begin(), c.assumptions.end(),
+                     [&](const std::string& a) { return a.find(text) != std::string::npos; });
+}
+
+TEST_CASE("validation: torchtitan's Grand Teton rows run on h100-96gb-500w with torchtitan's defaults") {
+  const ValidationCase c = mapped(torchtitan_405b());
+  const Scenario& s = c.scenario;
+  CHECK(s.cluster.gpu.name == "h100-96gb-500w");
+  CHECK(s.cluster.gpu.hbm_bytes_per_s == 2.4e12);
+  CHECK(s.cluster.fabric == models::Fabric::roce);  // "400Gb/s RDMA per GPU": Grand Teton's RoCE
+  // AsyncTP is tensor-parallel overlap, on the sequence-parallel TP plan.
+  CHECK(s.parallelism.sp);
+  CHECK(s.parallelism.tp_comm_overlap);
+  // torchtitan's defaults at 9dec370: Interleaved1F1B with 2 stages per rank, and as many
+  // micro-batches as pipeline ranks: 256 / (8 x 8) = 4 sequences each, 8 per step.
+  CHECK(s.parallelism.vp == 2);
+  CHECK(s.training.schedule == models::Schedule::interleaved);
+  CHECK(s.training.micro_batch == 4);
+  CHECK(assumes(c, "2 stages per rank"));
+  CHECK(assumes(c, "pipeline_parallel_microbatches"));
+  CHECK(s.training.seq_len == 8192);
+  CHECK(s.training.precision == models::Precision::fp8);
+  CHECK(assumes(c, "(enable_fsdp_float8_all_gather) is not expressed"));
+  CHECK(s.training.elementwise == models::ElementwiseKernels::fused);  // torch.compile
+  CHECK(s.parallelism.zero == 3);
+  CHECK(s.parallelism.sharding == models::ShardingFramework::fsdp2);
+  // 128 tokens/s per GPU: 256 x 8192 / (128 x 512) = 32 s.
+  CHECK(c.measured.step_time_s == doctest::Approx(32.0));
+
+  // Table 1's first row: FSDP only, no compile, bf16, local batch 2 given.
+  ValidationRow fsdp = torchtitan_405b();
+  fsdp.model = "Llama 3.1 8B";
+  fsdp.layers = "32";
+  fsdp.hidden = "4096";
+  fsdp.ffn_hidden = "14336";
+  fsdp.heads = "32";
+  fsdp.num_gpus = "8";
+  fsdp.precision = "bf16";
+  fsdp.tp = "1";
+  fsdp.pp = "1";
+  fsdp.dp = "8";
+  fsdp.recompute = "selective";
+  fsdp.micro_batch = "2";
+  fsdp.global_batch = "16";
+  fsdp.measured_tokens_per_sec_per_gpu = "5762";
+  fsdp.notes = "Table 1: FSDP only (no compile). 400Gb/s RDMA per GPU.";
+  const ValidationCase f = mapped(fsdp);
+  CHECK(f.scenario.training.micro_batch == 2);
+  CHECK_FALSE(f.scenario.parallelism.tp_comm_overlap);
+  CHECK(f.scenario.training.elementwise == models::ElementwiseKernels::eager);
+  CHECK(f.scenario.training.precision == models::Precision::bf16);
+  CHECK_FALSE(assumes(f, "Float8Linear"));
+  // 16 x 8192 / (5762 x 8) = 2.84346 s.
+  CHECK(f.measured.step_time_s == doctest::Approx(2.843457).epsilon(1e-6));
+}
+
+TEST_CASE("validation: a row without micro_batch outside torchtitan runs one sequence per micro-batch") {
+  ValidationRow row = torchtitan_405b();
+  row.source = kMegatronCore;
+  row.gpu = "H100-SXM5-80GB";
+  row.measured_tokens_per_sec_per_gpu = "";
+  row.measured_tflops_per_gpu = "400";
+  row.seq_len = "8192";
+  const ValidationCase c = mapped(row);
+  CHECK(c.scenario.training.micro_batch == 1);
+  CHECK(assumes(c, "micro_batch = 1 (not given)"));
+  CHECK(assumes(c, "simulated with the smallest, V = 2"));
+}
+
 // --- skip reasons ---------------------------------------------------------------------------
 
 TEST_CASE("validation: rows the step model cannot express are skipped with the reason") {
@@ -238,8 +337,9 @@ TEST_CASE("validation: rows the step model cannot express are skipped with the r
     CHECK(skip_reason(row) == "expert parallelism ep = 8: dense transformers only");
   }
   SUBCASE("non-standard GPU") {
-    row.gpu = "H100 96GB HBM2e @500W (Grand Teton, non-standard SKU)";
-    CHECK(skip_reason(row).starts_with("non-standard GPU SKU (H100 96GB"));
+    // The 500 W Grand Teton part has a preset (h100-96gb-500w); the same SKU at another limit has none.
+    row.gpu = "H100 96GB HBM2e @700W";
+    CHECK(skip_reason(row) == "non-standard GPU SKU (H100 96GB HBM2e @700W): no preset");
   }
   SUBCASE("no layout") {
     row.tp = "";

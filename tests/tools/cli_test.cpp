@@ -42,7 +42,7 @@ TEST_CASE("cli: explain --json prints exactly one JSON object") {
   REQUIRE(document.is_object());
   CHECK(document.at("keys").size() > 40);
   CHECK(document.at("keys").at(0).at("pointer") == "/name");
-  CHECK(document.at("presets").at("gpu").size() == 5);
+  CHECK(document.at("presets").at("gpu").size() == 6);
 }
 
 TEST_CASE("cli: run --print-scenario --json prints the normalised scenario, from any directory") {
