@@ -32,7 +32,7 @@ struct SweepRow {
   Layout layout{};
   RowStatus status = RowStatus::simulated;
   double step_time_s = 0.0;
-  StepBand band{};         // of step_time_s; pruned: of the bound
+  StepBand band{};         // of step_time_s; pruned: the bound, and its slow end
   double tokens_per_s_per_gpu = 0.0;
   double mfu = 0.0;
   double bubble_fraction = 0.0;

@@ -172,7 +172,8 @@ std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vect
     const planning::LayoutCandidate& c = candidates[row.index];
     if (pruned[representative[k]]) {
       row = row_pruned(row.index, c.layout, c.memory, bounds[representative[k]], base.cluster.gpu);
-      row.band = bands.band(row.step_time_s, c.layout);
+      // Shown nowhere but in the rank: the slow end of the bound is all it needs.
+      row.band.slow_s = row.step_time_s * slow_factors[k];
       continue;
     }
     models::StepReport report = reports[representative[k]];

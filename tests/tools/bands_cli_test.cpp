@@ -159,6 +159,38 @@ TEST_CASE("sweep bands: shards whose bands come from different runs do not merge
   check_fails_cleanly(run_clustersim("merge " + (dir / "1.json") + " " + (dir / "2.json")), "comes from a different sweep");
 }
 
+TEST_CASE("sweep bands: a named profile's fitted intervals widen every band by the ratio they move the step") {
+  // Independent path: `run --json` simulates the scenario with the profile's interval-carrying
+  // constants at both ends (step_time_band_s).
+  const std::string profile =
+      " --set cluster.gpu=h200-sxm --set calibration.profile=calibration/profiles/h200-measured.json";
+  const auto run = run_json("run --json" + profile);
+  const double t = run.at("step_time_s"), fast = run.at("step_time_band_s").at("fast"),
+               slow = run.at("step_time_band_s").at("slow");
+  REQUIRE(fast < t);
+  REQUIRE(slow > t);
+  // Hopper bf16 ZeRO 0-2 runs at 1.25 x: the scenario's own layout carries t x [1 x fast / t, 1.25 x slow / t].
+  const TempDir dir;
+  write_file(dir / "runs.csv", hopper_fixture(1.25, 1.0));
+  const std::string configs = dir / "configs.json";
+  std::ofstream(configs) << R"({"configs": [{"name": "own", "parallelism": {"tp": 8, "pp": 4, "dp": 8}}]})";
+  const auto j = run_json("sweep --json" + profile + " --configs " + configs + " --validation " + (dir / "runs.csv"));
+  CHECK(j.at("bands").at("profile") == "calibration/profiles/h200-measured.json");
+  CHECK(j.at("bands").at("profile_widening").at(0).get<double>() == doctest::Approx(fast / t));
+  CHECK(j.at("bands").at("profile_widening").at(1).get<double>() == doctest::Approx(slow / t));
+  const auto& row = j.at("rows").at(0);
+  REQUIRE(row.at("step_time_s").get<double>() == t);
+  CHECK(row.at("step_time_band_s").at(0).get<double>() == doctest::Approx(fast));
+  CHECK(row.at("step_time_band_s").at(1).get<double>() == doctest::Approx(1.25 * slow));
+  // The bundled profile adds nothing: its constants are those the validation runs were predicted with.
+  const auto bundled = run_json("sweep --json --set cluster.gpu=h200-sxm --configs " + configs + " --validation " +
+                                (dir / "runs.csv"));
+  CHECK(bundled.at("bands").at("profile").is_null());
+  const auto& plain = bundled.at("rows").at(0);
+  CHECK(plain.at("step_time_band_s").at(1).get<double>() ==
+        doctest::Approx(1.25 * plain.at("step_time_s").get<double>()));
+}
+
 // Llama 3 8B on 16 to 64 H100: options of one GPU type, one topology.
 constexpr const char* kPlan =
     "plan --quiet --json --set model.preset=llama3-8b --set cluster.num_gpus=32 --set parallelism.tp=8 "
