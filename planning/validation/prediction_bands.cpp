@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <utility>
 
+#include "calibration/apply_profile.hpp"
 #include "calibration/step_inputs.hpp"
 #include "models/step/step_model.hpp"
 
 namespace clustersim::planning {
 
 ProfileWidening profile_widening(const scenarios::Scenario& scenario) {
+  // The bundled profile, named or not, holds the constants the validation runs were predicted with.
+  if (calibration::resolved_profile(scenario) == calibration::kBundledProfile) return {};
   const auto band = calibration::step_time_band(scenario);
   if (!band) return {};
   const double t = models::simulate_step(calibration::step_inputs(scenario)).report.times.step_time_s;

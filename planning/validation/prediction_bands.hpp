@@ -5,8 +5,9 @@
 ///   fast = t (1 + lo) w_fast,  slow = t (1 + hi) w_slow,
 /// with w_fast = min(1, T_fast / T), w_slow = max(1, T_slow / T): T the scenario's own step time,
 /// T_fast and T_slow the same step with every interval-carrying constant at its fast or slow end
-/// (calibration::step_time_band). The bundled profiles add no widening: the validation runs were
-/// predicted with them, so their errors already hold what those constants leave uncertain.
+/// (calibration::step_time_band). The bundled profiles add no widening, even named
+/// ("calibration.profile": "bundled"): the validation runs were predicted with them, so their
+/// errors already hold what those constants leave uncertain.
 /// `sweep` and `plan` rank by the slow end, so a layout whose prediction is unsure loses to a sure
 /// one of a similar point estimate.
 /// Limitations: the widening is measured once, on the scenario's own layout, and applied to every
@@ -28,7 +29,8 @@ struct ProfileWidening {
   double slow = 1.0;      // >= 1
 };
 
-/// Measured on the scenario's own layout; none without a named profile with intervals.
+/// Measured on the scenario's own layout; none without a named profile other than the bundled one
+/// that has intervals.
 ProfileWidening profile_widening(const scenarios::Scenario& scenario);
 
 /// A prediction with its band and where the band comes from.

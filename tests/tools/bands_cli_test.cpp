@@ -14,9 +14,9 @@
 namespace clustersim::test {
 namespace {
 
-constexpr const char* kTwelve = "scenarios/seed/twelve-layouts.json";
+constexpr const char* kTwelveLayouts = "scenarios/seed/twelve-layouts.json";
 // Llama 3 8B on 2 nodes of 8 H100, 16 sequences a step, as sweep_test.cpp's small search.
-constexpr const char* kSmallSearch =
+constexpr const char* kBandsSearch =
     "sweep --search --quiet --set model.preset=llama3-8b --set cluster.num_gpus=16 --set parallelism.tp=8 "
     "--set parallelism.pp=2 --set parallelism.dp=1 --set training.seq_len=2048 --set training.global_batch=16";
 
@@ -49,14 +49,14 @@ TEST_CASE("sweep bands: a layout sure of its time outranks one whose point estim
       {"name": "zero1", "parallelism": {"tp": 4, "pp": 4, "dp": 16}},
       {"name": "zero3", "parallelism": {"tp": 8, "pp": 1, "dp": 32, "zero": 3}}]})";
   // The point estimates: ZeRO-1 is the faster by far.
-  const auto plain = by_name(run_json(std::string("sweep ") + kTwelve + " --json --configs " + configs).at("rows"));
+  const auto plain = by_name(run_json(std::string("sweep ") + kTwelveLayouts + " --json --configs " + configs).at("rows"));
   const double zero1 = plain.at("zero1").at("step_time_s"), zero3 = plain.at("zero3").at("step_time_s");
   REQUIRE(zero1 < zero3);
   // Runs of the ZeRO-1 family measured 1.5 x zero3 / zero1 times their prediction, ZeRO-3 runs as
   // predicted: ZeRO-1's band reaches 1.5 zero3, ZeRO-3's is its point, so ZeRO-3 ranks first.
   const double ratio = 1.5 * zero3 / zero1;
   write_file(dir / "runs.csv", hopper_fixture(ratio, 1.0));
-  const auto j = run_json(std::string("sweep ") + kTwelve + " --json --configs " + configs + " --validation " +
+  const auto j = run_json(std::string("sweep ") + kTwelveLayouts + " --json --configs " + configs + " --validation " +
                           (dir / "runs.csv"));
   const auto& rows = j.at("rows");
   REQUIRE(rows.size() == 2);
@@ -79,7 +79,7 @@ TEST_CASE("sweep bands: a layout sure of its time outranks one whose point estim
 TEST_CASE("sweep bands: the twelve layouts mark ties exactly where bands overlap, and name each family") {
   const TempDir dir;
   write_file(dir / "runs.csv", hopper_fixture(1.25, 1.1));
-  const std::string args = std::string("sweep ") + kTwelve + " --validation " + (dir / "runs.csv");
+  const std::string args = std::string("sweep ") + kTwelveLayouts + " --validation " + (dir / "runs.csv");
   const auto rows = run_json(args + " --json").at("rows");
   for (std::size_t i = 0; i < rows.size(); ++i) {
     std::vector<std::size_t> expected;
@@ -106,7 +106,7 @@ TEST_CASE("sweep bands: ZeRO-3 on B200 is marked unvalidated, with the dimension
   const TempDir dir;
   const std::string configs = dir / "configs.json";
   std::ofstream(configs) << R"({"configs": [{"name": "zero3", "parallelism": {"tp": 8, "pp": 1, "dp": 32, "zero": 3}}]})";
-  const std::string args = std::string("sweep ") + kTwelve + " --set cluster.gpu=b200 --configs " + configs;
+  const std::string args = std::string("sweep ") + kTwelveLayouts + " --set cluster.gpu=b200 --configs " + configs;
   const auto rows = run_json(args + " --json").at("rows");
   REQUIRE(rows.size() == 1);
   const auto& validation = rows[0].at("validation");
@@ -130,7 +130,7 @@ TEST_CASE("sweep bands: a search that prunes by the slow end ranks its top rows 
   // compare slow ends, not points, or the top rows would differ.
   const TempDir dir;
   write_file(dir / "runs.csv", hopper_fixture(1.3, 1.0));
-  const std::string args = std::string(kSmallSearch) + " --json --validation " + (dir / "runs.csv");
+  const std::string args = std::string(kBandsSearch) + " --json --validation " + (dir / "runs.csv");
   const auto all = run_json(args + " --top 0");
   const auto best = run_json(args + " --top 3");
   REQUIRE(best.at("rows").size() == 3);
@@ -150,8 +150,8 @@ TEST_CASE("sweep bands: a search that prunes by the slow end ranks its top rows 
 TEST_CASE("sweep bands: shards whose bands come from different runs do not merge") {
   const TempDir dir;
   write_file(dir / "runs.csv", hopper_fixture(1.3, 1.0));
-  const Outcome one = run_clustersim(std::string(kSmallSearch) + " --shard 1/2");
-  const Outcome two = run_clustersim(std::string(kSmallSearch) + " --shard 2/2 --validation " + (dir / "runs.csv"));
+  const Outcome one = run_clustersim(std::string(kBandsSearch) + " --shard 1/2");
+  const Outcome two = run_clustersim(std::string(kBandsSearch) + " --shard 2/2 --validation " + (dir / "runs.csv"));
   REQUIRE(one.exit_code == 0);
   REQUIRE(two.exit_code == 0);
   write_file(dir / "1.json", one.out);
@@ -186,13 +186,16 @@ TEST_CASE("sweep bands: a named profile's fitted intervals widen every band by t
   const auto bundled = run_json("sweep --json --set cluster.gpu=h200-sxm --configs " + configs + " --validation " +
                                 (dir / "runs.csv"));
   CHECK(bundled.at("bands").at("profile").is_null());
+  const auto named_bundled = run_json("sweep --json --set cluster.gpu=h200-sxm --set calibration.profile=bundled --configs " +
+                                      configs + " --validation " + (dir / "runs.csv"));
+  CHECK(named_bundled.at("bands").at("profile").is_null());
   const auto& plain = bundled.at("rows").at(0);
   CHECK(plain.at("step_time_band_s").at(1).get<double>() ==
         doctest::Approx(1.25 * plain.at("step_time_s").get<double>()));
 }
 
 // Llama 3 8B on 16 to 64 H100: options of one GPU type, one topology.
-constexpr const char* kPlan =
+constexpr const char* kBandsPlan =
     "plan --quiet --json --set model.preset=llama3-8b --set cluster.num_gpus=32 --set parallelism.tp=8 "
     "--set parallelism.pp=1 --set parallelism.dp=4 --set training.seq_len=2048 --set training.global_batch=64 "
     "--set training.tokens=2e10 --gpus h100-sxm --min-gpus 16 --max-gpus 64 --topologies rail_optimized";
@@ -202,7 +205,7 @@ TEST_CASE("plan bands: an option that meets the deadline only at its point estim
   // Every run of the families the plan meets (ZeRO 0-2 and ZeRO-3 on H100 in bf16) measured at
   // twice its prediction: every option's days run from its point to twice that.
   write_file(dir / "runs.csv", hopper_fixture(2.0, 2.0));
-  const std::string args = std::string(kPlan) + " --validation " + (dir / "runs.csv");
+  const std::string args = std::string(kBandsPlan) + " --validation " + (dir / "runs.csv");
   const auto all = run_json(args);
   const auto& options = all.at("options");
   std::size_t cheapest = 0;

@@ -17,7 +17,7 @@ namespace {
 using test::fixture_csv;
 using test::FixtureRow;
 
-ValidationFamily family(std::string_view gpu, int zero, models::Precision precision = models::Precision::bf16) {
+ValidationFamily layout_family(std::string_view gpu, int zero, models::Precision precision = models::Precision::bf16) {
   models::ParallelismSpec p;
   p.zero = zero;
   models::TrainingSpec t;
@@ -32,17 +32,17 @@ Layout layout_with_zero(int zero) {
 }
 
 TEST_CASE("validation family: GPU generation, precision and sharding (with the ZeRO-3 framework)") {
-  CHECK(family_label(family("a100-80gb", 1)) == "A100 bf16 ZeRO 0-2");
-  CHECK(family_label(family("h200-sxm", 2)) == "Hopper bf16 ZeRO 0-2");
-  CHECK(family("h100-sxm", 0) == family("h200-sxm", 2));  // one generation, ZeRO 0-2 alike
-  CHECK(family_label(family("b200", 3, models::Precision::fp8)) == "Blackwell fp8 ZeRO-3 fsdp2");
+  CHECK(family_label(layout_family("a100-80gb", 1)) == "A100 bf16 ZeRO 0-2");
+  CHECK(family_label(layout_family("h200-sxm", 2)) == "Hopper bf16 ZeRO 0-2");
+  CHECK(layout_family("h100-sxm", 0) == layout_family("h200-sxm", 2));  // one generation, ZeRO 0-2 alike
+  CHECK(family_label(layout_family("b200", 3, models::Precision::fp8)) == "Blackwell fp8 ZeRO-3 fsdp2");
   models::ParallelismSpec p;
   p.zero = 3;
   p.sharding = models::ShardingFramework::deepspeed_zero3_2021;
   CHECK(family_label(validation_family("a100-80gb", p, {})) == "A100 bf16 ZeRO-3 deepspeed_zero3_2021");
   // The framework is no dimension below ZeRO-3: it gathers nothing per pass.
   p.zero = 1;
-  CHECK(validation_family("a100-80gb", p, {}) == family("a100-80gb", 1));
+  CHECK(validation_family("a100-80gb", p, {}) == layout_family("a100-80gb", 1));
 }
 
 TEST_CASE("band table: a family's band is the least and greatest measured / predicted, the prediction included") {
@@ -54,13 +54,13 @@ TEST_CASE("band table: a family's band is the least and greatest measured / pred
                                                {.id = "torchtitan-h200-8b-fsdp-32", .measured_over_predicted = 1.5}})};
   const BandTable table(csv, 2);
   CHECK(table.source() == "fixture.csv");
-  const FamilyBand& hopper = table.band(family("h100-sxm", 1));
+  const FamilyBand& hopper = table.band(layout_family("h100-sxm", 1));
   CHECK(hopper.family == "Hopper bf16 ZeRO 0-2");
   CHECK(hopper.runs == 2);
   CHECK(hopper.lo == doctest::Approx(-0.1));
   CHECK(hopper.hi == doctest::Approx(0.2));
   CHECK(hopper.unvalidated.empty());
-  const FamilyBand& fsdp = table.band(family("h200-sxm", 3, models::Precision::fp8));
+  const FamilyBand& fsdp = table.band(layout_family("h200-sxm", 3, models::Precision::fp8));
   CHECK(fsdp.runs == 1);
   CHECK(fsdp.lo == 0.0);
   CHECK(fsdp.hi == doctest::Approx(0.5));
@@ -98,7 +98,7 @@ TEST_CASE("band table: a family no run covers is unvalidated, says which dimensi
   const BandTable table(csv, 1);
   // ZeRO-3 on B200: the generation has runs, ZeRO-3 on it none. Its band is that of the B200
   // ZeRO 0-2 family (its generation's only family that can speak for it): [0, +30 %].
-  const FamilyBand& b200_zero3 = table.band(family("b200", 3));
+  const FamilyBand& b200_zero3 = table.band(layout_family("b200", 3));
   CHECK(b200_zero3.runs == 0);
   CHECK(b200_zero3.unvalidated == "no published run with ZeRO-3 on Blackwell (B200, GB200)");
   CHECK(b200_zero3.lo == 0.0);
@@ -107,7 +107,7 @@ TEST_CASE("band table: a family no run covers is unvalidated, says which dimensi
         "the span of the validated ZeRO 0-2 and ZeRO-3 fsdp2 families on Blackwell (Blackwell bf16 ZeRO 0-2)");
   // ZeRO-3 in bf16 on Hopper: the precision is what no run has. Its generation's ZeRO 0-2 family
   // and its framework's fp8 family span [-10 %, +50 %].
-  const FamilyBand& hopper_zero3 = table.band(family("h100-sxm", 3));
+  const FamilyBand& hopper_zero3 = table.band(layout_family("h100-sxm", 3));
   CHECK(hopper_zero3.unvalidated == "no published run with ZeRO-3 in bf16 on Hopper (H100, H200)");
   CHECK(hopper_zero3.lo == doctest::Approx(-0.1));
   CHECK(hopper_zero3.hi == doctest::Approx(0.5));
@@ -119,7 +119,7 @@ TEST_CASE("band table: a family no run covers is unvalidated, says which dimensi
   CHECK(hopper_deepspeed.unvalidated == "no published run with ZeRO-3 in bf16 on Hopper (H100, H200)");
   CHECK(hopper_deepspeed.hi == doctest::Approx(0.2));
   // No A100 run at all: the generation is the missing dimension; the ZeRO 0-2 families of every GPU stand in.
-  const FamilyBand& a100 = table.band(family("a100-80gb", 1));
+  const FamilyBand& a100 = table.band(layout_family("a100-80gb", 1));
   CHECK(a100.unvalidated == "no published run on A100");
   CHECK(a100.lo == doctest::Approx(-0.1));
   CHECK(a100.hi == doctest::Approx(0.3));
@@ -128,13 +128,13 @@ TEST_CASE("band table: a family no run covers is unvalidated, says which dimensi
 }
 
 TEST_CASE("band table: the built-in study marks ZeRO-3 on B200 unvalidated") {
-  const FamilyBand& band = built_in_band_table().band(family("b200", 3));
+  const FamilyBand& band = built_in_band_table().band(layout_family("b200", 3));
   CHECK(band.runs == 0);
   CHECK(band.unvalidated == "no published run on Blackwell (B200, GB200)");
   CHECK(band.hi > 0.0);  // the published runs are slower than predicted somewhere
   CHECK(built_in_band_table().source() == "validation/published_runs.csv");
   // Hopper in bf16 with ZeRO 1 is covered by published runs.
-  CHECK(built_in_band_table().band(family("h100-sxm", 1)).runs > 0);
+  CHECK(built_in_band_table().band(layout_family("h100-sxm", 1)).runs > 0);
 }
 
 SweepRow ranked_row(std::size_t index, double step_s, double fast_s, double slow_s) {
