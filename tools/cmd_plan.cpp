@@ -62,7 +62,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   scenario_args.add_to(options);
   double deadline_days = 0.0, budget_usd = 0.0, oversubscription = 2.0;
   std::string gpus_text = "a100-80gb,h100-sxm,h200-sxm,b200", topologies_text = "rail_optimized,fat_tree,dragonfly";
-  std::string pricing = "rent", report_path;
+  std::string pricing = "rent", report_path, validation_path;
   std::vector<std::string> price_args, server_price_args;
   std::int64_t min_gpus = 0, max_gpus = 0;
   unsigned jobs = planning::default_jobs();
@@ -85,18 +85,23 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
        "price of one 8-GPU server of a GPU type, for --pricing build (repeatable)")
       ("report", po::value(&report_path)->value_name("FILE.html"),
        "write a self-contained HTML report: Pareto chart, timeline and breakdown of the choice")
+      ("validation", po::value(&validation_path)->value_name("FILE.csv"),
+       "published runs the step-time bands come from, in the columns of clustersim validate's CSV "
+       "(default: the built-in validation/published_runs.csv)")
       ("jobs", po::value(&jobs)->value_name("N"), "simulate on N threads (default: all cores)")
       ("quiet", po::bool_switch(&quiet), "no progress on stderr");
   const CommandHelp help{
       .name = "plan",
       .usage = "[SCENARIO] [--deadline-days D] [--budget-usd B] [--gpus LIST] [--min-gpus N] [--max-gpus N]\n"
                "                       [--topologies LIST] [--pricing rent|build] [--price GPU=USD ...]\n"
-               "                       [--report FILE.html] [--jobs N] [--set path=value ...] [--json]",
+               "                       [--validation FILE.csv] [--report FILE.html] [--jobs N] [--set path=value ...] [--json]",
       .description =
           "Size a cluster before buying or renting it. For the scenario's model, sequence length, global\n"
           "batch and token budget (training.tokens), search GPU type, GPU count (whole nodes), topology and\n"
           "layout; print the Pareto front of time-to-train against cost, the cheapest option that meets\n"
           "the deadline (with only a budget: the fastest within it), and its Megatron-LM arguments.\n"
+          "Each step time carries a band from the published runs of its validation family (GPU generation,\n"
+          "precision, sharding); the front and the choice take each option at the slow end of its band.\n"
           "Prices: --price, else the scenario's cost.rent.on_demand_usd_per_gpu_hour for its own GPU,\n"
           "else a built-in dated price (listed in the output).",
       .arguments = ScenarioArgs::argument_help,
@@ -109,6 +114,8 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   const bool build = pricing == "build";
   const auto rent_prices = parse_prices(price_args, "--price");
   const auto server_prices = parse_prices(server_price_args, "--server-price");
+  std::optional<planning::BandTable> validation;
+  if (!validation_path.empty()) validation.emplace(planning::load_validation_csv(validation_path), jobs);
   planning::PlanRequest request{
       .scenario = scenario_args.load(),
       .gpus = split_list(gpus_text),
@@ -122,6 +129,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
       .budget_usd = budget_usd,
       .jobs = jobs,
       .simulate_chosen = !report_path.empty(),
+      .validation = validation ? &*validation : nullptr,
   };
   std::optional<Progress> bar;
   const auto progress = [&](std::size_t layouts) -> planning::ProgressFn {

@@ -19,6 +19,8 @@
 #include "tools/render/html_report.hpp"
 #include "tools/render/step_report.hpp"
 #include "planning/search/sweep_runner.hpp"
+#include "planning/validation/band_table.hpp"
+#include "sim/hashing.hpp"
 #include "tools/progress.hpp"
 #include "tools/render/sweep_table.hpp"
 
@@ -56,7 +58,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   ScenarioArgs scenario_args;
   CommandOptions options;
   scenario_args.add_to(options);
-  std::string configs_path, csv_path, report_path, shard_text;
+  std::string configs_path, csv_path, report_path, shard_text, validation_path;
   bool search = false, quiet = false;
   constexpr std::size_t unset = std::numeric_limits<std::size_t>::max();
   std::size_t top = unset;
@@ -72,6 +74,9 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
       ("csv", po::value(&csv_path)->value_name("FILE"), "write every row, ranked, as CSV")
       ("report", po::value(&report_path)->value_name("FILE.html"),
        "write a self-contained HTML report: ranking chart, timeline and breakdown of the best layout")
+      ("validation", po::value(&validation_path)->value_name("FILE.csv"),
+       "published runs the step-time bands come from, in the columns of clustersim validate's CSV "
+       "(default: the built-in validation/published_runs.csv)")
       ("jobs", po::value(&jobs)->value_name("N"), "simulate on N threads (default: all cores)")
       ("shard", po::value(&shard_text)->value_name("I/N"),
        "evaluate only the I-th of N disjoint slices and print them as JSON for clustersim merge")
@@ -79,11 +84,13 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   const CommandHelp help{
       .name = "sweep",
       .usage = "[SCENARIO] [--configs FILE | --search] [--top N] [--csv FILE] [--report FILE.html]\n"
-               "                        [--jobs N] [--shard I/N] [--set path=value ...] [--json]",
+               "                        [--validation FILE.csv] [--jobs N] [--shard I/N] [--set path=value ...] [--json]",
       .description =
           "Rank parallelism layouts of one model on one cluster: step time, tokens/s per GPU, MFU,\n"
           "pipeline bubble, exposed communication, memory per GPU and whether it fits (and why not).\n"
-          "Layouts that fit come first, fastest first. Output order does not depend on --jobs or --shard.",
+          "Each step time carries a band from the published runs of its validation family (GPU generation,\n"
+          "precision, sharding); layouts that fit come first, by the slow end of their band. Output order\n"
+          "does not depend on --jobs or --shard.",
       .arguments = "  SCENARIO    scenario JSON file; default: the built-in Llama 3 70B on 256 H100.\n"
                    "              scenarios/seed/twelve-layouts.json holds 12 layouts in sweep.configs",
   };
@@ -94,28 +101,39 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
 
   const scenarios::Scenario scenario = scenario_args.load();
   const models::StepInputs base = calibration::step_inputs(scenario);
+  std::optional<planning::BandTable> own_table;
+  std::string validation_key;  // bands from another CSV make another sweep: merge must not mix them
+  if (!validation_path.empty()) {
+    const planning::ValidationCsv csv = planning::load_validation_csv(validation_path);
+    validation_key = fmt::format("\nvalidation {:016x}", sim::fnv1a64(csv.text));
+    own_table.emplace(csv, jobs);
+  }
+  const planning::PredictionBands bands(own_table ? *own_table : planning::built_in_band_table(), scenario);
   planning::SweepHeader header{.mode = search ? "search" : "configs",
                      .scenario = scenario.name,
                      .cluster = cluster_text(scenario) + "; communication constants: " +
                                 calibration::communication_constants(scenario),
                      .model = scenario.model.name,
                      .hbm_bytes = scenario.cluster.gpu.hbm_bytes,
+                     .band_source = bands.source(),
+                     .widening = bands.widening(),
                      .shard_index = shard.index,
                      .shard_count = shard.count};
   const bool show_progress = !quiet && stderr_is_terminal();
   // A shard's output is input to merge: every row, as JSON.
-  const TableOptions table{.top = shard.count > 1 ? 0 : top != unset ? top : search ? kDefaultSearchTop : 0};
+  const TableOptions table_options{.top = shard.count > 1 ? 0 : top != unset ? top : search ? kDefaultSearchTop : 0};
   std::vector<planning::SweepRow> rows;
   if (search) {
     const auto candidates = planning::search_layouts(base);
-    header.fingerprint = planning::fingerprint(scenarios::to_json(scenario) + "\nsearch");
+    header.fingerprint = planning::fingerprint(scenarios::to_json(scenario) + "\nsearch" + validation_key);
     Progress progress("sweep --search", "layouts simulated", planning::search_simulations(candidates, shard), show_progress,
                       std::cerr);
     // Only the rows shown must be exact: the table's, and the report's chart. A CSV shows them all.
     const std::size_t keep_top =
-        !csv_path.empty() || table.top == 0 ? 0
-                                            : std::max(table.top, report_path.empty() ? 0 : kReportRankingRows);
-    rows = planning::run_search(base, candidates, shard, jobs, [&](std::size_t n) { progress.advance(n); }, keep_top);
+        !csv_path.empty() || table_options.top == 0
+            ? 0
+            : std::max(table_options.top, report_path.empty() ? 0 : kReportRankingRows);
+    rows = planning::run_search(base, candidates, bands, shard, jobs, [&](std::size_t n) { progress.advance(n); }, keep_top);
   } else {
     const std::vector<scenarios::SweepConfig> configs =
         configs_path.empty() ? scenario.sweep.configs : scenarios::load_sweep_configs_file(configs_path);
@@ -123,15 +141,16 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
       throw CliError("sweep: no layouts to compare: give --configs FILE or --search, or a scenario with sweep.configs "
                      "(see scenarios/seed/twelve-layouts.json)");
     }
-    header.fingerprint = planning::fingerprint(scenarios::to_json(scenario) + "\nconfigs\n" + scenarios::sweep_configs_json(configs));
+    header.fingerprint = planning::fingerprint(scenarios::to_json(scenario) + "\nconfigs\n" +
+                                               scenarios::sweep_configs_json(configs) + validation_key);
     std::size_t in_shard = 0;
     for (std::size_t i = 0; i < configs.size(); ++i) in_shard += shard.contains(i) ? 1 : 0;
     Progress progress("sweep", "configs", in_shard, show_progress, std::cerr);
-    rows = planning::run_configs(scenario, configs, shard, jobs, [&](std::size_t n) { progress.advance(n); });
+    rows = planning::run_configs(scenario, configs, bands, shard, jobs, [&](std::size_t n) { progress.advance(n); });
   }
   planning::rank_rows(rows);
 
-  const std::string text = sweep_text(header, rows, table);
+  const std::string text = sweep_text(header, rows, table_options);
   std::string report_html;
   if (!report_path.empty()) {
     // A config changes only parallelism and training keys, so its layout on `base` is its step.
@@ -145,7 +164,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   if (!csv_path.empty()) write_file_atomically(csv_path, sweep_csv(rows));
   if (!report_path.empty()) write_file_atomically(report_path, report_html);
   if (scenario_args.json || shard.count > 1) {
-    out << sweep_json(header, rows, table).dump(2) << '\n';
+    out << sweep_json(header, rows, table_options).dump(2) << '\n';
   } else {
     out << text;
   }

@@ -16,6 +16,16 @@ PlanResult make_plan(const PlanRequest& request, const PlanProgressFn& progress)
   check_gpu_presets(request.gpus);
   result.prices = resolve_prices(request.gpus, request.scenario, request.pricing, request.given_prices);
   result.clusters = candidate_clusters(request.scenario, request.gpus, result.range);
+  // A named profile is the request GPU's own (another GPU's clusters take their bundled one), and
+  // its widening is measured on the request's own layout.
+  const BandTable& table = request.validation ? *request.validation : built_in_band_table();
+  const ProfileWidening widening = profile_widening(request.scenario);
+  result.band_source = table.source();
+  result.widening = widening;
+  for (auto& cluster : result.clusters) {
+    cluster.bands = PredictionBands(table, cluster.gpu,
+                                    cluster.gpu == request.scenario.cluster.gpu.name ? widening : ProfileWidening{});
+  }
 
   const ProgressFn on_layout = progress ? progress(layout_count(result.clusters)) : ProgressFn{};
   const LayoutRuns runs = simulate_layouts(result.clusters, request.jobs, on_layout);
@@ -35,7 +45,7 @@ PlanResult make_plan(const PlanRequest& request, const PlanProgressFn& progress)
   result.topology_changed_time = found.topology_changed_time;
 
   std::vector<PlanPoint> points;
-  for (const auto& o : result.options) points.push_back({.days = o.days, .cost_usd = o.cost_usd});
+  for (const auto& o : result.options) points.push_back({.days = o.slow_days, .cost_usd = o.slow_cost_usd});
   result.on_front = pareto_front(points);
   result.front = front_by_days(points, result.on_front);
   result.chosen = choose_option(points, request.deadline_days, request.budget_usd);

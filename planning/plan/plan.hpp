@@ -2,7 +2,9 @@
 /// `clustersim plan` as a library: size a cluster before buying or renting it. For the scenario's
 /// model, sequence length, global batch and token budget, search GPU type, GPU count (whole
 /// nodes), network topology and layout; return every option with its time to train and cost,
-/// the Pareto front of the two and the option to take (planning/plan/sizing.hpp's rule).
+/// the Pareto front of the two and the option to take (planning/plan/sizing.hpp's rule), all
+/// judged at the slow end of each option's band (planning/validation/prediction_bands.hpp): a plan
+/// that meets the deadline only if the model is right where it has been wrong before does not.
 /// The steps, one file each: prices (plan_prices), candidate clusters (plan_clusters), the
 /// layouts per cluster (plan_layouts), their simulation on threads (plan_evaluation), the
 /// options per topology with their reruns and cost (plan_options), the front and the choice
@@ -20,6 +22,8 @@
 #include "planning/plan/plan_options.hpp"
 #include "planning/plan/plan_prices.hpp"
 #include "planning/search/sweep_runner.hpp"
+#include "planning/validation/band_table.hpp"
+#include "planning/validation/prediction_bands.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace clustersim::planning {
@@ -37,6 +41,7 @@ struct PlanRequest {
   double budget_usd = 0.0;                         // <= 0: none
   unsigned jobs = 1;                               // simulation threads
   bool simulate_chosen = false;                    // keep the full simulation of the choice (for a report)
+  const BandTable* validation = nullptr;           // the bands' runs; nullptr: built_in_band_table()
 };
 
 struct PlanResult {
@@ -44,11 +49,13 @@ struct PlanResult {
   PriceTable prices{};
   std::vector<SizedCluster> clusters{};
   std::vector<PlanOption> options{};       // cluster by cluster, topologies in the order asked
-  std::vector<bool> on_front{};            // per option
-  std::vector<std::size_t> front{};        // the front's options, fastest first
-  std::optional<std::size_t> chosen{};     // nullopt: no option meets the deadline and budget
+  std::vector<bool> on_front{};            // per option, of the slow ends
+  std::vector<std::size_t> front{};        // the front's options, fastest slow end first
+  std::optional<std::size_t> chosen{};     // nullopt: no option meets the deadline and budget at its slow end
   std::size_t layouts_simulated = 0;       // layout runs and topology reruns
   bool topology_changed_time = false;      // whether a topology gave another step time than the first
+  std::string band_source{};               // the validation CSV of the bands
+  ProfileWidening widening{};              // of the request GPU's clusters (named profile); others: none
   std::optional<models::StepSimulation> chosen_simulation{};  // when asked for and there is a choice
 };
 

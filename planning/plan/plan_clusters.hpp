@@ -12,6 +12,7 @@
 
 #include "models/step/step_model.hpp"
 #include "planning/search/layout_search.hpp"
+#include "planning/validation/prediction_bands.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace clustersim::planning {
@@ -32,6 +33,7 @@ struct SizedCluster {
   scenarios::Scenario scenario{};  // the request's, with this GPU type and size
   models::StepInputs base{};       // its step inputs (calibration/step_inputs.hpp)
   std::vector<Layout> layouts{};   // planning/plan/plan_layouts.hpp; empty when the model fits in none
+  PredictionBands bands{};         // of its step times; set by make_plan (none: every band its point)
 };
 
 /// Throws PlanError for a GPU type that is not a preset (scenarios/presets.hpp).

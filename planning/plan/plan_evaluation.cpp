@@ -25,10 +25,13 @@ LayoutRuns simulate_layouts(const std::vector<SizedCluster>& clusters, unsigned 
   });
   result.ranked.resize(clusters.size());
   for (std::size_t i = 0; i < result.runs.size(); ++i) result.ranked[result.runs[i].cluster].push_back(i);
-  for (auto& list : result.ranked) {
-    std::stable_sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
-      return result.runs[a].report.times.step_time_s < result.runs[b].report.times.step_time_s;
-    });
+  for (std::size_t c = 0; c < clusters.size(); ++c) {
+    const auto slow_end = [&](std::size_t i) {
+      const LayoutRun& run = result.runs[i];
+      return run.report.times.step_time_s * clusters[c].bands.slow_factor(clusters[c].layouts[run.layout]);
+    };
+    std::stable_sort(result.ranked[c].begin(), result.ranked[c].end(),
+                     [&](std::size_t a, std::size_t b) { return slow_end(a) < slow_end(b); });
   }
   return result;
 }

@@ -1,8 +1,8 @@
 #pragma once
 /// Simulates every kept layout of every cluster of a plan (analytic or flow fidelity, as the
 /// scenario says), as one list on `jobs` threads so that all threads stay busy whatever the
-/// clusters' sizes, and ranks each cluster's layouts by step time. Results do not depend on the
-/// thread count.
+/// clusters' sizes, and ranks each cluster's layouts by the slow end of their band (the cluster's
+/// PredictionBands). Results do not depend on the thread count.
 
 #include <cstddef>
 #include <vector>
@@ -21,13 +21,13 @@ struct LayoutRun {
 
 struct LayoutRuns {
   std::vector<LayoutRun> runs;                   // cluster by cluster, each cluster's layouts in order
-  std::vector<std::vector<std::size_t>> ranked;  // per cluster: indices into runs, fastest step first
+  std::vector<std::vector<std::size_t>> ranked;  // per cluster: indices into runs, least slow end first
 };
 
 /// The number of simulations simulate_layouts runs (for sizing progress).
 std::size_t layout_count(const std::vector<SizedCluster>& clusters);
 
-/// `progress` (may be empty) is told of each layout done, from any thread. Equal step times keep
+/// `progress` (may be empty) is told of each layout done, from any thread. Equal slow ends keep
 /// enumeration order.
 LayoutRuns simulate_layouts(const std::vector<SizedCluster>& clusters, unsigned jobs, const ProgressFn& progress);
 

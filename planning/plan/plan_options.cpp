@@ -36,9 +36,11 @@ PlanOptions plan_options(const std::vector<SizedCluster>& clusters, const Layout
           ++result.reruns;
           if (report.times.step_time_s != run.report.times.step_time_s) result.topology_changed_time = true;
         }
-        if (k == 0 || report.times.step_time_s < option.report.times.step_time_s) {
+        StepBand band = cluster.bands.band(report.times.step_time_s, layout);
+        if (k == 0 || band.slow_s < option.band.slow_s) {
           option.layout = layout;
           option.report = report;
+          option.band = std::move(band);
         }
       }
       const auto& s = cluster.scenario;
@@ -47,6 +49,12 @@ PlanOptions plan_options(const std::vector<SizedCluster>& clusters, const Layout
       option.hours = s.training.tokens / option.report.tokens_per_s / kSecondsPerHour;
       option.days = option.hours / s.cost.hours_per_day;
       option.cost_usd = option.usd_per_gpu_hour * static_cast<double>(s.cluster.num_gpus) * option.hours;
+      const double fast = option.band.fast_s / option.report.times.step_time_s;
+      const double slow = option.band.slow_s / option.report.times.step_time_s;
+      option.fast_days = option.days * fast;
+      option.slow_days = option.days * slow;
+      option.fast_cost_usd = option.cost_usd * fast;
+      option.slow_cost_usd = option.cost_usd * slow;
       result.options.push_back(std::move(option));
     }
   }

@@ -1,11 +1,13 @@
 #pragma once
 /// The options of a plan: one per (cluster, topology), with its best layout, its time to train
-/// and its cost. The first topology takes the best simulated layout of the cluster (simulated on
-/// the scenario's own network). Every other topology re-runs that cluster's best few layouts
-/// (kTopologyCandidates) on its network and keeps the fastest: a network change reorders close
-/// layouts, not distant ones. A fat tree gets the requested leaf oversubscription, the others 1.
+/// and its cost, each with its band (the cluster's PredictionBands). "Best" is the least slow end
+/// of the step time's band. The first topology takes the best simulated layout of the cluster
+/// (simulated on the scenario's own network). Every other topology re-runs that cluster's best few
+/// layouts (kTopologyCandidates) on its network and keeps the best: a network change reorders
+/// close layouts, not distant ones. A fat tree gets the requested leaf oversubscription, the others 1.
 /// Time: hours = tokens / (tokens/s), on all the cluster's GPUs at once; days = hours / the
 /// scenario's cost.hours_per_day. Cost = GPU-hour price (planning/plan/plan_prices.hpp) x GPUs x hours.
+/// Their bands scale with the step time's: days x band / step time.
 /// Units: hours, calendar days, US dollars.
 
 #include <cstddef>
@@ -29,10 +31,13 @@ struct PlanOption {
   double oversubscription = 1.0;
   Layout layout{};
   models::StepReport report{};
+  StepBand band{};     // of report.times.step_time_s
   double usd_per_gpu_hour = 0.0;
   double hours = 0.0;  // of the run, on all its GPUs at once
   double days = 0.0;   // calendar, at cost.hours_per_day
   double cost_usd = 0.0;
+  double fast_days = 0.0, slow_days = 0.0;          // the band's ends
+  double fast_cost_usd = 0.0, slow_cost_usd = 0.0;
 };
 
 /// How a plan prices and networks its clusters.

@@ -60,6 +60,7 @@ SweepRow row_from_report(std::size_t index, const planning::Layout& layout, cons
           .layout = layout,
           .status = RowStatus::simulated,
           .step_time_s = report.times.step_time_s,
+          .band = point_band(report.times.step_time_s),
           .tokens_per_s_per_gpu = report.tokens_per_s_per_gpu,
           .mfu = report.mfu,
           .bubble_fraction = report.times.bubble_fraction,
@@ -75,6 +76,7 @@ SweepRow row_pruned(std::size_t index, const planning::Layout& layout, const pla
           .layout = layout,
           .status = RowStatus::pruned,
           .step_time_s = bound_s,
+          .band = point_band(bound_s),
           .memory_bytes = memory.breakdown.total_bytes,
           .fits = memory.fits,
           .reason = memory_reason(memory.breakdown, memory.stage, memory.fits, gpu)};
@@ -94,10 +96,29 @@ void rank_rows(std::vector<SweepRow>& rows) {
   std::sort(rows.begin(), rows.end(), [](const SweepRow& a, const SweepRow& b) {
     const int ca = rank_class(a), cb = rank_class(b);
     if (ca != cb) return ca < cb;
+    if (ca <= 1 && a.band.slow_s != b.band.slow_s) return a.band.slow_s < b.band.slow_s;
     if (ca <= 1 && a.step_time_s != b.step_time_s) return a.step_time_s < b.step_time_s;
     if (ca == 2 && a.memory_bytes != b.memory_bytes) return a.memory_bytes < b.memory_bytes;
     return a.index < b.index;
   });
+}
+
+std::vector<std::vector<std::size_t>> band_ties(const std::vector<SweepRow>& rows, std::size_t shown) {
+  shown = std::min(shown, rows.size());
+  const auto comparable = [&](std::size_t i) {
+    return rows[i].status == RowStatus::simulated && rows[i].fits;
+  };
+  std::vector<std::vector<std::size_t>> ties(shown);
+  for (std::size_t i = 0; i < shown; ++i) {
+    if (!comparable(i)) continue;
+    for (std::size_t j = 0; j < shown; ++j) {
+      if (j == i || !comparable(j)) continue;
+      const StepBand& a = rows[i].band;
+      const StepBand& b = rows[j].band;
+      if (a.fast_s <= b.slow_s && b.fast_s <= a.slow_s) ties[i].push_back(j + 1);
+    }
+  }
+  return ties;
 }
 
 std::string layout_label(const planning::Layout& layout) {

@@ -1,7 +1,8 @@
 #pragma once
 /// The rows `clustersim sweep`, `clustersim merge` and `clustersim plan` rank: one per layout, with
 /// its simulated figures, its memory and whether it fits, or why it could not be run.
-/// Ranking: layouts that fit, fastest step first; then simulated layouts that do not fit; then
+/// Ranking: layouts that fit, by the slow end of their band (planning/validation/prediction_bands.hpp),
+/// then by the point estimate; then simulated layouts that do not fit, likewise; then
 /// layouts set apart before simulating because they cannot fit (least memory first); then invalid
 /// ones. Ties keep enumeration order, so the order never depends on threads or shards.
 
@@ -13,6 +14,7 @@
 
 #include "models/step/step_model.hpp"
 #include "planning/search/layout_search.hpp"
+#include "planning/validation/prediction_bands.hpp"
 
 namespace clustersim::planning {
 
@@ -30,6 +32,7 @@ struct SweepRow {
   Layout layout{};
   RowStatus status = RowStatus::simulated;
   double step_time_s = 0.0;
+  StepBand band{};         // of step_time_s; pruned: the bound, and its slow end
   double tokens_per_s_per_gpu = 0.0;
   double mfu = 0.0;
   double bubble_fraction = 0.0;
@@ -47,6 +50,8 @@ struct SweepHeader {
   std::string cluster{};       // "256 x h100-sxm (32 nodes of 8)"
   std::string model{};
   double hbm_bytes = 0.0;      // per GPU
+  std::string band_source{};   // the validation CSV the bands come from; empty: no bands
+  ProfileWidening widening{};  // the fitted constants' share of every band
   std::size_t shard_index = 1; // 1-based
   std::size_t shard_count = 1;
 };
@@ -67,6 +72,11 @@ std::string memory_reason(const models::MemoryBreakdown& memory, std::int64_t st
 
 /// Sorts rows into rank order (see the header comment).
 void rank_rows(std::vector<SweepRow>& rows);
+
+/// For each of the first `shown` ranked rows, the ranks (1-based, increasing) of the others among
+/// them it ties with: both fit, both were simulated and their bands overlap (neither's fast end
+/// above the other's slow end). Empty for a row that does not fit or was not simulated.
+std::vector<std::vector<std::size_t>> band_ties(const std::vector<SweepRow>& rows, std::size_t shown);
 
 /// "TP8 PP4 DP8 CP2 vp5 mb1 SP ZeRO-1 selective"
 std::string layout_label(const Layout& layout);

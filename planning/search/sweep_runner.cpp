@@ -1,5 +1,7 @@
 #include "planning/search/sweep_runner.hpp"
 
+#include <array>
+#include <bit>
 #include <map>
 #include <mutex>
 #include <queue>
@@ -19,9 +21,10 @@
 namespace clustersim::planning {
 namespace {
 
-/// The `keep` best step times simulated so far, each counted once per layout it stands for. A plan
-/// whose lower bound exceeds the keep-th of them provably ranks after `keep` rows: it can be set
-/// aside unsimulated without changing the first `keep` rows. Shared by the simulating threads.
+/// The `keep` best slow ends of the bands simulated so far, each counted once per layout it stands
+/// for. A plan whose lower bound, times its slow factor, exceeds the keep-th of them provably ranks
+/// after `keep` rows: it can be set aside unsimulated without changing the first `keep` rows.
+/// Shared by the simulating threads.
 class BestTimes {
  public:
   explicit BestTimes(std::size_t keep) : keep_(keep) {}
@@ -60,7 +63,8 @@ class BestTimes {
 unsigned default_jobs() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 std::vector<SweepRow> run_configs(const scenarios::Scenario& base, const std::vector<scenarios::SweepConfig>& configs,
-                                  const Shard& shard, unsigned jobs, const ProgressFn& progress) {
+                                  const PredictionBands& bands, const Shard& shard, unsigned jobs,
+                                  const ProgressFn& progress) {
   std::vector<std::size_t> indices;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     if (shard.contains(i)) indices.push_back(i);
@@ -75,6 +79,7 @@ std::vector<SweepRow> run_configs(const scenarios::Scenario& base, const std::ve
       const planning::Layout layout{.parallelism = scenario.parallelism, .training = scenario.training};
       const models::StepSimulation sim = models::simulate_step(calibration::step_inputs(scenario));
       row = row_from_report(i, layout, sim.report, scenario.cluster.gpu);
+      row.band = bands.band(row.step_time_s, layout);
     } catch (const scenarios::ScenarioError& error) {
       // The layout, not the sweep, is wrong: it becomes a row that says why.
       row = {.index = i, .status = RowStatus::invalid,
@@ -98,7 +103,8 @@ std::size_t search_simulations(const std::vector<planning::LayoutCandidate>& can
 }
 
 std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vector<planning::LayoutCandidate>& candidates,
-                                 const Shard& shard, unsigned jobs, const ProgressFn& progress, std::size_t keep_top) {
+                                 const PredictionBands& bands, const Shard& shard, unsigned jobs,
+                                 const ProgressFn& progress, std::size_t keep_top) {
   std::vector<SweepRow> rows;
   std::vector<std::size_t> fitting;  // positions in rows of the layouts to simulate
   for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -114,13 +120,18 @@ std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vect
   // The bound is that of the analytic lowering; the flow fidelity's traffic runs at its own pace.
   const bool bounded = base.fidelity == models::CommFidelity::analytic;
   if (!bounded) keep_top = 0;
-  // Cost every layout (cheap), then simulate each distinct plan once.
+  // Cost every layout (cheap), then simulate each distinct plan once. Layouts of one key share
+  // their times; the key holds the slow factor too, so that they share their bands' ends.
   std::vector<std::string> keys(fitting.size());
   std::vector<double> bounds(fitting.size());
+  std::vector<double> slow_factors(fitting.size());
   parallel_for(fitting.size(), jobs, [&](std::size_t k) {
     const planning::Layout& layout = rows[fitting[k]].layout;
     const models::StepPlan plan = models::plan_step(base, layout.parallelism, layout.training);
+    slow_factors[k] = bands.slow_factor(layout);
     keys[k] = planning::plan_key(plan);
+    const auto factor_bits = std::bit_cast<std::array<char, sizeof(double)>>(slow_factors[k]);
+    keys[k].append(factor_bits.begin(), factor_bits.end());
     bounds[k] = bounded ? planning::step_time_lower_bound_s(plan) : 0.0;
   });
   std::map<std::string_view, std::size_t> first_with_key;
@@ -135,14 +146,16 @@ std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vect
   }
   // Most promising first, so that the best times, and with them the cut, are known early.
   if (keep_top > 0) {
-    std::stable_sort(distinct.begin(), distinct.end(), [&](std::size_t a, std::size_t b) { return bounds[a] < bounds[b]; });
+    std::stable_sort(distinct.begin(), distinct.end(), [&](std::size_t a, std::size_t b) {
+      return bounds[a] * slow_factors[a] < bounds[b] * slow_factors[b];
+    });
   }
   BestTimes best(keep_top);
   std::vector<models::StepReport> reports(fitting.size());
   std::vector<char> pruned(fitting.size(), 0);
   parallel_for(distinct.size(), jobs, [&](std::size_t d) {
     const std::size_t k = distinct[d];
-    if (best.excludes(bounds[k])) {
+    if (best.excludes(bounds[k] * slow_factors[k])) {
       pruned[k] = 1;
     } else {
       reports[k] = models::simulate_step(planning::with_layout(base, rows[fitting[k]].layout)).report;
@@ -150,7 +163,7 @@ std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vect
       if (reports[k].times.step_time_s < bounds[k] * (1.0 - 1e-9))
         throw std::logic_error(fmt::format("step-time lower bound {} s exceeds the simulated {} s for {}", bounds[k],
                                            reports[k].times.step_time_s, layout_label(rows[fitting[k]].layout)));
-      best.add(reports[k].times.step_time_s, group_size[k]);
+      best.add(reports[k].times.step_time_s * slow_factors[k], group_size[k]);
     }
     if (progress) progress(group_size[k]);
   });
@@ -159,6 +172,8 @@ std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vect
     const planning::LayoutCandidate& c = candidates[row.index];
     if (pruned[representative[k]]) {
       row = row_pruned(row.index, c.layout, c.memory, bounds[representative[k]], base.cluster.gpu);
+      // Shown nowhere but in the rank: the slow end of the bound is all it needs.
+      row.band.slow_s = row.step_time_s * slow_factors[k];
       continue;
     }
     models::StepReport report = reports[representative[k]];
@@ -167,6 +182,7 @@ std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vect
     report.peak_memory_stage = c.memory.stage;
     report.fits_in_memory = c.memory.fits;
     row = row_from_report(row.index, c.layout, report, base.cluster.gpu);
+    row.band = bands.band(row.step_time_s, c.layout);
   }
   return rows;
 }

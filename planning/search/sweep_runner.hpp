@@ -25,19 +25,22 @@ struct Shard {
 /// Told how many layouts were just done, from any thread; may be empty.
 using ProgressFn = std::function<void(std::size_t done)>;
 
-/// One row per config of the shard: simulated (fitting or not), or invalid with the broken rule.
+/// One row per config of the shard: simulated (fitting or not) with its band from `bands`, or
+/// invalid with the broken rule.
 std::vector<SweepRow> run_configs(const scenarios::Scenario& base, const std::vector<scenarios::SweepConfig>& configs,
-                                  const Shard& shard, unsigned jobs, const ProgressFn& progress);
+                                  const PredictionBands& bands, const Shard& shard, unsigned jobs,
+                                  const ProgressFn& progress);
 
 /// One row per layout of the shard (candidates from planning::search_layouts on `base`): simulated
 /// where the memory estimate fits, too_large (not simulated) elsewhere. `progress` counts the
-/// layouts that fit. With keep_top = N > 0 only the first N ranked rows must be exact: a layout
-/// whose step-time lower bound (planning/search/step_bound.hpp) exceeds the N-th best simulated time is
-/// set apart unsimulated as `pruned` (it fits, and ranks after those N). The first N rows are then
+/// layouts that fit. Simulated rows carry their band from `bands`. With keep_top = N > 0 only the
+/// first N ranked rows must be exact: a layout whose step-time lower bound
+/// (planning/search/step_bound.hpp), times its band's slow factor, exceeds the N-th best slow end
+/// simulated is set apart unsimulated as `pruned` (it fits, and ranks after those N). The first N rows are then
 /// exactly those of a full search; keep_top = 0 simulates every layout that fits, and so does the
 /// flow fidelity, which the bound does not cover.
 std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vector<planning::LayoutCandidate>& candidates,
-                                 const Shard& shard, unsigned jobs, const ProgressFn& progress, std::size_t keep_top = 0);
+                                 const PredictionBands& bands, const Shard& shard, unsigned jobs, const ProgressFn& progress, std::size_t keep_top = 0);
 
 /// The layouts to simulate in a search shard (what run_search would simulate), for sizing progress.
 std::size_t search_simulations(const std::vector<planning::LayoutCandidate>& candidates, const Shard& shard);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <variant>
 
@@ -31,6 +32,29 @@ ErrorStats error_stats(std::span<const double> errors) {
   return stats;
 }
 
+std::variant<ValidationResult, scenarios::SkippedRow> validate_case(scenarios::ValidationCase run) {
+  models::StepReport step;
+  try {
+    step = models::simulate_step(calibration::step_inputs(run.scenario)).report;
+  } catch (const models::LayoutError& error) {
+    return scenarios::SkippedRow{.id = run.id,
+                                 .family = run.family,
+                                 .line = run.line,
+                                 .reason = "layout rejected by the step model: " + scenarios::json_pointer(error.field()) +
+                                           ": " + error.rule()};
+  }
+  const double measured = run.measured.step_time_s;
+  const double error = (step.times.step_time_s - measured) / measured;
+  return ValidationResult{.run = std::move(run),
+                          .predicted_step_time_s = step.times.step_time_s,
+                          .error = error,
+                          .predicted_mfu = step.mfu,
+                          .measured_mfu = step.mfu * step.times.step_time_s / measured,
+                          .bubble_fraction = step.times.bubble_fraction,
+                          .exposed_comm_fraction = step.times.exposed_comm_fraction,
+                          .fits_in_memory = step.fits_in_memory};
+}
+
 ValidationReport run_validation(std::string_view csv_text, std::string_view source_name) {
   ValidationReport report;
   std::vector<std::string> family_order;
@@ -42,32 +66,26 @@ ValidationReport run_validation(std::string_view csv_text, std::string_view sour
       report.skipped.push_back(std::move(*skipped));
       continue;
     }
-    auto& run = std::get<scenarios::ValidationCase>(mapped);
-    models::StepReport step;
-    try {
-      step = models::simulate_step(calibration::step_inputs(run.scenario)).report;
-    } catch (const models::LayoutError& error) {
-      report.skipped.push_back({.id = run.id,
-                                .family = run.family,
-                                .line = run.line,
-                                .reason = "layout rejected by the step model: " + scenarios::json_pointer(error.field()) +
-                                          ": " + error.rule()});
+    auto validated = validate_case(std::move(std::get<scenarios::ValidationCase>(mapped)));
+    if (auto* skipped = std::get_if<scenarios::SkippedRow>(&validated)) {
+      report.skipped.push_back(std::move(*skipped));
       continue;
     }
-    const double measured = run.measured.step_time_s;
-    const double error = (step.times.step_time_s - measured) / measured;
-    const std::string family(run.family->name);
+    auto& result = std::get<ValidationResult>(validated);
+    const std::string family(result.run.family->name);
     if (!family_errors.contains(family)) family_order.push_back(family);
-    family_errors[family].push_back(error);
-    all_errors.push_back(error);
-    report.rows.push_back({.run = std::move(run),
-                           .predicted_step_time_s = step.times.step_time_s,
-                           .error = error,
-                           .predicted_mfu = step.mfu,
-                           .measured_mfu = step.mfu * step.times.step_time_s / measured,
-                           .bubble_fraction = step.times.bubble_fraction,
-                           .exposed_comm_fraction = step.times.exposed_comm_fraction,
-                           .fits_in_memory = step.fits_in_memory});
+    family_errors[family].push_back(result.error);
+    all_errors.push_back(result.error);
+    const auto& s = result.run.scenario;
+    const std::string label = family_label(validation_family(s.cluster.gpu.name, s.parallelism, s.training));
+    auto spread = std::find_if(report.by_validation_family.begin(), report.by_validation_family.end(),
+                               [&](const auto& entry) { return entry.first == label; });
+    if (spread == report.by_validation_family.end()) {
+      report.by_validation_family.emplace_back(label, RunSpread{});
+      spread = std::prev(report.by_validation_family.end());
+    }
+    spread->second.add(result.run.measured.step_time_s, result.predicted_step_time_s);
+    report.rows.push_back(std::move(result));
   }
   for (const auto& family : family_order) {
     report.by_source.emplace_back(family, error_stats(family_errors[family]));

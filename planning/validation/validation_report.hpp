@@ -10,8 +10,10 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
+#include "planning/validation/validation_family.hpp"
 #include "scenarios/validation_runs.hpp"
 
 namespace clustersim::planning {
@@ -42,8 +44,13 @@ struct ValidationReport {
   std::vector<ValidationResult> rows;                     // CSV order
   std::vector<scenarios::SkippedRow> skipped;             // CSV order
   std::vector<std::pair<std::string, ErrorStats>> by_source;  // families, in order of first row
+  // Validation families (family_label), in order of first row: the bands sweep and plan give.
+  std::vector<std::pair<std::string, RunSpread>> by_validation_family;
   ErrorStats overall;
 };
+
+/// One mapped row simulated and compared, or skipped with the step model's reason.
+std::variant<ValidationResult, scenarios::SkippedRow> validate_case(scenarios::ValidationCase run);
 
 /// Maps, simulates and compares every row. Throws ScenarioError("<source>:<line>") for a malformed
 /// file; rows the step model rejects are skipped with its message.

@@ -23,7 +23,11 @@ nlohmann::json plan(const std::string& extra) {
   return nlohmann::json::parse(outcome.out);  // exactly one object
 }
 
-TEST_CASE("plan: the front is exactly the options no other beats on time and cost") {
+// The front and the choice take each option at the slow end of its band.
+double slow_days(const nlohmann::json& option) { return option.at("days_band").at(1).get<double>(); }
+double slow_cost(const nlohmann::json& option) { return option.at("cost_usd_band").at(1).get<double>(); }
+
+TEST_CASE("plan: the front is exactly the options no other beats on time and cost at their slow ends") {
   const auto j = plan("--deadline-days 10");
   const auto& options = j.at("options");
   // 2 GPU types x {16, 24, 32, 48, 64} GPUs x 3 topologies.
@@ -32,8 +36,8 @@ TEST_CASE("plan: the front is exactly the options no other beats on time and cos
   for (std::size_t i = 0; i < options.size(); ++i) {
     bool beaten = false;
     for (std::size_t k = 0; k < options.size(); ++k) {
-      const double di = options[i].at("days"), ci = options[i].at("cost_usd");
-      const double dk = options[k].at("days"), ck = options[k].at("cost_usd");
+      const double di = slow_days(options[i]), ci = slow_cost(options[i]);
+      const double dk = slow_days(options[k]), ck = slow_cost(options[k]);
       if (k != i && dk <= di && ck <= ci && (dk < di || ck < ci || k < i)) beaten = true;
     }
     CHECK(options[i].at("on_front").get<bool>() == !beaten);
@@ -48,16 +52,20 @@ TEST_CASE("plan: the front is exactly the options no other beats on time and cos
     CHECK(o.at("days").get<double>() == doctest::Approx(hours / 24.0));
     CHECK(o.at("cost_usd").get<double>() ==
           doctest::Approx(hours * o.at("gpus").get<double>() * o.at("usd_per_gpu_hour").get<double>()));
+    // Their bands are the step time's, scaled.
+    const double slow = o.at("step_time_band_s").at(1).get<double>() / o.at("step_time_s").get<double>();
+    CHECK(slow_days(o) == doctest::Approx(o.at("days").get<double>() * slow));
+    CHECK(slow_cost(o) == doctest::Approx(o.at("cost_usd").get<double>() * slow));
   }
 }
 
-TEST_CASE("plan: the choice is the cheapest option within the deadline, with Megatron-LM arguments") {
+TEST_CASE("plan: the choice is the cheapest option within the deadline at their slow ends, with Megatron-LM arguments") {
   const auto j = plan("--deadline-days 10");
   const auto& options = j.at("options");
   std::optional<std::size_t> cheapest;
   for (std::size_t i = 0; i < options.size(); ++i) {
-    if (options[i].at("days").get<double>() > 10.0) continue;
-    if (!cheapest || options[i].at("cost_usd").get<double>() < options[*cheapest].at("cost_usd").get<double>()) {
+    if (slow_days(options[i]) > 10.0) continue;
+    if (!cheapest || slow_cost(options[i]) < slow_cost(options[*cheapest])) {
       cheapest = i;
     }
   }
@@ -77,7 +85,7 @@ TEST_CASE("plan: with a deadline nothing meets there is no choice, and a budget 
   const auto& options = j.at("options");
   std::size_t fastest = 0;
   for (std::size_t i = 1; i < options.size(); ++i) {
-    if (options[i].at("days").get<double>() < options[fastest].at("days").get<double>()) fastest = i;
+    if (slow_days(options[i]) < slow_days(options[fastest])) fastest = i;
   }
   CHECK(j.at("chosen").at("option").get<std::size_t>() == fastest);
 }

@@ -319,8 +319,9 @@ std::string ranking_svg(const std::vector<planning::SweepRow>& rows, std::size_t
   if (!(best > 0)) best = 1.0;
   constexpr double left = 330, plot_width = 640, top_margin = 28, bar_h = 16, gap = 5;
   const double height = top_margin + static_cast<double>(shown.size()) * (bar_h + gap) + 10;
-  std::string svg = svg_open("ranking", left + plot_width + 90, height,
-                             "Sweep ranking: tokens per second per GPU of each layout, fastest first");
+  std::string svg =
+      svg_open("ranking", left + plot_width + 90, height,
+               "Sweep ranking: tokens per second per GPU of each layout, in rank order (the slow end of its band)");
   svg += legend_item(left, 4, kGood, "fits in memory") + legend_item(left + 130, 4, kBad, "does not fit");
   for (std::size_t i = 0; i < shown.size(); ++i) {
     const planning::SweepRow& row = *shown[i];
@@ -330,10 +331,11 @@ std::string ranking_svg(const std::vector<planning::SweepRow>& rows, std::size_t
     svg += fmt::format(
         "<text x=\"{:.0f}\" y=\"{:.1f}\" class=\"rowlabel\" text-anchor=\"end\">{}. {}</text>"
         "<rect class=\"bar\" x=\"{:.0f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.0f}\" fill=\"{}\">"
-        "<title>{}: step {:.3f} s, MFU {:.1f} %, bubble {:.1f} %, {}</title></rect>"
+        "<title>{}: step {:.3f} s (band {:.3f}-{:.3f} s), MFU {:.1f} %, bubble {:.1f} %, {}</title></rect>"
         "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"value\">{:.0f} tok/s/GPU</text>",
         left - 8, y + bar_h / 2 + 4, i + 1, html_escape(name), left, y, std::max(1.0, width), bar_h,
-        row.fits ? kGood : kBad, html_escape(name), row.step_time_s, 100 * row.mfu, 100 * row.bubble_fraction,
+        row.fits ? kGood : kBad, html_escape(name), row.step_time_s, row.band.fast_s, row.band.slow_s, 100 * row.mfu,
+        100 * row.bubble_fraction,
         html_escape(row.reason), left + width + 6, y + bar_h / 2 + 4, row.tokens_per_s_per_gpu);
   }
   svg += "</svg>";

@@ -1,10 +1,13 @@
 #include "tools/render/plan_report.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "planning/search/sweep_rows.hpp"
 #include "planning/plan/topology_names.hpp"
+#include "tools/render/band_text.hpp"
 #include "tools/render/html_report.hpp"
 #include "tools/render/megatron_args.hpp"
 
@@ -35,12 +38,18 @@ std::string option_label(const PlanResult& result, const PlanOption& o) {
 
 std::string choice_rule(const PlanRequest& request) {
   if (request.deadline_days > 0) {
-    return fmt::format("the cheapest option that trains within {:g} days{}", request.deadline_days,
+    return fmt::format("the cheapest option that trains within {:g} days{} at the slow end of its band",
+                       request.deadline_days,
                        request.budget_usd > 0 ? fmt::format(" and {}", money(request.budget_usd)) : std::string());
   }
-  if (request.budget_usd > 0) return fmt::format("the fastest option within {}", money(request.budget_usd));
-  return "the cheapest option (no deadline or budget given)";
+  if (request.budget_usd > 0) {
+    return fmt::format("the fastest option within {} at the slow end of its band", money(request.budget_usd));
+  }
+  return "the cheapest option at the slow end of its band (no deadline or budget given)";
 }
+
+std::string days_range(const PlanOption& o) { return fmt::format("{:.1f}-{:.1f}", o.fast_days, o.slow_days); }
+std::string cost_range(const PlanOption& o) { return money(o.fast_cost_usd) + "-" + money(o.slow_cost_usd); }
 
 std::string limits_text(const PlanRequest& request) {
   if (request.deadline_days <= 0 && request.budget_usd <= 0) return "no deadline or budget";
@@ -75,24 +84,30 @@ ordered_json layout_json(const planning::Layout& l) {
           {"recompute", models::recompute_name(l.training.recompute)}};
 }
 
+// The option of that GPU type that costs least at the slow end of its band.
+std::optional<std::size_t> cheapest_of(const PlanResult& result, const std::string& gpu) {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < result.options.size(); ++i) {
+    if (result.clusters[result.options[i].cluster].gpu != gpu) continue;
+    if (!best || result.options[i].slow_cost_usd < result.options[*best].slow_cost_usd) best = i;
+  }
+  return best;
+}
+
 // The front can be a single option (a larger cluster often costs no more GPU-hours); the
 // cheapest option of each GPU type shows what the others would do.
 std::string cheapest_per_gpu(const PlanRequest& request, const PlanResult& result) {
-  std::string text = "\nCheapest option per GPU type:\n";
+  std::string text = "\nCheapest option per GPU type (at the slow end of its band):\n";
   for (const auto& gpu : request.gpus) {
-    std::optional<std::size_t> best;
-    for (std::size_t i = 0; i < result.options.size(); ++i) {
-      if (result.clusters[result.options[i].cluster].gpu != gpu) continue;
-      if (!best || result.options[i].cost_usd < result.options[*best].cost_usd) best = i;
-    }
+    const std::optional<std::size_t> best = cheapest_of(result, gpu);
     if (!best) {
       text += fmt::format("  {:<10} fits on none of the sizes searched\n", gpu);
       continue;
     }
     const PlanOption& o = result.options[*best];
-    text += fmt::format("  {:<10} {:>6} GPUs  {:<40} {:>7.1f} days {:>10}\n", gpu,
-                        result.clusters[o.cluster].scenario.cluster.num_gpus, planning::layout_label(o.layout), o.days,
-                        money(o.cost_usd));
+    text += fmt::format("  {:<10} {:>6} GPUs  {:<40} {:>13} days {:>17}{}\n", gpu,
+                        result.clusters[o.cluster].scenario.cluster.num_gpus, planning::layout_label(o.layout),
+                        days_range(o), cost_range(o), o.band.unvalidated.empty() ? "" : "  *");
   }
   return text;
 }
@@ -113,27 +128,39 @@ std::string plan_text(const PlanRequest& request, const PlanResult& result) {
     text += fmt::format("  {:<10} {} {}\n", gpu,
                         build ? money(price.usd) + " per server" : fmt::format("${:.2f}/GPU-h", price.usd), price.source);
   }
-  text += "note: " + topology_note(request, result) + "\n\n";
-  text += "Pareto front (no option is both faster and cheaper):\n";
-  text += fmt::format("  {:>6} {:<10} {:<15} {:<40} {:>7} {:>6} {:>8} {:>10} {:>8}\n", "GPUs", "GPU", "topology", "layout",
-                      "step s", "MFU", "days", "cost", "$/GPU-h");
+  text += "note: " + topology_note(request, result) + "\n";
+  text += band_rule(result.band_source, result.widening) + "\n";
+  text += "Pareto front of the slow ends (no option is both faster and cheaper there):\n";
+  text += fmt::format("  {:>6} {:<10} {:<15} {:<40} {:>7} {:>13} {:>6} {:>13} {:>17} {:>8}\n", "GPUs", "GPU", "topology",
+                      "layout", "step s", "band s ", "MFU", "days", "cost", "$/GPU-h");
+  std::vector<const planning::StepBand*> bands;
   for (const std::size_t i : result.front) {
     const PlanOption& o = result.options[i];
-    text += fmt::format("  {:>6} {:<10} {:<15} {:<40} {:>7.2f} {:>5.1f}% {:>8.1f} {:>10} {:>8.2f}{}\n",
+    bands.push_back(&o.band);
+    text += fmt::format("  {:>6} {:<10} {:<15} {:<40} {:>7.2f} {:>13} {:>5.1f}% {:>13} {:>17} {:>8.2f}{}\n",
                         result.clusters[o.cluster].scenario.cluster.num_gpus, result.clusters[o.cluster].gpu,
                         topology_text(o), planning::layout_label(o.layout), o.report.times.step_time_s,
-                        100 * o.report.mfu, o.days, money(o.cost_usd), o.usd_per_gpu_hour,
+                        band_range(o.band, 2), 100 * o.report.mfu, days_range(o), cost_range(o), o.usd_per_gpu_hour,
                         result.chosen && *result.chosen == i ? "  <- chosen" : "");
   }
   text += cheapest_per_gpu(request, result);
+  for (const auto& gpu : request.gpus) {
+    if (const auto best = cheapest_of(result, gpu)) bands.push_back(&result.options[*best].band);
+  }
+  text += "\nvalidation families (measured / predicted - 1 over their runs):\n" + family_notes(bands);
   text += '\n';
   if (!result.chosen) {
     return text + fmt::format("no option meets the limits ({}); the front above shows what is possible\n",
                               choice_rule(request));
   }
   const PlanOption& o = result.options[*result.chosen];
-  text += fmt::format("chosen ({}):\n  {}\n  {:.1f} days, {}, step {:.3f} s, MFU {:.1f} %\n", choice_rule(request),
-                      option_label(result, o), o.days, money(o.cost_usd), o.report.times.step_time_s, 100 * o.report.mfu);
+  text += fmt::format("chosen ({}):\n  {}\n  {:.1f} days ({} at the band's ends), {} ({}), step {:.3f} s (band {:.3f}-{:.3f} s), "
+                      "MFU {:.1f} %\n",
+                      choice_rule(request), option_label(result, o), o.days, days_range(o), money(o.cost_usd),
+                      cost_range(o), o.report.times.step_time_s, o.band.fast_s, o.band.slow_s, 100 * o.report.mfu);
+  text += o.band.unvalidated.empty()
+              ? fmt::format("  validation: {}, {} published runs\n", o.band.family, o.band.runs)
+              : fmt::format("  unvalidated: {}\n", o.band.unvalidated);
   text += "Megatron-LM arguments:\n";
   const auto megatron = chosen_megatron_args(request, result);
   for (std::size_t i = 0; i < megatron.size(); ++i) {
@@ -152,6 +179,7 @@ std::string plan_json(const PlanRequest& request, const PlanResult& result) {
   for (const auto& [gpu, price] : result.prices) j["prices"][gpu] = {{"usd", price.usd}, {"source", price.source}};
   j["topology_note"] = topology_note(request, result);
   j["layouts_simulated"] = result.layouts_simulated;
+  j["bands"] = bands_header_json(result.band_source, result.widening);
   ordered_json list = ordered_json::array();
   for (std::size_t i = 0; i < result.options.size(); ++i) {
     const PlanOption& o = result.options[i];
@@ -161,11 +189,15 @@ std::string plan_json(const PlanRequest& request, const PlanResult& result) {
                     {"oversubscription", o.oversubscription},
                     {"layout", layout_json(o.layout)},
                     {"step_time_s", o.report.times.step_time_s},
+                    {"step_time_band_s", {o.band.fast_s, o.band.slow_s}},
+                    {"validation", validation_json(o.band)},
                     {"mfu", o.report.mfu},
                     {"tokens_per_s", o.report.tokens_per_s},
                     {"usd_per_gpu_hour", o.usd_per_gpu_hour},
                     {"days", o.days},
+                    {"days_band", {o.fast_days, o.slow_days}},
                     {"cost_usd", o.cost_usd},
+                    {"cost_usd_band", {o.fast_cost_usd, o.slow_cost_usd}},
                     {"on_front", static_cast<bool>(result.on_front[i])}});
   }
   j["options"] = std::move(list);
@@ -183,12 +215,12 @@ std::string plan_html(const PlanRequest& request, const PlanResult& result, cons
   std::vector<ParetoPoint> chart;
   for (std::size_t i = 0; i < result.options.size(); ++i) {
     const PlanOption& o = result.options[i];
-    chart.push_back({.label = option_label(result, o), .days = o.days, .cost_usd = o.cost_usd,
+    chart.push_back({.label = option_label(result, o), .days = o.slow_days, .cost_usd = o.slow_cost_usd,
                      .on_front = result.on_front[i], .chosen = result.chosen && *result.chosen == i});
   }
   HtmlPage page(fmt::format("clustersim plan: {}", request.scenario.model.name));
   page.paragraph(fmt::format("{:.3g} tokens; {}", request.scenario.training.tokens, choice_rule(request)));
-  page.heading("Time to train against cost");
+  page.heading("Time to train against cost, at the slow end of each option's band");
   page.raw(pareto_svg(chart, request.deadline_days, request.budget_usd));
   if (result.chosen && result.chosen_simulation) {
     page.heading("Chosen: " + option_label(result, result.options[*result.chosen]));

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "tools/render/band_text.hpp"
+
 namespace clustersim::tools {
 namespace {
 
@@ -48,17 +50,26 @@ std::string sweep_text(const planning::SweepHeader& header, const std::vector<pl
     out += fmt::format("{} configs: {} fit in memory, {} do not, {} invalid\n", rows.size(), c.fit,
                        c.simulated_too_large + c.too_large, c.invalid);
   }
+  out += band_rule(header.band_source, header.widening);
   const std::size_t n = shown(rows, options);
-  if (n < rows.size()) out += fmt::format("top {} by step time:\n", n);
+  if (n < rows.size()) out += fmt::format("top {} by the slow end of the step time's band:\n", n);
   out += '\n';
   const bool named = header.mode != "search";
-  std::size_t name_width = 4;
-  for (std::size_t i = 0; i < n && named; ++i) name_width = std::max(name_width, rows[i].name.size());
+  // Ties are marked among named layouts: a search's neighbours differ by a knob and tie by the dozen.
+  const std::vector<std::vector<std::size_t>> ties = named ? planning::band_ties(rows, n) : std::vector<std::vector<std::size_t>>();
+  std::size_t name_width = 4, ties_width = 4;
+  for (std::size_t i = 0; i < n && named; ++i) {
+    name_width = std::max(name_width, rows[i].name.size());
+    ties_width = std::max(ties_width, rank_list(ties[i]).size());
+  }
   if (named) out += fmt::format("{:>4}  {:<{}}  ", "rank", "name", name_width);
   else out += fmt::format("{:>4}  ", "rank");
-  out += fmt::format("{:>3} {:>3} {:>4} {:>3} {:>3} {:>3} {:>3} {:>4} {:<9}  {:>8} {:>9} {:>6} {:>7} {:>8} {:>8}  {}\n", "TP",
-                     "PP", "DP", "CP", "vp", "mb", "SP", "ZeRO", "recompute", "step s", "tok/s/GPU", "MFU", "bubble",
-                     "exp.comm", "mem GiB", "fits");
+  out += fmt::format("{:>3} {:>3} {:>4} {:>3} {:>3} {:>3} {:>3} {:>4} {:<9}  {:>8} {:>15} {:>9} {:>6} {:>7} {:>8} {:>8}  ", "TP",
+                     "PP", "DP", "CP", "vp", "mb", "SP", "ZeRO", "recompute", "step s", "band s ", "tok/s/GPU", "MFU", "bubble",
+                     "exp.comm", "mem GiB");
+  if (named) out += fmt::format("{:<{}}  ", "ties", ties_width);
+  out += "fits\n";
+  std::vector<const planning::StepBand*> bands;
   for (std::size_t i = 0; i < n; ++i) {
     const planning::SweepRow& row = rows[i];
     const auto& p = row.layout.parallelism;
@@ -68,18 +79,25 @@ std::string sweep_text(const planning::SweepHeader& header, const std::vector<pl
                        row.layout.training.micro_batch, p.sp ? "yes" : "no", p.zero,
                        models::recompute_name(row.layout.training.recompute));
     if (row.status == planning::RowStatus::simulated) {
-      out += fmt::format("{:>8.3f} {:>9.0f} {:>5.1f}% {:>6.1f}% {:>7.1f}% {:>8.1f}  ", row.step_time_s,
-                         row.tokens_per_s_per_gpu, 100 * row.mfu, 100 * row.bubble_fraction,
+      bands.push_back(&row.band);
+      out += fmt::format("{:>8.3f} {:>15} {:>9.0f} {:>5.1f}% {:>6.1f}% {:>7.1f}% {:>8.1f}  ", row.step_time_s,
+                         band_range(row.band, 3), row.tokens_per_s_per_gpu, 100 * row.mfu, 100 * row.bubble_fraction,
                          100 * row.exposed_comm_fraction, row.memory_bytes / kGiB);
     } else if (row.status == planning::RowStatus::too_large || row.status == planning::RowStatus::pruned) {
-      out += fmt::format("{:>8} {:>9} {:>6} {:>7} {:>8} {:>8.1f}  ", "-", "-", "-", "-", "-", row.memory_bytes / kGiB);
+      out += fmt::format("{:>8} {:>15} {:>9} {:>6} {:>7} {:>8} {:>8.1f}  ", "-", "- ", "-", "-", "-", "-",
+                         row.memory_bytes / kGiB);
     } else {
-      out += fmt::format("{:>8} {:>9} {:>6} {:>7} {:>8} {:>8}  ", "-", "-", "-", "-", "-", "-");
+      out += fmt::format("{:>8} {:>15} {:>9} {:>6} {:>7} {:>8} {:>8}  ", "-", "- ", "-", "-", "-", "-", "-");
     }
+    if (named) out += fmt::format("{:<{}}  ", rank_list(ties[i]), ties_width);
     if (row.status == planning::RowStatus::invalid) out += "invalid: " + row.reason;
     else out += row.fits ? "yes" : "NO: " + row.reason;
     out += '\n';
   }
+  if (!bands.empty() && !header.band_source.empty()) {
+    out += "\nvalidation families of the rows shown (measured / predicted - 1 over their runs):\n" + family_notes(bands);
+  }
+  if (named) out += "ties: the ranks whose bands overlap the row's: the published runs cannot tell those layouts apart\n";
   return out;
 }
 
@@ -94,6 +112,7 @@ nlohmann::ordered_json sweep_json(const planning::SweepHeader& header, const std
   j["model"] = header.model;
   j["cluster"] = header.cluster;
   j["hbm_gib"] = header.hbm_bytes / kGiB;
+  j["bands"] = bands_header_json(header.band_source, header.widening);
   if (header.shard_count > 1) j["shard"] = {{"index", header.shard_index}, {"count", header.shard_count}};
   j["counts"] = {{"layouts", rows.size()},
                  {"fit", c.fit},
@@ -102,6 +121,8 @@ nlohmann::ordered_json sweep_json(const planning::SweepHeader& header, const std
                  {"invalid", c.invalid}};
   ordered_json array = ordered_json::array();
   const std::size_t n = shown(rows, options);
+  const bool named = header.mode != "search";
+  const std::vector<std::vector<std::size_t>> ties = named ? planning::band_ties(rows, n) : std::vector<std::vector<std::size_t>>();
   for (std::size_t i = 0; i < n; ++i) {
     const planning::SweepRow& row = rows[i];
     const auto& p = row.layout.parallelism;
@@ -124,6 +145,9 @@ nlohmann::ordered_json sweep_json(const planning::SweepHeader& header, const std
     const bool simulated = row.status == planning::RowStatus::simulated;
     const auto figure = [&](double v) { return simulated ? ordered_json(v) : ordered_json(nullptr); };
     r["step_time_s"] = figure(row.step_time_s);
+    r["step_time_band_s"] = simulated ? ordered_json{row.band.fast_s, row.band.slow_s} : ordered_json(nullptr);
+    r["validation"] = simulated ? validation_json(row.band) : ordered_json(nullptr);
+    if (named) r["ties_with"] = ties[i];
     r["tokens_per_s_per_gpu"] = figure(row.tokens_per_s_per_gpu);
     r["mfu"] = figure(row.mfu);
     r["bubble_fraction"] = figure(row.bubble_fraction);
@@ -139,7 +163,8 @@ nlohmann::ordered_json sweep_json(const planning::SweepHeader& header, const std
 
 std::string sweep_csv(const std::vector<planning::SweepRow>& rows) {
   std::string out =
-      "rank,name,tp,pp,dp,cp,vp,micro_batch,sp,zero,recompute,schedule,status,step_time_s,tokens_per_s_per_gpu,mfu,"
+      "rank,name,tp,pp,dp,cp,vp,micro_batch,sp,zero,recompute,schedule,status,step_time_s,step_time_fast_s,"
+      "step_time_slow_s,validation_family,validation_runs,unvalidated,tokens_per_s_per_gpu,mfu,"
       "bubble_fraction,exposed_comm_fraction,memory_gib,fits,reason\n";
   const auto quoted = [](const std::string& text) {
     std::string q = "\"";
@@ -152,10 +177,13 @@ std::string sweep_csv(const std::vector<planning::SweepRow>& rows) {
     const auto& t = row.layout.training;
     const bool simulated = row.status == planning::RowStatus::simulated;
     const auto figure = [&](double v) { return simulated ? fmt::format("{}", v) : std::string(); };
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", i + 1,
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", i + 1,
                        quoted(row.name.empty() ? planning::layout_label(row.layout) : row.name), p.tp, p.pp, p.dp, p.cp, p.vp,
                        t.micro_batch, p.sp, p.zero, models::recompute_name(t.recompute), models::schedule_name(t.schedule),
-                       planning::status_name(row.status), figure(row.step_time_s), figure(row.tokens_per_s_per_gpu),
+                       planning::status_name(row.status), figure(row.step_time_s), figure(row.band.fast_s),
+                       figure(row.band.slow_s), simulated ? quoted(row.band.family) : std::string(),
+                       simulated ? fmt::format("{}", row.band.runs) : std::string(),
+                       simulated ? quoted(row.band.unvalidated) : std::string(), figure(row.tokens_per_s_per_gpu),
                        figure(row.mfu), figure(row.bubble_fraction), figure(row.exposed_comm_fraction),
                        row.status == planning::RowStatus::invalid ? std::string() : fmt::format("{}", row.memory_bytes / kGiB),
                        row.fits, quoted(row.reason));
@@ -171,6 +199,7 @@ void read_sweep_json(const nlohmann::json& j, planning::SweepHeader& header, std
     header.model = j.at("model").get<std::string>();
     header.cluster = j.at("cluster").get<std::string>();
     header.hbm_bytes = j.at("hbm_gib").get<double>() * kGiB;
+    read_bands_header_json(j.at("bands"), header.band_source, header.widening);
     header.shard_index = 1;
     header.shard_count = 1;
     if (j.contains("shard")) {
@@ -200,6 +229,9 @@ void read_sweep_json(const nlohmann::json& j, planning::SweepHeader& header, std
       row.status = parse_name(r.at("status").get<std::string>(), statuses, +[](planning::RowStatus v) { return planning::status_name(v); });
       if (row.status == planning::RowStatus::simulated) {
         row.step_time_s = r.at("step_time_s").get<double>();
+        row.band.fast_s = r.at("step_time_band_s").at(0).get<double>();
+        row.band.slow_s = r.at("step_time_band_s").at(1).get<double>();
+        read_validation_json(r.at("validation"), row.band);
         row.tokens_per_s_per_gpu = r.at("tokens_per_s_per_gpu").get<double>();
         row.mfu = r.at("mfu").get<double>();
         row.bubble_fraction = r.at("bubble_fraction").get<double>();

@@ -61,12 +61,17 @@ std::string validation_report_json(const planning::ValidationReport& report) {
   for (const auto& [name, stats] : report.by_source) by_source[name] = stats_json(stats);
   ordered_json overall = stats_json(report.overall);
   overall["skipped"] = report.skipped.size();
+  ordered_json families = ordered_json::object();
+  for (const auto& [label, spread] : report.by_validation_family) {
+    families[label] = {{"runs", spread.runs}, {"band", {spread.lo, spread.hi}}};
+  }
 
   ordered_json result;
   result["rows"] = std::move(rows);
   result["skipped"] = std::move(skipped);
   result["by_source"] = std::move(by_source);
   result["overall"] = std::move(overall);
+  result["by_validation_family"] = std::move(families);
   return result.dump(2) + "\n";
 }
 
@@ -108,6 +113,16 @@ std::string validation_report_text(const planning::ValidationReport& report, std
   for (const auto& [name, stats] : report.by_source) text += stats_line(name, stats);
   text += stats_line("overall", report.overall);
   text += "MAPE, MEDIAN and MAX are over |error|; BIAS is the mean signed error.\n";
+
+  std::size_t w_family = 17;
+  for (const auto& [label, spread] : report.by_validation_family) w_family = std::max(w_family, label.size());
+  text += fmt::format("\n{:<{}}  {:>5}  {:>7}  {:>7}\n", "VALIDATION FAMILY", w_family, "COUNT", "BAND LO", "BAND HI");
+  for (const auto& [label, spread] : report.by_validation_family) {
+    text += fmt::format("{:<{}}  {:>5}  {:>7}  {:>7}\n", label, w_family, spread.runs, error_percent(spread.lo, true),
+                        error_percent(spread.hi, true));
+  }
+  text += "A prediction of a family stands for prediction x (1 + LO) to x (1 + HI): the least and greatest measured /\n"
+          "predicted of its runs, the prediction itself included; sweep and plan rank by that slow end.\n";
 
   text += fmt::format("\nSkipped ({}):\n", report.skipped.size());
   std::size_t w_skip = 0;

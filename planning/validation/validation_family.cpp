@@ -1,0 +1,35 @@
+#include "planning/validation/validation_family.hpp"
+
+#include <fmt/format.h>
+
+namespace clustersim::planning {
+
+ValidationFamily validation_family(std::string_view gpu, const models::ParallelismSpec& parallelism,
+                                   const models::TrainingSpec& training) {
+  std::string generation(gpu);
+  if (gpu.starts_with("a100")) generation = "A100";
+  else if (gpu.starts_with("h100") || gpu.starts_with("h200")) generation = "Hopper";
+  else if (gpu.starts_with("b200") || gpu.starts_with("gb200")) generation = "Blackwell";
+  const bool zero3 = parallelism.zero >= 3;
+  return {.generation = std::move(generation),
+          .precision = training.precision,
+          .zero3 = zero3,
+          .framework = zero3 ? parallelism.sharding : models::ShardingFramework::fsdp2};
+}
+
+std::string generation_text(std::string_view generation) {
+  if (generation == "Hopper") return "Hopper (H100, H200)";
+  if (generation == "Blackwell") return "Blackwell (B200, GB200)";
+  return std::string(generation);
+}
+
+std::string sharding_text(const ValidationFamily& family) {
+  return family.zero3 ? fmt::format("ZeRO-3 {}", models::sharding_name(family.framework)) : std::string("ZeRO 0-2");
+}
+
+std::string family_label(const ValidationFamily& family) {
+  return fmt::format("{} {} {}", family.generation, family.precision == models::Precision::fp8 ? "fp8" : "bf16",
+                     sharding_text(family));
+}
+
+}  // namespace clustersim::planning
