@@ -1,9 +1,7 @@
 #include "models/compute/compute_profile.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
-#include <span>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -23,7 +21,7 @@ constexpr std::string_view kStream = "measurements.md 2.2: STREAM copy (Azure AI
 /// calibration/make_profiles fits them: e_max per precision and k_half by relative least squares
 /// over cuBLASLt GEMMs measured under sustained load, from one wave of output tiles up. The bundled
 /// profile is what every command uses; these built-in copies serve a GPU run without one and are
-/// checked against it (tests/calibration/bundled_profiles_test.cpp).
+/// checked against it (tests/calibration/calibrate_cli_test.cpp).
 struct GemmFitCopy {
   double e_max_bf16, e_max_fp8, k_half;
   std::string_view from;
@@ -54,9 +52,9 @@ Sourced<double> launch_overhead() {
 // The clock under sustained load. A100's peak is quoted at its top boost clock, 1410 MHz, which it
 // holds at 400 W in long GEMM runs (Azure's rows follow 10,000 warm-up iterations). Hopper's GEMM
 // measurements ran for under a second per shape from a GPU at 1875-1980 MHz (the H200 run read
-// 1875 MHz at 652 W right after them, under its 700 W limit); in training the GPU sits at its
-// power limit for hours, where Hopper holds about 1575 MHz (DeepGEMM issue #120: 1980 -> 1575 MHz
-// once communication overlapped the GEMMs and the power limit was reached).
+// 1875 MHz at 652 W at its end, under the 700 W limit); in training the GPU sits at its power
+// limit for hours, where Hopper holds about 1575 MHz (DeepGEMM issue #120: 1980 -> 1575 MHz once
+// communication overlapped the GEMMs and the power limit was reached).
 Sourced<double> a100_clock() {
   return {1.0, "measurements.md 4 and 2.2: A100 peak quoted at 1410 MHz, its top boost, held in Azure's cuBLASLt rows "
                "after 10,000 warm-up iterations"};
@@ -68,9 +66,8 @@ Sourced<double> hopper_clock() {
           "(calibration/measured/h200-2026-11-30/device-log-1.txt, 652 W of 700)"};
 }
 Sourced<double> blackwell_k_half() {
-  return {256.0, "assumption: no Blackwell GEMM measured by shape (only MAMF's best shape): near Hopper's fitted "
-                 "k_half (379-400, calibration/profiles/h100-sxm.json), rounded to the prologue of two 128-deep "
-                 "k stages"};
+  return {256.0, "assumption: no Blackwell GEMM measured by shape (only MAMF's best shape): the value the model "
+                 "took before any by-shape fit (Azure's H100 FP8 1024^3 row); Hopper's fits give 379-400"};
 }
 Sourced<double> blackwell_clock() {
   return {1.0, "not measured: no clock-under-load figure for Blackwell; its MAMF e_max is an upper bound"};

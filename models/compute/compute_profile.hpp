@@ -1,9 +1,9 @@
 #pragma once
 /// How fast one GPU runs the kernels of a training step, as fractions of its datasheet peaks.
 /// GEMM efficiency = e_max(precision) x tile_fill(m, n) x k_fill(k):
-/// - e_max: the sustained fraction of dense peak of large GEMMs: fitted to measured cuBLASLt GEMMs
-///   of 4096^3 and up where the by-shape table has the GPU and precision, else the best of a shape
-///   sweep (MAMF), an upper bound;
+/// - e_max: the fraction of dense peak large GEMMs reach at the clock they were measured at,
+///   fitted (calibration/make_profiles) to cuBLASLt GEMMs of at least one wave of output tiles, or
+///   for Blackwell, where nothing else is measured, the best of a shape sweep (MAMF), an upper bound;
 /// - tile_fill: useful output over the output tiles the SMs process, wave by wave: a GEMM of
 ///   ceil(m/tile_m) x ceil(n/tile_n) output tiles runs in ceil(tiles/SMs) waves of SMs tiles each,
 ///   which charges both partial tiles at the edges and a last, partly idle wave. cuBLASLt's
@@ -16,16 +16,16 @@
 /// Attention kernels run at a fixed fraction of bf16 peak, memory-bound ops at a fixed fraction of
 /// HBM bandwidth, and each kernel pays a fixed launch overhead.
 /// Units: fractions, SM counts, elements, seconds.
-/// The clock: e_max is fitted to GEMMs measured under sustained load, so it holds the SM clock a
-/// GPU keeps at its power limit. On the H200, gemm_bench's continuous sweep and PyTorch's 253 ms
-/// run of 16384^3 agree (682-699 and 696 TF/s), while PyTorch's 27 ms burst of 8192^3 from an
-/// idle GPU reaches 804 TF/s: a short burst runs above the clock the power limit sustains.
-/// Best-of-sweep figures (MAMF) are used only where nothing else is measured (B200, GB200), and
-/// are an upper bound there.
+/// The clock: the GEMM and attention measurements ran for seconds at most, at the clock the GPU
+/// held then (the H200 run read 1875 MHz at 652 W of its 700 W limit); a training run sits at the
+/// power limit for hours, where Hopper holds about 1575 MHz. sustained_clock_ratio, the second
+/// clock over the first, scales all tensor-core work (gemm_efficiency and attention). It is one
+/// published reading (DeepGEMM issue #120), not a clock logged during a training run.
 /// Limitations: three tiles (real libraries choose among more, and use split-K or stream-K for
 /// small m x n with large k, so small-output GEMMs are pessimistic here); the layout (TN, NN, NT)
 /// is not modelled (measured forward GEMMs run up to 15 % faster than their dgrad and wgrad);
-/// attention is FlashAttention-2 (FA3 and cuDNN kernels on Hopper are faster).
+/// attention is FlashAttention-2 at one efficiency whatever the size of the call (FA3 and cuDNN
+/// kernels on Hopper are faster, and small calls slower).
 /// Source: shared reference measurements.md section 2 (each constant's source string says which row).
 
 #include <cstdint>
