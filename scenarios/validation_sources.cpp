@@ -62,7 +62,11 @@ constexpr std::array families{
         .sharding = {models::ShardingFramework::deepspeed_zero3_2021,
                      "sharding=deepspeed_zero3_2021: the paper compares against DeepSpeed ZeRO-3 as "
                      "of 2021"},
-        .dropout = megatron_dropout},
+        .dropout = megatron_dropout,
+        .grad_dtype = {models::GradDtype::bf16,
+                       "grad_dtype=16-bit: the runs trained in 16-bit mixed precision, and Megatron-LM reduces "
+                       "16-bit gradients unless --accumulate-allreduce-grads-in-fp32 is given (megatron/arguments.py "
+                       "forces fp32 for bf16 only)"}},
     SourceFamily{
         .name = "Korthikanti 2022",
         .needle = "Korthikanti",

@@ -244,11 +244,15 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       // Data parallel over the chunk's parameters: ZeRO-0 all-reduces the gradients; ZeRO-1 and 2
       // reduce-scatter them and all-gather the updated parameters, once a step; ZeRO-3 / FSDP
       // gathers each unit before each pass and reduces it after each backward (step_comm.hpp).
+      // Gradients travel in training.grad_dtype: Megatron-LM reduces bf16 training's gradients in
+      // fp32 unless --grad-reduce-in-bf16 (megatron/training/arguments.py); the distributed
+      // optimizer gathers the updated bf16 parameters.
       const double param_bytes = params * kBf16Bytes;
+      const double reduced_grad_bytes = params * (t.grad_dtype == GradDtype::fp32 ? 4.0 : kBf16Bytes);
       if (p.zero == 0) {
-        chunk.grad_reduce = collective(CollectiveOp::all_reduce, param_bytes, groups.dp, CommScope::dp);
+        chunk.grad_reduce = collective(CollectiveOp::all_reduce, reduced_grad_bytes, groups.dp, CommScope::dp);
       } else if (p.zero <= 2) {
-        chunk.grad_reduce = collective(CollectiveOp::reduce_scatter, param_bytes, groups.dp, CommScope::dp);
+        chunk.grad_reduce = collective(CollectiveOp::reduce_scatter, reduced_grad_bytes, groups.dp, CommScope::dp);
         chunk.param_gather = collective(CollectiveOp::all_gather, param_bytes, groups.dp, CommScope::dp);
       } else {
         // Units: the chunk's layers, or their parameter tensors, and the embedding and the output

@@ -141,10 +141,11 @@ TEST_CASE("validation: a GPT row maps to a gelu model on the named system with t
 }
 
 TEST_CASE("validation: dropout follows the family and the model, gradient dtype the family") {
-  // Narayanan 2021 GPT: Megatron-LM's default dropout 0.1, fp32 gradients.
+  // Narayanan 2021 GPT: Megatron-LM's default dropout 0.1, 16-bit gradients (16-bit training,
+  // no --accumulate-allreduce-grads-in-fp32).
   const ValidationCase gpt = mapped(gpt_1_7b());
   CHECK(gpt.scenario.model.dropout == 0.1);
-  CHECK(gpt.scenario.training.grad_dtype == models::GradDtype::fp32);
+  CHECK(gpt.scenario.training.grad_dtype == models::GradDtype::bf16);
   // A Llama model trains without dropout whatever the family.
   ValidationRow llama = gpt_1_7b();
   llama.model = "Llama 2 7B";

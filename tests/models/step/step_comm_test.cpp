@@ -85,7 +85,9 @@ TEST_CASE("collective records: the plan holds each collective once, with the byt
     REQUIRE(stage.chunks.size() == 1);
     const ChunkCosts& chunk = stage.chunks.front();
     CHECK(chunk.layers == 16);
-    check_record(chunk.grad_reduce, CollectiveOp::reduce_scatter, kChunkParameterBytes, node_pair, CommScope::dp, in);
+    // Gradients reduce in fp32 (training.grad_dtype's default, Megatron-LM's for bf16): twice the
+    // bf16 parameters the distributed optimizer gathers back.
+    check_record(chunk.grad_reduce, CollectiveOp::reduce_scatter, 2.0 * kChunkParameterBytes, node_pair, CommScope::dp, in);
     check_record(chunk.param_gather, CollectiveOp::all_gather, kChunkParameterBytes, node_pair, CommScope::dp, in);
     // The tasks' analytic seconds, composed by hand from the collectives' own times.
     const double ag = collective_time_s(CollectiveOp::all_gather, kActivation, node_pair, in.cluster, in.comm);
@@ -117,10 +119,10 @@ TEST_CASE("collective records: the flow lowering sends what the records say") {
   CHECK(traffic.ring_bytes == 32.0 * kActivation);
   CHECK(traffic.all_reduce_bytes == 0.0);
 
-  // The gradient reduce-scatter, once a step: half the chunk's gradients from each of the 2 ranks
-  // of both tensor ranks' data-parallel groups.
+  // The gradient reduce-scatter, once a step: half the chunk's fp32 gradients (twice its bf16
+  // parameter bytes) from each of the 2 ranks of both tensor ranks' data-parallel groups.
   const Sent reduce = lower_task_alone(in, grad_reduce_comm(plan, chunk), 0);
-  CHECK(reduce.bytes == 4.0 * 0.5 * kChunkParameterBytes);
+  CHECK(reduce.bytes == 4.0 * 0.5 * 2.0 * kChunkParameterBytes);
   CHECK(reduce.latency_ns == clustersim::sim::Time::from_seconds(nvlink_latency_s).ns());
   // A bucket of a quarter moves a quarter.
   CHECK(lower_task_alone(in, grad_reduce_comm(plan, chunk, 0.25), 0).bytes == 0.25 * reduce.bytes);

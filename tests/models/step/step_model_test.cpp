@@ -220,8 +220,8 @@ TEST_CASE("step model: FSDP exposes one unit's gather per pass, and without over
 TEST_CASE("step model: DP communication is the time its buckets ran, not the sum of their spans") {
   // The built-in default layout: Llama 3 70B on 256 H100, TP 8 x PP 4 x DP 8, ZeRO-1. A middle
   // stage holds 20 layers of 855,654,400 parameters / 8 tensor ranks: 4,278,272,000 bf16 bytes,
-  // reduce-scattered in 20 per-layer buckets that share the stage's port during the last
-  // backward, and all-gathered once under the next step. The buckets run one after another in
+  // whose fp32 gradients (twice the bytes) are reduce-scattered in 20 per-layer buckets that
+  // share the stage's port during the last backward, and all-gathered once under the next step. The buckets run one after another in
   // effect, so the union of their intervals is the closed form RS + AG of the stage's bytes, while
   // the sum of their spans (each stretched by the others sharing the port) is several times that.
   StepInputs in;
@@ -233,7 +233,7 @@ TEST_CASE("step model: DP communication is the time its buckets ran, not the sum
   in.comm = default_comm_profile(in.cluster);
   const double bytes = 2.0 * 20.0 * 855654400.0 / 8.0;
   const CommGroup dp{.ranks = 8, .ranks_per_node = 1};
-  const double closed_form = collective_time_s(CollectiveOp::reduce_scatter, bytes, dp, in.cluster, in.comm) +
+  const double closed_form = collective_time_s(CollectiveOp::reduce_scatter, 2.0 * bytes, dp, in.cluster, in.comm) +
                              collective_time_s(CollectiveOp::all_gather, bytes, dp, in.cluster, in.comm);
   const StepSimulation sim = simulate_step(in);
   for (const std::size_t stage : {1u, 2u}) {
