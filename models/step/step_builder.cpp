@@ -227,29 +227,25 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
   // ZeRO-3's prefetched gathers and overlapped reductions run beside the compute; the next pass
   // waits for them. (The last unit's compute, which waits for the last gather, is not held
   // apart: a network-bound pass ends one unit's compute early.)
-  const double beside_s = ref.forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s;
-  TaskId beside = none;
-  if (beside_s > 0.0) {
-    const FlowSpan traffic = comm(beside_s, res.network, label, TaskKind::dp_comm,
-                                  [&] { return dp_beside_comm(plan_, chunk, ref.forward); });
-    if (traffic.first != none) {
-      after_start(traffic.first);
-      beside = traffic.last;
-    }
-  }
+  // Traffic that starts with the pass and runs beside its compute: its span, or none.
+  const auto beside_compute = [&](double seconds, ResourceId resource, TaskKind kind, auto&& parts) {
+    if (!(seconds > 0.0)) return FlowSpan{none, none};
+    const FlowSpan span = comm(seconds, resource, label, kind, parts);
+    if (span.first == none) return FlowSpan{none, none};
+    after_start(span.first);
+    return span;
+  };
+  const TaskId beside =
+      beside_compute(ref.forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s, res.network,
+                     TaskKind::dp_comm, [&] { return dp_beside_comm(plan_, chunk, ref.forward); })
+          .last;
   const std::int64_t pieces = bucketed ? std::max<std::int64_t>(1, chunk.layers) : 1;
   // With TP overlap, the collectives' hidden share runs on NVLink beside the compute.
-  const double tp_hidden_s = ref.forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s;
-  TaskId tp_hidden = none;
-  if (tp_hidden_s > 0.0) {
-    const FlowSpan hidden = comm(tp_hidden_s, res.nvlink, label, TaskKind::tp_comm,
-                                 [&] { return tp_hidden_comm(plan_, chunk, ref.forward); });
-    if (hidden.first != none) {
-      after_start(hidden.first);
-      tp_hidden = hidden.last;
-      tasks.tp_hidden = hidden.first;
-    }
-  }
+  const FlowSpan hidden =
+      beside_compute(ref.forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s, res.nvlink,
+                     TaskKind::tp_comm, [&] { return tp_hidden_comm(plan_, chunk, ref.forward); });
+  const TaskId tp_hidden = hidden.last;
+  if (hidden.first != none) tasks.tp_hidden = hidden.first;
   // Under the analytic fidelity a pass of one piece is one task with its tensor-parallel time.
   const bool fused = !lower_comm_ && !bucketed && tp_hidden == none && tp_s > 0.0;
   TaskId previous = none;
