@@ -13,6 +13,7 @@
 #include "calibration/input_error.hpp"
 #include "calibration/input_file.hpp"
 #include "calibration/nccl_tests_log.hpp"
+#include "models/compute/transformer_costs.hpp"
 
 namespace clustersim::calibration {
 namespace {
@@ -145,6 +146,13 @@ void read_attention(const Record& r, BenchRecords& out) {
   if (s.dtype != "bf16" && s.dtype != "fp16") r.fail("dtype", "attention efficiency is against the bf16 peak: bf16 or fp16");
   if (!r.has("tflops")) r.fail("tflops", "is required");
   s.tflops = r.positive_number("tflops");
+  if (r.has("batch") && r.has("seq") && r.has("heads") && r.has("head_dim")) {
+    const auto b = static_cast<double>(r.positive_integer("batch")), seq = static_cast<double>(r.positive_integer("seq"));
+    const auto h = static_cast<double>(r.positive_integer("heads")), d = static_cast<double>(r.positive_integer("head_dim"));
+    const bool causal = !r.has("causal") || r.boolean("causal");
+    s.call_flops = 4.0 * b * h * seq * seq * d * (causal ? models::kCausalFraction : 1.0) * (1.0 + models::kFlashBackwardFactor);
+  }
+  if (r.text("kernel").find("cudnn") != std::string::npos) s.kernel = models::AttentionKernel::cudnn;
   out.attention.push_back(std::move(s));
 }
 

@@ -77,7 +77,8 @@ class ProfileBuilder {
     }
     auto& c = out_.profile.compute;
     for (auto* s : {&c.gemm_max_efficiency_bf16, &c.gemm_max_efficiency_fp8, &c.k_half, &c.attention_efficiency,
-                    &c.hbm_efficiency, &c.launch_overhead_s, &c.sustained_clock_ratio}) {
+                    &c.hbm_efficiency, &c.launch_overhead_s, &c.sustained_clock_ratio, &c.attention_half_work_flops,
+                    &c.attention_cudnn_efficiency, &c.attention_cudnn_half_work_flops}) {
       s->source = std::string(kBuiltIn) + s->source;
     }
     for (auto* s : {&c.sm_count, &c.tile_m, &c.tile_n}) s->source = std::string(kBuiltIn) + s->source;
@@ -149,20 +150,77 @@ class ProfileBuilder {
                                       "copies in {} / datasheet {:.0f} GB/s",
                                       best, used, in.membw_from.text(), gpu_.hbm_bytes_per_s / 1e9)};
     }
-    if (!in.attention.empty()) {
-      double sum = 0.0;
-      for (const auto& s : in.attention) sum += s.tflops;
-      const double mean = sum / static_cast<double>(in.attention.size());
-      c.attention_efficiency = {mean * 1e12 / gpu_.bf16_flops_per_s,
-                                fmt::format("measured: mean attention {:.1f} TF/s of {} runs in {} / bf16 peak {:.0f} TF/s",
-                                            mean, in.attention.size(), in.attention_from.text(),
-                                            gpu_.bf16_flops_per_s / 1e12)};
-    }
+    if (!in.attention.empty()) fit_attention(in);
   }
 
  private:
   void set_ci(const std::string& pointer, double lo, double hi) {
     if (std::isfinite(lo) && std::isfinite(hi)) out_.profile.ci95[pointer] = {lo, hi};
+  }
+
+  // Each kernel's runs fit its own curve. Runs that give their shape fit the plateau and the
+  // half-work point of models::attention_sustained_efficiency (relative least squares: for each
+  // half-work point on a fine geometric grid the plateau is the geometric mean, and the grid point
+  // of least residual wins); without two distinct call sizes the plateau is the mean and the
+  // half-work point keeps its built-in value.
+  void fit_attention(const RawInputs& in) {
+    auto& c = out_.profile.compute;
+    for (const auto kernel : {models::AttentionKernel::flash2, models::AttentionKernel::cudnn}) {
+      std::vector<AttentionSample> runs;
+      for (const auto& s : in.attention)
+        if (s.kernel == kernel) runs.push_back(s);
+      if (runs.empty()) continue;
+      const bool cudnn = kernel == models::AttentionKernel::cudnn;
+      fit_attention_kernel(runs, in.attention_from.text(), cudnn ? "cuDNN fused attention" : "FlashAttention-2",
+                           cudnn ? c.attention_cudnn_efficiency : c.attention_efficiency,
+                           cudnn ? c.attention_cudnn_half_work_flops : c.attention_half_work_flops);
+    }
+  }
+
+  void fit_attention_kernel(const std::vector<AttentionSample>& runs, const std::string& from, std::string_view kernel,
+                            models::Sourced<double>& plateau_out, models::Sourced<double>& half_out) {
+    const double peak = gpu_.bf16_flops_per_s;
+    std::vector<AttentionSample> shaped;
+    std::set<double> sizes;
+    for (const auto& s : runs) {
+      if (s.call_flops > 0.0) {
+        shaped.push_back(s);
+        sizes.insert(s.call_flops);
+      }
+    }
+    if (sizes.size() < 2) {
+      double sum = 0.0;
+      for (const auto& s : runs) sum += s.tflops;
+      const double mean = sum / static_cast<double>(runs.size());
+      plateau_out = {mean * 1e12 / peak, fmt::format("measured: {}, mean {:.1f} TF/s of {} runs in {} / bf16 peak {:.0f} TF/s",
+                                                     kernel, mean, runs.size(), from, peak / 1e12)};
+      return;
+    }
+    struct Best {
+      double rms = std::numeric_limits<double>::infinity(), half = 0.0, plateau = 0.0;
+    } best;
+    for (int i = 0; i <= 4000; ++i) {
+      const double half = i == 0 ? 0.0 : 1e8 * std::pow(10.0, 5.0 * static_cast<double>(i) / 4000.0);  // 0, 0.1 G .. 10 T
+      double log_sum = 0.0;
+      for (const auto& s : shaped) log_sum += std::log(s.tflops * 1e12 / peak * (s.call_flops + half) / s.call_flops);
+      const double plateau = std::exp(log_sum / static_cast<double>(shaped.size()));
+      double sq = 0.0;
+      for (const auto& s : shaped) {
+        const double predicted = plateau * s.call_flops / (s.call_flops + half) * peak / 1e12;
+        sq += (predicted / s.tflops - 1.0) * (predicted / s.tflops - 1.0);
+      }
+      const double rms = std::sqrt(sq / static_cast<double>(shaped.size()));
+      if (rms < best.rms) best = {rms, half, plateau};
+    }
+    const std::string how = fmt::format(
+        "fit: {} = plateau x W / (W + W_half) over {} runs with their shape in {} (W: executed FLOPs of the "
+        "forward + backward call), rms {:.1f}%",
+        kernel, shaped.size(), from, 100.0 * best.rms);
+    plateau_out = {best.plateau, how};
+    half_out = {best.half, how};
+    if (shaped.size() < runs.size())
+      out_.notes.push_back(fmt::format("attention ({}): {} runs without their shape (batch, seq, heads, head_dim) are not fitted",
+                                       kernel, runs.size() - shaped.size()));
   }
 
   void fit_gemm_samples(const RawInputs& in) {

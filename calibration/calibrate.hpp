@@ -14,8 +14,9 @@
 ///   otherwise held at the built-in value (the source says so); one-rank logs (one GPU) take part
 ///   with zero steps, so a single GPU's logs alone give the launch latency as their mean alpha;
 /// - GEMM e_max and k_half from gemm_fit; SM count from a device record; hbm_efficiency from the
-///   best membw copy rate (>= 64 MiB) / datasheet HBM bandwidth; attention_efficiency from the
-///   mean attention TFLOP/s / bf16 peak;
+///   best membw copy rate (>= 64 MiB) / datasheet HBM bandwidth; each attention kernel's
+///   plateau and half-work point fitted to its runs by call size (FlashAttention-2 and cuDNN
+///   apart), or the mean TFLOP/s / bf16 peak of runs that do not give their shape;
 /// - the overlap constants from overlap_bench records (overlap_fit.hpp), into the profile's
 ///   "overlap" section, which is written only when there are such records.
 /// Every constant without inputs keeps the built-in value (models::default_compute_profile,

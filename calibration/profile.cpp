@@ -34,6 +34,8 @@ struct DoubleField {
   std::string_view name;
   models::Sourced<double> models::ComputeProfile::*member;
   double if_missing = kNaN;  // added after version 1 was first written: a missing one takes this
+  std::string_view missing_means{};  // and this source
+  std::string_view missing_copies{};  // or the value of this earlier field
 };
 struct IntField {
   std::string_view name;
@@ -52,8 +54,15 @@ constexpr std::array kComputeDoubles{
     DoubleField{"attention_efficiency", &models::ComputeProfile::attention_efficiency},
     DoubleField{"hbm_efficiency", &models::ComputeProfile::hbm_efficiency},
     DoubleField{"launch_overhead_s", &models::ComputeProfile::launch_overhead_s},
-    // Older profiles say nothing of the clock: their constants are taken as the clock they run at.
-    DoubleField{"sustained_clock_ratio", &models::ComputeProfile::sustained_clock_ratio, 1.0},
+    DoubleField{"sustained_clock_ratio", &models::ComputeProfile::sustained_clock_ratio, 1.0,
+                "not in the profile: the constants are taken at the clock they run at"},
+    DoubleField{"attention_half_work_flops", &models::ComputeProfile::attention_half_work_flops, 0.0,
+                "not in the profile: attention runs at one efficiency whatever the size of the call"},
+    // Profiles written before attention was told apart by kernel measured one kernel.
+    DoubleField{"attention_cudnn_efficiency", &models::ComputeProfile::attention_cudnn_efficiency, kNaN,
+                "not in the profile: as FlashAttention-2 (attention_efficiency)", "attention_efficiency"},
+    DoubleField{"attention_cudnn_half_work_flops", &models::ComputeProfile::attention_cudnn_half_work_flops, kNaN,
+                "not in the profile: as FlashAttention-2 (attention_half_work_flops)", "attention_half_work_flops"},
 };
 constexpr std::array kComputeInts{
     IntField{"sm_count", &models::ComputeProfile::sm_count},
@@ -299,7 +308,13 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
   for (const auto& f : kComputeDoubles) {
     const std::string pointer = "/compute/" + std::string(f.name);
     if (!std::isnan(f.if_missing) && !compute.contains(f.name)) {
-      p.compute.*f.member = {f.if_missing, "not in the profile: the constants are taken at the clock they run at"};
+      p.compute.*f.member = {f.if_missing, std::string(f.missing_means)};
+      continue;
+    }
+    if (!f.missing_copies.empty() && !compute.contains(f.name)) {
+      const auto copied = std::find_if(kComputeDoubles.begin(), kComputeDoubles.end(),
+                                       [&](const DoubleField& g) { return g.name == f.missing_copies; });
+      p.compute.*f.member = {(p.compute.*(copied->member)).value, std::string(f.missing_means)};
       continue;
     }
     const auto [value, from] = r.constant(r.member(compute, "/compute", f.name), pointer, p);
@@ -315,10 +330,16 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
     p.compute.*f.member = {static_cast<int>(count), from};
   }
   for (const std::string_view positive :
-       {"gemm_max_efficiency_bf16", "attention_efficiency", "hbm_efficiency", "k_half", "sustained_clock_ratio"}) {
+       {"gemm_max_efficiency_bf16", "attention_efficiency", "attention_cudnn_efficiency", "hbm_efficiency", "k_half",
+        "sustained_clock_ratio"}) {
     const auto it = std::find_if(kComputeDoubles.begin(), kComputeDoubles.end(),
                                  [&](const DoubleField& f) { return f.name == positive; });
     if (!((p.compute.*(it->member)).value > 0.0)) r.fail("/compute/" + std::string(positive) + "/value", "must be > 0");
+  }
+  for (const std::string_view non_negative : {"attention_half_work_flops", "attention_cudnn_half_work_flops"}) {
+    const auto it = std::find_if(kComputeDoubles.begin(), kComputeDoubles.end(),
+                                 [&](const DoubleField& f) { return f.name == non_negative; });
+    if ((p.compute.*(it->member)).value < 0.0) r.fail("/compute/" + std::string(non_negative) + "/value", "must be >= 0");
   }
 
   p.overlap_section = root.contains("overlap");

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "models/spec/framework.hpp"
 #include "models/spec/layout_rules.hpp"
 #include "scenarios/sweep_configs.hpp"
 
@@ -134,6 +135,18 @@ Field enumeration(std::string_view key, Access access, std::array<std::string_vi
               if (names[i] == std::get<std::string>(v)) access(s) = static_cast<E>(i);
             }
           }};
+}
+
+// A key whose default is the choice of training.framework's parameter set (models/spec/framework.hpp).
+template <class Access, class T>
+Field from_framework(Field field, Access access, models::FrameworkChoice<T> models::FrameworkParameters::*choice) {
+  field.default_kind = DefaultKind::derived;
+  field.derived_from = "training.framework's parameter set";
+  field.derive = [access, choice](Scenario& s) -> std::optional<std::string> {
+    access(s) = (models::framework_parameters(s.training.framework).*choice).value;
+    return std::nullopt;
+  };
+  return field;
 }
 
 // sweep.configs: the JSON text of the array is the value; scenarios/sweep_configs.hpp checks it.
@@ -369,6 +382,7 @@ std::vector<Section> run_sections() {
 
 std::vector<Section> build_sections() {
   using models::ClusterSpec;
+  using models::FrameworkParameters;
   using models::GpuSpec;
   using models::ParallelismSpec;
   using models::TrainingSpec;
@@ -512,10 +526,12 @@ std::vector<Section> build_sections() {
                           Bounds{.min = 0, .max = 3},
                           "ZeRO stage: 0 plain DP, 1 optimizer state, 2 + gradients, "
                           "3 + parameters sharded"),
-                  enumeration("sharding", member(parallelism, &ParallelismSpec::sharding),
-                              std::array<std::string_view, 4>{"fsdp2", "fsdp1", "megatron_fsdp",
-                                                              "deepspeed_zero3_2021"},
-                              "ZeRO-3: the framework's parameter set (unit, prefetch, dtypes)"),
+                  from_framework(enumeration("sharding", member(parallelism, &ParallelismSpec::sharding),
+                                             std::array<std::string_view, 4>{"fsdp2", "fsdp1", "megatron_fsdp",
+                                                                             "deepspeed_zero3_2021"},
+                                             "ZeRO-3: the sharding implementation's parameter set (unit, prefetch, "
+                                             "dtypes)"),
+                                 member(parallelism, &ParallelismSpec::sharding), &FrameworkParameters::sharding),
                   integer("shard_group", member(parallelism, &ParallelismSpec::shard_group), count,
                           non_negative,
                           "ZeRO-3 hybrid sharding: shard inside groups of this many DP ranks, "
@@ -535,24 +551,33 @@ std::vector<Section> build_sections() {
             enumeration("precision", member(training, &TrainingSpec::precision),
                         std::array<std::string_view, 2>{"bf16", "fp8"},
                         "tensor-core precision of the matmuls"),
+            enumeration("framework", member(training, &TrainingSpec::framework),
+                        std::array<std::string_view, 5>{"megatron-core", "megatron-lm", "megatron-deepspeed",
+                                                        "torchtitan", "llm-foundry"},
+                        "what runs the job: its parameter set gives attention, elementwise, grad_dtype and "
+                        "parallelism.sharding unless the scenario writes them (`clustersim explain` lists them)"),
             enumeration("recompute", member(training, &TrainingSpec::recompute),
                         std::array<std::string_view, 3>{"none", "selective", "full"},
                         "activation recomputation"),
-            enumeration("attention", member(training, &TrainingSpec::attention),
-                        std::array<std::string_view, 2>{"flash", "unfused"},
-                        "attention kernel: fused (FlashAttention), or unfused with s x s scores "
-                        "in HBM (Megatron-LM before 2023)"),
-            enumeration("elementwise", member(training, &TrainingSpec::elementwise),
-                        std::array<std::string_view, 2>{"fused", "eager"},
-                        "norm, residual, activation and RoPE kernels: fused (Megatron-LM, "
-                        "Transformer Engine, torch.compile) or eager (one PyTorch op per kernel)"),
+            from_framework(enumeration("attention", member(training, &TrainingSpec::attention),
+                                       std::array<std::string_view, 3>{"cudnn", "flash2", "unfused"},
+                                       "attention kernel: cudnn (cuDNN fused attention, Transformer Engine), "
+                                       "flash2 (FlashAttention-2), or unfused with s x s scores in HBM "
+                                       "(Megatron-LM before 2023)"),
+                           member(training, &TrainingSpec::attention), &FrameworkParameters::attention),
+            from_framework(enumeration("elementwise", member(training, &TrainingSpec::elementwise),
+                                       std::array<std::string_view, 2>{"fused", "eager"},
+                                       "norm, residual, activation and RoPE kernels: fused (Megatron-LM, "
+                                       "Transformer Engine, torch.compile) or eager (one PyTorch op per kernel)"),
+                           member(training, &TrainingSpec::elementwise), &FrameworkParameters::elementwise),
             enumeration("schedule", member(training, &TrainingSpec::schedule),
                         std::array<std::string_view, 3>{"gpipe", "1f1b", "interleaved"},
                         "pipeline schedule"),
-            enumeration("grad_dtype", member(training, &TrainingSpec::grad_dtype),
-                        std::array<std::string_view, 2>{"fp32", "bf16"},
-                        "gradient buffer of ZeRO 0-2: fp32 (Megatron-LM main_grad) or bf16 "
-                        "(NeMo grad_sync_dtype bf16); ZeRO-3 uses its framework's reduce dtype"),
+            from_framework(enumeration("grad_dtype", member(training, &TrainingSpec::grad_dtype),
+                                       std::array<std::string_view, 2>{"fp32", "bf16"},
+                                       "gradient buffer of ZeRO 0-2: fp32 (Megatron-LM main_grad) or bf16 "
+                                       "(NeMo grad_sync_dtype bf16); ZeRO-3 uses its sharding's reduce dtype"),
+                           member(training, &TrainingSpec::grad_dtype), &FrameworkParameters::grad_dtype),
             number("tokens", member(training, &TrainingSpec::tokens), tokens, positive,
                    "training budget, for time-to-train"),
             boolean("overlap_grad_reduce", member(training, &TrainingSpec::overlap_grad_reduce),

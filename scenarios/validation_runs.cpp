@@ -358,19 +358,34 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     assumed.emplace_back(family.recompute.reason);
   }
   t.schedule = p.vp > 1 ? models::Schedule::interleaved : models::Schedule::one_f_one_b;
-  t.attention = family.attention.value;
-  if (t.attention != models::AttentionKernel::flash) assumed.emplace_back(family.attention.reason);
+  // The framework's parameter set, then what the family or the row says otherwise.
+  t.framework = family.framework.value;
+  assumed.emplace_back(family.framework.reason);
+  const models::FrameworkParameters& set = models::framework_parameters(t.framework);
+  t.attention = set.attention.value;
+  assumed.push_back(fmt::format("attention={}: {}", models::attention_kernel_name(t.attention), set.attention.source));
   const bool compiled = contains(notes, "compile") && !contains(notes, "no compile");
-  t.elementwise = compiled ? models::ElementwiseKernels::fused : family.elementwise.value;
-  if (t.elementwise != models::ElementwiseKernels::fused) assumed.emplace_back(family.elementwise.reason);
+  t.elementwise = compiled ? models::ElementwiseKernels::fused : set.elementwise.value;
+  if (t.elementwise != models::ElementwiseKernels::fused) {
+    assumed.push_back(fmt::format("elementwise=eager: {}", set.elementwise.source));
+  }
   if (p.zero >= 3) {
-    p.sharding = family.sharding.value;
-    if (p.dp * p.cp > 1) assumed.emplace_back(family.sharding.reason);
+    p.sharding = family.sharding ? family.sharding->value : set.sharding.value;
+    if (p.dp * p.cp > 1) {
+      assumed.push_back(family.sharding ? std::string(family.sharding->reason)
+                                        : fmt::format("sharding={}: {}", models::sharding_name(p.sharding),
+                                                      set.sharding.source));
+    }
     t.overlap_param_gather = t.overlap_grad_reduce = family.zero3_overlap.value;
     if (!family.zero3_overlap.value && p.dp * p.cp > 1) assumed.emplace_back(family.zero3_overlap.reason);
   } else {
-    t.grad_dtype = family.grad_dtype.value;
-    if (!family.grad_dtype.reason.empty()) assumed.emplace_back(family.grad_dtype.reason);
+    t.grad_dtype = family.grad_dtype ? family.grad_dtype->value : set.grad_dtype.value;
+    if (p.dp * p.cp > 1) {
+      assumed.push_back(family.grad_dtype ? std::string(family.grad_dtype->reason)
+                                          : fmt::format("grad_dtype={}: {}", t.grad_dtype == models::GradDtype::fp32
+                                                                                 ? "fp32" : "bf16",
+                                                        set.grad_dtype.source));
+    }
     t.overlap_grad_reduce = family.overlap_grad_reduce.value;
     if (!t.overlap_grad_reduce && p.dp * p.cp > 1) assumed.emplace_back(family.overlap_grad_reduce.reason);
   }

@@ -7,7 +7,7 @@
 namespace clustersim::scenarios {
 namespace {
 
-using models::AttentionKernel;
+using models::Framework;
 using models::Recompute;
 
 constexpr FamilyDefault<FlopCount> model_flops{
@@ -52,18 +52,16 @@ constexpr std::array families{
         .overlap_grad_reduce = {false, "gradient all-reduce after the backward pass: Megatron-LM "
                                        "2021's default local DDP did not overlap it"},
         .seq_len = no_seq_len,
-        .attention = {AttentionKernel::unfused,
-                      "attention=unfused: the s x s scores go through HBM (batched GEMMs, fused "
-                      "softmax, dropout); FlashAttention appeared in 2022 (Dao et al., NeurIPS "
-                      "2022) and Megatron-LM adopted it in 2023"},
+        .framework = {Framework::megatron_lm,
+                       "framework=megatron-lm: Megatron-LM as of 2021 (the paper's own code, before Megatron-Core); its ZeRO-3 rows ran DeepSpeed (sharding below)"},
         .zero3_overlap = {false, "ZeRO-3 gathers and reduce-scatters block the compute: DeepSpeed "
                                  "ZeRO-3 as run in 2021, whose poor scaling Narayanan et al. 2021 "
                                  "section 5.2 attributes to its communication"},
-        .sharding = {models::ShardingFramework::deepspeed_zero3_2021,
+        .sharding = FamilyDefault<models::ShardingFramework>{models::ShardingFramework::deepspeed_zero3_2021,
                      "sharding=deepspeed_zero3_2021: the paper compares against DeepSpeed ZeRO-3 as "
                      "of 2021"},
         .dropout = megatron_dropout,
-        .grad_dtype = {models::GradDtype::bf16,
+        .grad_dtype = FamilyDefault<models::GradDtype>{models::GradDtype::bf16,
                        "grad_dtype=16-bit: the runs trained in 16-bit mixed precision, and Megatron-LM reduces "
                        "16-bit gradients unless --accumulate-allreduce-grads-in-fp32 is given (megatron/arguments.py "
                        "forces fp32 for bf16 only)"}},
@@ -76,10 +74,8 @@ constexpr std::array families{
         .sp = {SpDefault::off, "sp=off assumed"},
         .overlap_grad_reduce = overlapped,
         .seq_len = no_seq_len,
-        .attention = {AttentionKernel::unfused,
-                      "attention=unfused: the paper's 5as/h activation term is the stored s x s "
-                      "score matrix; FlashAttention appeared in 2022 (Dao et al., NeurIPS 2022) and "
-                      "Megatron-LM adopted it in 2023"},
+        .framework = {Framework::megatron_lm,
+                       "framework=megatron-lm: Megatron-LM as of 2022, the paper's own code"},
         .dropout = megatron_dropout},
     SourceFamily{
         .name = "Megatron-Core 2024",
@@ -91,6 +87,8 @@ constexpr std::array families{
                                    "parallelism"},
         .overlap_grad_reduce = overlapped,
         .seq_len = no_seq_len,
+        .framework = {Framework::megatron_core,
+                       "framework=megatron-core: Megatron-LM on Megatron-Core with Transformer Engine, the source's own"},
         .dropout = {0.1, "dropout=0.1 assumed: Megatron-LM's default --hidden-dropout and "
                          "--attention-dropout (the GPT runs do not state it)"}},
     SourceFamily{
@@ -105,6 +103,8 @@ constexpr std::array families{
                                    "with sequence parallelism"},
         .overlap_grad_reduce = overlapped,
         .seq_len = no_seq_len,
+        .framework = {Framework::megatron_core,
+                       "framework=megatron-core assumed: Meta's training stack is not public; the paper describes Megatron-style 4D parallelism with fused kernels, taken as Megatron-Core's parameter set"},
         .dropout = no_dropout},
     SourceFamily{.name = "NeMo long-seq 2024",
                  .needle = "performance_long_sequence",
@@ -114,6 +114,8 @@ constexpr std::array families{
                  .sp = sp_with_tp,
                  .overlap_grad_reduce = overlapped,
                  .seq_len = no_seq_len,
+        .framework = {Framework::megatron_core,
+                       "framework=megatron-core: NeMo runs Megatron-Core with Transformer Engine"},
         .dropout = no_dropout},
     SourceFamily{.name = "NeMo 24.07",
                  .needle = "performance_summary.md",
@@ -123,6 +125,8 @@ constexpr std::array families{
                  .sp = sp_with_tp,
                  .overlap_grad_reduce = overlapped,
                  .seq_len = no_seq_len,
+        .framework = {Framework::megatron_core,
+                       "framework=megatron-core: NeMo runs Megatron-Core with Transformer Engine"},
         .dropout = {0.1, "dropout=0.1: NeMo's GPT-3 configurations set hidden_dropout 0.1 and keep "
                          "attention_dropout's default 0.1 (NeMo-Framework-Launcher "
                          "conf/training/gpt3/20b_fp8_performance.yaml)"},
@@ -135,6 +139,8 @@ constexpr std::array families{
                  .sp = sp_with_tp,
                  .overlap_grad_reduce = overlapped,
                  .seq_len = no_seq_len,
+        .framework = {Framework::megatron_core,
+                       "framework=megatron-core: NVIDIA's submission runs NeMo on Megatron-Core with Transformer Engine"},
         .dropout = mlperf_dropout,
         .grad_dtype = nemo_bf16_grads},
     SourceFamily{.name = "BLOOM 2022",
@@ -147,11 +153,9 @@ constexpr std::array families{
                  .sp = {SpDefault::off, "sp=off: Megatron-DeepSpeed 2022 had none"},
                  .overlap_grad_reduce = overlapped,
                  .seq_len = no_seq_len,
-                 .attention = {AttentionKernel::unfused,
-                               "attention=unfused: BLOOM's Megatron-DeepSpeed (2022) used fused "
-                               "scale-mask-softmax kernels without flash attention, which appeared "
-                               "in 2022 (Dao et al., NeurIPS 2022)"},
-        .dropout = {0.1, "dropout=0.1 assumed: Megatron-DeepSpeed's default (not stated)"}},
+                 .framework = {Framework::megatron_deepspeed,
+                                "framework=megatron-deepspeed: BigScience's Megatron-DeepSpeed fork"},
+                 .dropout = {0.1, "dropout=0.1 assumed: Megatron-DeepSpeed's default (not stated)"}},
     SourceFamily{.name = "OPT 2022",
                  .needle = "OPT paper",
                  .tflops_count = model_flops,
@@ -160,6 +164,10 @@ constexpr std::array families{
                  .sp = sp_with_tp,
                  .overlap_grad_reduce = overlapped,
                  .seq_len = no_seq_len,
+        .framework = {Framework::megatron_lm,
+                       "framework=megatron-lm: metaseq runs Megatron-LM's model-parallel layers (with FairScale FSDP: sharding below)"},
+        .sharding = FamilyDefault<models::ShardingFramework>{models::ShardingFramework::fsdp1,
+            "sharding=fsdp1: FairScale FSDP, the design PyTorch FSDP1 took up"},
         .dropout = {0.1, "dropout=0.1: the OPT paper (Zhang et al. 2022, section 2.2) trains with "
                          "dropout 0.1"}},
     SourceFamily{.name = "torchtitan",
@@ -181,16 +189,13 @@ constexpr std::array families{
                  .unstated_vp = {2, "vp=2: torchtitan's looped schedules (Interleaved1F1B) run 2 stages per rank "
                                     "when no split points are given (torchtitan/parallelisms/pipelining_utils.py "
                                     "@9dec370)"},
-                 .elementwise = {models::ElementwiseKernels::eager,
-                                 "elementwise=eager: torchtitan runs plain PyTorch ops unless "
-                                 "torch.compile is on (off by default; the row does not say it "
-                                 "was)"},
+                 .framework = {Framework::torchtitan,
+                                "framework=torchtitan: the source's own"},
                  .fp8_recipe = "fp8: torchao Float8Linear on the linear layers, dynamic tensorwise scaling unless a "
                                "recipe is named (torchtitan @9dec370, of the Dec 2024 runs, also leaves the output "
                                "projection in bf16); simulated as every GEMM at the fp8 rate with Transformer Engine's "
                                "casts, and a float8 FSDP all-gather (enable_fsdp_float8_all_gather) is not expressed: "
                                "parameters are gathered in bf16",
-                 .sharding = {models::ShardingFramework::fsdp2, "sharding=fsdp2: torchtitan's FSDP2"},
         .dropout = no_dropout},
     SourceFamily{.name = "NeMo Automodel 2025",
                  .needle = "Automodel",
@@ -200,6 +205,8 @@ constexpr std::array families{
                  .sp = sp_with_tp,
                  .overlap_grad_reduce = overlapped,
                  .seq_len = no_seq_len,
+        .framework = {Framework::torchtitan,
+                       "framework=torchtitan assumed: NeMo Automodel is PyTorch-native (FSDP2, DTensor), taken as torchtitan's parameter set"},
         .dropout = no_dropout},
 };
 
@@ -211,7 +218,9 @@ constexpr SourceFamily other{.name = "other",
                              .recompute = no_recompute,
                              .sp = sp_with_tp,
                              .overlap_grad_reduce = overlapped,
-                             .seq_len = no_seq_len};
+                             .seq_len = no_seq_len,
+                             .framework = {Framework::megatron_core,
+                                           "framework=megatron-core assumed: unknown publication"}};
 
 }  // namespace
 

@@ -9,9 +9,10 @@
 /// papers and READMEs named in each row.
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
-#include "models/spec/parallelism_spec.hpp"
+#include "models/spec/framework.hpp"
 
 namespace clustersim::scenarios {
 
@@ -51,24 +52,26 @@ struct SourceFamily {
   FamilyDefault<std::int64_t> unstated_vp{
       2, "the source interleaves its pipeline with an unstated V: simulated with the smallest, V = 2, which may "
          "overstate the bubble"};
-  FamilyDefault<models::AttentionKernel> attention{models::AttentionKernel::flash, ""};
-  // Elementwise kernels when the row's notes do not say torch.compile was on (which fuses them).
-  FamilyDefault<models::ElementwiseKernels> elementwise{models::ElementwiseKernels::fused, ""};
+  // The framework that ran the family's runs: its parameter set (models/spec/framework.hpp) gives
+  // the attention kernel, the elementwise kernels (fused anyway when a row's notes say
+  // torch.compile was on), the gradient dtype and the ZeRO-3 sharding, unless the family
+  // overrides them below.
+  FamilyDefault<models::Framework> framework{models::Framework::megatron_core,
+                                             "framework=megatron-core assumed: not stated"};
   // ZeRO-3 rows: whether the per-pass parameter all-gathers and gradient reduce-scatters overlap
   // the compute (sets overlap_param_gather and overlap_grad_reduce; replaces the family's
   // overlap_grad_reduce, which describes its non-ZeRO-3 rows).
   FamilyDefault<bool> zero3_overlap{true, ""};
   // fp8 rows: what the family's fp8 recipe does that the scenario does not express ("" if nothing known).
   std::string_view fp8_recipe{};
-  // ZeRO-3 rows: the framework that ran them (models/spec/sharding.hpp).
-  FamilyDefault<models::ShardingFramework> sharding{models::ShardingFramework::fsdp2,
-                                                    "sharding=fsdp2 assumed: PyTorch FSDP2"};
+  // ZeRO-3 rows: a sharding other than the framework's.
+  std::optional<FamilyDefault<models::ShardingFramework>> sharding{};
   // Dropout of the family's GPT-style models; Llama and Nemotron rows train without
   // (dropout_for_model), rows that name an MLPerf configuration take MLPerf's.
   FamilyDefault<double> dropout{0.1, "dropout=0.1 assumed: Megatron-LM's default --hidden-dropout and "
                                      "--attention-dropout"};
-  // ZeRO 0-2 rows: the gradient buffer's dtype.
-  FamilyDefault<models::GradDtype> grad_dtype{models::GradDtype::fp32, ""};
+  // ZeRO 0-2 rows: a gradient buffer dtype other than the framework's.
+  std::optional<FamilyDefault<models::GradDtype>> grad_dtype{};
 };
 
 /// The dropout of a row's model: none for Llama and Nemotron models, MLPerf's for a row whose notes

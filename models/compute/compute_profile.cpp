@@ -43,6 +43,44 @@ void set_gemm_fit(ComputeProfile& p, const GemmFitCopy& fit) {
   p.k_half = {fit.k_half, how};
 }
 
+/// Attention on Hopper, by kernel: cuDNN fused attention (as Transformer Engine runs it) and
+/// FlashAttention-2 (PyTorch's flash backend), causal bf16, head dim 128, fitted by calibrate to
+/// the five runs of each in calibration/measured/h200-2026-11-30/attention_{cudnn,flash2}.jsonl
+/// (cuDNN 205-495 TF/s, FlashAttention-2 129-279 TF/s, rising with the call's work); copied from
+/// the bundled profiles as the GEMM fits are.
+struct AttentionFitCopy {
+  double plateau, half_work_flops;
+};
+constexpr AttentionFitCopy kHopperCudnnAttention{0.5526603454528289, 158033806166.72318};
+constexpr AttentionFitCopy kHopperFlash2Attention{0.29366120992957967, 109647819614.31851};
+
+void set_attention_fits(ComputeProfile& p) {
+  const auto how = [&](std::string_view kernel, std::string_view file) {
+    return fmt::format(
+        "fit (calibration/profiles/{}.json): {}, causal bf16, head dim 128, on one H200 "
+        "(calibration/measured/h200-2026-11-30/{}); the H100 has the same SMs and clocks",
+        p.gpu, kernel, file);
+  };
+  const std::string cudnn = how("cuDNN fused attention", "attention_cudnn.jsonl");
+  const std::string flash2 = how("FlashAttention-2", "attention_flash2.jsonl");
+  p.attention_cudnn_efficiency = {kHopperCudnnAttention.plateau, cudnn};
+  p.attention_cudnn_half_work_flops = {kHopperCudnnAttention.half_work_flops, cudnn};
+  p.attention_efficiency = {kHopperFlash2Attention.plateau, flash2};
+  p.attention_half_work_flops = {kHopperFlash2Attention.half_work_flops, flash2};
+}
+
+/// GPUs whose cuDNN attention is not measured: as their FlashAttention-2.
+void cudnn_as_flash2(ComputeProfile& p) {
+  p.attention_cudnn_efficiency = {p.attention_efficiency.value,
+                                  "not measured: as FlashAttention-2 (attention_efficiency)"};
+  p.attention_cudnn_half_work_flops = {p.attention_half_work_flops.value,
+                                       "not measured: as FlashAttention-2 (attention_half_work_flops)"};
+}
+
+Sourced<double> unmeasured_call_sizes() {
+  return {0.0, "not measured by call size: one efficiency for every attention call"};
+}
+
 Sourced<double> launch_overhead() {
   return {4e-6,
           "assumption: typical CUDA kernel launch latency plus ramp-up/tail of a few microseconds "
@@ -88,11 +126,15 @@ ComputeProfile a100() {
       .k_half = {},
       .sustained_clock_ratio = a100_clock(),
       .attention_efficiency = {179.5 / 312.0, fmt::format("{}; A100 179.5 TF/s at head dim 64", kFlashAttention2)},
+      .attention_half_work_flops = unmeasured_call_sizes(),
+      .attention_cudnn_efficiency = {},  // set below
+      .attention_cudnn_half_work_flops = {},
       .hbm_efficiency = {1.61 / 2.039, fmt::format("{}: A100-80GB 1.61 / 2.039 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("a100-80gb"),
   };
   set_gemm_fit(p, kA100Fit);
+  cudnn_as_flash2(p);
   return p;
 }
 
@@ -106,12 +148,16 @@ ComputeProfile h100() {
       .tile_n = hopper_tile_n(),
       .k_half = {},
       .sustained_clock_ratio = hopper_clock(),
-      .attention_efficiency = {327.9 / 989.0, fmt::format("{}: H100 327.9 TF/s", kFlashAttention2)},
+      .attention_efficiency = {},
+      .attention_half_work_flops = {},
+      .attention_cudnn_efficiency = {},  // set below
+      .attention_cudnn_half_work_flops = {},
       .hbm_efficiency = {2.90 / 3.35, fmt::format("{}: H100 2.90 / 3.35 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("h100-sxm"),
   };
   set_gemm_fit(p, kH100Fit);
+  set_attention_fits(p);
   return p;
 }
 
@@ -125,17 +171,21 @@ ComputeProfile h200() {
       .tile_n = hopper_tile_n(),
       .k_half = {},
       .sustained_clock_ratio = hopper_clock(),
-      .attention_efficiency = {329.3 / 989.0, fmt::format("{}: H200 329.3 TF/s", kFlashAttention2)},
+      .attention_efficiency = {},
+      .attention_half_work_flops = {},
+      .attention_cudnn_efficiency = {},  // set below
+      .attention_cudnn_half_work_flops = {},
       .hbm_efficiency = {4.01 / 4.8, fmt::format("{}: H200 4.01 / 4.8 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("h200-sxm"),
   };
   set_gemm_fit(p, kH200Fit);
+  set_attention_fits(p);
   return p;
 }
 
 ComputeProfile b200() {
-  return {
+  ComputeProfile p{
       .gpu = "b200",
       .gemm_max_efficiency_bf16 = {1745.0 / 2250.0, fmt::format("{}: B200 SXM bf16 1745.0 / 2250 TF/s", kMamf)},
       .gemm_max_efficiency_fp8 = {3432.5 / 4500.0, fmt::format("{}: B200 SXM fp8 e4m3 3432.5 / 4500 TF/s", kMamf)},
@@ -147,14 +197,19 @@ ComputeProfile b200() {
       .attention_efficiency = {373.9 / 2450.0,
                                fmt::format("assumption: no B200 row; the GB200 value of {}: 373.9 / 2450 TF/s",
                                            kFlashAttention2)},
+      .attention_half_work_flops = unmeasured_call_sizes(),
+      .attention_cudnn_efficiency = {},  // set below
+      .attention_cudnn_half_work_flops = {},
       .hbm_efficiency = {4.01 / 4.8, fmt::format("assumption: no B200 row; the H200 value of {}", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("b200"),
   };
+  cudnn_as_flash2(p);
+  return p;
 }
 
 ComputeProfile gb200() {
-  return {
+  ComputeProfile p{
       .gpu = "gb200",
       // Against NVIDIA's 2450/4900 TF/s peaks (measurements.md 4, dgxc), so that e_max x peak gives
       // the measured TF/s when the GPU preset uses them; against ml-engineering's 2500/5000 the
@@ -170,10 +225,15 @@ ComputeProfile gb200() {
       .k_half = blackwell_k_half(),
       .sustained_clock_ratio = blackwell_clock(),
       .attention_efficiency = {373.9 / 2450.0, fmt::format("{}: GB200 373.9 / 2450 TF/s", kFlashAttention2)},
+      .attention_half_work_flops = unmeasured_call_sizes(),
+      .attention_cudnn_efficiency = {},  // set below
+      .attention_cudnn_half_work_flops = {},
       .hbm_efficiency = {4.01 / 4.8, fmt::format("assumption: no GB200 row; the H200 value of {}", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("gb200"),
   };
+  cudnn_as_flash2(p);
+  return p;
 }
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -210,8 +270,12 @@ double gemm_efficiency(const ComputeProfile& profile, Precision precision, int m
   return e_max * profile.sustained_clock_ratio.value * tile_fill * k_fill;
 }
 
-double attention_sustained_efficiency(const ComputeProfile& profile) {
-  return profile.attention_efficiency.value * profile.sustained_clock_ratio.value;
+double attention_sustained_efficiency(const ComputeProfile& profile, AttentionKernel kernel, double call_flops) {
+  const bool cudnn = kernel == AttentionKernel::cudnn;
+  const double plateau = cudnn ? profile.attention_cudnn_efficiency.value : profile.attention_efficiency.value;
+  const double half = cudnn ? profile.attention_cudnn_half_work_flops.value : profile.attention_half_work_flops.value;
+  const double fill = call_flops > 0.0 && half > 0.0 ? call_flops / (call_flops + half) : 1.0;
+  return plateau * fill * profile.sustained_clock_ratio.value;
 }
 
 }  // namespace clustersim::models

@@ -13,8 +13,9 @@
 ///   the choice lowers the fit's rms error from 14 % to 9 %: narrow GEMMs such as Llama 3 70B's
 ///   N = 1280 QKV projection run in smaller tiles, as the library does;
 /// - k_fill = k / (k + k_half): the fixed prologue and epilogue of each tile against its main loop.
-/// Attention kernels run at a fixed fraction of bf16 peak, memory-bound ops at a fixed fraction of
-/// HBM bandwidth, and each kernel pays a fixed launch overhead.
+/// Attention kernels run at a fraction of bf16 peak that rises with the work of the call, W / (W +
+/// W_half), to a plateau; memory-bound ops at a fixed fraction of HBM bandwidth; each kernel pays
+/// a fixed launch overhead.
 /// Units: fractions, SM counts, elements, seconds.
 /// The clock: the GEMM and attention measurements ran for seconds at most, at the clock the GPU
 /// held then (the H200 run read 1875 MHz at 652 W of its 700 W limit); a training run sits at the
@@ -49,7 +50,15 @@ struct ComputeProfile {
   // SM clock held through hours of training at the power limit over the clock of the GEMM and
   // attention measurements the efficiencies were fitted to; scales tensor-core work only.
   Sourced<double> sustained_clock_ratio;
-  Sourced<double> attention_efficiency;  // of bf16 dense peak, executed (causal-halved) FLOPs
+  // FlashAttention-2: of bf16 dense peak, executed (causal-halved) FLOPs, large calls.
+  Sourced<double> attention_efficiency;
+  // Executed FLOPs of one forward + backward attention call at which the kernel reaches half of
+  // attention_efficiency: a small call (few heads and sequences, short sequence) leaves SMs idle
+  // in its causal tail. 0: one efficiency for every call.
+  Sourced<double> attention_half_work_flops;
+  // The same two for cuDNN fused attention (Transformer Engine's kernel on Hopper and later).
+  Sourced<double> attention_cudnn_efficiency;
+  Sourced<double> attention_cudnn_half_work_flops;
   Sourced<double> hbm_efficiency;        // of the datasheet HBM bandwidth
   Sourced<double> launch_overhead_s;     // per kernel
   OverlapInterference overlap;  // what a communication kernel running beside compute takes from it
@@ -66,7 +75,9 @@ double gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t m, std:
 /// Includes the profile's sustained_clock_ratio.
 double gemm_efficiency(const ComputeProfile& profile, Precision precision, int m, int n, int k);
 
-/// Fraction of bf16 peak the attention kernel sustains: attention_efficiency x sustained_clock_ratio.
-double attention_sustained_efficiency(const ComputeProfile& profile);
+/// Fraction of bf16 peak a fused attention kernel (cudnn or flash2) sustains on a call of
+/// `call_flops` executed FLOPs (forward + backward): the kernel's plateau x W / (W + W_half) x
+/// sustained_clock_ratio; a call of unknown size (0) gets the plateau.
+double attention_sustained_efficiency(const ComputeProfile& profile, AttentionKernel kernel, double call_flops);
 
 }  // namespace clustersim::models

@@ -24,6 +24,8 @@ struct Dims {
   double kv_width;     // key (and value) columns on this rank: ceil(g / tp) x head_dim
   double ffn;          // f / tp
   double vocab;        // V / tp
+  double cp_steps;     // attention calls per pass: one per context-parallel ring step
+  AttentionKernel attention;
   double input_bytes;  // GEMM input bytes per element: 1 for fp8, 2 for bf16
   bool swiglu;
   bool eager;          // elementwise ops as plain PyTorch ops (ElementwiseKernels::eager)
@@ -53,6 +55,8 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .kv_width = static_cast<double>(kv_heads_per_rank) * head_dim,
       .ffn = static_cast<double>(model.ffn_hidden) / tp,
       .vocab = static_cast<double>(model.vocab) / tp,
+      .cp_steps = cp,
+      .attention = training.attention,
       .input_bytes = training.precision == Precision::fp8 ? 1.0 : 2.0,
       .swiglu = model.mlp == MlpKind::swiglu,
       .eager = training.elementwise == ElementwiseKernels::eager,
@@ -92,8 +96,11 @@ OpCost attention_forward(const Dims& d) {
   // traffic of a flash kernel (K/V re-reads across query blocks are assumed to hit L2).
   const double q_and_o = 2.0 * d.tokens * d.q_width * kActivationBytes;
   const double k_and_v = 2.0 * d.kv_tokens * d.kv_width * kActivationBytes;
-  return {.name = "attention", .kind = OpKind::attention, .flops = kCausalFraction * full,
-          .model_flops = full, .bytes = q_and_o + k_and_v};
+  const double executed = kCausalFraction * full;
+  const int calls = to_int(d.cp_steps);
+  return {.name = "attention", .kind = OpKind::attention, .flops = executed, .model_flops = full,
+          .bytes = q_and_o + k_and_v, .kernels = calls, .attention_kernel = d.attention,
+          .attention_call_flops = executed * (1.0 + kFlashBackwardFactor) / d.cp_steps};
 }
 
 OpCost attention_backward(const Dims& d) {
@@ -102,7 +109,8 @@ OpCost attention_backward(const Dims& d) {
   // Two kernels: the dO.O row-sum preprocessing and the main backward kernel.
   return {.name = "attention_bwd", .kind = OpKind::attention,
           .flops = kFlashBackwardFactor * fwd.flops, .model_flops = 2.0 * fwd.model_flops,
-          .bytes = 2.0 * fwd.bytes, .kernels = 2};
+          .bytes = 2.0 * fwd.bytes, .kernels = 2 * fwd.kernels, .attention_kernel = fwd.attention_kernel,
+          .attention_call_flops = fwd.attention_call_flops};
 }
 
 /// One batched GEMM of the unfused attention: (b x heads) problems C[m x n] = A[m x k] B[k x n],
@@ -124,7 +132,7 @@ OpCost score_pass(std::string_view name, const Dims& d, double bytes_per_score, 
 }
 
 void add_attention_forward(OpList& ops, const Dims& d, AttentionKernel kernel) {
-  if (kernel == AttentionKernel::flash) {
+  if (kernel != AttentionKernel::unfused) {
     ops.push_back(attention_forward(d));
     return;
   }
@@ -138,7 +146,7 @@ void add_attention_forward(OpList& ops, const Dims& d, AttentionKernel kernel) {
 }
 
 void add_attention_backward(OpList& ops, const Dims& d, AttentionKernel kernel) {
-  if (kernel == AttentionKernel::flash) {
+  if (kernel != AttentionKernel::unfused) {
     ops.push_back(attention_backward(d));
     return;
   }

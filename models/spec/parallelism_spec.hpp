@@ -30,10 +30,21 @@ constexpr std::string_view recompute_name(Recompute r) {
   return "?";
 }
 enum class Precision { bf16, fp8 };
-/// The attention core's kernel: `flash` (FlashAttention and its successors: fused, s x s scores
-/// never reach HBM, causal blocks skipped) or `unfused` (two batched GEMMs around a softmax and a
-/// dropout kernel that materialise the s x s scores, as Megatron-LM did before 2023).
-enum class AttentionKernel { flash, unfused };
+/// The attention core's kernel. The fused kernels keep the s x s scores out of HBM and skip the
+/// causal blocks above the diagonal; they differ in how fast they run (compute_profile.hpp):
+/// `cudnn` (cuDNN fused attention, as Transformer Engine runs it on Hopper and later), `flash2`
+/// (FlashAttention-2: the flash-attn package, or PyTorch's scaled_dot_product_attention flash
+/// backend). `unfused`: two batched GEMMs around a softmax and a dropout kernel that materialise
+/// the s x s scores, as Megatron-LM did before 2023.
+enum class AttentionKernel { cudnn, flash2, unfused };
+constexpr std::string_view attention_kernel_name(AttentionKernel k) {
+  switch (k) {
+    case AttentionKernel::cudnn: return "cudnn";
+    case AttentionKernel::flash2: return "flash2";
+    case AttentionKernel::unfused: return "unfused";
+  }
+  return "?";
+}
 /// The layers' norms, residual adds, activation and rotary embedding: `fused` (Megatron-LM and
 /// Transformer Engine kernels, or torch.compile: one pass over each tensor) or `eager` (plain
 /// PyTorch without torch.compile, as torchtitan runs by default: one kernel per op, fp32 upcasts
@@ -43,6 +54,19 @@ enum class ElementwiseKernels { fused, eager };
 /// reads (ZeRO 0-2; ZeRO-3 takes its framework's reduce dtype): `fp32` (Megatron-LM's default
 /// main_grad buffer) or `bf16` (NeMo's performance configs: optim.grad_sync_dtype bf16).
 enum class GradDtype { fp32, bf16 };
+
+/// The training framework that ran the job (framework.hpp holds each one's parameter set).
+enum class Framework { megatron_core, megatron_lm, megatron_deepspeed, torchtitan, llm_foundry };
+constexpr std::string_view framework_name(Framework f) {
+  switch (f) {
+    case Framework::megatron_core: return "megatron-core";
+    case Framework::megatron_lm: return "megatron-lm";
+    case Framework::megatron_deepspeed: return "megatron-deepspeed";
+    case Framework::torchtitan: return "torchtitan";
+    case Framework::llm_foundry: return "llm-foundry";
+  }
+  return "?";
+}
 
 struct ParallelismSpec {
   std::int64_t tp = 1;
@@ -68,8 +92,10 @@ struct TrainingSpec {
   std::int64_t micro_batch = 1;
   std::int64_t global_batch = 1024;  // sequences per optimizer step
   Precision precision = Precision::bf16;
+  // What ran the job: the defaults of attention, elementwise, grad_dtype and parallelism.sharding.
+  Framework framework = Framework::megatron_core;
   Recompute recompute = Recompute::selective;
-  AttentionKernel attention = AttentionKernel::flash;
+  AttentionKernel attention = AttentionKernel::cudnn;
   ElementwiseKernels elementwise = ElementwiseKernels::fused;
   Schedule schedule = Schedule::one_f_one_b;
   GradDtype grad_dtype = GradDtype::fp32;

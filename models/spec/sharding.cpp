@@ -34,10 +34,12 @@ constexpr std::array kParameterSets{
         .prefetch_depth = 1,
         .reshard_after_forward = true,
         .gather_bytes_per_param = 2,
-        .reduce_bytes_per_param = 2,
+        .reduce_bytes_per_param = 4,
         .source = "Megatron-LM megatron/core/distributed/fsdp (Megatron-FSDP): one bucket per transformer layer, "
-                  "strategy optim_grads_params (parameters resharded), the next layer's bucket prefetched; bf16 "
-                  "gradient reduce-scatter unless --grad-reduce-in-fp32"},
+                  "strategy optim_grads_params (parameters resharded), the next layer's bucket prefetched; fp32 "
+                  "gradient reduce-scatter unless --grad-reduce-in-bf16 (DistributedDataParallelConfig."
+                  "grad_reduce_in_fp32, which megatron/training/arguments.py forces on for bf16 and which DDP and "
+                  "Megatron-FSDP share)"},
     ShardingParameters{
         .framework = ShardingFramework::deepspeed_zero3_2021,
         .unit = ShardingUnit::parameter_tensor,

@@ -64,6 +64,42 @@ TEST_CASE("scenario: absent keys take the struct defaults and dp is derived") {
   CHECK(s.training == models::TrainingSpec{});
 }
 
+TEST_CASE("scenario: training.framework sets the keys the scenario leaves out, and a written key wins") {
+  // torchtitan: FlashAttention-2 through scaled_dot_product_attention, eager PyTorch modules,
+  // FSDP2, fp32 gradient reduction (models/spec/framework.cpp and its sources).
+  const std::string titan = R"({"model": {"preset": "llama3-8b"}, "cluster": {"gpu": "h100-sxm"},
+                                "training": {"framework": "torchtitan"}})";
+  const Scenario t = load_scenario_text(titan, "titan.json");
+  CHECK(t.training.framework == models::Framework::torchtitan);
+  CHECK(t.training.attention == models::AttentionKernel::flash2);
+  CHECK(t.training.elementwise == models::ElementwiseKernels::eager);
+  CHECK(t.parallelism.sharding == models::ShardingFramework::fsdp2);
+  CHECK(t.training.grad_dtype == models::GradDtype::fp32);
+  // llm-foundry: Composer's FSDP1 with bf16 reduction.
+  const Scenario f = load_scenario_text(R"({"model": {"preset": "llama3-8b"}, "cluster": {"gpu": "h100-sxm"},
+                                            "training": {"framework": "llm-foundry"}})",
+                                        "foundry.json");
+  CHECK(f.parallelism.sharding == models::ShardingFramework::fsdp1);
+  CHECK(f.training.grad_dtype == models::GradDtype::bf16);
+  // A key the scenario writes overrides its framework's choice; the rest still follow the set.
+  const Scenario compiled = load_scenario_text(
+      R"({"model": {"preset": "llama3-8b"}, "cluster": {"gpu": "h100-sxm"},
+          "training": {"framework": "torchtitan", "elementwise": "fused"}})",
+      "compiled.json");
+  CHECK(compiled.training.elementwise == models::ElementwiseKernels::fused);
+  CHECK(compiled.training.attention == models::AttentionKernel::flash2);
+  // The default framework is Megatron-Core, whose Transformer Engine runs cuDNN attention.
+  const Scenario m = load_scenario_text(minimal, "minimal.json");
+  CHECK(m.training.framework == models::Framework::megatron_core);
+  CHECK(m.training.attention == models::AttentionKernel::cudnn);
+  CHECK(m.training.elementwise == models::ElementwiseKernels::fused);
+  // What is written reads back the same.
+  CHECK(load_scenario_text(to_json(t), "again.json").training == t.training);
+  CHECK(error_in(R"({"model": {"preset": "llama3-8b"}, "cluster": {"gpu": "h100-sxm"},
+                     "training": {"framework": "deepspeed"}})")
+            .find("/training/framework") != std::string::npos);
+}
+
 TEST_CASE("presets: every GPU and model preset loads with its sourced values") {
   CHECK(gpu_preset_names() ==
         std::vector<std::string>{"a100-80gb", "b200", "gb200", "h100-96gb-500w", "h100-sxm", "h200-sxm"});

@@ -221,9 +221,10 @@ TEST_CASE("validation: pre-2023 Megatron families run unfused attention; their Z
   CHECK(mapped(row).scenario.training.attention == models::AttentionKernel::unfused);
   row.source = kMegatronCore;
   const ValidationCase modern = mapped(row);
-  CHECK(modern.scenario.training.attention == models::AttentionKernel::flash);
+  CHECK(modern.scenario.training.attention == models::AttentionKernel::cudnn);
   CHECK(modern.scenario.training.overlap_param_gather);  // FSDP-style prefetch
-  CHECK_FALSE(mentions(modern, "attention="));
+  CHECK(mentions(modern, "attention=cudnn"));  // Transformer Engine's choice on Hopper
+  CHECK(mentions(modern, "framework=megatron-core"));
 }
 
 // torchtitan's Dec 2024 benchmarks on Grand Teton (benchmarks/llama3_h100_202412_torchtitan.md),

@@ -40,6 +40,7 @@ std::string validation_report_json(const planning::ValidationReport& report) {
     ordered_json row;
     row["id"] = r.run.id;
     row["source"] = r.run.family->name;
+    row["framework"] = models::framework_name(r.run.scenario.training.framework);
     row["predicted_step_time_s"] = r.predicted_step_time_s;
     row["measured_step_time_s"] = r.run.measured.step_time_s;
     row["error"] = r.error;
@@ -83,18 +84,20 @@ std::string validation_report_text(const planning::ValidationReport& report, std
       report.rows.size(), source_name, report.skipped.size());
 
   std::size_t w_id = 2, w_source = 6, w_layout = 6;
+  constexpr std::size_t w_framework = 18;  // "megatron-deepspeed"
   for (const auto& r : report.rows) {
     w_id = std::max(w_id, r.run.id.size());
     w_source = std::max(w_source, r.run.family->name.size());
     w_layout = std::max(w_layout, run_layout(r.run.scenario).size());
   }
-  text += fmt::format("{:<{}}  {:<{}}  {:>5}  {:<{}}  {:>11}  {:>10}  {:>7}  {:<12}  {}\n", "ID", w_id,
-                      "SOURCE", w_source, "GPUS", "LAYOUT", w_layout, "PREDICTED_S", "MEASURED_S",
-                      "ERROR", "BASIS", "NOTE");
+  text += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:>5}  {:<{}}  {:>11}  {:>10}  {:>7}  {:<12}  {}\n", "ID", w_id,
+                      "SOURCE", w_source, "FRAMEWORK", w_framework, "GPUS", "LAYOUT", w_layout, "PREDICTED_S",
+                      "MEASURED_S", "ERROR", "BASIS", "NOTE");
   for (const auto& r : report.rows) {
     std::string line = fmt::format(
-        "{:<{}}  {:<{}}  {:>5}  {:<{}}  {:>11.4g}  {:>10.4g}  {:>7}  {:<12}  {}", r.run.id, w_id,
-        r.run.family->name, w_source, r.run.scenario.cluster.num_gpus, run_layout(r.run.scenario), w_layout,
+        "{:<{}}  {:<{}}  {:<{}}  {:>5}  {:<{}}  {:>11.4g}  {:>10.4g}  {:>7}  {:<12}  {}", r.run.id, w_id,
+        r.run.family->name, w_source, models::framework_name(r.run.scenario.training.framework), w_framework,
+        r.run.scenario.cluster.num_gpus, run_layout(r.run.scenario), w_layout,
         r.predicted_step_time_s, r.run.measured.step_time_s, error_percent(r.error, true),
         scenarios::basis_name(r.run.measured.basis), r.fits_in_memory ? "" : "exceeds HBM");
     line.erase(line.find_last_not_of(' ') + 1);

@@ -14,7 +14,7 @@ namespace {
 constexpr double kGpt3Sbh = 2048.0 * 12288.0;
 
 double gpt3_layer(Recompute recompute, bool sp, bool flash, std::int64_t tp = 8) {
-  const AttentionKernel attention = flash ? AttentionKernel::flash : AttentionKernel::unfused;
+  const AttentionKernel attention = flash ? AttentionKernel::cudnn : AttentionKernel::unfused;
   return activation_bytes_per_layer(
       test::gpt3_175b(), {.tp = tp, .sp = sp},
       {.seq_len = 2048, .micro_batch = 1, .recompute = recompute, .attention = attention});

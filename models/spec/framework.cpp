@@ -1,0 +1,88 @@
+#include "models/spec/framework.hpp"
+
+#include <array>
+#include <stdexcept>
+
+namespace clustersim::models {
+namespace {
+
+constexpr std::string_view kTeAttention =
+    "Transformer Engine's attention backend choice (pytorch/attention/dot_product_attention/utils.py, "
+    "get_attention_backend): FusedAttention (cuDNN) over FlashAttention on sm90 and later, 'for performance "
+    "reasons'; on Ampere FlashAttention-2, which the A100 profile's cuDNN curve stands for";
+constexpr std::string_view kMegatronFusedKernels =
+    "Megatron-LM's fused kernels: fused layer norm, bias-GeLU / SwiGLU, bias-dropout-add and rotary embedding "
+    "(megatron/core/fusions), or Transformer Engine's layers";
+constexpr std::string_view kMegatronFp32Grads =
+    "Megatron-LM reduces gradients in fp32 unless --grad-reduce-in-bf16 (megatron/training/arguments.py: "
+    "accumulate_allreduce_grads_in_fp32 is forced on for bf16)";
+constexpr std::string_view kSdpaFlash =
+    "torch.nn.functional.scaled_dot_product_attention picks its flash backend (FlashAttention-2): cuDNN "
+    "attention is opt-in since PyTorch 2.5.1 (pytorch/pytorch#138522)";
+constexpr std::string_view kEagerModules =
+    "plain PyTorch modules, one kernel per op, unless torch.compile is on (a row or scenario that says so sets "
+    "elementwise=fused)";
+
+constexpr std::array kSets{
+    FrameworkParameters{
+        .framework = Framework::megatron_core,
+        .attention = {AttentionKernel::cudnn, kTeAttention},
+        .elementwise = {ElementwiseKernels::fused, kMegatronFusedKernels},
+        .grad_dtype = {GradDtype::fp32, kMegatronFp32Grads},
+        .sharding = {ShardingFramework::fsdp2,
+                     "Megatron-LM shards parameters with PyTorch FSDP2 under --use-torch-fsdp2; its own Megatron-FSDP "
+                     "(--use-megatron-fsdp) is parallelism.sharding=megatron_fsdp"},
+    },
+    FrameworkParameters{
+        .framework = Framework::megatron_lm,
+        .attention = {AttentionKernel::unfused,
+                      "Megatron-LM before 2023 (CoreAttention: baddbmm, FusedScaleMaskSoftmax, dropout, bmm); "
+                      "FlashAttention appeared in 2022 (Dao et al., NeurIPS 2022) and Megatron-LM adopted it in 2023"},
+        .elementwise = {ElementwiseKernels::fused, kMegatronFusedKernels},
+        .grad_dtype = {GradDtype::fp32, kMegatronFp32Grads},
+        .sharding = {ShardingFramework::fsdp2,
+                     "Megatron-LM had no ZeRO-3 before Megatron-Core: its later --use-torch-fsdp2 stands in"},
+    },
+    FrameworkParameters{
+        .framework = Framework::megatron_deepspeed,
+        .attention = {AttentionKernel::unfused,
+                      "Megatron-DeepSpeed's ParallelAttention runs the unfused core unless --use-flash-attn "
+                      "(megatron/model/transformer.py)"},
+        .elementwise = {ElementwiseKernels::fused, kMegatronFusedKernels},
+        .grad_dtype = {GradDtype::fp32,
+                       "DeepSpeed's bf16 optimizer (runtime/bf16_optimizer.py) accumulates gradients in fp32 "
+                       "buffers and reduces those"},
+        .sharding = {ShardingFramework::deepspeed_zero3_2021,
+                     "DeepSpeed ZeRO stage 3 (runtime/zero/stage3.py); the one DeepSpeed parameter set here is its "
+                     "2021 form, whose gathers were per parameter tensor"},
+    },
+    FrameworkParameters{
+        .framework = Framework::torchtitan,
+        .attention = {AttentionKernel::flash2, kSdpaFlash},
+        .elementwise = {ElementwiseKernels::eager, kEagerModules},
+        .grad_dtype = {GradDtype::fp32,
+                       "torchtitan's mixed_precision_reduce defaults to float32 (torchtitan/config/job_config.py)"},
+        .sharding = {ShardingFramework::fsdp2, "torchtitan shards with FSDP2 (fully_shard per transformer block)"},
+    },
+    FrameworkParameters{
+        .framework = Framework::llm_foundry,
+        .attention = {AttentionKernel::flash2,
+                      "llm-foundry's attn_impl: flash calls the flash-attn package (FlashAttention-2)"},
+        .elementwise = {ElementwiseKernels::eager, kEagerModules},
+        .grad_dtype = {GradDtype::bf16,
+                       "Composer FSDP mixed_precision PURE, as llm-foundry's example configs set it: parameters, "
+                       "gradients and their reduction in bf16"},
+        .sharding = {ShardingFramework::fsdp1,
+                     "Composer wraps the model with PyTorch FSDP1 (FullyShardedDataParallel, FULL_SHARD)"},
+    },
+};
+
+}  // namespace
+
+const FrameworkParameters& framework_parameters(Framework framework) {
+  for (const auto& set : kSets)
+    if (set.framework == framework) return set;
+  throw std::logic_error("no parameter set for this framework");
+}
+
+}  // namespace clustersim::models

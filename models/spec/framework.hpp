@@ -1,0 +1,45 @@
+#pragma once
+/// The training framework that runs a job, as a named set of the choices the step model needs:
+/// the attention kernel, fused or eager elementwise kernels, the dtype ZeRO 0-2 reduce gradients
+/// in, and the way ZeRO-3 shards (sharding.hpp). `training.framework` picks a set; every choice
+/// stays a scenario key of its own, and a key the scenario writes wins over the set.
+/// Sets:
+/// - megatron-core: Megatron-LM on Megatron-Core with Transformer Engine, which NeMo and
+///   Megatron-Bridge run;
+/// - megatron-lm: Megatron-LM before Megatron-Core and FlashAttention (2021-2022 releases);
+/// - megatron-deepspeed: Megatron-DeepSpeed (Megatron-LM's model code under DeepSpeed ZeRO);
+/// - torchtitan: PyTorch-native (FSDP2, scaled_dot_product_attention, eager modules unless
+///   torch.compile is on);
+/// - llm-foundry: MosaicML's llm-foundry on Composer (FSDP1, the flash-attn package).
+/// Limitations: the gradient bucket size is not a framework choice here (the step model buckets a
+/// chunk's reduction per layer); a framework's kernel choice that depends on the GPU (Transformer
+/// Engine prefers cuDNN attention on Hopper and FlashAttention-2 on Ampere) is one value, and the
+/// profile of a GPU whose cuDNN attention is unmeasured runs it as FlashAttention-2.
+/// Sources: each set's `source` strings, in framework.cpp.
+
+#include <string_view>
+
+#include "models/spec/parallelism_spec.hpp"
+#include "models/spec/sharding.hpp"
+
+namespace clustersim::models {
+
+/// One choice of a set and where it comes from.
+template <class T>
+struct FrameworkChoice {
+  T value{};
+  std::string_view source{};
+};
+
+struct FrameworkParameters {
+  Framework framework = Framework::megatron_core;
+  FrameworkChoice<AttentionKernel> attention{};
+  FrameworkChoice<ElementwiseKernels> elementwise{};
+  FrameworkChoice<GradDtype> grad_dtype{};
+  FrameworkChoice<ShardingFramework> sharding{};
+};
+
+/// The parameter set of `framework`.
+const FrameworkParameters& framework_parameters(Framework framework);
+
+}  // namespace clustersim::models
