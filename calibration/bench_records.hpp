@@ -58,7 +58,8 @@ struct AttentionSample {
   std::string source{};
   // Executed FLOPs of the forward and backward call measured (causal: half the square; backward
   // 2.5 x forward), from batch, seq, heads and head_dim; 0 when the record does not give them.
-  double call_flops = 0.0;  // The kernel measured, from the record's "kernel" text: cuDNN fused attention when it names
+  double call_flops = 0.0;
+  // The kernel measured, from the record's "kernel" text: cuDNN fused attention when it names
   // cudnn, else FlashAttention-2 (the kernel of every record that predates the field).
   models::AttentionKernel kernel = models::AttentionKernel::flash2;
 };

@@ -77,8 +77,8 @@ class ProfileBuilder {
     }
     auto& c = out_.profile.compute;
     for (auto* s : {&c.gemm_max_efficiency_bf16, &c.gemm_max_efficiency_fp8, &c.k_half, &c.attention_efficiency,
-                    &c.hbm_efficiency, &c.launch_overhead_s, &c.sustained_clock_ratio, &c.attention_half_work_flops,
-                    &c.attention_cudnn_efficiency, &c.attention_cudnn_half_work_flops}) {
+                    &c.hbm_efficiency, &c.launch_overhead_s, &c.sustained_clock_ratio,
+                    &c.attention_cudnn_efficiency}) {
       s->source = std::string(kBuiltIn) + s->source;
     }
     for (auto* s : {&c.sm_count, &c.tile_m, &c.tile_n}) s->source = std::string(kBuiltIn) + s->source;
@@ -158,11 +158,12 @@ class ProfileBuilder {
     if (std::isfinite(lo) && std::isfinite(hi)) out_.profile.ci95[pointer] = {lo, hi};
   }
 
-  // Each kernel's runs fit its own curve. Runs that give their shape fit the plateau and the
-  // half-work point of models::attention_sustained_efficiency (relative least squares: for each
-  // half-work point on a fine geometric grid the plateau is the geometric mean, and the grid point
-  // of least residual wins); without two distinct call sizes the plateau is the mean and the
-  // half-work point keeps its built-in value.
+  // Each kernel's runs fit its own rate. Runs that give their shape, at two call sizes or more,
+  // fit time = W / rate + t0 (W: the call's executed FLOPs; relative least squares, linear in
+  // 1 / rate and t0): the rate is what each further FLOP costs, and t0 the time a synchronised
+  // benchmark call spends outside the kernel (host dispatch, autograd), which a training step
+  // hides by issuing ahead and is reported, not kept. Without two sizes the efficiency is the mean
+  // TF/s of the runs.
   void fit_attention(const RawInputs& in) {
     auto& c = out_.profile.compute;
     for (const auto kernel : {models::AttentionKernel::flash2, models::AttentionKernel::cudnn}) {
@@ -172,13 +173,12 @@ class ProfileBuilder {
       if (runs.empty()) continue;
       const bool cudnn = kernel == models::AttentionKernel::cudnn;
       fit_attention_kernel(runs, in.attention_from.text(), cudnn ? "cuDNN fused attention" : "FlashAttention-2",
-                           cudnn ? c.attention_cudnn_efficiency : c.attention_efficiency,
-                           cudnn ? c.attention_cudnn_half_work_flops : c.attention_half_work_flops);
+                           cudnn ? c.attention_cudnn_efficiency : c.attention_efficiency);
     }
   }
 
   void fit_attention_kernel(const std::vector<AttentionSample>& runs, const std::string& from, std::string_view kernel,
-                            models::Sourced<double>& plateau_out, models::Sourced<double>& half_out) {
+                            models::Sourced<double>& efficiency) {
     const double peak = gpu_.bf16_flops_per_s;
     std::vector<AttentionSample> shaped;
     std::set<double> sizes;
@@ -192,32 +192,34 @@ class ProfileBuilder {
       double sum = 0.0;
       for (const auto& s : runs) sum += s.tflops;
       const double mean = sum / static_cast<double>(runs.size());
-      plateau_out = {mean * 1e12 / peak, fmt::format("measured: {}, mean {:.1f} TF/s of {} runs in {} / bf16 peak {:.0f} TF/s",
-                                                     kernel, mean, runs.size(), from, peak / 1e12)};
+      efficiency = {mean * 1e12 / peak, fmt::format("measured: {}, mean {:.1f} TF/s of {} runs in {} / bf16 peak {:.0f} TF/s",
+                                                    kernel, mean, runs.size(), from, peak / 1e12)};
       return;
     }
-    struct Best {
-      double rms = std::numeric_limits<double>::infinity(), half = 0.0, plateau = 0.0;
-    } best;
-    for (int i = 0; i <= 4000; ++i) {
-      const double half = i == 0 ? 0.0 : 1e8 * std::pow(10.0, 5.0 * static_cast<double>(i) / 4000.0);  // 0, 0.1 G .. 10 T
-      double log_sum = 0.0;
-      for (const auto& s : shaped) log_sum += std::log(s.tflops * 1e12 / peak * (s.call_flops + half) / s.call_flops);
-      const double plateau = std::exp(log_sum / static_cast<double>(shaped.size()));
-      double sq = 0.0;
-      for (const auto& s : shaped) {
-        const double predicted = plateau * s.call_flops / (s.call_flops + half) * peak / 1e12;
-        sq += (predicted / s.tflops - 1.0) * (predicted / s.tflops - 1.0);
-      }
-      const double rms = std::sqrt(sq / static_cast<double>(shaped.size()));
-      if (rms < best.rms) best = {rms, half, plateau};
+    // Minimise sum (a x_i + b y_i - 1)^2 with x = W / t, y = 1 / t (t the measured time): a = 1 / rate, b = t0.
+    double xx = 0.0, xy = 0.0, yy = 0.0, x1 = 0.0, y1 = 0.0;
+    for (const auto& s : shaped) {
+      const double t = s.call_flops / (s.tflops * 1e12);
+      const double x = s.call_flops / t, y = 1.0 / t;
+      xx += x * x;
+      xy += x * y;
+      yy += y * y;
+      x1 += x;
+      y1 += y;
     }
-    const std::string how = fmt::format(
-        "fit: {} = plateau x W / (W + W_half) over {} runs with their shape in {} (W: executed FLOPs of the "
-        "forward + backward call), rms {:.1f}%",
-        kernel, shaped.size(), from, 100.0 * best.rms);
-    plateau_out = {best.plateau, how};
-    half_out = {best.half, how};
+    const double det = xx * yy - xy * xy;
+    const double a = (x1 * yy - y1 * xy) / det, t0 = (xx * y1 - xy * x1) / det;
+    double sq = 0.0;
+    for (const auto& s : shaped) {
+      const double t = s.call_flops / (s.tflops * 1e12);
+      sq += std::pow((a * s.call_flops + t0) / t - 1.0, 2.0);
+    }
+    const double rms = std::sqrt(sq / static_cast<double>(shaped.size()));
+    efficiency = {1.0 / a / peak,
+                  fmt::format("fit: {} time = W / rate + t0 over {} runs with their shape in {} (W: executed FLOPs of "
+                              "the forward + backward call): rate {:.1f} TF/s / bf16 peak {:.0f} TF/s, t0 {:.0f} us "
+                              "outside the kernel (not charged), rms {:.1f}%",
+                              kernel, shaped.size(), from, 1.0 / a / 1e12, peak / 1e12, t0 * 1e6, 100.0 * rms)};
     if (shaped.size() < runs.size())
       out_.notes.push_back(fmt::format("attention ({}): {} runs without their shape (batch, seq, heads, head_dim) are not fitted",
                                        kernel, runs.size() - shaped.size()));

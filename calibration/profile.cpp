@@ -56,13 +56,9 @@ constexpr std::array kComputeDoubles{
     DoubleField{"launch_overhead_s", &models::ComputeProfile::launch_overhead_s},
     DoubleField{"sustained_clock_ratio", &models::ComputeProfile::sustained_clock_ratio, 1.0,
                 "not in the profile: the constants are taken at the clock they run at"},
-    DoubleField{"attention_half_work_flops", &models::ComputeProfile::attention_half_work_flops, 0.0,
-                "not in the profile: attention runs at one efficiency whatever the size of the call"},
     // Profiles written before attention was told apart by kernel measured one kernel.
     DoubleField{"attention_cudnn_efficiency", &models::ComputeProfile::attention_cudnn_efficiency, kNaN,
                 "not in the profile: as FlashAttention-2 (attention_efficiency)", "attention_efficiency"},
-    DoubleField{"attention_cudnn_half_work_flops", &models::ComputeProfile::attention_cudnn_half_work_flops, kNaN,
-                "not in the profile: as FlashAttention-2 (attention_half_work_flops)", "attention_half_work_flops"},
 };
 constexpr std::array kComputeInts{
     IntField{"sm_count", &models::ComputeProfile::sm_count},
@@ -335,11 +331,6 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
     const auto it = std::find_if(kComputeDoubles.begin(), kComputeDoubles.end(),
                                  [&](const DoubleField& f) { return f.name == positive; });
     if (!((p.compute.*(it->member)).value > 0.0)) r.fail("/compute/" + std::string(positive) + "/value", "must be > 0");
-  }
-  for (const std::string_view non_negative : {"attention_half_work_flops", "attention_cudnn_half_work_flops"}) {
-    const auto it = std::find_if(kComputeDoubles.begin(), kComputeDoubles.end(),
-                                 [&](const DoubleField& f) { return f.name == non_negative; });
-    if ((p.compute.*(it->member)).value < 0.0) r.fail("/compute/" + std::string(non_negative) + "/value", "must be >= 0");
   }
 
   p.overlap_section = root.contains("overlap");

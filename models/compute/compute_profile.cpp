@@ -45,14 +45,11 @@ void set_gemm_fit(ComputeProfile& p, const GemmFitCopy& fit) {
 
 /// Attention on Hopper, by kernel: cuDNN fused attention (as Transformer Engine runs it) and
 /// FlashAttention-2 (PyTorch's flash backend), causal bf16, head dim 128, fitted by calibrate to
-/// the five runs of each in calibration/measured/h200-2026-11-30/attention_{cudnn,flash2}.jsonl
-/// (cuDNN 205-495 TF/s, FlashAttention-2 129-279 TF/s, rising with the call's work); copied from
-/// the bundled profiles as the GEMM fits are.
-struct AttentionFitCopy {
-  double plateau, half_work_flops;
-};
-constexpr AttentionFitCopy kHopperCudnnAttention{0.5526603454528289, 158033806166.72318};
-constexpr AttentionFitCopy kHopperFlash2Attention{0.29366120992957967, 109647819614.31851};
+/// the five forward + backward runs of each in calibration/measured/h200-2026-11-30/
+/// attention_{cudnn,flash2}.jsonl (90-1924 GFLOP a call); copied from the bundled profiles as the
+/// GEMM fits are.
+constexpr double kHopperCudnnAttention = 0.536972024946867;
+constexpr double kHopperFlash2Attention = 0.29380178194274653;
 
 void set_attention_fits(ComputeProfile& p) {
   const auto how = [&](std::string_view kernel, std::string_view file) {
@@ -61,24 +58,14 @@ void set_attention_fits(ComputeProfile& p) {
         "(calibration/measured/h200-2026-11-30/{}); the H100 has the same SMs and clocks",
         p.gpu, kernel, file);
   };
-  const std::string cudnn = how("cuDNN fused attention", "attention_cudnn.jsonl");
-  const std::string flash2 = how("FlashAttention-2", "attention_flash2.jsonl");
-  p.attention_cudnn_efficiency = {kHopperCudnnAttention.plateau, cudnn};
-  p.attention_cudnn_half_work_flops = {kHopperCudnnAttention.half_work_flops, cudnn};
-  p.attention_efficiency = {kHopperFlash2Attention.plateau, flash2};
-  p.attention_half_work_flops = {kHopperFlash2Attention.half_work_flops, flash2};
+  p.attention_cudnn_efficiency = {kHopperCudnnAttention, how("cuDNN fused attention", "attention_cudnn.jsonl")};
+  p.attention_efficiency = {kHopperFlash2Attention, how("FlashAttention-2", "attention_flash2.jsonl")};
 }
 
 /// GPUs whose cuDNN attention is not measured: as their FlashAttention-2.
 void cudnn_as_flash2(ComputeProfile& p) {
   p.attention_cudnn_efficiency = {p.attention_efficiency.value,
                                   "not measured: as FlashAttention-2 (attention_efficiency)"};
-  p.attention_cudnn_half_work_flops = {p.attention_half_work_flops.value,
-                                       "not measured: as FlashAttention-2 (attention_half_work_flops)"};
-}
-
-Sourced<double> unmeasured_call_sizes() {
-  return {0.0, "not measured by call size: one efficiency for every attention call"};
 }
 
 Sourced<double> launch_overhead() {
@@ -126,9 +113,7 @@ ComputeProfile a100() {
       .k_half = {},
       .sustained_clock_ratio = a100_clock(),
       .attention_efficiency = {179.5 / 312.0, fmt::format("{}; A100 179.5 TF/s at head dim 64", kFlashAttention2)},
-      .attention_half_work_flops = unmeasured_call_sizes(),
       .attention_cudnn_efficiency = {},  // set below
-      .attention_cudnn_half_work_flops = {},
       .hbm_efficiency = {1.61 / 2.039, fmt::format("{}: A100-80GB 1.61 / 2.039 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("a100-80gb"),
@@ -149,9 +134,7 @@ ComputeProfile h100() {
       .k_half = {},
       .sustained_clock_ratio = hopper_clock(),
       .attention_efficiency = {},
-      .attention_half_work_flops = {},
       .attention_cudnn_efficiency = {},  // set below
-      .attention_cudnn_half_work_flops = {},
       .hbm_efficiency = {2.90 / 3.35, fmt::format("{}: H100 2.90 / 3.35 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("h100-sxm"),
@@ -172,9 +155,7 @@ ComputeProfile h200() {
       .k_half = {},
       .sustained_clock_ratio = hopper_clock(),
       .attention_efficiency = {},
-      .attention_half_work_flops = {},
       .attention_cudnn_efficiency = {},  // set below
-      .attention_cudnn_half_work_flops = {},
       .hbm_efficiency = {4.01 / 4.8, fmt::format("{}: H200 4.01 / 4.8 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("h200-sxm"),
@@ -197,9 +178,7 @@ ComputeProfile b200() {
       .attention_efficiency = {373.9 / 2450.0,
                                fmt::format("assumption: no B200 row; the GB200 value of {}: 373.9 / 2450 TF/s",
                                            kFlashAttention2)},
-      .attention_half_work_flops = unmeasured_call_sizes(),
       .attention_cudnn_efficiency = {},  // set below
-      .attention_cudnn_half_work_flops = {},
       .hbm_efficiency = {4.01 / 4.8, fmt::format("assumption: no B200 row; the H200 value of {}", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("b200"),
@@ -225,9 +204,7 @@ ComputeProfile gb200() {
       .k_half = blackwell_k_half(),
       .sustained_clock_ratio = blackwell_clock(),
       .attention_efficiency = {373.9 / 2450.0, fmt::format("{}: GB200 373.9 / 2450 TF/s", kFlashAttention2)},
-      .attention_half_work_flops = unmeasured_call_sizes(),
       .attention_cudnn_efficiency = {},  // set below
-      .attention_cudnn_half_work_flops = {},
       .hbm_efficiency = {4.01 / 4.8, fmt::format("assumption: no GB200 row; the H200 value of {}", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("gb200"),
@@ -270,12 +247,10 @@ double gemm_efficiency(const ComputeProfile& profile, Precision precision, int m
   return e_max * profile.sustained_clock_ratio.value * tile_fill * k_fill;
 }
 
-double attention_sustained_efficiency(const ComputeProfile& profile, AttentionKernel kernel, double call_flops) {
-  const bool cudnn = kernel == AttentionKernel::cudnn;
-  const double plateau = cudnn ? profile.attention_cudnn_efficiency.value : profile.attention_efficiency.value;
-  const double half = cudnn ? profile.attention_cudnn_half_work_flops.value : profile.attention_half_work_flops.value;
-  const double fill = call_flops > 0.0 && half > 0.0 ? call_flops / (call_flops + half) : 1.0;
-  return plateau * fill * profile.sustained_clock_ratio.value;
+double attention_sustained_efficiency(const ComputeProfile& profile, AttentionKernel kernel) {
+  const double e = kernel == AttentionKernel::cudnn ? profile.attention_cudnn_efficiency.value
+                                                    : profile.attention_efficiency.value;
+  return e * profile.sustained_clock_ratio.value;
 }
 
 }  // namespace clustersim::models

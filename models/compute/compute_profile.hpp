@@ -13,9 +13,12 @@
 ///   the choice lowers the fit's rms error from 14 % to 9 %: narrow GEMMs such as Llama 3 70B's
 ///   N = 1280 QKV projection run in smaller tiles, as the library does;
 /// - k_fill = k / (k + k_half): the fixed prologue and epilogue of each tile against its main loop.
-/// Attention kernels run at a fraction of bf16 peak that rises with the work of the call, W / (W +
-/// W_half), to a plateau; memory-bound ops at a fixed fraction of HBM bandwidth; each kernel pays
-/// a fixed launch overhead.
+/// Attention kernels run at their kernel's fraction of bf16 peak: the rate that each further FLOP
+/// of a call costs in the measurements (calibration fits time = W / rate + t0 over calls of
+/// several sizes; t0, the time a synchronised benchmark call spends outside the kernel on host
+/// dispatch and autograd, is not charged here: a training step issues its kernels ahead of the
+/// GPU, host_launch.hpp). Memory-bound ops run at a fixed fraction of HBM bandwidth; each kernel
+/// pays a fixed launch overhead.
 /// Units: fractions, SM counts, elements, seconds.
 /// The clock: the GEMM and attention measurements ran for seconds at most, at the clock the GPU
 /// held then (the H200 run read 1875 MHz at 652 W of its 700 W limit); a training run sits at the
@@ -50,15 +53,11 @@ struct ComputeProfile {
   // SM clock held through hours of training at the power limit over the clock of the GEMM and
   // attention measurements the efficiencies were fitted to; scales tensor-core work only.
   Sourced<double> sustained_clock_ratio;
-  // FlashAttention-2: of bf16 dense peak, executed (causal-halved) FLOPs, large calls.
+  // Fused attention, by kernel: the rate its calls add per executed (causal-halved) FLOP, as a
+  // fraction of bf16 dense peak. FlashAttention-2 (attention_efficiency) and cuDNN fused attention
+  // (Transformer Engine's kernel on Hopper and later).
   Sourced<double> attention_efficiency;
-  // Executed FLOPs of one forward + backward attention call at which the kernel reaches half of
-  // attention_efficiency: a small call (few heads and sequences, short sequence) leaves SMs idle
-  // in its causal tail. 0: one efficiency for every call.
-  Sourced<double> attention_half_work_flops;
-  // The same two for cuDNN fused attention (Transformer Engine's kernel on Hopper and later).
   Sourced<double> attention_cudnn_efficiency;
-  Sourced<double> attention_cudnn_half_work_flops;
   Sourced<double> hbm_efficiency;        // of the datasheet HBM bandwidth
   Sourced<double> launch_overhead_s;     // per kernel
   OverlapInterference overlap;  // what a communication kernel running beside compute takes from it
@@ -75,9 +74,8 @@ double gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t m, std:
 /// Includes the profile's sustained_clock_ratio.
 double gemm_efficiency(const ComputeProfile& profile, Precision precision, int m, int n, int k);
 
-/// Fraction of bf16 peak a fused attention kernel (cudnn or flash2) sustains on a call of
-/// `call_flops` executed FLOPs (forward + backward): the kernel's plateau x W / (W + W_half) x
-/// sustained_clock_ratio; a call of unknown size (0) gets the plateau.
-double attention_sustained_efficiency(const ComputeProfile& profile, AttentionKernel kernel, double call_flops);
+/// Fraction of bf16 peak a fused attention kernel (cudnn or flash2) sustains: its efficiency x
+/// sustained_clock_ratio.
+double attention_sustained_efficiency(const ComputeProfile& profile, AttentionKernel kernel);
 
 }  // namespace clustersim::models

@@ -24,7 +24,7 @@ double op_time_s(const OpCost& op, const GpuSpec& gpu, const ComputeProfile& pro
       break;
     }
     case OpKind::attention:
-      compute_s = op.flops / (gpu.bf16_flops_per_s * attention_sustained_efficiency(profile, op.attention_kernel, op.attention_call_flops));
+      compute_s = op.flops / (gpu.bf16_flops_per_s * attention_sustained_efficiency(profile, op.attention_kernel));
       break;
     case OpKind::elementwise:
       break;

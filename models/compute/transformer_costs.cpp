@@ -99,8 +99,7 @@ OpCost attention_forward(const Dims& d) {
   const double executed = kCausalFraction * full;
   const int calls = to_int(d.cp_steps);
   return {.name = "attention", .kind = OpKind::attention, .flops = executed, .model_flops = full,
-          .bytes = q_and_o + k_and_v, .kernels = calls, .attention_kernel = d.attention,
-          .attention_call_flops = executed * (1.0 + kFlashBackwardFactor) / d.cp_steps};
+          .bytes = q_and_o + k_and_v, .kernels = calls, .attention_kernel = d.attention};
 }
 
 OpCost attention_backward(const Dims& d) {
@@ -109,8 +108,7 @@ OpCost attention_backward(const Dims& d) {
   // Two kernels: the dO.O row-sum preprocessing and the main backward kernel.
   return {.name = "attention_bwd", .kind = OpKind::attention,
           .flops = kFlashBackwardFactor * fwd.flops, .model_flops = 2.0 * fwd.model_flops,
-          .bytes = 2.0 * fwd.bytes, .kernels = 2 * fwd.kernels, .attention_kernel = fwd.attention_kernel,
-          .attention_call_flops = fwd.attention_call_flops};
+          .bytes = 2.0 * fwd.bytes, .kernels = 2 * fwd.kernels, .attention_kernel = fwd.attention_kernel};
 }
 
 /// One batched GEMM of the unfused attention: (b x heads) problems C[m x n] = A[m x k] B[k x n],

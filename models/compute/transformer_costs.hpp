@@ -7,9 +7,8 @@
 /// backward list splits each GEMM into its input-gradient (dgrad) and weight-gradient (wgrad) GEMM.
 /// Attention core, by training.attention:
 /// - cudnn, flash2: one fused kernel each way; no s^2 activations reach HBM and causal masking
-///   skips half the blocks. With context parallelism the rank runs one call per ring step
-///   (Transformer Engine's ring attention: cp steps, each over the s/cp keys of one peer chunk),
-///   so a call does 1/cp of the rank's attention work and the kernel is launched cp times.
+///   skips half the blocks. With context parallelism the rank launches one call per ring step
+///   (Transformer Engine's ring attention: cp steps, each over the s/cp keys of one peer chunk).
 /// - unfused (Megatron-LM before 2023, Megatron-DeepSpeed): per (sequence, head) of the rank,
 ///   scores = Q K^T and context = probs V as batched GEMMs over the full s x s matrix (no causal
 ///   skipping), and between them the fused scale-mask-softmax kernel (reads and writes the 16-bit
@@ -59,10 +58,7 @@ struct OpCost {
   int gemm_n = 0;
   int gemm_k = 0;
   int kernels = 1;           // kernel launches the op stands for
-  // Fused attention: its kernel, and the executed FLOPs of one forward and backward call of it,
-  // which set how full the kernel keeps the GPU.
-  AttentionKernel attention_kernel = AttentionKernel::cudnn;
-  double attention_call_flops = 0.0;
+  AttentionKernel attention_kernel = AttentionKernel::cudnn;  // fused attention: which kernel
 };
 
 /// A fixed-capacity list of ops: layer costs are evaluated in sweeps, so no heap allocation.

@@ -132,10 +132,11 @@ TEST_CASE("step model: free communication leaves only compute and the pipeline b
   CHECK(ideal.report.times.exposed_comm_fraction == doctest::Approx(0.0));
   CHECK(ideal.report.times.step_time_s < real.report.times.step_time_s);
   CHECK(real.report.times.exposed_comm_fraction > 0.05);
-  // 128 micro-batches on 4 stages: the bubble is about (p-1)/(m+p-1) = 3/131 = 2.3 %, a little more
-  // because the first and last stages also run the embedding and logits.
+  // 128 micro-batches on 4 stages: the bubble is about (p-1)/(m+p-1) = 3/131 = 2.3 %, more
+  // because the last stage also runs the logits and loss (about 5 % more compute than the others,
+  // which wait for it).
   CHECK(ideal.report.times.bubble_fraction > 0.02);
-  CHECK(ideal.report.times.bubble_fraction < 0.06);
+  CHECK(ideal.report.times.bubble_fraction < 0.07);
   // Compute, exposed communication and bubble partition each stage's step.
   for (const StageTimes& s : real.report.times.stages)
     CHECK(s.compute_s + s.exposed_comm_s + s.bubble_s == doctest::Approx(real.report.times.step_time_s));
