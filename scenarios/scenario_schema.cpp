@@ -583,7 +583,10 @@ std::vector<Section> build_sections() {
             boolean("overlap_grad_reduce", member(training, &TrainingSpec::overlap_grad_reduce),
                     "reduce DP gradients in buckets under the backward pass"),
             boolean("overlap_param_gather", member(training, &TrainingSpec::overlap_param_gather),
-                    "all-gather sharded parameters under compute")}},
+                    "all-gather sharded parameters under compute"),
+            boolean("cuda_graphs", member(training, &TrainingSpec::cuda_graphs),
+                    "replay each layer's forward and backward as a CUDA graph: one host launch a "
+                    "layer pass instead of one a kernel")}},
       {.pointer = "/simulation",
        .meaning = "how the simulator runs",
        .index_in_parent = 1,

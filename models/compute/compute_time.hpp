@@ -1,13 +1,15 @@
 #pragma once
 /// Time one GPU takes for one op: a roofline over the op's FLOPs and HBM bytes, plus launches.
 /// time = max(flops / (peak x efficiency), bytes / (HBM bandwidth x HBM efficiency))
-///        + kernels x launch overhead,
+///        + kernels x launch overhead (the GPU-side gap between back-to-back kernels of a stream),
 /// where efficiency is the GEMM shape efficiency (at the precision's peak) for GEMMs, the same at
 /// bf16 peak for the unfused attention's GEMMs, and the attention kernel efficiency (at bf16 peak)
 /// for fused attention; elementwise ops are memory-bound by assumption (their vector FLOPs are not
 /// timed).
 /// Units: seconds.
-/// Limitations: no overlap between consecutive kernels' launch and execution; no compute slow-down
+/// The CPU's issue of the kernels, which the GPU waits for where it is the longer, is added per layer
+/// pass by the step model (host_launch.hpp).
+/// Limitations: no compute slow-down
 /// while communication kernels share the SMs (the step builder can add one).
 /// Source: roofline model; parameters from models/compute/compute_profile.hpp.
 

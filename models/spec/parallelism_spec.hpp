@@ -106,6 +106,10 @@ struct TrainingSpec {
   // Distributed-optimizer parameter all-gather under the step, or ZeRO-3's per-pass parameter
   // all-gathers beside the compute; for ZeRO-3, false puts them on the compute stream.
   bool overlap_param_gather = true;
+  // Each layer's forward and backward replayed as a captured CUDA graph (Megatron-Core / TE
+  // --enable-cuda-graph, NeMo cuda_graph, torch.compile mode="reduce-overhead"): the host issues one
+  // graph launch a layer pass instead of each kernel (models/compute/host_launch.hpp).
+  bool cuda_graphs = false;
 
   friend bool operator==(const TrainingSpec&, const TrainingSpec&) = default;
 };

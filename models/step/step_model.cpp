@@ -5,6 +5,7 @@
 
 #include "models/compute/compute_time.hpp"
 #include "models/compute/flops.hpp"
+#include "models/compute/host_launch.hpp"
 #include "models/step/flow_step.hpp"
 #include "models/step/overlap_cost.hpp"
 #include "models/step/pipeline_schedule.hpp"
@@ -53,10 +54,12 @@ Groups make_groups(const ParallelismSpec& p, const ClusterSpec& c) {
 // transformer_engine/pytorch/module/base.py (initialize_ub); a layer's forward runs two of each.
 constexpr double kUserbufferSms = (1.0 + 16.0) / 2.0;
 
-/// An op list's seconds, in all (summed in op order, as ops_time_s does) and by what bounds them.
+/// An op list's GPU seconds, in all (summed in op order, as ops_time_s does) and by what bounds
+/// them, and the kernels it launches.
 struct OpsTime {
   double total_s = 0.0;
   PassCompute split;
+  std::int64_t kernels = 0;
 };
 
 OpsTime time_ops(std::span<const OpCost> ops, const StepInputs& in, Precision precision) {
@@ -64,6 +67,7 @@ OpsTime time_ops(std::span<const OpCost> ops, const StepInputs& in, Precision pr
   for (const OpCost& op : ops) {
     const double s = op_time_s(op, in.cluster.gpu, in.compute, precision);
     out.total_s += s;
+    out.kernels += op.kernels;
     PassCompute& split = out.split;
     if (op.kind == OpKind::elementwise) {
       split.memory_bound_s += s;
@@ -75,10 +79,24 @@ OpsTime time_ops(std::span<const OpCost> ops, const StepInputs& in, Precision pr
   return out;
 }
 
+/// An op list's seconds with the host's issue of its kernels (host_launch.hpp): the GPU time, or
+/// the host time where the CPU issues the kernels slower than the GPU runs them. `captured`: a
+/// layer pass, replayed as one graph with training.cuda_graphs.
+double issued_s(const OpsTime& ops, const HostLaunch& host, bool captured) {
+  return issued_stretch_s(ops.total_s, ops.kernels, host, captured);
+}
+
 PassCompute& operator+=(PassCompute& a, const PassCompute& b) {
   a.compute_bound_s += b.compute_bound_s;
   a.memory_bound_s += b.memory_bound_s;
   a.gemm_s += b.gemm_s;
+  return a;
+}
+
+OpsTime& operator+=(OpsTime& a, const OpsTime& b) {
+  a.total_s += b.total_s;
+  a.split += b.split;
+  a.kernels += b.kernels;
   return a;
 }
 
@@ -154,13 +172,15 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   const LayerCosts layer = layer_costs(model, p, t);
   const HeadCosts head = head_costs(model, p, t);
   const OpsTime forward_ops = time_ops(layer.forward.span(), in, t.precision);
-  const OpsTime backward_ops = time_ops(layer.backward.span(), in, t.precision);
-  const OpsTime recompute_ops = time_ops(layer.recompute.span(), in, t.precision);
-  const double layer_forward_s = forward_ops.total_s;
-  const double layer_backward_s = backward_ops.total_s + recompute_ops.total_s;
+  OpsTime backward_ops = time_ops(layer.backward.span(), in, t.precision);
+  backward_ops += time_ops(layer.recompute.span(), in, t.precision);  // redone in the backward's unit
+  // A layer's pass is the unit the CPU issues (and a CUDA graph captures); the ends are issued
+  // kernel by kernel. The splits stay GPU time: host waits leave the GPU idle, not slowed.
+  const HostLaunch host = host_launch(in.host_issue, t);
+  const double layer_forward_s = issued_s(forward_ops, host, true);
+  const double layer_backward_s = issued_s(backward_ops, host, true);
   const PassCompute layer_forward = forward_ops.split;
-  PassCompute layer_backward = backward_ops.split;
-  layer_backward += recompute_ops.split;
+  const PassCompute layer_backward = backward_ops.split;
   const OpsTime embedding_forward = time_ops(head.embedding_forward.span(), in, t.precision);
   const OpsTime embedding_backward = time_ops(head.embedding_backward.span(), in, t.precision);
   const OpsTime output_forward = time_ops(head.output_forward.span(), in, t.precision);
@@ -232,13 +252,13 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       chunk.backward_s = layers * layer_backward_s;
       double params = layers * layer_params;
       if (first) {
-        chunk.forward_s += embedding_forward.total_s;
-        chunk.backward_s += embedding_backward.total_s;
+        chunk.forward_s += issued_s(embedding_forward, host, false);
+        chunk.backward_s += issued_s(embedding_backward, host, false);
         params += head_params;
       }
       if (last) {
-        chunk.forward_s += output_forward.total_s;
-        chunk.backward_s += output_backward.total_s;
+        chunk.forward_s += issued_s(output_forward, host, false);
+        chunk.backward_s += issued_s(output_backward, host, false);
         params += head_params;
       }
       // Data parallel over the chunk's parameters: ZeRO-0 all-reduces the gradients; ZeRO-1 and 2
@@ -299,8 +319,14 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
     const double shard = p.zero >= 3   ? static_cast<double>(groups.shard.ranks)
                          : p.zero >= 1 ? static_cast<double>(p.dp * p.cp)
                                        : 1.0;
-    stage.optimizer_s = stage_params / shard * kAdamBytesPerParameter /
-                        (in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value);
+    // The optimizer follows the step's CPU-GPU synchronisation (host_launch.hpp), so the GPU waits
+    // for the first Adam launch, then runs the launches' HBM traffic and gaps, or waits for the rest.
+    const double shard_params = stage_params / shard;
+    const std::int64_t launches = adam_launches(shard_params);
+    const double adam_gpu_s = shard_params * kAdamBytesPerParameter /
+                                  (in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value) +
+                              static_cast<double>(launches) * in.compute.launch_overhead_s.value;
+    stage.optimizer_s = host.per_kernel_s + issued_stretch_s(adam_gpu_s, launches - 1, host, false);
   }
   return plan;
 }

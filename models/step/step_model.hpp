@@ -15,6 +15,7 @@
 #include "models/spec/layout_rules.hpp"
 #include "models/comm/collectives.hpp"
 #include "models/compute/compute_profile.hpp"
+#include "models/compute/host_launch.hpp"
 #include "models/compute/memory.hpp"
 #include "models/step/step_builder.hpp"
 #include "models/step/step_metrics.hpp"
@@ -34,6 +35,8 @@ struct StepInputs {
   ComputeProfile compute;
   CommProfile comm;
   CommFidelity fidelity = CommFidelity::analytic;
+  // The CPU's cost of issuing kernels, by issuing style (host_launch.hpp).
+  HostIssueCosts host_issue = builtin_host_issue_costs();
 };
 
 /// Throws LayoutError for the first rule of layout_rules.hpp the inputs break.

@@ -44,6 +44,7 @@ std::vector<std::string> megatron_args(const models::TransformerSpec& model, con
   if (t.overlap_grad_reduce && p.zero < 3) args.emplace_back("--overlap-grad-reduce");
   if (t.overlap_param_gather && (p.zero == 1 || p.zero == 2)) args.emplace_back("--overlap-param-gather");
   args.emplace_back(t.precision == models::Precision::fp8 ? "--bf16 --fp8-format hybrid" : "--bf16");
+  if (t.cuda_graphs) args.emplace_back("--enable-cuda-graph");
   return args;
 }
 
