@@ -535,6 +535,16 @@ std::vector<Section> build_sections() {
             enumeration("precision", member(training, &TrainingSpec::precision),
                         std::array<std::string_view, 2>{"bf16", "fp8"},
                         "tensor-core precision of the matmuls"),
+            enumeration("fp8_recipe", member(training, &TrainingSpec::fp8_recipe),
+                        std::array<std::string_view, 4>{"delayed", "current", "blockwise", "mxfp8"},
+                        "fp8 scaling (ignored unless precision is fp8): delayed (Transformer Engine "
+                        "DelayedScaling, amax history), current (per-tensor amax of each tensor, TE "
+                        "Float8CurrentScaling, torchao tensorwise), blockwise (1x128 / 128x128 block "
+                        "scales, DeepSeek-V3, TE Float8BlockScaling) or mxfp8 (1x32 E8M0 block scales, "
+                        "Blackwell only)"),
+            boolean("fp8_backward", member(training, &TrainingSpec::fp8_backward),
+                    "fp8 only: dgrad and wgrad GEMMs in fp8 too; false keeps them in bf16 (fp8 "
+                    "forward GEMMs only)"),
             enumeration("recompute", member(training, &TrainingSpec::recompute),
                         std::array<std::string_view, 3>{"none", "selective", "full"},
                         "activation recomputation"),

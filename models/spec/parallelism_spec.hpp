@@ -30,6 +30,23 @@ constexpr std::string_view recompute_name(Recompute r) {
   return "?";
 }
 enum class Precision { bf16, fp8 };
+/// How fp8 tensors are scaled (training.fp8_recipe; only read when precision is fp8):
+/// `delayed` (Transformer Engine DelayedScaling: one scale per tensor from an amax history, the
+/// new amax taken inside the cast kernel), `current` (TE Float8CurrentScaling, torchao tensorwise
+/// dynamic: one scale per tensor from its own amax, found by a read pass before the cast),
+/// `blockwise` (TE Float8BlockScaling, DeepSeek-V3: fp32 scales per 1 x 128 block of activations
+/// and gradients, per 128 x 128 block of weights) and `mxfp8` (TE MXFP8BlockScaling, Blackwell:
+/// one E8M0 scale per 1 x 32 block, applied by the tensor cores).
+enum class Fp8Recipe { delayed, current, blockwise, mxfp8 };
+constexpr std::string_view fp8_recipe_name(Fp8Recipe r) {
+  switch (r) {
+    case Fp8Recipe::delayed: return "delayed";
+    case Fp8Recipe::current: return "current";
+    case Fp8Recipe::blockwise: return "blockwise";
+    case Fp8Recipe::mxfp8: return "mxfp8";
+  }
+  return "?";
+}
 /// The attention core's kernel: `flash` (FlashAttention and its successors: fused, s x s scores
 /// never reach HBM, causal blocks skipped) or `unfused` (two batched GEMMs around a softmax and a
 /// dropout kernel that materialise the s x s scores, as Megatron-LM did before 2023).
@@ -68,6 +85,9 @@ struct TrainingSpec {
   std::int64_t micro_batch = 1;
   std::int64_t global_batch = 1024;  // sequences per optimizer step
   Precision precision = Precision::bf16;
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
+  // fp8 only: false runs the forward GEMMs in fp8 and the dgrad and wgrad GEMMs in bf16.
+  bool fp8_backward = true;
   Recompute recompute = Recompute::selective;
   AttentionKernel attention = AttentionKernel::flash;
   ElementwiseKernels elementwise = ElementwiseKernels::fused;
