@@ -348,7 +348,10 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   t.precision = contains(precision, "fp8") || contains(precision, "float8") ? models::Precision::fp8
                                                                             : models::Precision::bf16;
   if (precision.empty()) assumed.push_back("precision = bf16 (not given)");
-  if (t.precision == models::Precision::fp8 && !family.fp8_recipe.empty()) assumed.emplace_back(family.fp8_recipe);
+  if (t.precision == models::Precision::fp8) {
+    t.fp8_recipe = family.fp8_recipe.value;
+    if (!family.fp8_recipe.reason.empty()) assumed.emplace_back(family.fp8_recipe.reason);
+  }
   if (auto recompute = parse_recompute(row.recompute)) {
     t.recompute = *recompute;
   } else if (!trim(row.recompute).empty()) {

@@ -58,8 +58,9 @@ struct SourceFamily {
   // the compute (sets overlap_param_gather and overlap_grad_reduce; replaces the family's
   // overlap_grad_reduce, which describes its non-ZeRO-3 rows).
   FamilyDefault<bool> zero3_overlap{true, ""};
-  // fp8 rows: what the family's fp8 recipe does that the scenario does not express ("" if nothing known).
-  std::string_view fp8_recipe{};
+  // fp8 rows: the family's fp8 recipe and why we think so (with what it does that the scenario does
+  // not express).
+  FamilyDefault<models::Fp8Recipe> fp8_recipe{models::Fp8Recipe::delayed, ""};
   // ZeRO-3 rows: the framework that ran them (models/spec/sharding.hpp).
   FamilyDefault<models::ShardingFramework> sharding{models::ShardingFramework::fsdp2,
                                                     "sharding=fsdp2 assumed: PyTorch FSDP2"};
