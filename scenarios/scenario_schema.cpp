@@ -554,8 +554,19 @@ std::vector<Section> build_sections() {
             enumeration("framework", member(training, &TrainingSpec::framework),
                         std::array<std::string_view, 5>{"megatron-core", "megatron-lm", "megatron-deepspeed",
                                                         "torchtitan", "llm-foundry"},
-                        "what runs the job: its parameter set gives attention, elementwise, grad_dtype and "
-                        "parallelism.sharding unless the scenario writes them (`clustersim explain` lists them)"),
+                        "what runs the job: its parameter set gives attention, elementwise, grad_dtype, "
+                        "fp8_recipe and parallelism.sharding unless the scenario writes them (`clustersim explain` lists them)"),
+            from_framework(enumeration("fp8_recipe", member(training, &TrainingSpec::fp8_recipe),
+                                       std::array<std::string_view, 4>{"delayed", "current", "blockwise", "mxfp8"},
+                                       "fp8 scaling (ignored unless precision is fp8): delayed (Transformer Engine "
+                                       "DelayedScaling, amax history), current (per-tensor amax of each tensor, TE "
+                                       "Float8CurrentScaling, torchao tensorwise), blockwise (1x128 / 128x128 block "
+                                       "scales, DeepSeek-V3, TE Float8BlockScaling) or mxfp8 (1x32 E8M0 block "
+                                       "scales, Blackwell only)"),
+                           member(training, &TrainingSpec::fp8_recipe), &FrameworkParameters::fp8_recipe),
+            boolean("fp8_backward", member(training, &TrainingSpec::fp8_backward),
+                    "fp8 only: dgrad and wgrad GEMMs in fp8 too; false keeps them in bf16 (fp8 "
+                    "forward GEMMs only)"),
             enumeration("recompute", member(training, &TrainingSpec::recompute),
                         std::array<std::string_view, 3>{"none", "selective", "full"},
                         "activation recomputation"),

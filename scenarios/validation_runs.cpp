@@ -348,7 +348,6 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   t.precision = contains(precision, "fp8") || contains(precision, "float8") ? models::Precision::fp8
                                                                             : models::Precision::bf16;
   if (precision.empty()) assumed.push_back("precision = bf16 (not given)");
-  if (t.precision == models::Precision::fp8 && !family.fp8_recipe.empty()) assumed.emplace_back(family.fp8_recipe);
   if (auto recompute = parse_recompute(row.recompute)) {
     t.recompute = *recompute;
   } else if (!trim(row.recompute).empty()) {
@@ -364,6 +363,12 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   const models::FrameworkParameters& set = models::framework_parameters(t.framework);
   t.attention = set.attention.value;
   assumed.push_back(fmt::format("attention={}: {}", models::attention_kernel_name(t.attention), set.attention.source));
+  t.fp8_recipe = family.fp8_recipe ? family.fp8_recipe->value : set.fp8_recipe.value;
+  if (t.precision == models::Precision::fp8) {
+    assumed.push_back(family.fp8_recipe ? std::string(family.fp8_recipe->reason)
+                                        : fmt::format("fp8_recipe={}: {}", models::fp8_recipe_name(t.fp8_recipe),
+                                                      set.fp8_recipe.source));
+  }
   const bool compiled = contains(notes, "compile") && !contains(notes, "no compile");
   t.elementwise = compiled ? models::ElementwiseKernels::fused : set.elementwise.value;
   if (t.elementwise != models::ElementwiseKernels::fused) {

@@ -25,8 +25,8 @@
 ///   micro_batch empty -> the family's default (1, or torchtitan's pp micro-batches per replica).
 ///   TP overlap when the notes name it (--tp-comm-overlap, "tp comm overlap on", AsyncTP) and
 ///   sp is on. precision: fp8 when the column says fp8 or float8, else bf16 (fp16 runs at the
-///   same tensor-core peak), with what the family's fp8 recipe does that the scenario does not
-///   express among the assumptions. Fewer GPUs than a node
+///   same tensor-core peak), with the family's fp8 recipe (training.fp8_recipe) and its reason
+///   among the assumptions. Fewer GPUs than a node
 ///   (8): one node of that many. attention kernel, gradient-reduction overlap and, for ZeRO-3 rows,
 ///   the overlap of their parameter gathers and reduce-scatters: the source family's default.
 /// - skipped: mixture-of-experts models or ep > 1, non-standard GPUs, rows without layout, batch

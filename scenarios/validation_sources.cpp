@@ -38,6 +38,10 @@ constexpr FamilyDefault<models::GradDtype> nemo_bf16_grads{
     "(NeMo-Framework-Launcher conf/training/gpt3/20b_fp8_performance.yaml, gpt3/175b_mlperf.yaml, "
     "nemotron/nemotron_340b.yaml), taken for the family"};
 constexpr FamilyDefault<std::int64_t> no_seq_len{0, ""};
+constexpr FamilyDefault<models::Fp8Recipe> te_delayed{
+    models::Fp8Recipe::delayed,
+    "fp8_recipe=delayed: Transformer Engine's DelayedScaling, the only fp8 recipe of the TE 1.x releases in "
+    "these NeMo containers (current and block scaling came with TE 2)"};
 
 constexpr std::array families{
     SourceFamily{
@@ -116,6 +120,7 @@ constexpr std::array families{
                  .seq_len = no_seq_len,
         .framework = {Framework::megatron_core,
                        "framework=megatron-core: NeMo runs Megatron-Core with Transformer Engine"},
+        .fp8_recipe = te_delayed,
         .dropout = no_dropout},
     SourceFamily{.name = "NeMo 24.07",
                  .needle = "performance_summary.md",
@@ -127,6 +132,7 @@ constexpr std::array families{
                  .seq_len = no_seq_len,
         .framework = {Framework::megatron_core,
                        "framework=megatron-core: NeMo runs Megatron-Core with Transformer Engine"},
+        .fp8_recipe = te_delayed,
         .dropout = {0.1, "dropout=0.1: NeMo's GPT-3 configurations set hidden_dropout 0.1 and keep "
                          "attention_dropout's default 0.1 (NeMo-Framework-Launcher "
                          "conf/training/gpt3/20b_fp8_performance.yaml)"},
@@ -141,6 +147,7 @@ constexpr std::array families{
                  .seq_len = no_seq_len,
         .framework = {Framework::megatron_core,
                        "framework=megatron-core: NVIDIA's submission runs NeMo on Megatron-Core with Transformer Engine"},
+        .fp8_recipe = te_delayed,
         .dropout = mlperf_dropout,
         .grad_dtype = nemo_bf16_grads},
     SourceFamily{.name = "BLOOM 2022",
@@ -191,11 +198,12 @@ constexpr std::array families{
                                     "@9dec370)"},
                  .framework = {Framework::torchtitan,
                                 "framework=torchtitan: the source's own"},
-                 .fp8_recipe = "fp8: torchao Float8Linear on the linear layers, dynamic tensorwise scaling unless a "
-                               "recipe is named (torchtitan @9dec370, of the Dec 2024 runs, also leaves the output "
-                               "projection in bf16); simulated as every GEMM at the fp8 rate with Transformer Engine's "
-                               "casts, and a float8 FSDP all-gather (enable_fsdp_float8_all_gather) is not expressed: "
-                               "parameters are gathered in bf16",
+                 .fp8_recipe = FamilyDefault<models::Fp8Recipe>{models::Fp8Recipe::current,
+                                "fp8_recipe=current: torchao Float8Linear on the linear layers, dynamic tensorwise "
+                                "scaling unless a recipe is named (torchtitan @9dec370, of the Dec 2024 runs, also "
+                                "leaves the output projection in bf16, simulated at the fp8 rate); a float8 FSDP "
+                                "all-gather (enable_fsdp_float8_all_gather) is not expressed: parameters are "
+                                "gathered in bf16"},
         .dropout = no_dropout},
     SourceFamily{.name = "NeMo Automodel 2025",
                  .needle = "Automodel",

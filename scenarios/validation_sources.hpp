@@ -62,8 +62,9 @@ struct SourceFamily {
   // the compute (sets overlap_param_gather and overlap_grad_reduce; replaces the family's
   // overlap_grad_reduce, which describes its non-ZeRO-3 rows).
   FamilyDefault<bool> zero3_overlap{true, ""};
-  // fp8 rows: what the family's fp8 recipe does that the scenario does not express ("" if nothing known).
-  std::string_view fp8_recipe{};
+  // fp8 rows: a recipe other than the framework's, or the framework's with what it does that the
+  // scenario does not express.
+  std::optional<FamilyDefault<models::Fp8Recipe>> fp8_recipe{};
   // ZeRO-3 rows: a sharding other than the framework's.
   std::optional<FamilyDefault<models::ShardingFramework>> sharding{};
   // Dropout of the family's GPT-style models; Llama and Nemotron rows train without

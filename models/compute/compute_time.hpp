@@ -2,8 +2,9 @@
 /// Time one GPU takes for one op: a roofline over the op's FLOPs and HBM bytes, plus launches.
 /// time = max(flops / (peak x efficiency), bytes / (HBM bandwidth x HBM efficiency))
 ///        + kernels x launch overhead (the GPU-side gap between back-to-back kernels of a stream),
-/// where efficiency is the GEMM shape efficiency (at the precision's peak) for GEMMs, the same at
-/// bf16 peak for the unfused attention's GEMMs, and the attention kernel efficiency (at bf16 peak)
+/// where efficiency is the GEMM shape efficiency (at the precision's peak, times the op's fp8 recipe
+/// rate at fp8) for GEMMs, the same at bf16 peak for the unfused attention's GEMMs and for GEMMs
+/// the op keeps in bf16 (OpCost::bf16_gemm: fp8 forward with bf16 backward), and the attention kernel efficiency (at bf16 peak)
 /// for fused attention; elementwise ops are memory-bound by assumption (their vector FLOPs are not
 /// timed).
 /// Units: seconds.

@@ -1,5 +1,6 @@
 #include "models/compute/transformer_costs.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -27,9 +28,29 @@ struct Dims {
   double cp_steps;     // attention calls per pass: one per context-parallel ring step
   AttentionKernel attention;
   double input_bytes;  // GEMM input bytes per element: 1 for fp8, 2 for bf16
+  double grad_input_bytes;  // the same for the dgrad and wgrad GEMMs (2 with fp8_backward false)
+  bool bf16_backward;       // fp8 forward GEMMs, bf16 dgrad and wgrad GEMMs (fp8_backward false)
+  double fp8_gemm_rate;     // fp8 GEMM throughput relative to per-tensor scaling (recipe_gemm_rate)
   bool swiglu;
   bool eager;          // elementwise ops as plain PyTorch ops (ElementwiseKernels::eager)
 };
+
+/// Hopper fp8 GEMM throughput with DeepSeek-V3 block scales (1 x 128 on the activation and
+/// gradient operand, 128 x 128 on the weight) over the same GEMM with per-tensor (or per-row)
+/// scales, which a GEMM applies once in its epilogue: block scales vary along the reduction
+/// dimension, so the main loop rescales every 128-deep partial sum in CUDA cores. Measured on
+/// H100 500 W, GEMM alone (pytorch/FBGEMM pull request 2546, fp8 "block gemm only" over "row gemm
+/// only"): 870.40 / 1125.51 TF/s at 8192^3, 828.34 / 1082.75 at (65536, 8192, 7168), 828.31 /
+/// 1141.38 at (65536, 3584, 8192): 0.773, 0.765, 0.726, mean 0.755. Newer kernels narrow the gap
+/// (DeepGEMM reaches 1550 TF/s on H800 at its best shapes), so this is the slow end for cuBLAS
+/// 12.9's block-scaled GEMM that Transformer Engine's Float8BlockScaling calls.
+constexpr double kBlockScaledGemmRate = (870.40 / 1125.51 + 828.34 / 1082.75 + 828.31 / 1141.38) / 3.0;
+
+/// The fp8 GEMM rate of a recipe relative to per-tensor scaling. MXFP8's 1 x 32 scales are applied
+/// by Blackwell's block-scaled MMA instructions (PTX tcgen05.mma kind::mxf8f6f4), at the fp8 rate.
+double recipe_gemm_rate(Fp8Recipe recipe) {
+  return recipe == Fp8Recipe::blockwise ? kBlockScaledGemmRate : 1.0;
+}
 
 Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const TrainingSpec& training) {
   const auto tp = static_cast<double>(par.tp);
@@ -58,6 +79,9 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .cp_steps = cp,
       .attention = training.attention,
       .input_bytes = training.precision == Precision::fp8 ? 1.0 : 2.0,
+      .grad_input_bytes = training.precision == Precision::fp8 && training.fp8_backward ? 1.0 : 2.0,
+      .bf16_backward = training.precision == Precision::fp8 && !training.fp8_backward,
+      .fp8_gemm_rate = recipe_gemm_rate(training.fp8_recipe),
       .swiglu = model.mlp == MlpKind::swiglu,
       .eager = training.elementwise == ElementwiseKernels::eager,
   };
@@ -70,23 +94,25 @@ OpCost gemm_forward(std::string_view name, const Dims& d, double m, double n, do
   const double flops = 2.0 * m * n * k;
   return {.name = name, .kind = OpKind::gemm, .flops = flops, .model_flops = flops,
           .bytes = (m * k + k * n) * d.input_bytes + m * n * kActivationBytes,
-          .gemm_m = to_int(m), .gemm_n = to_int(n), .gemm_k = to_int(k)};
+          .gemm_m = to_int(m), .gemm_n = to_int(n), .gemm_k = to_int(k), .fp8_rate = d.fp8_gemm_rate};
 }
 
 /// dX[m x k] = dY[m x n] W^T: same FLOPs as the forward, shape (m, k, n).
 OpCost gemm_dgrad(std::string_view name, const Dims& d, double m, double n, double k) {
   const double flops = 2.0 * m * n * k;
   return {.name = name, .kind = OpKind::gemm, .flops = flops, .model_flops = flops,
-          .bytes = (m * n + k * n) * d.input_bytes + m * k * kActivationBytes,
-          .gemm_m = to_int(m), .gemm_n = to_int(k), .gemm_k = to_int(n)};
+          .bytes = (m * n + k * n) * d.grad_input_bytes + m * k * kActivationBytes,
+          .gemm_m = to_int(m), .gemm_n = to_int(k), .gemm_k = to_int(n),
+          .bf16_gemm = d.bf16_backward, .fp8_rate = d.fp8_gemm_rate};
 }
 
 /// dW[k x n] += X^T dY: the reduction runs over the tokens, shape (k, n, m).
 OpCost gemm_wgrad(std::string_view name, const Dims& d, double m, double n, double k) {
   const double flops = 2.0 * m * n * k;
   return {.name = name, .kind = OpKind::gemm, .flops = flops, .model_flops = flops,
-          .bytes = (m * k + m * n) * d.input_bytes + k * n * kWeightGradBytes,
-          .gemm_m = to_int(k), .gemm_n = to_int(n), .gemm_k = to_int(m)};
+          .bytes = (m * k + m * n) * d.grad_input_bytes + k * n * kWeightGradBytes,
+          .gemm_m = to_int(k), .gemm_n = to_int(n), .gemm_k = to_int(m),
+          .bf16_gemm = d.bf16_backward, .fp8_rate = d.fp8_gemm_rate};
 }
 
 OpCost attention_forward(const Dims& d) {
@@ -228,35 +254,118 @@ std::array<LayerGemm, 4> layer_gemms(const Dims& d) {
   }};
 }
 
-/// Transformer Engine's fp8 casts around the linear layers. An fp8 GEMM takes fp8 operands, and
-/// Hopper's fp8 tensor cores only run the TN layout, so every activation entering a linear layer is
-/// cast from bf16 and also stored transposed (the wgrad GEMM needs X^T), and in the backward every
-/// output gradient likewise (dgrad needs dY, wgrad dY^T). Each cast reads the bf16 tensor (2 B)
-/// and writes the fp8 copy and the fp8 transpose (1 + 1 B). With sequence parallelism the
-/// operands whose rows are sharded (the inputs of the column-parallel qkv and mlp_up, the output
-/// gradients of the row-parallel out_proj and mlp_down) are cast on the rank's own rows, gathered
-/// in fp8, and transposed after the gather (a 1 B read and a 1 B write over all the rows).
-/// Weights are cast once per step (Megatron-LM passes is_first_microbatch) and are not costed here.
-constexpr double kCastTransposeBytes = 2.0 + 1.0 + 1.0;
-constexpr double kCastBytes = 2.0 + 1.0;
-constexpr double kTransposeBytes = 1.0 + 1.0;
+/// The fp8 casts around the linear layers. An fp8 GEMM takes fp8 operands, and Hopper's fp8 tensor
+/// cores only run the TN layout, so every activation entering a linear layer is cast from bf16 and
+/// also stored transposed (the wgrad GEMM needs X^T), in the backward every output gradient
+/// likewise (dgrad needs dY, wgrad dY^T), and every weight (the forward needs W, dgrad W^T).
+/// A cast reads the bf16 tensor (2 B per element) and writes each fp8 copy it makes (1 B) with its
+/// scales; which copies and scales, and what comes before it, is the recipe's:
+/// - delayed (Transformer Engine's cast_transpose): the scale comes from the amax history, the
+///   tensor's new amax is reduced inside the cast kernel. One kernel per cast.
+/// - current: the scale comes from the tensor's own amax, so an amax kernel reads the bf16 tensor
+///   first (2 B per element) and a one-thread kernel turns the amax into a scale: 3 kernels per
+///   cast (Transformer Engine's Float8CurrentScalingQuantizer: compute amax, scale from amax,
+///   cast; torchao's tensorwise dynamic scaling: an abs-max reduction before its cast).
+/// - blockwise: fp32 scales (4 B) per 1 x 128 block of an activation or gradient, per 128 x 128
+///   block of a weight; the block amax is taken inside the cast. The transposed copy's 1 x 128
+///   blocks run along the other dimension, so it is quantised from the bf16 tensor too: one read,
+///   two fp8 copies each with its scales (Transformer Engine's Float8BlockQuantizer, rowwise and
+///   columnwise usage).
+/// - mxfp8: one E8M0 scale (1 B) per 1 x 32 block, both copies quantised from the bf16 tensor, as
+///   for blockwise (Transformer Engine's MXFP8Quantizer, rowwise and columnwise).
+/// With sequence parallelism the operands whose rows are sharded (the inputs of the column-parallel
+/// qkv and mlp_up, the output gradients of the row-parallel out_proj and mlp_down) are cast on the
+/// rank's own rows and gathered in fp8. Per-tensor recipes transpose after the gather (1 B read,
+/// 1 B written over all the rows); block recipes quantise both copies on their own rows.
+/// fp8_backward false (fp8 forward GEMMs, bf16 dgrad and wgrad): the casts make only the forward's
+/// copy and the output gradients are not cast; the backward GEMMs read the bf16 tensors.
+constexpr double kBf16ReadBytes = 2.0;   // a cast, or an amax pass, reads the bf16 source
+constexpr double kFp8Bytes = 1.0;        // one fp8 copy of an element
+constexpr double kTransposeBytes = 1.0 + 1.0;  // an fp8 transpose after the gather: read + write
+constexpr double kFp32ScaleBytes = 4.0;  // Float8BlockScaling's scales (DeepSeek-V3: fp32)
+constexpr double kActivationBlock = 128.0;          // 1 x 128 blocks (DeepSeek-V3 section 3.3.2)
+constexpr double kWeightBlock = 128.0 * 128.0;      // 128 x 128 blocks
+constexpr double kE8m0ScaleBytes = 1.0;  // MXFP8 (OCP Microscaling spec): E8M0 scale per 32 values
+constexpr double kMxBlock = 32.0;
+/// Delayed scaling's per-tensor amax history: Transformer Engine's DelayedScaling default
+/// amax_history_len = 1024 (NeMo's fp8 configs set the same), fp32.
+constexpr double kAmaxHistoryLength = 1024.0;
+constexpr double kFp32Bytes = 4.0;
 
-/// HBM bytes of casting a tokens x width operand whose rows may be sharded tp ways before a gather.
-double fp8_cast_bytes(const Dims& d, double width, bool rows_sharded) {
-  if (!rows_sharded || d.norm_tokens == d.tokens) return d.tokens * width * kCastTransposeBytes;
-  return d.norm_tokens * width * kCastBytes + d.tokens * width * kTransposeBytes;
+/// How one recipe casts a tensor.
+struct CastRecipe {
+  double amax_pass_bytes;  // read before the cast to find the amax (current scaling)
+  double copy_bytes;       // one fp8 copy of an element with its share of the scales
+  bool block_scaled;       // both copies quantised from bf16 (no fp8 transpose)
+  int kernels;             // kernels per cast
+};
+
+CastRecipe cast_recipe(Fp8Recipe recipe, bool weight) {
+  switch (recipe) {
+    case Fp8Recipe::delayed: return {0.0, kFp8Bytes, false, 1};
+    case Fp8Recipe::current: return {kBf16ReadBytes, kFp8Bytes, false, 3};
+    case Fp8Recipe::blockwise:
+      return {0.0, kFp8Bytes + kFp32ScaleBytes / (weight ? kWeightBlock : kActivationBlock), true, 1};
+    case Fp8Recipe::mxfp8: return {0.0, kFp8Bytes + kE8m0ScaleBytes / kMxBlock, true, 1};
+  }
+  return {};
 }
 
-/// A layer's casts: in the forward the GEMMs' inputs (k wide; rows sharded for the column-parallel
-/// qkv and mlp_up), in the backward their output gradients (n wide; rows sharded for the
-/// row-parallel out_proj and mlp_down).
-OpCost fp8_casts(const std::array<LayerGemm, 4>& gemms, const Dims& d, bool backward) {
+/// HBM bytes of casting a rows x width operand into `copies` fp8 copies (2: the operand and its
+/// transpose, 1: the forward's copy alone), its rows sharded tp ways before a gather or not.
+double fp8_cast_bytes(const Dims& d, const CastRecipe& r, double width, bool rows_sharded, int copies) {
+  const bool sharded = rows_sharded && d.norm_tokens != d.tokens;
+  const double own_rows = (sharded ? d.norm_tokens : d.tokens) * width;
+  if (r.block_scaled || !sharded) return own_rows * (r.amax_pass_bytes + kBf16ReadBytes + copies * r.copy_bytes);
+  const double transposed = copies > 1 ? d.tokens * width * kTransposeBytes : 0.0;
+  return own_rows * (r.amax_pass_bytes + kBf16ReadBytes + r.copy_bytes) + transposed;
+}
+
+/// A layer's activation casts: in the forward the GEMMs' inputs (k wide; rows sharded for the
+/// column-parallel qkv and mlp_up), in the backward their output gradients (n wide; rows sharded
+/// for the row-parallel out_proj and mlp_down).
+OpCost fp8_casts(const std::array<LayerGemm, 4>& gemms, const Dims& d, const TrainingSpec& t, bool backward) {
   const auto& [qkv, out, up, down] = gemms;
+  const CastRecipe r = cast_recipe(t.fp8_recipe, false);
+  const int copies = t.fp8_backward ? 2 : 1;
   const auto cast = [&](const LayerGemm& g, bool column_parallel) {
-    return fp8_cast_bytes(d, backward ? g.n : g.k, backward != column_parallel);
+    return fp8_cast_bytes(d, r, backward ? g.n : g.k, backward != column_parallel, copies);
   };
   return {.name = backward ? "fp8_cast_bwd" : "fp8_cast", .kind = OpKind::elementwise,
-          .bytes = cast(qkv, true) + cast(out, false) + cast(up, true) + cast(down, false), .kernels = 4};
+          .bytes = cast(qkv, true) + cast(out, false) + cast(up, true) + cast(down, false),
+          .kernels = 4 * r.kernels};
+}
+
+/// The casts of the layer's weights (n x k on this rank each). Megatron-LM passes
+/// is_first_microbatch, so Transformer Engine casts the weights on a step's first micro-batch and
+/// reuses the fp8 copies: the op carries 1/m of the bytes of a step of m micro-batches, and its
+/// launches (4 casts once a step) are not counted. With ZeRO-3 the weights are gathered in bf16
+/// for every micro-batch and cast after each gather (m = 1 here; the backward's re-gather reuses
+/// the forward's copies, and an fp8 gather such as torchao's enable_fsdp_float8_all_gather,
+/// which casts the shard before the gather, is not modelled).
+OpCost fp8_weight_casts(const std::array<LayerGemm, 4>& gemms, const ParallelismSpec& p, const TrainingSpec& t) {
+  const CastRecipe r = cast_recipe(t.fp8_recipe, true);
+  const int copies = t.fp8_backward ? 2 : 1;
+  double elements = 0.0;
+  for (const LayerGemm& g : gemms) elements += g.n * g.k;
+  const bool every_micro_batch = p.zero >= 3;
+  const std::int64_t per_step = t.global_batch / std::max<std::int64_t>(1, p.dp * t.micro_batch);
+  const double micro_batches = every_micro_batch ? 1.0 : static_cast<double>(std::max<std::int64_t>(1, per_step));
+  // A weight is cast whole on every rank, so both copies come from one read (no gather between).
+  const double per_element = r.amax_pass_bytes + kBf16ReadBytes + copies * r.copy_bytes;
+  return {.name = "fp8_weight_cast", .kind = OpKind::elementwise, .bytes = elements * per_element / micro_batches,
+          .kernels = every_micro_batch ? 4 * r.kernels : 0};
+}
+
+/// Delayed scaling's amax-history and scale update: Transformer Engine rolls every fp8 tensor's
+/// history and recomputes its scale (nvte_delayed_scaling_recipe_amax_and_scale_update, read +
+/// write of the history) after each micro-batch's forward and backward. The layer's share is its
+/// 4 GEMMs' scales of input, weight and (with fp8_backward) output gradient; the update is one
+/// multi-tensor kernel for all the layers of a model chunk, so no launch is counted per layer.
+OpCost fp8_scale_update(const TrainingSpec& t) {
+  const double scales = 4.0 * (t.fp8_backward ? 3.0 : 2.0);
+  return {.name = "fp8_scale_update", .kind = OpKind::elementwise,
+          .bytes = scales * kAmaxHistoryLength * kFp32Bytes * 2.0, .kernels = 0};
 }
 
 OpCost without_model_flops(OpCost op) {
@@ -275,7 +384,11 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
 
   const bool fp8 = training.precision == Precision::fp8;
   costs.forward.push_back(elementwise_forward(d));
-  if (fp8) costs.forward.push_back(fp8_casts(gemms, d, false));
+  if (fp8) {
+    costs.forward.push_back(fp8_weight_casts(gemms, parallelism, training));
+    if (training.fp8_recipe == Fp8Recipe::delayed) costs.forward.push_back(fp8_scale_update(training));
+    costs.forward.push_back(fp8_casts(gemms, d, training, false));
+  }
   costs.forward.push_back(gemm_forward(qkv.fwd, d, d.tokens, qkv.n, qkv.k));
   add_attention_forward(costs.forward, d, training.attention);
   costs.forward.push_back(gemm_forward(out.fwd, d, d.tokens, out.n, out.k));
@@ -283,7 +396,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   costs.forward.push_back(gemm_forward(down.fwd, d, d.tokens, down.n, down.k));
 
   costs.backward.push_back(elementwise_backward(d));
-  if (fp8) costs.backward.push_back(fp8_casts(gemms, d, true));
+  if (fp8 && training.fp8_backward) costs.backward.push_back(fp8_casts(gemms, d, training, true));
   for (const LayerGemm* g : {&down, &up, &out}) {
     costs.backward.push_back(gemm_dgrad(g->dgrad, d, d.tokens, g->n, g->k));
     costs.backward.push_back(gemm_wgrad(g->wgrad, d, d.tokens, g->n, g->k));
@@ -303,7 +416,12 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
       break;
     }
     case Recompute::full:
-      for (const OpCost& op : costs.forward) costs.recompute.push_back(without_model_flops(op));
+      // The recomputed forward reuses the step's fp8 weights and scales (Transformer Engine
+      // skips the update in its recompute phase); it casts the activations again.
+      for (const OpCost& op : costs.forward) {
+        if (op.name == "fp8_weight_cast" || op.name == "fp8_scale_update") continue;
+        costs.recompute.push_back(without_model_flops(op));
+      }
       break;
   }
   return costs;

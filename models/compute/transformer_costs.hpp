@@ -16,10 +16,18 @@
 ///   the autograd of each: 4 batched GEMMs, dropout (reads gradient and mask, writes gradient) and
 ///   softmax (reads gradient and output, writes gradient), so HBM traffic grows with s^2.
 ///   Selective recompute redoes all four forward ops (Korthikanti et al. 2022 section 4.2).
-/// fp8: the linear layers' GEMMs run in fp8 and each layer adds the cast (and transpose) kernels of
-/// their activation inputs and output gradients (Transformer Engine's cast_transpose).
-/// Limitations: dense decoder-only layers (no MoE); bias, RoPE, fp8 weight casts (once a step) and
-/// amax bookkeeping are not costed; k/v heads replicate when kv_heads < tp; the attention core runs in bf16 at fp8. Unfused:
+/// fp8: the linear layers' GEMMs run in fp8 (with training.fp8_backward false, the forward's only)
+/// and each layer adds the casts of their activation inputs, output gradients and weights, as
+/// training.fp8_recipe makes them (transformer_costs.cpp, above fp8_cast_bytes): fp8 copies, their
+/// scales, current scaling's amax read pass, block scaling's slower GEMMs, delayed scaling's amax
+/// history update. Weights are cast once a step (their bytes spread over the step's micro-batches),
+/// with ZeRO-3 once per micro-batch.
+/// Limitations: dense decoder-only layers (no MoE); bias and RoPE are not costed; k/v heads
+/// replicate when kv_heads < tp; the attention core runs in bf16 at fp8, and so do the logits at
+/// the precision's rate as any GEMM. fp8 not costed: the amax all-reduces (current scaling's over
+/// the TP group for sequence-parallel inputs, delayed scaling's once per pass), the GEMMs' reads of
+/// the scales, the scale swizzle of block recipes, and Blackwell's per-tensor fp8 needing no
+/// transposed copy (it runs every GEMM layout): the Hopper casts are costed on every GPU. Unfused:
 /// attention dropout is always on (Megatron-LM's default 0.1); the padding-mask read, the
 /// context's [s, b, h] permute copy and the baddbmm scaling are not costed (O(s h), not O(s^2));
 /// with context parallelism the rank's s/cp queries score against all s keys in one pass.
@@ -59,6 +67,8 @@ struct OpCost {
   int gemm_k = 0;
   int kernels = 1;           // kernel launches the op stands for
   AttentionKernel attention_kernel = AttentionKernel::cudnn;  // fused attention: which kernel
+  bool bf16_gemm = false;    // a linear-layer GEMM kept at the bf16 rate at fp8 (fp8_backward false)
+  double fp8_rate = 1.0;     // fp8 GEMM throughput relative to per-tensor scaling (block scales < 1)
 };
 
 /// A fixed-capacity list of ops: layer costs are evaluated in sweeps, so no heap allocation.

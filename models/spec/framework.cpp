@@ -32,6 +32,8 @@ constexpr std::array kSets{
         .sharding = {ShardingFramework::fsdp2,
                      "Megatron-LM shards parameters with PyTorch FSDP2 under --use-torch-fsdp2; its own Megatron-FSDP "
                      "(--use-megatron-fsdp) is parallelism.sharding=megatron_fsdp"},
+        .fp8_recipe = {Fp8Recipe::delayed,
+                       "Transformer Engine's DelayedScaling, Megatron-LM's --fp8-recipe default"},
     },
     FrameworkParameters{
         .framework = Framework::megatron_lm,
@@ -42,6 +44,8 @@ constexpr std::array kSets{
         .grad_dtype = {GradDtype::fp32, kMegatronFp32Grads},
         .sharding = {ShardingFramework::fsdp2,
                      "Megatron-LM had no ZeRO-3 before Megatron-Core: its later --use-torch-fsdp2 stands in"},
+        .fp8_recipe = {Fp8Recipe::delayed,
+                       "Transformer Engine's DelayedScaling, Megatron-LM's --fp8-recipe default"},
     },
     FrameworkParameters{
         .framework = Framework::megatron_deepspeed,
@@ -55,6 +59,7 @@ constexpr std::array kSets{
         .sharding = {ShardingFramework::deepspeed_zero3_2021,
                      "DeepSpeed ZeRO stage 3 (runtime/zero/stage3.py); the one DeepSpeed parameter set here is its "
                      "2021 form, whose gathers were per parameter tensor"},
+        .fp8_recipe = {Fp8Recipe::delayed, "Transformer Engine's DelayedScaling, where its layers are used"},
     },
     FrameworkParameters{
         .framework = Framework::torchtitan,
@@ -63,6 +68,9 @@ constexpr std::array kSets{
         .grad_dtype = {GradDtype::fp32,
                        "torchtitan's mixed_precision_reduce defaults to float32 (torchtitan/config/job_config.py)"},
         .sharding = {ShardingFramework::fsdp2, "torchtitan shards with FSDP2 (fully_shard per transformer block)"},
+        .fp8_recipe = {Fp8Recipe::current,
+                       "torchao Float8Linear's default, tensorwise dynamic scaling: each tensor's own amax "
+                       "(torchtitan --model.converters float8)"},
     },
     FrameworkParameters{
         .framework = Framework::llm_foundry,
@@ -74,6 +82,8 @@ constexpr std::array kSets{
                        "gradients and their reduction in bf16"},
         .sharding = {ShardingFramework::fsdp1,
                      "Composer wraps the model with PyTorch FSDP1 (FullyShardedDataParallel, FULL_SHARD)"},
+        .fp8_recipe = {Fp8Recipe::delayed,
+                       "Composer runs fp8 through Transformer Engine's fp8_autocast with DelayedScaling"},
     },
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 /// The training framework that runs a job, as a named set of the choices the step model needs:
 /// the attention kernel, fused or eager elementwise kernels, the dtype ZeRO 0-2 reduce gradients
-/// in, and the way ZeRO-3 shards (sharding.hpp). `training.framework` picks a set; every choice
+/// in, the way ZeRO-3 shards (sharding.hpp) and the fp8 scaling recipe. `training.framework` picks a set; every choice
 /// stays a scenario key of its own, and a key the scenario writes wins over the set.
 /// Sets:
 /// - megatron-core: Megatron-LM on Megatron-Core with Transformer Engine, which NeMo and
@@ -37,6 +37,7 @@ struct FrameworkParameters {
   FrameworkChoice<ElementwiseKernels> elementwise{};
   FrameworkChoice<GradDtype> grad_dtype{};
   FrameworkChoice<ShardingFramework> sharding{};
+  FrameworkChoice<Fp8Recipe> fp8_recipe{};
 };
 
 /// The parameter set of `framework`.

@@ -23,6 +23,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::training_seq_len: return "training.seq_len";
     case LayoutField::training_schedule: return "training.schedule";
     case LayoutField::training_precision: return "training.precision";
+    case LayoutField::training_fp8_recipe: return "training.fp8_recipe";
     case LayoutField::cluster_num_gpus: return "cluster.num_gpus";
     case LayoutField::cluster_gpus_per_node: return "cluster.gpus_per_node";
     case LayoutField::cluster_topology: return "cluster.topology";
@@ -113,6 +114,12 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
   if (t.precision == Precision::fp8 && !(c.gpu.fp8_flops_per_s > 0))
     return broken(F::training_precision, fmt::format("fp8 needs a GPU with FP8 tensor cores; {} has fp8_tflops=0",
                                                      c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
+  const bool blackwell = c.gpu.name.starts_with("b200") || c.gpu.name.starts_with("gb200");
+  if (t.precision == Precision::fp8 && t.fp8_recipe == Fp8Recipe::mxfp8 && !blackwell)
+    return broken(F::training_fp8_recipe,
+                  fmt::format("mxfp8 needs a Blackwell GPU (b200, gb200): its 1x32 block scales are applied by "
+                              "Blackwell's tensor cores; {} is not one (use delayed, current or blockwise)",
+                              c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
   return std::nullopt;
 }
 

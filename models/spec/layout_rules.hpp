@@ -17,7 +17,10 @@
 ///    of pp (the schedule runs them in groups of pp, pipeline_schedule.hpp);
 ///  - seq_len divisible by cp; sequence parallelism needs tp > 1 and seq_len divisible by tp x cp;
 ///  - tp_comm_overlap needs sequence parallelism; shard_group divides dp x cp and needs zero = 3;
-///  - fp8 needs a GPU with FP8 tensor cores.
+///  - fp8 needs a GPU with FP8 tensor cores; the mxfp8 recipe needs a Blackwell GPU (a name that
+///    starts with b200 or gb200, as the presets and planning/validation/validation_family.cpp name
+///    them): MXFP8's 1 x 32 block scales are applied by Blackwell's tensor cores (Transformer
+///    Engine's MXFP8BlockScaling needs compute capability 10.0).
 ///
 /// kv_heads against tp. Megatron-LM accepts num_query_groups that are a multiple OR a divisor of
 /// tensor_model_parallel_size: megatron/core/transformer/transformer_config.py,
@@ -64,6 +67,7 @@ enum class LayoutField {
   training_seq_len,
   training_schedule,
   training_precision,
+  training_fp8_recipe,
   cluster_num_gpus,
   cluster_gpus_per_node,
   cluster_topology,

@@ -30,6 +30,23 @@ constexpr std::string_view recompute_name(Recompute r) {
   return "?";
 }
 enum class Precision { bf16, fp8 };
+/// How fp8 tensors are scaled (training.fp8_recipe; only read when precision is fp8):
+/// `delayed` (Transformer Engine DelayedScaling: one scale per tensor from an amax history, the
+/// new amax taken inside the cast kernel), `current` (TE Float8CurrentScaling, torchao tensorwise
+/// dynamic: one scale per tensor from its own amax, found by a read pass before the cast),
+/// `blockwise` (TE Float8BlockScaling, DeepSeek-V3: fp32 scales per 1 x 128 block of activations
+/// and gradients, per 128 x 128 block of weights) and `mxfp8` (TE MXFP8BlockScaling, Blackwell:
+/// one E8M0 scale per 1 x 32 block, applied by the tensor cores).
+enum class Fp8Recipe { delayed, current, blockwise, mxfp8 };
+constexpr std::string_view fp8_recipe_name(Fp8Recipe r) {
+  switch (r) {
+    case Fp8Recipe::delayed: return "delayed";
+    case Fp8Recipe::current: return "current";
+    case Fp8Recipe::blockwise: return "blockwise";
+    case Fp8Recipe::mxfp8: return "mxfp8";
+  }
+  return "?";
+}
 /// The attention core's kernel. The fused kernels keep the s x s scores out of HBM and skip the
 /// causal blocks above the diagonal; they differ in how fast they run (compute_profile.hpp):
 /// `cudnn` (cuDNN fused attention, as Transformer Engine runs it on Hopper and later), `flash2`
@@ -94,6 +111,9 @@ struct TrainingSpec {
   Precision precision = Precision::bf16;
   // What ran the job: the defaults of attention, elementwise, grad_dtype and parallelism.sharding.
   Framework framework = Framework::megatron_core;
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
+  // fp8 only: false runs the forward GEMMs in fp8 and the dgrad and wgrad GEMMs in bf16.
+  bool fp8_backward = true;
   Recompute recompute = Recompute::selective;
   AttentionKernel attention = AttentionKernel::cudnn;
   ElementwiseKernels elementwise = ElementwiseKernels::fused;

@@ -10,6 +10,7 @@
 
 #include "scenarios/csv_reader.hpp"
 #include "scenarios/scenario_error.hpp"
+#include "scenarios/validation_sources.hpp"
 
 namespace clustersim::scenarios {
 namespace {
@@ -195,6 +196,21 @@ TEST_CASE("validation: gated MLPs, interleaving, ZeRO spellings and named networ
   CHECK(mapped(row).scenario.training.precision == models::Precision::fp8);
 }
 
+TEST_CASE("validation: NeMo and MLPerf fp8 rows run Transformer Engine's delayed scaling") {
+  for (const char* source : {"NVIDIA/NeMo docs/source/performance/performance_summary.md",
+                             "mlcommons/training_results_v3.1 NVIDIA/results"}) {
+    CAPTURE(source);
+    REQUIRE(source_family(source).fp8_recipe);
+    CHECK(source_family(source).fp8_recipe->value == models::Fp8Recipe::delayed);
+    CHECK(source_family(source).fp8_recipe->reason.starts_with("fp8_recipe=delayed"));
+  }
+  REQUIRE(source_family("pytorch/torchtitan benchmarks").fp8_recipe);
+  CHECK(source_family("pytorch/torchtitan benchmarks").fp8_recipe->value == models::Fp8Recipe::current);
+  // The frameworks' own sets agree: Transformer Engine's default, torchao's tensorwise scaling.
+  CHECK(models::framework_parameters(models::Framework::megatron_core).fp8_recipe.value == models::Fp8Recipe::delayed);
+  CHECK(models::framework_parameters(models::Framework::torchtitan).fp8_recipe.value == models::Fp8Recipe::current);
+}
+
 TEST_CASE("validation: pre-2023 Megatron families run unfused attention; their ZeRO-3 rows do not overlap") {
   // Narayanan 2021 (and Korthikanti 2022, BLOOM) predate FlashAttention in Megatron-LM; the reason
   // is among the row's assumptions. Their DeepSpeed ZeRO-3 rows block on gathers and reduce-scatters.
@@ -280,6 +296,8 @@ TEST_CASE("validation: torchtitan's Grand Teton rows run on h100-96gb-500w with 
   CHECK(s.training.seq_len == 8192);
   CHECK(s.training.precision == models::Precision::fp8);
   CHECK(assumes(c, "(enable_fsdp_float8_all_gather) is not expressed"));
+  CHECK(s.training.fp8_recipe == models::Fp8Recipe::current);  // torchao tensorwise dynamic scaling
+  CHECK(assumes(c, "fp8_recipe=current"));
   CHECK(s.training.elementwise == models::ElementwiseKernels::fused);  // torch.compile
   CHECK(s.parallelism.zero == 3);
   CHECK(s.parallelism.sharding == models::ShardingFramework::fsdp2);

@@ -85,6 +85,8 @@ TEST_CASE("cli: bad input exits 2 with one line on stderr and nothing on stdout"
   check_fails_cleanly(run_clustersim("run a.json b.json"), "too many positional options");
   check_fails_cleanly(run_clustersim("run --set"), "run: the required argument for option '--set'");
   check_fails_cleanly(run_clustersim("explain extra"), "explain:");
+  check_fails_cleanly(run_clustersim("run --set training.precision=fp8 --set training.fp8_recipe=mxfp8"),
+                      "/training/fp8_recipe: mxfp8 needs a Blackwell GPU (b200, gb200)");
 }
 
 TEST_CASE("cli: run_cli in-process buffers output, so a failure prints nothing on stdout") {

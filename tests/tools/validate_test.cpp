@@ -45,7 +45,7 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Narayanan 2021", -0.13, 0.10},     FamilyBiasBound{"Korthikanti 2022", -0.06, 0.06},
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.165, 0.06},
-    FamilyBiasBound{"MLPerf 3.1", -0.065, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.20, 0.06},
+    FamilyBiasBound{"MLPerf 3.1", -0.095, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.20, 0.06},
     FamilyBiasBound{"torchtitan", -0.10, 0.06},
 };
 // Rows that must take part, so that the gate cannot pass by skipping (78 of 88 are expressible

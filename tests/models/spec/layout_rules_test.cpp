@@ -154,6 +154,26 @@ TEST_CASE("layout rules: one rule at a time, each naming its field") {
   });
   CHECK(v.field == LayoutField::training_precision);
   CHECK(v.rule == "fp8 needs a GPU with FP8 tensor cores; a100-80gb has fp8_tflops=0");
+
+  v = broken([](Fixture& l) {
+    l.training.precision = Precision::fp8;
+    l.training.fp8_recipe = Fp8Recipe::mxfp8;
+  });
+  CHECK(v.field == LayoutField::training_fp8_recipe);
+  CHECK(v.rule.starts_with("mxfp8 needs a Blackwell GPU (b200, gb200)"));
+}
+
+TEST_CASE("layout rules: mxfp8 runs on Blackwell, and the recipe is ignored without fp8") {
+  Fixture bf16;
+  bf16.training.fp8_recipe = Fp8Recipe::mxfp8;  // precision bf16: the recipe is not read
+  CHECK_FALSE(bf16.violation().has_value());
+  for (const char* name : {"b200", "gb200"}) {
+    Fixture blackwell;
+    blackwell.cluster.gpu.name = name;
+    blackwell.training.precision = Precision::fp8;
+    blackwell.training.fp8_recipe = Fp8Recipe::mxfp8;
+    CHECK_FALSE(blackwell.violation().has_value());
+  }
 }
 
 TEST_CASE("layout rules: keys a layout built in code may leave out of range") {
