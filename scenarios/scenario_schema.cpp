@@ -568,8 +568,10 @@ std::vector<Section> build_sections() {
                     "fp8 only: dgrad and wgrad GEMMs in fp8 too; false keeps them in bf16 (fp8 "
                     "forward GEMMs only)"),
             enumeration("recompute", member(training, &TrainingSpec::recompute),
-                        std::array<std::string_view, 3>{"none", "selective", "full"},
-                        "activation recomputation"),
+                        std::array<std::string_view, 4>{"none", "selective", "full", "op"},
+                        "activation recomputation: selective (the attention core, Megatron-LM), full (each "
+                        "layer from its input), op (torchtitan's op-level selective: attention and every "
+                        "other matmul kept)"),
             from_framework(enumeration("attention", member(training, &TrainingSpec::attention),
                                        std::array<std::string_view, 3>{"cudnn", "flash2", "unfused"},
                                        "attention kernel: cudnn (cuDNN fused attention, Transformer Engine), "

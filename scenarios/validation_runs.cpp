@@ -361,6 +361,11 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   t.framework = family.framework.value;
   assumed.emplace_back(family.framework.reason);
   const models::FrameworkParameters& set = models::framework_parameters(t.framework);
+  // "Selective" is what the framework's selective checkpointing recomputes.
+  if (t.recompute == models::Recompute::selective && set.selective_recompute.value != models::Recompute::selective) {
+    t.recompute = set.selective_recompute.value;
+    assumed.push_back(fmt::format("recompute={}: {}", models::recompute_name(t.recompute), set.selective_recompute.source));
+  }
   t.attention = set.attention.value;
   assumed.push_back(fmt::format("attention={}: {}", models::attention_kernel_name(t.attention), set.attention.source));
   t.fp8_recipe = family.fp8_recipe ? family.fp8_recipe->value : set.fp8_recipe.value;

@@ -56,6 +56,12 @@ double hardware_flops_per_step(const TransformerSpec& model, const TrainingSpec&
       recomputed_per_token =
           layers * (2.0 * static_cast<double>(layer_matmul_parameters(model)) + attention_forward);
       break;
+    case Recompute::op: {  // the k, output and (gated MLP) up projections: transformer_costs.hpp
+      const double kv = static_cast<double>(model.kv_heads) * h / static_cast<double>(model.heads);
+      const double f = static_cast<double>(model.ffn_hidden);
+      recomputed_per_token = layers * 2.0 * (h * kv + h * h + (model.mlp == MlpKind::swiglu ? h * f : f * h));
+      break;
+    }
   }
   return model_flops_per_step(model, training) + tokens * recomputed_per_token;
 }

@@ -82,6 +82,19 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
   const double sp_split = parallelism.sp ? t : 1.0;
 
   if (training.recompute == Recompute::full) return 2.0 * sbh / sp_split;  // the layer input only
+  if (training.recompute == Recompute::op) {
+    // torchtitan's op-level policy keeps the layer input (the checkpoint's), the attention output
+    // and the outputs of every other matmul of q, k, v, o, up (gate), [up,] down: q, v, the first
+    // MLP projection and, in a gated MLP, the down projection (2 bytes each); the down projection's
+    // output is the full, unreduced sum on every TP rank, and with sequence parallelism its
+    // reduce-scatter (kept too) the rank's share.
+    const double f = static_cast<double>(model.ffn_hidden);
+    const bool gated = model.mlp == MlpKind::swiglu;
+    double kept = 2.0 * sbh / sp_split + 2.0 * (sbh + sbh) / t + 2.0 * tokens * kv_width_per_rank(model, parallelism.tp) +
+                  2.0 * tokens * f / t;
+    if (gated) kept += 2.0 * sbh + (parallelism.sp && t > 1.0 ? 2.0 * sbh / t : 0.0);
+    return kept;
+  }
 
   // Replicated across TP unless sequence parallel (bytes per token and hidden unit): two norm
   // inputs 4, QKV input 2, MLP input 2; with dropout, the masks after attention and after the MLP
@@ -148,7 +161,7 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     mem.other_bytes += (4.0 * sbh / sp_split + 4.0 * tokens * static_cast<double>(model.vocab) / t) *
                        last_chunk_in_flight;
   }
-  if (training.recompute == Recompute::full && stage_layers > 0) {
+  if ((training.recompute == Recompute::full || training.recompute == Recompute::op) && stage_layers > 0) {
     // The layer being recomputed holds its full activations during its backward, scores
     // included with unfused attention.
     TrainingSpec stored = training;

@@ -415,6 +415,24 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
       for (const OpCost& op : core) costs.recompute.push_back(without_model_flops(op));
       break;
     }
+    case Recompute::op: {
+      // torchtitan's op-level policy keeps every other matmul's output of q, k, v, o, w1, w3, w2
+      // (or q, k, v, o, w1, w2 without a gate): k, o and w3 (w2) run again, with the layer's
+      // elementwise ops and, at fp8, their casts; attention is kept.
+      costs.recompute.push_back(without_model_flops(gemm_forward("k_proj", d, d.tokens, d.kv_width, d.hidden)));
+      costs.recompute.push_back(without_model_flops(gemm_forward(out.fwd, d, d.tokens, out.n, out.k)));
+      if (d.swiglu) {
+        costs.recompute.push_back(without_model_flops(gemm_forward("mlp_up_gate", d, d.tokens, d.ffn, d.hidden)));
+      } else {
+        costs.recompute.push_back(without_model_flops(gemm_forward(down.fwd, d, d.tokens, down.n, down.k)));
+      }
+      for (const OpCost& op : costs.forward) {
+        if (op.kind == OpKind::elementwise && op.name != "fp8_weight_cast" && op.name != "fp8_scale_update") {
+          costs.recompute.push_back(without_model_flops(op));
+        }
+      }
+      break;
+    }
     case Recompute::full:
       // The recomputed forward reuses the step's fp8 weights and scales (Transformer Engine
       // skips the update in its recompute phase); it casts the activations again.

@@ -16,6 +16,10 @@
 ///   the autograd of each: 4 batched GEMMs, dropout (reads gradient and mask, writes gradient) and
 ///   softmax (reads gradient and output, writes gradient), so HBM traffic grows with s^2.
 ///   Selective recompute redoes all four forward ops (Korthikanti et al. 2022 section 4.2).
+/// Recompute `op` (torchtitan's op-level policy, torchtitan/distributed/activation_checkpoint.py:
+/// matmul and attention outputs are saved except every second matmul of a block) redoes the k,
+/// output and gated-MLP up projections (the down projection without a gate) and the layer's
+/// elementwise ops.
 /// fp8: the linear layers' GEMMs run in fp8 (with training.fp8_backward false, the forward's only)
 /// and each layer adds the casts of their activation inputs, output gradients and weights, as
 /// training.fp8_recipe makes them (transformer_costs.cpp, above fp8_cast_bytes): fp8 copies, their

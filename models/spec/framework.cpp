@@ -34,6 +34,8 @@ constexpr std::array kSets{
                      "(--use-megatron-fsdp) is parallelism.sharding=megatron_fsdp"},
         .fp8_recipe = {Fp8Recipe::delayed,
                        "Transformer Engine's DelayedScaling, Megatron-LM's --fp8-recipe default"},
+        .selective_recompute = {Recompute::selective,
+                                "Megatron-LM's --recompute-activations: the attention core (Korthikanti et al. 2022)"},
     },
     FrameworkParameters{
         .framework = Framework::megatron_lm,
@@ -46,6 +48,8 @@ constexpr std::array kSets{
                      "Megatron-LM had no ZeRO-3 before Megatron-Core: its later --use-torch-fsdp2 stands in"},
         .fp8_recipe = {Fp8Recipe::delayed,
                        "Transformer Engine's DelayedScaling, Megatron-LM's --fp8-recipe default"},
+        .selective_recompute = {Recompute::selective,
+                                "Megatron-LM's --recompute-activations: the attention core (Korthikanti et al. 2022)"},
     },
     FrameworkParameters{
         .framework = Framework::megatron_deepspeed,
@@ -60,6 +64,8 @@ constexpr std::array kSets{
                      "DeepSpeed ZeRO stage 3 (runtime/zero/stage3.py); the one DeepSpeed parameter set here is its "
                      "2021 form, whose gathers were per parameter tensor"},
         .fp8_recipe = {Fp8Recipe::delayed, "Transformer Engine's DelayedScaling, where its layers are used"},
+        .selective_recompute = {Recompute::selective,
+                                "Megatron-LM's --recompute-activations: the attention core (Korthikanti et al. 2022)"},
     },
     FrameworkParameters{
         .framework = Framework::torchtitan,
@@ -71,6 +77,10 @@ constexpr std::array kSets{
         .fp8_recipe = {Fp8Recipe::current,
                        "torchao Float8Linear's default, tensorwise dynamic scaling: each tensor's own amax "
                        "(torchtitan --model.converters float8)"},
+        .selective_recompute = {Recompute::op,
+                                "torchtitan's selective_ac_option \"op\" (its llama3 configs' default): attention and "
+                                "matmul outputs are saved except every second matmul of a block "
+                                "(torchtitan/distributed/activation_checkpoint.py)"},
     },
     FrameworkParameters{
         .framework = Framework::llm_foundry,
@@ -84,6 +94,8 @@ constexpr std::array kSets{
                      "Composer wraps the model with PyTorch FSDP1 (FullyShardedDataParallel, FULL_SHARD)"},
         .fp8_recipe = {Fp8Recipe::delayed,
                        "Composer runs fp8 through Transformer Engine's fp8_autocast with DelayedScaling"},
+        .selective_recompute = {Recompute::full,
+                                "llm-foundry's activation_checkpointing wraps whole blocks; it has no finer policy"},
     },
 };
 

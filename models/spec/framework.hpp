@@ -38,6 +38,8 @@ struct FrameworkParameters {
   FrameworkChoice<GradDtype> grad_dtype{};
   FrameworkChoice<ShardingFramework> sharding{};
   FrameworkChoice<Fp8Recipe> fp8_recipe{};
+  // What the framework's selective activation checkpointing recomputes.
+  FrameworkChoice<Recompute> selective_recompute{};
 };
 
 /// The parameter set of `framework`.

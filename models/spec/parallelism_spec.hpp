@@ -10,7 +10,11 @@
 namespace clustersim::models {
 
 enum class Schedule { gpipe, one_f_one_b, interleaved };
-enum class Recompute { none, selective, full };
+/// Activation recomputation: `selective` is Korthikanti et al. 2022's (the attention core, as
+/// Megatron-LM's --recompute-activations), `full` every layer from its input, `op` torchtitan's
+/// op-level selective checkpointing (selective_ac_option "op": the outputs of attention and of
+/// every other matmul are kept, the rest of the layer is recomputed).
+enum class Recompute { none, selective, full, op };
 
 /// The spellings the scenario format and every report use.
 constexpr std::string_view schedule_name(Schedule s) {
@@ -26,6 +30,7 @@ constexpr std::string_view recompute_name(Recompute r) {
     case Recompute::none: return "none";
     case Recompute::selective: return "selective";
     case Recompute::full: return "full";
+    case Recompute::op: return "op";
   }
   return "?";
 }

@@ -36,7 +36,7 @@ TEST_CASE("sweep configs: mistakes name the JSON pointer inside the array") {
   CHECK(error_of(R"([{"name": "a", "parallelism": {"tp": "8"}}])") ==
         "/sweep/configs/0/parallelism/tp: must be a positive integer, got \"8\"");
   CHECK(error_of(R"([{"name": "a", "training": {"recompute": "some"}}])") ==
-        "/sweep/configs/0/training/recompute: must be one of none|selective|full, got \"some\"");
+        "/sweep/configs/0/training/recompute: must be one of none|selective|full|op, got \"some\"");
   CHECK(error_of(R"([{"name": "a"}, {"name": "a"}])") == "/sweep/configs/1/name: \"a\" names an earlier config too");
   CHECK(error_of(R"([{"name": "a", "cluster": {}}])").starts_with("/sweep/configs/0/cluster: unknown key"));
   CHECK(error_of(R"({"name": "a"})") == "/sweep/configs: must be an array, got {\"name\":\"a\"}");

@@ -327,6 +327,10 @@ TEST_CASE("validation: torchtitan's Grand Teton rows run on h100-96gb-500w with 
   CHECK(f.scenario.training.elementwise == models::ElementwiseKernels::eager);
   CHECK(f.scenario.training.precision == models::Precision::bf16);
   CHECK_FALSE(assumes(f, "Float8Linear"));
+  // torchtitan's "selective" is its op-level policy; the full recompute of Table 5 stays full.
+  CHECK(f.scenario.training.recompute == models::Recompute::op);
+  CHECK(assumes(f, "recompute=op"));
+  CHECK(s.training.recompute == models::Recompute::full);
   // 16 x 8192 / (5762 x 8) = 2.84346 s.
   CHECK(f.measured.step_time_s == doctest::Approx(2.843457).epsilon(1e-6));
 }

@@ -31,6 +31,7 @@ std::vector<std::string> megatron_args(const models::TransformerSpec& model, con
       args.emplace_back("--recompute-method uniform");
       args.emplace_back("--recompute-num-layers 1");
       break;
+    case models::Recompute::op: break;  // torchtitan's policy: Megatron-LM has no flag for it
   }
   switch (p.zero) {
     case 0: break;

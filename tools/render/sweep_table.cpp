@@ -206,7 +206,8 @@ void read_sweep_json(const nlohmann::json& j, planning::SweepHeader& header, std
       header.shard_index = j.at("shard").at("index").get<std::size_t>();
       header.shard_count = j.at("shard").at("count").get<std::size_t>();
     }
-    constexpr std::array recomputes{models::Recompute::none, models::Recompute::selective, models::Recompute::full};
+    constexpr std::array recomputes{models::Recompute::none, models::Recompute::selective, models::Recompute::full,
+                                    models::Recompute::op};
     constexpr std::array schedules{models::Schedule::gpipe, models::Schedule::one_f_one_b,
                                    models::Schedule::interleaved};
     constexpr std::array statuses{planning::RowStatus::simulated, planning::RowStatus::too_large, planning::RowStatus::invalid, planning::RowStatus::pruned};

@@ -168,13 +168,12 @@ TEST_CASE("fp8 recipes: block-scaled GEMMs run at FBGEMM's measured fraction of 
   // A bf16 run ignores the recipe.
   TrainingSpec bf16 = fp8_training(Fp8Recipe::blockwise);
   bf16.precision = Precision::bf16;
-  const OpCost& bf16_up = op_named(layer_costs(test::llama3_70b(), {.tp = 8}, bf16).forward, "mlp_up");
-  CHECK(op_time_s(bf16_up, test::h100(), profile, Precision::bf16) ==
-        doctest::Approx(op_time_s(op_named(layer_costs(test::llama3_70b(), {.tp = 8},
-                                                       {.seq_len = 1024, .micro_batch = 1, .global_batch = 16})
-                                               .forward,
-                                           "mlp_up"),
-                                  test::h100(), profile, Precision::bf16)));
+  // (The layers are named: op_named returns a reference into them.)
+  const LayerCosts bf16_layer = layer_costs(test::llama3_70b(), {.tp = 8}, bf16);
+  const LayerCosts plain_layer =
+      layer_costs(test::llama3_70b(), {.tp = 8}, {.seq_len = 1024, .micro_batch = 1, .global_batch = 16});
+  CHECK(op_time_s(op_named(bf16_layer.forward, "mlp_up"), test::h100(), profile, Precision::bf16) ==
+        doctest::Approx(op_time_s(op_named(plain_layer.forward, "mlp_up"), test::h100(), profile, Precision::bf16)));
 }
 
 TEST_CASE("fp8 recipes: ZeRO-3 casts the weights every micro-batch; recompute reuses them") {

@@ -60,6 +60,24 @@ TEST_CASE("memory: Llama 3 70B activations with grouped-query attention, SwiGLU 
   CHECK(activation_bytes_per_layer(with_dropout, {.tp = 8, .sp = true}, training) == doctest::Approx(297795584.0));
 }
 
+TEST_CASE("memory: torchtitan's op-level checkpointing keeps attention and every other matmul's output") {
+  // Llama 3 8B (h 4096, 8 k/v heads of 128: kv 1024, f 14336) at b = 2, s = 8192, tp = 1: the
+  // layer input, q, v, attention output, w1's and w2's outputs, 2 bytes each per token:
+  // 2 (4 h + kv + f) = 2 x 31,744 = 63,488 B a token, 16,384 tokens -> 1,040,187,392 B, against
+  // 33 h + 4 kv = 139,264 B a token for Korthikanti's selective recompute (the row above).
+  const TrainingSpec op{.seq_len = 8192, .micro_batch = 2, .recompute = Recompute::op};
+  CHECK(activation_bytes_per_layer(test::llama3_8b(), {.tp = 1}, op) == doctest::Approx(16384.0 * 63488.0));
+  TrainingSpec selective = op;
+  selective.recompute = Recompute::selective;
+  CHECK(activation_bytes_per_layer(test::llama3_8b(), {.tp = 1}, selective) ==
+        doctest::Approx(16384.0 * (8.0 * 4096 + (2.0 + 2.0 + 6.0 * 3.5) * 4096 + 4.0 * 1024)));
+  // Llama 3 70B on tp = 8 with SP (h 8192, kv per rank 128, f 28672): input 2 h / 8, q and
+  // attention output 4 h / 8, v 2 x 128, w1 2 f / 8, w2's unreduced output 2 h and its
+  // reduce-scatter 2 h / 8 -> (2048 + 4096 + 256 + 7168 + 16384 + 2048) B = 32,000 B a token.
+  const TrainingSpec op70{.seq_len = 8192, .micro_batch = 1, .recompute = Recompute::op};
+  CHECK(activation_bytes_per_layer(test::llama3_70b(), {.tp = 8, .sp = true}, op70) == doctest::Approx(8192.0 * 32000.0));
+}
+
 TEST_CASE("memory: a model without dropout stores no masks, unfused attention only its softmax output") {
   // GPT-3 175B shape at dropout 0, s = 2048, b = 1: Korthikanti's 34 sbh loses the two 1-byte
   // masks (32 sbh), and the 5 as^2 b score term keeps only the 2-byte softmax output.

@@ -59,6 +59,26 @@ TEST_CASE("transformer costs: per-GPU ops summed over the model give the metric'
   CHECK(768.0 * per_micro_batch == doctest::Approx(model_flops_per_step(model, training)).epsilon(1e-9));
 }
 
+TEST_CASE("transformer costs: torchtitan's op-level recompute redoes the k, output and up projections") {
+  // Llama 3 8B, b = 1, s = 8192, tp = 1: k 2 bs h kv, output 2 bs h^2, SwiGLU up (w3) 2 bs h f, with
+  // h 4096, kv 1024, f 14336: 2 x 8192 x 4096 x (1024 + 4096 + 14336) = 1.3056e12 FLOPs, about 36 %
+  // of the forward's GEMMs; attention is kept, so the list has no attention op.
+  const LayerCosts costs = layer_costs(test::llama3_8b(), {.tp = 1},
+                                       {.seq_len = 8192, .micro_batch = 1, .recompute = Recompute::op});
+  CHECK(gemm_flops(costs.recompute) == doctest::Approx(2.0 * 8192 * 4096 * (1024.0 + 4096 + 14336)));
+  for (const OpCost& op : costs.recompute) {
+    CHECK(op.kind != OpKind::attention);
+    CHECK(op.model_flops == 0.0);
+  }
+  CHECK(gemm_flops(costs.recompute) / gemm_flops(costs.forward) == doctest::Approx(19456.0 / 53248.0));
+  // The recomputed FLOPs agree with the hardware-FLOP count.
+  const TrainingSpec t{.seq_len = 8192, .micro_batch = 1, .global_batch = 1, .recompute = Recompute::op};
+  TrainingSpec none = t;
+  none.recompute = Recompute::none;
+  CHECK(hardware_flops_per_step(test::llama3_8b(), t) - hardware_flops_per_step(test::llama3_8b(), none) ==
+        doctest::Approx(32.0 * gemm_flops(costs.recompute)));
+}
+
 TEST_CASE("transformer costs: Llama 3 70B on tp = 8, cp = 2 has per-rank GEMM shapes") {
   // b = 1, s = 8192, cp = 2: 4096 tokens per rank. h = 8192, 64 heads of 128, 8 kv heads (one per
   // TP rank), f = 28672. QKV: n = (8192 + 2 x 1024) / 8 = 1280, k = 8192. SwiGLU up (gate + up):
