@@ -50,6 +50,7 @@ constexpr std::array kBanded{
     BandedConstant{"/compute/hbm_efficiency", [](models::StepInputs& in) { return &in.compute.hbm_efficiency.value; }, true},
     BandedConstant{"/compute/launch_overhead_s", [](models::StepInputs& in) { return &in.compute.launch_overhead_s.value; }, false},
     BandedConstant{"/compute/attention_cudnn_efficiency", [](models::StepInputs& in) { return &in.compute.attention_cudnn_efficiency.value; }, true},
+    BandedConstant{"/compute/attention_flash3_efficiency", [](models::StepInputs& in) { return &in.compute.attention_flash3_efficiency.value; }, true},
     BandedConstant{"/compute/sustained_clock_ratio", [](models::StepInputs& in) { return &in.compute.sustained_clock_ratio.value; }, true},
     BandedConstant{"/comm/nvlink_efficiency", [](models::StepInputs& in) { return &in.comm.nvlink_efficiency; }, true},
     BandedConstant{"/comm/network_efficiency", [](models::StepInputs& in) { return &in.comm.network_efficiency; }, true},

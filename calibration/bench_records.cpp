@@ -152,7 +152,10 @@ void read_attention(const Record& r, BenchRecords& out) {
     const bool causal = !r.has("causal") || r.boolean("causal");
     s.call_flops = 4.0 * b * h * seq * seq * d * (causal ? models::kCausalFraction : 1.0) * (1.0 + models::kFlashBackwardFactor);
   }
-  if (r.text("kernel").find("cudnn") != std::string::npos) s.kernel = models::AttentionKernel::cudnn;
+  const std::string kernel = r.text("kernel");
+  if (kernel.find("cudnn") != std::string::npos) s.kernel = models::AttentionKernel::cudnn;
+  if (kernel.find("flash-attention-3") != std::string::npos || kernel.find("flash3") != std::string::npos)
+    s.kernel = models::AttentionKernel::flash3;
   out.attention.push_back(std::move(s));
 }
 

@@ -60,7 +60,8 @@ struct AttentionSample {
   // 2.5 x forward), from batch, seq, heads and head_dim; 0 when the record does not give them.
   double call_flops = 0.0;
   // The kernel measured, from the record's "kernel" text: cuDNN fused attention when it names
-  // cudnn, else FlashAttention-2 (the kernel of every record that predates the field).
+  // cudnn, FlashAttention-3 when it names flash3 or flash-attention-3, else FlashAttention-2 (the
+  // kernel of every record that predates the field).
   models::AttentionKernel kernel = models::AttentionKernel::flash2;
 };
 

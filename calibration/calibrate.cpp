@@ -78,7 +78,7 @@ class ProfileBuilder {
     auto& c = out_.profile.compute;
     for (auto* s : {&c.gemm_max_efficiency_bf16, &c.gemm_max_efficiency_fp8, &c.k_half, &c.attention_efficiency,
                     &c.hbm_efficiency, &c.launch_overhead_s, &c.sustained_clock_ratio,
-                    &c.attention_cudnn_efficiency}) {
+                    &c.attention_cudnn_efficiency, &c.attention_flash3_efficiency}) {
       s->source = std::string(kBuiltIn) + s->source;
     }
     for (auto* s : {&c.sm_count, &c.tile_m, &c.tile_n}) s->source = std::string(kBuiltIn) + s->source;
@@ -166,14 +166,18 @@ class ProfileBuilder {
   // TF/s of the runs.
   void fit_attention(const RawInputs& in) {
     auto& c = out_.profile.compute;
-    for (const auto kernel : {models::AttentionKernel::flash2, models::AttentionKernel::cudnn}) {
+    struct Kernel {
+      models::AttentionKernel kernel;
+      std::string_view name;
+      models::Sourced<double>* efficiency;
+    };
+    for (const Kernel& k : {Kernel{models::AttentionKernel::flash2, "FlashAttention-2", &c.attention_efficiency},
+                            Kernel{models::AttentionKernel::cudnn, "cuDNN fused attention", &c.attention_cudnn_efficiency},
+                            Kernel{models::AttentionKernel::flash3, "FlashAttention-3", &c.attention_flash3_efficiency}}) {
       std::vector<AttentionSample> runs;
       for (const auto& s : in.attention)
-        if (s.kernel == kernel) runs.push_back(s);
-      if (runs.empty()) continue;
-      const bool cudnn = kernel == models::AttentionKernel::cudnn;
-      fit_attention_kernel(runs, in.attention_from.text(), cudnn ? "cuDNN fused attention" : "FlashAttention-2",
-                           cudnn ? c.attention_cudnn_efficiency : c.attention_efficiency);
+        if (s.kernel == k.kernel) runs.push_back(s);
+      if (!runs.empty()) fit_attention_kernel(runs, in.attention_from.text(), k.name, *k.efficiency);
     }
   }
 
@@ -217,8 +221,9 @@ class ProfileBuilder {
     const double rms = std::sqrt(sq / static_cast<double>(shaped.size()));
     efficiency = {1.0 / a / peak,
                   fmt::format("fit: {} time = W / rate + t0 over {} runs with their shape in {} (W: executed FLOPs of "
-                              "the forward + backward call): rate {:.1f} TF/s / bf16 peak {:.0f} TF/s, t0 {:.0f} us "
-                              "outside the kernel (not charged), rms {:.1f}%",
+                              "the forward + backward call): rate {:.1f} TF/s / bf16 peak {:.0f} TF/s, t0 {:.0f} us a "
+                              "call, not charged (host time of synchronised benchmark calls, or a short call's "
+                              "tail), rms {:.1f}%",
                               kernel, shaped.size(), from, 1.0 / a / 1e12, peak / 1e12, t0 * 1e6, 100.0 * rms)};
     if (shaped.size() < runs.size())
       out_.notes.push_back(fmt::format("attention ({}): {} runs without their shape (batch, seq, heads, head_dim) are not fitted",

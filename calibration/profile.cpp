@@ -59,6 +59,8 @@ constexpr std::array kComputeDoubles{
     // Profiles written before attention was told apart by kernel measured one kernel.
     DoubleField{"attention_cudnn_efficiency", &models::ComputeProfile::attention_cudnn_efficiency, kNaN,
                 "not in the profile: as FlashAttention-2 (attention_efficiency)", "attention_efficiency"},
+    DoubleField{"attention_flash3_efficiency", &models::ComputeProfile::attention_flash3_efficiency, kNaN,
+                "not in the profile: as FlashAttention-2 (attention_efficiency)", "attention_efficiency"},
 };
 constexpr std::array kComputeInts{
     IntField{"sm_count", &models::ComputeProfile::sm_count},
@@ -326,7 +328,7 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
     p.compute.*f.member = {static_cast<int>(count), from};
   }
   for (const std::string_view positive :
-       {"gemm_max_efficiency_bf16", "attention_efficiency", "attention_cudnn_efficiency", "hbm_efficiency", "k_half",
+       {"gemm_max_efficiency_bf16", "attention_efficiency", "attention_cudnn_efficiency", "attention_flash3_efficiency", "hbm_efficiency", "k_half",
         "sustained_clock_ratio"}) {
     const auto it = std::find_if(kComputeDoubles.begin(), kComputeDoubles.end(),
                                  [&](const DoubleField& f) { return f.name == positive; });

@@ -50,6 +50,9 @@ void set_gemm_fit(ComputeProfile& p, const GemmFitCopy& fit) {
 /// GEMM fits are.
 constexpr double kHopperCudnnAttention = 0.536972024946867;
 constexpr double kHopperFlash2Attention = 0.29380178194274653;
+/// FlashAttention-3 on H100, fitted the same way to the paper's figures
+/// (calibration/published/h100_attention_flash3.jsonl): kernel-timed, at the clock of a short run.
+constexpr double kHopperFlash3Attention = 0.6153852385024169;
 
 void set_attention_fits(ComputeProfile& p) {
   const auto how = [&](std::string_view kernel, std::string_view file) {
@@ -60,12 +63,20 @@ void set_attention_fits(ComputeProfile& p) {
   };
   p.attention_cudnn_efficiency = {kHopperCudnnAttention, how("cuDNN fused attention", "attention_cudnn.jsonl")};
   p.attention_efficiency = {kHopperFlash2Attention, how("FlashAttention-2", "attention_flash2.jsonl")};
+  p.attention_flash3_efficiency = {
+      kHopperFlash3Attention,
+      fmt::format("fit (calibration/profiles/{}.json): FlashAttention-3, causal bf16, head dim 128, H100 SXM5 "
+                  "(calibration/published/h100_attention_flash3.jsonl: Shah et al. 2024)",
+                  p.gpu)};
 }
 
-/// GPUs whose cuDNN attention is not measured: as their FlashAttention-2.
+/// GPUs whose cuDNN attention is not measured: as their FlashAttention-2. FlashAttention-3 runs on
+/// Hopper only (the layout rules reject it elsewhere): its slot holds FlashAttention-2's value.
 void cudnn_as_flash2(ComputeProfile& p) {
   p.attention_cudnn_efficiency = {p.attention_efficiency.value,
                                   "not measured: as FlashAttention-2 (attention_efficiency)"};
+  p.attention_flash3_efficiency = {p.attention_efficiency.value,
+                                   "FlashAttention-3 runs on Hopper only: as FlashAttention-2 (attention_efficiency)"};
 }
 
 Sourced<double> launch_overhead() {
@@ -114,6 +125,7 @@ ComputeProfile a100() {
       .sustained_clock_ratio = a100_clock(),
       .attention_efficiency = {179.5 / 312.0, fmt::format("{}; A100 179.5 TF/s at head dim 64", kFlashAttention2)},
       .attention_cudnn_efficiency = {},  // set below
+      .attention_flash3_efficiency = {},
       .hbm_efficiency = {1.61 / 2.039, fmt::format("{}: A100-80GB 1.61 / 2.039 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("a100-80gb"),
@@ -135,6 +147,7 @@ ComputeProfile h100() {
       .sustained_clock_ratio = hopper_clock(),
       .attention_efficiency = {},
       .attention_cudnn_efficiency = {},  // set below
+      .attention_flash3_efficiency = {},
       .hbm_efficiency = {2.90 / 3.35, fmt::format("{}: H100 2.90 / 3.35 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("h100-sxm"),
@@ -156,6 +169,7 @@ ComputeProfile h200() {
       .sustained_clock_ratio = hopper_clock(),
       .attention_efficiency = {},
       .attention_cudnn_efficiency = {},  // set below
+      .attention_flash3_efficiency = {},
       .hbm_efficiency = {4.01 / 4.8, fmt::format("{}: H200 4.01 / 4.8 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("h200-sxm"),
@@ -179,6 +193,7 @@ ComputeProfile b200() {
                                fmt::format("assumption: no B200 row; the GB200 value of {}: 373.9 / 2450 TF/s",
                                            kFlashAttention2)},
       .attention_cudnn_efficiency = {},  // set below
+      .attention_flash3_efficiency = {},
       .hbm_efficiency = {4.01 / 4.8, fmt::format("assumption: no B200 row; the H200 value of {}", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("b200"),
@@ -205,6 +220,7 @@ ComputeProfile gb200() {
       .sustained_clock_ratio = blackwell_clock(),
       .attention_efficiency = {373.9 / 2450.0, fmt::format("{}: GB200 373.9 / 2450 TF/s", kFlashAttention2)},
       .attention_cudnn_efficiency = {},  // set below
+      .attention_flash3_efficiency = {},
       .hbm_efficiency = {4.01 / 4.8, fmt::format("assumption: no GB200 row; the H200 value of {}", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("gb200"),
@@ -248,8 +264,9 @@ double gemm_efficiency(const ComputeProfile& profile, Precision precision, int m
 }
 
 double attention_sustained_efficiency(const ComputeProfile& profile, AttentionKernel kernel) {
-  const double e = kernel == AttentionKernel::cudnn ? profile.attention_cudnn_efficiency.value
-                                                    : profile.attention_efficiency.value;
+  const double e = kernel == AttentionKernel::cudnn    ? profile.attention_cudnn_efficiency.value
+                   : kernel == AttentionKernel::flash3 ? profile.attention_flash3_efficiency.value
+                                                       : profile.attention_efficiency.value;
   return e * profile.sustained_clock_ratio.value;
 }
 

@@ -58,6 +58,7 @@ struct ComputeProfile {
   // (Transformer Engine's kernel on Hopper and later).
   Sourced<double> attention_efficiency;
   Sourced<double> attention_cudnn_efficiency;
+  Sourced<double> attention_flash3_efficiency;  // FlashAttention-3 (Hopper only)
   Sourced<double> hbm_efficiency;        // of the datasheet HBM bandwidth
   Sourced<double> launch_overhead_s;     // per kernel
   OverlapInterference overlap;  // what a communication kernel running beside compute takes from it
@@ -74,7 +75,7 @@ double gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t m, std:
 /// Includes the profile's sustained_clock_ratio.
 double gemm_efficiency(const ComputeProfile& profile, Precision precision, int m, int n, int k);
 
-/// Fraction of bf16 peak a fused attention kernel (cudnn or flash2) sustains: its efficiency x
+/// Fraction of bf16 peak a fused attention kernel (cudnn, flash2 or flash3) sustains: its efficiency x
 /// sustained_clock_ratio.
 double attention_sustained_efficiency(const ComputeProfile& profile, AttentionKernel kernel);
 

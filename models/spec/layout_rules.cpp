@@ -24,6 +24,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::training_schedule: return "training.schedule";
     case LayoutField::training_precision: return "training.precision";
     case LayoutField::training_fp8_recipe: return "training.fp8_recipe";
+    case LayoutField::training_attention: return "training.attention";
     case LayoutField::cluster_num_gpus: return "cluster.num_gpus";
     case LayoutField::cluster_gpus_per_node: return "cluster.gpus_per_node";
     case LayoutField::cluster_topology: return "cluster.topology";
@@ -119,6 +120,12 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
     return broken(F::training_fp8_recipe,
                   fmt::format("mxfp8 needs a Blackwell GPU (b200, gb200): its 1x32 block scales are applied by "
                               "Blackwell's tensor cores; {} is not one (use delayed, current or blockwise)",
+                              c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
+  const bool hopper = c.gpu.name.starts_with("h100") || c.gpu.name.starts_with("h200");
+  if (t.attention == AttentionKernel::flash3 && !hopper)
+    return broken(F::training_attention,
+                  fmt::format("flash3 (FlashAttention-3) runs on Hopper only (h100, h200); {} is not one (use cudnn or "
+                              "flash2)",
                               c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
   return std::nullopt;
 }

@@ -68,6 +68,7 @@ enum class LayoutField {
   training_schedule,
   training_precision,
   training_fp8_recipe,
+  training_attention,
   cluster_num_gpus,
   cluster_gpus_per_node,
   cluster_topology,

@@ -56,13 +56,14 @@ constexpr std::string_view fp8_recipe_name(Fp8Recipe r) {
 /// causal blocks above the diagonal; they differ in how fast they run (compute_profile.hpp):
 /// `cudnn` (cuDNN fused attention, as Transformer Engine runs it on Hopper and later), `flash2`
 /// (FlashAttention-2: the flash-attn package, or PyTorch's scaled_dot_product_attention flash
-/// backend). `unfused`: two batched GEMMs around a softmax and a dropout kernel that materialise
+/// backend), `flash3` (FlashAttention-3, Hopper only: warp-specialised, TMA-fed). `unfused`: two batched GEMMs around a softmax and a dropout kernel that materialise
 /// the s x s scores, as Megatron-LM did before 2023.
-enum class AttentionKernel { cudnn, flash2, unfused };
+enum class AttentionKernel { cudnn, flash2, flash3, unfused };
 constexpr std::string_view attention_kernel_name(AttentionKernel k) {
   switch (k) {
     case AttentionKernel::cudnn: return "cudnn";
     case AttentionKernel::flash2: return "flash2";
+    case AttentionKernel::flash3: return "flash3";
     case AttentionKernel::unfused: return "unfused";
   }
   return "?";

@@ -170,6 +170,7 @@ TEST_CASE("calibrate: the built-in GEMM and attention constants are the bundled 
     const auto value = [&](const char* key) { return doctest::Approx(c.at(key).at("value").get<double>()).epsilon(1e-9); };
     CHECK(built_in.attention_efficiency.value == value("attention_efficiency"));
     CHECK(built_in.attention_cudnn_efficiency.value == value("attention_cudnn_efficiency"));
+    CHECK(built_in.attention_flash3_efficiency.value == value("attention_flash3_efficiency"));
   }
 }
 

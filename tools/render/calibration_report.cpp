@@ -122,6 +122,7 @@ std::string render_constants(const cal::CalibrationProfile& p) {
   row("/compute/tile_n", c.tile_n.value, c.tile_n.source);
   row("/compute/attention_efficiency", c.attention_efficiency.value, c.attention_efficiency.source);
   row("/compute/attention_cudnn_efficiency", c.attention_cudnn_efficiency.value, c.attention_cudnn_efficiency.source);
+  row("/compute/attention_flash3_efficiency", c.attention_flash3_efficiency.value, c.attention_flash3_efficiency.source);
   row("/compute/hbm_efficiency", c.hbm_efficiency.value, c.hbm_efficiency.source);
   row("/compute/launch_overhead_s", c.launch_overhead_s.value, c.launch_overhead_s.source);
   row("/compute/sustained_clock_ratio", c.sustained_clock_ratio.value, c.sustained_clock_ratio.source);

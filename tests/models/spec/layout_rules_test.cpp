@@ -161,6 +161,16 @@ TEST_CASE("layout rules: one rule at a time, each naming its field") {
   });
   CHECK(v.field == LayoutField::training_fp8_recipe);
   CHECK(v.rule.starts_with("mxfp8 needs a Blackwell GPU (b200, gb200)"));
+
+  v = broken([](Fixture& l) {
+    l.cluster.gpu = test::a100();
+    l.training.attention = AttentionKernel::flash3;
+  });
+  CHECK(v.field == LayoutField::training_attention);
+  CHECK(v.rule == "flash3 (FlashAttention-3) runs on Hopper only (h100, h200); a100-80gb is not one (use cudnn or flash2)");
+  Fixture hopper;  // the fixture's H100
+  hopper.training.attention = AttentionKernel::flash3;
+  CHECK_FALSE(hopper.violation().has_value());
 }
 
 TEST_CASE("layout rules: mxfp8 runs on Blackwell, and the recipe is ignored without fp8") {
