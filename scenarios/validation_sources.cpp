@@ -57,7 +57,8 @@ constexpr std::array families{
                                        "2021's default local DDP did not overlap it"},
         .seq_len = no_seq_len,
         .framework = {Framework::megatron_lm,
-                       "framework=megatron-lm: Megatron-LM as of 2021 (the paper's own code, before Megatron-Core); its ZeRO-3 rows ran DeepSpeed (sharding below)"},
+                       "framework=megatron-lm: Megatron-LM as of 2021 (the paper's own code, before "
+                       "Megatron-Core); its ZeRO-3 rows ran DeepSpeed (sharding below)"},
         .zero3_overlap = {false, "ZeRO-3 gathers and reduce-scatters block the compute: DeepSpeed "
                                  "ZeRO-3 as run in 2021, whose poor scaling Narayanan et al. 2021 "
                                  "section 5.2 attributes to its communication"},
@@ -108,7 +109,9 @@ constexpr std::array families{
         .overlap_grad_reduce = overlapped,
         .seq_len = no_seq_len,
         .framework = {Framework::megatron_core,
-                       "framework=megatron-core assumed: Meta's training stack is not public; the paper describes Megatron-style 4D parallelism with fused kernels, taken as Megatron-Core's parameter set"},
+                       "framework=megatron-core assumed: Meta's training stack is not public; the paper "
+                       "describes Megatron-style 4D parallelism with fused kernels, taken as Megatron-Core's "
+                       "parameter set"},
         .dropout = no_dropout},
     SourceFamily{.name = "NeMo long-seq 2024",
                  .needle = "performance_long_sequence",
@@ -172,7 +175,8 @@ constexpr std::array families{
                  .overlap_grad_reduce = overlapped,
                  .seq_len = no_seq_len,
         .framework = {Framework::megatron_lm,
-                       "framework=megatron-lm: metaseq runs Megatron-LM's model-parallel layers (with FairScale FSDP: sharding below)"},
+                       "framework=megatron-lm: metaseq runs Megatron-LM's model-parallel layers (with "
+                       "FairScale FSDP: sharding below)"},
         .sharding = FamilyDefault<models::ShardingFramework>{models::ShardingFramework::fsdp1,
             "sharding=fsdp1: FairScale FSDP, the design PyTorch FSDP1 took up"},
         .dropout = {0.1, "dropout=0.1: the OPT paper (Zhang et al. 2022, section 2.2) trains with "
@@ -214,7 +218,8 @@ constexpr std::array families{
                  .overlap_grad_reduce = overlapped,
                  .seq_len = no_seq_len,
         .framework = {Framework::torchtitan,
-                       "framework=torchtitan assumed: NeMo Automodel is PyTorch-native (FSDP2, DTensor), taken as torchtitan's parameter set"},
+                       "framework=torchtitan assumed: NeMo Automodel is PyTorch-native (FSDP2, DTensor), "
+                       "taken as torchtitan's parameter set"},
         .dropout = no_dropout},
 };
 

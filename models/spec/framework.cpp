@@ -9,7 +9,7 @@ namespace {
 constexpr std::string_view kTeAttention =
     "Transformer Engine's attention backend choice (pytorch/attention/dot_product_attention/utils.py, "
     "get_attention_backend): FusedAttention (cuDNN) over FlashAttention on sm90 and later, 'for performance "
-    "reasons'; on Ampere FlashAttention-2, which the A100 profile's cuDNN curve stands for";
+    "reasons'; on Ampere FlashAttention-2, whose rate the A100 profile's cuDNN slot holds";
 constexpr std::string_view kMegatronFusedKernels =
     "Megatron-LM's fused kernels: fused layer norm, bias-GeLU / SwiGLU, bias-dropout-add and rotary embedding "
     "(megatron/core/fusions), or Transformer Engine's layers";
