@@ -15,8 +15,8 @@
 ///   with zero steps, so a single GPU's logs alone give the launch latency as their mean alpha;
 /// - GEMM e_max and k_half from gemm_fit; SM count from a device record; hbm_efficiency from the
 ///   best membw copy rate (>= 64 MiB) / datasheet HBM bandwidth; each attention kernel's
-///   plateau and half-work point fitted to its runs by call size (FlashAttention-2 and cuDNN
-///   apart), or the mean TFLOP/s / bf16 peak of runs that do not give their shape;
+///   rate (FlashAttention-2, cuDNN and FlashAttention-3 apart) from time = W / rate + t0 over its
+///   runs of two call sizes or more, or the mean TFLOP/s / bf16 peak of runs without their shape;
 /// - the overlap constants from overlap_bench records (overlap_fit.hpp), into the profile's
 ///   "overlap" section, which is written only when there are such records.
 /// Every constant without inputs keeps the built-in value (models::default_compute_profile,

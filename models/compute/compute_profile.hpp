@@ -28,8 +28,9 @@
 /// Limitations: three tiles (real libraries choose among more, and use split-K or stream-K for
 /// small m x n with large k, so small-output GEMMs are pessimistic here); the layout (TN, NN, NT)
 /// is not modelled (measured forward GEMMs run up to 15 % faster than their dgrad and wgrad);
-/// attention is FlashAttention-2 at one efficiency whatever the size of the call (FA3 and cuDNN
-/// kernels on Hopper are faster, and small calls slower).
+/// attention runs at one rate per kernel whatever the size of the call (the measurement cannot
+/// tell a short call's GPU tail from the benchmark's host time, so neither is charged), and only
+/// at head dim 128.
 /// Source: shared reference measurements.md section 2 (each constant's source string says which row).
 
 #include <cstdint>

@@ -23,6 +23,10 @@ constexpr std::string_view kEagerModules =
     "plain PyTorch modules, one kernel per op, unless torch.compile is on (a row or scenario that says so sets "
     "elementwise=fused)";
 
+constexpr std::string_view kMegatronSelective =
+    "Megatron-LM's --recompute-activations: the attention core (Korthikanti et al. 2022)";
+constexpr std::string_view kTeDelayedScaling = "Transformer Engine's DelayedScaling, Megatron-LM's --fp8-recipe default";
+
 constexpr std::array kSets{
     FrameworkParameters{
         .framework = Framework::megatron_core,
@@ -32,10 +36,8 @@ constexpr std::array kSets{
         .sharding = {ShardingFramework::fsdp2,
                      "Megatron-LM shards parameters with PyTorch FSDP2 under --use-torch-fsdp2; its own Megatron-FSDP "
                      "(--use-megatron-fsdp) is parallelism.sharding=megatron_fsdp"},
-        .fp8_recipe = {Fp8Recipe::delayed,
-                       "Transformer Engine's DelayedScaling, Megatron-LM's --fp8-recipe default"},
-        .selective_recompute = {Recompute::selective,
-                                "Megatron-LM's --recompute-activations: the attention core (Korthikanti et al. 2022)"},
+        .fp8_recipe = {Fp8Recipe::delayed, kTeDelayedScaling},
+        .selective_recompute = {Recompute::selective, kMegatronSelective},
     },
     FrameworkParameters{
         .framework = Framework::megatron_lm,
@@ -46,10 +48,8 @@ constexpr std::array kSets{
         .grad_dtype = {GradDtype::fp32, kMegatronFp32Grads},
         .sharding = {ShardingFramework::fsdp2,
                      "Megatron-LM had no ZeRO-3 before Megatron-Core: its later --use-torch-fsdp2 stands in"},
-        .fp8_recipe = {Fp8Recipe::delayed,
-                       "Transformer Engine's DelayedScaling, Megatron-LM's --fp8-recipe default"},
-        .selective_recompute = {Recompute::selective,
-                                "Megatron-LM's --recompute-activations: the attention core (Korthikanti et al. 2022)"},
+        .fp8_recipe = {Fp8Recipe::delayed, kTeDelayedScaling},
+        .selective_recompute = {Recompute::selective, kMegatronSelective},
     },
     FrameworkParameters{
         .framework = Framework::megatron_deepspeed,
@@ -64,8 +64,7 @@ constexpr std::array kSets{
                      "DeepSpeed ZeRO stage 3 (runtime/zero/stage3.py); the one DeepSpeed parameter set here is its "
                      "2021 form, whose gathers were per parameter tensor"},
         .fp8_recipe = {Fp8Recipe::delayed, "Transformer Engine's DelayedScaling, where its layers are used"},
-        .selective_recompute = {Recompute::selective,
-                                "Megatron-LM's --recompute-activations: the attention core (Korthikanti et al. 2022)"},
+        .selective_recompute = {Recompute::selective, kMegatronSelective},
     },
     FrameworkParameters{
         .framework = Framework::torchtitan,

@@ -115,7 +115,7 @@ TEST_CASE("profile: apply_profile replaces a run's compute and comm constants") 
   CHECK(inputs.comm.nvlink_efficiency == doctest::Approx(0.82));
   REQUIRE(inputs.comm.curves.size() == 2);
   CHECK(inputs.comm.curves[0].ranks == 8);
-  // FlashAttention-2's plateau, fitted by call size, lies above its largest measured call (279.31
+  // FlashAttention-2's rate, fitted by call size, lies above its largest measured call (279.31
   // TF/s of 989, calibration/measured/h200-2026-11-30/attention_flash2.jsonl) and under the
   // published best (measurements.md 2.2: 327.9); STREAM copy 2.90 TB/s on H100.
   CHECK(inputs.compute.attention_efficiency.value > 279.31 / 989.0);

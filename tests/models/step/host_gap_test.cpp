@@ -8,6 +8,7 @@
 #include "models/compute/transformer_costs.hpp"
 #include "models/step/step_model.hpp"
 #include "tests/models/model_fixtures.hpp"
+#include "tests/models/step/step_fixtures.hpp"
 
 using namespace clustersim::models;
 
@@ -91,13 +92,7 @@ TEST_CASE("host gaps: the optimizer waits for its first launch after the step's 
 }
 
 TEST_CASE("host gaps: a large layer hides its issue under GPU time, with or without graphs") {
-  StepInputs in;
-  in.model = test::llama3_70b();
-  in.parallelism = {.tp = 8, .pp = 4, .dp = 8, .cp = 1, .vp = 1, .sp = true, .zero = 1};
-  in.training = {.seq_len = 4096, .micro_batch = 1, .global_batch = 1024};
-  in.cluster = {.gpu = test::h100(), .num_gpus = 256, .gpus_per_node = 8};
-  in.compute = default_compute_profile("h100-sxm");
-  in.comm = default_comm_profile(in.cluster);
+  StepInputs in = test::llama70b_on_256();
   const LayerCosts layer = layer_costs(in.model, in.parallelism, in.training);
   REQUIRE(ops_gpu_s(layer.forward, in) > 10.0 * static_cast<double>(kernel_count(layer.forward.span())) * 8e-6);
 

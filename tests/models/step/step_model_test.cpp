@@ -13,17 +13,7 @@ using namespace clustersim::models;
 
 namespace {
 
-// The default layout of clustersim: Llama 3 70B on 32 nodes of 8 H100, TP 8, PP 4, DP 8, SP, 1F1B.
-StepInputs llama70b_on_256() {
-  StepInputs in;
-  in.model = test::llama3_70b();
-  in.parallelism = {.tp = 8, .pp = 4, .dp = 8, .cp = 1, .vp = 1, .sp = true, .zero = 1};
-  in.training = {.seq_len = 4096, .micro_batch = 1, .global_batch = 1024};
-  in.cluster = {.gpu = test::h100(), .num_gpus = 256, .gpus_per_node = 8};
-  in.compute = default_compute_profile("h100-sxm");
-  in.comm = default_comm_profile(in.cluster);
-  return in;
-}
+using test::llama70b_on_256;
 
 std::string layout_error(const StepInputs& in) {
   try {
