@@ -23,10 +23,11 @@ using MinHeap = std::priority_queue<double, std::vector<double>, std::greater<>>
 class Run {
  public:
   Run(const RunInputs& in, std::uint64_t seed)
-      : in_(in), random_(seed), active_nodes_(in.nodes), free_spares_(in.spare_nodes) {
+      : in_(in), random_(seed), horizon_s_(run_horizon_s(in)), active_nodes_(in.nodes), free_spares_(in.spare_nodes) {
     next_checkpoint_ = in_.interval_work_s;
     update_rate();
     next_arrival_ = random_.exponential(arrival_rate_);
+    set_give_up_bounds();
   }
 
   RunOutcome run();
@@ -48,6 +49,11 @@ class Run {
   void jump_cycles(double target);
   void commit_until(double time);
 
+  // --- giving up a run that cannot finish (RunEnd) ---------------------------------------------
+  void set_give_up_bounds();
+  bool cannot_finish_by_failures() const;
+  bool cannot_finish_by_nodes() const;
+
   // --- events ---------------------------------------------------------------------------------
   void on_arrival();
   void interrupt(FailureKind kind);
@@ -58,6 +64,11 @@ class Run {
   Random random_;
   RunOutcome out_{};
   double t_ = 0.0;
+  double horizon_s_;
+  RunEnd give_up_ = RunEnd::finished;  // set by an event that shows the run cannot finish
+  double runnable_s_ = 0.0;             // wall time not spent waiting for nodes
+  double lowest_running_rate_ = 0.0;    // interruptions per second, the fewest nodes a job runs on
+  double shortest_restart_s_ = 0.0;
 
   // Job progress.
   bool running_ = true;
@@ -93,6 +104,9 @@ class Run {
   // Poisson arrivals.
   double arrival_rate_ = 0.0;
   double next_arrival_ = infinity;
+  // While the arrival rate is 0 (every node out), the unit-rate time left to the next arrival: it
+  // resumes when nodes come back.
+  double paused_gap_ = infinity;
 };
 
 double Run::usable_fraction() const {
@@ -117,7 +131,8 @@ void Run::update_rate() {
   log_factor_sum_ = 0.0;
   for (std::size_t i = 0; i < 4; ++i) {
     rate_ *= factors[i];
-    log_factors_[i] = factors[i] > 0 ? -std::log(factors[i]) : 0.0;
+    // A factor of 1 (no slowdown, the common case) needs no logarithm: -ln 1 is 0.
+    log_factors_[i] = factors[i] > 0 && factors[i] != 1.0 ? -std::log(factors[i]) : 0.0;
     log_factor_sum_ += log_factors_[i];
   }
 
@@ -127,7 +142,15 @@ void Run::update_rate() {
   // Memoryless arrivals: when the rate changes, the time left to the next arrival scales by
   // old / new rate. That keeps the draws of every run in the same order whatever happens between.
   if (rate != arrival_rate_ && std::isfinite(next_arrival_) && arrival_rate_ > 0) {
-    next_arrival_ = rate > 0 ? t_ + (next_arrival_ - t_) * arrival_rate_ / rate : infinity;
+    if (rate > 0) {
+      next_arrival_ = t_ + (next_arrival_ - t_) * arrival_rate_ / rate;
+    } else {
+      paused_gap_ = (next_arrival_ - t_) * arrival_rate_;
+      next_arrival_ = infinity;
+    }
+  } else if (arrival_rate_ == 0 && rate > 0 && std::isfinite(paused_gap_)) {
+    next_arrival_ = t_ + paused_gap_ / rate;
+    paused_gap_ = infinity;
   }
   arrival_rate_ = rate;
 }
@@ -262,6 +285,7 @@ void Run::interrupt(FailureKind kind) {
   restart_duration_ = fixed + restart_load_;
   begin_restart_if_ready();
   update_rate();
+  if (cannot_finish_by_failures()) give_up_ = RunEnd::too_many_failures;
 }
 
 void Run::begin_restart_if_ready() {
@@ -313,27 +337,93 @@ void Run::on_arrival() {
     straggler_ends_.push(t_ + in_.straggler_duration_s);
   }
   update_rate();
-  next_arrival_ = arrival_rate_ > 0 ? t_ + gap / arrival_rate_ : infinity;
+  if (arrival_rate_ > 0) {
+    next_arrival_ = t_ + gap / arrival_rate_;
+  } else {
+    next_arrival_ = infinity;
+    paused_gap_ = gap;
+  }
+}
+
+void Run::set_give_up_bounds() {
+  // Interruptions per node, racks spread over their nodes (a lower bound: racks round up).
+  double per_node = in_.rack_rate_s / static_cast<double>(in_.nodes_per_rack);
+  for (std::size_t k = 0; k < failure_kind_count; ++k) {
+    const auto kind = static_cast<FailureKind>(k);
+    if (kind == FailureKind::rack || kind == FailureKind::planned) continue;
+    per_node += in_.per_node_rate_s[k] * (kind == FailureKind::link ? 1.0 - in_.link_reroute_fraction : 1.0);
+  }
+  // A waiting job runs only with every node; a shrinking one with as few as one replica's.
+  const double replica_nodes =
+      std::ceil(static_cast<double>(in_.gpus) / static_cast<double>(in_.replicas) / static_cast<double>(in_.gpus_per_node));
+  const double fewest = in_.no_spare == NoSparePolicy::shrink ? std::min(replica_nodes, static_cast<double>(in_.nodes))
+                                                              : static_cast<double>(in_.nodes);
+  lowest_running_rate_ = fewest * per_node + in_.planned_rate_s;
+  shortest_restart_s_ = std::max(0.0, in_.restart_fixed_s - in_.detect_s) + std::min(in_.load_s, in_.load_after_node_loss_s);
+}
+
+// The fraction a of the expected time below which the sum of m exponential interval times falls
+// with probability 1e-9 at most: the Chernoff bound (a e^(1-a))^m = 1e-9, solved for a in (0, 1).
+double chernoff_fraction(double intervals) {
+  const double target = std::log(1e-9) / intervals;
+  double low = 0.0, high = 1.0;
+  for (int i = 0; i < 60; ++i) {
+    const double a = 0.5 * (low + high);
+    (std::log(a) + 1.0 - a < target ? low : high) = a;
+  }
+  return low;
+}
+
+bool Run::cannot_finish_by_failures() const {
+  // Daly's expected time to get `compute` seconds committed from a restart, at rate L, restart R,
+  // stall delta: e^(L R) (e^(L (compute + delta)) - 1) / L.
+  const double rate = lowest_running_rate_;
+  const auto expected = [&](double compute, double stall) {
+    if (!(rate > 0)) return compute + stall;
+    return std::exp(rate * shortest_restart_s_) * std::expm1(rate * (compute + stall)) / rate;
+  };
+  const double remaining = in_.work_s - committed_;
+  const double whole = std::floor(remaining / in_.interval_work_s);
+  const double rest = remaining - whole * in_.interval_work_s;
+  double total = rest > 0 ? expected(rest, 0.0) : 0.0;
+  if (whole > 0) total += whole * expected(in_.interval_work_s, in_.stall_s);
+  if (!(t_ + total > horizon_s_)) return false;
+  return t_ + chernoff_fraction(whole + (rest > 0 ? 1.0 : 0.0)) * total > horizon_s_;
+}
+
+bool Run::cannot_finish_by_nodes() const {
+  // Over at least a tenth of the horizon and ten repair times, so that one long wait for a repair
+  // early in a run is not taken for a job that is always short of nodes.
+  if (t_ < std::max(0.1 * horizon_s_, 10.0 * in_.repair_s)) return false;
+  const double share = runnable_s_ / t_;
+  return 10.0 * share * (horizon_s_ - t_) < in_.work_s - committed_;
 }
 
 RunOutcome Run::run() {
-  const double cap = 1000.0 * in_.work_s;
+  std::int64_t events = 0;
   for (;;) {
     const double repair = repairs_.empty() ? infinity : repairs_.top();
     const double straggler_end = straggler_ends_.empty() ? infinity : straggler_ends_.top();
     const double link_end = degraded_link_ends_.empty() ? infinity : degraded_link_ends_.top();
     const double restart = running_ ? infinity : restart_end_;
-    const double next = std::min({next_arrival_, repair, straggler_end, link_end, restart, cap});
+    const double next = std::min({next_arrival_, repair, straggler_end, link_end, restart, horizon_s_});
 
+    const double before = t_;
+    const bool waiting = !running_ && waiting_for_nodes_;
     if (running_) {
       if (advance(next)) break;
     } else {
-      const LossCause cause = waiting_for_nodes_ ? LossCause::spare_wait : down_cause_;
+      const LossCause cause = waiting ? LossCause::spare_wait : down_cause_;
       out_.lost_s[index(cause)] += next - t_;
       t_ = next;
     }
-    if (t_ >= cap) {
-      out_.finished = false;
+    if (!waiting) runnable_s_ += t_ - before;
+    if (t_ >= horizon_s_) {
+      out_.end = RunEnd::past_horizon;
+      break;
+    }
+    if (++events > run_event_budget) {
+      out_.end = RunEnd::event_budget;
       break;
     }
     // One event per iteration, in a fixed order when several fall on the same instant.
@@ -353,8 +443,17 @@ RunOutcome Run::run() {
     } else {
       on_arrival();
     }
+    if (give_up_ != RunEnd::finished) {
+      out_.end = give_up_;
+      break;
+    }
+    if (cannot_finish_by_nodes()) {
+      out_.end = RunEnd::too_few_nodes;
+      break;
+    }
   }
   out_.wall_s = t_;
+  out_.work_done_s = out_.finished() ? in_.work_s : work_;
   return out_;
 }
 
@@ -372,6 +471,19 @@ std::string_view loss_cause_name(std::size_t cause) {
   }
   return "?";
 }
+
+std::string_view to_string(RunEnd end) {
+  switch (end) {
+    case RunEnd::finished: return "finished";
+    case RunEnd::past_horizon: return "past_horizon";
+    case RunEnd::too_many_failures: return "too_many_failures";
+    case RunEnd::too_few_nodes: return "too_few_nodes";
+    case RunEnd::event_budget: return "event_budget";
+  }
+  return "?";
+}
+
+double run_horizon_s(const RunInputs& in) { return run_horizon_factor * in.work_s; }
 
 std::int64_t RunOutcome::total_interruptions() const {
   return std::accumulate(interruptions.begin(), interruptions.end(), std::int64_t{0});
