@@ -7,6 +7,8 @@
 #include <numeric>
 #include <queue>
 
+#include "models/run/busy_period.hpp"
+#include "models/run/give_up_bounds.hpp"
 #include "models/run/random.hpp"
 
 namespace clustersim::models {
@@ -23,7 +25,13 @@ using MinHeap = std::priority_queue<double, std::vector<double>, std::greater<>>
 class Run {
  public:
   Run(const RunInputs& in, std::uint64_t seed)
-      : in_(in), random_(seed), horizon_s_(run_horizon_s(in)), active_nodes_(in.nodes), free_spares_(in.spare_nodes) {
+      : in_(in),
+        random_(seed),
+        horizon_s_(run_horizon_s(in)),
+        active_nodes_(in.nodes),
+        free_spares_(in.spare_nodes),
+        stragglers_(sim::mix64(seed ^ 0x5374726167676c65ULL), in.straggler_duration_s),
+        degraded_links_(sim::mix64(seed ^ 0x4c696e6b52657274ULL), in.link_repair_s) {
     next_checkpoint_ = in_.interval_work_s;
     update_rate();
     next_arrival_ = random_.exponential(arrival_rate_);
@@ -37,7 +45,7 @@ class Run {
   void update_rate();
   double usable_fraction() const;
   // The arrival rate of one failure kind now; summed in kind order everywhere, so that a draw
-  // below the total always lands on a kind (or on a straggler).
+  // below the total always lands on a kind.
   double kind_rate(std::size_t k) const;
 
   // --- progress between events ----------------------------------------------------------------
@@ -58,6 +66,7 @@ class Run {
   void on_arrival();
   void interrupt(FailureKind kind);
   void on_repair();
+  void on_slowdown_change(SlowPeriods& periods, std::int64_t& arrivals);
   void begin_restart_if_ready();
 
   const RunInputs& in_;
@@ -95,8 +104,11 @@ class Run {
   MinHeap repairs_;
 
   // Slowdowns.
-  MinHeap straggler_ends_;
-  MinHeap degraded_link_ends_;
+  // Stragglers and routed-around link failures come as busy periods (busy_period.hpp), each from
+  // random numbers of its own so that they do not shift the failure times: while one lasts, the
+  // job runs slowed.
+  SlowPeriods stragglers_;
+  SlowPeriods degraded_links_;
   double rate_ = 1.0;
   std::array<double, 4> log_factors_{};  // -ln factor: thermal, straggler, link, shrink
   double log_factor_sum_ = 0.0;
@@ -121,12 +133,14 @@ double Run::kind_rate(std::size_t k) const {
     return in_.rack_rate_s * static_cast<double>((active_nodes_ + in_.nodes_per_rack - 1) / in_.nodes_per_rack);
   }
   if (kind == FailureKind::planned) return in_.planned_rate_s;
-  return in_.per_node_rate_s[k] * static_cast<double>(active_nodes_);
+  // Link failures that are routed around are a stream of their own (degraded_links_).
+  const double share = kind == FailureKind::link ? 1.0 - in_.link_reroute_fraction : 1.0;
+  return in_.per_node_rate_s[k] * share * static_cast<double>(active_nodes_);
 }
 
 void Run::update_rate() {
-  const double factors[4] = {in_.thermal_factor, straggler_ends_.empty() ? 1.0 : in_.straggler_factor,
-                             degraded_link_ends_.empty() ? 1.0 : in_.degraded_link_factor, usable_fraction()};
+  const double factors[4] = {in_.thermal_factor, stragglers_.active() ? in_.straggler_factor : 1.0,
+                             degraded_links_.active() ? in_.degraded_link_factor : 1.0, usable_fraction()};
   rate_ = 1.0;
   log_factor_sum_ = 0.0;
   for (std::size_t i = 0; i < 4; ++i) {
@@ -138,7 +152,9 @@ void Run::update_rate() {
 
   double rate = 0.0;
   for (std::size_t k = 0; k < failure_kind_count; ++k) rate += kind_rate(k);
-  rate += in_.straggler_rate_s * static_cast<double>(active_nodes_);
+  const auto nodes = static_cast<double>(active_nodes_);
+  stragglers_.set_rate(t_, in_.straggler_rate_s * nodes);
+  degraded_links_.set_rate(t_, in_.per_node_rate_s[index(FailureKind::link)] * in_.link_reroute_fraction * nodes);
   // Memoryless arrivals: when the rate changes, the time left to the next arrival scales by
   // old / new rate. That keeps the draws of every run in the same order whatever happens between.
   if (rate != arrival_rate_ && std::isfinite(next_arrival_) && arrival_rate_ > 0) {
@@ -153,6 +169,11 @@ void Run::update_rate() {
     paused_gap_ = infinity;
   }
   arrival_rate_ = rate;
+}
+
+void Run::on_slowdown_change(SlowPeriods& periods, std::int64_t& arrivals) {
+  arrivals += periods.change(t_);
+  update_rate();
 }
 
 void Run::compute(double dt) {
@@ -312,7 +333,9 @@ void Run::on_repair() {
 void Run::on_arrival() {
   // Always three draws per arrival, so that the sequence does not depend on the job's state.
   const double pick = random_.uniform_open0() * arrival_rate_;
-  const double reroute = random_.uniform_open0();
+  // A draw no choice uses any more: it keeps every failure time where the three-draw sequence
+  // puts it, so results saved from runs without stragglers or rerouted links still reproduce.
+  random_.uniform_open0();
   const double gap = random_.exponential(1.0);
 
   double cumulative = 0.0;
@@ -323,18 +346,11 @@ void Run::on_arrival() {
     if (rate == 0 || pick > cumulative) continue;
     const auto kind = static_cast<FailureKind>(k);
     handled = true;
-    if (kind == FailureKind::link && reroute <= in_.link_reroute_fraction) {
-      ++out_.degraded_links;
-      degraded_link_ends_.push(t_ + in_.link_repair_s);
-    } else if (kind == FailureKind::planned && !running_) {
+    if (kind == FailureKind::planned && !running_) {
       // Maintenance waits for a job that is down anyway: nothing happens.
     } else {
       interrupt(kind);
     }
-  }
-  if (!handled) {
-    ++out_.stragglers;
-    straggler_ends_.push(t_ + in_.straggler_duration_s);
   }
   update_rate();
   if (arrival_rate_ > 0) {
@@ -362,31 +378,13 @@ void Run::set_give_up_bounds() {
   shortest_restart_s_ = std::max(0.0, in_.restart_fixed_s - in_.detect_s) + std::min(in_.load_s, in_.load_after_node_loss_s);
 }
 
-// The fraction a of the expected time below which the sum of m exponential interval times falls
-// with probability 1e-9 at most: the Chernoff bound (a e^(1-a))^m = 1e-9, solved for a in (0, 1).
-double chernoff_fraction(double intervals) {
-  const double target = std::log(1e-9) / intervals;
-  double low = 0.0, high = 1.0;
-  for (int i = 0; i < 60; ++i) {
-    const double a = 0.5 * (low + high);
-    (std::log(a) + 1.0 - a < target ? low : high) = a;
-  }
-  return low;
-}
-
 bool Run::cannot_finish_by_failures() const {
-  // Daly's expected time to get `compute` seconds committed from a restart, at rate L, restart R,
-  // stall delta: e^(L R) (e^(L (compute + delta)) - 1) / L.
-  const double rate = lowest_running_rate_;
-  const auto expected = [&](double compute, double stall) {
-    if (!(rate > 0)) return compute + stall;
-    return std::exp(rate * shortest_restart_s_) * std::expm1(rate * (compute + stall)) / rate;
-  };
   const double remaining = in_.work_s - committed_;
   const double whole = std::floor(remaining / in_.interval_work_s);
   const double rest = remaining - whole * in_.interval_work_s;
-  double total = rest > 0 ? expected(rest, 0.0) : 0.0;
-  if (whole > 0) total += whole * expected(in_.interval_work_s, in_.stall_s);
+  const double rate = lowest_running_rate_, restart = shortest_restart_s_;
+  double total = rest > 0 ? expected_commit_s(rate, restart, rest, 0.0) : 0.0;
+  if (whole > 0) total += whole * expected_commit_s(rate, restart, in_.interval_work_s, in_.stall_s);
   if (!(t_ + total > horizon_s_)) return false;
   return t_ + chernoff_fraction(whole + (rest > 0 ? 1.0 : 0.0)) * total > horizon_s_;
 }
@@ -403,10 +401,10 @@ RunOutcome Run::run() {
   std::int64_t events = 0;
   for (;;) {
     const double repair = repairs_.empty() ? infinity : repairs_.top();
-    const double straggler_end = straggler_ends_.empty() ? infinity : straggler_ends_.top();
-    const double link_end = degraded_link_ends_.empty() ? infinity : degraded_link_ends_.top();
+    const double straggler_change = stragglers_.next_change();
+    const double link_change = degraded_links_.next_change();
     const double restart = running_ ? infinity : restart_end_;
-    const double next = std::min({next_arrival_, repair, straggler_end, link_end, restart, horizon_s_});
+    const double next = std::min({next_arrival_, repair, straggler_change, link_change, restart, horizon_s_});
 
     const double before = t_;
     const bool waiting = !running_ && waiting_for_nodes_;
@@ -434,12 +432,10 @@ RunOutcome Run::run() {
       update_rate();
     } else if (next == repair) {
       on_repair();
-    } else if (next == straggler_end) {
-      straggler_ends_.pop();
-      update_rate();
-    } else if (next == link_end) {
-      degraded_link_ends_.pop();
-      update_rate();
+    } else if (next == straggler_change) {
+      on_slowdown_change(stragglers_, out_.stragglers);
+    } else if (next == link_change) {
+      on_slowdown_change(degraded_links_, out_.degraded_links);
     } else {
       on_arrival();
     }

@@ -17,6 +17,7 @@
 /// do not compound among themselves; planned maintenance takes a checkpoint first and loses no
 /// work; an interval given in minutes is converted to steps at the failure-free step time; a spot
 /// preemption is a node loss whose node comes back after repair_s like a failed one.
+/// Stragglers arrive as whole busy periods (busy_period.hpp), drawn from a stream of their own.
 /// Reproducibility: all randomness comes from Random (random.hpp) seeded per run, and every Poisson
 /// arrival draws the same numbers whatever the checkpoint settings, so runs with different
 /// intervals see the same failure times (common random numbers) and their difference is not noise.

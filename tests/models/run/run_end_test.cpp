@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "models/run/give_up_bounds.hpp"
 #include "models/run/monte_carlo.hpp"
 #include "models/run/run_simulation.hpp"
 
@@ -37,6 +38,19 @@ RunInputs four_node_job(double gpu_mtbf_s, double repair_s) {
   in.repair_s = repair_s;
   in.per_node_rate_s[kind_index(FailureKind::gpu)] = 1.0 / gpu_mtbf_s;
   return in;
+}
+
+TEST_CASE("run end: the give-up bounds' arithmetic") {
+  // Daly with L = 1/h, R = 0.5 h, 1 h of compute, no stall: e^0.5 (e - 1) h = 2.833 h.
+  CHECK(expected_commit_s(1.0 / hour, 0.5 * hour, hour, 0.0) / hour == doctest::Approx(2.8329).epsilon(1e-4));
+  CHECK(expected_commit_s(0.0, 600.0, hour, 30.0) == hour + 30.0);
+  // (a e^(1-a))^m = 1e-9: m = 1 needs a tiny a; many intervals concentrate near the mean.
+  for (const double m : {1.0, 32.0, 1e4}) {
+    const double a = chernoff_fraction(m);
+    CAPTURE(m);
+    CHECK(m * (std::log(a) + 1.0 - a) == doctest::Approx(std::log(1e-9)).epsilon(1e-6));
+  }
+  CHECK(chernoff_fraction(1e4) > 0.9);
 }
 
 TEST_CASE("run end: a job whose every node failed fails again once nodes are repaired") {
