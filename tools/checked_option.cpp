@@ -12,14 +12,14 @@ namespace {
 namespace po = boost::program_options;
 
 // Integers below 1e12 print in full, others as %g without the exponent's '+' ("1e15").
-std::string number_text(double value) {
+std::string rule_number_text(double value) {
   if (std::abs(value) < 1e12 && value == std::floor(value)) return fmt::format("{:.0f}", value);
   std::string text = fmt::format("{:g}", value);  // "1e+15" -> "1e15"
   if (const auto plus = text.find("e+"); plus != std::string::npos) text.erase(plus + 1, 1);
   return text;
 }
 
-[[noreturn]] void reject(const char* name, const std::string& rule, const std::string& word) {
+[[noreturn]] void reject_option_word(const char* name, const std::string& rule, const std::string& word) {
   throw po::error(fmt::format("--{}: must be {}, got '{}'", name, rule, word));
 }
 
@@ -28,8 +28,8 @@ std::string number_text(double value) {
 std::string IntRange::rule() const { return fmt::format("an integer in {}..{}", min, max); }
 
 std::string RealRange::rule() const {
-  return fmt::format("a decimal number {} {} and <= {}", min_exclusive ? ">" : ">=", number_text(min),
-                     number_text(max));
+  return fmt::format("a decimal number {} {} and <= {}", min_exclusive ? ">" : ">=", rule_number_text(min),
+                     rule_number_text(max));
 }
 
 std::optional<std::uint64_t> parse_plain_unsigned(std::string_view text) {
@@ -80,7 +80,7 @@ po::typed_value<std::string>* integer_option(const char* name, IntRange range,
                                              std::function<void(std::uint64_t)> store) {
   return po::value<std::string>()->notifier([name, range, store = std::move(store)](const std::string& word) {
     const auto value = parse_plain_unsigned(word);
-    if (!value || *value < range.min || *value > range.max) reject(name, range.rule(), word);
+    if (!value || *value < range.min || *value > range.max) reject_option_word(name, range.rule(), word);
     store(*value);
   });
 }
@@ -90,7 +90,7 @@ po::typed_value<std::string>* integer_option(const char* name, IntRange range,
 po::typed_value<std::string>* real_option(const char* name, double* target, RealRange range) {
   return po::value<std::string>()->notifier([name, target, range](const std::string& word) {
     const auto value = parse_plain_decimal(word);
-    if (!value || !in_range(*value, range)) reject(name, range.rule(), word);
+    if (!value || !in_range(*value, range)) reject_option_word(name, range.rule(), word);
     *target = *value;
   });
 }

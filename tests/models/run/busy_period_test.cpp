@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-namespace clustersim::models {
+namespace clustersim::models::busy_period_test {
 namespace {
 
 // A busy period of Poisson arrivals at rate L, each lasting d, lasts (e^(L d) - 1) / L on average
@@ -34,4 +34,4 @@ TEST_CASE("busy period: no rate, and a rate that never leaves a gap") {
 }
 
 }  // namespace
-}  // namespace clustersim::models
+}  // namespace clustersim::models::busy_period_test

@@ -11,7 +11,7 @@
 #include "models/run/monte_carlo.hpp"
 #include "models/run/run_simulation.hpp"
 
-namespace clustersim::models {
+namespace clustersim::models::run_end_test {
 namespace {
 
 constexpr double hour = 3600.0;
@@ -134,4 +134,4 @@ TEST_CASE("run end: the same seed gives the same runs, also when they are given 
 }
 
 }  // namespace
-}  // namespace clustersim::models
+}  // namespace clustersim::models::run_end_test

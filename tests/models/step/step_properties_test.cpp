@@ -9,7 +9,7 @@
 #include "models/step/step_model.hpp"
 #include "tests/models/model_fixtures.hpp"
 
-namespace clustersim::models {
+namespace clustersim::models::step_properties_test {
 namespace {
 
 // TP 4 inside a node, PP 2 and DP 2 across the two nodes: the step uses NVLink and the NICs.
@@ -97,4 +97,4 @@ TEST_CASE("step properties: memory per GPU never falls as the micro-batch grows"
 }
 
 }  // namespace
-}  // namespace clustersim::models
+}  // namespace clustersim::models::step_properties_test
