@@ -89,7 +89,7 @@ RunStatistics simulate_runs(const RunInputs& in, std::int64_t runs, std::uint64_
     bounded_walls.push_back(bounded);
     counts.push_back(static_cast<double>(o.total_interruptions()));
     s.mean_wall_s += bounded / n;
-    s.mean_goodput += o.work_done_s / o.wall_s / n;
+    s.mean_goodput += (o.finished() ? in.work_s / o.wall_s : o.work_done_s / s.horizon_s) / n;
     for (std::size_t k = 0; k < failure_kind_count; ++k) {
       s.mean_interruptions[k] += static_cast<double>(o.interruptions[k]) / n;
     }
