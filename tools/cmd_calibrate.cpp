@@ -4,6 +4,7 @@
 #include "calibration/calibrate.hpp"
 #include "calibration/nccl_tests_log.hpp"
 #include "calibration/profile.hpp"
+#include "tools/checked_option.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
@@ -40,19 +41,25 @@ int cmd_calibrate(std::span<const std::string> args, std::ostream& out) {
   bool json = false;
   cal::CalibrateOptions options;
   CommandOptions command;
+  constexpr RealRange tolerance_range{.min = 0.0, .max = 1.0, .min_exclusive = true};
+  constexpr IntRange segments_range{.min = 0, .max = 64};
+  constexpr RealRange nic_range{.min = 0.0, .max = 1e5, .min_exclusive = true};
+  constexpr IntRange nics_range{.min = 1, .max = 64};
   command.visible.add_options()
-      ("out", po::value(&out_path)->value_name("PROFILE.json"), "where to write the profile (required)")
+      ("out", path_option("out", &out_path)->value_name("PROFILE.json"), "where to write the profile (required)")
       ("gpu", po::value(&options.gpu)->value_name("NAME"),
        "GPU preset the inputs were measured on; default: from the device names in the inputs")
       ("collective", po::value(&collective)->value_name("NAME"),
        "collective of nccl-tests logs that do not show it (all_gather vs alltoall)")
-      ("tolerance", po::value(&options.fit.tolerance)->default_value(0.03, "0.03")->value_name("FRACTION"),
-       "largest relative time error an alpha-beta segment may leave")
-      ("max-segments", po::value(&options.fit.max_segments)->default_value(0)->value_name("N"),
-       "at most this many alpha-beta segments per collective (1: one line; 0: as the tolerance needs)")
-      ("nic-gbit-per-s", po::value(&options.nic_gbit_per_s)->default_value(400.0, "400")->value_name("GBIT"),
-       "line rate of one NIC, for network_efficiency")
-      ("nics-per-node", po::value(&options.nics_per_node)->default_value(8)->value_name("N"), "NICs per node, for network_efficiency")
+      ("tolerance", real_option("tolerance", &options.fit.tolerance, tolerance_range)->value_name("FRACTION"),
+       with_rule("largest relative time error an alpha-beta segment may leave (default 0.03)", tolerance_range.rule()).c_str())
+      ("max-segments", integer_option("max-segments", &options.fit.max_segments, segments_range)->value_name("N"),
+       with_rule("at most this many alpha-beta segments per collective (1: one line; 0: as the tolerance needs; default 0)",
+                 segments_range.rule()).c_str())
+      ("nic-gbit-per-s", real_option("nic-gbit-per-s", &options.nic_gbit_per_s, nic_range)->value_name("GBIT"),
+       with_rule("line rate of one NIC, for network_efficiency (default 400)", nic_range.rule()).c_str())
+      ("nics-per-node", integer_option("nics-per-node", &options.nics_per_node, nics_range)->value_name("N"),
+       with_rule("NICs per node, for network_efficiency (default 8)", nics_range.rule()).c_str())
       ("fabric", po::value(&fabric)->value_name("NAME"),
        "infiniband (default) or roce: with the NIC rate and count, the network the inputs were measured on")
       ("network-source", po::value(&options.network_source)->value_name("TEXT"),
@@ -79,15 +86,10 @@ int cmd_calibrate(std::span<const std::string> args, std::ostream& out) {
   if (!parse_command_line(args, help, command, out)) return 0;
   if (inputs.empty()) throw CliError("calibrate: no raw inputs given (see clustersim calibrate --help)");
   if (out_path.empty()) throw CliError("calibrate: --out PROFILE.json is required");
-  if (!(options.fit.tolerance > 0.0)) throw CliError("calibrate: --tolerance must be > 0");
-  if (options.fit.max_segments < 0) throw CliError("calibrate: --max-segments must be >= 0");
   if (fabric == "roce") {
     options.fabric = models::Fabric::roce;
   } else if (fabric != "infiniband") {
     throw CliError("calibrate: --fabric " + fabric + ": not infiniband or roce");
-  }
-  if (!(options.nic_gbit_per_s > 0.0) || options.nics_per_node < 1) {
-    throw CliError("calibrate: --nic-gbit-per-s and --nics-per-node must be positive");
   }
   if (!collective.empty()) {
     options.collective = cal::parse_collective_name(collective);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 
 #include "calibration/nccl_tests_log.hpp"
 #include "models/comm/collectives.hpp"
+#include "tools/checked_option.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/render/nccl_tests_table.hpp"
@@ -23,23 +25,25 @@ namespace clustersim::tools {
 namespace {
 
 // Sizes take nccl-tests' suffixes: K, M, G as powers of 1024.
+constexpr RealRange collective_size_range{.min = 1.0, .max = 1e15};
+constexpr std::string_view collective_size_rule = "a size in bytes with an optional K, M or G, 1 B .. 1 PB (e.g. 1K, 8G)";
 std::int64_t parse_size(const std::string& text, const std::string& option) {
-  std::size_t used = 0;
-  double value = 0.0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    throw CliError(fmt::format("collective: --{} {}: not a size (use bytes with K, M or G, e.g. 1K, 8G)", option, text));
-  }
-  const std::string suffix = text.substr(used);
   double scale = 1.0;
-  if (suffix == "K" || suffix == "k") scale = 1024.0;
-  else if (suffix == "M" || suffix == "m") scale = 1024.0 * 1024.0;
-  else if (suffix == "G" || suffix == "g") scale = 1024.0 * 1024.0 * 1024.0;
-  else if (!suffix.empty()) throw CliError(fmt::format("collective: --{} {}: unknown suffix '{}' (K, M or G)", option, text, suffix));
-  const double bytes = value * scale;
-  if (!(bytes >= 1.0) || bytes > 1e15) throw CliError(fmt::format("collective: --{} {}: must be 1 B .. 1 PB", option, text));
-  return static_cast<std::int64_t>(std::llround(bytes));
+  std::string_view number = text;
+  if (!number.empty()) {
+    switch (number.back()) {
+      case 'K': case 'k': scale = 1024.0; break;
+      case 'M': case 'm': scale = 1024.0 * 1024.0; break;
+      case 'G': case 'g': scale = 1024.0 * 1024.0 * 1024.0; break;
+      default: break;
+    }
+    if (scale > 1.0) number.remove_suffix(1);
+  }
+  const auto value = parse_plain_decimal(number);
+  if (!value || !in_range(*value * scale, collective_size_range)) {
+    throw CliError(fmt::format("collective: --{}: must be {}, got '{}'", option, collective_size_rule, text));
+  }
+  return static_cast<std::int64_t>(std::llround(*value * scale));
 }
 
 }  // namespace
@@ -51,13 +55,20 @@ int cmd_collective(std::span<const std::string> args, std::ostream& out) {
   std::string op_name = "all_reduce", min_text = "1K", max_text = "8G";
   std::int64_t nodes = 1;
   double factor = 2.0;
+  constexpr IntRange nodes_range{.min = 1, .max = 1 << 17};
+  // nccl-tests multiplies by an integer factor (2 is usual); a fraction is allowed here, but each
+  // step must grow the size by at least 1 %: at most ln(1e15) / ln(1.01) + 1 = 3473 rows from 1 B
+  // to 1 PB, each simulated.
+  constexpr RealRange factor_range{.min = 1.01, .max = 1024.0};
   options.visible.add_options()
-      ("nodes", po::value(&nodes)->value_name("N"), "whole nodes taking part, one rank per GPU (default 1)")
+      ("nodes", integer_option("nodes", &nodes, nodes_range)->value_name("N"),
+       with_rule("whole nodes taking part, one rank per GPU (default 1)", nodes_range.rule()).c_str())
       ("op", po::value(&op_name)->value_name("NAME"),
        "all_reduce, all_gather, reduce_scatter, alltoall or sendrecv (default all_reduce)")
-      ("min", po::value(&min_text)->value_name("SIZE"), "smallest size, nccl-tests' -b (default 1K)")
-      ("max", po::value(&max_text)->value_name("SIZE"), "largest size, nccl-tests' -e (default 8G)")
-      ("factor", po::value(&factor)->value_name("F"), "size step factor, nccl-tests' -f (default 2)");
+      ("min", po::value(&min_text)->value_name("SIZE"), with_rule("smallest size, nccl-tests' -b (default 1K)", std::string(collective_size_rule)).c_str())
+      ("max", po::value(&max_text)->value_name("SIZE"), with_rule("largest size, nccl-tests' -e (default 8G)", std::string(collective_size_rule)).c_str())
+      ("factor", real_option("factor", &factor, factor_range)->value_name("F"),
+       with_rule("size step factor, nccl-tests' -f (default 2)", factor_range.rule() + " (at most 3473 sizes)").c_str());
   const CommandHelp help{
       .name = "collective",
       .usage = "[SCENARIO] --nodes N --op all_reduce --min 1K --max 8G [--set path=value ...] [--json]",
@@ -75,7 +86,6 @@ int cmd_collective(std::span<const std::string> args, std::ostream& out) {
   }
   const std::int64_t min_bytes = parse_size(min_text, "min"), max_bytes = parse_size(max_text, "max");
   if (max_bytes < min_bytes) throw CliError("collective: --max must be >= --min");
-  if (!(factor > 1.0)) throw CliError("collective: --factor must be > 1");
 
   const scenarios::Scenario scenario = scenario_args.load();
   const models::StepInputs inputs = calibration::step_inputs(scenario);

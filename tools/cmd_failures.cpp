@@ -2,10 +2,14 @@
 // and restarts; the checkpoint interval sweep; a storage x interval comparison.
 
 #include <iostream>
+#include <optional>
+
+#include <fmt/format.h>
 
 #include "models/run/interval_sweep.hpp"
 #include "models/run/monte_carlo.hpp"
 #include "scenarios/scenario_error.hpp"
+#include "tools/checked_option.hpp"
 #include "tools/command_line.hpp"
 #include "calibration/step_inputs.hpp"
 #include "tools/commands.hpp"
@@ -16,20 +20,21 @@
 namespace clustersim::tools {
 namespace {
 
+// The storage comparison simulates every target at each interval: a few intervals, each a
+// checkpoint interval a scenario could hold (up to a year).
+constexpr RealRange compare_minutes_range{.min = 0.0, .max = 525600.0, .min_exclusive = true};
+constexpr std::size_t max_compare_intervals = 16;
+
 std::vector<double> parse_minutes(const std::string& list) {
+  const std::string rule = fmt::format("up to {} comma-separated minutes, each {}", max_compare_intervals,
+                                       compare_minutes_range.rule());
   std::vector<double> values;
   for (const std::string& item : split_list(list)) {
-    std::size_t used = 0;
-    double value = 0.0;
-    try {
-      value = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
+    const auto value = parse_plain_decimal(item);
+    if (!value || !in_range(*value, compare_minutes_range) || values.size() == max_compare_intervals) {
+      throw CliError("failures: --compare-intervals: must be " + rule + ", got '" + list + "'");
     }
-    if (used != item.size() || !(value > 0)) {
-      throw CliError("failures: --compare-intervals: expected positive minutes separated by commas, got '" + list + "'");
-    }
-    values.push_back(value * 60.0);
+    values.push_back(*value * 60.0);
   }
   return values;
 }
@@ -75,16 +80,20 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
   CommandOptions options;
   scenario_args.add_to(options);
   std::int64_t runs = 1000;
-  std::uint64_t seed = 0;
-  bool seed_given = false;
+  std::optional<std::uint64_t> seed;
   std::string compare = "30,60";
   bool quiet = false;
+  constexpr IntRange runs_range{.min = 1, .max = max_monte_carlo_runs};
+  constexpr IntRange seed_range{};
   options.visible.add_options()
-      ("runs", po::value(&runs)->value_name("N"), "Monte Carlo runs per setting (default 1000)")
-      ("seed", po::value(&seed)->value_name("S")->notifier([&seed_given](std::uint64_t) { seed_given = true; }),
-       "seed of the runs (default: simulation.seed of the scenario); the same seed gives the same output")
+      ("runs", integer_option("runs", &runs, runs_range)->value_name("N"),
+       with_rule("Monte Carlo runs per setting (default 1000)", runs_range.rule()).c_str())
+      ("seed", integer_option("seed", &seed, seed_range)->value_name("S"),
+       with_rule("seed of the runs (default: simulation.seed of the scenario); the same seed gives the same output",
+                 seed_range.rule()).c_str())
       ("compare-intervals", po::value(&compare)->value_name("MIN,..."),
-       "checkpoint intervals in minutes for the storage comparison (default 30,60)")
+       fmt::format("checkpoint intervals in minutes for the storage comparison (default 30,60); up to {}, each {}",
+                   max_compare_intervals, compare_minutes_range.rule()).c_str())
       ("quiet", po::bool_switch(&quiet), "no progress on stderr");
   const CommandHelp help{
       .name = "failures",
@@ -98,12 +107,11 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
       .arguments = ScenarioArgs::argument_help,
   };
   if (!parse_command_line(args, help, options, out)) return 0;
-  if (runs < 1) throw CliError("failures: --runs must be at least 1, got " + std::to_string(runs));
   const std::vector<double> intervals = parse_minutes(compare);
 
   const scenarios::Scenario scenario = scenario_args.load();
   const std::string source = scenario_args.source_name();
-  FailuresStudy study{.runs = runs, .seed = seed_given ? seed : scenario.simulation.seed};
+  FailuresStudy study{.runs = runs, .seed = seed.value_or(scenario.simulation.seed)};
   study.run = planning::prepare_run(scenario, source);
 
   // Progress over every simulated run: the main study, the sweep and the comparison.

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "tools/checked_option.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
@@ -44,10 +45,12 @@ int cmd_merge(std::span<const std::string> args, std::ostream& out) {
   std::size_t top = unset;
   bool json = false;
   CommandOptions options;
+  constexpr IntRange top_range{.min = 0, .max = 1000000};
   options.visible.add_options()
-      ("top", po::value(&top)->value_name("N"), "print the N best rows; 0: all (default: as sweep)")
-      ("csv", po::value(&csv_path)->value_name("FILE"), "write every row, ranked, as CSV")
-      ("report", po::value(&report_path)->value_name("FILE.html"), "write a self-contained HTML ranking report")
+      ("top", integer_option("top", &top, top_range)->value_name("N"),
+       with_rule("print the N best rows; 0: all (default: as sweep)", top_range.rule()).c_str())
+      ("csv", path_option("csv", &csv_path)->value_name("FILE"), "write every row, ranked, as CSV")
+      ("report", path_option("report", &report_path)->value_name("FILE.html"), "write a self-contained HTML ranking report")
       ("json", po::bool_switch(&json), "print one JSON object instead of text");
   options.hidden.add_options()("shards", po::value(&paths)->composing(), "shard files");
   options.positional.add("shards", -1);

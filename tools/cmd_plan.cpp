@@ -3,15 +3,19 @@
 // of time-to-train against cost, the option to take and its Megatron-LM arguments.
 // The search is planning/plan/plan.hpp's; the reports are tools/render/plan_report.hpp's.
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <map>
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "planning/plan/plan.hpp"
 #include "planning/plan/topology_names.hpp"
+#include "scenarios/presets.hpp"
+#include "tools/checked_option.hpp"
 #include "tools/command_line.hpp"
 #include "calibration/step_inputs.hpp"
 #include "tools/commands.hpp"
@@ -22,24 +26,26 @@
 namespace clustersim::tools {
 namespace {
 
-// "GPU=NUMBER" assignments of --price and --server-price.
-std::map<std::string, double> parse_prices(const std::vector<std::string>& assignments, std::string_view option) {
+// "GPU=NUMBER" assignments of --price and --server-price. Every GPU named must be one the plan
+// considers, so that a misspelt name is not silently ignored.
+std::map<std::string, double> parse_prices(const std::vector<std::string>& assignments, std::string_view option,
+                                           const RealRange& range, const std::vector<std::string>& considered) {
   std::map<std::string, double> prices;
   for (const std::string& a : assignments) {
     const auto equals = a.find('=');
-    double value = 0.0;
-    bool ok = equals != std::string::npos && equals > 0;
-    if (ok) {
-      try {
-        std::size_t used = 0;
-        value = std::stod(a.substr(equals + 1), &used);
-        ok = used == a.size() - equals - 1 && std::isfinite(value) && value > 0;
-      } catch (const std::exception&) {
-        ok = false;
-      }
+    const auto value = equals == std::string::npos ? std::nullopt : parse_plain_decimal(a.substr(equals + 1));
+    if (equals == std::string::npos || equals == 0 || !value || !in_range(*value, range)) {
+      throw CliError(fmt::format("plan: {}: must be GPU=USD with USD {}, got \"{}\"", option, range.rule(), a));
     }
-    if (!ok) throw CliError(fmt::format("plan: {} expects GPU=USD with a positive price, got \"{}\"", option, a));
-    prices[a.substr(0, equals)] = value;
+    const std::string gpu = a.substr(0, equals);
+    const auto known = scenarios::gpu_preset_names();
+    if (std::find(known.begin(), known.end(), gpu) == known.end()) {
+      throw CliError(fmt::format("plan: {}: unknown GPU \"{}\" (known: {})", option, gpu, fmt::join(known, ", ")));
+    }
+    if (std::find(considered.begin(), considered.end(), gpu) == considered.end()) {
+      throw CliError(fmt::format("plan: {}: GPU \"{}\" is not among --gpus ({})", option, gpu, fmt::join(considered, ",")));
+    }
+    prices[gpu] = *value;
   }
   return prices;
 }
@@ -67,28 +73,42 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   std::int64_t min_gpus = 0, max_gpus = 0;
   unsigned jobs = planning::default_jobs();
   bool quiet = false;
+  constexpr RealRange days_range{.min = 0.0, .max = 36500.0, .min_exclusive = true};
+  constexpr RealRange budget_range{.min = 0.0, .max = 1e15, .min_exclusive = true};
+  constexpr IntRange gpus_range{.min = 1, .max = planning::max_plan_gpus};
+  constexpr RealRange oversubscription_range{.min = 1.0, .max = 64.0};
+  constexpr RealRange gpu_hour_range{.min = 0.0, .max = 1e4, .min_exclusive = true};
+  constexpr RealRange server_range{.min = 0.0, .max = 1e9, .min_exclusive = true};
+  constexpr IntRange jobs_range{.min = 1, .max = max_jobs};
   options.visible.add_options()
-      ("deadline-days", po::value(&deadline_days)->value_name("D"), "train within D calendar days")
-      ("budget-usd", po::value(&budget_usd)->value_name("B"), "spend at most B US dollars on the run")
+      ("deadline-days", real_option("deadline-days", &deadline_days, days_range)->value_name("D"),
+       with_rule("train within D calendar days", days_range.rule()).c_str())
+      ("budget-usd", real_option("budget-usd", &budget_usd, budget_range)->value_name("B"),
+       with_rule("spend at most B US dollars on the run", budget_range.rule()).c_str())
       ("gpus", po::value(&gpus_text)->value_name("LIST"), "GPU types to consider (default: a100-80gb,h100-sxm,h200-sxm,b200)")
-      ("min-gpus", po::value(&min_gpus)->value_name("N"), "smallest cluster (default: the scenario's GPUs / 8)")
-      ("max-gpus", po::value(&max_gpus)->value_name("N"), "largest cluster (default: the scenario's GPUs x 4)")
+      ("min-gpus", integer_option("min-gpus", &min_gpus, gpus_range)->value_name("N"),
+       with_rule("smallest cluster (default: the scenario's GPUs / 8)", gpus_range.rule()).c_str())
+      ("max-gpus", integer_option("max-gpus", &max_gpus, gpus_range)->value_name("N"),
+       with_rule("largest cluster (default: the scenario's GPUs x 4)", gpus_range.rule()).c_str())
       ("topologies", po::value(&topologies_text)->value_name("LIST"),
        "network topologies (default: rail_optimized,fat_tree,dragonfly)")
-      ("oversubscription", po::value(&oversubscription)->value_name("X"), "fat-tree leaf oversubscription (default 2)")
+      ("oversubscription", real_option("oversubscription", &oversubscription, oversubscription_range)->value_name("X"),
+       with_rule("fat-tree leaf oversubscription (default 2)", oversubscription_range.rule()).c_str())
       ("pricing", po::value(&pricing)->value_name("rent|build"),
        "rent: on-demand GPU-hours; build: owned cost per GPU-hour from the cost model (cost.build), "
        "network priced from the topology's parts (default: rent)")
       ("price", po::value(&price_args)->value_name("GPU=USD")->composing(),
-       "on-demand price of one GPU-hour of a GPU type (repeatable)")
+       with_rule("on-demand price of one GPU-hour of a GPU type among --gpus (repeatable)", "USD " + gpu_hour_range.rule()).c_str())
       ("server-price", po::value(&server_price_args)->value_name("GPU=USD")->composing(),
-       "price of one 8-GPU server of a GPU type, for --pricing build (repeatable)")
-      ("report", po::value(&report_path)->value_name("FILE.html"),
+       with_rule("price of one 8-GPU server of a GPU type among --gpus, for --pricing build (repeatable)",
+                 "USD " + server_range.rule()).c_str())
+      ("report", path_option("report", &report_path)->value_name("FILE.html"),
        "write a self-contained HTML report: Pareto chart, timeline and breakdown of the choice")
-      ("validation", po::value(&validation_path)->value_name("FILE.csv"),
+      ("validation", path_option("validation", &validation_path)->value_name("FILE.csv"),
        "published runs the step-time bands come from, in the columns of clustersim validate's CSV "
        "(default: the built-in validation/published_runs.csv)")
-      ("jobs", po::value(&jobs)->value_name("N"), "simulate on N threads (default: all cores)")
+      ("jobs", integer_option("jobs", &jobs, jobs_range)->value_name("N"),
+       with_rule("simulate on N threads (default: all cores)", jobs_range.rule()).c_str())
       ("quiet", po::bool_switch(&quiet), "no progress on stderr");
   const CommandHelp help{
       .name = "plan",
@@ -108,17 +128,15 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   };
   if (!parse_command_line(args, help, options, out)) return 0;
   if (pricing != "rent" && pricing != "build") throw CliError("plan: --pricing must be rent or build");
-  if (deadline_days < 0 || budget_usd < 0) throw CliError("plan: --deadline-days and --budget-usd must be positive");
-  if (!(oversubscription >= 1.0)) throw CliError("plan: --oversubscription must be at least 1");
-  if (jobs == 0) throw CliError("plan: --jobs must be at least 1");
   const bool build = pricing == "build";
-  const auto rent_prices = parse_prices(price_args, "--price");
-  const auto server_prices = parse_prices(server_price_args, "--server-price");
+  const std::vector<std::string> gpus = split_list(gpus_text);
+  const auto rent_prices = parse_prices(price_args, "--price", gpu_hour_range, gpus);
+  const auto server_prices = parse_prices(server_price_args, "--server-price", server_range, gpus);
   std::optional<planning::BandTable> validation;
   if (!validation_path.empty()) validation.emplace(planning::load_validation_csv(validation_path), jobs);
   planning::PlanRequest request{
       .scenario = scenario_args.load(),
-      .gpus = split_list(gpus_text),
+      .gpus = gpus,
       .min_gpus = min_gpus,
       .max_gpus = max_gpus,
       .topologies = parse_topologies(topologies_text),

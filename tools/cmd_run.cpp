@@ -13,6 +13,7 @@
 #include "scenarios/scenario_io.hpp"
 #include "calibration/step_inputs.hpp"
 #include "tools/render/chrome_trace.hpp"
+#include "tools/checked_option.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
@@ -42,14 +43,16 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
   std::string trace_path, report_path;
   bool print_scenario = false;
   std::size_t links = 0;
+  constexpr IntRange links_range{.min = 0, .max = 1000000};
   options.visible.add_options()
-      ("trace", po::value(&trace_path)->value_name("FILE"),
+      ("trace", path_option("trace", &trace_path)->value_name("FILE"),
        "write the step as Chrome trace-event JSON (open in ui.perfetto.dev)")
-      ("report", po::value(&report_path)->value_name("FILE.html"),
+      ("report", path_option("report", &report_path)->value_name("FILE.html"),
        "write a self-contained HTML report: pipeline timeline and step-time breakdown")
       ("print-scenario", po::bool_switch(&print_scenario), "print the normalised scenario instead of simulating")
-      ("links", po::value(&links)->value_name("N"),
-       "list the N busiest network links: bytes, utilisation, which communication used them (flow fidelity)");
+      ("links", integer_option("links", &links, links_range)->value_name("N"),
+       with_rule("list the N busiest network links: bytes, utilisation, which communication used them (flow fidelity)",
+                 links_range.rule()).c_str());
   const CommandHelp help{
       .name = "run",
       .usage = "[SCENARIO] [--set path=value ...] [--json] [--links N] [--trace FILE] [--report FILE.html]",

@@ -13,6 +13,7 @@
 #include "scenarios/scenario_io.hpp"
 #include "scenarios/sweep_configs.hpp"
 #include "calibration/step_inputs.hpp"
+#include "tools/checked_option.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
@@ -63,21 +64,25 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   constexpr std::size_t unset = std::numeric_limits<std::size_t>::max();
   std::size_t top = unset;
   unsigned jobs = planning::default_jobs();
+  constexpr IntRange top_range{.min = 0, .max = 1000000};
+  constexpr IntRange jobs_range{.min = 1, .max = max_jobs};
   options.visible.add_options()
-      ("configs", po::value(&configs_path)->value_name("FILE"),
+      ("configs", path_option("configs", &configs_path)->value_name("FILE"),
        "named layouts to compare: a JSON array of {\"name\", \"parallelism\", \"training\"} "
        "(default: the scenario's sweep.configs)")
       ("search", po::bool_switch(&search),
        "enumerate every valid layout (tp, pp, dp, cp, vp, micro-batch, recompute, ZeRO, SP), set "
        "apart those that cannot fit in memory, simulate the rest")
-      ("top", po::value(&top)->value_name("N"), "print the N best rows; 0: all (default: all configs; 20 in a search)")
-      ("csv", po::value(&csv_path)->value_name("FILE"), "write every row, ranked, as CSV")
-      ("report", po::value(&report_path)->value_name("FILE.html"),
+      ("top", integer_option("top", &top, top_range)->value_name("N"),
+       with_rule("print the N best rows; 0: all (default: all configs; 20 in a search)", top_range.rule()).c_str())
+      ("csv", path_option("csv", &csv_path)->value_name("FILE"), "write every row, ranked, as CSV")
+      ("report", path_option("report", &report_path)->value_name("FILE.html"),
        "write a self-contained HTML report: ranking chart, timeline and breakdown of the best layout")
-      ("validation", po::value(&validation_path)->value_name("FILE.csv"),
+      ("validation", path_option("validation", &validation_path)->value_name("FILE.csv"),
        "published runs the step-time bands come from, in the columns of clustersim validate's CSV "
        "(default: the built-in validation/published_runs.csv)")
-      ("jobs", po::value(&jobs)->value_name("N"), "simulate on N threads (default: all cores)")
+      ("jobs", integer_option("jobs", &jobs, jobs_range)->value_name("N"),
+       with_rule("simulate on N threads (default: all cores)", jobs_range.rule()).c_str())
       ("shard", po::value(&shard_text)->value_name("I/N"),
        "evaluate only the I-th of N disjoint slices and print them as JSON for clustersim merge")
       ("quiet", po::bool_switch(&quiet), "no progress on stderr");
@@ -96,7 +101,6 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   };
   if (!parse_command_line(args, help, options, out)) return 0;
   if (search && !configs_path.empty()) throw CliError("sweep: --search and --configs exclude each other");
-  if (jobs == 0) throw CliError("sweep: --jobs must be at least 1");
   const planning::Shard shard = shard_text.empty() ? planning::Shard{} : parse_shard(shard_text);
 
   const scenarios::Scenario scenario = scenario_args.load();

@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <iostream>
+#include <string_view>
+
+#include <fmt/format.h>
 
 #include "models/run/monte_carlo.hpp"
 #include "models/cost/tco.hpp"
 #include "scenarios/scenario_error.hpp"
+#include "tools/checked_option.hpp"
 #include "tools/command_line.hpp"
 #include "calibration/step_inputs.hpp"
 #include "tools/commands.hpp"
@@ -22,9 +26,10 @@ int cmd_tco(std::span<const std::string> args, std::ostream& out) {
   scenario_args.add_to(options);
   std::int64_t runs = 200;
   bool quiet = false;
+  constexpr IntRange runs_range{.min = 1, .max = max_monte_carlo_runs};
   options.visible.add_options()
-      ("runs", po::value(&runs)->value_name("N"),
-       "Monte Carlo runs for the time-to-train of the training run (default 200)")
+      ("runs", integer_option("runs", &runs, runs_range)->value_name("N"),
+       with_rule("Monte Carlo runs for the time-to-train of the training run (default 200)", runs_range.rule()).c_str())
       ("quiet", po::bool_switch(&quiet), "no progress on stderr");
   const CommandHelp help{
       .name = "tco",
@@ -39,7 +44,6 @@ int cmd_tco(std::span<const std::string> args, std::ostream& out) {
       .arguments = ScenarioArgs::argument_help,
   };
   if (!parse_command_line(args, help, options, out)) return 0;
-  if (runs < 1) throw CliError("tco: --runs must be at least 1, got " + std::to_string(runs));
 
   const scenarios::Scenario scenario = scenario_args.load();
   const std::string source = scenario_args.source_name();
@@ -64,11 +68,21 @@ int cmd_tco(std::span<const std::string> args, std::ostream& out) {
   };
   const std::uint64_t seed = scenario.simulation.seed;
   const planning::PreparedRun run = planning::prepare_run(scenario, source);
+  // A run that does not finish has no time-to-train, so no cost.
+  const auto finished = [&](const models::RunStatistics& stats, std::string_view rental) {
+    if (stats.unfinished == 0) return;
+    throw CliError(fmt::format("tco: {} of {} runs{} do not finish within {:.0f}x the failure-free time, so the run "
+                               "has no cost (see clustersim failures)",
+                               stats.unfinished, stats.runs, rental, models::run_horizon_factor));
+  };
   const models::RunStatistics stats = models::simulate_runs(run.inputs, runs, seed, 0, progress);
+  finished(stats, "");
   double spot_wall_s = 0.0;
   if (spot) {
     const planning::PreparedRun spot_run = planning::prepare_run(scenario, source, scenario.cost.rent.spot_preemption_per_node_s);
-    spot_wall_s = models::simulate_runs(spot_run.inputs, runs, seed, 0, progress).mean_wall_s;
+    const models::RunStatistics spot_stats = models::simulate_runs(spot_run.inputs, runs, seed, 0, progress);
+    finished(spot_stats, " on spot capacity");
+    spot_wall_s = spot_stats.mean_wall_s;
   }
   bar.finish();
   study.goodput = stats.mean_goodput;

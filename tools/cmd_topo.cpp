@@ -10,6 +10,7 @@
 #include "models/comm/flow_network.hpp"
 #include "models/step/step_model.hpp"
 #include "scenarios/layout_pointer.hpp"
+#include "tools/checked_option.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
@@ -59,10 +60,14 @@ int cmd_topo(std::span<const std::string> args, std::ostream& out) {
   std::string dot_path;
   std::size_t fail_links = 0;
   std::uint64_t seed = 1;
+  constexpr IntRange fail_links_range{.min = 0, .max = 1000000};
+  constexpr IntRange seed_range{};
   options.visible.add_options()
-      ("dot", po::value(&dot_path)->value_name("FILE"), "write the network as a Graphviz DOT file")
-      ("fail-links", po::value(&fail_links)->value_name("N"), "fail N random inter-node cables first")
-      ("seed", po::value(&seed)->value_name("S"), "seed of the failed cables' choice (default 1)");
+      ("dot", path_option("dot", &dot_path)->value_name("FILE"), "write the network as a Graphviz DOT file")
+      ("fail-links", integer_option("fail-links", &fail_links, fail_links_range)->value_name("N"),
+       with_rule("fail N random inter-node cables first", fail_links_range.rule()).c_str())
+      ("seed", integer_option("seed", &seed, seed_range)->value_name("S"),
+       with_rule("seed of the failed cables' choice (default 1)", seed_range.rule()).c_str());
   const CommandHelp help{
       .name = "topo",
       .usage = "[SCENARIO] [--set path=value ...] [--fail-links N --seed S] [--dot FILE] [--json]",

@@ -4,6 +4,7 @@
 #include "planning/validation/validation_report.hpp"
 #include "planning/validation/validation_source.hpp"
 #include "scenarios/scenario_io.hpp"
+#include "tools/checked_option.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/render/validation_table.hpp"
@@ -22,7 +23,7 @@ int cmd_validate(std::span<const std::string> args, std::ostream& out) {
       "text: also show each row's measured-time derivation, cross-checks and assumptions")(
       "print-scenario", po::value(&print_id)->value_name("ID"),
       "print the normalised scenario of row ID (a file for clustersim run) instead of validating");
-  options.hidden.add_options()("csv", po::value(&csv_path), "validation CSV");
+  options.hidden.add_options()("csv", path_option("CSV", &csv_path), "validation CSV");
   options.positional.add("csv", 1);
   const CommandHelp help{
       .name = "validate",

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "scenarios/scenario_io.hpp"
+#include "tools/checked_option.hpp"
 #include "tools/command.hpp"
 
 namespace clustersim::tools {
@@ -63,7 +64,7 @@ void ScenarioArgs::add_to(CommandOptions& options) {
        "override a scenario key, e.g. --set parallelism.tp=4 or --set cluster.gpu=h200-sxm; "
        "the value is JSON if it parses as JSON, else a string (repeatable)")
       ("json", po::bool_switch(&json), "print one JSON object instead of text");
-  options.hidden.add_options()("scenario", po::value(&scenario_path), "scenario file");
+  options.hidden.add_options()("scenario", path_option("SCENARIO", &scenario_path), "scenario file");
   options.positional.add("scenario", 1);
 }
 

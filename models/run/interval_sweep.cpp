@@ -46,7 +46,10 @@ IntervalSweep sweep_intervals(const RunInputs& in, double step_time_s, std::int6
     RunInputs variant = in;
     variant.interval_work_s = interval;
     const RunStatistics stats = simulate_runs(variant, runs, seed, threads, progress);
-    sweep.points.push_back({.interval_s = interval, .mean_wall_s = stats.mean_wall_s, .mean_goodput = stats.mean_goodput});
+    sweep.points.push_back({.interval_s = interval,
+                            .mean_wall_s = stats.mean_wall_s,
+                            .mean_goodput = stats.mean_goodput,
+                            .unfinished = stats.unfinished});
   }
 
   const auto best = std::min_element(sweep.points.begin(), sweep.points.end(),

@@ -19,8 +19,9 @@ namespace clustersim::models {
 
 struct IntervalPoint {
   double interval_s = 0.0;
-  double mean_wall_s = 0.0;
+  double mean_wall_s = 0.0;  // a lower bound when some runs do not finish (monte_carlo.hpp)
   double mean_goodput = 0.0;
+  std::int64_t unfinished = 0;
 };
 
 struct IntervalSweep {

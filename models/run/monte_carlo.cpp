@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -18,7 +19,10 @@ double percentile(std::vector<double> values, double p) {
   const double position = p * static_cast<double>(values.size() - 1);
   const auto lower = static_cast<std::size_t>(std::floor(position));
   const std::size_t upper = std::min(lower + 1, values.size() - 1);
-  return values[lower] + (position - static_cast<double>(lower)) * (values[upper] - values[lower]);
+  const double fraction = position - static_cast<double>(lower);
+  // Unfinished runs sort last as infinity; a percentile that reaches them is infinity too.
+  if (fraction == 0 || !std::isfinite(values[upper])) return fraction == 0 ? values[lower] : values[upper];
+  return values[lower] + fraction * (values[upper] - values[lower]);
 }
 
 }  // namespace
@@ -68,18 +72,24 @@ RunStatistics simulate_runs(const RunInputs& in, std::int64_t runs, std::uint64_
   RunStatistics s;
   s.runs = runs;
   s.work_s = in.work_s;
+  s.horizon_s = run_horizon_s(in);
   if (runs <= 0) return s;
   const auto n = static_cast<double>(runs);
   std::vector<double> walls;
   std::vector<double> counts;
   walls.reserve(outcomes.size());
   counts.reserve(outcomes.size());
+  std::vector<double> bounded_walls;
+  bounded_walls.reserve(outcomes.size());
   for (const auto& o : outcomes) {
-    if (!o.finished) ++s.unfinished;
-    walls.push_back(o.wall_s);
+    ++s.runs_by_end[static_cast<std::size_t>(o.end)];
+    if (!o.finished()) ++s.unfinished;
+    const double bounded = o.finished() ? o.wall_s : s.horizon_s;
+    walls.push_back(o.finished() ? o.wall_s : std::numeric_limits<double>::infinity());
+    bounded_walls.push_back(bounded);
     counts.push_back(static_cast<double>(o.total_interruptions()));
-    s.mean_wall_s += o.wall_s / n;
-    s.mean_goodput += in.work_s / o.wall_s / n;
+    s.mean_wall_s += bounded / n;
+    s.mean_goodput += (o.finished() ? in.work_s / o.wall_s : o.work_done_s / s.horizon_s) / n;
     for (std::size_t k = 0; k < failure_kind_count; ++k) {
       s.mean_interruptions[k] += static_cast<double>(o.interruptions[k]) / n;
     }
@@ -90,7 +100,7 @@ RunStatistics simulate_runs(const RunInputs& in, std::int64_t runs, std::uint64_
     for (std::size_t c = 0; c < loss_cause_count; ++c) s.mean_lost_s[c] += o.lost_s[c] / n;
   }
   double variance = 0.0;
-  for (const double w : walls) variance += (w - s.mean_wall_s) * (w - s.mean_wall_s);
+  for (const double w : bounded_walls) variance += (w - s.mean_wall_s) * (w - s.mean_wall_s);
   s.stddev_wall_s = runs > 1 ? std::sqrt(variance / (n - 1.0)) : 0.0;
   s.p50_wall_s = percentile(walls, 0.5);
   s.p90_wall_s = percentile(walls, 0.9);

@@ -14,15 +14,21 @@
 
 namespace clustersim::models {
 
+/// A run that does not finish (RunEnd) has no time-to-train: the mean and spread count it at the
+/// horizon, a lower bound (exact only when every run finished), and a percentile that falls on such
+/// runs is infinity. Its goodput is the compute it did over the horizon: below 1 / run_horizon_factor,
+/// as it does not finish within the horizon, and not inflated by a run given up early.
 struct RunStatistics {
   std::int64_t runs = 0;
   std::int64_t unfinished = 0;
+  std::array<std::int64_t, run_end_count> runs_by_end{};  // indexed by RunEnd
   double work_s = 0.0;
+  double horizon_s = 0.0;
   double mean_wall_s = 0.0;
   double p50_wall_s = 0.0;
   double p90_wall_s = 0.0;
   double stddev_wall_s = 0.0;
-  double mean_goodput = 0.0;  // mean over runs of work / wall
+  double mean_goodput = 0.0;  // mean over runs of work / wall (unfinished: work done / horizon)
   std::array<double, failure_kind_count> mean_interruptions{};
   double mean_total_interruptions = 0.0;
   double p10_interruptions = 0.0;

@@ -7,6 +7,8 @@
 #include <numeric>
 #include <queue>
 
+#include "models/run/busy_period.hpp"
+#include "models/run/give_up_bounds.hpp"
 #include "models/run/random.hpp"
 
 namespace clustersim::models {
@@ -23,10 +25,17 @@ using MinHeap = std::priority_queue<double, std::vector<double>, std::greater<>>
 class Run {
  public:
   Run(const RunInputs& in, std::uint64_t seed)
-      : in_(in), random_(seed), active_nodes_(in.nodes), free_spares_(in.spare_nodes) {
+      : in_(in),
+        random_(seed),
+        horizon_s_(run_horizon_s(in)),
+        active_nodes_(in.nodes),
+        free_spares_(in.spare_nodes),
+        stragglers_(sim::mix64(seed ^ 0x5374726167676c65ULL), in.straggler_duration_s),
+        degraded_links_(sim::mix64(seed ^ 0x4c696e6b52657274ULL), in.link_repair_s) {
     next_checkpoint_ = in_.interval_work_s;
     update_rate();
     next_arrival_ = random_.exponential(arrival_rate_);
+    set_give_up_bounds();
   }
 
   RunOutcome run();
@@ -36,7 +45,7 @@ class Run {
   void update_rate();
   double usable_fraction() const;
   // The arrival rate of one failure kind now; summed in kind order everywhere, so that a draw
-  // below the total always lands on a kind (or on a straggler).
+  // below the total always lands on a kind.
   double kind_rate(std::size_t k) const;
 
   // --- progress between events ----------------------------------------------------------------
@@ -48,16 +57,27 @@ class Run {
   void jump_cycles(double target);
   void commit_until(double time);
 
+  // --- giving up a run that cannot finish (RunEnd) ---------------------------------------------
+  void set_give_up_bounds();
+  bool cannot_finish_by_failures() const;
+  bool cannot_finish_by_nodes() const;
+
   // --- events ---------------------------------------------------------------------------------
   void on_arrival();
   void interrupt(FailureKind kind);
   void on_repair();
+  void on_slowdown_change(SlowPeriods& periods, std::int64_t& arrivals);
   void begin_restart_if_ready();
 
   const RunInputs& in_;
   Random random_;
   RunOutcome out_{};
   double t_ = 0.0;
+  double horizon_s_;
+  RunEnd give_up_ = RunEnd::finished;  // set by an event that shows the run cannot finish
+  double runnable_s_ = 0.0;             // wall time not spent waiting for nodes
+  double lowest_running_rate_ = 0.0;    // interruptions per second, the fewest nodes a job runs on
+  double shortest_restart_s_ = 0.0;
 
   // Job progress.
   bool running_ = true;
@@ -84,8 +104,11 @@ class Run {
   MinHeap repairs_;
 
   // Slowdowns.
-  MinHeap straggler_ends_;
-  MinHeap degraded_link_ends_;
+  // Stragglers and routed-around link failures come as busy periods (busy_period.hpp), each from
+  // random numbers of its own so that they do not shift the failure times: while one lasts, the
+  // job runs slowed.
+  SlowPeriods stragglers_;
+  SlowPeriods degraded_links_;
   double rate_ = 1.0;
   std::array<double, 4> log_factors_{};  // -ln factor: thermal, straggler, link, shrink
   double log_factor_sum_ = 0.0;
@@ -93,6 +116,9 @@ class Run {
   // Poisson arrivals.
   double arrival_rate_ = 0.0;
   double next_arrival_ = infinity;
+  // While the arrival rate is 0 (every node out), the unit-rate time left to the next arrival: it
+  // resumes when nodes come back.
+  double paused_gap_ = infinity;
 };
 
 double Run::usable_fraction() const {
@@ -107,29 +133,47 @@ double Run::kind_rate(std::size_t k) const {
     return in_.rack_rate_s * static_cast<double>((active_nodes_ + in_.nodes_per_rack - 1) / in_.nodes_per_rack);
   }
   if (kind == FailureKind::planned) return in_.planned_rate_s;
-  return in_.per_node_rate_s[k] * static_cast<double>(active_nodes_);
+  // Link failures that are routed around are a stream of their own (degraded_links_).
+  const double share = kind == FailureKind::link ? 1.0 - in_.link_reroute_fraction : 1.0;
+  return in_.per_node_rate_s[k] * share * static_cast<double>(active_nodes_);
 }
 
 void Run::update_rate() {
-  const double factors[4] = {in_.thermal_factor, straggler_ends_.empty() ? 1.0 : in_.straggler_factor,
-                             degraded_link_ends_.empty() ? 1.0 : in_.degraded_link_factor, usable_fraction()};
+  const double factors[4] = {in_.thermal_factor, stragglers_.active() ? in_.straggler_factor : 1.0,
+                             degraded_links_.active() ? in_.degraded_link_factor : 1.0, usable_fraction()};
   rate_ = 1.0;
   log_factor_sum_ = 0.0;
   for (std::size_t i = 0; i < 4; ++i) {
     rate_ *= factors[i];
-    log_factors_[i] = factors[i] > 0 ? -std::log(factors[i]) : 0.0;
+    // A factor of 1 (no slowdown, the common case) needs no logarithm: -ln 1 is 0.
+    log_factors_[i] = factors[i] > 0 && factors[i] != 1.0 ? -std::log(factors[i]) : 0.0;
     log_factor_sum_ += log_factors_[i];
   }
 
   double rate = 0.0;
   for (std::size_t k = 0; k < failure_kind_count; ++k) rate += kind_rate(k);
-  rate += in_.straggler_rate_s * static_cast<double>(active_nodes_);
+  const auto nodes = static_cast<double>(active_nodes_);
+  stragglers_.set_rate(t_, in_.straggler_rate_s * nodes);
+  degraded_links_.set_rate(t_, in_.per_node_rate_s[index(FailureKind::link)] * in_.link_reroute_fraction * nodes);
   // Memoryless arrivals: when the rate changes, the time left to the next arrival scales by
   // old / new rate. That keeps the draws of every run in the same order whatever happens between.
   if (rate != arrival_rate_ && std::isfinite(next_arrival_) && arrival_rate_ > 0) {
-    next_arrival_ = rate > 0 ? t_ + (next_arrival_ - t_) * arrival_rate_ / rate : infinity;
+    if (rate > 0) {
+      next_arrival_ = t_ + (next_arrival_ - t_) * arrival_rate_ / rate;
+    } else {
+      paused_gap_ = (next_arrival_ - t_) * arrival_rate_;
+      next_arrival_ = infinity;
+    }
+  } else if (arrival_rate_ == 0 && rate > 0 && std::isfinite(paused_gap_)) {
+    next_arrival_ = t_ + paused_gap_ / rate;
+    paused_gap_ = infinity;
   }
   arrival_rate_ = rate;
+}
+
+void Run::on_slowdown_change(SlowPeriods& periods, std::int64_t& arrivals) {
+  arrivals += periods.change(t_);
+  update_rate();
 }
 
 void Run::compute(double dt) {
@@ -262,6 +306,7 @@ void Run::interrupt(FailureKind kind) {
   restart_duration_ = fixed + restart_load_;
   begin_restart_if_ready();
   update_rate();
+  if (cannot_finish_by_failures()) give_up_ = RunEnd::too_many_failures;
 }
 
 void Run::begin_restart_if_ready() {
@@ -288,7 +333,9 @@ void Run::on_repair() {
 void Run::on_arrival() {
   // Always three draws per arrival, so that the sequence does not depend on the job's state.
   const double pick = random_.uniform_open0() * arrival_rate_;
-  const double reroute = random_.uniform_open0();
+  // A draw no choice uses any more: it keeps every failure time where the three-draw sequence
+  // puts it, so results saved from runs without stragglers or rerouted links still reproduce.
+  random_.uniform_open0();
   const double gap = random_.exponential(1.0);
 
   double cumulative = 0.0;
@@ -299,41 +346,82 @@ void Run::on_arrival() {
     if (rate == 0 || pick > cumulative) continue;
     const auto kind = static_cast<FailureKind>(k);
     handled = true;
-    if (kind == FailureKind::link && reroute <= in_.link_reroute_fraction) {
-      ++out_.degraded_links;
-      degraded_link_ends_.push(t_ + in_.link_repair_s);
-    } else if (kind == FailureKind::planned && !running_) {
+    if (kind == FailureKind::planned && !running_) {
       // Maintenance waits for a job that is down anyway: nothing happens.
     } else {
       interrupt(kind);
     }
   }
-  if (!handled) {
-    ++out_.stragglers;
-    straggler_ends_.push(t_ + in_.straggler_duration_s);
-  }
   update_rate();
-  next_arrival_ = arrival_rate_ > 0 ? t_ + gap / arrival_rate_ : infinity;
+  if (arrival_rate_ > 0) {
+    next_arrival_ = t_ + gap / arrival_rate_;
+  } else {
+    next_arrival_ = infinity;
+    paused_gap_ = gap;
+  }
+}
+
+void Run::set_give_up_bounds() {
+  // Interruptions per node, racks spread over their nodes (a lower bound: racks round up).
+  double per_node = in_.rack_rate_s / static_cast<double>(in_.nodes_per_rack);
+  for (std::size_t k = 0; k < failure_kind_count; ++k) {
+    const auto kind = static_cast<FailureKind>(k);
+    if (kind == FailureKind::rack || kind == FailureKind::planned) continue;
+    per_node += in_.per_node_rate_s[k] * (kind == FailureKind::link ? 1.0 - in_.link_reroute_fraction : 1.0);
+  }
+  // A waiting job runs only with every node; a shrinking one with as few as one replica's.
+  const double replica_nodes =
+      std::ceil(static_cast<double>(in_.gpus) / static_cast<double>(in_.replicas) / static_cast<double>(in_.gpus_per_node));
+  const double fewest = in_.no_spare == NoSparePolicy::shrink ? std::min(replica_nodes, static_cast<double>(in_.nodes))
+                                                              : static_cast<double>(in_.nodes);
+  lowest_running_rate_ = fewest * per_node + in_.planned_rate_s;
+  shortest_restart_s_ = std::max(0.0, in_.restart_fixed_s - in_.detect_s) + std::min(in_.load_s, in_.load_after_node_loss_s);
+}
+
+bool Run::cannot_finish_by_failures() const {
+  const double remaining = in_.work_s - committed_;
+  const double whole = std::floor(remaining / in_.interval_work_s);
+  const double rest = remaining - whole * in_.interval_work_s;
+  const double rate = lowest_running_rate_, restart = shortest_restart_s_;
+  double total = rest > 0 ? expected_commit_s(rate, restart, rest, 0.0) : 0.0;
+  if (whole > 0) total += whole * expected_commit_s(rate, restart, in_.interval_work_s, in_.stall_s);
+  if (!(t_ + total > horizon_s_)) return false;
+  return t_ + chernoff_fraction(whole + (rest > 0 ? 1.0 : 0.0)) * total > horizon_s_;
+}
+
+bool Run::cannot_finish_by_nodes() const {
+  // Over at least a tenth of the horizon and ten repair times, so that one long wait for a repair
+  // early in a run is not taken for a job that is always short of nodes.
+  if (t_ < std::max(0.1 * horizon_s_, 10.0 * in_.repair_s)) return false;
+  const double share = runnable_s_ / t_;
+  return 10.0 * share * (horizon_s_ - t_) < in_.work_s - committed_;
 }
 
 RunOutcome Run::run() {
-  const double cap = 1000.0 * in_.work_s;
+  std::int64_t events = 0;
   for (;;) {
     const double repair = repairs_.empty() ? infinity : repairs_.top();
-    const double straggler_end = straggler_ends_.empty() ? infinity : straggler_ends_.top();
-    const double link_end = degraded_link_ends_.empty() ? infinity : degraded_link_ends_.top();
+    const double straggler_change = stragglers_.next_change();
+    const double link_change = degraded_links_.next_change();
     const double restart = running_ ? infinity : restart_end_;
-    const double next = std::min({next_arrival_, repair, straggler_end, link_end, restart, cap});
+    const double next = std::min({next_arrival_, repair, straggler_change, link_change, restart, horizon_s_});
 
+    const double before = t_;
+    const bool waiting = !running_ && waiting_for_nodes_;
     if (running_) {
       if (advance(next)) break;
     } else {
-      const LossCause cause = waiting_for_nodes_ ? LossCause::spare_wait : down_cause_;
+      const LossCause cause = waiting ? LossCause::spare_wait : down_cause_;
       out_.lost_s[index(cause)] += next - t_;
       t_ = next;
     }
-    if (t_ >= cap) {
-      out_.finished = false;
+    if (!waiting) runnable_s_ += t_ - before;
+    if (t_ >= horizon_s_) {
+      out_.end = RunEnd::past_horizon;
+      break;
+    }
+    if (++events > run_event_budget) {
+      out_.end = RunEnd::event_budget;
       break;
     }
     // One event per iteration, in a fixed order when several fall on the same instant.
@@ -344,17 +432,24 @@ RunOutcome Run::run() {
       update_rate();
     } else if (next == repair) {
       on_repair();
-    } else if (next == straggler_end) {
-      straggler_ends_.pop();
-      update_rate();
-    } else if (next == link_end) {
-      degraded_link_ends_.pop();
-      update_rate();
+    } else if (next == straggler_change) {
+      on_slowdown_change(stragglers_, out_.stragglers);
+    } else if (next == link_change) {
+      on_slowdown_change(degraded_links_, out_.degraded_links);
     } else {
       on_arrival();
     }
+    if (give_up_ != RunEnd::finished) {
+      out_.end = give_up_;
+      break;
+    }
+    if (cannot_finish_by_nodes()) {
+      out_.end = RunEnd::too_few_nodes;
+      break;
+    }
   }
   out_.wall_s = t_;
+  out_.work_done_s = out_.finished() ? in_.work_s : work_;
   return out_;
 }
 
@@ -372,6 +467,19 @@ std::string_view loss_cause_name(std::size_t cause) {
   }
   return "?";
 }
+
+std::string_view to_string(RunEnd end) {
+  switch (end) {
+    case RunEnd::finished: return "finished";
+    case RunEnd::past_horizon: return "past_horizon";
+    case RunEnd::too_many_failures: return "too_many_failures";
+    case RunEnd::too_few_nodes: return "too_few_nodes";
+    case RunEnd::event_budget: return "event_budget";
+  }
+  return "?";
+}
+
+double run_horizon_s(const RunInputs& in) { return run_horizon_factor * in.work_s; }
 
 std::int64_t RunOutcome::total_interruptions() const {
   return std::accumulate(interruptions.begin(), interruptions.end(), std::int64_t{0});

@@ -17,6 +17,7 @@
 /// do not compound among themselves; planned maintenance takes a checkpoint first and loses no
 /// work; an interval given in minutes is converted to steps at the failure-free step time; a spot
 /// preemption is a node loss whose node comes back after repair_s like a failed one.
+/// Stragglers arrive as whole busy periods (busy_period.hpp), drawn from a stream of their own.
 /// Reproducibility: all randomness comes from Random (random.hpp) seeded per run, and every Poisson
 /// arrival draws the same numbers whatever the checkpoint settings, so runs with different
 /// intervals see the same failure times (common random numbers) and their difference is not noise.
@@ -75,19 +76,48 @@ struct RunInputs {
   double thermal_factor = 1.0;    // job rate under thermal throttling
 };
 
+/// How a run ended. A run that cannot finish is given up rather than followed to the end, so that
+/// a run's cost is bounded whatever the failure rates: its wall time stops at the first of
+/// - the horizon, run_horizon_factor x the failure-free time (past_horizon): a job that needs
+///   more has a goodput below 10 %, and what a plan needs to know is that it does not work, not
+///   how many years it would take;
+/// - a failure-rate bound (too_many_failures): checked at every interruption, the expected time
+///   to commit the remaining checkpoint intervals (Daly's expected time per interval, R = the
+///   shortest restart, at the lowest interruption rate a running job can have), scaled down by a
+///   Chernoff margin, ends past the horizon; the chance that such a run still finishes within it is
+///   below about 1e-9 (for exponential interval times);
+/// - a node bound (too_few_nodes): once a tenth of the horizon and ten repair times have passed, the
+///   job was able to run
+///   (not waiting for nodes) for too short a share of its wall time to fit the remaining work into
+///   the horizon even at ten times that share;
+/// - run_event_budget events (event_budget), a safety net that no run inside the bounds above
+///   should reach.
+enum class RunEnd : std::uint8_t { finished, past_horizon, too_many_failures, too_few_nodes, event_budget };
+inline constexpr std::size_t run_end_count = 5;
+
+std::string_view to_string(RunEnd end);
+
+inline constexpr double run_horizon_factor = 10.0;
+inline constexpr std::int64_t run_event_budget = 200'000;
+
 struct RunOutcome {
-  bool finished = true;  // false: gave up at the wall-time cap (the job could not make progress)
-  double wall_s = 0.0;
+  RunEnd end = RunEnd::finished;
+  double wall_s = 0.0;       // when it finished, or when it was given up
+  double work_done_s = 0.0;  // failure-free compute done by then (work_s when finished)
   std::array<std::int64_t, failure_kind_count> interruptions{};
   std::int64_t degraded_links = 0;  // link failures routed around
   std::int64_t stragglers = 0;
   std::int64_t checkpoints = 0;
   std::array<double, loss_cause_count> lost_s{};  // wall seconds, whole job
 
+  bool finished() const { return end == RunEnd::finished; }
   std::int64_t total_interruptions() const;
 };
 
-/// One run. The wall time is capped at 1000 x work_s (then finished = false).
+/// The wall time after which a run is given up: run_horizon_factor x in.work_s.
+double run_horizon_s(const RunInputs& in);
+
+/// One run, given up as RunEnd describes.
 RunOutcome simulate_run(const RunInputs& in, std::uint64_t seed);
 
 }  // namespace clustersim::models

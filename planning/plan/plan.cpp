@@ -38,7 +38,10 @@ PlanResult make_plan(const PlanRequest& request, const PlanProgressFn& progress)
     std::string gpus;
     for (const auto& gpu : request.gpus) gpus += (gpus.empty() ? "" : ",") + gpu;
     throw PlanError("plan: the model fits on none of the clusters searched (" + std::to_string(result.range.min_gpus) +
-                    " to " + std::to_string(result.range.max_gpus) + " GPUs of " + gpus + "); raise --max-gpus");
+                    " to " + std::to_string(result.range.max_gpus) + " GPUs of " + gpus + "); " +
+                    (result.range.max_gpus < max_plan_gpus
+                         ? "raise --max-gpus (at most " + std::to_string(max_plan_gpus) + ")"
+                         : std::to_string(max_plan_gpus) + " GPUs is the largest cluster plan searches"));
   }
   result.options = std::move(found.options);
   result.layouts_simulated = runs.runs.size() + found.reruns;

@@ -13,8 +13,10 @@ namespace clustersim::planning {
 
 GpuRange resolve_gpu_range(const scenarios::Scenario& scenario, std::int64_t min_gpus, std::int64_t max_gpus) {
   GpuRange range{.min_gpus = min_gpus, .max_gpus = max_gpus};
-  if (range.min_gpus <= 0) range.min_gpus = std::max(scenario.cluster.gpus_per_node, scenario.cluster.num_gpus / 8);
-  if (range.max_gpus <= 0) range.max_gpus = scenario.cluster.num_gpus * 4;
+  if (range.min_gpus <= 0) {
+    range.min_gpus = std::min(std::max(scenario.cluster.gpus_per_node, scenario.cluster.num_gpus / 8), max_plan_gpus);
+  }
+  if (range.max_gpus <= 0) range.max_gpus = std::min(scenario.cluster.num_gpus * 4, max_plan_gpus);
   if (range.min_gpus > range.max_gpus) throw PlanError("plan: --min-gpus exceeds --max-gpus");
   return range;
 }

@@ -23,8 +23,12 @@ struct GpuRange {
   std::int64_t max_gpus = 0;
 };
 
+/// The largest cluster a plan searches (and --min-gpus / --max-gpus accept): 2^20 GPUs, eight
+/// times the largest announced training cluster (xAI Colossus, 2025: about 200,000 GPUs).
+inline constexpr std::int64_t max_plan_gpus = std::int64_t{1} << 20;
+
 /// `min_gpus` <= 0: the scenario's GPUs / 8, at least one node; `max_gpus` <= 0: the scenario's
-/// GPUs x 4. Throws PlanError when the smallest exceeds the largest.
+/// GPUs x 4, at most max_plan_gpus. Throws PlanError when the smallest exceeds the largest.
 GpuRange resolve_gpu_range(const scenarios::Scenario& scenario, std::int64_t min_gpus, std::int64_t max_gpus);
 
 /// One cluster size of one GPU type, with the layouts to simulate on it.

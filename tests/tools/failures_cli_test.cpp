@@ -58,7 +58,7 @@ TEST_CASE("failures cli: bad input exits 2 naming the field") {
                       "/checkpoint/interval_minutes: give exactly one of interval_minutes and interval_steps");
   check_fails_cleanly(clustersim("failures --set checkpoint.target=local_nvme"),
                       "/checkpoint/second_target: a checkpoint only on local_nvme is lost with its node");
-  check_fails_cleanly(clustersim("failures --runs 0"), "--runs must be at least 1");
+  check_fails_cleanly(clustersim("failures --runs 0"), "--runs: must be an integer in 1..100000");
   check_fails_cleanly(clustersim("failures --compare-intervals 30,x"), "--compare-intervals");
 }
 

@@ -101,7 +101,7 @@ TEST_CASE("plan: a price given on the command line is used") {
 TEST_CASE("plan: bad command lines fail cleanly") {
   check_fails_cleanly(run_clustersim("plan --gpus nonexistent"), "unknown GPU");
   check_fails_cleanly(run_clustersim("plan --pricing lease"), "--pricing");
-  check_fails_cleanly(run_clustersim("plan --price h100-sxm=free"), "--price expects GPU=USD");
+  check_fails_cleanly(run_clustersim("plan --price h100-sxm=free"), "--price: must be GPU=USD");
   check_fails_cleanly(run_clustersim("plan --topologies ring"), "unknown topology");
 }
 

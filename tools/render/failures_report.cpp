@@ -27,13 +27,21 @@ ordered_json statistics_json(const FailuresStudy& study, const models::RunStatis
   for (std::size_t c = 0; c < models::loss_cause_count; ++c) {
     lost[std::string(models::loss_cause_name(c))] = gpu_hours(study, s.mean_lost_s[c]);
   }
+  ordered_json ends = ordered_json::object();
+  for (std::size_t e = 1; e < models::run_end_count; ++e) {
+    ends[std::string(models::to_string(static_cast<models::RunEnd>(e)))] = s.runs_by_end[e];
+  }
+  // A run that does not finish has no time-to-train: statistics over it are null.
+  const bool all_finished = s.unfinished == 0;
   return {{"runs", s.runs},
           {"unfinished_runs", s.unfinished},
+          {"unfinished_by_reason", ends},
+          {"horizon_days", s.horizon_s / day},
           {"goodput", s.mean_goodput},
-          {"time_to_train_days", {{"mean", s.mean_wall_s / day},
-                                  {"p50", s.p50_wall_s / day},
-                                  {"p90", s.p90_wall_s / day},
-                                  {"stddev", s.stddev_wall_s / day}}},
+          {"time_to_train_days", {{"mean", all_finished ? ordered_json(s.mean_wall_s / day) : ordered_json()},
+                                  {"p50", number_or_null(s.p50_wall_s / day)},
+                                  {"p90", number_or_null(s.p90_wall_s / day)},
+                                  {"stddev", all_finished ? ordered_json(s.stddev_wall_s / day) : ordered_json()}}},
           {"interruptions_per_run", {{"mean", s.mean_total_interruptions},
                                      {"p10", s.p10_interruptions},
                                      {"p90", s.p90_interruptions},
@@ -42,6 +50,26 @@ ordered_json statistics_json(const FailuresStudy& study, const models::RunStatis
           {"stragglers_per_run", s.mean_stragglers},
           {"checkpoints_per_run", s.mean_checkpoints},
           {"lost_gpu_hours_per_run", lost}};
+}
+
+// "12.34 d", or "-" for a percentile that falls on runs that do not finish.
+std::string days_or_dash(double seconds) {
+  return std::isfinite(seconds) ? fmt::format("{:.2f} d", seconds / day) : std::string("-");
+}
+
+// Why runs did not finish, the non-zero reasons only.
+std::string unfinished_reasons(const models::RunStatistics& s) {
+  std::string text;
+  const auto add = [&](models::RunEnd end, const std::string& what) {
+    const std::int64_t count = s.runs_by_end[static_cast<std::size_t>(end)];
+    if (count > 0) text += fmt::format("{}{} {}", text.empty() ? "" : "; ", count, what);
+  };
+  add(models::RunEnd::past_horizon, "ran past it");
+  add(models::RunEnd::too_many_failures,
+      "were given up at an interruption: at their failure rate the rest cannot finish in it (P < 1e-9)");
+  add(models::RunEnd::too_few_nodes, "were given up waiting for nodes: too few spares for the repairs to keep up");
+  add(models::RunEnd::event_budget, fmt::format("were stopped after {} events", models::run_event_budget));
+  return text;
 }
 
 std::string minutes(double seconds) { return fmt::format("{:.1f} min", seconds / 60.0); }
@@ -63,7 +91,8 @@ ordered_json failures_report_json(const scenarios::Scenario& scenario, const Fai
   for (const auto& p : sweep.points) {
     sweep_points.push_back({{"interval_minutes", p.interval_s / 60.0},
                             {"goodput", p.mean_goodput},
-                            {"time_to_train_days", p.mean_wall_s / day}});
+                            {"time_to_train_days", p.unfinished == 0 ? ordered_json(p.mean_wall_s / day) : ordered_json()},
+                            {"unfinished_runs", p.unfinished}});
   }
   ordered_json storage = ordered_json::array();
   for (const auto& option : study.storage) {
@@ -73,7 +102,9 @@ ordered_json failures_report_json(const scenarios::Scenario& scenario, const Fai
                        {"commit_after_stall_s", option.commit_after_stall_s},
                        {"restart_after_node_loss_s", option.restart_s},
                        {"goodput", option.stats.mean_goodput},
-                       {"time_to_train_days", option.stats.mean_wall_s / day},
+                       {"time_to_train_days",
+                        option.stats.unfinished == 0 ? ordered_json(option.stats.mean_wall_s / day) : ordered_json()},
+                       {"unfinished_runs", option.stats.unfinished},
                        {"lost_gpu_hours_checkpoint",
                         gpu_hours(study, option.stats.mean_lost_s[static_cast<std::size_t>(models::LossCause::checkpoint)])}});
   }
@@ -122,7 +153,8 @@ std::string failures_report_text(const scenarios::Scenario& scenario, const Fail
   text += fmt::format("Run          {} steps x {:.3f} s = {:.1f} days failure-free on {} GPUs ({} nodes, {} spare)\n",
                       study.run.steps, study.run.setup.step_time_s, in.work_s / day, in.gpus, in.nodes, in.spare_nodes);
   text += std::isfinite(sweep.mtti_s)
-              ? fmt::format("Failures     job MTTI {:.1f} h ({:.2f} interruptions a day)\n", sweep.mtti_s / 3600.0,
+              ? fmt::format("Failures     job MTTI {} ({:.2f} interruptions a day)\n",
+                            sweep.mtti_s < 360.0 ? minutes(sweep.mtti_s) : fmt::format("{:.1f} h", sweep.mtti_s / 3600.0),
                             day / sweep.mtti_s)
               : std::string("Failures     none that interrupt the job\n");
   const auto& spec = scenario.checkpoint;
@@ -138,11 +170,15 @@ std::string failures_report_text(const scenarios::Scenario& scenario, const Fail
                       duration(ck.restart_fixed_s), duration(ck.load_s), duration(ck.load_after_node_loss_s));
 
   text += fmt::format("Goodput      {:.3f}\n", s.mean_goodput);
-  text += fmt::format("Time-to-train  mean {:.2f} d   P50 {:.2f} d   P90 {:.2f} d   (failure-free {:.2f} d)\n",
-                      s.mean_wall_s / day, s.p50_wall_s / day, s.p90_wall_s / day, in.work_s / day);
-  if (s.unfinished > 0) {
-    text += fmt::format("WARNING: {} of {} runs did not finish within 1000x the failure-free time\n", s.unfinished,
-                        s.runs);
+  if (s.unfinished == 0) {
+    text += fmt::format("Time-to-train  mean {:.2f} d   P50 {:.2f} d   P90 {:.2f} d   (failure-free {:.2f} d)\n",
+                        s.mean_wall_s / day, s.p50_wall_s / day, s.p90_wall_s / day, in.work_s / day);
+  } else {
+    text += fmt::format("Time-to-train  mean > {:.2f} d   P50 {}   P90 {}   (failure-free {:.2f} d)\n", s.mean_wall_s / day,
+                        days_or_dash(s.p50_wall_s), days_or_dash(s.p90_wall_s), in.work_s / day);
+    text += fmt::format("WARNING: {} of {} runs do not finish within the horizon of {:.0f}x the failure-free time "
+                        "({:.1f} d): {}\n",
+                        s.unfinished, s.runs, models::run_horizon_factor, s.horizon_s / day, unfinished_reasons(s));
   }
   text += fmt::format("Interruptions {:.1f} a run (P10 {:.0f}, P90 {:.0f}); {:.1f} links routed around, {:.1f} stragglers\n\n",
                       s.mean_total_interruptions, s.p10_interruptions, s.p90_interruptions, s.mean_degraded_links,
@@ -163,7 +199,9 @@ std::string failures_report_text(const scenarios::Scenario& scenario, const Fail
                       gpu_hours(study, total_lost));
 
   text += fmt::format("Checkpoint interval (delta = stall {}, M = {}, R = {})\n", duration(sweep.delta_s),
-                      std::isfinite(sweep.mtti_s) ? fmt::format("{:.1f} h", sweep.mtti_s / 3600.0) : "-",
+                      !std::isfinite(sweep.mtti_s) ? std::string("-")
+                      : sweep.mtti_s < 360.0       ? minutes(sweep.mtti_s)
+                                                   : fmt::format("{:.1f} h", sweep.mtti_s / 3600.0),
                       duration(sweep.restart_s));
   text += fmt::format("  Young {}   Daly {}   best simulated {}{} (goodput {:.4f})\n",
                       std::isfinite(sweep.young_s) ? minutes(sweep.young_s) : "-",
@@ -175,7 +213,10 @@ std::string failures_report_text(const scenarios::Scenario& scenario, const Fail
   }
   text += fmt::format("  {:>12} {:>9} {:>16}\n", "interval", "goodput", "time-to-train");
   for (const auto& p : sweep.points) {
-    text += fmt::format("  {:>12} {:>9.4f} {:>14.2f} d\n", minutes(p.interval_s), p.mean_goodput, p.mean_wall_s / day);
+    text += p.unfinished == 0
+                ? fmt::format("  {:>12} {:>9.4f} {:>14.2f} d\n", minutes(p.interval_s), p.mean_goodput, p.mean_wall_s / day)
+                : fmt::format("  {:>12} {:>9.4f} {:>16} ({} runs do not finish)\n", minutes(p.interval_s), p.mean_goodput,
+                              "-", p.unfinished);
   }
 
   if (!study.storage.empty()) {
@@ -183,10 +224,10 @@ std::string failures_report_text(const scenarios::Scenario& scenario, const Fail
     text += fmt::format("  {:<16} {:>9} {:>12} {:>14} {:>12} {:>9} {:>15}\n", "target", "interval", "stall/ckpt",
                         "commit after", "restart", "goodput", "time-to-train");
     for (const auto& o : study.storage) {
-      text += fmt::format("  {:<16} {:>9} {:>12} {:>14} {:>12} {:>9.4f} {:>13.2f} d\n", o.target,
+      text += fmt::format("  {:<16} {:>9} {:>12} {:>14} {:>12} {:>9.4f} {:>15}\n", o.target,
                           fmt::format("{:.0f} min", o.interval_s / 60.0), duration(o.stall_s),
                           duration(o.commit_after_stall_s), duration(o.restart_s), o.stats.mean_goodput,
-                          o.stats.mean_wall_s / day);
+                          o.stats.unfinished == 0 ? fmt::format("{:.2f} d", o.stats.mean_wall_s / day) : std::string("-"));
     }
   }
   return text;
