@@ -23,8 +23,23 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::int64_t kLatencySizes = 64 * 1024;  // a fit reaching down to here shows the latency floor
 constexpr std::string_view kBuiltIn = "built-in, not calibrated here: ";
 
+// "h100" of "h100-sxm" and "h100-96gb-500w": the chip, which --gpu may refine (a preset of
+// the same chip with other memory or power) but not change.
+std::string_view chip_of(std::string_view preset) { return preset.substr(0, preset.find('-')); }
+
 std::string choose_gpu(const CalibrateOptions& options, const RawInputs& in) {
-  if (!options.gpu.empty()) return options.gpu;
+  if (!options.gpu.empty()) {
+    // A device the presets do not know is what --gpu is for; a known one must be the same chip.
+    for (const auto& name : in.device_names) {
+      const std::string preset = gpu_preset_for_device(name);
+      if (!preset.empty() && chip_of(preset) != chip_of(options.gpu)) {
+        throw std::invalid_argument(fmt::format("--gpu {}: the inputs were measured on \"{}\" ({}): calibrate it "
+                                                "with --gpu {}, or leave --gpu out",
+                                                options.gpu, name, preset, preset));
+      }
+    }
+    return options.gpu;
+  }
   std::set<std::string> presets;
   for (const auto& name : in.device_names) {
     const std::string preset = gpu_preset_for_device(name);
