@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <vector>
 
 #include "scenarios/bounded_input.hpp"
 #include "tests/tools/cli_runner.hpp"
@@ -109,7 +110,7 @@ TEST_CASE("write_file_atomically: a file this process read as an input is refuse
   fs::create_symlink(input, dir / "alias.json");
   fs::create_hard_link(input, dir / "hard.json");
   (void)clustersim::scenarios::read_input_file_bounded(input);
-  for (const fs::path& name : {input, dir / "alias.json", dir / "hard.json"}) {
+  for (const fs::path& name : std::vector<fs::path>{input, dir / "alias.json", dir / "hard.json"}) {
     CAPTURE(name);
     CHECK(error_of(name, "x").ends_with("it is one of this command's input files (name another file for the output)"));
   }

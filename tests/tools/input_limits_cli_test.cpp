@@ -61,16 +61,17 @@ TEST_CASE("cli inputs: calibrate refuses a --gpu that is not the GPU the logs we
                                     8, 8, {"     8388608       2097152     float     sum      -1   100.00   83.89  146.81      0   "
                                            "100.00   83.89  146.81      0"}));
   check_fails_cleanly(run_clustersim("calibrate '" + log + "' --gpu a100-80gb --out '" + dir / "p.json" + "'"),
-                      "--gpu a100-80gb: the inputs were measured on \"NVIDIA H100 80GB HBM3\" (h100-sxm)");
+                      "--gpu a100-80gb (Ampere GA100): the inputs were measured on \"NVIDIA H100 80GB HBM3\" "
+                      "(h100-sxm, Hopper GH100)");
   CHECK_FALSE(fs::exists(dir / "p.json"));
-  // Another preset of the same chip is a refinement, not a mismatch.
+  // Another preset of the same die is a refinement, not a mismatch.
   const std::string h100 = std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/calibration/data/h100_1n8g_allreduce_nccl-tests-290.txt";
   const auto same_chip = run_clustersim("calibrate '" + h100 + "' --gpu h100-96gb-500w --out '" + dir / "p.json" + "'");
   CHECK(same_chip.exit_code == 0);
   // The measured H200 logs.
   const std::string h200 = std::string(CLUSTERSIM_SOURCE_DIR) + "/calibration/measured/h200-2026-11-30/nccl_all_reduce.txt";
   check_fails_cleanly(run_clustersim("calibrate '" + h200 + "' --gpu a100-80gb --out '" + dir / "q.json" + "'"),
-                      "(h200-sxm): calibrate it with --gpu h200-sxm, or leave --gpu out");
+                      "(h200-sxm, Hopper GH100): calibrate them with --gpu h200-sxm, or leave --gpu out");
 }
 
 TEST_CASE("cli inputs: a validation CSV with a column twice is refused naming file and line") {
