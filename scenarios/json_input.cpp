@@ -9,7 +9,7 @@
 namespace clustersim::scenarios {
 namespace {
 
-std::string where(std::size_t line, std::size_t column) {
+std::string position_text(std::size_t line, std::size_t column) {
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
@@ -26,13 +26,13 @@ void check_depth_and_nul(std::string_view text) {
       ++line;
       column = 0;
     }
-    if (c == '\0') throw JsonInputError("", "a NUL byte at " + where(line, column) + " (JSON text holds none)");
+    if (c == '\0') throw JsonInputError("", "a NUL byte at " + position_text(line, column) + " (JSON text holds none)");
     if (in_string) {
       if (c == '\\') {
         ++i;  // the escaped character, whatever it is
         ++column;
         if (i < text.size() && text[i] == '\0') {
-          throw JsonInputError("", "a NUL byte at " + where(line, column) + " (JSON text holds none)");
+          throw JsonInputError("", "a NUL byte at " + position_text(line, column) + " (JSON text holds none)");
         }
       } else if (c == '"') {
         in_string = false;
@@ -44,7 +44,7 @@ void check_depth_and_nul(std::string_view text) {
     } else if (c == '[' || c == '{') {
       if (++depth > kMaxJsonDepth) {
         throw JsonInputError("", "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels at " +
-                                     where(line, column));
+                                     position_text(line, column));
       }
     } else if (c == ']' || c == '}') {
       --depth;

@@ -16,7 +16,7 @@
 namespace clustersim::scenarios {
 namespace {
 
-std::string error_of(const std::filesystem::path& path, std::size_t limit = kMaxInputFileBytes) {
+std::string read_error_of(const std::filesystem::path& path, std::size_t limit = kMaxInputFileBytes) {
   try {
     (void)read_input_file_bounded(path, limit);
   } catch (const ScenarioError& error) {
@@ -45,17 +45,17 @@ TEST_CASE("bounded input: over the limit, a directory, a missing file: errors na
   const test::TempDir dir;
   const std::string path = dir / "big.json";
   std::ofstream(path) << "01234567890";
-  CHECK(error_of(path, 10) == path + ": larger than the 10 bytes limit for input files");
-  CHECK(error_of(dir / "none.json") == dir / "none.json" + ": no such file");
-  CHECK(error_of(dir / "") .ends_with(": is a directory, not a file"));
-  CHECK(error_of("") == "an empty file name");
+  CHECK(read_error_of(path, 10) == path + ": larger than the 10 bytes limit for input files");
+  CHECK(read_error_of(dir / "none.json") == dir / "none.json" + ": no such file");
+  CHECK(read_error_of(dir / "") .ends_with(": is a directory, not a file"));
+  CHECK(read_error_of("") == "an empty file name");
 }
 
 TEST_CASE("bounded input: /dev/zero (no size, no end) stops at the limit quickly") {
   const auto start = std::chrono::steady_clock::now();
-  CHECK(error_of("/dev/zero") == "/dev/zero: larger than the 64 MiB limit for input files");
+  CHECK(read_error_of("/dev/zero") == "/dev/zero: larger than the 64 MiB limit for input files");
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
-  CHECK(error_of("/dev/zero", 100'000) == "/dev/zero: larger than the 100000 bytes limit for input files");
+  CHECK(read_error_of("/dev/zero", 100'000) == "/dev/zero: larger than the 100000 bytes limit for input files");
 }
 
 }  // namespace

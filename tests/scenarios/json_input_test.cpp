@@ -7,7 +7,7 @@
 namespace clustersim::scenarios {
 namespace {
 
-std::string error_of(std::string_view text) {
+std::string json_error_of(std::string_view text) {
   try {
     (void)parse_json_input(text);
   } catch (const JsonInputError& error) {
@@ -20,10 +20,10 @@ std::string nested(int depth) { return std::string(static_cast<std::size_t>(dept
 
 TEST_CASE("json input: nesting up to the limit parses, one level more is refused before parsing") {
   CHECK(parse_json_input(nested(kMaxJsonDepth)).is_array());
-  CHECK(error_of(nested(kMaxJsonDepth + 1)) == "nested deeper than 64 levels at line 1, column 65");
+  CHECK(json_error_of(nested(kMaxJsonDepth + 1)) == "nested deeper than 64 levels at line 1, column 65");
   // 100,000 levels: the crash (stack overflow) and the gigabytes of the issue's reproducer.
-  CHECK(error_of(nested(100'000)).starts_with("nested deeper than 64 levels"));
-  CHECK(error_of("{\"a\":" + std::string(70, '{')).starts_with("nested deeper than 64 levels at line 1, column 69"));
+  CHECK(json_error_of(nested(100'000)).starts_with("nested deeper than 64 levels"));
+  CHECK(json_error_of("{\"a\":" + std::string(70, '{')).starts_with("nested deeper than 64 levels at line 1, column 69"));
   // Brackets inside strings open nothing, escaped quotes included.
   const std::string brackets = "[\"" + std::string(100, '[') + "\\\"" + std::string(100, '{') + "\"]";
   CHECK(parse_json_input(brackets).at(0).get<std::string>().size() == 201);
@@ -31,27 +31,27 @@ TEST_CASE("json input: nesting up to the limit parses, one level more is refused
 
 TEST_CASE("json input: a NUL byte, and garbage after it, is refused") {
   using namespace std::string_literals;
-  CHECK(error_of("{\"a\": 1}\0garbage"s) == "a NUL byte at line 1, column 9 (JSON text holds none)");
-  CHECK(error_of("{\"a\":\n 1}\n\0"s) == "a NUL byte at line 3, column 1 (JSON text holds none)");
-  CHECK(error_of("{\"a\": 1} x").starts_with("malformed JSON: parse error at line 1, column 10"));
+  CHECK(json_error_of("{\"a\": 1}\0garbage"s) == "a NUL byte at line 1, column 9 (JSON text holds none)");
+  CHECK(json_error_of("{\"a\":\n 1}\n\0"s) == "a NUL byte at line 3, column 1 (JSON text holds none)");
+  CHECK(json_error_of("{\"a\": 1} x").starts_with("malformed JSON: parse error at line 1, column 10"));
   CHECK(parse_json_input("{\"a\": 1} \n\t ").at("a") == 1);
 }
 
 TEST_CASE("json input: a number beyond a double names its pointer and the rule") {
-  CHECK(error_of(R"({"training": {"tokens": 1e999}})") == "/training/tokens: must be a finite number (a double), got 1e999");
-  CHECK(error_of(R"({"a": [1, 2, -1e309]})") == "/a/2: must be a finite number (a double), got -1e309");
-  CHECK(error_of("1e400") == "must be a finite number (a double), got 1e400");
+  CHECK(json_error_of(R"({"training": {"tokens": 1e999}})") == "/training/tokens: must be a finite number (a double), got 1e999");
+  CHECK(json_error_of(R"({"a": [1, 2, -1e309]})") == "/a/2: must be a finite number (a double), got -1e309");
+  CHECK(json_error_of("1e400") == "must be a finite number (a double), got 1e400");
   CHECK(parse_json_input("[1e308, 1e-400]").at(1).get<double>() == 0.0);  // underflow is a zero, not an error
 }
 
 TEST_CASE("json input: duplicate keys are refused; control characters are escaped in messages") {
-  CHECK(error_of(R"({"a": {"b": 1, "b": 2}})") == "/a/b: duplicate key");
-  CHECK(error_of(R"({"a/b~": 1, "a/b~": 2})") == "/a~1b~0: duplicate key");
+  CHECK(json_error_of(R"({"a": {"b": 1, "b": 2}})") == "/a/b: duplicate key");
+  CHECK(json_error_of(R"({"a/b~": 1, "a/b~": 2})") == "/a~1b~0: duplicate key");
   const JsonInputError error("/\u0001\n", "rule");
   CHECK(std::string(error.what()) == "/\\u0001\\n: rule");
   CHECK(error.pointer() == "/\u0001\n");
   // The key "\u0000" keeps the message whole.
-  const std::string message = error_of(R"({"\u0000": 1, "\u0000": 2})");
+  const std::string message = json_error_of(R"({"\u0000": 1, "\u0000": 2})");
   CHECK(message == "/\\u0000: duplicate key");
 }
 
