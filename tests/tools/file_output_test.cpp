@@ -168,6 +168,21 @@ TEST_CASE("cli outputs: --trace - sends the trace to stdout instead of the repor
   check_fails_cleanly(run_clustersim("run --trace - --report -"), "another output already goes to standard output");
 }
 
+TEST_CASE("cli outputs: a FIFO is written in place; /dev/stdout is standard output") {
+  const TempDir dir;
+  const std::string fifo = dir / "trace.fifo", got = dir / "got.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto outcome = clustersim::test::run_shell("cat '" + fifo + "' > '" + got + "' & cd '" CLUSTERSIM_SOURCE_DIR "' && '" +
+                                                   std::string(CLUSTERSIM_BINARY) + "' run --trace '" + fifo + "'; wait");
+  CHECK(outcome.exit_code == 0);
+  CHECK(fs::is_fifo(fifo));
+  CHECK(read_text(got).find("traceEvents") != std::string::npos);
+  const auto to_stdout = run_clustersim("run --trace /dev/stdout");
+  CHECK(to_stdout.exit_code == 0);
+  CHECK(to_stdout.out.starts_with("{\"displayTimeUnit\""));
+  CHECK(to_stdout.out.find("MFU") == std::string::npos);
+}
+
 TEST_CASE("cli inputs: /dev/zero is refused quickly with the size limit") {
   const auto start = std::chrono::steady_clock::now();
   check_fails_cleanly(run_clustersim("run /dev/zero"), "/dev/zero: larger than the 64 MiB limit for input files");
