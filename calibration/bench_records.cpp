@@ -216,7 +216,8 @@ BenchRecords parse_bench_records(std::string_view text, const std::string& file)
     try {
       object = scenarios::parse_json_input(line);
     } catch (const scenarios::JsonInputError& e) {
-      throw InputError(file, number, fmt::format("not a JSON object: {}", e.what()));
+      // A value out of range names its pointer; a syntax error says what the line should be.
+      throw InputError(file, number, e.pointer().empty() ? fmt::format("not a JSON object: {}", e.what()) : e.what());
     }
     if (!object.is_object()) throw InputError(file, number, "each line must be one JSON object");
     const Record record(object, file, number);
