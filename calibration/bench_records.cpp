@@ -14,6 +14,7 @@
 #include "calibration/input_file.hpp"
 #include "calibration/nccl_tests_log.hpp"
 #include "models/compute/transformer_costs.hpp"
+#include "scenarios/json_input.hpp"
 
 namespace clustersim::calibration {
 namespace {
@@ -213,9 +214,10 @@ BenchRecords parse_bench_records(std::string_view text, const std::string& file)
     if (line.empty() || line.starts_with('#')) continue;
     json object;
     try {
-      object = json::parse(line);
-    } catch (const json::parse_error& e) {
-      throw InputError(file, number, fmt::format("not a JSON object: {}", e.what()));
+      object = scenarios::parse_json_input(line);
+    } catch (const scenarios::JsonInputError& e) {
+      // A value out of range names its pointer; a syntax error says what the line should be.
+      throw InputError(file, number, e.pointer().empty() ? fmt::format("not a JSON object: {}", e.what()) : e.what());
     }
     if (!object.is_object()) throw InputError(file, number, "each line must be one JSON object");
     const Record record(object, file, number);

@@ -23,8 +23,30 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::int64_t kLatencySizes = 64 * 1024;  // a fit reaching down to here shows the latency floor
 constexpr std::string_view kBuiltIn = "built-in, not calibrated here: ";
 
+// The GPU die a preset is built on. Presets of one die share their kernels' behaviour (the
+// bundled H100 profile fits the GEMMs measured on an H200: both are GH100 with 132 SMs), so --gpu
+// may name another preset of the die the inputs were measured on, never another die.
+std::string chip_of(std::string_view preset) {
+  if (preset.starts_with("a100")) return "Ampere GA100";
+  if (preset.starts_with("h100") || preset.starts_with("h200")) return "Hopper GH100";
+  if (preset.starts_with("b200") || preset.starts_with("gb200")) return "Blackwell B200";
+  return std::string(preset);
+}
+
 std::string choose_gpu(const CalibrateOptions& options, const RawInputs& in) {
-  if (!options.gpu.empty()) return options.gpu;
+  if (!options.gpu.empty()) {
+    // A device the presets do not know is what --gpu is for; a known one must be the same chip.
+    for (const auto& name : in.device_names) {
+      const std::string preset = gpu_preset_for_device(name);
+      if (!preset.empty() && chip_of(preset) != chip_of(options.gpu)) {
+        throw std::invalid_argument(fmt::format("--gpu {} ({}): the inputs were measured on \"{}\" ({}, {}): "
+                                                "calibrate them with --gpu {}, or leave --gpu out",
+                                                options.gpu, chip_of(options.gpu), name, preset, chip_of(preset),
+                                                preset));
+      }
+    }
+    return options.gpu;
+  }
   std::set<std::string> presets;
   for (const auto& name : in.device_names) {
     const std::string preset = gpu_preset_for_device(name);

@@ -1,19 +1,17 @@
 #include "calibration/input_file.hpp"
 
-#include <fstream>
-#include <sstream>
-
 #include "calibration/input_error.hpp"
+#include "scenarios/bounded_input.hpp"
+#include "scenarios/scenario_error.hpp"
 
 namespace clustersim::calibration {
 
 std::string read_input_file(const std::filesystem::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw InputError(path.string(), 0, "cannot open the file");
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) throw InputError(path.string(), 0, "cannot read the file");
-  return text.str();
+  try {
+    return scenarios::read_input_file_bounded(path);
+  } catch (const scenarios::ScenarioError& error) {
+    throw InputError(path.string(), 0, error.rule());
+  }
 }
 
 std::vector<std::string_view> split_lines(std::string_view text) {

@@ -1,6 +1,7 @@
 #pragma once
 /// Reading a raw calibration input (a log or a JSON-lines file) into memory, line by line.
-/// Limitations: whole files in memory (raw results are kilobytes to a few megabytes).
+/// Limitations: whole files in memory (raw results are kilobytes to a few megabytes), at most
+/// scenarios::kMaxInputFileBytes (64 MiB) each.
 
 #include <filesystem>
 #include <string>
@@ -9,7 +10,8 @@
 
 namespace clustersim::calibration {
 
-/// The file's bytes; throws InputError "<path>: cannot open the file" when it cannot be read.
+/// The file's bytes; throws InputError "<path>: <rule>" when it is missing, a directory, cannot
+/// be read or is over the size limit (scenarios/bounded_input.hpp).
 std::string read_input_file(const std::filesystem::path& path);
 
 /// The lines of `text` without their "\n" or "\r\n"; a final line without a newline counts.

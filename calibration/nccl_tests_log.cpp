@@ -24,6 +24,7 @@ constexpr std::array kAllOps{CollectiveOp::all_reduce, CollectiveOp::reduce_scat
 using OpSet = unsigned;
 constexpr OpSet bit(CollectiveOp op) { return 1u << static_cast<unsigned>(op); }
 constexpr OpSet kEveryOp = (1u << kAllOps.size()) - 1;
+constexpr std::size_t kMaxLineLength = 4096;
 
 std::string describe(OpSet set) {
   std::string names;
@@ -46,6 +47,17 @@ int type_size(std::string_view type) {
 
 bool all_digits(std::string_view word) {
   return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A line that is meant as a table row, broken or not: its first word starts like a number
+// ("1e-320", "-8", ".5"), or it has a row's shape with a data type in the third place ("true 2
+// float sum -1 ..."). Other lines without "#" are chatter nccl-tests or its launcher prints (the
+// "NCCL version" line, NCCL INFO lines, mpirun warnings such as "[host:pid] ...") and are skipped.
+bool looks_like_row(const std::vector<std::string_view>& words) {
+  const char first = words.front().front();
+  if ((first >= '0' && first <= '9') || first == '-' || first == '+' || first == '.') return true;
+  const std::size_t n = words.size();
+  return (n == 13 || n == 11 || n == 9 || n == 7) && type_size(words[2]) > 0;
 }
 
 template <class T>
@@ -76,13 +88,19 @@ class LogParser {
   void parse_line(int number, std::string_view raw) {
     const std::string_view line = trim(raw);
     if (line.empty()) return;
+    // nccl-tests prints lines of about 130 characters; std::regex recurses once per character,
+    // so an unbounded line could overflow the stack.
+    if (line.size() > kMaxLineLength) {
+      fail(number, fmt::format("a line of {} characters: longer than any nccl-tests line ({} at most)", line.size(),
+                               kMaxLineLength));
+    }
     find_command_name(number, line);
     if (line.starts_with('#')) {
       parse_comment(number, trim(line.substr(1)));
       return;
     }
     const auto words = split_words(line);
-    if (all_digits(words.front())) {
+    if (looks_like_row(words)) {
       parse_row(number, words);
       return;
     }
@@ -188,8 +206,17 @@ class LogParser {
       if (!value) fail(number, fmt::format("{} is \"{}\", not an integer", what, words[i]));
       return *value;
     };
-    row.size_bytes = integer(0, "size");
-    row.count = integer(1, "count");
+    auto count_of = [&](std::size_t i, std::string_view what) {
+      if (!all_digits(words[i])) fail(number, fmt::format("{} is \"{}\", not a whole number", what, words[i]));
+      return integer(i, what);
+    };
+    row.size_bytes = count_of(0, "size (bytes)");
+    row.count = count_of(1, "count (elements)");
+    // nccl-tests prints "0 0 float ..." for a zero-byte call; any other row has elements.
+    if ((row.count == 0) != (row.size_bytes == 0)) {
+      fail(number, fmt::format("count {} with size {} bytes: only a zero-byte row has count 0", row.count,
+                               row.size_bytes));
+    }
     row.type = std::string(words[2]);
     if (type_size(row.type) == 0) fail(number, fmt::format("unknown data type \"{}\"", row.type));
     std::size_t next = 3;

@@ -4,11 +4,9 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <limits>
 #include <set>
 #include <span>
-#include <sstream>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -17,6 +15,8 @@
 #include "calibration/nccl_tests_log.hpp"
 #include "calibration/profile_overlap.hpp"
 #include "scenarios/scenario_error.hpp"
+#include "scenarios/bounded_input.hpp"
+#include "scenarios/json_input.hpp"
 #include "sim/hashing.hpp"
 
 namespace clustersim::calibration {
@@ -285,9 +285,9 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
   const Reader r(source);
   ordered_json root;
   try {
-    root = ordered_json::parse(text);
-  } catch (const ordered_json::parse_error& e) {
-    throw ScenarioError(source, "", fmt::format("not valid JSON: {}", e.what()));
+    root = scenarios::parse_ordered_json_input(text);
+  } catch (const scenarios::JsonInputError& e) {
+    throw ScenarioError(source, e.pointer(), e.rule());
   }
   r.only_keys(root, "", {"format", "version", "gpu", "compute", "comm", "overlap", "collectives", "network", "metadata"});
   if (r.text(r.member(root, "", "format"), "/format") != kFormat) {
@@ -421,11 +421,7 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
 }
 
 CalibrationProfile load_profile(const std::filesystem::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw ScenarioError(path.string(), "", "cannot open the calibration profile");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return parse_profile(text.str(), path.string());
+  return parse_profile(scenarios::read_input_file_bounded(path), path.string());
 }
 
 }  // namespace clustersim::calibration

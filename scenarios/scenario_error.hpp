@@ -1,10 +1,13 @@
 #pragma once
 /// The error every scenario problem becomes: one line, "<source>: <json pointer>: <rule>".
 /// The source is a file name (or "--set", or an embedded preset's path); the pointer is omitted
-/// when the problem concerns the whole document (missing file, malformed JSON).
+/// when the problem concerns the whole document (missing file, malformed JSON). Control characters
+/// in any part are escaped (printable_text.hpp), so a key "\u0000" cannot cut the message short.
 
 #include <stdexcept>
 #include <string>
+
+#include "scenarios/printable_text.hpp"
 
 namespace clustersim::scenarios {
 
@@ -23,11 +26,11 @@ class ScenarioError : public std::runtime_error {
  private:
   static std::string format(const std::string& source, const std::string& pointer,
                             const std::string& rule) {
-    std::string message = source;
+    std::string message = printable(source);
     for (const std::string* part : {&pointer, &rule}) {
       if (part->empty()) continue;
       if (!message.empty()) message += ": ";
-      message += *part;
+      message += printable(*part);
     }
     return message;
   }

@@ -4,15 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <optional>
-#include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "scenarios/bounded_input.hpp"
 #include "scenarios/embedded_files.hpp"
+#include "scenarios/json_input.hpp"
 #include "scenarios/key_suggestion.hpp"
 #include "scenarios/presets.hpp"
 #include "scenarios/scenario_error.hpp"
@@ -102,58 +101,12 @@ class Reader {
 };
 
 json Reader::parse(std::string_view text) const {
-  // nlohmann keeps the last of duplicate keys silently; a scenario must not hide a value, so the
-  // parser callback tracks the keys of every open object and rejects a repeat.
-  struct Frame {
-    bool is_object = false;
-    std::string pointer;
-    std::set<std::string> keys{};
-    std::string last_key{};
-    std::size_t elements = 0;
-  };
-  std::vector<Frame> open;
-  const auto element_pointer = [&open]() -> std::string {
-    if (open.empty()) return "";
-    const Frame& parent = open.back();
-    return child_pointer(parent.pointer,
-                         parent.is_object ? parent.last_key : std::to_string(parent.elements));
-  };
-  const auto element_done = [&open] {
-    if (!open.empty() && !open.back().is_object) ++open.back().elements;
-  };
-  const json::parser_callback_t callback = [&](int, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start:
-        open.push_back({.is_object = event == json::parse_event_t::object_start,
-                        .pointer = element_pointer()});
-        break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        open.pop_back();
-        element_done();
-        break;
-      case json::parse_event_t::key: {
-        Frame& frame = open.back();
-        frame.last_key = parsed.get<std::string>();
-        if (!frame.keys.insert(frame.last_key).second) {
-          fail(child_pointer(frame.pointer, frame.last_key), "duplicate key");
-        }
-        break;
-      }
-      case json::parse_event_t::value:
-        element_done();
-        break;
-    }
-    return true;
-  };
+  // Depth, NUL bytes, finite numbers and duplicate keys (nlohmann keeps the last of duplicate keys
+  // silently; a scenario must not hide a value) are checked by the shared input parser.
   try {
-    return json::parse(text.begin(), text.end(), callback);
-  } catch (const json::parse_error& error) {
-    // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep line and column.
-    std::string what = error.what();
-    if (const auto end = what.find("] "); end != std::string::npos) what = what.substr(end + 2);
-    fail("", "malformed JSON: " + what);
+    return parse_json_input(text);
+  } catch (const JsonInputError& error) {
+    fail(error.pointer(), error.rule());
   }
 }
 
@@ -355,9 +308,15 @@ void apply_set(json& document, std::string_view assignment) {
   const std::string text(assignment.substr(equals + 1));
   json value;
   try {
-    value = json::parse(text);
-  } catch (const json::parse_error&) {
-    value = text;
+    value = parse_json_or_text(text);
+  } catch (const JsonInputError& error) {
+    std::string pointer;  // of the dotted path, as the loop below builds it
+    for (std::size_t start = 0; start <= path.size();) {
+      const std::size_t dot = std::min(path.find('.', start), path.size());
+      pointer = child_pointer(pointer, path.substr(start, dot - start));
+      start = dot + 1;
+    }
+    reader.fail(pointer + error.pointer(), error.rule());
   }
 
   std::vector<std::string> keys;
@@ -425,17 +384,7 @@ models::TransformerSpec model_preset(std::string_view name) {
 
 Scenario load_scenario_file(const std::filesystem::path& path,
                             const std::vector<std::string>& sets) {
-  std::error_code error;
-  if (!std::filesystem::exists(path, error)) throw ScenarioError(path.string(), "", "no such file");
-  if (std::filesystem::is_directory(path, error)) {
-    throw ScenarioError(path.string(), "", "is a directory, not a scenario file");
-  }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw ScenarioError(path.string(), "", "cannot open file");
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) throw ScenarioError(path.string(), "", "cannot read file");
-  return load(text.str(), path.string(), sets);
+  return load(read_input_file_bounded(path), path.string(), sets);
 }
 
 Scenario load_scenario_text(std::string_view text, std::string_view source_name,

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "scenarios/scenario_error.hpp"
+#include "scenarios/bounded_input.hpp"
+#include "scenarios/json_input.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "scenarios/scenario_schema.hpp"
 
@@ -126,8 +126,12 @@ std::vector<SweepConfig> parse_configs(const json& configs) {
 }  // namespace
 
 std::optional<Violation> check_sweep_configs(std::string_view json_text) {
-  const json configs = json::parse(json_text.begin(), json_text.end(), nullptr, false);
-  if (configs.is_discarded()) return Violation{"", "malformed JSON"};
+  json configs;
+  try {
+    configs = parse_json_input(json_text);
+  } catch (const JsonInputError& error) {
+    return Violation{error.pointer(), error.rule()};
+  }
   return check_configs(configs);
 }
 
@@ -150,18 +154,11 @@ std::string sweep_configs_json(const std::vector<SweepConfig>& configs) {
 
 std::vector<SweepConfig> load_sweep_configs_file(const std::filesystem::path& path) {
   const std::string source = path.string();
-  std::ifstream file(path, std::ios::binary);
-  std::error_code error;
-  if (!file || std::filesystem::is_directory(path, error)) throw ScenarioError(source, "", "cannot open file");
-  std::ostringstream text;
-  text << file.rdbuf();
   json document;
   try {
-    document = json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    if (const auto end = what.find("] "); end != std::string::npos) what = what.substr(end + 2);
-    throw ScenarioError(source, "", "malformed JSON: " + what);
+    document = parse_json_input(read_input_file_bounded(path));
+  } catch (const JsonInputError& error) {
+    throw ScenarioError(source, error.pointer(), error.rule());
   }
   std::string prefix;
   if (document.is_object()) {

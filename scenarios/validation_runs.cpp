@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -99,6 +100,13 @@ class Numbers {
     return value;
   }
 
+  // A share of the GPU's peak: above 1 is a figure in percent or a misprint.
+  std::optional<double> fraction(std::string_view column, std::string_view text) const {
+    const std::optional<double> value = number(column, text);
+    if (value && *value > 1.0) fail(column, "a fraction of the peak in (0, 1]", trim(text));
+    return value;
+  }
+
  private:
   [[noreturn]] void fail(std::string_view column, std::string_view what, std::string_view text) const {
     throw ScenarioError(where_, "", fmt::format("column {} must be {}, got \"{}\"", column, what, text));
@@ -137,7 +145,7 @@ RowNumbers parse_numbers(const ValidationRow& row, std::string_view source_name)
               .tokens_per_s_per_gpu =
                   n.number("measured_tokens_per_sec_per_gpu", row.measured_tokens_per_sec_per_gpu),
               .tflops_per_gpu = n.number("measured_tflops_per_gpu", row.measured_tflops_per_gpu),
-              .mfu = n.number("measured_mfu", row.measured_mfu)}};
+              .mfu = n.fraction("measured_mfu", row.measured_mfu)}};
 }
 
 std::optional<std::string> moe_reason(const ValidationRow& row, std::optional<std::int64_t> ep) {
@@ -202,6 +210,15 @@ std::vector<ValidationRow> read_validation_rows(std::string_view csv_text, std::
   if (records.empty()) throw ScenarioError(std::string(source_name) + ":1", "", "no header line");
   const CsvRecord& header = records.front();
   const std::string header_where = std::string(source_name) + ":" + std::to_string(header.line);
+  std::map<std::string_view, std::size_t> seen_columns;  // name -> 1-based field
+  for (std::size_t i = 0; i < header.fields.size(); ++i) {
+    const auto [first, fresh] = seen_columns.emplace(header.fields[i], i + 1);
+    if (!fresh) {
+      throw ScenarioError(header_where, "",
+                          fmt::format("column \"{}\" appears twice (fields {} and {}): which one holds the value?",
+                                      header.fields[i], first->second, i + 1));
+    }
+  }
   std::vector<std::pair<std::size_t, Column>> index;  // CSV field -> ValidationRow member
   for (const auto& [name, member] : columns) {
     const auto it = std::find(header.fields.begin(), header.fields.end(), name);
@@ -211,6 +228,7 @@ std::vector<ValidationRow> read_validation_rows(std::string_view csv_text, std::
     index.emplace_back(static_cast<std::size_t>(it - header.fields.begin()), member);
   }
   std::vector<ValidationRow> rows;
+  std::map<std::string, std::int64_t> id_lines;
   for (std::size_t r = 1; r < records.size(); ++r) {
     const CsvRecord& record = records[r];
     if (record.fields.size() != header.fields.size()) {
@@ -221,6 +239,13 @@ std::vector<ValidationRow> read_validation_rows(std::string_view csv_text, std::
     ValidationRow row;
     row.line = record.line;
     for (const auto& [field, member] : index) row.*member = record.fields[field];
+    const std::string where = std::string(source_name) + ":" + std::to_string(record.line);
+    // The id is how `validate --row` and the reports name a row: present and unique.
+    if (trim(row.id).empty()) throw ScenarioError(where, "", "column id must not be empty");
+    if (const auto [earlier, fresh] = id_lines.emplace(row.id, row.line); !fresh) {
+      throw ScenarioError(where, "", fmt::format("column id \"{}\" is also the id of line {}: ids must be unique",
+                                                 row.id, earlier->second));
+    }
     rows.push_back(std::move(row));
   }
   return rows;

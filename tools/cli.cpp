@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 #include <sstream>
 
 #include <boost/program_options/errors.hpp>
 
 #include "tools/command.hpp"
 #include "tools/commands.hpp"
+#include "tools/file_output.hpp"
 
 #ifndef CLUSTERSIM_VERSION
 #error "CLUSTERSIM_VERSION must be defined by the build (CMakeLists.txt)"
@@ -76,7 +78,16 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
   std::ostringstream buffer;
   try {
     const int code = command->run(args.subspan(1), buffer);
-    out << buffer.str();
+    // An output file named "-" takes the report's place on stdout (tools/file_output.hpp).
+    if (std::optional<std::string> file = take_standard_output_file()) {
+      if (std::find(args.begin(), args.end(), "--json") != args.end()) {
+        return fail(err, std::string(command->name) + ": an output file is \"-\" (standard output), where --json "
+                         "prints the report: name a file, or leave out --json");
+      }
+      out << *file;
+    } else {
+      out << buffer.str();
+    }
     out.flush();
     return code;
   } catch (const boost::program_options::error& error) {

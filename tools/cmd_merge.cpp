@@ -1,15 +1,15 @@
 // `clustersim merge`: combine the shard outputs of `clustersim sweep --shard I/N` into the result
 // one unsharded run prints.
 
-#include <fstream>
-#include <set>
-#include <sstream>
-
 #include <limits>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "scenarios/bounded_input.hpp"
+#include "scenarios/json_input.hpp"
+#include "scenarios/scenario_error.hpp"
 #include "tools/checked_option.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
@@ -23,16 +23,11 @@ namespace {
 constexpr std::size_t kDefaultSearchTop = 20;  // as in sweep
 
 nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw CliError(path + ": cannot open file");
-  std::ostringstream text;
-  text << file.rdbuf();
+  const std::string text = scenarios::read_input_file_bounded(path);
   try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    std::string what = e.what();
-    if (const auto end = what.find("] "); end != std::string::npos) what = what.substr(end + 2);
-    throw CliError(path + ": malformed JSON: " + what);
+    return scenarios::parse_json_input(text);
+  } catch (const scenarios::JsonInputError& error) {
+    throw scenarios::ScenarioError(path, error.pointer(), error.rule());
   }
 }
 

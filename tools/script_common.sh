@@ -5,7 +5,8 @@
 # The repository root, whatever the caller's working directory.
 CLUSTERSIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-CLUSTERSIM_PACKAGES=(cmake ninja-build g++ libboost-graph-dev libboost-program-options-dev
+# clang: the libFuzzer targets (tools/fuzz, the check's last stage).
+CLUSTERSIM_PACKAGES=(cmake ninja-build g++ clang libboost-graph-dev libboost-program-options-dev
   libeigen3-dev libfmt-dev nlohmann-json3-dev doctest-dev)
 
 # How build/ is configured: a warnings-as-errors Release unity build. tools/check builds every

@@ -108,11 +108,20 @@ void wait_for(const fs::path& path, std::uintmax_t bytes, int timeout_s) {
   }
 }
 
-// Writes `content` to `path` so that readers never see it half-written.
+// Writes `content` to `path` so that readers never see it half-written: a failed write (a full
+// disk) removes the temporary and throws instead of publishing a short file.
 void publish(const fs::path& path, const std::string& content) {
   const fs::path temporary = path.string() + ".tmp." + std::to_string(::getpid());
-  std::ofstream(temporary, std::ios::binary) << content;
-  fs::rename(temporary, path);
+  std::ofstream file(temporary, std::ios::binary);
+  file << content;
+  file.close();
+  std::error_code error;
+  if (file) fs::rename(temporary, path, error);
+  if (!file || error) {
+    const std::string reason = file ? error.message() : "the write failed";
+    fs::remove(temporary, error);
+    throw std::runtime_error("cannot write " + path.string() + ": " + reason);
+  }
 }
 
 struct Local {

@@ -1,13 +1,12 @@
 #include "planning/validation/validation_source.hpp"
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <variant>
 
 #include <fmt/format.h>
 
 #include "scenarios/scenario_error.hpp"
+#include "scenarios/bounded_input.hpp"
 #include "scenarios/validation_runs.hpp"
 
 namespace clustersim::planning {
@@ -17,11 +16,7 @@ ValidationCsv load_validation_csv(const std::string& path) {
     return {.name = std::string(scenarios::embedded_validation_csv_name),
             .text = std::string(scenarios::embedded_validation_csv())};
   }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw scenarios::ScenarioError(path, "", "cannot open the file");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return {.name = path, .text = text.str()};
+  return {.name = path, .text = scenarios::read_input_file_bounded(path)};
 }
 
 scenarios::Scenario validation_row_scenario(const ValidationCsv& csv, const std::string& id) {

@@ -69,6 +69,10 @@ TEST_CASE("bench records: errors name the file, the line, the key and the rule")
                     "\"busbw_gb_per_s\":50}\n")
             .starts_with("r.jsonl:1: /busbw_gb_per_s: 50 disagrees with time_us by more than 1%"));
   CHECK(parse_error("{\"bench\":\"gemm\"\n").starts_with("r.jsonl:1: not a JSON object"));
+  CHECK(parse_error("{\"bench\":\"gemm\",\"time_us\":1e999}\n") ==
+        "r.jsonl:1: /time_us: must be a finite number (a double), got 1e999");
+  CHECK(parse_error("# a deep line\n" + std::string(65, '[') + std::string(65, ']') + "\n") ==
+        "r.jsonl:2: not a JSON object: nested deeper than 64 levels at line 1, column 65");
   CHECK(parse_error("[1, 2]\n") == "r.jsonl:1: each line must be one JSON object");
   CHECK(parse_error("{\"bench\":\"fft\"}\n") == "r.jsonl:1: /bench: \"fft\" is not device, gemm, membw, attention, nccl or overlap");
 }

@@ -81,7 +81,7 @@ TEST_CASE("calibrate: bad input is one error line naming file and line, exit 2, 
   CHECK(no_out.exit_code == 2);
   CHECK(no_out.err == "clustersim: error: calibrate: --out PROFILE.json is required\n");
   const Outcome missing = calibrate("'" + (dir / "nothing.txt").string() + "' --out '" + profile.string() + "'");
-  CHECK(missing.err == "clustersim: error: " + (dir / "nothing.txt").string() + ": cannot open the file\n");
+  CHECK(missing.err == "clustersim: error: " + (dir / "nothing.txt").string() + ": no such file\n");
   fs::remove_all(dir);
 }
 

@@ -151,4 +151,29 @@ TEST_CASE("nccl-tests log: malformed input names the file, the line and the rule
   CHECK(parse_error(nccl_log(8, 8, {})) == "log.txt: no table rows (lines starting with the message size in bytes)");
 }
 
+TEST_CASE("nccl-tests log: a line that looks like a row and is broken is an error, not skipped") {
+  const auto with_first = [](std::string_view size, std::string_view count) {
+    std::string row = all_reduce_row;
+    row.replace(row.find("8388608"), 7, size);
+    row.replace(row.find("2097152"), 7, count);
+    return row;
+  };
+  CHECK(parse_error(nccl_log(8, 8, {with_first("true", "2097152")})) ==
+        "log.txt:14: size (bytes) is \"true\", not a whole number");
+  CHECK(parse_error(nccl_log(8, 8, {with_first("1e-320", "2097152")})) ==
+        "log.txt:14: size (bytes) is \"1e-320\", not a whole number");
+  CHECK(parse_error(nccl_log(8, 8, {with_first("-8388608", "2097152")})) ==
+        "log.txt:14: size (bytes) is \"-8388608\", not a whole number");
+  CHECK(parse_error(nccl_log(8, 8, {with_first("8388608", "0")})) ==
+        "log.txt:14: count 0 with size 8388608 bytes: only a zero-byte row has count 0");
+  CHECK(parse_error(nccl_log(8, 8, {with_first("8388608", "2.5")})) ==
+        "log.txt:14: count (elements) is \"2.5\", not a whole number");
+  // nccl-tests' own zero-byte row, and the chatter around a real table, still parse.
+  const std::string zero = "           0             0     float     sum      -1     5.00    0.00    0.00      0     5.00    0.00    0.00      0";
+  const auto log = parse_nccl_tests_log(
+      nccl_log(8, 8, {zero, all_reduce_row}, "NCCL version 2.21.5+cuda12.4\n[host0:1234] mpirun warning\n"), "x");
+  CHECK(log.rows.size() == 2);
+  CHECK(log.rows[0].size_bytes == 0);
+}
+
 }  // namespace

@@ -104,6 +104,25 @@ TEST_CASE("validation csv: the header must have every column and every row as ma
             .starts_with("r.csv:2: 3 fields, the header has 30"));
 }
 
+TEST_CASE("validation csv: a column twice, an empty or repeated id, an MFU over 1 are errors naming file and line") {
+  const std::string embedded(embedded_validation_csv());
+  const std::string header = embedded.substr(0, embedded.find('\n'));
+  const std::string first_row = embedded.substr(header.size() + 1, embedded.find("\nmeg21-t1-3.6b") - header.size());
+  REQUIRE(first_row.starts_with("meg21-t1-1.7b,"));
+  CHECK(error_of([&] { read_validation_rows(header + ",tp\n", "r.csv"); }) ==
+        "r.csv:1: column \"tp\" appears twice (fields 15 and 31): which one holds the value?");
+  CHECK(error_of([&] { read_validation_rows(header + "\n" + first_row.substr(first_row.find(',')), "r.csv"); }) ==
+        "r.csv:2: column id must not be empty");
+  CHECK(error_of([&] { read_validation_rows(header + "\n" + first_row + first_row, "r.csv"); }) ==
+        "r.csv:3: column id \"meg21-t1-1.7b\" is also the id of line 2: ids must be unique");
+  ValidationRow row = gpt_1_7b();
+  row.measured_mfu = "1.5";
+  CHECK(error_of([&] { map_validation_row(row, "runs.csv"); }) ==
+        "runs.csv:2: column measured_mfu must be a fraction of the peak in (0, 1], got \"1.5\"");
+  row.measured_mfu = "1";
+  CHECK(error_of([&] { map_validation_row(row, "runs.csv"); }).empty());
+}
+
 TEST_CASE("validation csv: the embedded copy is scenarios/validation/published_runs.csv") {
   std::ifstream file(CLUSTERSIM_SOURCE_DIR "/scenarios/validation/published_runs.csv", std::ios::binary);
   REQUIRE(file);
