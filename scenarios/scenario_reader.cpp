@@ -82,7 +82,9 @@ class Reader {
   }
 
   json parse(std::string_view text) const;
-  Scenario read_scenario(const json& document) const;
+  Scenario read_scenario(const json& document, LayoutCheck check) const;
+  // Whether `value`, read as `field`, gives the field the value it has in `reference`.
+  bool same_value(const json& value, const Field& field, const Scenario& reference) const;
   // A preset file: a flat object of the section's fields plus "name" and "sources".
   Scenario read_preset(const json& document, const Section& section,
                        std::string_view expected_name) const;
@@ -263,7 +265,7 @@ void Reader::apply_preset(const json& object, const Section& section, bool short
   }
 }
 
-Scenario Reader::read_scenario(const json& document) const {
+Scenario Reader::read_scenario(const json& document, LayoutCheck check) const {
   Scenario scenario{};
   for (const auto& section : scenario_sections()) {
     const std::string pointer(section.pointer);
@@ -294,6 +296,7 @@ Scenario Reader::read_scenario(const json& document) const {
     read_fields(object, section, pointer, scenario);
   }
   // Derived keys are filled in once every written key is known.
+  std::optional<Violation> underivable;
   for (const auto& section : scenario_sections()) {
     for (const auto& field : section.fields) {
       const std::string pointer = child_pointer(section.pointer, field.key);
@@ -301,11 +304,28 @@ Scenario Reader::read_scenario(const json& document) const {
           document.contains(json::json_pointer(pointer))) {
         continue;
       }
-      if (auto rule = field.derive(scenario)) fail(pointer, *rule);
+      if (auto rule = field.derive(scenario); rule && !underivable) underivable = Violation{pointer, std::move(*rule)};
     }
   }
-  if (auto violation = find_violation(scenario)) fail(violation->pointer, violation->rule);
+  const auto violation = find_violation(scenario, check);
+  // A key that cannot be derived (dp, when tp * pp * cp does not divide num_gpus) breaks the
+  // product rule of the layout; a rule checked before that one (tp against heads, say) names the
+  // cause more closely. A searched layout's dp is the search's, so there it is no error.
+  if (underivable && check == LayoutCheck::own_layout && (!violation || violation->pointer == "/parallelism")) {
+    fail(underivable->pointer, underivable->rule);
+  }
+  if (violation) fail(violation->pointer, violation->rule);
   return scenario;
+}
+
+bool Reader::same_value(const json& value, const Field& field, const Scenario& reference) const {
+  Scenario copy = reference;
+  try {
+    field.set(copy, convert(value, field, ""));
+  } catch (const ScenarioError&) {
+    return false;  // a bad value is reported where the scenario is read
+  }
+  return field.get(copy) == field.get(reference);
 }
 
 Scenario Reader::read_preset(const json& document, const Section& section,
@@ -346,8 +366,9 @@ Scenario Reader::read_preset(const json& document, const Section& section,
   return scenario;
 }
 
-// path=value with a dotted path; the value is JSON if it parses, else a string.
-void apply_set(json& document, std::string_view assignment) {
+// path=value with a dotted path; the value is JSON if it parses, else a string. Returns the JSON
+// pointer of the key it wrote.
+std::string apply_set(json& document, std::string_view assignment) {
   const Reader reader(std::string("--set ").append(assignment));
   const auto equals = assignment.find('=');
   if (equals == std::string_view::npos || equals == 0) reader.fail("", "expected path=value");
@@ -386,16 +407,86 @@ void apply_set(json& document, std::string_view assignment) {
     node = &(*node)[keys[i]];
     pointer = child_pointer(pointer, keys[i]);
   }
+  const Section* section = find_section(pointer);
+  if (section != nullptr && section->preset_shorthand && node->is_object() && value.is_string()) {
+    // "cluster.gpu=h200-sxm" names the preset; the fields written beside the old one stay (and
+    // rederive_presets decides which of them were the old preset's).
+    pointer = child_pointer(pointer, "preset");
+    node = &(*node)["preset"];
+  }
   *node = std::move(value);
+  return pointer;
+}
+
+// Whether a --set wrote the key at `pointer` (or an object holding it).
+bool is_set(const std::vector<std::string>& set_pointers, std::string_view pointer) {
+  return std::any_of(set_pointers.begin(), set_pointers.end(), [&](const std::string& set) {
+    return pointer == set || (pointer.size() > set.size() && pointer.starts_with(set) && pointer[set.size()] == '/');
+  });
+}
+
+// The preset a section names in `document`: {"preset": name} or, where allowed, a bare name.
+std::optional<std::string> named_preset(const json& document, const Section& section) {
+  const json::json_pointer pointer{std::string(section.pointer)};
+  if (!document.contains(pointer)) return std::nullopt;
+  const json& node = document.at(pointer);
+  if (section.preset_shorthand && node.is_string()) return node.get<std::string>();
+  if (node.is_object()) {
+    const auto it = node.find("preset");
+    if (it != node.end() && it->is_string()) return it->get<std::string>();
+  }
+  return std::nullopt;
+}
+
+// A --set that changes a section's preset re-derives the fields that came from the old one: a
+// field the file writes with the old preset's own value (as a printed scenario does) is dropped,
+// so that the new preset supplies it. Fields that differ from the old preset, and fields a --set
+// wrote, are the user's and stay.
+void rederive_presets(const Reader& reader, const json& file, const std::vector<std::string>& set_pointers,
+                      json& document) {
+  for (const auto& section : scenario_sections()) {
+    if (section.preset == PresetKind::none) continue;
+    const auto old_name = named_preset(file, section);
+    const auto new_name = named_preset(document, section);
+    if (!old_name || !new_name || *old_name == *new_name || !is_known_preset(section.preset, *old_name)) continue;
+    json& object = document.at(json::json_pointer(std::string(section.pointer)));
+    if (!object.is_object()) continue;
+    Scenario old_preset{};
+    if (section.preset == PresetKind::gpu) {
+      old_preset.cluster.gpu = gpu_preset(*old_name);
+    } else {
+      old_preset.model = model_preset(*old_name);
+    }
+    for (const auto& field : section.fields) {
+      const auto it = object.find(field.key);
+      if (it == object.end() || is_set(set_pointers, child_pointer(section.pointer, field.key))) continue;
+      if (reader.same_value(*it, field, old_preset)) object.erase(it);
+    }
+  }
+}
+
+// dp is fixed by num_gpus / (tp * pp * cp), so a dp written in the file only restates the file's own
+// layout: a --set of any of those four makes it derived again, unless dp is --set as well.
+void rederive_dp(const std::vector<std::string>& set_pointers, json& document) {
+  const bool layout_set = is_set(set_pointers, "/parallelism/tp") || is_set(set_pointers, "/parallelism/pp") ||
+                          is_set(set_pointers, "/parallelism/cp") || is_set(set_pointers, "/cluster/num_gpus");
+  if (!layout_set || is_set(set_pointers, "/parallelism/dp")) return;
+  const auto parallelism = document.find("parallelism");
+  if (parallelism != document.end() && parallelism->is_object()) parallelism->erase("dp");
 }
 
 Scenario load(std::string_view text, const std::string& source,
-              const std::vector<std::string>& sets) {
+              const std::vector<std::string>& sets, LayoutCheck check) {
   const Reader reader(source);
   json document = reader.parse(text);
   if (!document.is_object()) reader.fail("", "must be a JSON object, got " + describe(document));
-  for (const auto& assignment : sets) apply_set(document, assignment);
-  return reader.read_scenario(document);
+  if (sets.empty()) return reader.read_scenario(document, check);
+  const json file = document;
+  std::vector<std::string> set_pointers;
+  for (const auto& assignment : sets) set_pointers.push_back(apply_set(document, assignment));
+  rederive_presets(reader, file, set_pointers, document);
+  rederive_dp(set_pointers, document);
+  return reader.read_scenario(document, check);
 }
 
 template <PresetKind kind>
@@ -424,7 +515,7 @@ models::TransformerSpec model_preset(std::string_view name) {
 }
 
 Scenario load_scenario_file(const std::filesystem::path& path,
-                            const std::vector<std::string>& sets) {
+                            const std::vector<std::string>& sets, LayoutCheck check) {
   std::error_code error;
   if (!std::filesystem::exists(path, error)) throw ScenarioError(path.string(), "", "no such file");
   if (std::filesystem::is_directory(path, error)) {
@@ -435,18 +526,18 @@ Scenario load_scenario_file(const std::filesystem::path& path,
   std::ostringstream text;
   text << file.rdbuf();
   if (file.bad()) throw ScenarioError(path.string(), "", "cannot read file");
-  return load(text.str(), path.string(), sets);
+  return load(text.str(), path.string(), sets, check);
 }
 
 Scenario load_scenario_text(std::string_view text, std::string_view source_name,
-                            const std::vector<std::string>& sets) {
-  return load(text, std::string(source_name), sets);
+                            const std::vector<std::string>& sets, LayoutCheck check) {
+  return load(text, std::string(source_name), sets, check);
 }
 
-Scenario default_scenario(const std::vector<std::string>& sets) {
+Scenario default_scenario(const std::vector<std::string>& sets, LayoutCheck check) {
   const EmbeddedFile* file = find_embedded_file(default_scenario_path);
   if (file == nullptr) throw ScenarioError("default scenario", "", "not embedded in this build");
-  return load(file->text, "default scenario", sets);
+  return load(file->text, "default scenario", sets, check);
 }
 
 }  // namespace clustersim::scenarios
