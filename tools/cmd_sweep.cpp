@@ -85,7 +85,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
        "evaluate only the I-th of N disjoint slices and print them as JSON for clustersim merge")
       ("quiet", po::bool_switch(&quiet), "no progress on stderr")
       ("resume", po::value(&resume_path)->value_name("FILE"),
-       "with --search: keep the progress in FILE, rewritten atomically as parts of the search finish; "
+       "with --search --top 0 or --csv: keep the progress in FILE, rewritten atomically as parts of the search finish; "
        "a run killed midway and started again with the same FILE goes on from it, with the same output "
        "as one uninterrupted run. A FILE of another search is refused. Removed once the output is written");
   const CommandHelp help{
@@ -155,6 +155,11 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
         !csv_path.empty() || table_options.top == 0
             ? 0
             : std::max(table_options.top, report_path.empty() ? 0 : kReportRankingRows);
+    if (!resume_path.empty() && keep_top > 0 && base.fidelity == models::CommFidelity::analytic) {
+      // Its parts would each prune on their own, and so print other counts than one run.
+      throw CliError("sweep: --resume needs a search that simulates every layout that fits (--top 0, --csv or the "
+                     "flow fidelity); one that ranks only its top rows sets the rest apart and is quick");
+    }
     const planning::ProgressFn advance = [&](std::size_t n) { progress.advance(n); };
     if (resume_path.empty()) {
       rows = planning::run_search(base, candidates, bands, shard, jobs, advance, keep_top);

@@ -178,9 +178,12 @@ TEST_CASE("plan --resume: a plan killed midway goes on and prints what an uninte
   CHECK_FALSE(std::filesystem::exists(resume));
 }
 
-TEST_CASE("sweep --resume needs --search") {
+TEST_CASE("sweep --resume needs a search that simulates every layout") {
   check_fails_cleanly(run_clustersim("sweep scenarios/seed/twelve-layouts.json --resume x.resume"),
                       "--resume needs --search");
+  // A top-N search prunes; its parts would prune apart, and print other counts.
+  check_fails_cleanly(run_clustersim("sweep --search --top 5 --resume x.resume"),
+                      "--resume needs a search that simulates every layout that fits");
 }
 
 }  // namespace
