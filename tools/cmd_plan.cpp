@@ -161,6 +161,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   };
   std::optional<PlanResumeStore> store;
   if (!resume_path.empty()) {
+    check_resume_path(resume_path, {report_path});
     store.emplace(resume_path, plan_job(args, scenarios::to_json(request.scenario), validation_text));
     request.store = &*store;
   }

@@ -25,6 +25,7 @@
 #include "sim/hashing.hpp"
 #include "tools/progress.hpp"
 #include "tools/resumable_search.hpp"
+#include "tools/resume_file.hpp"
 #include "tools/render/sweep_table.hpp"
 
 namespace clustersim::tools {
@@ -104,6 +105,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   if (!parse_command_line(args, help, options, out)) return 0;
   if (search && !configs_path.empty()) throw CliError("sweep: --search and --configs exclude each other");
   if (!resume_path.empty() && !search) throw CliError("sweep: --resume needs --search");
+  if (!resume_path.empty()) check_resume_path(resume_path, {csv_path, report_path});
   if (jobs == 0) throw CliError("sweep: --jobs must be at least 1");
   const planning::Shard shard = shard_text.empty() ? planning::Shard{} : parse_shard(shard_text);
 

@@ -35,6 +35,7 @@ ResumeFile::ResumeFile(std::string path, std::string_view job, std::size_t chunk
       job_line_(fmt::format("job {:016x} {}\n", sim::fnv1a64(std::string("clustersim " CLUSTERSIM_VERSION "\n").append(job)),
                             chunks)),
       chunks_(chunks) {
+  if (path_.empty() || path_ == "-") throw CliError("--resume: needs a file name, got \"" + path_ + "\"");
   std::error_code error;
   if (!std::filesystem::exists(path_, error)) return;
   if (!std::filesystem::is_regular_file(path_, error)) {
@@ -92,6 +93,18 @@ void ResumeFile::add(std::size_t chunk, std::string result) {
 void ResumeFile::remove() const {
   std::error_code ignored;
   std::filesystem::remove(path_, ignored);
+}
+
+void check_resume_path(const std::string& resume, const std::vector<std::string>& outputs) {
+  std::error_code error;
+  const std::filesystem::path own = std::filesystem::weakly_canonical(resume, error);
+  for (const std::string& output : outputs) {
+    if (output.empty()) continue;
+    std::error_code ignored;
+    if (output == resume || (!error && std::filesystem::weakly_canonical(output, ignored) == own)) {
+      throw CliError("--resume " + resume + ": is also an output file of the command");
+    }
+  }
 }
 
 std::size_t chunk_count(std::size_t items, std::size_t max_chunks) {

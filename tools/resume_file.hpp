@@ -16,6 +16,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace clustersim::tools {
 
@@ -41,6 +42,10 @@ class ResumeFile {
   std::size_t chunks_ = 0;
   std::map<std::size_t, std::string> results_;
 };
+
+/// Throws CliError when the resume file would be one of the command's output files (`outputs`,
+/// empty ones skipped): removing it after the job would remove the output.
+void check_resume_path(const std::string& resume, const std::vector<std::string>& outputs);
 
 /// The chunk of a job of `items` items, split into at most `max_chunks` contiguous, nearly equal
 /// ranges: [begin, end) of chunk `chunk` of chunk_count(items, max_chunks).

@@ -107,6 +107,9 @@ TEST_CASE("sweep --resume: a search killed midway goes on and prints what an uni
   const Outcome another = run_clustersim(std::string(kSearch) + " --set training.seq_len=4096 --resume '" + other + "'");
   check_fails_cleanly(another, "holds the progress of another job");
   CHECK(read_text(other) == killed.resume_text);
+  check_fails_cleanly(run_clustersim(std::string(kSearch) + " --csv '" + dir / "x.csv" + "' --resume '" + dir / "x.csv" + "'"),
+                      "is also an output file of the command");
+  check_fails_cleanly(run_clustersim(std::string(kSearch) + " --resume -"), "--resume: needs a file name");
   const Outcome not_resume = run_clustersim(std::string(kSearch) + " --resume '" + dir / "whole.csv" + "'");
   check_fails_cleanly(not_resume, "not a clustersim resume file");
   CHECK(read_text(dir / "whole.csv") == whole_csv);
