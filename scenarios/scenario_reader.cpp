@@ -17,6 +17,7 @@
 #include "scenarios/scenario_error.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "scenarios/scenario_schema.hpp"
+#include "scenarios/scenario_sets.hpp"
 #include "scenarios/scenario_validation.hpp"
 
 namespace clustersim::scenarios {
@@ -81,7 +82,9 @@ class Reader {
   }
 
   json parse(std::string_view text) const;
-  Scenario read_scenario(const json& document) const;
+  Scenario read_scenario(const json& document, LayoutCheck check) const;
+  // Whether `value`, read as `field`, gives the field the value it has in `reference`.
+  bool same_value(const json& value, const Field& field, const Scenario& reference) const;
   // A preset file: a flat object of the section's fields plus "name" and "sources".
   Scenario read_preset(const json& document, const Section& section,
                        std::string_view expected_name) const;
@@ -216,7 +219,7 @@ void Reader::apply_preset(const json& object, const Section& section, bool short
   }
 }
 
-Scenario Reader::read_scenario(const json& document) const {
+Scenario Reader::read_scenario(const json& document, LayoutCheck check) const {
   Scenario scenario{};
   for (const auto& section : scenario_sections()) {
     const std::string pointer(section.pointer);
@@ -247,6 +250,7 @@ Scenario Reader::read_scenario(const json& document) const {
     read_fields(object, section, pointer, scenario);
   }
   // Derived keys are filled in once every written key is known.
+  std::optional<Violation> underivable;
   for (const auto& section : scenario_sections()) {
     for (const auto& field : section.fields) {
       const std::string pointer = child_pointer(section.pointer, field.key);
@@ -254,11 +258,28 @@ Scenario Reader::read_scenario(const json& document) const {
           document.contains(json::json_pointer(pointer))) {
         continue;
       }
-      if (auto rule = field.derive(scenario)) fail(pointer, *rule);
+      if (auto rule = field.derive(scenario); rule && !underivable) underivable = Violation{pointer, std::move(*rule)};
     }
   }
-  if (auto violation = find_violation(scenario)) fail(violation->pointer, violation->rule);
+  const auto violation = find_violation(scenario, check);
+  // A key that cannot be derived (dp, when tp * pp * cp does not divide num_gpus) breaks the
+  // product rule of the layout; a rule checked before that one (tp against heads, say) names the
+  // cause more closely. A searched layout's dp is the search's, so there it is no error.
+  if (underivable && check == LayoutCheck::own_layout && (!violation || violation->pointer == "/parallelism")) {
+    fail(underivable->pointer, underivable->rule);
+  }
+  if (violation) fail(violation->pointer, violation->rule);
   return scenario;
+}
+
+bool Reader::same_value(const json& value, const Field& field, const Scenario& reference) const {
+  Scenario copy = reference;
+  try {
+    field.set(copy, convert(value, field, ""));
+  } catch (const ScenarioError&) {
+    return false;  // a bad value is reported where the scenario is read
+  }
+  return field.get(copy) == field.get(reference);
 }
 
 Scenario Reader::read_preset(const json& document, const Section& section,
@@ -299,8 +320,9 @@ Scenario Reader::read_preset(const json& document, const Section& section,
   return scenario;
 }
 
-// path=value with a dotted path; the value is JSON if it parses, else a string.
-void apply_set(json& document, std::string_view assignment) {
+// path=value with a dotted path; the value is JSON if it parses, else a string. Returns the JSON
+// pointer of the key it wrote.
+std::string apply_set(json& document, std::string_view assignment) {
   const Reader reader(std::string("--set ").append(assignment));
   const auto equals = assignment.find('=');
   if (equals == std::string_view::npos || equals == 0) reader.fail("", "expected path=value");
@@ -345,16 +367,32 @@ void apply_set(json& document, std::string_view assignment) {
     node = &(*node)[keys[i]];
     pointer = child_pointer(pointer, keys[i]);
   }
+  const Section* section = find_section(pointer);
+  if (section != nullptr && section->preset_shorthand && node->is_object() && value.is_string()) {
+    // "cluster.gpu=h200-sxm" names the preset; the fields written beside the old one stay (and
+    // rederive_presets decides which of them were the old preset's).
+    pointer = child_pointer(pointer, "preset");
+    node = &(*node)["preset"];
+  }
   *node = std::move(value);
+  return pointer;
 }
 
 Scenario load(std::string_view text, const std::string& source,
-              const std::vector<std::string>& sets) {
+              const std::vector<std::string>& sets, LayoutCheck check) {
   const Reader reader(source);
   json document = reader.parse(text);
   if (!document.is_object()) reader.fail("", "must be a JSON object, got " + describe(document));
-  for (const auto& assignment : sets) apply_set(document, assignment);
-  return reader.read_scenario(document);
+  if (!sets.empty()) {
+    const json file = document;
+    std::vector<std::string> set_pointers;
+    for (const auto& assignment : sets) set_pointers.push_back(apply_set(document, assignment));
+    rederive_after_sets(file, set_pointers, document,
+                        [&reader](const json& value, const Field& field, const Scenario& reference) {
+                          return reader.same_value(value, field, reference);
+                        });
+  }
+  return reader.read_scenario(document, check);
 }
 
 template <PresetKind kind>
@@ -383,19 +421,19 @@ models::TransformerSpec model_preset(std::string_view name) {
 }
 
 Scenario load_scenario_file(const std::filesystem::path& path,
-                            const std::vector<std::string>& sets) {
-  return load(read_input_file_bounded(path), path.string(), sets);
+                            const std::vector<std::string>& sets, LayoutCheck check) {
+  return load(read_input_file_bounded(path), path.string(), sets, check);
 }
 
 Scenario load_scenario_text(std::string_view text, std::string_view source_name,
-                            const std::vector<std::string>& sets) {
-  return load(text, std::string(source_name), sets);
+                            const std::vector<std::string>& sets, LayoutCheck check) {
+  return load(text, std::string(source_name), sets, check);
 }
 
-Scenario default_scenario(const std::vector<std::string>& sets) {
+Scenario default_scenario(const std::vector<std::string>& sets, LayoutCheck check) {
   const EmbeddedFile* file = find_embedded_file(default_scenario_path);
   if (file == nullptr) throw ScenarioError("default scenario", "", "not embedded in this build");
-  return load(file->text, "default scenario", sets);
+  return load(file->text, "default scenario", sets, check);
 }
 
 }  // namespace clustersim::scenarios

@@ -391,7 +391,8 @@ std::vector<Section> build_sections() {
   constexpr auto preset_or_value = DefaultKind::preset_or_value;
 
   Field dp = integer("dp", member(parallelism, &ParallelismSpec::dp), count, positive,
-                     "data-parallel degree (model replicas)");
+                     "data-parallel degree (model replicas); a --set of tp, pp, cp or "
+                     "cluster.num_gpus derives it again unless dp is --set too");
   dp.default_kind = DefaultKind::derived;
   dp.derived_from = "num_gpus / (tp * pp * cp)";
   dp.derive = [](Scenario& s) -> std::optional<std::string> {
@@ -806,8 +807,10 @@ std::vector<KeyDoc> explain_keys() {
           .type = "string",
           .default_text = "none",
           .meaning = gpu_preset
-                         ? "GPU preset name; without one, every \"preset\" key is required"
-                         : "model preset name; without one, every \"preset\" key is required",
+                         ? "GPU preset name; without one, every \"preset\" key is required; a --set "
+                           "of another re-derives the fields equal to the old preset's"
+                         : "model preset name; without one, every \"preset\" key is required; a --set "
+                           "of another re-derives the fields equal to the old preset's",
       });
     }
     for (const auto& field : section.fields) {

@@ -23,13 +23,14 @@ std::optional<Violation> field_violation(const Scenario& s) {
 
 // The rules across fields: failed links need the flow fidelity (a simulation option, not a
 // layout), then the layout rules every caller shares (models/spec/layout_rules.hpp).
-std::optional<Violation> cross_field_violation(const Scenario& s) {
+std::optional<Violation> cross_field_violation(const Scenario& s, LayoutCheck check) {
   const auto& c = s.cluster;
   if ((c.failed_links > 0 || !c.failed_link_names.empty()) && s.simulation.fidelity != Fidelity::flow) {
     return Violation{c.failed_links > 0 ? "/cluster/failed_links" : "/cluster/failed_link_names",
                      "failed links need simulation.fidelity \"flow\": the analytic model does not see "
                      "individual links"};
   }
+  if (check == LayoutCheck::searched) return std::nullopt;
   if (auto violation = models::layout_violation(s.model, s.parallelism, s.training, c)) {
     return Violation{json_pointer(violation->field), std::move(violation->rule)};
   }
@@ -38,9 +39,9 @@ std::optional<Violation> cross_field_violation(const Scenario& s) {
 
 }  // namespace
 
-std::optional<Violation> find_violation(const Scenario& scenario) {
+std::optional<Violation> find_violation(const Scenario& scenario, LayoutCheck check) {
   if (auto violation = field_violation(scenario)) return violation;
-  if (auto violation = cross_field_violation(scenario)) return violation;
+  if (auto violation = cross_field_violation(scenario, check)) return violation;
   return run_options_violation(scenario);
 }
 

@@ -20,9 +20,14 @@ struct Violation {
   std::string rule{};
 };
 
+/// Whether the layout rules apply to the scenario's own layout (tp, pp, dp, cp, vp, micro-batch,
+/// ...): not for a command that replaces it by a search (sweep --search), which checks every layout
+/// it tries; then dp is derived only where it can be.
+enum class LayoutCheck { own_layout, searched };
+
 /// The first broken rule, fields in document order first, then cross-field rules; nullopt if the
 /// scenario is valid.
-std::optional<Violation> find_violation(const Scenario& scenario);
+std::optional<Violation> find_violation(const Scenario& scenario, LayoutCheck check = LayoutCheck::own_layout);
 
 /// Throws ScenarioError(source, pointer, rule) for the first broken rule.
 void validate(const Scenario& scenario, std::string_view source);

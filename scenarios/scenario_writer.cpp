@@ -1,6 +1,7 @@
 // Scenario -> normalised JSON: every key of the schema, in the schema's order, units in key names.
 
 #include <algorithm>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -25,10 +26,27 @@ std::string preset_name(const Scenario& scenario, PresetKind kind) {
   return std::find(names.begin(), names.end(), name) != names.end() ? name : std::string{};
 }
 
+// The scenario with the section's values taken from its preset instead.
+Scenario with_preset(const Scenario& scenario, PresetKind kind, const std::string& name) {
+  Scenario reference = scenario;
+  if (kind == PresetKind::gpu) {
+    reference.cluster.gpu = gpu_preset(name);
+  } else {
+    reference.model = model_preset(name);
+  }
+  return reference;
+}
+
 ordered_json write_section(const Scenario& scenario, const Section& section) {
   ordered_json object = ordered_json::object();
+  // A section with a preset writes only the fields that differ from it: the rest are the preset's,
+  // and a --set of another preset replaces them (scenario_reader.cpp, rederive_presets).
+  std::optional<Scenario> preset;
   if (section.preset != PresetKind::none) {
-    if (auto name = preset_name(scenario, section.preset); !name.empty()) object["preset"] = name;
+    if (auto name = preset_name(scenario, section.preset); !name.empty()) {
+      object["preset"] = name;
+      preset = with_preset(scenario, section.preset, name);
+    }
   }
   const auto children = child_sections(section);
   // A child section goes before the field at its index_in_parent (or at the end).
@@ -43,6 +61,7 @@ ordered_json write_section(const Scenario& scenario, const Section& section) {
     write_children(i);
     const Field& field = section.fields[i];
     const FieldValue value = field.get(scenario);
+    if (preset && field.get(*preset) == value) continue;
     object[std::string(field.key)] = field.type == ValueType::array
                                          ? ordered_json::parse(std::get<std::string>(value))
                                          : value_to_json(value);

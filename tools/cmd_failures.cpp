@@ -9,12 +9,15 @@
 #include "models/run/interval_sweep.hpp"
 #include "models/run/monte_carlo.hpp"
 #include "scenarios/scenario_error.hpp"
+#include "scenarios/scenario_io.hpp"
 #include "tools/checked_option.hpp"
 #include "tools/command_line.hpp"
 #include "calibration/step_inputs.hpp"
 #include "tools/commands.hpp"
 #include "tools/render/failures_report.hpp"
+#include "tools/failures_resume.hpp"
 #include "tools/progress.hpp"
+#include "tools/resume_file.hpp"
 #include "planning/run_setup.hpp"
 
 namespace clustersim::tools {
@@ -39,16 +42,20 @@ std::vector<double> parse_minutes(const std::string& list) {
   return values;
 }
 
-// Rows of the storage comparison: every target, a node-local one uploading to the scenario's
-// shared second target (or NFS), each at every interval.
-std::vector<StorageOption> compare_storage(const planning::PreparedRun& run, const std::vector<double>& intervals_s,
-                                           std::int64_t runs, std::uint64_t seed, const std::string& source,
-                                           const models::Progress& progress) {
+// Rows of the storage comparison, their statistics still to simulate: every target, a node-local one
+// uploading to the scenario's shared second target (or NFS), each at every interval.
+struct StorageVariant {
+  StorageOption row;
+  models::RunInputs inputs;
+};
+
+std::vector<StorageVariant> storage_variants(const planning::PreparedRun& run, const std::vector<double>& intervals_s,
+                                             const std::string& source) {
   using models::SecondTarget;
   using models::StorageKind;
   const models::CheckpointSpec& base = run.setup.checkpoint;
   const SecondTarget upload = base.second_target == SecondTarget::lustre ? SecondTarget::lustre : SecondTarget::nfs;
-  std::vector<StorageOption> rows;
+  std::vector<StorageVariant> variants;
   for (const StorageKind target : {StorageKind::nfs, StorageKind::lustre, StorageKind::local_nvme}) {
     for (const double interval : intervals_s) {
       if (interval > run.inputs.work_s) continue;  // longer than the run: nothing to compare
@@ -66,11 +73,18 @@ std::vector<StorageOption> compare_storage(const planning::PreparedRun& run, con
       if (target == StorageKind::local_nvme) {
         row.target += "+" + std::string(models::to_string(models::second_kind(upload)));
       }
-      row.stats = models::simulate_runs(variant.inputs, runs, seed, 0, progress);
-      rows.push_back(std::move(row));
+      variants.push_back({.row = std::move(row), .inputs = variant.inputs});
     }
   }
-  return rows;
+  return variants;
+}
+
+// What makes one study: a resume file of another is refused.
+std::string failures_job(const scenarios::Scenario& scenario, std::int64_t runs, std::uint64_t seed,
+                         const std::vector<double>& intervals_s) {
+  std::string job = fmt::format("failures\n{}\nruns {} seed {}\nintervals", scenarios::to_json(scenario), runs, seed);
+  for (const double interval : intervals_s) job += fmt::format(" {:a}", interval);
+  return job;
 }
 
 }  // namespace
@@ -82,6 +96,7 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
   std::int64_t runs = 1000;
   std::optional<std::uint64_t> seed;
   std::string compare = "30,60";
+  std::string resume_path;
   bool quiet = false;
   constexpr IntRange runs_range{.min = 1, .max = max_monte_carlo_runs};
   constexpr IntRange seed_range{};
@@ -94,10 +109,15 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
       ("compare-intervals", po::value(&compare)->value_name("MIN,..."),
        fmt::format("checkpoint intervals in minutes for the storage comparison (default 30,60); up to {}, each {}",
                    max_compare_intervals, compare_minutes_range.rule()).c_str())
-      ("quiet", po::bool_switch(&quiet), "no progress on stderr");
+      ("quiet", po::bool_switch(&quiet), "no progress on stderr")
+      ("resume", po::value(&resume_path)->value_name("FILE"),
+       "keep the progress in FILE, rewritten atomically after each batch of runs (the main runs, the interval "
+       "sweep, each storage option); a study killed midway and started again with the same FILE goes on from "
+       "it, with the same output as one uninterrupted run. A FILE of another study is refused. Removed once "
+       "the output is written");
   const CommandHelp help{
       .name = "failures",
-      .usage = "[SCENARIO] [--set path=value ...] [--runs N] [--seed S] [--json]",
+      .usage = "[SCENARIO] [--set path=value ...] [--runs N] [--seed S] [--resume FILE] [--json]",
       .description =
           "Simulate the whole training run many times with failures, checkpoints and restarts as events\n"
           "(steps from the token budget, step time from the step model): goodput, mean, P50 and P90\n"
@@ -122,9 +142,36 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
     bar.advance(static_cast<std::size_t>(done - last));
     last = done;
   };
-  study.stats = models::simulate_runs(study.run.inputs, runs, study.seed, 0, progress);
-  study.sweep = models::sweep_intervals(study.run.inputs, study.run.setup.step_time_s, runs, study.seed, 0, progress);
-  study.storage = compare_storage(study.run, intervals, runs, study.seed, source, progress);
+  std::vector<StorageVariant> variants = storage_variants(study.run, intervals, source);
+  // Chunks of the resume file: 0 the main runs, 1 the interval sweep, 2... the storage options.
+  std::optional<ResumeFile> resume;
+  if (!resume_path.empty()) resume.emplace(resume_path, failures_job(scenario, runs, study.seed, intervals), 2 + variants.size());
+  const auto kept = [&](std::size_t chunk) { return resume ? resume->find(chunk) : nullptr; };
+  const auto keep = [&](std::size_t chunk, std::string text) {
+    if (resume) resume->add(chunk, std::move(text));
+  };
+  const auto chunk_name = [](std::size_t chunk) { return "chunk " + std::to_string(chunk); };
+  const auto batch = [&](std::size_t chunk, const models::RunInputs& inputs) {
+    if (const std::string* text = kept(chunk)) {
+      bar.advance(static_cast<std::size_t>(runs));
+      return statistics_from_text(*text, chunk_name(chunk));
+    }
+    models::RunStatistics stats = models::simulate_runs(inputs, runs, study.seed, 0, progress);
+    keep(chunk, statistics_text(stats));
+    return stats;
+  };
+  study.stats = batch(0, study.run.inputs);
+  if (const std::string* text = kept(1)) {
+    bar.advance(static_cast<std::size_t>(runs) * 15);
+    study.sweep = interval_sweep_from_text(*text, chunk_name(1));
+  } else {
+    study.sweep = models::sweep_intervals(study.run.inputs, study.run.setup.step_time_s, runs, study.seed, 0, progress);
+    keep(1, interval_sweep_text(study.sweep));
+  }
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    variants[i].row.stats = batch(2 + i, variants[i].inputs);
+    study.storage.push_back(std::move(variants[i].row));
+  }
   bar.finish();
 
   if (scenario_args.json) {
@@ -135,6 +182,7 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
     out << failures_report_text(scenario, study) << "communication constants: "
         << calibration::communication_constants(scenario) << '\n';
   }
+  if (resume) resume->remove();  // the study is done
   return 0;
 }
 

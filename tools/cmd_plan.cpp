@@ -16,10 +16,13 @@
 #include "planning/plan/topology_names.hpp"
 #include "scenarios/presets.hpp"
 #include "tools/checked_option.hpp"
+#include "scenarios/scenario_io.hpp"
+#include "sim/hashing.hpp"
 #include "tools/command_line.hpp"
 #include "calibration/step_inputs.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
+#include "tools/plan_resume.hpp"
 #include "tools/progress.hpp"
 #include "tools/render/plan_report.hpp"
 
@@ -60,6 +63,22 @@ std::vector<models::TopologyKind> parse_topologies(const std::string& list) {
   return kinds;
 }
 
+// What makes one plan, for its resume file: the normalised scenario, the validation runs and every
+// option but those that cannot change the result (--resume itself, --jobs, --quiet).
+std::string plan_job(std::span<const std::string> args, const std::string& scenario_json, const std::string& validation_text) {
+  std::string job = "plan\n" + scenario_json + fmt::format("\nvalidation {:016x}\noptions", sim::fnv1a64(validation_text));
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--resume" || arg == "--jobs") {
+      ++i;  // and its value
+      continue;
+    }
+    if (arg.starts_with("--resume=") || arg.starts_with("--jobs=") || arg == "--quiet") continue;
+    job += fmt::format(" {}:{}", arg.size(), arg);
+  }
+  return job;
+}
+
 }  // namespace
 
 int cmd_plan(std::span<const std::string> args, std::ostream& out) {
@@ -68,7 +87,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   scenario_args.add_to(options);
   double deadline_days = 0.0, budget_usd = 0.0, oversubscription = 2.0;
   std::string gpus_text = "a100-80gb,h100-sxm,h200-sxm,b200", topologies_text = "rail_optimized,fat_tree,dragonfly";
-  std::string pricing = "rent", report_path, validation_path;
+  std::string pricing = "rent", report_path, validation_path, resume_path;
   std::vector<std::string> price_args, server_price_args;
   std::int64_t min_gpus = 0, max_gpus = 0;
   unsigned jobs = planning::default_jobs();
@@ -109,12 +128,16 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
        "(default: the built-in validation/published_runs.csv)")
       ("jobs", integer_option("jobs", &jobs, jobs_range)->value_name("N"),
        with_rule("simulate on N threads (default: all cores)", jobs_range.rule()).c_str())
-      ("quiet", po::bool_switch(&quiet), "no progress on stderr");
+      ("quiet", po::bool_switch(&quiet), "no progress on stderr")
+      ("resume", po::value(&resume_path)->value_name("FILE"),
+       "keep the progress in FILE, rewritten atomically as parts of the layout runs finish; a plan killed "
+       "midway and started again with the same FILE goes on from it, with the same output as one "
+       "uninterrupted run. A FILE of another plan is refused. Removed once the output is written");
   const CommandHelp help{
       .name = "plan",
       .usage = "[SCENARIO] [--deadline-days D] [--budget-usd B] [--gpus LIST] [--min-gpus N] [--max-gpus N]\n"
                "                       [--topologies LIST] [--pricing rent|build] [--price GPU=USD ...]\n"
-               "                       [--validation FILE.csv] [--report FILE.html] [--jobs N] [--set path=value ...] [--json]",
+               "                       [--validation FILE.csv] [--report FILE.html] [--jobs N] [--resume FILE] [--set path=value ...] [--json]",
       .description =
           "Size a cluster before buying or renting it. For the scenario's model, sequence length, global\n"
           "batch and token budget (training.tokens), search GPU type, GPU count (whole nodes), topology and\n"
@@ -133,7 +156,12 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   const auto rent_prices = parse_prices(price_args, "--price", gpu_hour_range, gpus);
   const auto server_prices = parse_prices(server_price_args, "--server-price", server_range, gpus);
   std::optional<planning::BandTable> validation;
-  if (!validation_path.empty()) validation.emplace(planning::load_validation_csv(validation_path), jobs);
+  std::string validation_text;
+  if (!validation_path.empty()) {
+    planning::ValidationCsv csv = planning::load_validation_csv(validation_path);
+    validation_text = csv.text;
+    validation.emplace(std::move(csv), jobs);
+  }
   planning::PlanRequest request{
       .scenario = scenario_args.load(),
       .gpus = gpus,
@@ -149,6 +177,12 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
       .simulate_chosen = !report_path.empty(),
       .validation = validation ? &*validation : nullptr,
   };
+  std::optional<PlanResumeStore> store;
+  if (!resume_path.empty()) {
+    check_resume_path(resume_path, {report_path});
+    store.emplace(resume_path, plan_job(args, scenarios::to_json(request.scenario), validation_text));
+    request.store = &*store;
+  }
   std::optional<Progress> bar;
   const auto progress = [&](std::size_t layouts) -> planning::ProgressFn {
     if (quiet || !stderr_is_terminal()) return {};
@@ -166,6 +200,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
     out << text << "communication constants: " << calibration::communication_constants(request.scenario)
         << " (each candidate GPU: its own bundled profile)\n";
   }
+  if (store) store->remove();  // the plan is done
   return 0;
 }
 

@@ -2,6 +2,7 @@
 // valid layout (--search), on one model and cluster.
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "models/step/step_model.hpp"
+#include "scenarios/scenario_error.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "scenarios/sweep_configs.hpp"
 #include "calibration/step_inputs.hpp"
@@ -23,6 +25,8 @@
 #include "planning/validation/band_table.hpp"
 #include "sim/hashing.hpp"
 #include "tools/progress.hpp"
+#include "tools/resumable_search.hpp"
+#include "tools/resume_file.hpp"
 #include "tools/render/sweep_table.hpp"
 
 namespace clustersim::tools {
@@ -59,7 +63,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   ScenarioArgs scenario_args;
   CommandOptions options;
   scenario_args.add_to(options);
-  std::string configs_path, csv_path, report_path, shard_text, validation_path;
+  std::string configs_path, csv_path, report_path, shard_text, validation_path, resume_path;
   bool search = false, quiet = false;
   constexpr std::size_t unset = std::numeric_limits<std::size_t>::max();
   std::size_t top = unset;
@@ -85,11 +89,15 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
        with_rule("simulate on N threads (default: all cores)", jobs_range.rule()).c_str())
       ("shard", po::value(&shard_text)->value_name("I/N"),
        "evaluate only the I-th of N disjoint slices and print them as JSON for clustersim merge")
-      ("quiet", po::bool_switch(&quiet), "no progress on stderr");
+      ("quiet", po::bool_switch(&quiet), "no progress on stderr")
+      ("resume", po::value(&resume_path)->value_name("FILE"),
+       "with --search --top 0 or --csv: keep the progress in FILE, rewritten atomically as parts of the search finish; "
+       "a run killed midway and started again with the same FILE goes on from it, with the same output "
+       "as one uninterrupted run. A FILE of another search is refused. Removed once the output is written");
   const CommandHelp help{
       .name = "sweep",
       .usage = "[SCENARIO] [--configs FILE | --search] [--top N] [--csv FILE] [--report FILE.html]\n"
-               "                        [--validation FILE.csv] [--jobs N] [--shard I/N] [--set path=value ...] [--json]",
+               "                        [--validation FILE.csv] [--jobs N] [--shard I/N] [--resume FILE] [--set path=value ...] [--json]",
       .description =
           "Rank parallelism layouts of one model on one cluster: step time, tokens/s per GPU, MFU,\n"
           "pipeline bubble, exposed communication, memory per GPU and whether it fits (and why not).\n"
@@ -101,9 +109,26 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   };
   if (!parse_command_line(args, help, options, out)) return 0;
   if (search && !configs_path.empty()) throw CliError("sweep: --search and --configs exclude each other");
+  if (!resume_path.empty() && !search) throw CliError("sweep: --resume needs --search");
+  if (!resume_path.empty()) check_resume_path(resume_path, {csv_path, report_path});
   const planning::Shard shard = shard_text.empty() ? planning::Shard{} : parse_shard(shard_text);
 
-  const scenarios::Scenario scenario = scenario_args.load();
+  scenarios::Scenario scenario =
+      scenario_args.load(search ? scenarios::LayoutCheck::searched : scenarios::LayoutCheck::own_layout);
+  std::vector<planning::LayoutCandidate> candidates;
+  if (search) {
+    candidates = planning::search_layouts(calibration::step_inputs(scenario));
+    // The search replaces the scenario's own layout, which may not fit the cluster (after a --set
+    // cluster.num_gpus, say): the first layout searched stands in for it (in the fingerprint, and
+    // where a named profile's widening is measured). With none, the scenario's own rule says why.
+    if (auto violation = scenarios::find_violation(scenario)) {
+      if (candidates.empty()) {
+        throw scenarios::ScenarioError(scenario_args.source_name(), violation->pointer, violation->rule);
+      }
+      scenario.parallelism = candidates.front().layout.parallelism;
+      scenario.training = candidates.front().layout.training;
+    }
+  }
   const models::StepInputs base = calibration::step_inputs(scenario);
   std::optional<planning::BandTable> own_table;
   std::string validation_key;  // bands from another CSV make another sweep: merge must not mix them
@@ -128,7 +153,6 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   const TableOptions table_options{.top = shard.count > 1 ? 0 : top != unset ? top : search ? kDefaultSearchTop : 0};
   std::vector<planning::SweepRow> rows;
   if (search) {
-    const auto candidates = planning::search_layouts(base);
     header.fingerprint = planning::fingerprint(scenarios::to_json(scenario) + "\nsearch" + validation_key);
     Progress progress("sweep --search", "layouts simulated", planning::search_simulations(candidates, shard), show_progress,
                       std::cerr);
@@ -137,7 +161,19 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
         !csv_path.empty() || table_options.top == 0
             ? 0
             : std::max(table_options.top, report_path.empty() ? 0 : kReportRankingRows);
-    rows = planning::run_search(base, candidates, bands, shard, jobs, [&](std::size_t n) { progress.advance(n); }, keep_top);
+    if (!resume_path.empty() && keep_top > 0 && base.fidelity == models::CommFidelity::analytic) {
+      // Its parts would each prune on their own, and so print other counts than one run.
+      throw CliError("sweep: --resume needs a search that simulates every layout that fits (--top 0, --csv or the "
+                     "flow fidelity); one that ranks only its top rows sets the rest apart and is quick");
+    }
+    const planning::ProgressFn advance = [&](std::size_t n) { progress.advance(n); };
+    if (resume_path.empty()) {
+      rows = planning::run_search(base, candidates, bands, shard, jobs, advance, keep_top);
+    } else {
+      const std::string job = fmt::format("sweep --search\n{}\nshard {}/{}\nkeep {}", header.fingerprint, shard.index,
+                                          shard.count, keep_top);
+      rows = run_search_resumable(resume_path, job, header, base, candidates, bands, shard, jobs, advance, keep_top);
+    }
   } else {
     const std::vector<scenarios::SweepConfig> configs =
         configs_path.empty() ? scenario.sweep.configs : scenarios::load_sweep_configs_file(configs_path);
@@ -167,6 +203,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   // Files once everything is computed, then stdout: a failure leaves no file and no half output.
   if (!csv_path.empty()) write_file_atomically(csv_path, sweep_csv(rows));
   if (!report_path.empty()) write_file_atomically(report_path, report_html);
+  if (!resume_path.empty()) std::filesystem::remove(resume_path);  // the job is done
   if (scenario_args.json || shard.count > 1) {
     out << sweep_json(header, rows, table_options).dump(2) << '\n';
   } else {

@@ -68,9 +68,9 @@ void ScenarioArgs::add_to(CommandOptions& options) {
   options.positional.add("scenario", 1);
 }
 
-scenarios::Scenario ScenarioArgs::load() const {
-  return scenario_path.empty() ? scenarios::default_scenario(sets)
-                               : scenarios::load_scenario_file(scenario_path, sets);
+scenarios::Scenario ScenarioArgs::load(scenarios::LayoutCheck check) const {
+  return scenario_path.empty() ? scenarios::default_scenario(sets, check)
+                               : scenarios::load_scenario_file(scenario_path, sets, check);
 }
 
 std::string ScenarioArgs::source_name() const {

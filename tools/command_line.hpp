@@ -13,6 +13,7 @@
 
 #include "planning/search/sweep_runner.hpp"
 #include "scenarios/scenario.hpp"
+#include "scenarios/scenario_validation.hpp"
 
 namespace clustersim::tools {
 
@@ -47,8 +48,9 @@ struct ScenarioArgs {
 
   /// Registers [SCENARIO], --set and --json, bound to this object (which must outlive parsing).
   void add_to(CommandOptions& options);
-  /// Loads the named scenario with the overrides; throws scenarios::ScenarioError.
-  scenarios::Scenario load() const;
+  /// Loads the named scenario with the overrides; throws scenarios::ScenarioError. `check`:
+  /// whether the scenario's own layout must be valid (not where a search replaces it).
+  scenarios::Scenario load(scenarios::LayoutCheck check = scenarios::LayoutCheck::own_layout) const;
   /// The scenario's name in messages and reports: its file, or "default scenario".
   std::string source_name() const;
   /// The line describing [SCENARIO] for CommandHelp::arguments.

@@ -28,7 +28,7 @@ PlanResult make_plan(const PlanRequest& request, const PlanProgressFn& progress)
   }
 
   const ProgressFn on_layout = progress ? progress(layout_count(result.clusters)) : ProgressFn{};
-  const LayoutRuns runs = simulate_layouts(result.clusters, request.jobs, on_layout);
+  const LayoutRuns runs = simulate_layouts(result.clusters, request.jobs, on_layout, request.store);
   const OptionSettings settings{.topologies = request.topologies,
                                 .oversubscription = request.oversubscription,
                                 .pricing = request.pricing,

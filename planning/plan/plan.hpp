@@ -19,6 +19,7 @@
 
 #include "models/step/step_model.hpp"
 #include "planning/plan/plan_clusters.hpp"
+#include "planning/plan/plan_evaluation.hpp"
 #include "planning/plan/plan_options.hpp"
 #include "planning/plan/plan_prices.hpp"
 #include "planning/search/sweep_runner.hpp"
@@ -42,6 +43,7 @@ struct PlanRequest {
   unsigned jobs = 1;                               // simulation threads
   bool simulate_chosen = false;                    // keep the full simulation of the choice (for a report)
   const BandTable* validation = nullptr;           // the bands' runs; nullptr: built_in_band_table()
+  LayoutRunStore* store = nullptr;                 // keeps finished layout runs (plan --resume); may be null
 };
 
 struct PlanResult {

@@ -5,6 +5,7 @@
 /// PredictionBands). Results do not depend on the thread count.
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "models/step/step_model.hpp"
@@ -24,11 +25,28 @@ struct LayoutRuns {
   std::vector<std::vector<std::size_t>> ranked;  // per cluster: indices into runs, least slow end first
 };
 
+/// Keeps the reports of finished parts of simulate_layouts, so that an interrupted plan can go on
+/// where it stopped (`plan --resume FILE`, tools/plan_resume.hpp). The runs are split into parts of
+/// contiguous runs, each simulated on the threads and handed to keep() when done; a part kept()
+/// gives back is not simulated again. What kept() gives back is used either way, so a plan's
+/// output does not depend on whether a part was resumed.
+class LayoutRunStore {
+ public:
+  virtual ~LayoutRunStore() = default;
+  /// Told the number of runs once, before any; returns how many parts to split them into (>= 1).
+  virtual std::size_t parts(std::size_t runs) = 0;
+  /// The reports of a finished part, one per run in order, or nullopt.
+  virtual std::optional<std::vector<models::StepReport>> kept(std::size_t part) = 0;
+  virtual void keep(std::size_t part, const std::vector<models::StepReport>& reports) = 0;
+};
+
 /// The number of simulations simulate_layouts runs (for sizing progress).
 std::size_t layout_count(const std::vector<SizedCluster>& clusters);
 
 /// `progress` (may be empty) is told of each layout done, from any thread. Equal slow ends keep
 /// enumeration order.
-LayoutRuns simulate_layouts(const std::vector<SizedCluster>& clusters, unsigned jobs, const ProgressFn& progress);
+/// With a `store`, part by part through it.
+LayoutRuns simulate_layouts(const std::vector<SizedCluster>& clusters, unsigned jobs, const ProgressFn& progress,
+                            LayoutRunStore* store = nullptr);
 
 }  // namespace clustersim::planning

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -18,8 +19,11 @@ namespace clustersim::planning {
 struct Shard {
   std::size_t index = 1;  // 1-based
   std::size_t count = 1;
+  // Only the layouts in [begin, end) of it: one chunk of a resumable search (tools/resume_file.hpp).
+  std::size_t begin = 0;
+  std::size_t end = std::numeric_limits<std::size_t>::max();
 
-  bool contains(std::size_t layout) const { return layout % count == index - 1; }
+  bool contains(std::size_t layout) const { return layout >= begin && layout < end && layout % count == index - 1; }
 };
 
 /// Told how many layouts were just done, from any thread; may be empty.
