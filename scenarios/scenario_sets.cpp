@@ -68,8 +68,8 @@ void rederive_dp(const std::vector<std::string>& set_pointers, json& document) {
   const bool layout_set = is_set(set_pointers, "/parallelism/tp") || is_set(set_pointers, "/parallelism/pp") ||
                           is_set(set_pointers, "/parallelism/cp") || is_set(set_pointers, "/cluster/num_gpus");
   if (!layout_set || is_set(set_pointers, "/parallelism/dp")) return;
-  const auto parallelism = document.find("parallelism");
-  if (parallelism != document.end() && parallelism->is_object()) parallelism->erase("dp");
+  const auto layout = document.find("parallelism");
+  if (layout != document.end() && layout->is_object()) layout->erase("dp");
 }
 
 }  // namespace

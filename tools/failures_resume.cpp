@@ -10,16 +10,17 @@ namespace {
 // Every field below is kept; a new field must be added to both functions, or a resumed study
 // would print it as zero.
 static_assert(sizeof(models::RunStatistics) ==
-                  sizeof(double) * (14 + models::failure_kind_count + models::loss_cause_count),
+                  sizeof(double) * (15 + models::run_end_count + models::failure_kind_count + models::loss_cause_count),
               "RunStatistics changed: keep its new fields in write_statistics and read_statistics");
-static_assert(sizeof(models::IntervalPoint) == 3 * sizeof(double), "IntervalPoint changed: keep its new fields");
+static_assert(sizeof(models::IntervalPoint) == 4 * sizeof(double), "IntervalPoint changed: keep its new fields");
 static_assert(sizeof(models::IntervalSweep) == 8 * sizeof(double) + sizeof(std::vector<models::IntervalPoint>),
               "IntervalSweep changed: keep its new fields");
 
 void write_statistics(BitRecordWriter& w, const models::RunStatistics& s) {
   w.count(s.runs);
   w.count(s.unfinished);
-  for (const double x : {s.work_s, s.mean_wall_s, s.p50_wall_s, s.p90_wall_s, s.stddev_wall_s, s.mean_goodput}) w.number(x);
+  for (const std::int64_t n : s.runs_by_end) w.count(n);
+  for (const double x : {s.work_s, s.horizon_s, s.mean_wall_s, s.p50_wall_s, s.p90_wall_s, s.stddev_wall_s, s.mean_goodput}) w.number(x);
   for (const double x : s.mean_interruptions) w.number(x);
   for (const double x : {s.mean_total_interruptions, s.p10_interruptions, s.p90_interruptions, s.mean_degraded_links,
                          s.mean_stragglers, s.mean_checkpoints}) {
@@ -32,7 +33,8 @@ models::RunStatistics read_statistics(BitRecordReader& r) {
   models::RunStatistics s;
   s.runs = r.count();
   s.unfinished = r.count();
-  for (double* x : {&s.work_s, &s.mean_wall_s, &s.p50_wall_s, &s.p90_wall_s, &s.stddev_wall_s, &s.mean_goodput}) {
+  for (std::int64_t& n : s.runs_by_end) n = r.count();
+  for (double* x : {&s.work_s, &s.horizon_s, &s.mean_wall_s, &s.p50_wall_s, &s.p90_wall_s, &s.stddev_wall_s, &s.mean_goodput}) {
     *x = r.number();
   }
   for (double& x : s.mean_interruptions) x = r.number();
@@ -67,6 +69,7 @@ std::string interval_sweep_text(const models::IntervalSweep& sweep) {
     w.number(p.interval_s);
     w.number(p.mean_wall_s);
     w.number(p.mean_goodput);
+    w.count(p.unfinished);
   }
   w.number(sweep.best_interval_s);
   w.number(sweep.best_goodput);
@@ -84,6 +87,7 @@ models::IntervalSweep interval_sweep_from_text(std::string_view text, std::strin
     p.interval_s = r.number();
     p.mean_wall_s = r.number();
     p.mean_goodput = r.number();
+    p.unfinished = r.count();
     sweep.points.push_back(p);
   }
   sweep.best_interval_s = r.number();

@@ -162,17 +162,16 @@ HandGrid hand_grid() {
       {"h100-sxm", 64, 5e6}, {"h100-sxm", 128, 8e6}, {"b200", 64, 1e7}, {"b200", 128, 1.6e7}};
   HandGrid grid;
   for (const auto& [gpu, gpus, tokens_per_s] : rows) {
-    SizedCluster c;
+    SizedCluster& c = grid.clusters.emplace_back();
     c.gpu = gpu;
     c.scenario = scenario;
     c.scenario.cluster.num_gpus = gpus;
     c.layouts.push_back(Layout{});
     grid.runs.ranked.push_back({grid.runs.runs.size()});
-    LayoutRun run{.cluster = grid.clusters.size(), .layout = 0};
+    LayoutRun run{.cluster = grid.clusters.size() - 1, .layout = 0};
     run.report.tokens_per_s = tokens_per_s;
     run.report.times.step_time_s = 1.0;
     grid.runs.runs.push_back(run);
-    grid.clusters.push_back(std::move(c));
   }
   return grid;
 }
