@@ -66,6 +66,9 @@ class Time {
 
   constexpr std::int64_t ns() const { return ns_; }
   constexpr double seconds() const { return static_cast<double>(ns_) * 1e-9; }
+  /// Seconds from `earlier` to this instant, unchecked: for two instants of one run (0 <= earlier
+  /// <= this), whose difference cannot overflow. The engine takes one per rate change.
+  constexpr double seconds_since(Time earlier) const { return static_cast<double>(ns_ - earlier.ns_) * 1e-9; }
 
   /// Sums and differences throw TimeRangeError where they would overflow.
   constexpr Time operator+(Time other) const {
