@@ -22,9 +22,9 @@ constexpr Bounds layers{.min = 1, .max = 10'000};
 constexpr Bounds hidden{.min = 1, .max = 1 << 20};
 // Megatron-LM's 1T GPT has an MLP of 102,400, PaLM 73,728; 2^22.
 constexpr Bounds ffn_hidden{.min = 1, .max = 1 << 22};
-// Llama 3 405B has 128 heads; 2^16 heads of one dimension each at the widest hidden.
+// Llama 3 405B has 128 heads, Megatron-LM's 1T GPT 160; 2^16.
 constexpr Bounds heads{.min = 1, .max = 1 << 16};
-// Gemma 3's 262,144 is the largest vocabulary; 2^24.
+// Gemma 3 has 262,144 tokens, Llama 3 128,256; 2^24.
 constexpr Bounds vocab{.min = 1, .max = 1 << 24};
 constexpr Bounds probability{.min = 0, .max = 1};
 
@@ -70,7 +70,7 @@ constexpr Bounds zero_stage{.min = 0, .max = 3};
 constexpr Bounds shard_group{.min = 0, .max = 1 << 20};
 
 // --- training ---------------------------------------------------------------------------------
-// 2^25 tokens: three times Llama 4 Scout's 10M context, the longest trained.
+// 2^25 tokens: three times Llama 4 Scout's 10M-token context window.
 constexpr Bounds seq_len{.min = 1, .max = 1 << 25};
 // Sequences per micro-batch: 1-16 in published runs.
 constexpr Bounds micro_batch{.min = 1, .max = 1 << 16};

@@ -11,8 +11,8 @@ using clustersim::sim::Time;
 using clustersim::sim::TimeRangeError;
 
 namespace {
-constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr std::int64_t kMaxNs = std::numeric_limits<std::int64_t>::max();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 }  // namespace
 
 TEST_CASE("time: seconds convert to the nearest nanosecond inside the range") {
@@ -24,7 +24,7 @@ TEST_CASE("time: seconds convert to the nearest nanosecond inside the range") {
   CHECK_THROWS_AS(Time::from_seconds(9.3e9), TimeRangeError);
   CHECK_THROWS_AS(Time::from_seconds(-9.3e9), TimeRangeError);
   CHECK_THROWS_AS(Time::from_seconds(6.9e12), TimeRangeError);
-  CHECK_THROWS_AS(Time::from_seconds(kInf), TimeRangeError);
+  CHECK_THROWS_AS(Time::from_seconds(kInfinity), TimeRangeError);
   CHECK_THROWS_AS(Time::from_seconds(std::numeric_limits<double>::quiet_NaN()), TimeRangeError);
   CHECK_THROWS_WITH(Time::from_seconds(1e10),
                     "a duration of 1e+10 s is beyond the 292 years (2^63 ns) simulated time holds");
@@ -32,22 +32,22 @@ TEST_CASE("time: seconds convert to the nearest nanosecond inside the range") {
 
 TEST_CASE("time: a rounded-up duration is refused beyond the range instead of saturating") {
   // 2^63 - 1024 is the largest double below 2^63: it still fits.
-  CHECK(Time::from_ns_rounded_up(0x1p63 - 1024.0).ns() == kMax - 1023);
+  CHECK(Time::from_ns_rounded_up(0x1p63 - 1024.0).ns() == kMaxNs - 1023);
   CHECK_THROWS_AS(Time::from_ns_rounded_up(0x1p63), TimeRangeError);
   CHECK_THROWS_AS(Time::from_ns_rounded_up(1e30), TimeRangeError);
-  CHECK_THROWS_AS(Time::from_ns_rounded_up(kInf), TimeRangeError);
+  CHECK_THROWS_AS(Time::from_ns_rounded_up(kInfinity), TimeRangeError);
   CHECK_THROWS_AS(Time::from_ns_rounded_up(std::numeric_limits<double>::quiet_NaN()), TimeRangeError);
 }
 
 TEST_CASE("time: sums and differences that overflow throw instead of wrapping") {
-  const Time almost = Time::from_ns(kMax - 10);
-  CHECK((almost + Time::from_ns(10)).ns() == kMax);
+  const Time almost = Time::from_ns(kMaxNs - 10);
+  CHECK((almost + Time::from_ns(10)).ns() == kMaxNs);
   CHECK_THROWS_AS(almost + Time::from_ns(11), TimeRangeError);
   Time accumulated = almost;
-  CHECK_THROWS_AS(accumulated += Time::from_ns(kMax), TimeRangeError);
+  CHECK_THROWS_AS(accumulated += Time::from_ns(kMaxNs), TimeRangeError);
   CHECK(accumulated == almost);  // unchanged by the failed sum
-  CHECK((Time::from_ns(-5) - Time::from_ns(kMax - 5)).ns() == -kMax);
-  CHECK_THROWS_AS(Time::from_ns(-5) - Time::from_ns(kMax), TimeRangeError);
+  CHECK((Time::from_ns(-5) - Time::from_ns(kMaxNs - 5)).ns() == -kMaxNs);
+  CHECK_THROWS_AS(Time::from_ns(-5) - Time::from_ns(kMaxNs), TimeRangeError);
   CHECK((Time::from_ns(3) + Time::from_ns(-7)).ns() == -4);
   // Two halves of the range: what the engine's saturation at 2^62 once added to a wrapped time.
   const Time half = Time::from_ns(std::int64_t{1} << 62);
