@@ -7,6 +7,8 @@
 #include <limits>
 #include <set>
 #include <span>
+#include <sstream>
+#include <stdexcept>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -14,6 +16,7 @@
 
 #include "calibration/nccl_tests_log.hpp"
 #include "calibration/profile_overlap.hpp"
+#include "scenarios/scenario_bounds.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "scenarios/bounded_input.hpp"
 #include "scenarios/json_input.hpp"
@@ -83,6 +86,54 @@ constexpr std::array kCommFields{
     CommField{"all_to_all_base_latency_s", &models::CommProfile::all_to_all_base_latency_s, true},
     CommField{"all_to_all_peer_latency_s", &models::CommProfile::all_to_all_peer_latency_s, true},
 };
+
+// The physical range of each constant, checked where it is read, so that a profile cannot turn
+// a step into 105 % MFU or infinite time. Efficiencies are achieved over peak: above 0 (a step
+// divides by them), at most 1; 0 only where it means "not modelled". Latencies: a kernel launch
+// or a hop takes microseconds, a link across a continent 30 ms; 1 s is past any.
+constexpr scenarios::Bounds kEfficiency{.min = 0, .min_exclusive = true, .max = 1};
+constexpr scenarios::Bounds kEfficiencyOrNone{.min = 0, .max = 1};
+constexpr scenarios::Bounds kLatencyS{.min = 0, .max = 1};
+
+struct FieldRange {
+  std::string_view name;
+  scenarios::Bounds bounds;
+};
+constexpr std::array kRanges{
+    FieldRange{"gemm_max_efficiency_bf16", kEfficiency},
+    FieldRange{"gemm_max_efficiency_fp8", kEfficiencyOrNone},  // 0: no FP8 tensor cores
+    // The reduction length of half fill: a few hundred elements on Ampere to Blackwell.
+    FieldRange{"k_half", {.min = 0, .min_exclusive = true, .max = 1e6}},
+    FieldRange{"attention_efficiency", kEfficiency},
+    FieldRange{"attention_cudnn_efficiency", kEfficiency},
+    FieldRange{"attention_flash3_efficiency", kEfficiency},
+    FieldRange{"hbm_efficiency", kEfficiency},
+    FieldRange{"launch_overhead_s", kLatencyS},
+    // Sustained over measured clock: 0.84 on Hopper at its power limit; 2 allows a measurement
+    // taken at a throttled clock.
+    FieldRange{"sustained_clock_ratio", {.min = 0, .min_exclusive = true, .max = 2}},
+    FieldRange{"nvlink_efficiency", kEfficiency},
+    FieldRange{"network_efficiency", kEfficiency},
+    FieldRange{"launch_latency_s", kLatencyS},
+    FieldRange{"nvlink_hop_latency_s", kLatencyS},
+    FieldRange{"network_hop_latency_s", kLatencyS},
+    FieldRange{"nvls_algbw_efficiency", kEfficiencyOrNone},  // 0: no NVLS
+    FieldRange{"tree_efficiency", kEfficiency},
+    FieldRange{"network_bulk_hop_latency_s", kLatencyS},
+    FieldRange{"ll_base_latency_s", kLatencyS},
+    FieldRange{"ll_network_hop_latency_s", kLatencyS},
+    FieldRange{"ll_network_efficiency", kEfficiencyOrNone},  // 0: not modelled
+    // The soft minimum's exponent: 4 in the bundled profiles; 0: the plain minimum.
+    FieldRange{"tree_coupling_exponent", {.min = 0, .max = 64}},
+    FieldRange{"all_to_all_base_latency_s", kLatencyS},
+    FieldRange{"all_to_all_peer_latency_s", kLatencyS},
+};
+
+const scenarios::Bounds& range_of(std::string_view name) {
+  for (const FieldRange& r : kRanges)
+    if (r.name == name) return r.bounds;
+  throw std::logic_error("calibration profile field without a range: " + std::string(name));
+}
 
 /// The names of the fields in one or more of the tables above: a section's allowed keys.
 template <class... Tables>
@@ -162,6 +213,11 @@ class Reader {
     return value.get<std::int64_t>();
   }
 
+  // A number read already, against its range: "must be a number in (0, 1], got 1e+308".
+  void in_range(double value, const scenarios::Bounds& bounds, const std::string& pointer) const {
+    if (!bounds.contains(value)) fail(pointer, fmt::format("must be a number in {}, got {}", bounds.text(false), value));
+  }
+
   std::string text(const ordered_json& value, const std::string& pointer) const {
     if (!value.is_string()) fail(pointer, "must be a string");
     return value.get<std::string>();
@@ -199,13 +255,15 @@ AlphaBetaSegment read_segment(const Reader& r, const ordered_json& j, const std:
   s.max_bytes = r.integer(r.member(j, pointer, "max_bytes"), pointer + "/max_bytes", s.min_bytes);
   s.points = static_cast<int>(r.integer(r.member(j, pointer, "points"), pointer + "/points", 1));
   s.alpha_us = r.number(r.member(j, pointer, "alpha_us"), pointer + "/alpha_us");
+  r.in_range(s.alpha_us, {.min = 0, .max = 1e6}, pointer + "/alpha_us");  // us: 1 s, as kLatencyS
   s.alpha_lo_us = s.alpha_hi_us = kNaN;
   if (j.contains("alpha_us_ci95")) {
     std::tie(s.alpha_lo_us, s.alpha_hi_us) = r.interval(j.at("alpha_us_ci95"), pointer + "/alpha_us_ci95", false);
   }
   s.busbw_gb_per_s = r.number(r.member(j, pointer, "busbw_gb_per_s"), pointer + "/busbw_gb_per_s", true);
-  if (!std::isnan(s.busbw_gb_per_s) && !(s.busbw_gb_per_s > 0.0)) {
-    r.fail(pointer + "/busbw_gb_per_s", "must be > 0 or null");
+  // Bus bandwidth: the bundled profiles reach about 2,000 GB/s; 100 TB/s is fifty times that.
+  if (!std::isnan(s.busbw_gb_per_s) && !(s.busbw_gb_per_s > 0.0 && s.busbw_gb_per_s <= 1e5)) {
+    r.fail(pointer + "/busbw_gb_per_s", fmt::format("must be null or a number in (0, 100000] GB/s, got {}", s.busbw_gb_per_s));
   }
   s.busbw_lo = s.busbw_hi = kNaN;
   if (j.contains("busbw_gb_per_s_ci95")) {
@@ -316,6 +374,7 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
       continue;
     }
     const auto [value, from] = r.constant(r.member(compute, "/compute", f.name), pointer, p);
+    r.in_range(value, range_of(f.name), pointer + "/value");
     p.compute.*f.member = {value, from};
   }
   for (const auto& f : kComputeInts) {
@@ -327,14 +386,6 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
     (void)value;
     p.compute.*f.member = {static_cast<int>(count), from};
   }
-  for (const std::string_view positive :
-       {"gemm_max_efficiency_bf16", "attention_efficiency", "attention_cudnn_efficiency", "attention_flash3_efficiency", "hbm_efficiency", "k_half",
-        "sustained_clock_ratio"}) {
-    const auto it = std::find_if(kComputeDoubles.begin(), kComputeDoubles.end(),
-                                 [&](const DoubleField& f) { return f.name == positive; });
-    if (!((p.compute.*(it->member)).value > 0.0)) r.fail("/compute/" + std::string(positive) + "/value", "must be > 0");
-  }
-
   p.overlap_section = root.contains("overlap");
   p.compute.overlap = p.overlap_section ? read_overlap_section(root.at("overlap"), source, p.ci95)
                                         : models::default_overlap_interference(p.gpu);
@@ -346,12 +397,11 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
     if (f.optional && !comm.contains(f.name)) continue;
     const std::string pointer = "/comm/" + std::string(f.name);
     const auto [value, from] = r.constant(r.member(comm, "/comm", f.name), pointer, p);
+    r.in_range(value, range_of(f.name), pointer + "/value");
     p.comm.*f.member = value;
     p.comm_sources[std::string(f.name)] = from;
     joined += fmt::format("{}{}: {}", joined.empty() ? "" : "; ", f.name, from);
   }
-  if (!(p.comm.nvlink_efficiency > 0.0)) r.fail("/comm/nvlink_efficiency/value", "must be > 0");
-  if (!(p.comm.network_efficiency > 0.0)) r.fail("/comm/network_efficiency/value", "must be > 0");
   p.comm.source = fmt::format("calibration profile {}: {}", source, joined);
 
   const ordered_json& collectives = r.member(root, "", "collectives");
@@ -389,11 +439,13 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
     const std::string fabric = r.text(r.member(network, "/network", "fabric"), "/network/fabric");
     if (fabric != "infiniband" && fabric != "roce") r.fail("/network/fabric", "must be \"infiniband\" or \"roce\"");
     const double gbit = r.number(r.member(network, "/network", "nic_gbit_per_s"), "/network/nic_gbit_per_s");
-    if (!(gbit > 0.0)) r.fail("/network/nic_gbit_per_s", "must be > 0");
+    r.in_range(gbit, scenarios::key_bounds::nic_gbit_per_s, "/network/nic_gbit_per_s");
     p.network = models::MeasuredNetwork{
         .fabric = fabric == "roce" ? models::Fabric::roce : models::Fabric::infiniband,
         .nic_bytes_per_s = gbit * 1e9 / 8.0,
         .nics_per_node = r.integer(r.member(network, "/network", "nics_per_node"), "/network/nics_per_node", 1)};
+    r.in_range(static_cast<double>(p.network->nics_per_node), scenarios::key_bounds::nics_per_node,
+               "/network/nics_per_node");
     p.network_source = r.text(r.member(network, "/network", "source"), "/network/source");
   }
 

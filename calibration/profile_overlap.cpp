@@ -16,12 +16,15 @@ using ordered_json = nlohmann::ordered_json;
 struct OverlapField {
   std::string_view name;
   models::Sourced<double> models::OverlapInterference::*member;
+  double max;  // the physical range is [0, max]
 };
 
+// NCCL's kernels hold 1-32 SMs, and no GPU has 1,024; a byte of bus traffic or of a copy reads
+// and writes HBM a few times, not a hundred.
 constexpr std::array kOverlapFields{
-    OverlapField{"sms_held", &models::OverlapInterference::sms_held},
-    OverlapField{"hbm_bytes_per_bus_byte", &models::OverlapInterference::hbm_bytes_per_bus_byte},
-    OverlapField{"copy_hbm_bytes_per_byte", &models::OverlapInterference::copy_hbm_bytes_per_byte},
+    OverlapField{"sms_held", &models::OverlapInterference::sms_held, 1024},
+    OverlapField{"hbm_bytes_per_bus_byte", &models::OverlapInterference::hbm_bytes_per_bus_byte, 100},
+    OverlapField{"copy_hbm_bytes_per_byte", &models::OverlapInterference::copy_hbm_bytes_per_byte, 100},
 };
 
 ordered_json bound(double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); }
@@ -66,7 +69,7 @@ models::OverlapInterference read_overlap_section(const ordered_json& section, co
     }
     if (!c.contains("value") || !c.at("value").is_number()) fail(pointer + "/value", "must be a number");
     const double value = c.at("value").get<double>();
-    if (!std::isfinite(value) || value < 0.0) fail(pointer + "/value", "must be a finite number >= 0");
+    if (!(value >= 0.0 && value <= f.max)) fail(pointer + "/value", fmt::format("must be a number in [0, {}], got {}", f.max, value));
     if (!c.contains("source") || !c.at("source").is_string() || c.at("source").get<std::string>().empty()) {
       fail(pointer + "/source", "must say where the value comes from");
     }

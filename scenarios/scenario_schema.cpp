@@ -7,6 +7,7 @@
 
 #include "models/spec/framework.hpp"
 #include "models/spec/layout_rules.hpp"
+#include "scenarios/scenario_bounds.hpp"
 #include "scenarios/sweep_configs.hpp"
 
 namespace clustersim::scenarios {
@@ -44,10 +45,7 @@ constexpr Unit microseconds{.symbol = "us", .div = 1e6};
 
 constexpr Unit probability{.symbol = "probability"};
 
-constexpr Bounds any{};
-constexpr Bounds positive{.min = 0, .min_exclusive = true};
 constexpr Bounds non_negative{.min = 0};
-constexpr Bounds unset_or_non_negative{.min = -1};  // -1 (any negative): not set
 
 // --- field factories --------------------------------------------------------------------------
 
@@ -194,16 +192,15 @@ constexpr Unit usd_per_month{.symbol = "USD/month"};
 constexpr Unit usd_per_kwh{.symbol = "USD/kWh"};
 constexpr Unit usd_per_kw_month{.symbol = "USD/(kW month)"};
 constexpr Unit usd_per_gpu_hour{.symbol = "USD/(GPU h)"};
-constexpr Bounds unit_interval{.min = 0, .max = 1};
-constexpr Bounds day_hours{.min = 0, .min_exclusive = true, .max = 24};
 
 // A component's failure rate, per 1000 node-days or as one node's MTBF in hours (which wins).
 template <class Access>
 std::vector<Field> component_rate(std::string_view rate_key, std::string_view mtbf_key, Access access,
                                   std::string_view meaning) {
   using models::ComponentRate;
-  return {number(rate_key, member(access, &ComponentRate::per_node_s), per_1000_node_days, non_negative, meaning),
-          number(mtbf_key, member(access, &ComponentRate::mtbf_s), hours, non_negative,
+  return {number(rate_key, member(access, &ComponentRate::per_node_s), per_1000_node_days, key_bounds::failure_rate,
+                 meaning),
+          number(mtbf_key, member(access, &ComponentRate::mtbf_s), hours, key_bounds::mtbf_hours,
                  "when > 0: one node's mean time between these failures, used instead of the rate")};
 }
 
@@ -234,22 +231,26 @@ std::vector<Section> run_sections() {
   add(component_rate("software_per_1000_node_days", "software_mtbf_hours", member(failures, &FailureSpec::software),
                      "software failures (bugs, dependencies, NCCL watchdog timeouts); Llama 3: 63 (same span)"));
   add({number("rack_per_1000_rack_days", member(failures, &FailureSpec::rack_per_rack_s), per_1000_rack_days,
-              non_negative, "correlated events (PDU, rack power) that take down a whole rack at once"),
-       integer("nodes_per_rack", member(failures, &FailureSpec::nodes_per_rack), count, positive,
+              key_bounds::failure_rate, "correlated events (PDU, rack power) that take down a whole rack at once"),
+       integer("nodes_per_rack", member(failures, &FailureSpec::nodes_per_rack), count, key_bounds::nodes_per_rack,
                "nodes a rack event takes down; Meta's Llama 3 racks hold 2"),
-       number("planned_per_day", member(failures, &FailureSpec::planned_per_s), per_day, non_negative,
+       number("planned_per_day", member(failures, &FailureSpec::planned_per_s), per_day, key_bounds::planned_per_day,
               "planned maintenance stops of the job (checkpointed first); Llama 3: 47 in 54 days"),
        number("straggler_per_1000_node_days", member(failures, &FailureSpec::straggler_per_node_s),
-              per_1000_node_days, non_negative, "slow GPUs (thermal throttling, bad parts) that slow the job"),
-       number("straggler_slowdown", member(failures, &FailureSpec::straggler_slowdown), fraction, non_negative,
+              per_1000_node_days,
+                  key_bounds::failure_rate, "slow GPUs (thermal throttling, bad parts) that slow the job"),
+       number("straggler_slowdown", member(failures, &FailureSpec::straggler_slowdown), fraction, key_bounds::slowdown,
               "how much longer steps take while a straggler is in the job; BLOOM-176B saw 0.05"),
-       number("straggler_minutes", member(failures, &FailureSpec::straggler_duration_s), minutes, positive,
+       number("straggler_minutes", member(failures, &FailureSpec::straggler_duration_s), minutes,
+              key_bounds::positive_minutes_up_to_a_year,
               "how long a straggler stays until it is found and evicted"),
-       number("thermal_slowdown", member(failures, &FailureSpec::thermal_slowdown), fraction, non_negative,
+       number("thermal_slowdown", member(failures, &FailureSpec::thermal_slowdown), fraction, key_bounds::slowdown,
               "constant slowdown from thermal throttling; Llama 3 saw 1-2 % diurnal variation"),
        number("link_reroute_fraction", member(failures, &FailureSpec::link_reroute_fraction), fraction,
-              unit_interval, "share of link failures the fabric routes around (degraded steps, no interruption)"),
-       number("link_repair_hours", member(failures, &FailureSpec::link_repair_s), hours, positive,
+              key_bounds::fraction,
+              "share of link failures the fabric routes around (degraded steps, no interruption)"),
+       number("link_repair_hours", member(failures, &FailureSpec::link_repair_s), hours,
+              key_bounds::positive_hours_up_to_a_year,
               "a routed-around link stays degraded this long")});
 
   return {
@@ -261,35 +262,41 @@ std::vector<Section> run_sections() {
        .meaning = "checkpoints and restarts (clustersim failures)",
        .index_in_parent = 1,
        .fields =
-           {number("interval_minutes", member(checkpoint, &CheckpointSpec::interval_s), minutes, non_negative,
+           {number("interval_minutes", member(checkpoint, &CheckpointSpec::interval_s), minutes,
+                   key_bounds::minutes_up_to_a_year,
                    "compute time between checkpoints; 0: use interval_steps"),
-            integer("interval_steps", member(checkpoint, &CheckpointSpec::interval_steps), count, non_negative,
+            integer("interval_steps", member(checkpoint, &CheckpointSpec::interval_steps), count,
+                    key_bounds::checkpoint_steps,
                     "steps between checkpoints; 0: use interval_minutes"),
             number("bytes_per_param", member(checkpoint, &CheckpointSpec::bytes_per_param), bytes_per_param,
-                   positive, "checkpoint bytes per parameter: 14 = bf16 weights + fp32 master, m, v"),
+                   key_bounds::checkpoint_bytes_per_param,
+                   "checkpoint bytes per parameter: 14 = bf16 weights + fp32 master, m, v"),
             enumeration("mode", member(checkpoint, &CheckpointSpec::mode),
                         std::array<std::string_view, 2>{"sync", "async"},
                         "sync: training waits for the write; async: only for the copy to host memory"),
             number("snapshot_gb_per_s", member(checkpoint, &CheckpointSpec::snapshot_bytes_per_s), gb_per_s,
-                   positive, "async: device-to-host copy rate per GPU"),
+                   key_bounds::storage_gb_per_s, "async: device-to-host copy rate per GPU"),
             enumeration("target", member(checkpoint, &CheckpointSpec::target),
                         std::array<std::string_view, 3>{"nfs", "lustre", "local_nvme"},
                         "where checkpoints are written (bandwidths under /storage)"),
             enumeration("second_target", member(checkpoint, &CheckpointSpec::second_target),
                         std::array<std::string_view, 4>{"none", "nfs", "lustre", "local_nvme"},
                         "two-phase commit: also written here, in the background; committed when both have it"),
-            number("detect_minutes", member(checkpoint, &CheckpointSpec::detect_s), minutes, non_negative,
+            number("detect_minutes", member(checkpoint, &CheckpointSpec::detect_s), minutes,
+                   key_bounds::minutes_up_to_a_year,
                    "restart: time to notice a failure (Meta health checks every 5 min)"),
             number("reschedule_minutes", member(checkpoint, &CheckpointSpec::reschedule_s), minutes,
-                   non_negative, "restart: time to relaunch the job on healthy nodes"),
-            number("warmup_minutes", member(checkpoint, &CheckpointSpec::warmup_s), minutes, non_negative,
+                   key_bounds::minutes_up_to_a_year, "restart: time to relaunch the job on healthy nodes"),
+            number("warmup_minutes", member(checkpoint, &CheckpointSpec::warmup_s), minutes,
+                   key_bounds::minutes_up_to_a_year,
                    "restart: initialisation after the load (NCCL, compilation, data loader)"),
             number("spare_fraction", member(checkpoint, &CheckpointSpec::spare_fraction), fraction,
-                   non_negative, "hot spare nodes, as a fraction of the job's nodes (rounded up)"),
+                   key_bounds::spare_fraction, "hot spare nodes, as a fraction of the job's nodes (rounded up)"),
             enumeration("when_no_spare", member(checkpoint, &CheckpointSpec::no_spare),
                         std::array<std::string_view, 2>{"wait", "shrink"},
                         "without a free spare: wait for a repair, or continue with fewer replicas"),
-            number("repair_hours", member(checkpoint, &CheckpointSpec::repair_s), hours, positive,
+            number("repair_hours", member(checkpoint, &CheckpointSpec::repair_s), hours,
+                   key_bounds::positive_hours_up_to_a_year,
                    "a failed node returns to the spare pool after this")}},
       {.pointer = "/storage",
        .meaning = "checkpoint storage bandwidths (read = write)",
@@ -297,83 +304,90 @@ std::vector<Section> run_sections() {
       {.pointer = "/storage/nfs",
        .meaning = "a network file system or object store",
        .fields = {number("aggregate_gb_per_s", member(storage_nfs, &SharedStorageSpec::aggregate_bytes_per_s),
-                         gb_per_s, positive, "all clients together; 2.5 = the 20 Gb/s of Gemini's example"),
+                         gb_per_s, key_bounds::storage_gb_per_s,
+                         "all clients together; 2.5 = the 20 Gb/s of Gemini's example"),
                   number("per_node_gb_per_s", member(storage_nfs, &SharedStorageSpec::per_node_bytes_per_s),
-                         gb_per_s, positive, "one client node")}},
+                         gb_per_s, key_bounds::storage_gb_per_s, "one client node")}},
       {.pointer = "/storage/lustre",
        .meaning = "a parallel file system",
        .fields = {number("aggregate_gb_per_s", member(storage_lustre, &SharedStorageSpec::aggregate_bytes_per_s),
-                         gb_per_s, positive, "all clients together; DDN sizes 1 GB/s per GPU"),
+                         gb_per_s, key_bounds::storage_gb_per_s, "all clients together; DDN sizes 1 GB/s per GPU"),
                   number("per_node_gb_per_s", member(storage_lustre, &SharedStorageSpec::per_node_bytes_per_s),
-                         gb_per_s, positive, "one client node; SuperPOD H100: 40 GB/s with GPUDirect Storage")}},
+                         gb_per_s, key_bounds::storage_gb_per_s,
+                         "one client node; SuperPOD H100: 40 GB/s with GPUDirect Storage")}},
       {.pointer = "/storage/local_nvme",
        .meaning = "each node's own NVMe drives (lost with the node)",
        .fields = {number("per_node_gb_per_s", member(storage_local, &LocalStorageSpec::per_node_bytes_per_s),
-                         gb_per_s, positive, "one node's drives together")}},
+                         gb_per_s, key_bounds::storage_gb_per_s, "one node's drives together")}},
       {.pointer = "/cost",
        .meaning = "build and rent prices (clustersim tco)",
        .index_in_parent = 1,
-       .fields = {number("hours_per_day", member(cost, &CostSpec::hours_per_day), hours_per_day, day_hours,
+       .fields = {number("hours_per_day", member(cost, &CostSpec::hours_per_day), hours_per_day,
+                         key_bounds::hours_per_day,
                          "hours a day the cluster is used"),
-                  number("horizon_years", member(cost, &CostSpec::horizon_years), years, positive,
+                  number("horizon_years", member(cost, &CostSpec::horizon_years), years, key_bounds::horizon_years,
                          "length of the build-vs-rent comparison"),
                   number("claimed_break_even_months", member(cost, &CostSpec::claimed_break_even_months), months,
-                         non_negative, "a published break-even claim to check the inputs against; 0: none")}},
+                         key_bounds::months, "a published break-even claim to check the inputs against; 0: none")}},
       {.pointer = "/cost/build",
        .meaning = "owning the cluster; network prices apply to the topology's counted parts",
        .index_in_parent = 3,
-       .fields = {number("server_usd", member(build_cost, &BuildCostSpec::server_usd), usd, non_negative,
+       .fields = {number("server_usd", member(build_cost, &BuildCostSpec::server_usd), usd, key_bounds::usd,
                          "price of one node (8-GPU HGX H100 about 255,000-317,000 in 2024-25)"),
-                  number("switch_usd", member(build_cost, &BuildCostSpec::switch_usd), usd, non_negative,
+                  number("switch_usd", member(build_cost, &BuildCostSpec::switch_usd), usd, key_bounds::usd,
                          "one scale-out switch (64-port NDR: 36,000, 2024-08)"),
-                  number("nic_usd", member(build_cost, &BuildCostSpec::nic_usd), usd, non_negative,
+                  number("nic_usd", member(build_cost, &BuildCostSpec::nic_usd), usd, key_bounds::usd,
                          "one scale-out NIC when not in server_usd"),
-                  number("transceiver_usd", member(build_cost, &BuildCostSpec::transceiver_usd), usd, non_negative,
+                  number("transceiver_usd", member(build_cost, &BuildCostSpec::transceiver_usd), usd, key_bounds::usd,
                          "one optical transceiver"),
-                  number("cable_usd", member(build_cost, &BuildCostSpec::cable_usd), usd, non_negative,
+                  number("cable_usd", member(build_cost, &BuildCostSpec::cable_usd), usd, key_bounds::usd,
                          "one cable without its transceivers"),
                   number("transceivers_per_cable", member(build_cost, &BuildCostSpec::transceivers_per_cable),
-                         count, non_negative, "2 for optical cables, 0 for copper"),
-                  number("storage_usd", member(build_cost, &BuildCostSpec::storage_usd), usd, non_negative,
+                         count, key_bounds::transceivers_per_cable, "2 for optical cables, 0 for copper"),
+                  number("storage_usd", member(build_cost, &BuildCostSpec::storage_usd), usd, key_bounds::usd,
                          "storage system"),
-                  number("other_capex_usd", member(build_cost, &BuildCostSpec::other_capex_usd), usd, non_negative,
+                  number("other_capex_usd", member(build_cost, &BuildCostSpec::other_capex_usd), usd, key_bounds::usd,
                          "one-off cost quoted as one sum, on top of the itemised ones"),
-                  number("node_power_w", member(build_cost, &BuildCostSpec::node_power_w), watts, non_negative,
+                  number("node_power_w", member(build_cost, &BuildCostSpec::node_power_w), watts,
+                         key_bounds::node_power_w,
                          "maximum input power of one node (DGX H100: 10,200)"),
                   number("power_draw_fraction", member(build_cost, &BuildCostSpec::power_draw_fraction), fraction,
-                         unit_interval, "average draw over maximum power while used"),
-                  number("pue", member(build_cost, &BuildCostSpec::pue), count, Bounds{.min = 1},
+                         key_bounds::fraction, "average draw over maximum power while used"),
+                  number("pue", member(build_cost, &BuildCostSpec::pue), count, key_bounds::pue,
                          "facility power over IT power"),
-                  number("usd_per_kwh", member(build_cost, &BuildCostSpec::usd_per_kwh), usd_per_kwh, non_negative,
+                  number("usd_per_kwh", member(build_cost, &BuildCostSpec::usd_per_kwh), usd_per_kwh,
+                         key_bounds::usd_per_kwh,
                          "electricity price"),
                   number("colocation_usd_per_kw_month",
                          member(build_cost, &BuildCostSpec::colocation_usd_per_kw_month), usd_per_kw_month,
-                         non_negative, "colocation rent per kW of maximum node power"),
+                         key_bounds::usd_per_kw_month, "colocation rent per kW of maximum node power"),
                   number("staff_usd_per_month", member(build_cost, &BuildCostSpec::staff_usd_per_month),
-                         usd_per_month, non_negative, "operations staff"),
+                         usd_per_month, key_bounds::usd, "operations staff"),
                   number("maintenance_fraction_per_year",
-                         member(build_cost, &BuildCostSpec::maintenance_fraction_per_year), per_year, non_negative,
+                         member(build_cost, &BuildCostSpec::maintenance_fraction_per_year), per_year,
+                                key_bounds::per_year_fraction,
                          "support and repairs, as a fraction of hardware capital a year"),
                   number("other_opex_usd_per_month", member(build_cost, &BuildCostSpec::other_opex_usd_per_month),
-                         usd_per_month, non_negative, "running cost quoted as one sum, on top of the itemised ones"),
+                         usd_per_month, key_bounds::usd, "running cost quoted as one sum, on top of the itemised ones"),
                   number("depreciation_years", member(build_cost, &BuildCostSpec::depreciation_years), years,
-                         positive, "life over which the capital is recovered"),
+                         key_bounds::depreciation_years, "life over which the capital is recovered"),
                   number("financing_rate", member(build_cost, &BuildCostSpec::financing_rate), per_year,
-                         non_negative, "cost of capital")}},
+                         key_bounds::per_year_fraction, "cost of capital")}},
       {.pointer = "/cost/rent",
        .meaning = "renting the same GPUs; 0: option not offered",
        .index_in_parent = 3,
        .fields = {number("on_demand_usd_per_gpu_hour", member(rent_cost, &RentCostSpec::on_demand_usd_per_gpu_hour),
-                         usd_per_gpu_hour, non_negative, "billed for the hours used"),
+                         usd_per_gpu_hour, key_bounds::usd_per_gpu_hour, "billed for the hours used"),
                   number("reserved_usd_per_gpu_hour", member(rent_cost, &RentCostSpec::reserved_usd_per_gpu_hour),
-                         usd_per_gpu_hour, non_negative, "billed for the committed hours"),
+                         usd_per_gpu_hour, key_bounds::usd_per_gpu_hour, "billed for the committed hours"),
                   number("spot_usd_per_gpu_hour", member(rent_cost, &RentCostSpec::spot_usd_per_gpu_hour),
-                         usd_per_gpu_hour, non_negative, "billed for the hours used; preemptions are failures"),
+                         usd_per_gpu_hour,
+                             key_bounds::usd_per_gpu_hour, "billed for the hours used; preemptions are failures"),
                   number("reserved_hours_per_day", member(rent_cost, &RentCostSpec::reserved_hours_per_day),
-                         hours_per_day, day_hours, "committed hours a day of a reservation"),
+                         hours_per_day, key_bounds::hours_per_day, "committed hours a day of a reservation"),
                   number("spot_preemption_per_1000_node_days",
                          member(rent_cost, &RentCostSpec::spot_preemption_per_node_s), per_1000_node_days,
-                         non_negative, "spot nodes reclaimed by the provider")}},
+                         key_bounds::failure_rate, "spot nodes reclaimed by the provider")}},
   };
 }
 
@@ -390,7 +404,7 @@ std::vector<Section> build_sections() {
   constexpr auto shape = DefaultKind::preset_or_required;
   constexpr auto preset_or_value = DefaultKind::preset_or_value;
 
-  Field dp = integer("dp", member(parallelism, &ParallelismSpec::dp), count, positive,
+  Field dp = integer("dp", member(parallelism, &ParallelismSpec::dp), count, key_bounds::degree,
                      "data-parallel degree (model replicas); a --set of tp, pp, cp or "
                      "cluster.num_gpus derives it again unless dp is --set too");
   dp.default_kind = DefaultKind::derived;
@@ -411,22 +425,22 @@ std::vector<Section> build_sections() {
        .index_in_parent = 1,
        .fields =
            {with_default(integer("layers", member(model, &TransformerSpec::layers), count,
-                                 positive, "transformer layers"),
+                                 key_bounds::layers, "transformer layers"),
                          shape),
             with_default(integer("hidden", member(model, &TransformerSpec::hidden), count,
-                                 positive, "model (embedding) dimension"),
+                                 key_bounds::hidden, "model (embedding) dimension"),
                          shape),
             with_default(integer("ffn_hidden", member(model, &TransformerSpec::ffn_hidden), count,
-                                 positive, "MLP inner dimension"),
+                                 key_bounds::ffn_hidden, "MLP inner dimension"),
                          shape),
-            with_default(integer("heads", member(model, &TransformerSpec::heads), count, positive,
+            with_default(integer("heads", member(model, &TransformerSpec::heads), count, key_bounds::heads,
                                  "attention (query) heads"),
                          shape),
             with_default(integer("kv_heads", member(model, &TransformerSpec::kv_heads), count,
-                                 positive,
+                                 key_bounds::heads,
                                  "key/value heads; equals heads for multi-head attention"),
                          shape),
-            with_default(integer("vocab", member(model, &TransformerSpec::vocab), count, positive,
+            with_default(integer("vocab", member(model, &TransformerSpec::vocab), count, key_bounds::vocab,
                                  "vocabulary size (padded, as trained)"),
                          shape),
             with_default(enumeration("mlp", member(model, &TransformerSpec::mlp),
@@ -438,7 +452,7 @@ std::vector<Section> build_sections() {
                                  "input embedding and logits layer share one matrix"),
                          preset_or_value),
             with_default(number("dropout", member(model, &TransformerSpec::dropout), probability,
-                                Bounds{.min = 0, .max = 1},
+                                key_bounds::probability,
                                 "dropout probability of hidden states and attention "
                                 "probabilities; 0: no dropout masks are stored"),
                          preset_or_value)}},
@@ -447,13 +461,13 @@ std::vector<Section> build_sections() {
        .required = true,
        .index_in_parent = 1,
        .fields =
-           {integer("num_gpus", member(cluster, &ClusterSpec::num_gpus), count, positive,
+           {integer("num_gpus", member(cluster, &ClusterSpec::num_gpus), count, key_bounds::gpus,
                     "GPUs in the job"),
-            integer("gpus_per_node", member(cluster, &ClusterSpec::gpus_per_node), count, positive,
+            integer("gpus_per_node", member(cluster, &ClusterSpec::gpus_per_node), count, key_bounds::gpus_per_node,
                     "GPUs per node (one NVLink domain)"),
             number("nic_gbit_per_s", member(cluster, &ClusterSpec::nic_bytes_per_s), gbit_per_s,
-                   positive, "line rate of one scale-out NIC, per direction"),
-            integer("nics_per_node", member(cluster, &ClusterSpec::nics_per_node), count, positive,
+                   key_bounds::nic_gbit_per_s, "line rate of one scale-out NIC, per direction"),
+            integer("nics_per_node", member(cluster, &ClusterSpec::nics_per_node), count, key_bounds::nics_per_node,
                     "scale-out NICs per node"),
             enumeration("fabric", member(cluster, &ClusterSpec::fabric),
                         std::array<std::string_view, 2>{"infiniband", "roce"},
@@ -463,20 +477,20 @@ std::vector<Section> build_sections() {
                                                         "torus"},
                         "scale-out network topology"),
             number("network_latency_us", member(cluster, &ClusterSpec::network_latency_s),
-                   microseconds, unset_or_non_negative,
+                   microseconds, key_bounds::hop_latency_us,
                    "latency of one scale-out hop, software included; replaces the communication "
                    "constants' hop latency (and shifts their per-network-step latencies by as much); "
                    "negative (-1): not set, the constants' own"),
             number("nvlink_latency_us", member(cluster, &ClusterSpec::nvlink_latency_s),
-                   microseconds, unset_or_non_negative,
+                   microseconds, key_bounds::hop_latency_us,
                    "latency of one NVLink hop, software included; replaces the communication "
                    "constants' hop latency; negative (-1): not set, the constants' own"),
             number("oversubscription", member(cluster, &ClusterSpec::oversubscription), count,
-                   Bounds{.min = 1},
+                   key_bounds::oversubscription,
                    "fat-tree leaf downlink : uplink bandwidth ratio; 1 = non-blocking"),
             boolean("ideal_network", member(cluster, &ClusterSpec::ideal_network),
                     "what-if: all communication is free"),
-            integer("failed_links", member(cluster, &ClusterSpec::failed_links), count, non_negative,
+            integer("failed_links", member(cluster, &ClusterSpec::failed_links), count, key_bounds::failed_links,
                     "random inter-node cables failed and routed around (flow fidelity), drawn as "
                     "`clustersim topo --fail-links N --seed failed_links_seed` draws them"),
             unsigned_integer("failed_links_seed", member(cluster, &ClusterSpec::failed_links_seed),
@@ -491,40 +505,40 @@ std::vector<Section> build_sections() {
        .preset_shorthand = true,
        .fields =
            {with_default(number("bf16_tflops", member(gpu, &GpuSpec::bf16_flops_per_s),
-                                tflop_per_s, positive, "dense BF16 tensor peak"),
+                                tflop_per_s, key_bounds::bf16_tflops, "dense BF16 tensor peak"),
                          shape),
             with_default(number("fp8_tflops", member(gpu, &GpuSpec::fp8_flops_per_s),
-                                tflop_per_s, non_negative, "dense FP8 tensor peak; 0: no FP8"),
+                                tflop_per_s, key_bounds::fp8_tflops, "dense FP8 tensor peak; 0: no FP8"),
                          shape),
-            with_default(number("hbm_gb", member(gpu, &GpuSpec::hbm_bytes), gigabytes, positive,
+            with_default(number("hbm_gb", member(gpu, &GpuSpec::hbm_bytes), gigabytes, key_bounds::hbm_gb,
                                 "HBM capacity as CUDA reports it (cudaMemGetInfo total)"),
                          shape),
             with_default(number("hbm_tb_per_s", member(gpu, &GpuSpec::hbm_bytes_per_s), tb_per_s,
-                                positive, "HBM bandwidth"),
+                                key_bounds::hbm_tb_per_s, "HBM bandwidth"),
                          shape),
             with_default(number("nvlink_gb_per_s", member(gpu, &GpuSpec::nvlink_bytes_per_s),
-                                gb_per_s, non_negative, "NVLink bandwidth per GPU, per direction"),
+                                gb_per_s, key_bounds::nvlink_gb_per_s, "NVLink bandwidth per GPU, per direction"),
                          shape),
-            with_default(number("power_w", member(gpu, &GpuSpec::power_w), watts, non_negative,
+            with_default(number("power_w", member(gpu, &GpuSpec::power_w), watts, key_bounds::power_w,
                                 "board power (TDP)"),
                          shape)}},
       {.pointer = "/parallelism",
        .meaning = "how the job is split over GPUs; GPUs = tp * pp * dp * cp",
        .required = false,
        .index_in_parent = 1,
-       .fields = {integer("tp", member(parallelism, &ParallelismSpec::tp), count, positive,
+       .fields = {integer("tp", member(parallelism, &ParallelismSpec::tp), count, key_bounds::degree,
                           "tensor-parallel degree"),
-                  integer("pp", member(parallelism, &ParallelismSpec::pp), count, positive,
+                  integer("pp", member(parallelism, &ParallelismSpec::pp), count, key_bounds::degree,
                           "pipeline-parallel stages"),
                   std::move(dp),
-                  integer("cp", member(parallelism, &ParallelismSpec::cp), count, positive,
+                  integer("cp", member(parallelism, &ParallelismSpec::cp), count, key_bounds::degree,
                           "context-parallel degree (sequence split for attention)"),
-                  integer("vp", member(parallelism, &ParallelismSpec::vp), count, positive,
+                  integer("vp", member(parallelism, &ParallelismSpec::vp), count, key_bounds::virtual_stages,
                           "model chunks per pipeline stage (interleaved schedule)"),
                   boolean("sp", member(parallelism, &ParallelismSpec::sp),
                           "sequence parallelism inside the tensor-parallel group"),
                   integer("zero", member(parallelism, &ParallelismSpec::zero), count,
-                          Bounds{.min = 0, .max = 3},
+                          key_bounds::zero_stage,
                           "ZeRO stage: 0 plain DP, 1 optimizer state, 2 + gradients, "
                           "3 + parameters sharded"),
                   from_framework(enumeration("sharding", member(parallelism, &ParallelismSpec::sharding),
@@ -534,7 +548,7 @@ std::vector<Section> build_sections() {
                                              "dtypes)"),
                                  member(parallelism, &ParallelismSpec::sharding), &FrameworkParameters::sharding),
                   integer("shard_group", member(parallelism, &ParallelismSpec::shard_group), count,
-                          non_negative,
+                          key_bounds::shard_group,
                           "ZeRO-3 hybrid sharding: shard inside groups of this many DP ranks, "
                           "replicate across them; 0: shard over all"),
                   boolean("tp_comm_overlap", member(parallelism, &ParallelismSpec::tp_comm_overlap),
@@ -543,12 +557,12 @@ std::vector<Section> build_sections() {
        .meaning = "what one optimizer step processes and how",
        .index_in_parent = 1,
        .fields =
-           {integer("seq_len", member(training, &TrainingSpec::seq_len), tokens, positive,
+           {integer("seq_len", member(training, &TrainingSpec::seq_len), tokens, key_bounds::seq_len,
                     "sequence length"),
             integer("micro_batch", member(training, &TrainingSpec::micro_batch), sequences,
-                    positive, "sequences per micro-batch per model replica"),
+                    key_bounds::micro_batch, "sequences per micro-batch per model replica"),
             integer("global_batch", member(training, &TrainingSpec::global_batch), sequences,
-                    positive, "sequences per optimizer step, all replicas"),
+                    key_bounds::global_batch, "sequences per optimizer step, all replicas"),
             enumeration("precision", member(training, &TrainingSpec::precision),
                         std::array<std::string_view, 2>{"bf16", "fp8"},
                         "tensor-core precision of the matmuls"),
@@ -592,7 +606,7 @@ std::vector<Section> build_sections() {
                                        "gradient buffer of ZeRO 0-2: fp32 (Megatron-LM main_grad) or bf16 "
                                        "(NeMo grad_sync_dtype bf16); ZeRO-3 uses its sharding's reduce dtype"),
                            member(training, &TrainingSpec::grad_dtype), &FrameworkParameters::grad_dtype),
-            number("tokens", member(training, &TrainingSpec::tokens), tokens, positive,
+            number("tokens", member(training, &TrainingSpec::tokens), tokens, key_bounds::training_tokens,
                    "training budget, for time-to-train"),
             boolean("overlap_grad_reduce", member(training, &TrainingSpec::overlap_grad_reduce),
                     "reduce DP gradients in buckets under the backward pass"),
@@ -648,6 +662,26 @@ std::string_view type_name(ValueType type) {
 
 // --- Field / Section --------------------------------------------------------------------------
 
+std::string Bounds::text(bool integer) const {
+  // Whole bounds up to 1e9 in digits ("100000", not "1e+05"); beyond, the shortest form.
+  const auto bound = [](double x) {
+    return std::trunc(x) == x && std::abs(x) <= 1e9 ? std::to_string(static_cast<std::int64_t>(x)) : format_number(x);
+  };
+  const bool low = std::isfinite(min), high = std::isfinite(max);
+  std::string range;
+  if (low && high) {
+    range = integer ? bound(min) + ".." + bound(max)
+                    : (min_exclusive ? "(" : "[") + bound(min) + ", " + bound(max) + "]";
+  } else if (low) {
+    range = (min_exclusive ? "> " : ">= ") + bound(min);
+  } else if (high) {
+    range = "<= " + bound(max);
+  } else {
+    return "any";
+  }
+  return or_zero ? "0 or " + range : range;
+}
+
 std::string Field::requirement() const {
   switch (type) {
     case ValueType::boolean: return "true or false";
@@ -666,35 +700,34 @@ std::string Field::requirement() const {
     case ValueType::number: break;
   }
   const bool is_integer = type != ValueType::number;
-  std::string text;
-  if (std::isfinite(bounds.max)) {
-    text.append(is_integer ? "an integer" : "a number").append(" in ");
-    text.append(format_number(bounds.min)).append("..").append(format_number(bounds.max));
-  } else if (bounds.min == 0) {
-    text.append(bounds.min_exclusive ? "a positive " : "a non-negative ");
-    text.append(is_integer ? "integer" : "number");
-  } else {
-    text.append(is_integer ? "an integer" : "a number");
-    if (std::isfinite(bounds.min)) {
-      text.append(bounds.min_exclusive ? " > " : " >= ").append(format_number(bounds.min));
-    }
+  const std::string kind = is_integer ? "integer" : "number";
+  if (!std::isfinite(bounds.max) && bounds.min == 0 && !bounds.or_zero) {
+    return (bounds.min_exclusive ? "a positive " : "a non-negative ") + kind;
+  }
+  Bounds range = bounds;
+  range.or_zero = false;
+  std::string text = bounds.or_zero ? "0 or " : "";
+  text.append(is_integer ? "an " : "a ").append(kind);
+  if (std::isfinite(bounds.min) || std::isfinite(bounds.max)) {
+    text.append(std::isfinite(bounds.min) && std::isfinite(bounds.max) ? " in " : " ").append(range.text(is_integer));
+  }
+  // The unit, where it says more than "a number": "in [1, 100000] TFLOP/s".
+  if (!unit.symbol.empty() && unit.symbol != "fraction" && unit.symbol != "probability") {
+    text.append(" ").append(unit.symbol);
   }
   return text;
 }
 
 bool Field::accepts(const FieldValue& value) const {
-  const auto in_bounds = [this](double x) {
-    return (bounds.min_exclusive ? x > bounds.min : x >= bounds.min) && x <= bounds.max;
-  };
   switch (type) {
     case ValueType::integer: {
       const auto* v = std::get_if<std::int64_t>(&value);
-      return v && in_bounds(static_cast<double>(*v));
+      return v && bounds.contains(static_cast<double>(*v));
     }
     case ValueType::unsigned_integer: return std::holds_alternative<std::uint64_t>(value);
     case ValueType::number: {
       const auto* v = std::get_if<double>(&value);
-      return v && std::isfinite(*v) && in_bounds(*v);
+      return v && std::isfinite(*v) && bounds.contains(*v);
     }
     case ValueType::boolean: return std::holds_alternative<bool>(value);
     case ValueType::string:
@@ -821,6 +854,11 @@ std::vector<KeyDoc> explain_keys() {
           .unit = std::string(field.unit.symbol),
           .meaning = std::string(field.meaning),
       };
+      if (field.type == ValueType::integer || field.type == ValueType::number ||
+          field.type == ValueType::unsigned_integer) {
+        row.bounds = field.bounds;
+        row.range = field.bounds.text(field.type != ValueType::number);
+      }
       const FieldValue value = field.get(defaults);
       switch (field.default_kind) {
         case DefaultKind::value:

@@ -27,11 +27,20 @@ enum class ValueType { integer, unsigned_integer, number, boolean, string, enume
 /// number, boolean, or string (also enumeration names).
 using FieldValue = std::variant<std::int64_t, std::uint64_t, double, bool, std::string>;
 
-/// Allowed range of a numeric key. Integers and numbers only.
+/// Allowed range of a numeric key, in the key's unit. Integers and numbers only.
+/// `or_zero`: 0 is allowed too, outside the range (a key whose 0 means "none").
 struct Bounds {
   double min = -std::numeric_limits<double>::infinity();
   bool min_exclusive = false;
   double max = std::numeric_limits<double>::infinity();
+  bool or_zero = false;
+
+  bool contains(double x) const {
+    return (or_zero && x == 0.0) || ((min_exclusive ? x > min : x >= min) && x <= max);
+  }
+  /// The range as explain shows it: "1..1048576" (integers), "(0, 24]", "0 or [1, 200000]",
+  /// ">= 0"; "any" without bounds.
+  std::string text(bool integer) const;
 };
 
 /// The unit a key is written in and its conversion to SI: si = value * mul / div.
@@ -117,6 +126,8 @@ struct KeyDoc {
   // "preset, else <value>"; "required"; "none"; or the rule deriving it.
   std::string default_text{};
   std::string unit{};
+  std::optional<Bounds> bounds{};  // numeric keys: the allowed range, in `unit`
+  std::string range{};             // its text (Bounds::text); empty for other keys
   std::string meaning{};
 };
 

@@ -47,8 +47,9 @@ void Run::initialise() {
   states_.assign(n, TaskTimes{});
   // For now `finish` counts a task's successors.
   for (const auto& [before, after] : graph_.dependencies()) {
-    states_[before].finish += Time::from_ns(1);
-    states_[after].start += Time::from_ns(-1);
+    // Counts, not times: unchecked (below 2^32 by the check above).
+    states_[before].finish = Time::from_ns(states_[before].finish.ns() + 1);
+    states_[after].start = Time::from_ns(states_[after].start.ns() - 1);
   }
   // Running sums turn the counts into the ends of the lists; the same pass starts every task
   // without predecessors. Filling every list backwards from its end, over the dependencies in
@@ -65,7 +66,7 @@ void Run::initialise() {
   const auto dependencies = graph_.dependencies();
   for (auto d = dependencies.rbegin(); d != dependencies.rend(); ++d) {
     TaskTimes& state = states_[d->first];
-    state.finish += Time::from_ns(-1);  // the list's begin, one back
+    state.finish = Time::from_ns(state.finish.ns() - 1);  // the list's begin, one back
     successors_[successor_list(state).begin] = d->second;
   }
 }
@@ -254,7 +255,7 @@ void Run::finish(Slot f) {
         assert(listed_at(m, r, pos));
       }
       if (list.empty()) {
-        timeline_.busy_s[r] += (now_ - busy_since_[r]).seconds();
+        timeline_.busy_s[r] += now_.seconds_since(busy_since_[r]);
         individual_[r] = 0;  // an idle resource starts over as a sharing group
       } else if (individual_[r]) {
         mark_dirty(r);  // the others share what this task leaves
@@ -264,7 +265,7 @@ void Run::finish(Slot f) {
   free_slots_.push_back(f);  // the first successor started takes it
   for (std::uint32_t i = successors.begin; i < successors.begin + successors.length; ++i) {
     Time& waiting = states_[successors_[i]].start;
-    waiting += Time::from_ns(1);
+    waiting = Time::from_ns(waiting.ns() + 1);  // a count
     if (waiting.ns() != 0) continue;
     if constexpr (start_now)
       make_ready(successors_[i]);
@@ -276,7 +277,7 @@ void Run::finish(Slot f) {
 void Run::settle_group(ResourceId r) {
   SharingGroup& g = groups_[r];
   if (g.total_weight > 0.0)
-    g.virtual_now += resources_[r].capacity_per_s / g.total_weight * (now_ - g.last_update).seconds();
+    g.virtual_now += resources_[r].capacity_per_s / g.total_weight * now_.seconds_since(g.last_update);
   g.last_update = now_;
 }
 
@@ -310,7 +311,7 @@ void Run::join_solo_to_group(ResourceId r) {
   assert(active_[r].size() == 1 && events_.contains(event_id(active_[r].front())));
   const Slot solo = active_[r].front();
   Flight& s = flights_[solo];
-  s.remaining = std::max(0.0, s.remaining - s.rate * (now_ - s.last_update).seconds());
+  s.remaining = std::max(0.0, s.remaining - s.rate * now_.seconds_since(s.last_update));
   s.last_update = now_;
   events_.erase(event_id(solo));
   join_group(r, solo);
@@ -357,7 +358,7 @@ inline void Run::set_rate(Slot f, double rate) {
   assert(rate > 0.0);
   Flight& s = flights_[f];
   if (rate == s.rate && events_.contains(event_id(f))) return;  // finish time unchanged
-  s.remaining = std::max(0.0, s.remaining - s.rate * (now_ - s.last_update).seconds());
+  s.remaining = std::max(0.0, s.remaining - s.rate * now_.seconds_since(s.last_update));
   s.last_update = now_;
   s.rate = rate;
   schedule_finish(f);
@@ -407,7 +408,7 @@ void Run::solve_component() {
     std::sort(component_tasks_.begin(), component_tasks_.end());
     for (const TaskSlot& ts : component_tasks_) {
       Flight& s = flights_[ts.slot];
-      s.remaining = std::max(0.0, s.remaining - s.rate * (now_ - s.last_update).seconds());
+      s.remaining = std::max(0.0, s.remaining - s.rate * now_.seconds_since(s.last_update));
       s.last_update = now_;
       events_.erase(event_id(ts.slot));
       join_group(r, ts.slot);

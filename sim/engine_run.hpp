@@ -170,7 +170,7 @@ class Run {
   /// at remaining / rate after last_update, rounded up to a nanosecond.
   bool own_work_done(Slot f) const {
     const Flight& s = flights_[f];
-    const double done = s.rate * (now_ - s.last_update).seconds();
+    const double done = s.rate * now_.seconds_since(s.last_update);
     return s.remaining - done <= 1e-9 * std::max(s.remaining, done) + 1e-300;
   }
   /// Whether flight m lists resource r with its entry at position `pos` of active_[r].

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <new>
 #include <optional>
 #include <sstream>
 
@@ -93,6 +94,11 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
   } catch (const boost::program_options::error& error) {
     return fail(err, std::string(command->name) + ": " + error.what() + " (see clustersim " +
                          std::string(command->name) + " --help)");
+  } catch (const std::bad_alloc&) {
+    // The input bounds should make this unreachable; if not, say what happened in words. What
+    // the command held is freed by now, so the message itself can be built.
+    return fail(err, std::string(command->name) +
+                         ": ran out of memory (the inputs ask for more than this machine can allocate)");
   } catch (const std::exception& error) {
     return fail(err, error.what());
   }

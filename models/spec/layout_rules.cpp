@@ -36,6 +36,13 @@ std::string_view field_path(LayoutField field) {
 
 namespace {
 
+/// The most chunk passes (pp x vp x micro-batches, each a forward and a backward) a step may
+/// hold: the step's task graph and the engine's state grow with each, by about 400 bytes and 5 us
+/// in the analytic fidelity (2^19 passes of the default scenario: 220 MB, 3 s). Megatron-LM's 1T
+/// GPT (pp 64, 512 micro-batches, scenarios/validation/published_runs.csv) has 2^15. The flow
+/// fidelity allows fewer (scenario_validation.cpp).
+constexpr std::int64_t kMaxChunkPasses = std::int64_t{1} << 19;
+
 // Keys whose ranges the schema checks for a scenario; checked here too, as every rule below
 // divides by them and a layout built in code has not met the schema.
 std::optional<LayoutViolation> divisor_violation(const TransformerSpec& m, const ParallelismSpec& p,
@@ -72,7 +79,10 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
   if (c.num_gpus % c.gpus_per_node != 0)
     return broken(F::cluster_num_gpus,
                   fmt::format("must be a multiple of gpus_per_node={}, got {}", c.gpus_per_node, c.num_gpus));
-  if (const std::int64_t product = p.tp * p.pp * p.dp * p.cp; product != c.num_gpus)
+  // In double: four degrees of up to 2^20 each overflow an int64; a product past 2^53 is not num_gpus anyway.
+  if (const double product = static_cast<double>(p.tp) * static_cast<double>(p.pp) * static_cast<double>(p.dp) *
+                             static_cast<double>(p.cp);
+      product != static_cast<double>(c.num_gpus))
     return broken(F::parallelism, fmt::format("tp*pp*dp*cp = {}*{}*{}*{} = {} must equal cluster.num_gpus={}", p.tp,
                                               p.pp, p.dp, p.cp, product, c.num_gpus));
   if (const std::int64_t chunks = p.pp * p.vp; m.layers < chunks)
@@ -92,6 +102,11 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
                   fmt::format("the interleaved schedule needs the micro-batches per step, "
                               "global_batch/(dp*micro_batch) = {}, to be a multiple of pp={}",
                               micro_batches, p.pp));
+  if (const std::int64_t passes = p.pp * p.vp * (t.global_batch / (p.dp * t.micro_batch)); passes > kMaxChunkPasses)
+    return broken(F::training_global_batch,
+                  fmt::format("pp*vp*micro-batches = {}*{}*{} = {} chunk passes a step: at most {} are simulated (one "
+                              "pipeline's task graph grows with each; raise micro_batch or dp)",
+                              p.pp, p.vp, t.global_batch / (p.dp * t.micro_batch), passes, kMaxChunkPasses));
   if (t.seq_len % p.cp != 0)
     return broken(F::training_seq_len, fmt::format("must be divisible by cp={}, got {}", p.cp, t.seq_len));
   if (p.sp && p.tp < 2)

@@ -14,7 +14,8 @@
 ///  - pp x vp <= layers (every pipeline chunk holds a layer);
 ///  - vp > 1 exactly with the interleaved schedule;
 ///  - global_batch divisible by dp x micro_batch; interleaved: micro-batches per step a multiple
-///    of pp (the schedule runs them in groups of pp, pipeline_schedule.hpp);
+///    of pp (the schedule runs them in groups of pp, pipeline_schedule.hpp); pp x vp x
+///    micro-batches at most 2^19 (the graph one step is simulated on; layout_rules.cpp);
 ///  - seq_len divisible by cp; sequence parallelism needs tp > 1 and seq_len divisible by tp x cp;
 ///  - tp_comm_overlap needs sequence parallelism; shard_group divides dp x cp and needs zero = 3;
 ///  - fp8 needs a GPU with FP8 tensor cores; the mxfp8 recipe needs a Blackwell GPU (a name that

@@ -9,6 +9,7 @@
 #include "models/step/flow_step.hpp"
 #include "models/step/overlap_cost.hpp"
 #include "models/step/pipeline_schedule.hpp"
+#include "models/step/step_durations.hpp"
 #include "models/step/step_comm.hpp"
 #include "models/compute/transformer_costs.hpp"
 #include "sim/engine.hpp"
@@ -333,6 +334,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
 
 StepSimulation simulate_step(const StepInputs& in) {
   const StepPlan plan = plan_step(in);
+  check_step_durations(plan, in);
   StepSimulation out;
   std::vector<std::string> failed;
   if (in.fidelity == CommFidelity::flow) {
@@ -350,7 +352,12 @@ StepSimulation simulate_step(const StepInputs& in) {
   } else {
     out.step = build_step_graph(plan);
   }
-  out.timeline = sim::Engine(out.step.resources).run(out.step.graph);
+  try {
+    out.timeline = sim::Engine(out.step.resources).run(out.step.graph);
+  } catch (const sim::TimeRangeError& error) {  // flows slower than their analytic cost, sharing links
+    throw StepTimeError(fmt::format("step time out of range: simulating the step, {}; it follows from {}",
+                                    error.what(), step_duration_inputs(in, true, true)));
+  }
   StepReport& r = out.report;
   r.failed_links = std::move(failed);
   r.times = measure_step(out.step, out.timeline);

@@ -137,7 +137,7 @@ TEST_CASE("overlap fit: the profile's overlap section round-trips; absent, the b
   CHECK(error(bad) == "p.json: /overlap/ctas: unknown key");
   bad = nlohmann::ordered_json::parse(text);
   bad["overlap"]["sms_held"]["value"] = -1;
-  CHECK(error(bad) == "p.json: /overlap/sms_held/value: must be a finite number >= 0");
+  CHECK(error(bad) == "p.json: /overlap/sms_held/value: must be a number in [0, 1024], got -1");
 }
 
 TEST_CASE("overlap fit: bad overlap records name the line and the key") {

@@ -70,7 +70,21 @@ TEST_CASE("profile: errors name the file and the JSON pointer") {
   CHECK(parse_error(newer) == "p.json: /version: this clustersim reads version 1");
   auto bad_segment = good;
   bad_segment["collectives"][0]["segments"][0]["busbw_gb_per_s"] = -3.0;
-  CHECK(parse_error(bad_segment) == "p.json: /collectives/0/segments/0/busbw_gb_per_s: must be > 0 or null");
+  CHECK(parse_error(bad_segment) == "p.json: /collectives/0/segments/0/busbw_gb_per_s: must be null or a number in (0, 100000] GB/s, got -3");
+  // Efficiencies are in (0, 1]: 1e308 gave an MFU of 105 %, 0 infinite times.
+  auto too_efficient = good;
+  too_efficient["compute"]["gemm_max_efficiency_bf16"]["value"] = 1e308;
+  CHECK(parse_error(too_efficient) ==
+        "p.json: /compute/gemm_max_efficiency_bf16/value: must be a number in (0, 1], got 1e+308");
+  auto no_tree = good;
+  no_tree["comm"]["tree_efficiency"]["value"] = 0.0;
+  CHECK(parse_error(no_tree) == "p.json: /comm/tree_efficiency/value: must be a number in (0, 1], got 0");
+  auto no_nvls = good;  // 0 means "no NVLS" there
+  no_nvls["comm"]["nvls_algbw_efficiency"]["value"] = 0.0;
+  CHECK(parse_error(no_nvls).empty());
+  auto slow_hop = good;
+  slow_hop["comm"]["nvlink_hop_latency_s"]["value"] = 2.0;
+  CHECK(parse_error(slow_hop) == "p.json: /comm/nvlink_hop_latency_s/value: must be a number in [0, 1], got 2");
   CHECK_THROWS_WITH_AS(parse_profile("{", "p.json"), doctest::Contains("p.json: malformed JSON: "), ScenarioError);
   CHECK_THROWS_WITH_AS(load_profile("/nonexistent/profile.json"),
                        "/nonexistent/profile.json: no such file", ScenarioError);

@@ -214,7 +214,7 @@ TEST_CASE("scenario: --set overrides apply to the raw JSON before validation") {
   // A value that is not JSON is a string; a JSON value keeps its type, so errors name the key.
   CHECK(default_scenario({"name=my run"}).name == "my run");
   CHECK(error_with({"parallelism.tp=\"8\""}) ==
-        "default scenario: /parallelism/tp: must be a positive integer, got \"8\"");
+        "default scenario: /parallelism/tp: must be an integer in 1..1048576, got \"8\"");
   // Malformed assignments.
   CHECK(error_with({"parallelism.tp"}) == "--set parallelism.tp: expected path=value");
   CHECK(error_with({"parallelism..tp=1"}).find("empty key") != std::string::npos);
@@ -263,8 +263,8 @@ TEST_CASE("validation: each rule names the key to change") {
     std::string rule;
   };
   const std::vector<Case> cases = {
-      {{"parallelism.tp=-2"}, "/parallelism/tp", "must be a positive integer, got -2"},
-      {{"parallelism.tp=2.5"}, "/parallelism/tp", "must be a positive integer, got 2.5"},
+      {{"parallelism.tp=-2"}, "/parallelism/tp", "must be an integer in 1..1048576, got -2"},
+      {{"parallelism.tp=2.5"}, "/parallelism/tp", "must be an integer in 1..1048576, got 2.5"},
       {{"model.hidden=8100"}, "/model/hidden", "must be divisible by heads=64, got 8100"},
       {{"model.kv_heads=6"}, "/model/kv_heads", "must divide heads=64, got 6"},
       {{"parallelism.tp=3"}, "/parallelism/tp", "3 does not divide heads=64"},
@@ -298,12 +298,12 @@ TEST_CASE("validation: each rule names the key to change") {
       {{"cluster.topology=mesh"}, "/cluster/topology",
        "must be one of rail_optimized|fat_tree|dragonfly|torus, got \"mesh\""},
       {{"cluster.oversubscription=0.5"}, "/cluster/oversubscription",
-       "must be a number >= 1, got 0.5"},
+       "must be a number in [1, 1024], got 0.5"},
       {{"cluster.ideal_network=1"}, "/cluster/ideal_network", "must be true or false, got 1"},
       {{"simulation.seed=-1"}, "/simulation/seed", "must be a non-negative integer, got -1"},
-      {{"cluster.gpu.hbm_gb=0"}, "/cluster/gpu/hbm_gb", "must be a positive number, got 0"},
-      {{"model.dropout=1.5"}, "/model/dropout", "must be a number in 0..1, got 1.5"},
-      {{"model.dropout=-0.1"}, "/model/dropout", "must be a number in 0..1, got -0.1"},
+      {{"cluster.gpu.hbm_gb=0"}, "/cluster/gpu/hbm_gb", "must be a number in [1, 100000] GB, got 0"},
+      {{"model.dropout=1.5"}, "/model/dropout", "must be a number in [0, 1], got 1.5"},
+      {{"model.dropout=-0.1"}, "/model/dropout", "must be a number in [0, 1], got -0.1"},
       {{"training.grad_dtype=fp16"}, "/training/grad_dtype", "must be one of fp32|bf16, got \"fp16\""},
       {{"model.drop_out=0.1"}, "/model/drop_out", "unknown key (did you mean dropout?)"},
   };
@@ -361,7 +361,7 @@ TEST_CASE("scenario files: errors name the file as given") {
                "parallelism": {"tp": 0}})";
   }
   CHECK(error_of([&] { load_scenario_file(path); }) ==
-        path.string() + ": /parallelism/tp: must be a positive integer, got 0");
+        path.string() + ": /parallelism/tp: must be an integer in 1..1048576, got 0");
   CHECK(load_scenario_file(path, {"parallelism.tp=8"}).parallelism.dp == 32);
   std::filesystem::remove(path);
 }

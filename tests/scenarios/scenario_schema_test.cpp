@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <set>
 #include <string>
 
@@ -67,7 +68,7 @@ TEST_CASE("validation: scenarios built in code are checked by the same rules") {
   const auto violation = find_violation(s);
   REQUIRE(violation);
   CHECK(violation->pointer == "/parallelism/tp");
-  CHECK(violation->rule == "must be a positive integer, got 0");
+  CHECK(violation->rule == "must be an integer in 1..1048576, got 0");
 
   s = default_scenario();
   s.cluster.gpu.fp8_flops_per_s = 0;
@@ -77,4 +78,47 @@ TEST_CASE("validation: scenarios built in code are checked by the same rules") {
 }
 
 }  // namespace
+}  // namespace clustersim::scenarios
+
+namespace clustersim::scenarios {
+
+TEST_CASE("schema: a range reads as its bounds say, exclusive ends included") {
+  CHECK(Bounds{.min = 1, .max = 1 << 20}.text(true) == "1..1048576");
+  CHECK(Bounds{.min = 0, .min_exclusive = true, .max = 24}.text(false) == "(0, 24]");
+  CHECK(Bounds{.min = 1, .max = 2e5, .or_zero = true}.text(false) == "0 or [1, 200000]");
+  CHECK(Bounds{.min = 0}.text(false) == ">= 0");
+  CHECK(Bounds{}.text(false) == "any");
+  const Bounds day{.min = 0, .min_exclusive = true, .max = 24};
+  CHECK_FALSE(day.contains(0.0));
+  CHECK(day.contains(24.0));
+  CHECK_FALSE(day.contains(24.000001));
+  const Bounds fp8{.min = 1, .max = 2e5, .or_zero = true};
+  CHECK(fp8.contains(0.0));
+  CHECK_FALSE(fp8.contains(0.5));
+  CHECK(fp8.contains(1.0));
+
+  const Field* hours = find_section("/cost")->find_field("hours_per_day");
+  REQUIRE(hours);
+  CHECK(hours->requirement() == "a number in (0, 24] h/day");
+  const Field* fp8_tflops = find_section("/cluster/gpu")->find_field("fp8_tflops");
+  REQUIRE(fp8_tflops);
+  CHECK(fp8_tflops->requirement() == "0 or a number in [1, 200000] TFLOP/s");
+  const Field* seed = find_section("/simulation")->find_field("seed");
+  REQUIRE(seed);
+  CHECK(seed->requirement() == "a non-negative integer");
+}
+
+TEST_CASE("schema: every numeric key but the seeds has a finite range, and the defaults lie in it") {
+  const Scenario defaults = default_scenario();
+  for (const auto& section : scenario_sections()) {
+    for (const auto& field : section.fields) {
+      if (field.type != ValueType::integer && field.type != ValueType::number) continue;
+      CAPTURE(field.key);
+      CHECK(std::isfinite(field.bounds.min));
+      CHECK(std::isfinite(field.bounds.max));
+      CHECK(field.accepts(field.get(defaults)));
+    }
+  }
+}
+
 }  // namespace clustersim::scenarios

@@ -34,7 +34,7 @@ TEST_CASE("sweep configs: mistakes name the JSON pointer inside the array") {
   CHECK(error_of(R"([{"name": "a", "parallelism": {"tpp": 4}}])").starts_with("/sweep/configs/0/parallelism/tpp: unknown key"));
   CHECK(error_of(R"([{"name": "a"}, {"parallelism": {"tp": 4}}])") == "/sweep/configs/1/name: required");
   CHECK(error_of(R"([{"name": "a", "parallelism": {"tp": "8"}}])") ==
-        "/sweep/configs/0/parallelism/tp: must be a positive integer, got \"8\"");
+        "/sweep/configs/0/parallelism/tp: must be an integer in 1..1048576, got \"8\"");
   CHECK(error_of(R"([{"name": "a", "training": {"recompute": "some"}}])") ==
         "/sweep/configs/0/training/recompute: must be one of none|selective|full|op, got \"some\"");
   CHECK(error_of(R"([{"name": "a"}, {"name": "a"}])") == "/sweep/configs/1/name: \"a\" names an earlier config too");

@@ -187,8 +187,6 @@ TEST_CASE("time: a duration rounds up to the next whole nanosecond") {
   CHECK(Time::from_ns_rounded_up(3.0) == Time::from_ns(3));
   CHECK(Time::from_ns_rounded_up(3.000001) == Time::from_ns(4));
   CHECK(Time::from_ns_rounded_up(0.4) == Time::from_ns(1));
-  CHECK(Time::from_ns_rounded_up(1e30) == Time::from_ns(std::int64_t{1} << 62));
-  CHECK(Time::from_ns_rounded_up(std::numeric_limits<double>::infinity()) == Time::from_ns(std::int64_t{1} << 62));
 }
 
 namespace {

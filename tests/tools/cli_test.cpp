@@ -75,7 +75,7 @@ TEST_CASE("cli: bad input exits 2 with one line on stderr and nothing on stdout"
   check_fails_cleanly(run_clustersim("run /nonexistent/scenario.json"),
                       "/nonexistent/scenario.json: no such file");
   check_fails_cleanly(run_clustersim("run --set parallelism.tp=-2"),
-                      "default scenario: /parallelism/tp: must be a positive integer, got -2");
+                      "default scenario: /parallelism/tp: must be an integer in 1..1048576, got -2");
   check_fails_cleanly(run_clustersim("run --json --set cluster.nic_gbps=1"),
                       "unknown key (did you mean nic_gbit_per_s?)");
   check_fails_cleanly(run_clustersim("frobnicate"), "unknown command 'frobnicate'");

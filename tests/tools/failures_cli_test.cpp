@@ -51,9 +51,11 @@ TEST_CASE("failures cli: the checkpoints-70b seed compares NFS, Lustre and local
 
 TEST_CASE("failures cli: bad input exits 2 naming the field") {
   check_fails_cleanly(clustersim("failures --set failures.gpu_per_1000_node_days=-1"),
-                      "/failures/gpu_per_1000_node_days: must be a non-negative number, got -1");
+                      "/failures/gpu_per_1000_node_days: must be a number in [0, 10000] 1/(1000 node-days), got -1");
+  check_fails_cleanly(clustersim("failures --set checkpoint.interval_minutes=500000"),
+                      "default scenario: /checkpoint/interval_minutes: 500000 min is longer than the failure-free run");
   check_fails_cleanly(clustersim("failures --set checkpoint.interval_minutes=1e9"),
-                      "default scenario: /checkpoint/interval_minutes: 1e+09 min is longer than the failure-free run");
+                      "default scenario: /checkpoint/interval_minutes: must be a number in [0, 525600] min, got");
   check_fails_cleanly(clustersim("failures --set checkpoint.interval_steps=100"),
                       "/checkpoint/interval_minutes: give exactly one of interval_minutes and interval_steps");
   check_fails_cleanly(clustersim("failures --set checkpoint.target=local_nvme"),
@@ -86,7 +88,7 @@ TEST_CASE("tco cli: missing prices exit 2 naming the field") {
   check_fails_cleanly(clustersim("tco --set cost.build.server_usd=300000"),
                       "/cost/rent/on_demand_usd_per_gpu_hour: a price is required");
   check_fails_cleanly(clustersim("tco --set cost.rent.spot_usd_per_gpu_hour=-2"),
-                      "/cost/rent/spot_usd_per_gpu_hour: must be a non-negative number");
+                      "/cost/rent/spot_usd_per_gpu_hour: must be a number in [0, 10000] USD/(GPU h)");
 }
 
 }  // namespace
