@@ -237,17 +237,17 @@ constexpr SourceFamily other{.name = "other",
 
 }  // namespace
 
-FamilyDefault<double> dropout_for_model(const SourceFamily& family, std::string_view model, std::string_view notes) {
+FamilyDefault<double> dropout_for_model(const SourceFamily& family, std::string_view model_name, std::string_view notes) {
   const auto has = [](std::string_view text, std::string_view lowercase_word) {
     std::string lowered(text);
     for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return lowered.find(lowercase_word) != std::string::npos;
   };
-  if (has(model, "llama")) {
+  if (has(model_name, "llama")) {
     return {0.0, "dropout=0: Llama models train without dropout (Meta's reference model code has no "
                  "dropout layers)"};
   }
-  if (has(model, "nemotron")) {
+  if (has(model_name, "nemotron")) {
     return {0.0, "dropout=0: NeMo's Nemotron-4 340B configuration sets hidden, attention and FFN "
                  "dropout 0.0 (NeMo-Framework-Launcher conf/training/nemotron/nemotron_340b.yaml), "
                  "taken for the family"};
