@@ -1,9 +1,5 @@
 #include "scenarios/scenario_validation.hpp"
 
-#include <cstdint>
-
-#include <fmt/format.h>
-
 #include "scenarios/layout_pointer.hpp"
 #include "scenarios/run_options_validation.hpp"
 #include "scenarios/scenario_error.hpp"
@@ -38,18 +34,10 @@ std::optional<Violation> cross_field_violation(const Scenario& s, LayoutCheck ch
   if (auto violation = models::layout_violation(s.model, s.parallelism, s.training, c)) {
     return Violation{json_pointer(violation->field), std::move(violation->rule)};
   }
-  // The flow fidelity moves every group's traffic as flows, some 17 kB and 0.5 ms a chunk pass on
-  // the default 256 GPUs (more on more GPUs): 2^16 passes take about 1 GB and 40 s there.
-  constexpr std::int64_t max_flow_passes = std::int64_t{1} << 16;
-  const auto& p = s.parallelism;
-  const std::int64_t micro_batches = s.training.global_batch / (p.dp * s.training.micro_batch);
-  if (const std::int64_t passes = p.pp * p.vp * micro_batches;
-      s.simulation.fidelity == Fidelity::flow && passes > max_flow_passes) {
-    return Violation{"/training/global_batch",
-                     fmt::format("pp*vp*micro-batches = {}*{}*{} = {} chunk passes a step: the flow fidelity "
-                                 "simulates at most {} (use simulation.fidelity \"analytic\", or raise micro_batch "
-                                 "or dp)",
-                                 p.pp, p.vp, micro_batches, passes, max_flow_passes)};
+  if (s.simulation.fidelity == Fidelity::flow) {
+    if (auto violation = models::flow_graph_violation(s.parallelism, s.training)) {
+      return Violation{json_pointer(violation->field), std::move(violation->rule)};
+    }
   }
   return std::nullopt;
 }

@@ -40,8 +40,9 @@ namespace {
 /// hold: the step's task graph and the engine's state grow with each, by about 400 bytes and 5 us
 /// in the analytic fidelity (2^19 passes of the default scenario: 220 MB, 3 s). Megatron-LM's 1T
 /// GPT (pp 64, 512 micro-batches, scenarios/validation/published_runs.csv) has 2^15. The flow
-/// fidelity allows fewer (scenario_validation.cpp).
+/// fidelity allows fewer (flow_graph_violation).
 constexpr std::int64_t kMaxChunkPasses = std::int64_t{1} << 19;
+constexpr std::int64_t kMaxFlowChunkPasses = std::int64_t{1} << 16;
 
 // Keys whose ranges the schema checks for a scenario; checked here too, as every rule below
 // divides by them and a layout built in code has not met the schema.
@@ -143,6 +144,18 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
                               "flash2)",
                               c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
   return std::nullopt;
+}
+
+std::optional<LayoutViolation> flow_graph_violation(const ParallelismSpec& p, const TrainingSpec& t) {
+  if (p.dp <= 0 || t.micro_batch <= 0) return std::nullopt;  // layout_violation names those
+  const std::int64_t micro_batches = t.global_batch / (p.dp * t.micro_batch);
+  const std::int64_t passes = p.pp * p.vp * micro_batches;
+  if (passes <= kMaxFlowChunkPasses) return std::nullopt;
+  return LayoutViolation{LayoutField::training_global_batch,
+                         fmt::format("pp*vp*micro-batches = {}*{}*{} = {} chunk passes a step: the flow fidelity "
+                                     "simulates at most {} (use simulation.fidelity \"analytic\", or raise micro_batch "
+                                     "or dp)",
+                                     p.pp, p.vp, micro_batches, passes, kMaxFlowChunkPasses)};
 }
 
 std::optional<LayoutViolation> derive_dp(ParallelismSpec& p, const ClusterSpec& c) {

@@ -108,7 +108,9 @@ std::vector<LayoutCandidate> search_layouts(const models::StepInputs& base, cons
   // Which layouts are valid is models::layout_violation's to say; the loops only build the space
   // (degrees whose product is the GPU count, micro-batches that divide a replica's batch).
   auto valid = [&] {
-    return !models::layout_violation(base.model, layout.parallelism, layout.training, base.cluster).has_value();
+    if (models::layout_violation(base.model, layout.parallelism, layout.training, base.cluster)) return false;
+    return base.fidelity != models::CommFidelity::flow ||
+           !models::flow_graph_violation(layout.parallelism, layout.training).has_value();
   };
 
   for (const std::int64_t tp : restrict_to(divisors(gpus), space.tp)) {

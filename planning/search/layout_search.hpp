@@ -5,7 +5,8 @@
 /// Enumerated, in this nesting order: tp, cp, pp (dp = GPUs / (tp cp pp)), vp, micro-batch, SP,
 /// ZeRO stage, recompute. A layout is listed when models::layout_violation accepts it (kv_heads
 /// and tp dividing one another, SP only with tp > 1, micro-batches per step a multiple of pp when
-/// interleaved, ...: models/spec/layout_rules.hpp), and only meaningful distinct layouts are:
+/// interleaved, ...: models/spec/layout_rules.hpp; under the flow fidelity also
+/// models::flow_graph_violation), and only meaningful distinct layouts are:
 /// - one ZeRO stage (the first listed) where dp x cp = 1, since sharding over one replica changes
 ///   nothing;
 /// - vp = 1 runs 1F1B; vp > 1 runs the interleaved schedule, tried only with pp >= 2 and a whole

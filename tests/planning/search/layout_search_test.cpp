@@ -56,6 +56,22 @@ TEST_CASE("layout search: a tiny model's layouts, counted by hand") {
   CHECK(planning::search_layouts(tiny(), space).size() == 2 * 30 - 11);
 }
 
+TEST_CASE("layout search: under the flow fidelity it lists no layout over the flow's 2^16 chunk passes") {
+  // tp 1, cp 1, pp 4 on the tiny model's 4 GPUs leaves dp 1 and vp 1 (4 layers); a step of 2^17
+  // sequences then holds 4 x 2^17 / mb chunk passes: 2^19 at mb 1, within the analytic limit
+  // (2^19), and at most 2^16 only from mb 8.
+  StepInputs base = tiny();
+  base.training.global_batch = std::int64_t{1} << 17;
+  const planning::SearchSpace space{.tp = {1}, .cp = {1}, .pp = {4}, .micro_batch = {1, 2, 4, 8, 16},
+                                    .recompute = {Recompute::selective}, .zero = {1}, .sp = {false}};
+  CHECK(planning::search_layouts(base, space).size() == 5);
+  base.fidelity = CommFidelity::flow;
+  const auto flow_layouts = planning::search_layouts(base, space);
+  REQUIRE(flow_layouts.size() == 2);
+  CHECK(flow_layouts[0].layout.training.micro_batch == 8);
+  CHECK(flow_layouts[1].layout.training.micro_batch == 16);
+}
+
 TEST_CASE("layout search: every layout is valid, distinct, fills the GPUs and keeps the base's batch") {
   const StepInputs base = tiny();
   const auto layouts = planning::search_layouts(base);
