@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include <fmt/format.h>
 
+#include "scenarios/bounded_input.hpp"
 #include "sim/hashing.hpp"
 #include "tools/command.hpp"
 #include "tools/file_output.hpp"
@@ -17,6 +16,10 @@ namespace clustersim::tools {
 namespace {
 
 constexpr std::string_view kResumeMagic = "clustersim resume 1\n";
+
+// A search's resume file keeps the rows of every layout that fits, a few hundred bytes each: more
+// than the 64 MiB of a scenario input for the largest searches, so it has a limit of its own.
+constexpr std::size_t kMaxResumeFileBytes = std::size_t{1} << 30;
 
 // Reads "<number><terminator>" at `pos`, advancing past it; false if it is not there.
 bool read_resume_number(std::string_view text, std::size_t& pos, char terminator, std::size_t& value) {
@@ -41,11 +44,7 @@ ResumeFile::ResumeFile(std::string path, std::string_view job, std::size_t chunk
   if (!std::filesystem::is_regular_file(path_, error)) {
     throw CliError("--resume " + path_ + ": not a regular file");
   }
-  std::ifstream file(path_, std::ios::binary);
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  if (!file) throw CliError("--resume " + path_ + ": cannot read it");
-  const std::string text = buffer.str();
+  const std::string text = scenarios::read_input_file_bounded(path_, kMaxResumeFileBytes);
   const auto refuse = [&](std::string_view why) {
     throw CliError("--resume " + path_ + ": " + std::string(why) + "; left as it is (remove it to start afresh)");
   };
@@ -87,7 +86,8 @@ std::string ResumeFile::render() const {
 
 void ResumeFile::add(std::size_t chunk, std::string result) {
   results_[chunk] = std::move(result);
-  write_file_atomically(path_, render());
+  // The constructor read the file as an input; it is the one output that may replace an input.
+  write_file_atomically(path_, render(), InputOverwrite::allow);
 }
 
 void ResumeFile::remove() const {
