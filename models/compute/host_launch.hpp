@@ -58,6 +58,10 @@ KernelIssuer kernel_issuer(const TrainingSpec& training);
 /// value ComputeProfile::launch_overhead_s stands for (compute_time.hpp charges it per kernel).
 Sourced<double> gpu_launch_gap();
 
+/// CPU time of one eager PyTorch op that autograd does not record (a view or a copy issued under
+/// no_grad, as communication hooks do): the dispatch cost alone.
+Sourced<double> eager_untracked_op();
+
 /// Plain numbers for the hot path: host seconds per kernel and per graph launch, and whether the
 /// layers are captured.
 struct HostLaunch {

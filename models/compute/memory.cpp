@@ -2,16 +2,12 @@
 
 #include <algorithm>
 
+#include "models/compute/layer_tensors.hpp"
 #include "models/compute/runtime_memory.hpp"
 #include "models/spec/sharding.hpp"
 
 namespace clustersim::models {
 namespace {
-
-double kv_width_per_rank(const TransformerSpec& model, std::int64_t tp) {
-  const std::int64_t kv_heads_per_rank = (model.kv_heads + tp - 1) / tp;  // replicated if g < tp
-  return static_cast<double>(kv_heads_per_rank * (model.hidden / model.heads));
-}
 
 double layer_parameters_per_gpu(const TransformerSpec& model, std::int64_t tp) {
   const auto h = static_cast<double>(model.hidden);

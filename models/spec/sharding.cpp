@@ -48,10 +48,17 @@ constexpr std::array kParameterSets{
         .reshard_after_forward = true,
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 2,
+        .persistence_threshold_params = 1e5,
+        .host_ops_per_rank = 2,
         .source = "DeepSpeed v0.3-0.5 runtime/zero (2021): one all-gather per partitioned parameter (coalesced "
                   "gathers came in 2022), parameters released after each module's forward and gathered again "
                   "for its backward, prefetch limited to stage3_prefetch_bucket_size (default 5e7 parameters), "
-                  "fp16 parameters and gradients"},
+                  "fp16 parameters and gradients; parameters under stage3_param_persistence_threshold (default "
+                  "1e5 elements) stay gathered, every gradient is reduce-scattered on its own; each collective "
+                  "passes torch.distributed a list of one narrow() view per rank (partition_parameters.py "
+                  "_allgather_param and _reduce_scatter_gradient at v0.3.16), which ProcessGroupNCCL's list-form "
+                  "allgather and reduce_scatter copy out of or into its flat buffer with one copy_ per rank: "
+                  "two eager ops per rank"},
 };
 
 }  // namespace
@@ -61,7 +68,5 @@ const ShardingParameters& sharding_parameters(ShardingFramework framework) {
     if (set.framework == framework) return set;
   throw std::logic_error("no parameter set for this sharding framework");
 }
-
-std::int64_t parameter_tensors_per_layer(bool gated_mlp) { return gated_mlp ? 9 : 12; }
 
 }  // namespace clustersim::models

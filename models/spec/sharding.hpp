@@ -8,7 +8,14 @@
 ///   gather starts only when the compute reaches it, so every gather blocks the compute);
 ///   DeepSpeed prefetches only units that fit its prefetch bucket;
 /// - whether parameters are re-gathered for the backward (reshard after forward);
-/// - the bytes per parameter of the gathered parameters and of the reduced gradients.
+/// - the bytes per parameter of the gathered parameters and of the reduced gradients;
+/// - with tensor units, the tensors too small to shard (DeepSpeed's persistence threshold: they
+///   stay gathered, so only their gradients are reduced) and the host work a collective costs per
+///   rank of its group (DeepSpeed's 2021 collectives passed a list of one view per rank, which its
+///   Python built and PyTorch's list-form all_gather / reduce_scatter copied one by one). That
+///   host work is charged to the collective in both fidelities; where a gather is prefetched it
+///   hides under the compute with the rest of the gather (DeepSpeed of 2021 synchronised the
+///   device before each gather, so there it would not: its large tensors are not prefetched).
 /// A scenario picks one by `parallelism.sharding` and may shard inside groups of
 /// `parallelism.shard_group` ranks, replicating across groups (hybrid sharding, HSDP): gathers
 /// and reduce-scatters run inside a group, and each unit's reduced shard is all-reduced across the
@@ -32,6 +39,8 @@ struct ShardingParameters {
   bool reshard_after_forward = true;  // gather again before the backward
   double gather_bytes_per_param = 2;  // gathered parameters (16-bit)
   double reduce_bytes_per_param = 2;  // reduced gradients
+  double persistence_threshold_params = 0;  // tensor units: smaller tensors are never gathered
+  double host_ops_per_rank = 0;       // eager PyTorch ops issued per group rank, per collective
   std::string_view source;
 };
 
@@ -48,11 +57,5 @@ constexpr std::string_view sharding_name(ShardingFramework f) {
 /// The parameter set of `framework`.
 const ShardingParameters& sharding_parameters(ShardingFramework framework);
 
-/// Parameter tensors of one transformer layer, each a gather of its own where the unit is a
-/// tensor: GPT-style layers (GELU MLP) carry biases and two-parameter LayerNorms (fused QKV and its
-/// bias, the projection and its bias, two LayerNorms of weight and bias, two MLP matrices and their
-/// biases: 12); Llama-style layers (SwiGLU) have none (q, k, v, o, gate, up, down, two RMSNorm
-/// weights: 9).
-std::int64_t parameter_tensors_per_layer(bool gated_mlp);
 
 }  // namespace clustersim::models

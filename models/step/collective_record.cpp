@@ -15,7 +15,7 @@ CollectiveRecord make_collective(CollectiveOp op, double bytes, const CommGroup&
 
 Traffic collective_traffic(const CollectiveRecord& record, const ClusterSpec& cluster, const CommProfile& profile) {
   if (record.group.ranks <= 1) return Traffic{};
-  const double latency = collective_latency_s(record.op, record.group, cluster, profile);
+  const double latency = collective_latency_s(record.op, record.group, cluster, profile) + record.host_s;
   if (record.op == CollectiveOp::all_reduce) return Traffic{.all_reduce_bytes = record.bytes, .latency_s = latency};
   const double factor = record.op == CollectiveOp::send_recv ? 1.0 : bus_factor(record.op, record.group.ranks);
   return Traffic{.ring_bytes = factor * record.bytes, .latency_s = latency};

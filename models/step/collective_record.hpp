@@ -55,10 +55,12 @@ struct CollectiveRecord {
   double bytes = 0.0;
   CommGroup group{};                // the analytic model's view of the group
   CommScope scope = CommScope::tp;  // where the flow fidelity places it
-  double seconds = 0.0;             // analytic time, collective_time_s of the fields above
+  double seconds = 0.0;             // analytic time: collective_time_s of the fields above + host_s
+  double host_s = 0.0;              // host work of the issuing framework around the collective
+                                    // (sharding.hpp), before the GPU can run it; in both fidelities
 };
 
-/// A record with its analytic seconds.
+/// A record with its analytic seconds and no host work.
 CollectiveRecord make_collective(CollectiveOp op, double bytes, const CommGroup& group, CommScope scope,
                                  const ClusterSpec& cluster, const CommProfile& profile);
 

@@ -50,15 +50,16 @@ CommParts dp_before_comm(const StepPlan& plan, const ChunkCosts& chunk, bool for
 CommParts dp_beside_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
   CommParts out;
   if (!plan.dp_per_pass) return out;
-  const double others = chunk.units - 1.0;
-  if (chunk.prefetch && gathers(plan, forward) && others > 0.0) out.add({.first = &chunk.unit_gather, .scale = others});
-  if (!forward && plan.overlap_grad_reduce && others > 0.0) add_unit_reductions(out, chunk, others);
+  const double other_gathers = chunk.units - 1.0, other_reductions = chunk.reduce_units - 1.0;
+  if (chunk.prefetch && gathers(plan, forward) && other_gathers > 0.0)
+    out.add({.first = &chunk.unit_gather, .scale = other_gathers});
+  if (!forward && plan.overlap_grad_reduce && other_reductions > 0.0) add_unit_reductions(out, chunk, other_reductions);
   return out;
 }
 
 CommParts dp_after_comm(const StepPlan& plan, const ChunkCosts& chunk) {
   CommParts out;
-  if (plan.dp_per_pass && !plan.overlap_grad_reduce) add_unit_reductions(out, chunk, chunk.units);
+  if (plan.dp_per_pass && !plan.overlap_grad_reduce) add_unit_reductions(out, chunk, chunk.reduce_units);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "models/compute/compute_time.hpp"
 #include "models/compute/flops.hpp"
 #include "models/compute/host_launch.hpp"
+#include "models/compute/layer_tensors.hpp"
 #include "models/step/flow_step.hpp"
 #include "models/step/overlap_cost.hpp"
 #include "models/step/pipeline_schedule.hpp"
@@ -277,19 +278,34 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         chunk.param_gather = collective(CollectiveOp::all_gather, param_bytes, groups.dp, CommScope::dp);
       } else {
         // Units: the chunk's layers, or their parameter tensors, and the embedding and the output
-        // layer on the ends; each of their average size.
+        // layer on the ends; each of their average size. Tensor units gather only the tensors the
+        // framework shards (its persistence threshold) but reduce every tensor's gradient.
         const double ends = (first ? 1.0 : 0.0) + (last ? 1.0 : 0.0);
-        const double per_layer = sharding.unit == ShardingUnit::parameter_tensor
-                                     ? static_cast<double>(parameter_tensors_per_layer(model.mlp == MlpKind::swiglu))
-                                     : 1.0;
-        chunk.units = layers * per_layer + ends;
-        const double unit_params = params / chunk.units;
+        double gathered_params = params;
+        chunk.units = layers + ends;
+        chunk.reduce_units = chunk.units;
+        if (sharding.unit == ShardingUnit::parameter_tensor) {
+          const LayerTensors tensors = layer_parameter_tensors(model, p.tp, sharding.persistence_threshold_params);
+          gathered_params = params - layers * (layer_params - tensors.gathered_params);
+          chunk.units = layers * tensors.gathered + ends;
+          chunk.reduce_units = layers * tensors.tensors + ends;
+        }
+        const double unit_params = gathered_params / chunk.units;
         chunk.prefetch = t.overlap_param_gather && sharding.prefetch_depth >= 1 &&
                          (sharding.prefetch_bucket_params <= 0.0 || unit_params <= sharding.prefetch_bucket_params);
+        // Host work per collective that grows with the group (sharding.hpp): eager ops per rank,
+        // views and copies autograd does not record.
+        const double host_s =
+            sharding.host_ops_per_rank * static_cast<double>(groups.shard.ranks) * eager_untracked_op().value;
         chunk.unit_gather = collective(CollectiveOp::all_gather, unit_params * sharding.gather_bytes_per_param,
                                        groups.shard, CommScope::dp_shard);
-        const double grad_bytes = unit_params * sharding.reduce_bytes_per_param;
+        const double grad_bytes = params / chunk.reduce_units * sharding.reduce_bytes_per_param;
         chunk.unit_reduce = collective(CollectiveOp::reduce_scatter, grad_bytes, groups.shard, CommScope::dp_shard);
+        for (CollectiveRecord* record : {&chunk.unit_gather, &chunk.unit_reduce}) {
+          if (record->group.ranks <= 1) continue;
+          record->host_s = host_s;
+          record->seconds += host_s;
+        }
         if (groups.replica.ranks > 1)
           chunk.unit_replica_reduce = collective(CollectiveOp::all_reduce, grad_bytes / static_cast<double>(groups.shard.ranks),
                                                  groups.replica, CommScope::dp_replica);

@@ -49,7 +49,8 @@ struct ChunkCosts {
   CollectiveRecord unit_gather{};
   CollectiveRecord unit_reduce{};
   CollectiveRecord unit_replica_reduce{};
-  double units = 0.0;
+  double units = 0.0;         // gathers a pass
+  double reduce_units = 0.0;  // reduce-scatters after the backward (tensor units: every tensor)
   bool prefetch = false;  // a unit's gather may run while the unit before it computes
   // Tensor-parallel overlap (ParallelismSpec::tp_comm_overlap): the share of the chunk's TP
   // collectives each pass leaves exposed on the stream; 1 without overlap.

@@ -191,12 +191,35 @@ TEST_CASE("collective records: DeepSpeed ZeRO-3 (2021) gathers each parameter te
   in.parallelism.sharding = ShardingFramework::deepspeed_zero3_2021;
   const StepPlan plan = plan_step(in);
   const ChunkCosts& chunk = plan.stages[0].chunks.front();
-  // Llama layers: 9 tensors each; 16 x 9 + the embedding = 145 units. Their average, 13.8 M
-  // parameters per tensor rank, fits the 5e7 prefetch bucket.
-  CHECK(chunk.units == 145.0);
+  // Llama layers: 9 tensors each, of which the two RMSNorm weights (4,096 elements) stay under the
+  // 1e5 persistence threshold: 16 x 7 + the embedding = 113 gathers, 16 x 9 + 1 = 145 reductions.
+  // Gathered per layer and tensor rank: q and o 4,096^2 / 2, k and v 4,096 x 512, gate, up and down
+  // 4,096 x 14,336 / 2 = 109,051,904; with the embedding's 262,668,288, 17.8 M a gather, inside the
+  // 5e7 prefetch bucket.
+  CHECK(chunk.units == 113.0);
+  CHECK(chunk.reduce_units == 145.0);
   CHECK(chunk.prefetch);
-  CHECK(chunk.unit_gather.bytes == kChunkParameterBytes / 145.0);
-  CHECK(chunk.unit_reduce.bytes == kChunkParameterBytes / 145.0);  // fp16 gradients
+  const double gathered_params = 16.0 * 109051904.0 + 262668288.0;
+  CHECK(chunk.unit_gather.bytes == doctest::Approx(2.0 * gathered_params / 113.0).epsilon(1e-12));
+  CHECK(chunk.unit_reduce.bytes == doctest::Approx(kChunkParameterBytes / 145.0).epsilon(1e-12));  // fp16
+  // Each collective's list of one view per rank: 2 untracked eager ops (5 us each) per rank of
+  // the 2-rank group, before the NCCL call.
+  const CommGroup node_pair{.ranks = 2, .ranks_per_node = 2};
+  CHECK(chunk.unit_reduce.host_s == doctest::Approx(2.0 * 2.0 * 5e-6).epsilon(1e-12));
+  CHECK(chunk.unit_reduce.seconds ==
+        doctest::Approx(collective_time_s(CollectiveOp::reduce_scatter, chunk.unit_reduce.bytes, node_pair, in.cluster,
+                                          in.comm) +
+                        20e-6)
+            .epsilon(1e-12));
+  CHECK(chunk.unit_gather.host_s == chunk.unit_reduce.host_s);
+  // Without overlapped reductions, all 145 follow the backward.
+  in.training.overlap_grad_reduce = false;
+  const ChunkCosts& blocking = plan_step(in).stages[0].chunks.front();
+  CHECK(blocking.dp_after_backward_s == doctest::Approx(145.0 * blocking.unit_reduce.seconds).epsilon(1e-12));
+  // FSDP2 issues one flat collective: no host work per rank.
+  in.parallelism.sharding = ShardingFramework::fsdp2;
+  CHECK(plan_step(in).stages[0].chunks.front().unit_reduce.host_s == 0.0);
+  in.parallelism.sharding = ShardingFramework::deepspeed_zero3_2021;
   // Llama 3 405B on the same ranks: about 180 M parameters per tensor rank and tensor, above the
   // bucket, so every gather blocks.
   in.model = test::llama3_405b();
