@@ -3,6 +3,7 @@
 /// The JSON form (keys with units, presets, defaults) is described by scenario_schema.hpp.
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,11 @@ struct Scenario {
   models::CheckpointSpec checkpoint{};
   models::StorageSpec storage{};
   models::CostSpec cost{};             // clustersim tco
+  // Provenance: the fields of a section that names a preset (model, cluster.gpu) which the file or
+  // a --set wrote, as JSON pointers ("/cluster/gpu/hbm_gb"); every other field of such a section
+  // came from its preset. The writer prints these even where they equal the preset's value, and a
+  // --set of another preset keeps them (scenario_io.hpp). Empty for a section without a preset.
+  std::set<std::string> explicit_preset_fields{};
 
   friend bool operator==(const Scenario&, const Scenario&) = default;
 };

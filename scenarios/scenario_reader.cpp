@@ -14,6 +14,7 @@
 #include "scenarios/json_input.hpp"
 #include "scenarios/key_suggestion.hpp"
 #include "scenarios/presets.hpp"
+#include "scenarios/printable_text.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "scenarios/scenario_schema.hpp"
@@ -83,8 +84,6 @@ class Reader {
 
   json parse(std::string_view text) const;
   Scenario read_scenario(const json& document, LayoutCheck check) const;
-  // Whether `value`, read as `field`, gives the field the value it has in `reference`.
-  bool same_value(const json& value, const Field& field, const Scenario& reference) const;
   // A preset file: a flat object of the section's fields plus "name" and "sources".
   Scenario read_preset(const json& document, const Section& section,
                        std::string_view expected_name) const;
@@ -99,6 +98,8 @@ class Reader {
   // `shorthand`: the object stands for a bare preset name, so errors point at the section.
   void apply_preset(const json& object, const Section& section, bool shorthand,
                     Scenario& scenario) const;
+  // Which of a preset section's fields `object` writes (Scenario::explicit_preset_fields).
+  static void record_explicit_fields(const json& object, const Section& section, Scenario& scenario);
 
   std::string source_;
 };
@@ -219,6 +220,14 @@ void Reader::apply_preset(const json& object, const Section& section, bool short
   }
 }
 
+void Reader::record_explicit_fields(const json& object, const Section& section, Scenario& scenario) {
+  for (const auto& field : section.fields) {
+    if (object.contains(field.key)) {
+      scenario.explicit_preset_fields.insert(child_pointer(section.pointer, field.key));
+    }
+  }
+}
+
 Scenario Reader::read_scenario(const json& document, LayoutCheck check) const {
   Scenario scenario{};
   for (const auto& section : scenario_sections()) {
@@ -246,7 +255,10 @@ Scenario Reader::read_scenario(const json& document, LayoutCheck check) const {
                         ", got " + describe(object));
     }
     check_keys(object, allowed_keys(section), pointer);
-    if (section.preset != PresetKind::none) apply_preset(object, section, shorthand, scenario);
+    if (section.preset != PresetKind::none) {
+      apply_preset(object, section, shorthand, scenario);
+      if (object.contains("preset")) record_explicit_fields(object, section, scenario);
+    }
     read_fields(object, section, pointer, scenario);
   }
   // Derived keys are filled in once every written key is known.
@@ -270,16 +282,6 @@ Scenario Reader::read_scenario(const json& document, LayoutCheck check) const {
   }
   if (violation) fail(violation->pointer, violation->rule);
   return scenario;
-}
-
-bool Reader::same_value(const json& value, const Field& field, const Scenario& reference) const {
-  Scenario copy = reference;
-  try {
-    field.set(copy, convert(value, field, ""));
-  } catch (const ScenarioError&) {
-    return false;  // a bad value is reported where the scenario is read
-  }
-  return field.get(copy) == field.get(reference);
 }
 
 Scenario Reader::read_preset(const json& document, const Section& section,
@@ -369,8 +371,8 @@ std::string apply_set(json& document, std::string_view assignment) {
   }
   const Section* section = find_section(pointer);
   if (section != nullptr && section->preset_shorthand && node->is_object() && value.is_string()) {
-    // "cluster.gpu=h200-sxm" names the preset; the fields written beside the old one stay (and
-    // rederive_presets decides which of them were the old preset's).
+    // "cluster.gpu=h200-sxm" names the preset; the fields written beside the old one stay, as
+    // "cluster.gpu.preset=h200-sxm" keeps them.
     pointer = child_pointer(pointer, "preset");
     node = &(*node)["preset"];
   }
@@ -378,21 +380,23 @@ std::string apply_set(json& document, std::string_view assignment) {
   return pointer;
 }
 
-Scenario load(std::string_view text, const std::string& source,
-              const std::vector<std::string>& sets, LayoutCheck check) {
+Scenario load(std::string_view text, const std::string& source, const std::vector<std::string>& sets,
+              LayoutCheck check, std::vector<std::string>* notes) {
   const Reader reader(source);
   json document = reader.parse(text);
   if (!document.is_object()) reader.fail("", "must be a JSON object, got " + describe(document));
-  if (!sets.empty()) {
-    const json file = document;
-    std::vector<std::string> set_pointers;
-    for (const auto& assignment : sets) set_pointers.push_back(apply_set(document, assignment));
-    rederive_after_sets(file, set_pointers, document,
-                        [&reader](const json& value, const Field& field, const Scenario& reference) {
-                          return reader.same_value(value, field, reference);
-                        });
+  if (sets.empty()) return reader.read_scenario(document, check);
+  const json file = document;
+  std::vector<std::string> set_pointers;
+  for (const auto& assignment : sets) set_pointers.push_back(apply_set(document, assignment));
+  rederive_after_sets(set_pointers, document);
+  Scenario scenario = reader.read_scenario(document, check);
+  if (notes != nullptr) {
+    for (auto& note : kept_preset_value_notes(file, set_pointers, scenario)) {
+      notes->push_back(printable(source) + ": " + printable(note));
+    }
   }
-  return reader.read_scenario(document, check);
+  return scenario;
 }
 
 template <PresetKind kind>
@@ -420,20 +424,22 @@ models::TransformerSpec model_preset(std::string_view name) {
   return spec;
 }
 
-Scenario load_scenario_file(const std::filesystem::path& path,
-                            const std::vector<std::string>& sets, LayoutCheck check) {
-  return load(read_input_file_bounded(path), path.string(), sets, check);
+Scenario load_scenario_file(const std::filesystem::path& path, const std::vector<std::string>& sets,
+                            LayoutCheck check, std::vector<std::string>* notes) {
+  return load(read_input_file_bounded(path), path.string(), sets, check, notes);
 }
 
 Scenario load_scenario_text(std::string_view text, std::string_view source_name,
-                            const std::vector<std::string>& sets, LayoutCheck check) {
-  return load(text, std::string(source_name), sets, check);
+                            const std::vector<std::string>& sets, LayoutCheck check,
+                            std::vector<std::string>* notes) {
+  return load(text, std::string(source_name), sets, check, notes);
 }
 
-Scenario default_scenario(const std::vector<std::string>& sets, LayoutCheck check) {
+Scenario default_scenario(const std::vector<std::string>& sets, LayoutCheck check,
+                          std::vector<std::string>* notes) {
   const EmbeddedFile* file = find_embedded_file(default_scenario_path);
   if (file == nullptr) throw ScenarioError("default scenario", "", "not embedded in this build");
-  return load(file->text, "default scenario", sets, check);
+  return load(file->text, "default scenario", sets, check, notes);
 }
 
 }  // namespace clustersim::scenarios

@@ -841,9 +841,9 @@ std::vector<KeyDoc> explain_keys() {
           .default_text = "none",
           .meaning = gpu_preset
                          ? "GPU preset name; without one, every \"preset\" key is required; a --set "
-                           "of another re-derives the fields equal to the old preset's"
+                           "of another takes from it the fields not written explicitly"
                          : "model preset name; without one, every \"preset\" key is required; a --set "
-                           "of another re-derives the fields equal to the old preset's",
+                           "of another takes from it the fields not written explicitly",
       });
     }
     for (const auto& field : section.fields) {

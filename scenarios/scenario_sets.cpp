@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
 
 #include "scenarios/presets.hpp"
+#include "scenarios/scenario_schema.hpp"
 
 namespace clustersim::scenarios {
 namespace {
@@ -35,36 +37,26 @@ std::optional<std::string> named_preset(const json& document, const Section& sec
   return std::nullopt;
 }
 
-// A --set that changes a section's preset re-derives the fields that came from the old one: a
-// field the file writes with the old preset's own value (as a printed scenario does) is dropped,
-// so that the new preset supplies it. Fields that differ from the old preset, and fields a --set
-// wrote, are the user's and stay.
-void rederive_presets(const SameFieldValue& same_value, const json& file, const std::vector<std::string>& set_pointers,
-                      json& document) {
-  for (const auto& section : scenario_sections()) {
-    if (section.preset == PresetKind::none) continue;
-    const auto old_name = named_preset(file, section);
-    const auto new_name = named_preset(document, section);
-    if (!old_name || !new_name || *old_name == *new_name || !names_known_preset(section.preset, *old_name)) continue;
-    json& object = document.at(json::json_pointer(std::string(section.pointer)));
-    if (!object.is_object()) continue;
-    Scenario old_preset{};
-    if (section.preset == PresetKind::gpu) {
-      old_preset.cluster.gpu = gpu_preset(*old_name);
-    } else {
-      old_preset.model = model_preset(*old_name);
-    }
-    for (const auto& field : section.fields) {
-      const auto it = object.find(field.key);
-      if (it == object.end() || is_set(set_pointers, std::string(section.pointer) + "/" + std::string(field.key))) continue;
-      if (same_value(*it, field, old_preset)) object.erase(it);
-    }
-  }
+const std::string& section_preset_name(const Scenario& scenario, PresetKind kind) {
+  return kind == PresetKind::gpu ? scenario.cluster.gpu.name : scenario.model.name;
 }
+
+// `scenario` with the section's values taken from the named preset.
+Scenario with_section_preset(const Scenario& scenario, PresetKind kind, std::string_view name) {
+  Scenario result = scenario;
+  if (kind == PresetKind::gpu) {
+    result.cluster.gpu = gpu_preset(name);
+  } else {
+    result.model = model_preset(name);
+  }
+  return result;
+}
+
+}  // namespace
 
 // dp is fixed by num_gpus / (tp * pp * cp), so a dp written in the file only restates the file's own
 // layout: a --set of any of those four makes it derived again, unless dp is --set as well.
-void rederive_dp(const std::vector<std::string>& set_pointers, json& document) {
+void rederive_after_sets(const std::vector<std::string>& set_pointers, json& document) {
   const bool layout_set = is_set(set_pointers, "/parallelism/tp") || is_set(set_pointers, "/parallelism/pp") ||
                           is_set(set_pointers, "/parallelism/cp") || is_set(set_pointers, "/cluster/num_gpus");
   if (!layout_set || is_set(set_pointers, "/parallelism/dp")) return;
@@ -72,12 +64,32 @@ void rederive_dp(const std::vector<std::string>& set_pointers, json& document) {
   if (layout != document.end() && layout->is_object()) layout->erase("dp");
 }
 
-}  // namespace
-
-void rederive_after_sets(const json& file, const std::vector<std::string>& set_pointers, json& document,
-                         const SameFieldValue& same_value) {
-  rederive_presets(same_value, file, set_pointers, document);
-  rederive_dp(set_pointers, document);
+std::vector<std::string> kept_preset_value_notes(const json& file, const std::vector<std::string>& set_pointers,
+                                                 const Scenario& scenario) {
+  std::vector<std::string> notes;
+  for (const auto& section : scenario_sections()) {
+    if (section.preset == PresetKind::none) continue;
+    const auto old_name = named_preset(file, section);
+    const std::string& new_name = section_preset_name(scenario, section.preset);
+    if (!old_name || *old_name == new_name || !names_known_preset(section.preset, *old_name) ||
+        !names_known_preset(section.preset, new_name)) {
+      continue;
+    }
+    const Scenario old_preset = with_section_preset(scenario, section.preset, *old_name);
+    const Scenario new_preset = with_section_preset(scenario, section.preset, new_name);
+    for (const auto& field : section.fields) {
+      const std::string pointer = std::string(section.pointer) + "/" + std::string(field.key);
+      if (!scenario.explicit_preset_fields.contains(pointer) || is_set(set_pointers, pointer) ||
+          !file.contains(json::json_pointer(pointer))) {
+        continue;
+      }
+      const FieldValue value = field.get(scenario);
+      if (value != field.get(old_preset) || value == field.get(new_preset)) continue;
+      notes.push_back(pointer + " = " + format_value(value) + " is kept from the file (" + *old_name +
+                      "'s own value); remove it to take " + new_name + "'s " + format_value(field.get(new_preset)));
+    }
+  }
+  return notes;
 }
 
 }  // namespace clustersim::scenarios

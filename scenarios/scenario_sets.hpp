@@ -1,28 +1,29 @@
 #pragma once
-/// What a --set of scenario_io.hpp re-derives, on the raw JSON document after the loader
-/// (scenario_reader.cpp) wrote the --set values in and before it reads it: the fields of an old
-/// model or GPU preset, and dp.
+/// What a --set of scenario_io.hpp re-derives, and what it says about what it keeps. The loader
+/// (scenario_reader.cpp) writes the --set values into the raw JSON document, calls
+/// rederive_after_sets on it, reads it, and asks kept_preset_value_notes about the result.
 
-#include <functional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "scenarios/scenario.hpp"
-#include "scenarios/scenario_schema.hpp"
 
 namespace clustersim::scenarios {
 
-/// Whether `value`, read as `field`, gives the field the value it has in `reference` (false for a
-/// value that cannot be read: the loader reports it where it reads the scenario).
-using SameFieldValue =
-    std::function<bool(const nlohmann::json& value, const Field& field, const Scenario& reference)>;
+/// After the --sets wrote the keys at `set_pointers` into `document`: a dp written there is dropped
+/// when a --set changed tp, pp, cp or num_gpus but not dp, so that dp is derived again.
+/// (A --set of another preset needs nothing here: the document holds only the fields the file and
+/// the --sets wrote, which stay, and the new preset supplies the rest when it is read.)
+void rederive_after_sets(const std::vector<std::string>& set_pointers, nlohmann::json& document);
 
-/// After the --sets wrote the keys at `set_pointers` into `document` (which was `file` before),
-/// re-derives what followed from the values they replaced (scenario_io.hpp says what).
-void rederive_after_sets(const nlohmann::json& file, const std::vector<std::string>& set_pointers,
-                         nlohmann::json& document, const SameFieldValue& same_value);
+/// For `scenario`, read from `file` with the --sets at `set_pointers`: where a --set named another
+/// preset for a section, one note per field the file writes with the old preset's own value where
+/// the new preset's differs. Such a field is kept (it was written explicitly), which a scenario
+/// spelled out in full would not mean; the note names the key, both presets and both values.
+std::vector<std::string> kept_preset_value_notes(const nlohmann::json& file,
+                                                 const std::vector<std::string>& set_pointers,
+                                                 const Scenario& scenario);
 
 }  // namespace clustersim::scenarios

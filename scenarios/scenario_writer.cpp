@@ -39,8 +39,9 @@ Scenario with_preset(const Scenario& scenario, PresetKind kind, const std::strin
 
 ordered_json write_section(const Scenario& scenario, const Section& section) {
   ordered_json object = ordered_json::object();
-  // A section with a preset writes only the fields that differ from it: the rest are the preset's,
-  // and a --set of another preset replaces them (scenario_reader.cpp, rederive_presets).
+  // A section with a preset writes its explicit fields: the rest are the preset's, and a --set of
+  // another preset replaces them. A field that differs from the preset is written whatever its
+  // provenance, so that what is printed always reads back as the same values.
   std::optional<Scenario> preset;
   if (section.preset != PresetKind::none) {
     if (auto name = preset_name(scenario, section.preset); !name.empty()) {
@@ -61,7 +62,10 @@ ordered_json write_section(const Scenario& scenario, const Section& section) {
     write_children(i);
     const Field& field = section.fields[i];
     const FieldValue value = field.get(scenario);
-    if (preset && field.get(*preset) == value) continue;
+    if (preset && field.get(*preset) == value &&
+        !scenario.explicit_preset_fields.contains(std::string(section.pointer) + "/" + std::string(field.key))) {
+      continue;
+    }
     object[std::string(field.key)] = field.type == ValueType::array
                                          ? ordered_json::parse(std::get<std::string>(value))
                                          : value_to_json(value);

@@ -1,6 +1,7 @@
 #include "tools/command_line.hpp"
 
 #include <charconv>
+#include <iostream>
 #include <sstream>
 
 #include "scenarios/scenario_io.hpp"
@@ -69,8 +70,13 @@ void ScenarioArgs::add_to(CommandOptions& options) {
 }
 
 scenarios::Scenario ScenarioArgs::load(scenarios::LayoutCheck check) const {
-  return scenario_path.empty() ? scenarios::default_scenario(sets, check)
-                               : scenarios::load_scenario_file(scenario_path, sets, check);
+  std::vector<std::string> notes;
+  scenarios::Scenario scenario = scenario_path.empty()
+                                     ? scenarios::default_scenario(sets, check, &notes)
+                                     : scenarios::load_scenario_file(scenario_path, sets, check, &notes);
+  // On stderr, so that stdout stays the report alone (one JSON object under --json).
+  for (const auto& note : notes) std::cerr << "clustersim: note: " << note << '\n';
+  return scenario;
 }
 
 std::string ScenarioArgs::source_name() const {

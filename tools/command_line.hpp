@@ -49,7 +49,9 @@ struct ScenarioArgs {
   /// Registers [SCENARIO], --set and --json, bound to this object (which must outlive parsing).
   void add_to(CommandOptions& options);
   /// Loads the named scenario with the overrides; throws scenarios::ScenarioError. `check`:
-  /// whether the scenario's own layout must be valid (not where a search replaces it).
+  /// whether the scenario's own layout must be valid (not where a search replaces it). The
+  /// loader's notes (a field kept from the old preset a --set replaced, scenario_io.hpp) go to
+  /// stderr, one line each: "clustersim: note: <source>: <pointer> = <value> is kept ...".
   scenarios::Scenario load(scenarios::LayoutCheck check = scenarios::LayoutCheck::own_layout) const;
   /// The scenario's name in messages and reports: its file, or "default scenario".
   std::string source_name() const;
