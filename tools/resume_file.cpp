@@ -33,10 +33,23 @@ bool read_resume_number(std::string_view text, std::size_t& pos, char terminator
 
 }  // namespace
 
+std::string program_identity() {
+  static const std::string identity = [] {
+    std::string id = "clustersim " CLUSTERSIM_VERSION;
+    constexpr std::size_t kMaxExecutableBytes = std::size_t{1} << 30;
+    try {
+      const std::string executable = scenarios::read_input_file_bounded("/proc/self/exe", kMaxExecutableBytes);
+      id += fmt::format(" build {:016x}", sim::fnv1a64(executable));
+    } catch (const std::exception&) {  // no /proc: the version alone
+    }
+    return id + "\n";
+  }();
+  return identity;
+}
+
 ResumeFile::ResumeFile(std::string path, std::string_view job, std::size_t chunks)
     : path_(std::move(path)),
-      job_line_(fmt::format("job {:016x} {}\n", sim::fnv1a64(std::string("clustersim " CLUSTERSIM_VERSION "\n").append(job)),
-                            chunks)),
+      job_line_(fmt::format("job {:016x} {}\n", sim::fnv1a64(program_identity().append(job)), chunks)),
       chunks_(chunks) {
   if (path_.empty() || path_ == "-") throw CliError("--resume: needs a file name, got \"" + path_ + "\"");
   std::error_code error;
@@ -51,7 +64,7 @@ ResumeFile::ResumeFile(std::string path, std::string_view job, std::size_t chunk
   if (!text.starts_with(kResumeMagic)) refuse("not a clustersim resume file");
   std::size_t pos = kResumeMagic.size();
   if (text.compare(pos, job_line_.size(), job_line_) != 0) {
-    refuse("holds the progress of another job (scenario, options or program version differ)");
+    refuse("holds the progress of another job (scenario, options or program build differ)");
   }
   pos += job_line_.size();
   constexpr std::string_view chunk_word = "chunk ";

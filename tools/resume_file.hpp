@@ -4,7 +4,7 @@
 /// way; each finished chunk's result is kept as exact text (JSON whose numbers read back
 /// bit-identically), and the whole file is rewritten atomically (tools/file_output.hpp) after every
 /// chunk, so a kill leaves the file as it was after some chunk, never half written. The first lines
-/// name the job: a hash of the program version, the command, the normalised scenario and every
+/// name the job: a hash of the program version and build (the executable's own bytes), the command, the normalised scenario and every
 /// option that changes the result. A file of another job, or one that is not a resume file, is
 /// refused (CliError, exit 2) and left alone; a missing file starts the job afresh. The caller
 /// removes the file once the job's output is written.
@@ -42,6 +42,11 @@ class ResumeFile {
   std::size_t chunks_ = 0;
   std::map<std::size_t, std::string> results_;
 };
+
+/// What makes two runs the same program, one line: its version and, where the system shows the
+/// running executable (Linux's /proc/self/exe), a hash of that file, so that a rebuilt binary of
+/// the same version (whose numbers may differ) does not take over another build's progress.
+std::string program_identity();
 
 /// Throws CliError when the resume file would be one of the command's output files (`outputs`,
 /// empty ones skipped): removing it after the job would remove the output.
