@@ -214,7 +214,8 @@ TEST_CASE("collective records: DeepSpeed ZeRO-3 (2021) gathers each parameter te
   CHECK(chunk.unit_gather.host_s == chunk.unit_reduce.host_s);
   // Without overlapped reductions, all 145 follow the backward.
   in.training.overlap_grad_reduce = false;
-  const ChunkCosts& blocking = plan_step(in).stages[0].chunks.front();
+  const StepPlan blocking_plan = plan_step(in);
+  const ChunkCosts& blocking = blocking_plan.stages[0].chunks.front();
   CHECK(blocking.dp_after_backward_s == doctest::Approx(145.0 * blocking.unit_reduce.seconds).epsilon(1e-12));
   // FSDP2 issues one flat collective: no host work per rank.
   in.parallelism.sharding = ShardingFramework::fsdp2;
