@@ -154,8 +154,16 @@ TEST_CASE("numeric bounds cli: explain prints every numeric key's range with its
 }
 
 // AddressSanitizer maps terabytes of shadow memory at start-up, so under an address-space limit an
-// instrumented binary cannot even load: the sanitizer build skips this case.
+// instrumented binary cannot even load: the sanitizer build skips this case (GCC says so by
+// __SANITIZE_ADDRESS__, clang by __has_feature).
 #if defined(__SANITIZE_ADDRESS__)
+#define CLUSTERSIM_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CLUSTERSIM_TEST_ASAN 1
+#endif
+#endif
+#if defined(CLUSTERSIM_TEST_ASAN)
 constexpr bool kAddressSpaceLimitApplies = false;
 #else
 constexpr bool kAddressSpaceLimitApplies = true;

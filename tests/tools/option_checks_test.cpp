@@ -79,7 +79,9 @@ TEST_CASE("option checks: every reproducer exits 2 naming the option and the rul
       {"run --trace ''", "--trace: must be a non-empty path"},
       {"sweep --csv ''", "--csv: must be a non-empty path"},
   };
-  for (const auto& [arguments, message] : cases) {
+  for (const auto& entry : cases) {
+    const auto& arguments = std::get<0>(entry);
+    const auto& message = std::get<1>(entry);
     CAPTURE(arguments);
     check_fails_cleanly(run_clustersim(arguments), message);
   }
@@ -97,7 +99,9 @@ TEST_CASE("option checks: each range is stated in --help") {
       {"calibrate", "an integer in 0..64"},
       {"tco", "an integer in 1..100000"},
   };
-  for (const auto& [command, rule] : cases) {
+  for (const auto& entry : cases) {
+    const auto& command = std::get<0>(entry);
+    const auto& rule = std::get<1>(entry);
     CAPTURE(command);
     const Outcome o = run_clustersim(command + " --help");
     CHECK(o.exit_code == 0);

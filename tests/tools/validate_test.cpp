@@ -101,7 +101,9 @@ TEST_CASE("validate: step-time MAPE over the published runs stays under the gate
   CHECK(report.overall.count + static_cast<std::int64_t>(report.skipped.size()) ==
         static_cast<std::int64_t>(rows.size()));
   CHECK(report.overall.mape <= kMaxValidationMape);
-  for (const auto& [family, stats] : report.by_source) {
+  for (const auto& entry : report.by_source) {
+    const auto& family = entry.first;  // a plain name: clang 14 cannot capture a structured binding
+    const auto& stats = entry.second;
     INFO(family);
     const auto* bound = std::find_if(kFamilyBiasBounds.begin(), kFamilyBiasBounds.end(),
                                      [&](const FamilyBiasBound& b) { return b.family == family; });
@@ -158,7 +160,9 @@ TEST_CASE("validate: --json is one object with rows in CSV order, skips, per-sou
     CHECK(s["id"].is_string());
     CHECK_FALSE(s["reason"].get<std::string>().empty());
   }
-  for (const auto& [name, stats] : j["by_source"].items()) {
+  for (const auto& item : j["by_source"].items()) {
+    const std::string name = item.key();
+    const auto& stats = item.value();
     CAPTURE(name);
     for (const char* key : {"mape", "median", "max", "count"}) CHECK(stats.contains(key));
   }

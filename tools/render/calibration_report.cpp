@@ -2,6 +2,8 @@
 
 #include <array>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -97,11 +99,11 @@ std::string render_gemm(const cal::GemmFit& g) {
     text += i + 1 < g.tile_check.size() ? "," : "\n";
   }
   if (!g.below_one_wave.empty()) {
+    // A plain loop: clang 14 cannot instantiate libstdc++ 12's views over a vector.
+    std::vector<std::string> shapes;
+    for (const cal::GemmSample& s : g.below_one_wave) shapes.push_back(fmt::format("{}x{}x{} {}", s.m, s.n, s.k, s.dtype));
     text += fmt::format("  not fitted, under one wave of output tiles (split-K/stream-K kernels, not modelled): {}\n",
-                        fmt::join(g.below_one_wave | std::views::transform([](const cal::GemmSample& s) {
-                                    return fmt::format("{}x{}x{} {}", s.m, s.n, s.k, s.dtype);
-                                  }),
-                                  ", "));
+                        fmt::join(shapes, ", "));
   }
   return text;
 }

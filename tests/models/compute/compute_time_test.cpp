@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <tuple>
+
 #include <stdexcept>
 #include <string_view>
 
@@ -104,7 +106,9 @@ TEST_CASE("compute time: attention runs its kernel's measured rate at the sustai
   // clock lies within 12 % under it; in training the clock falls to the sustained one.
   const double w = 4.0 * 2.0 * 16.0 * 8192.0 * 8192.0 * 128.0 * 0.5 * 3.5;
   const ComputeProfile p = default_compute_profile("h200-sxm");
-  for (const auto& [kernel, tflops] : {std::pair{AttentionKernel::cudnn, 495.05}, std::pair{AttentionKernel::flash2, 279.31}}) {
+  for (const auto& entry : {std::pair{AttentionKernel::cudnn, 495.05}, std::pair{AttentionKernel::flash2, 279.31}}) {
+    const auto& kernel = std::get<0>(entry);
+    const auto& tflops = std::get<1>(entry);
     CAPTURE(tflops);
     const OpCost op{.name = "attention", .kind = OpKind::attention, .flops = w, .bytes = 1e6, .attention_kernel = kernel};
     const double kernel_s = op_time_s(op, test::h100(), p, Precision::bf16) - 4e-6;  // less one launch

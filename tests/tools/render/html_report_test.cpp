@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <tuple>
+
 #include <array>
 #include <cstdio>
 #include <map>
@@ -37,7 +39,9 @@ const Reports& reports() {
       {"sweep", "sweep scenarios/seed/twelve-layouts.json"},
       {"plan", "plan --gpus h100-sxm,b200 --min-gpus 128 --max-gpus 256 --topologies rail_optimized "
                "--deadline-days 60 --quiet"}};
-  for (const auto& [name, command] : commands) {
+  for (const auto& entry : commands) {
+    const auto& name = std::get<0>(entry);
+    const auto& command = std::get<1>(entry);
     const std::string path = out.dir / (name + ".html");
     const Outcome outcome = run_clustersim(command + " --report " + path);
     REQUIRE(outcome.exit_code == 0);
@@ -53,7 +57,9 @@ const std::map<std::string, std::vector<std::string>> kCharts{
     {"plan", {"pareto", "timeline", "breakdown"}}};
 
 TEST_CASE("html report: one self-contained file per command, with its charts") {
-  for (const auto& [name, charts] : kCharts) {
+  for (const auto& entry : kCharts) {
+    const auto& name = entry.first;  // a plain name: clang 14 cannot capture a structured binding
+    const auto& charts = entry.second;
     CAPTURE(name);
     const std::string html = read_text(reports().paths.at(name));
     CHECK(html.starts_with("<!DOCTYPE html>"));
@@ -117,7 +123,9 @@ for (const svg of document.querySelectorAll('svg.chart')) {
 document.body.setAttribute('data-check', out.join(' '));
 </script>)";
   const TempDir dir;
-  for (const auto& [name, charts] : kCharts) {
+  for (const auto& entry : kCharts) {
+    const auto& name = entry.first;  // a plain name: clang 14 cannot capture a structured binding
+    const auto& charts = entry.second;
     CAPTURE(name);
     std::string html = read_text(reports().paths.at(name));
     html.insert(html.rfind("</body>"), probe);
