@@ -41,7 +41,8 @@ const std::string& section_preset_name(const Scenario& scenario, PresetKind kind
   return kind == PresetKind::gpu ? scenario.cluster.gpu.name : scenario.model.name;
 }
 
-// `scenario` with the section's values taken from the named preset.
+}  // namespace
+
 Scenario with_section_preset(const Scenario& scenario, PresetKind kind, std::string_view name) {
   Scenario result = scenario;
   if (kind == PresetKind::gpu) {
@@ -51,8 +52,6 @@ Scenario with_section_preset(const Scenario& scenario, PresetKind kind, std::str
   }
   return result;
 }
-
-}  // namespace
 
 // dp is fixed by num_gpus / (tp * pp * cp), so a dp written in the file only restates the file's own
 // layout: a --set of any of those four makes it derived again, unless dp is --set as well.

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scenarios/scenario.hpp"
+#include "scenarios/scenario_schema.hpp"
 
 namespace clustersim::scenarios {
 
@@ -17,6 +18,9 @@ namespace clustersim::scenarios {
 /// (A --set of another preset needs nothing here: the document holds only the fields the file and
 /// the --sets wrote, which stay, and the new preset supplies the rest when it is read.)
 void rederive_after_sets(const std::vector<std::string>& set_pointers, nlohmann::json& document);
+
+/// `scenario` with one preset section's values (cluster.gpu or model) taken from the named preset.
+Scenario with_section_preset(const Scenario& scenario, PresetKind kind, std::string_view name);
 
 /// For `scenario`, read from `file` with the --sets at `set_pointers`: where a --set named another
 /// preset for a section, one note per field the file writes with the old preset's own value where

@@ -8,6 +8,7 @@
 #include "scenarios/presets.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "scenarios/scenario_schema.hpp"
+#include "scenarios/scenario_sets.hpp"
 
 namespace clustersim::scenarios {
 namespace {
@@ -26,17 +27,6 @@ std::string preset_name(const Scenario& scenario, PresetKind kind) {
   return std::find(names.begin(), names.end(), name) != names.end() ? name : std::string{};
 }
 
-// The scenario with the section's values taken from its preset instead.
-Scenario with_preset(const Scenario& scenario, PresetKind kind, const std::string& name) {
-  Scenario reference = scenario;
-  if (kind == PresetKind::gpu) {
-    reference.cluster.gpu = gpu_preset(name);
-  } else {
-    reference.model = model_preset(name);
-  }
-  return reference;
-}
-
 ordered_json write_section(const Scenario& scenario, const Section& section) {
   ordered_json object = ordered_json::object();
   // A section with a preset writes its explicit fields: the rest are the preset's, and a --set of
@@ -46,7 +36,7 @@ ordered_json write_section(const Scenario& scenario, const Section& section) {
   if (section.preset != PresetKind::none) {
     if (auto name = preset_name(scenario, section.preset); !name.empty()) {
       object["preset"] = name;
-      preset = with_preset(scenario, section.preset, name);
+      preset = with_section_preset(scenario, section.preset, name);
     }
   }
   const auto children = child_sections(section);
