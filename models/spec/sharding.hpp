@@ -57,5 +57,4 @@ constexpr std::string_view sharding_name(ShardingFramework f) {
 /// The parameter set of `framework`.
 const ShardingParameters& sharding_parameters(ShardingFramework framework);
 
-
 }  // namespace clustersim::models
