@@ -28,18 +28,6 @@ std::vector<std::string> text_lines(const std::string& text) {
   return lines;
 }
 
-TEST_CASE("cli: a printed default scenario with --set cluster.gpu=h200-sxm prints the H200 alone") {
-  const TempDir dir;
-  const Outcome printed = run_clustersim("run --print-scenario");
-  REQUIRE(printed.exit_code == 0);
-  std::ofstream(dir / "s.json") << printed.out;
-  const Outcome h200 = run_clustersim("run '" + dir / "s.json" + "' --set cluster.gpu=h200-sxm --print-scenario");
-  CAPTURE(h200.err);
-  REQUIRE(h200.exit_code == 0);
-  CHECK(h200.err.empty());
-  CHECK(json::parse(h200.out).at("cluster").at("gpu") == json{{"preset", "h200-sxm"}});
-}
-
 TEST_CASE("cli: an explicit 989 is kept over a --set of the H200, which gives its 150.1 GB of HBM") {
   const TempDir dir;
   std::ofstream(dir / "own.json") << R"({"model": {"preset": "llama3-70b"},

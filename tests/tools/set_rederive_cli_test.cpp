@@ -5,6 +5,8 @@
 
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/tools/cli_runner.hpp"
 
 namespace clustersim::test {
@@ -21,6 +23,12 @@ TEST_CASE("cli: a printed scenario with another GPU preset runs with that GPU's 
   REQUIRE(direct.exit_code == 0);
   CHECK(from_file.out == direct.out);
   CHECK(from_file.out != run_clustersim("run --json").out);  // the H200 changes the step
+  // Printed again, the GPU section is the new preset alone, with nothing said on stderr.
+  const Outcome h200 = run_clustersim("run '" + dir / "s.json" + "' --set cluster.gpu=h200-sxm --print-scenario");
+  CAPTURE(h200.err);
+  REQUIRE(h200.exit_code == 0);
+  CHECK(h200.err.empty());
+  CHECK(nlohmann::json::parse(h200.out).at("cluster").at("gpu") == nlohmann::json{{"preset", "h200-sxm"}});
 }
 
 TEST_CASE("cli: --set parallelism.tp=4 on the built-in scenario derives dp again") {
