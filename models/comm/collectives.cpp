@@ -264,14 +264,63 @@ double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, 
       return std::min(bulk, low);
     }
   }
-  double latency = profile.launch_latency_s + steps.nvlink * profile.nvlink_hop_latency_s +
-                   steps.network * profile.network_hop_latency_s;
+  const Protocol protocol = collective_protocol(op, bytes, group, cluster, profile);
+  return protocol.latency_s + bandwidth_time_s(op, bytes, effective, cluster, profile) / protocol.bandwidth_fraction;
+}
+
+namespace {
+
+// NCCL's ring protocols (collectives.hpp): what each adds to the low-latency line, from the
+// differences of NCCL v2.8.4's src/graph/tuning.cc ring constants, and the bandwidth it keeps.
+struct RingProtocolCost {
+  double base_s;
+  double nvlink_hop_s;
+  double network_hop_s;
+  double bandwidth_fraction;  // 0: LL's (a quarter or a third, by collective and node count)
+};
+
+constexpr std::array kRingProtocols{
+    RingProtocolCost{.base_s = 0.0, .nvlink_hop_s = 0.0, .network_hop_s = 0.0, .bandwidth_fraction = 0.0},  // LL
+    RingProtocolCost{.base_s = 6.4e-6, .nvlink_hop_s = 1.43e-6, .network_hop_s = 1.3e-6, .bandwidth_fraction = 0.92},
+    RingProtocolCost{.base_s = 4.8e-6, .nvlink_hop_s = 2.93e-6, .network_hop_s = 6.9e-6, .bandwidth_fraction = 1.0},
+};
+
+bool runs_as_ring(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
+  if (op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter) return true;
+  if (op != CollectiveOp::all_reduce) return false;
+  if (node_count(group) > 1) return !all_reduce_uses_tree(group, cluster, profile);
+  const double ring = cluster.gpu.nvlink_bytes_per_s * profile.nvlink_efficiency;
+  return ring / bus_factor(op, group.ranks) >= cluster.gpu.nvlink_bytes_per_s * profile.nvls_algbw_efficiency;
+}
+
+}  // namespace
+
+Protocol collective_protocol(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
+                             const CommProfile& profile) {
+  if (group.ranks <= 1 || cluster.ideal_network) return {};
+  const std::int64_t per_node = std::min(group.ranks_per_node, group.ranks);
+  const std::int64_t nodes = (group.ranks + per_node - 1) / per_node;
+  const CommGroup effective{.ranks = group.ranks, .ranks_per_node = per_node};
+  const LatencySteps steps = latency_steps(op, effective, cluster, profile);
+  double line = profile.launch_latency_s + steps.nvlink * profile.nvlink_hop_latency_s +
+                steps.network * profile.network_hop_latency_s;
   if (op == CollectiveOp::all_to_all && nodes > 1) {
     // A send and a receive per peer: a fixed cost per call and one per peer on another node.
-    latency += profile.all_to_all_base_latency_s +
-               static_cast<double>(group.ranks - per_node) * profile.all_to_all_peer_latency_s;
+    line += profile.all_to_all_base_latency_s +
+            static_cast<double>(group.ranks - per_node) * profile.all_to_all_peer_latency_s;
   }
-  return latency + bandwidth_time_s(op, bytes, effective, cluster, profile);
+  if (!runs_as_ring(op, effective, cluster, profile) || !(bytes > 0.0)) return {.latency_s = line};
+  const double bandwidth_s = bandwidth_time_s(op, bytes, effective, cluster, profile);
+  const double ll_fraction = nodes > 1 || op == CollectiveOp::all_reduce ? 0.25 : 1.0 / 3.0;
+  Protocol best{.latency_s = std::numeric_limits<double>::infinity()};
+  double best_s = std::numeric_limits<double>::infinity();
+  for (const RingProtocolCost& p : kRingProtocols) {
+    const Protocol candidate{.latency_s = line + p.base_s + steps.nvlink * p.nvlink_hop_s + steps.network * p.network_hop_s,
+                             .bandwidth_fraction = p.bandwidth_fraction > 0.0 ? p.bandwidth_fraction : ll_fraction};
+    const double seconds = candidate.latency_s + bandwidth_s / candidate.bandwidth_fraction;
+    if (seconds < best_s) best = candidate, best_s = seconds;
+  }
+  return best;
 }
 
 }  // namespace clustersim::models

@@ -1,6 +1,7 @@
 #pragma once
 /// Analytic (alpha-beta) cost of one NCCL collective, the `analytic` communication fidelity.
-/// time = launch + latency steps x hop latency + bus-bandwidth factor x bytes / bus bandwidth.
+/// time = launch + latency steps x hop latency + bus-bandwidth factor x bytes / bus bandwidth, in
+/// the NCCL protocol (LL, LL128, Simple) that makes it least (collective_protocol).
 /// Bus bandwidth is the bottleneck of the group's path: NVLink inside a node; across nodes, the
 /// NICs the group's ranks on one node can use (each rank of a rail-aligned group has its own NIC),
 /// capped by NVLink. All-reduce takes the faster of what NCCL offers: a ring, or in-switch
@@ -26,7 +27,7 @@
 /// Units: bytes (the full buffer: nccl-tests' "size"), seconds.
 /// Limitations: no contention between concurrent collectives (the `flow` fidelity models that);
 /// one bandwidth efficiency per link class; without curves, mid sizes (1-64 MiB) are optimistic,
-/// since one alpha-beta line cannot follow NCCL's protocol and channel changes. Across nodes, the
+/// since the protocols' lines do not follow NCCL's channel count changes. Across nodes, the
 /// two protocol families' constants and the tree's pipeline (efficiency, coupling exponent) are
 /// fitted to two clusters' logs (2 and 8 nodes of H100 on 400 Gb/s InfiniBand): within 7 % of both
 /// from 1 MiB up; other fabrics and node counts extrapolate.
@@ -128,6 +129,31 @@ LatencySteps latency_steps(CollectiveOp op, const CommGroup& group, const Cluste
 
 /// nccl-tests' bus-bandwidth factor: bytes each rank moves per byte of buffer.
 double bus_factor(CollectiveOp op, std::int64_t ranks);
+
+/// The protocol NCCL's tuner takes for a ring collective (all-gather, reduce-scatter, and an
+/// all-reduce that runs as a ring) priced by the alpha-beta line: the fastest of
+/// - LL: the line's own latency (launch + hops, the measured small-message cost), a quarter of
+///   the bus bandwidth across nodes or for all-reduce, a third otherwise (8-byte lines of 4 data
+///   bytes and a flag);
+/// - LL128: 6.4 us more base latency, 1.43 us more per NVLink hop and 1.3 us per network hop, 0.92
+///   of the bus bandwidth;
+/// - Simple: 4.8 us more base latency, 2.93 us more per NVLink hop and 6.9 us per network hop,
+///   the whole bus bandwidth (a chunk's fill and drain through every hop of the ring).
+/// The extra latencies are NCCL's own differences between the protocols (src/graph/tuning.cc of
+/// v2.8.4: ring base 3.6 / 10.0 / 8.4 us, NVLink hop 0.47 / 1.9 / 3.4 us, network hop 2.7 / 4.0 /
+/// 9.6 us for LL / LL128 / Simple; bandwidth x 1/4 or 1/3, x 0.92, x 1). Large rings thus pay
+/// LL128's or Simple's hop latency at every ring step, as NCCL's tuner charges it: Simple's is 6.9
+/// ms over 1,536 A100 on 192 nodes (NCCL's own constants: 6.4 ms). Curves fitted to nccl-tests
+/// logs, where a profile has them, take precedence (collective_time_s). Other collectives, and
+/// all-reduce on NVLS or the tree: the line as it is, at the whole bandwidth. Limitations: NCCL's
+/// LL and LL128 per-channel bandwidth caps are not applied, and LL128 is taken to be available
+/// (NCCL enables it on NVLink nodes of Volta and later).
+struct Protocol {
+  double latency_s = 0.0;           // launch + base + hops
+  double bandwidth_fraction = 1.0;  // of the bus bandwidth the protocol keeps
+};
+Protocol collective_protocol(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
+                             const CommProfile& profile);
 
 /// Seconds for one collective of `bytes` over `group`; 0 for a group of one rank or with
 /// cluster.ideal_network.

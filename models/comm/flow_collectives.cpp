@@ -112,19 +112,9 @@ CommGroup comm_group_of(const FlowNetwork& network, std::span<const std::int64_t
   return {.ranks = static_cast<std::int64_t>(ranks.size()), .ranks_per_node = static_cast<std::int64_t>(most)};
 }
 
-double collective_latency_s(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster,
+double collective_latency_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
                             const CommProfile& profile) {
-  if (group.ranks <= 1 || cluster.ideal_network) return 0.0;
-  const LatencySteps steps = latency_steps(op, group, cluster, profile);
-  const std::int64_t per_node = std::min(group.ranks_per_node, group.ranks);
-  const double peers_off_node = op == CollectiveOp::all_to_all && group.ranks > per_node
-                                    ? static_cast<double>(group.ranks - per_node)
-                                    : -1.0;
-  const double all_to_all = peers_off_node < 0.0 ? 0.0
-                                                 : profile.all_to_all_base_latency_s +
-                                                       peers_off_node * profile.all_to_all_peer_latency_s;
-  return profile.launch_latency_s + steps.nvlink * profile.nvlink_hop_latency_s +
-         steps.network * profile.network_hop_latency_s + all_to_all;
+  return collective_protocol(op, bytes, group, cluster, profile).latency_s;
 }
 
 void append_all_reduce(const FlowNetwork& network, std::span<const std::int64_t> ranks, double bytes,
@@ -199,7 +189,10 @@ FlowSpan lower_collective(sim::TaskGraph& graph, FlowLowering& lowering, const C
   const FlowNetwork& network = lowering.network();
   const std::span<const std::int64_t> ranks = call.ranks;
   const CommGroup group = comm_group_of(network, ranks);
-  const double latency = collective_latency_s(call.op, group, cluster, profile);
+  // The protocol's latency, and its lower rate as more bytes through the same links.
+  const Protocol protocol = collective_protocol(call.op, call.bytes, group, cluster, profile);
+  const double latency = protocol.latency_s;
+  const double wire = 1.0 / protocol.bandwidth_fraction;
   const double n = static_cast<double>(ranks.size());
   std::vector<Transfer> transfers;
   switch (call.op) {
@@ -215,11 +208,11 @@ FlowSpan lower_collective(sim::TaskGraph& graph, FlowLowering& lowering, const C
     default: break;
   }
   if (call.op == CollectiveOp::all_reduce && call.algorithm != FlowAlgorithm::hierarchical) {
-    append_all_reduce(network, ranks, call.bytes, call.algorithm, cluster, profile, transfers);
+    append_all_reduce(network, ranks, wire * call.bytes, call.algorithm, cluster, profile, transfers);
     return lowering.add(graph, std::move(transfers), latency, label);
   }
   if (call.algorithm != FlowAlgorithm::hierarchical) {
-    append_ring(network, ranks, bus_factor(call.op, group.ranks) * call.bytes, transfers);
+    append_ring(network, ranks, wire * bus_factor(call.op, group.ranks) * call.bytes, transfers);
     return lowering.add(graph, std::move(transfers), latency, label);
   }
 

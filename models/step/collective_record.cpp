@@ -15,10 +15,12 @@ CollectiveRecord make_collective(CollectiveOp op, double bytes, const CommGroup&
 
 Traffic collective_traffic(const CollectiveRecord& record, const ClusterSpec& cluster, const CommProfile& profile) {
   if (record.group.ranks <= 1) return Traffic{};
-  const double latency = collective_latency_s(record.op, record.group, cluster, profile) + record.host_s;
-  if (record.op == CollectiveOp::all_reduce) return Traffic{.all_reduce_bytes = record.bytes, .latency_s = latency};
+  const Protocol protocol = collective_protocol(record.op, record.bytes, record.group, cluster, profile);
+  const double latency = protocol.latency_s + record.host_s;
+  const double wire = record.bytes / protocol.bandwidth_fraction;  // a slower protocol holds the links longer
+  if (record.op == CollectiveOp::all_reduce) return Traffic{.all_reduce_bytes = wire, .latency_s = latency};
   const double factor = record.op == CollectiveOp::send_recv ? 1.0 : bus_factor(record.op, record.group.ranks);
-  return Traffic{.ring_bytes = factor * record.bytes, .latency_s = latency};
+  return Traffic{.ring_bytes = factor * wire, .latency_s = latency};
 }
 
 double comm_seconds(std::span<const CommPart> parts) {

@@ -24,9 +24,9 @@ TEST_CASE("collective: one row per size in nccl-tests' units, times by hand for 
   const json& last = rows.back();
   CHECK(last.at("size_bytes") == 1073741824);
   CHECK(last.at("count") == 1073741824 / 4 / 8);  // floats per rank, as all_gather_perf prints
-  // Built-in H100 constants: launch 8 us + 7 ring steps x 0.4 us, then 7/8 of 1 GiB at
-  // 0.82 x 450 GB/s: 10.8 + 939524096 / 369e9 x 1e6 = 2556.9 us.
-  CHECK(last.at("time_us").get<double>() == doctest::Approx(10.8 + 939524096.0 / 369e9 * 1e6).epsilon(1e-9));
+  // Built-in H100 constants: launch 8 us + 7 ring steps x 0.4 us, NCCL's Simple protocol 4.8 us +
+  // 7 x 2.93 us more, then 7/8 of 1 GiB at 0.82 x 450 GB/s: 36.11 + 939524096 / 369e9 x 1e6 = 2582.2 us.
+  CHECK(last.at("time_us").get<double>() == doctest::Approx(36.11 + 939524096.0 / 369e9 * 1e6).epsilon(1e-9));
   CHECK(last.at("algbw_gbps").get<double>() == doctest::Approx(1073741824.0 / last.at("time_us").get<double>() / 1e3));
   CHECK(last.at("busbw_gbps").get<double>() == doctest::Approx(last.at("algbw_gbps").get<double>() * 7.0 / 8.0));
 }
