@@ -42,15 +42,15 @@ StateBytes state_bytes_per_parameter(const ParallelismSpec& p, GradDtype grad_dt
 
 // ZeRO-3: the gathered parameters of the unit at work and of those prefetched, and the unit's
 // unsharded gradient before its reduce-scatter. A unit is a transformer block (FSDP,
-// Megatron-FSDP) or one parameter tensor (DeepSpeed ZeRO-3 of 2021, which prefetches only tensors
-// within its prefetch bucket).
+// Megatron-FSDP) or one parameter tensor (DeepSpeed ZeRO-3 of 2021, which prefetches a tensor only
+// while fewer than its live limit of parameters are gathered).
 double zero3_buffer_bytes(const TransformerSpec& model, const ParallelismSpec& p) {
   const ShardingParameters& s = sharding_parameters(p.sharding);
   double unit = layer_parameters_per_gpu(model, p.tp);
   double gathered_units = 1.0 + s.prefetch_depth;
   if (s.unit == ShardingUnit::parameter_tensor) {
     unit = largest_tensor_per_gpu(model, p.tp);
-    const bool prefetched = s.prefetch_bucket_params <= 0.0 || unit <= s.prefetch_bucket_params;
+    const bool prefetched = s.max_live_params <= 0.0 || unit < s.max_live_params;
     gathered_units = 1.0 + (prefetched ? s.prefetch_depth : 0);
   }
   return unit * (gathered_units * s.gather_bytes_per_param + s.reduce_bytes_per_param);

@@ -44,17 +44,23 @@ constexpr std::array kParameterSets{
         .framework = ShardingFramework::deepspeed_zero3_2021,
         .unit = ShardingUnit::parameter_tensor,
         .prefetch_depth = 1,
-        .prefetch_bucket_params = 5e7,
+        .max_live_params = 1e9,
         .reshard_after_forward = true,
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 2,
         .persistence_threshold_params = 1e5,
+        .recompute_reuse_distance_params = 1e9,
         .host_ops_per_rank = 2,
         .source = "DeepSpeed v0.3-0.5 runtime/zero (2021): one all-gather per partitioned parameter (coalesced "
                   "gathers came in 2022), parameters released after each module's forward and gathered again "
-                  "for its backward, prefetch limited to stage3_prefetch_bucket_size (default 5e7 parameters), "
-                  "fp16 parameters and gradients; parameters under stage3_param_persistence_threshold (default "
-                  "1e5 elements) stay gathered, every gradient is reduce-scattered on its own; each collective "
+                  "for its backward, the next parameters' gather issued before a module computes while fewer than "
+                  "stage3_max_live_parameters (default 1e9) are gathered (stage3.py prefetch_next_sub_modules: "
+                  "at least one tensor, whatever stage3_prefetch_bucket_size), after torch.cuda.synchronize() "
+                  "(partition_parameters.py _allgather_param), fp16 parameters and gradients; parameters under stage3_param_persistence_threshold (default "
+                  "1e5 elements) stay gathered, every gradient is reduce-scattered on its own; a module's "
+                  "parameters are released after every forward, an activation-recomputing one included, unless "
+                  "fewer than stage3_max_reuse_distance (default 1e9) parameters are used before its next use "
+                  "(stage3.py release_sub_module, _keep_for_later, _distance_in_numel at v0.3.16); each collective "
                   "passes torch.distributed a list of one narrow() view per rank (partition_parameters.py "
                   "_allgather_param and _reduce_scatter_gradient at v0.3.16), which ProcessGroupNCCL's list-form "
                   "allgather and reduce_scatter copy out of or into its flat buffer with one copy_ per rank: "

@@ -6,16 +6,21 @@
 ///   Megatron-FSDP) or each parameter tensor on its own (DeepSpeed before coalesced gathers);
 /// - the prefetch depth: how many units ahead of the compute a gather may be issued (0: a unit's
 ///   gather starts only when the compute reaches it, so every gather blocks the compute);
-///   DeepSpeed prefetches only units that fit its prefetch bucket;
+///   DeepSpeed prefetches the next tensor only while fewer than its live limit of parameters are
+///   gathered (layer_tensors.hpp);
 /// - whether parameters are re-gathered for the backward (reshard after forward);
 /// - the bytes per parameter of the gathered parameters and of the reduced gradients;
+/// - under full activation recomputation, whether a unit's recomputed forward releases what it
+///   gathered, so that its backward gathers it again (DeepSpeed: where more than its reuse
+///   distance of parameters are used in between, layer_tensors.hpp; FSDP recomputes inside the
+///   unit's backward, after the gather);
 /// - with tensor units, the tensors too small to shard (DeepSpeed's persistence threshold: they
 ///   stay gathered, so only their gradients are reduced) and the host work a collective costs per
 ///   rank of its group (DeepSpeed's 2021 collectives passed a list of one view per rank, which its
 ///   Python built and PyTorch's list-form all_gather / reduce_scatter copied one by one). That
-///   host work is charged to the collective in both fidelities; where a gather is prefetched it
-///   hides under the compute with the rest of the gather (DeepSpeed of 2021 synchronised the
-///   device before each gather, so there it would not: its large tensors are not prefetched).
+///   host work is charged to the collective in both fidelities; DeepSpeed of 2021 synchronised the
+///   device before each gather it issued, so a prefetched gather's host work runs with the device
+///   idle: it lengthens the compute of the pass, and only the transfer runs beside it.
 /// A scenario picks one by `parallelism.sharding` and may shard inside groups of
 /// `parallelism.shard_group` ranks, replicating across groups (hybrid sharding, HSDP): gathers
 /// and reduce-scatters run inside a group, and each unit's reduced shard is all-reduced across the
@@ -35,11 +40,12 @@ struct ShardingParameters {
   ShardingFramework framework = ShardingFramework::fsdp2;
   ShardingUnit unit = ShardingUnit::transformer_block;
   int prefetch_depth = 1;             // units a gather may run ahead of the compute
-  double prefetch_bucket_params = 0;  // > 0: only units of at most this many parameters prefetch
+  double max_live_params = 0;         // > 0: no prefetch while this many parameters are gathered
   bool reshard_after_forward = true;  // gather again before the backward
   double gather_bytes_per_param = 2;  // gathered parameters (16-bit)
   double reduce_bytes_per_param = 2;  // reduced gradients
   double persistence_threshold_params = 0;  // tensor units: smaller tensors are never gathered
+  double recompute_reuse_distance_params = 0;  // > 0: recomputed forwards release (layer_tensors.hpp)
   double host_ops_per_rank = 0;       // eager PyTorch ops issued per group rank, per collective
   std::string_view source;
 };

@@ -13,6 +13,12 @@ void add_unit_reductions(CommParts& out, const ChunkCosts& chunk, double units) 
 
 bool gathers(const StepPlan& plan, bool forward) { return forward || plan.reshard_after_forward; }
 
+double gathers_of(const ChunkCosts& chunk, bool forward) { return forward ? chunk.units : chunk.backward_units; }
+
+double prefetched_of(const ChunkCosts& chunk, bool forward) {
+  return forward ? chunk.prefetched_forward : chunk.prefetched_backward;
+}
+
 }  // namespace
 
 namespace {
@@ -43,16 +49,16 @@ CommParts tp_hidden_comm(const StepPlan& plan, const ChunkCosts& chunk, bool for
 CommParts dp_before_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
   CommParts out;
   if (!plan.dp_per_pass || !gathers(plan, forward)) return out;
-  out.add({.first = &chunk.unit_gather, .scale = chunk.prefetch ? 1.0 : chunk.units});
+  const double blocking = gathers_of(chunk, forward) - prefetched_of(chunk, forward);
+  if (blocking > 0.0) out.add({.first = &chunk.unit_gather, .scale = blocking});
   return out;
 }
 
 CommParts dp_beside_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
   CommParts out;
   if (!plan.dp_per_pass) return out;
-  const double other_gathers = chunk.units - 1.0, other_reductions = chunk.reduce_units - 1.0;
-  if (chunk.prefetch && gathers(plan, forward) && other_gathers > 0.0)
-    out.add({.first = &chunk.unit_gather, .scale = other_gathers});
+  const double ahead = prefetched_of(chunk, forward), other_reductions = chunk.reduce_units - 1.0;
+  if (gathers(plan, forward) && ahead > 0.0) out.add({.first = &chunk.unit_gather_ahead, .scale = ahead});
   if (!forward && plan.overlap_grad_reduce && other_reductions > 0.0) add_unit_reductions(out, chunk, other_reductions);
   return out;
 }

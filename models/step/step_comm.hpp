@@ -5,12 +5,13 @@
 /// Per pass of a chunk and micro-batch:
 /// - tensor parallel: layers x (tp_per_layer x the layer's TP collectives) x the share left
 ///   exposed (all of it without TP overlap); backward x tp_backward_factor;
-/// - ZeRO-3 / FSDP, over the chunk's U units (sharding.hpp): with prefetch, the first unit's
-///   gather before the compute, the other U - 1 gathers beside it (and in the backward the
-///   reductions of all units but the last; the next pass waits for them), the last unit's
-///   reduction after it; without prefetch
-///   all U gathers before the compute. Reductions that do not overlap (overlap_grad_reduce off)
-///   follow the backward on the stream;
+/// - ZeRO-3 / FSDP, over the chunk's units (sharding.hpp): the gathers the pass issues ahead
+///   (ChunkCosts::prefetched_*: with block units all but the first, U - 1; tensor units as
+///   layer_tensors.hpp says) beside the compute, the others before it; in the backward the
+///   reductions of all units but the last beside it too (the next pass waits for them) and the
+///   last unit's reduction after it. The backward gathers again what a recomputed forward
+///   released (ChunkCosts::backward_units). Reductions that do not overlap (overlap_grad_reduce
+///   off) follow the backward on the stream;
 /// - beside the compute: the context-parallel ring (layers x cp_hops K/V hops, twice that
 ///   backward);
 /// - the send to the neighbouring stage.

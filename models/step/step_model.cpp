@@ -284,15 +284,27 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         double gathered_params = params;
         chunk.units = layers + ends;
         chunk.reduce_units = chunk.units;
+        chunk.backward_units = chunk.units;
+        const bool prefetch = t.overlap_param_gather && sharding.prefetch_depth >= 1;
+        // Blocks: every gather but the pass's first is issued one unit ahead.
+        chunk.prefetched_forward = chunk.prefetched_backward = prefetch ? chunk.units - 1.0 : 0.0;
         if (sharding.unit == ShardingUnit::parameter_tensor) {
-          const LayerTensors tensors = layer_parameter_tensors(model, p.tp, sharding.persistence_threshold_params);
+          const bool recomputed = t.recompute == Recompute::full;
+          const LayerTensors tensors = layer_parameter_tensors(
+              model, p.tp,
+              {.persistence_threshold = sharding.persistence_threshold_params,
+               .reuse_distance = recomputed ? sharding.recompute_reuse_distance_params : 0.0,
+               .max_live = sharding.max_live_params},
+              recomputed);
           gathered_params = params - layers * (layer_params - tensors.gathered_params);
           chunk.units = layers * tensors.gathered + ends;
+          chunk.backward_units = chunk.units + layers * tensors.regathered;
           chunk.reduce_units = layers * tensors.tensors + ends;
+          // The layers' own prefetches; the embedding's and the output layer's gathers block.
+          chunk.prefetched_forward = prefetch ? layers * tensors.prefetched_forward : 0.0;
+          chunk.prefetched_backward = prefetch ? layers * tensors.prefetched_backward : 0.0;
         }
         const double unit_params = gathered_params / chunk.units;
-        chunk.prefetch = t.overlap_param_gather && sharding.prefetch_depth >= 1 &&
-                         (sharding.prefetch_bucket_params <= 0.0 || unit_params <= sharding.prefetch_bucket_params);
         // Host work per collective that grows with the group (sharding.hpp): eager ops per rank,
         // views and copies autograd does not record.
         const double host_s =
@@ -301,10 +313,17 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
                                        groups.shard, CommScope::dp_shard);
         const double grad_bytes = params / chunk.reduce_units * sharding.reduce_bytes_per_param;
         chunk.unit_reduce = collective(CollectiveOp::reduce_scatter, grad_bytes, groups.shard, CommScope::dp_shard);
+        chunk.unit_gather_ahead = chunk.unit_gather;
         for (CollectiveRecord* record : {&chunk.unit_gather, &chunk.unit_reduce}) {
           if (record->group.ranks <= 1) continue;
           record->host_s = host_s;
           record->seconds += host_s;
+        }
+        // A gather issued ahead: its host work with the device idle, then the transfer beside the
+        // compute (sharding.hpp).
+        if (chunk.unit_gather.group.ranks > 1) {
+          chunk.forward_s += chunk.prefetched_forward * host_s;
+          if (plan.reshard_after_forward) chunk.backward_s += chunk.prefetched_backward * host_s;
         }
         if (groups.replica.ranks > 1)
           chunk.unit_replica_reduce = collective(CollectiveOp::all_reduce, grad_bytes / static_cast<double>(groups.shard.ranks),

@@ -47,11 +47,15 @@ struct ChunkCosts {
   // gather of a unit's parameters, and after its backward the reduce-scatter of its gradients in
   // the shard group and, with hybrid sharding, the all-reduce of the shard across groups.
   CollectiveRecord unit_gather{};
+  CollectiveRecord unit_gather_ahead{};  // the same, issued ahead: the transfer alone (its host work is compute's)
   CollectiveRecord unit_reduce{};
   CollectiveRecord unit_replica_reduce{};
-  double units = 0.0;         // gathers a pass
+  double units = 0.0;         // gathers of the forward
+  double backward_units = 0.0;  // gathers of the backward: units, and those a recomputed forward released
   double reduce_units = 0.0;  // reduce-scatters after the backward (tensor units: every tensor)
-  bool prefetch = false;  // a unit's gather may run while the unit before it computes
+  // Gathers of each pass issued ahead, running while the unit before computes; the rest block.
+  double prefetched_forward = 0.0;
+  double prefetched_backward = 0.0;
   // Tensor-parallel overlap (ParallelismSpec::tp_comm_overlap): the share of the chunk's TP
   // collectives each pass leaves exposed on the stream; 1 without overlap.
   double tp_exposed_forward = 1.0;

@@ -80,7 +80,7 @@ std::string plan_key(const models::StepPlan& plan) {
                              c.tp_hidden_backward_s, c.cp_forward_s,
                              c.cp_backward_s, c.grad_reduce_s, c.param_gather_s, c.dp_before_forward_s,
                              c.dp_before_backward_s, c.dp_beside_forward_s, c.dp_beside_backward_s,
-                             c.dp_after_backward_s, c.dp_tail_backward_s, c.units, c.reduce_units}) {
+                             c.dp_after_backward_s, c.dp_tail_backward_s, c.units, c.backward_units, c.reduce_units}) {
         put(v);
       }
       put(c.layers);

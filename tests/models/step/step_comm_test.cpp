@@ -153,7 +153,8 @@ TEST_CASE("collective records: FSDP2 gathers and reduces each unit around every 
   // fp32 reduce-scatters (torchtitan's FSDP2 defaults), both over the 2 data-parallel ranks.
   const CommGroup node_pair{.ranks = 2, .ranks_per_node = 2};
   CHECK(chunk.units == 17.0);
-  CHECK(chunk.prefetch);
+  CHECK(chunk.prefetched_forward == 16.0);
+  CHECK(chunk.prefetched_backward == 16.0);
   check_record(chunk.unit_gather, CollectiveOp::all_gather, kChunkParameterBytes / 17.0, node_pair, CommScope::dp_shard, in);
   check_record(chunk.unit_reduce, CollectiveOp::reduce_scatter, 2.0 * kChunkParameterBytes / 17.0, node_pair,
                CommScope::dp_shard, in);
@@ -183,12 +184,12 @@ TEST_CASE("collective records: FSDP2 gathers and reduces each unit around every 
   in.training.overlap_param_gather = false;
   const StepPlan blocking = plan_step(in);
   const ChunkCosts& b = blocking.stages[0].chunks.front();
-  CHECK_FALSE(b.prefetch);
+  CHECK(b.prefetched_forward == 0.0);
   CHECK(b.dp_before_forward_s == doctest::Approx(17.0 * g).epsilon(1e-12));
   CHECK(b.dp_beside_forward_s == 0.0);
 }
 
-TEST_CASE("collective records: DeepSpeed ZeRO-3 (2021) gathers each parameter tensor, prefetching only small ones") {
+TEST_CASE("collective records: DeepSpeed ZeRO-3 (2021) gathers each parameter tensor, each issued ahead under its live limit") {
   StepInputs in = small_layout();
   in.parallelism.zero = 3;
   in.parallelism.sharding = ShardingFramework::deepspeed_zero3_2021;
@@ -197,11 +198,16 @@ TEST_CASE("collective records: DeepSpeed ZeRO-3 (2021) gathers each parameter te
   // Llama layers: 9 tensors each, of which the two RMSNorm weights (4,096 elements) stay under the
   // 1e5 persistence threshold: 16 x 7 + the embedding = 113 gathers, 16 x 9 + 1 = 145 reductions.
   // Gathered per layer and tensor rank: q and o 4,096^2 / 2, k and v 4,096 x 512, gate, up and down
-  // 4,096 x 14,336 / 2 = 109,051,904; with the embedding's 262,668,288, 17.8 M a gather, inside the
-  // 5e7 prefetch bucket.
+  // 4,096 x 14,336 / 2 = 109,051,904; with the embedding's 262,668,288, 17.8 M a gather. Every
+  // tensor is far under the 1e9 live limit: the layers' 112 gathers each pass are issued ahead,
+  // the embedding's blocks.
   CHECK(chunk.units == 113.0);
+  CHECK(chunk.backward_units == 113.0);  // no recomputation: nothing gathered twice
   CHECK(chunk.reduce_units == 145.0);
-  CHECK(chunk.prefetch);
+  CHECK(chunk.prefetched_forward == 112.0);
+  CHECK(chunk.prefetched_backward == 112.0);
+  CHECK(chunk.dp_before_forward_s == doctest::Approx(chunk.unit_gather.seconds).epsilon(1e-12));
+  CHECK(chunk.dp_beside_forward_s == doctest::Approx(112.0 * chunk.unit_gather_ahead.seconds).epsilon(1e-12));
   const double gathered_params = 16.0 * 109051904.0 + 262668288.0;
   CHECK(chunk.unit_gather.bytes == doctest::Approx(2.0 * gathered_params / 113.0).epsilon(1e-12));
   CHECK(chunk.unit_reduce.bytes == doctest::Approx(kChunkParameterBytes / 145.0).epsilon(1e-12));  // fp16
@@ -215,6 +221,19 @@ TEST_CASE("collective records: DeepSpeed ZeRO-3 (2021) gathers each parameter te
                         20e-6)
             .epsilon(1e-12));
   CHECK(chunk.unit_gather.host_s == chunk.unit_reduce.host_s);
+  // A gather issued ahead leaves its host work to the compute (DeepSpeed synchronised the device
+  // first) and runs only its transfer beside it.
+  CHECK(chunk.unit_gather_ahead.host_s == 0.0);
+  CHECK(chunk.unit_gather_ahead.seconds == doctest::Approx(chunk.unit_gather.seconds - 20e-6).epsilon(1e-12));
+  StepInputs no_prefetch = in;
+  no_prefetch.training.overlap_param_gather = false;
+  const StepPlan unfetched_plan = plan_step(no_prefetch);
+  const ChunkCosts& unfetched = unfetched_plan.stages[0].chunks.front();
+  CHECK(unfetched.prefetched_forward == 0.0);
+  CHECK(unfetched.dp_before_forward_s == doctest::Approx(113.0 * unfetched.unit_gather.seconds).epsilon(1e-12));
+  // (What the transfers beside the compute take from it, overlap_cost.hpp, aside.)
+  CHECK((chunk.forward_s - chunk.interference_forward_s) - (unfetched.forward_s - unfetched.interference_forward_s) ==
+        doctest::Approx(112.0 * 20e-6).epsilon(1e-9));
   // Without overlapped reductions, all 145 follow the backward.
   in.training.overlap_grad_reduce = false;
   const StepPlan blocking_plan = plan_step(in);
@@ -223,12 +242,12 @@ TEST_CASE("collective records: DeepSpeed ZeRO-3 (2021) gathers each parameter te
   // FSDP2 issues one flat collective: no host work per rank.
   in.parallelism.sharding = ShardingFramework::fsdp2;
   CHECK(plan_step(in).stages[0].chunks.front().unit_reduce.host_s == 0.0);
+  // Full recomputation: the backward gathers again what the recomputed forward released. Per
+  // layer (forward order q, k, v, o, gate, up, down): down is kept, up has 2 x 58.7 M = 117 M of
+  // parameters before its backward, under the 1e9 reuse distance, and so do all the others: none.
   in.parallelism.sharding = ShardingFramework::deepspeed_zero3_2021;
-  // Llama 3 405B on the same ranks: about 180 M parameters per tensor rank and tensor, above the
-  // bucket, so every gather blocks.
-  in.model = test::llama3_405b();
-  const StepPlan large = plan_step(in);
-  CHECK_FALSE(large.stages[0].chunks.front().prefetch);
+  in.training.recompute = Recompute::full;
+  CHECK(plan_step(in).stages[0].chunks.front().backward_units == 113.0);
 }
 
 TEST_CASE("collective records: hybrid sharding gathers in the shard group and all-reduces shards across groups") {
