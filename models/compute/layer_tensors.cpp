@@ -19,15 +19,6 @@ Module module_of(double weight, double bias = 0.0) {
   return bias > 0.0 ? Module{{weight, bias}, 2} : Module{{weight, 0.0}, 1};
 }
 
-}  // namespace
-
-double kv_width_per_rank(const TransformerSpec& model, std::int64_t tp) {
-  const std::int64_t kv_heads_per_rank = (model.kv_heads + tp - 1) / tp;  // replicated if g < tp
-  return static_cast<double>(kv_heads_per_rank * (model.hidden / model.heads));
-}
-
-namespace {
-
 // A module at work in a pass: the parameters it holds gathered, and the tensors it gathers first
 // (0 where they stay gathered from before).
 struct Use {
@@ -47,6 +38,11 @@ double prefetched(std::span<const Use> uses, double max_live) {
 }
 
 }  // namespace
+
+double kv_width_per_rank(const TransformerSpec& model, std::int64_t tp) {
+  const std::int64_t kv_heads_per_rank = (model.kv_heads + tp - 1) / tp;  // replicated if g < tp
+  return static_cast<double>(kv_heads_per_rank * (model.hidden / model.heads));
+}
 
 LayerTensors layer_parameter_tensors(const TransformerSpec& model, std::int64_t tp, const TensorRules& rules,
                                      bool recomputed) {
