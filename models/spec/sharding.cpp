@@ -15,9 +15,15 @@ constexpr std::array kParameterSets{
         .reshard_after_forward = true,
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 4,
+        .gather_staging_passes = 2,
+        .reduce_staging_passes = 1.5,
+        .staging_on_compute_stream = true,
         .source = "PyTorch fully_shard (FSDP2) docs: one unit per wrapped block, reshard_after_forward=True, the "
                   "next unit's all-gather issued one unit ahead; torchtitan's defaults mixed_precision_param = "
-                  "bfloat16, mixed_precision_reduce = float32"},
+                  "bfloat16, mixed_precision_reduce = float32; _fsdp_collectives.py: foreach_all_gather_copy_out "
+                  "copies the gathered buffer out to the parameters (split_with_sizes_copy: a read and a write), "
+                  "foreach_reduce copies the bf16 gradients into the fp32 reduce-scatter buffer (_chunk_cat: 2 B "
+                  "read and 4 B written a parameter, 1.5 passes of the fp32 buffer), both on the current stream"},
     ShardingParameters{
         .framework = ShardingFramework::fsdp1,
         .unit = ShardingUnit::transformer_block,
@@ -51,6 +57,8 @@ constexpr std::array kParameterSets{
         .persistence_threshold_params = 1e5,
         .recompute_reuse_distance_params = 1e9,
         .host_ops_per_rank = 2,
+        .gather_staging_passes = 3,
+        .reduce_staging_passes = 2,
         .source = "DeepSpeed v0.3-0.5 runtime/zero (2021): one all-gather per partitioned parameter (coalesced "
                   "gathers came in 2022), parameters released after each module's forward and gathered again "
                   "for its backward, the next parameters' gather issued before a module computes while fewer than "
@@ -64,7 +72,9 @@ constexpr std::array kParameterSets{
                   "passes torch.distributed a list of one narrow() view per rank (partition_parameters.py "
                   "_allgather_param and _reduce_scatter_gradient at v0.3.16), which ProcessGroupNCCL's list-form "
                   "allgather and reduce_scatter copy out of or into its flat buffer with one copy_ per rank: "
-                  "two eager ops per rank"},
+                  "two eager ops per rank; HBM passes over the whole buffer: a gather zero-fills it (torch.zeros in "
+                  "_allgather_param), then PyTorch copies it out of its flat buffer (a read and a write), a "
+                  "reduce-scatter copies the gradient into the flat buffer (a read and a write)"},
 };
 
 }  // namespace

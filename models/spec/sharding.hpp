@@ -20,7 +20,14 @@
 ///   Python built and PyTorch's list-form all_gather / reduce_scatter copied one by one). That
 ///   host work is charged to the collective in both fidelities; DeepSpeed of 2021 synchronised the
 ///   device before each gather it issued, so a prefetched gather's host work runs with the device
-///   idle: it lengthens the compute of the pass, and only the transfer runs beside it.
+///   idle: it lengthens the compute of the pass, and only the transfer runs beside it. The same
+///   list form moves the whole buffer through HBM around each call (DeepSpeed zero-filled each
+///   gathered buffer; PyTorch copied the flat buffer out to the views, or the views into it), at
+///   the GPU's HBM rate, charged to the collective;
+/// - the HBM copies around each collective of the others: FSDP2 copies a unit's gathered buffer
+///   out to its parameters and its gradients (widened to the reduce dtype) into the
+///   reduce-scatter's buffer on the compute stream, which they hold up; FSDP1 and Megatron-FSDP
+///   gather into and reduce out of the flat buffer their parameters and gradients are views of;
 /// A scenario picks one by `parallelism.sharding` and may shard inside groups of
 /// `parallelism.shard_group` ranks, replicating across groups (hybrid sharding, HSDP): gathers
 /// and reduce-scatters run inside a group, and each unit's reduced shard is all-reduced across the
@@ -47,6 +54,11 @@ struct ShardingParameters {
   double persistence_threshold_params = 0;  // tensor units: smaller tensors are never gathered
   double recompute_reuse_distance_params = 0;  // > 0: recomputed forwards release (layer_tensors.hpp)
   double host_ops_per_rank = 0;       // eager PyTorch ops issued per group rank, per collective
+  // HBM passes over the whole buffer a collective stages around the NCCL call (zero-filling the
+  // gathered buffer, list-form copies out of or into PyTorch's flat one), per gather and reduction.
+  double gather_staging_passes = 0;
+  double reduce_staging_passes = 0;
+  bool staging_on_compute_stream = false;  // the copies hold up the compute (else the collective)
   std::string_view source;
 };
 

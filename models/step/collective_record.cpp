@@ -16,7 +16,7 @@ CollectiveRecord make_collective(CollectiveOp op, double bytes, const CommGroup&
 Traffic collective_traffic(const CollectiveRecord& record, const ClusterSpec& cluster, const CommProfile& profile) {
   if (record.group.ranks <= 1) return Traffic{};
   const Protocol protocol = collective_protocol(record.op, record.bytes, record.group, cluster, profile);
-  const double latency = protocol.latency_s + record.host_s;
+  const double latency = protocol.latency_s + record.host_s + record.staging_s;
   const double wire = record.bytes / protocol.bandwidth_fraction;  // a slower protocol holds the links longer
   if (record.op == CollectiveOp::all_reduce) return Traffic{.all_reduce_bytes = wire, .latency_s = latency};
   const double factor = record.op == CollectiveOp::send_recv ? 1.0 : bus_factor(record.op, record.group.ranks);

@@ -55,8 +55,9 @@ struct CollectiveRecord {
   double bytes = 0.0;
   CommGroup group{};                // the analytic model's view of the group
   CommScope scope = CommScope::tp;  // where the flow fidelity places it
-  double seconds = 0.0;             // analytic time: collective_time_s of the fields above + host_s
+  double seconds = 0.0;             // analytic time: collective_time_s of the fields above + host_s + staging_s
   double host_s = 0.0;              // host work of the issuing framework around the collective
+  double staging_s = 0.0;           // its HBM copies of the buffer around the NCCL call
                                     // (sharding.hpp), before the GPU can run it; in both fidelities
 };
 

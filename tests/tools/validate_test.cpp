@@ -23,18 +23,18 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.091 today, with every row on its GPU's bundled
+// the step model can express. The model measures 0.086 today, with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
-// DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (5-30 % too fast, with their
+// DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
 // per-tensor collectives, the gathers again after each recomputed forward, NCCL's protocol
-// latencies over 384-2,240 ranks and per-rank host work costed); NeMo's long-sequence
+// latencies over 384-2,240 ranks, per-rank host work and HBM staging copies costed); NeMo's long-sequence
 // rows are too fast where attention dominates (cuDNN attention at the rate measured on one H200 in
 // 2026 is faster than those 2024 runs imply); torchtitan's five Grand Teton rows (H100 capped at
-// 500 W) are 9-16 % too fast, since nothing models the clock at a power cap below the 700 W the
+// 500 W) are 6-15 % too fast, since nothing models the clock at a power cap below the 700 W the
 // constants stand for. The gate sits just above the measured level against regressions and is
 // tightened as the physics closes the gap. Never met by skipping rows or by per-row corrections.
-constexpr double kMaxValidationMape = 0.092;
+constexpr double kMaxValidationMape = 0.087;
 // The mean signed error of each source family, held at its measured level (a little margin) on
 // both sides so that no family drifts further while the overall MAPE holds; the goal is within
 // +/-6 %.
@@ -48,7 +48,7 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.165, 0.06},
     FamilyBiasBound{"MLPerf 3.1", -0.095, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.20, 0.06},
-    FamilyBiasBound{"torchtitan", -0.10, 0.06},
+    FamilyBiasBound{"torchtitan", -0.06, 0.06},
 };
 // Rows that must take part, so that the gate cannot pass by skipping (78 of 88 are expressible
 // today).

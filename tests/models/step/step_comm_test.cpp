@@ -180,6 +180,21 @@ TEST_CASE("collective records: FSDP2 gathers and reduces each unit around every 
   CHECK(o.dp_tail_backward_s == doctest::Approx(r).epsilon(1e-12));
   CHECK(o.dp_after_backward_s == 0.0);
 
+  // FSDP2 copies each gathered unit out to its parameters on the compute stream (a read and a
+  // write of the 16-bit buffer at HBM rate), and each unit's bf16 gradients into the fp32
+  // reduce-scatter buffer (2 + 4 bytes a parameter); FSDP1 gathers into the flat parameter itself.
+  CHECK(chunk.unit_gather.staging_s == 0.0);  // not the collective's: the compute's
+  const double hbm = 3.35e12 * in.compute.hbm_efficiency.value;
+  StepInputs flat = in;
+  flat.parallelism.sharding = ShardingFramework::fsdp1;
+  const StepPlan flat_plan = plan_step(flat);
+  const ChunkCosts& f = flat_plan.stages[0].chunks.front();
+  CHECK((chunk.forward_s - chunk.interference_forward_s) - (f.forward_s - f.interference_forward_s) ==
+        doctest::Approx(17.0 * 2.0 * chunk.unit_gather.bytes / hbm).epsilon(1e-9));
+  CHECK((chunk.backward_s - chunk.interference_backward_s) - (f.backward_s - f.interference_backward_s) ==
+        doctest::Approx(17.0 * 2.0 * chunk.unit_gather.bytes / hbm + 17.0 * 1.5 * chunk.unit_reduce.bytes / hbm)
+            .epsilon(1e-9));
+
   // No prefetch: every gather blocks its pass.
   in.training.overlap_param_gather = false;
   const StepPlan blocking = plan_step(in);
@@ -215,15 +230,21 @@ TEST_CASE("collective records: DeepSpeed ZeRO-3 (2021) gathers each parameter te
   // the 2-rank group, before the NCCL call.
   const CommGroup node_pair{.ranks = 2, .ranks_per_node = 2};
   CHECK(chunk.unit_reduce.host_s == doctest::Approx(2.0 * 2.0 * 5e-6).epsilon(1e-12));
+  // The whole buffer through HBM (3.35 TB/s at the profile's efficiency): a gather zero-fills it
+  // and PyTorch copies it out of its flat buffer (3 passes), a reduce-scatter copies it in (2).
+  const double hbm = 3.35e12 * in.compute.hbm_efficiency.value;
+  CHECK(chunk.unit_reduce.staging_s == doctest::Approx(2.0 * chunk.unit_reduce.bytes / hbm).epsilon(1e-12));
+  CHECK(chunk.unit_gather.staging_s == doctest::Approx(3.0 * chunk.unit_gather.bytes / hbm).epsilon(1e-12));
   CHECK(chunk.unit_reduce.seconds ==
         doctest::Approx(collective_time_s(CollectiveOp::reduce_scatter, chunk.unit_reduce.bytes, node_pair, in.cluster,
                                           in.comm) +
-                        20e-6)
+                        20e-6 + chunk.unit_reduce.staging_s)
             .epsilon(1e-12));
   CHECK(chunk.unit_gather.host_s == chunk.unit_reduce.host_s);
   // A gather issued ahead leaves its host work to the compute (DeepSpeed synchronised the device
   // first) and runs only its transfer beside it.
   CHECK(chunk.unit_gather_ahead.host_s == 0.0);
+  CHECK(chunk.unit_gather_ahead.staging_s == chunk.unit_gather.staging_s);
   CHECK(chunk.unit_gather_ahead.seconds == doctest::Approx(chunk.unit_gather.seconds - 20e-6).epsilon(1e-12));
   StepInputs no_prefetch = in;
   no_prefetch.training.overlap_param_gather = false;
