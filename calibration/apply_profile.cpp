@@ -5,6 +5,7 @@
 
 #include "calibration/profile.hpp"
 #include "scenarios/embedded_files.hpp"
+#include "scenarios/presets.hpp"
 #include "scenarios/scenario_error.hpp"
 
 namespace clustersim::calibration {
@@ -19,15 +20,18 @@ namespace {
 
 CalibrationProfile load_for(const std::string& path, const models::StepInputs& inputs) {
   CalibrationProfile profile;
+  // A bundled profile is the GPU's own, or that of the like part its preset borrows from.
+  std::string for_gpu = inputs.cluster.gpu.name;
   if (path == kBundledProfile) {
-    const std::string name = "calibration/profiles/" + inputs.cluster.gpu.name + ".json";
+    for_gpu = scenarios::gpu_compute_profile(for_gpu);
+    const std::string name = "calibration/profiles/" + for_gpu + ".json";
     const scenarios::EmbeddedFile* bundled = scenarios::find_embedded_file(name);
     if (!bundled) throw scenarios::ScenarioError("scenario", "/calibration/profile", "no bundled profile for \"" + inputs.cluster.gpu.name + "\"");
     profile = parse_profile(bundled->text, name);
   } else {
     profile = load_profile(path);
   }
-  if (profile.gpu != inputs.cluster.gpu.name) {
+  if (profile.gpu != for_gpu) {
     throw scenarios::ScenarioError(path, "/gpu",
                                    "the profile is for \"" + profile.gpu + "\" but the scenario's GPU is \"" +
                                        inputs.cluster.gpu.name + "\"");

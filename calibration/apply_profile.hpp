@@ -34,7 +34,8 @@ std::optional<ProfileBand> profile_band(const std::string& path, const models::S
 std::vector<models::CollectiveCurve> curves_of(const CalibrationProfile& profile);
 
 /// `calibration.profile` naming the profile bundled for the scenario's GPU
-/// (calibration/profiles/<gpu>.json, compiled in).
+/// (calibration/profiles/<gpu>.json, compiled in; for a preset that borrows a like part's
+/// constants, scenarios::gpu_compute_profile, that part's).
 inline constexpr std::string_view kBundledProfile = "bundled";
 
 /// Loads the profile at `path` (or the bundled one) and sets inputs.compute and inputs.comm from it. Throws

@@ -30,8 +30,13 @@ models::StepInputs builtin_step_inputs(const scenarios::Scenario& scenario) {
   return in;
 }
 
+// The GPU's own bundled profile, or that of the like part its preset borrows constants from.
+std::string bundled_profile_gpu(const scenarios::Scenario& scenario) {
+  return scenarios::gpu_compute_profile(scenario.cluster.gpu.name);
+}
+
 bool has_bundled_profile(const scenarios::Scenario& scenario) {
-  return scenarios::find_embedded_file("calibration/profiles/" + scenario.cluster.gpu.name + ".json") != nullptr;
+  return scenarios::find_embedded_file("calibration/profiles/" + bundled_profile_gpu(scenario) + ".json") != nullptr;
 }
 
 }  // namespace
@@ -45,7 +50,10 @@ std::string resolved_profile(const scenarios::Scenario& scenario) {
 
 std::string communication_constants(const scenarios::Scenario& scenario) {
   const std::string profile = resolved_profile(scenario);
-  if (profile == kBundledProfile) return "bundled profile " + scenario.cluster.gpu.name;
+  if (profile == kBundledProfile) {
+    const std::string like = bundled_profile_gpu(scenario);
+    return "bundled profile " + like + (like == scenario.cluster.gpu.name ? "" : " (borrowed by " + scenario.cluster.gpu.name + ")");
+  }
   if (!profile.empty()) return "calibration profile " + profile;
   if (scenario.calibration_profile == kBuiltInConstants) return "built-in alpha-beta line (calibration.profile \"built-in\")";
   return "built-in alpha-beta line (no bundled profile for GPU " + scenario.cluster.gpu.name + ")";

@@ -2,7 +2,9 @@
 /// A scenario's step-model inputs, as every command that simulates takes them: the specs of the
 /// scenario with the constants of a calibration profile: the one `calibration.profile` names (a
 /// path relative to the current directory), else the one bundled for the scenario's GPU
-/// (calibration/profiles/<gpu>.json, compiled in; "bundled" names it explicitly). The built-in
+/// (calibration/profiles/<gpu>.json, compiled in; "bundled" names it explicitly), or for a SKU
+/// whose preset borrows a like part's constants ("compute_profile": h100-96gb-500w -> h100-sxm, the
+/// same die, NVLink and NVSwitch) that part's. The built-in
 /// compute constants and alpha-beta communication line of the GPU and fabric remain only for a
 /// GPU without a bundled profile, or where `calibration.profile` is "built-in". The communication
 /// constants are then carried to the scenario's network and latency keys
@@ -31,7 +33,7 @@ inline constexpr std::string_view kBuiltInConstants = "built-in";
 std::string resolved_profile(const scenarios::Scenario& scenario);
 
 /// Which communication constants step_inputs uses, as outputs name them: "bundled profile
-/// h100-sxm", "calibration profile PATH", "built-in alpha-beta line (no bundled profile for GPU
+/// h100-sxm" (with " (borrowed by GPU)" for a like part's), "calibration profile PATH", "built-in alpha-beta line (no bundled profile for GPU
 /// X)" or "built-in alpha-beta line (calibration.profile \"built-in\")".
 std::string communication_constants(const scenarios::Scenario& scenario);
 

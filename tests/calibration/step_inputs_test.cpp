@@ -36,23 +36,26 @@ TEST_CASE("step inputs: every scenario takes its GPU's bundled profile unless it
   CHECK(calibration::communication_constants(v100) == "built-in alpha-beta line (no bundled profile for GPU gb200)");
 }
 
-TEST_CASE("step inputs: a GPU preset without kernels of its own runs with the compute profile it names") {
-  // h100-96gb-500w names h100-sxm's built-in compute constants; nothing was measured on it, so no
-  // bundled calibration profile applies either.
+TEST_CASE("step inputs: a GPU preset without measurements of its own runs with the like part's profile") {
+  // h100-96gb-500w names h100-sxm (the same die, NVLink 4 and NVSwitch): its compute constants and
+  // its bundled calibration profile; the GPU's own HBM rate and power stay its own.
   const scenarios::Scenario teton = scenarios::default_scenario({"cluster.gpu=h100-96gb-500w"});
   const models::StepInputs in = calibration::step_inputs(teton);
   CHECK(in.cluster.gpu.name == "h100-96gb-500w");
   CHECK(in.cluster.gpu.hbm_bytes_per_s == 2.4e12);
   CHECK(in.compute.gpu == "h100-sxm");
-  CHECK(in.compute.gemm_max_efficiency_bf16.value == models::default_compute_profile("h100-sxm").gemm_max_efficiency_bf16.value);
-  CHECK(in.compute.overlap.sms_held.value == models::default_overlap_interference("h100-sxm").sms_held.value);
-  CHECK(calibration::communication_constants(teton) ==
-        "built-in alpha-beta line (no bundled profile for GPU h100-96gb-500w)");
-  // The same layout on h100-sxm's built-in constants differs only by the GPU: HBM-bound ops run slower.
-  const scenarios::Scenario sxm =
-      scenarios::default_scenario({"cluster.gpu=h100-sxm", "calibration.profile=built-in"});
-  CHECK(models::simulate_step(in).report.times.step_time_s >
-        models::simulate_step(calibration::step_inputs(sxm)).report.times.step_time_s);
+  CHECK(calibration::communication_constants(teton) == "bundled profile h100-sxm (borrowed by h100-96gb-500w)");
+  const scenarios::Scenario sxm = scenarios::default_scenario({"cluster.gpu=h100-sxm"});
+  const models::StepInputs sxm_in = calibration::step_inputs(sxm);
+  CHECK_FALSE(in.comm.curves.empty());
+  CHECK(in.comm.curves.size() == sxm_in.comm.curves.size());
+  CHECK(in.compute.gemm_max_efficiency_bf16.value == sxm_in.compute.gemm_max_efficiency_bf16.value);
+  CHECK(in.compute.overlap.sms_held.value == sxm_in.compute.overlap.sms_held.value);
+  // The same layout differs only by the GPU: HBM-bound ops run slower.
+  CHECK(models::simulate_step(in).report.times.step_time_s > models::simulate_step(sxm_in).report.times.step_time_s);
+  // Its built-in constants remain on request.
+  const scenarios::Scenario builtin = scenarios::default_scenario({"cluster.gpu=h100-96gb-500w", "calibration.profile=built-in"});
+  CHECK(calibration::step_inputs(builtin).comm.curves.empty());
 }
 
 TEST_CASE("step inputs: the latency keys take effect under the default profile, in both fidelities") {
