@@ -68,7 +68,7 @@ constexpr std::array kParameterSets{
                   "1e5 elements) stay gathered, every gradient is reduce-scattered on its own; a module's "
                   "parameters are released after every forward, an activation-recomputing one included, unless "
                   "fewer than stage3_max_reuse_distance (default 1e9) parameters are used before its next use "
-                  "(stage3.py release_sub_module, _keep_for_later, _distance_in_numel at v0.3.16); each collective "
+                  "(stage3.py release_sub_module, _keep_for_later, _distance_in_numel at v0.3.13, March 2021, and v0.3.16); each collective "
                   "passes torch.distributed a list of one narrow() view per rank (partition_parameters.py "
                   "_allgather_param and _reduce_scatter_gradient at v0.3.16), which ProcessGroupNCCL's list-form "
                   "allgather and reduce_scatter copy out of or into its flat buffer with one copy_ per rank: "
