@@ -63,7 +63,7 @@ constexpr std::array families{
                                  "ZeRO-3 as run in 2021, whose poor scaling Narayanan et al. 2021 "
                                  "section 5.2 attributes to its communication. DeepSpeed v0.3's own "
                                  "defaults (overlap_comm on for stage 3, prefetched gathers) predict "
-                                 "these rows 27-49 % too fast; what slowed them is not modelled"},
+                                 "these rows 26-46 % too fast; what slowed them is not modelled"},
         .sharding = FamilyDefault<models::ShardingFramework>{models::ShardingFramework::deepspeed_zero3_2021,
                      "sharding=deepspeed_zero3_2021: the paper compares against DeepSpeed ZeRO-3 as "
                      "of 2021"},

@@ -264,8 +264,7 @@ double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, 
       return std::min(bulk, low);
     }
   }
-  const Protocol protocol = collective_protocol(op, bytes, group, cluster, profile);
-  return protocol.latency_s + bandwidth_time_s(op, bytes, effective, cluster, profile) / protocol.bandwidth_fraction;
+  return collective_protocol(op, bytes, group, cluster, profile).seconds;
 }
 
 namespace {
@@ -309,16 +308,16 @@ Protocol collective_protocol(CollectiveOp op, double bytes, const CommGroup& gro
     line += profile.all_to_all_base_latency_s +
             static_cast<double>(group.ranks - per_node) * profile.all_to_all_peer_latency_s;
   }
-  if (!runs_as_ring(op, effective, cluster, profile) || !(bytes > 0.0)) return {.latency_s = line};
-  const double bandwidth_s = bandwidth_time_s(op, bytes, effective, cluster, profile);
+  const double bandwidth_s = bytes > 0.0 ? bandwidth_time_s(op, bytes, effective, cluster, profile) : 0.0;
+  if (!runs_as_ring(op, effective, cluster, profile) || !(bytes > 0.0))
+    return {.latency_s = line, .seconds = line + bandwidth_s};
   const double ll_fraction = nodes > 1 || op == CollectiveOp::all_reduce ? 0.25 : 1.0 / 3.0;
-  Protocol best{.latency_s = std::numeric_limits<double>::infinity()};
-  double best_s = std::numeric_limits<double>::infinity();
+  Protocol best{.seconds = std::numeric_limits<double>::infinity()};
   for (const RingProtocolCost& p : kRingProtocols) {
-    const Protocol candidate{.latency_s = line + p.base_s + steps.nvlink * p.nvlink_hop_s + steps.network * p.network_hop_s,
-                             .bandwidth_fraction = p.bandwidth_fraction > 0.0 ? p.bandwidth_fraction : ll_fraction};
-    const double seconds = candidate.latency_s + bandwidth_s / candidate.bandwidth_fraction;
-    if (seconds < best_s) best = candidate, best_s = seconds;
+    Protocol candidate{.latency_s = line + p.base_s + steps.nvlink * p.nvlink_hop_s + steps.network * p.network_hop_s,
+                       .bandwidth_fraction = p.bandwidth_fraction > 0.0 ? p.bandwidth_fraction : ll_fraction};
+    candidate.seconds = candidate.latency_s + bandwidth_s / candidate.bandwidth_fraction;
+    if (candidate.seconds < best.seconds) best = candidate;
   }
   return best;
 }

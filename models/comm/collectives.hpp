@@ -151,6 +151,7 @@ double bus_factor(CollectiveOp op, std::int64_t ranks);
 struct Protocol {
   double latency_s = 0.0;           // launch + base + hops
   double bandwidth_fraction = 1.0;  // of the bus bandwidth the protocol keeps
+  double seconds = 0.0;             // the collective's time on the line in this protocol
 };
 Protocol collective_protocol(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
                              const CommProfile& profile);

@@ -112,11 +112,6 @@ CommGroup comm_group_of(const FlowNetwork& network, std::span<const std::int64_t
   return {.ranks = static_cast<std::int64_t>(ranks.size()), .ranks_per_node = static_cast<std::int64_t>(most)};
 }
 
-double collective_latency_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
-                            const CommProfile& profile) {
-  return collective_protocol(op, bytes, group, cluster, profile).latency_s;
-}
-
 void append_all_reduce(const FlowNetwork& network, std::span<const std::int64_t> ranks, double bytes,
                        FlowAlgorithm algorithm, const ClusterSpec& cluster, const CommProfile& profile,
                        std::vector<Transfer>& out) {

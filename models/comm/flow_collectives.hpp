@@ -98,11 +98,6 @@ void append_all_reduce(const FlowNetwork& network, std::span<const std::int64_t>
 /// The group's shape for the analytic model: its size and most ranks on one node.
 CommGroup comm_group_of(const FlowNetwork& network, std::span<const std::int64_t> ranks);
 
-/// The analytic model's fixed part of a collective of `bytes`: launch + its latency steps (NVLink
-/// and network) x the hop latencies of the protocol NCCL takes (collective_protocol), in seconds.
-double collective_latency_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
-                            const CommProfile& profile);
-
 struct CollectiveCall {
   CollectiveOp op = CollectiveOp::all_reduce;
   double bytes = 0.0;                    // S

@@ -57,8 +57,8 @@ struct CollectiveRecord {
   CommScope scope = CommScope::tp;  // where the flow fidelity places it
   double seconds = 0.0;             // analytic time: collective_time_s of the fields above + host_s + staging_s
   double host_s = 0.0;              // host work of the issuing framework around the collective
-  double staging_s = 0.0;           // its HBM copies of the buffer around the NCCL call
                                     // (sharding.hpp), before the GPU can run it; in both fidelities
+  double staging_s = 0.0;           // its HBM copies of the buffer around the NCCL call (sharding.hpp)
 };
 
 /// A record with its analytic seconds and no host work.

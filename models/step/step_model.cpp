@@ -318,27 +318,28 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         const double hbm_bytes_per_s = in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value;
         const double gather_staging_s = sharding.gather_staging_passes * unit_params * sharding.gather_bytes_per_param / hbm_bytes_per_s;
         const double reduce_staging_s = sharding.reduce_staging_passes * grad_bytes / hbm_bytes_per_s;
-        chunk.unit_gather_ahead = chunk.unit_gather;
-        const bool staged_apart = !sharding.staging_on_compute_stream;
+        const bool on_compute = sharding.staging_on_compute_stream;
         for (auto [record, staging_s] : {std::pair{&chunk.unit_gather, gather_staging_s}, std::pair{&chunk.unit_reduce, reduce_staging_s}}) {
           if (record->group.ranks <= 1) continue;
           record->host_s = host_s;
-          record->staging_s = staged_apart ? staging_s : 0.0;
+          record->staging_s = on_compute ? 0.0 : staging_s;
           record->seconds += record->host_s + record->staging_s;
         }
-        // A gather issued ahead: its host work with the device idle, then the transfer beside the
-        // compute (sharding.hpp).
+        // A gather issued ahead runs its transfer (and the copies that follow it) beside the
+        // compute; its host work, with the device idle, is the compute's (sharding.hpp).
+        chunk.unit_gather_ahead = chunk.unit_gather;
+        chunk.unit_gather_ahead.seconds -= chunk.unit_gather_ahead.host_s;
+        chunk.unit_gather_ahead.host_s = 0.0;
+        const double backward_gathers = plan.reshard_after_forward ? 1.0 : 0.0;
         if (chunk.unit_gather.group.ranks > 1) {
           chunk.forward_s += chunk.prefetched_forward * host_s;
-          if (plan.reshard_after_forward) chunk.backward_s += chunk.prefetched_backward * host_s;
-          chunk.unit_gather_ahead.staging_s = chunk.unit_gather.staging_s;  // the copies follow the transfer
-          chunk.unit_gather_ahead.seconds += chunk.unit_gather_ahead.staging_s;
-          if (!staged_apart) {  // every gather's copy-out and every reduction's copy-in on the compute stream
+          chunk.backward_s += backward_gathers * chunk.prefetched_backward * host_s;
+          if (on_compute) {  // every gather's copy-out and every reduction's copy-in hold up the compute
             chunk.forward_s += chunk.units * gather_staging_s;
-            if (plan.reshard_after_forward) chunk.backward_s += chunk.backward_units * gather_staging_s;
+            chunk.backward_s += backward_gathers * chunk.backward_units * gather_staging_s +
+                                chunk.reduce_units * reduce_staging_s;
           }
         }
-        if (!staged_apart && chunk.unit_reduce.group.ranks > 1) chunk.backward_s += chunk.reduce_units * reduce_staging_s;
         if (groups.replica.ranks > 1)
           chunk.unit_replica_reduce = collective(CollectiveOp::all_reduce, grad_bytes / static_cast<double>(groups.shard.ranks),
                                                  groups.replica, CommScope::dp_replica);

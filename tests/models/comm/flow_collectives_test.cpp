@@ -104,8 +104,8 @@ TEST_CASE("flow collectives: all-to-all across nodes is held to each GPU's NIC")
   const std::vector<std::int64_t> ranks = iota(64);
   const double bytes = 1024 * kMiB;
   const double flow = run_flow(cluster, {.op = CollectiveOp::all_to_all, .bytes = bytes, .ranks = ranks}).seconds;
-  const double latency = collective_latency_s(CollectiveOp::all_to_all, bytes, {.ranks = 64, .ranks_per_node = 8}, cluster,
-                                              default_comm_profile(cluster));
+  const double latency = collective_protocol(CollectiveOp::all_to_all, bytes, {.ranks = 64, .ranks_per_node = 8}, cluster,
+                                              default_comm_profile(cluster)).latency_s;
   CHECK(flow == relative(latency + 56.0 / 64.0 * bytes / 47e9).epsilon(0.005));
   CHECK(flow == relative(run_analytic(cluster, CollectiveOp::all_to_all, bytes, ranks)).epsilon(0.03));
 }
@@ -122,8 +122,8 @@ TEST_CASE("flow collectives: a 2-node ring runs 8 rail-aligned channels in 32 fl
   const Lowered lowered =
       run_flow(cluster, {.op = CollectiveOp::all_reduce, .bytes = bytes, .ranks = ranks, .algorithm = FlowAlgorithm::ring});
   CHECK(lowered.tasks == 34);
-  const double latency = collective_latency_s(CollectiveOp::all_reduce, bytes, {.ranks = 16, .ranks_per_node = 8}, cluster,
-                                              default_comm_profile(cluster));
+  const double latency = collective_protocol(CollectiveOp::all_reduce, bytes, {.ranks = 16, .ranks_per_node = 8}, cluster,
+                                              default_comm_profile(cluster)).latency_s;
   // 8 us launch + 14 NVLink hops x 0.4 us + 2 tree levels x 5.5 us.
   CHECK(latency == relative(8e-6 + 14 * 0.4e-6 + 2 * 5.5e-6));
   CHECK(lowered.seconds == relative(latency + 2.0 * 15.0 / 16.0 * bytes / 8.0 / 47e9).epsilon(1e-4));
@@ -193,7 +193,7 @@ TEST_CASE("flow collectives: two rings that share a NIC split it") {
   // Both flows 0 -> 8 carry 235 MB, 470 MB through the one 47 GB/s NIC: 10 ms once the first
   // starts, the send (the gather's Simple protocol waits longer: 25.2 us against 13.5 us).
   const CommGroup pair_group{.ranks = 2, .ranks_per_node = 1};
-  const double send_latency = collective_latency_s(CollectiveOp::send_recv, bytes / 2.0, pair_group, cluster, profile);
-  CHECK(collective_latency_s(CollectiveOp::all_gather, bytes, pair_group, cluster, profile) > send_latency);
+  const double send_latency = collective_protocol(CollectiveOp::send_recv, bytes / 2.0, pair_group, cluster, profile).latency_s;
+  CHECK(collective_protocol(CollectiveOp::all_gather, bytes, pair_group, cluster, profile).latency_s > send_latency);
   CHECK(makespan == relative(send_latency + 470e6 / 47e9).epsilon(1e-3));
 }

@@ -109,7 +109,7 @@ TEST_CASE("collective records: the flow lowering sends what the records say") {
   const CommGroup node_pair{.ranks = 2, .ranks_per_node = 2};
   // One NVLink step; a byte takes NCCL's low-latency protocol, the line's own latency.
   const double nvlink_latency_s = in.comm.launch_latency_s + in.comm.nvlink_hop_latency_s;
-  CHECK(collective_latency_s(CollectiveOp::all_gather, 1.0, node_pair, in.cluster, in.comm) == nvlink_latency_s);
+  CHECK(collective_protocol(CollectiveOp::all_gather, 1.0, node_pair, in.cluster, in.comm).latency_s == nvlink_latency_s);
   // MiB-sized buffers take Simple: NCCL v2.8.4's 4.8 us more base and 2.93 us more per NVLink hop.
   const double simple_latency_s = nvlink_latency_s + 4.8e-6 + 2.93e-6;
 
