@@ -27,6 +27,16 @@ constexpr Bounds heads{.min = 1, .max = 1 << 16};
 // Gemma 3 has 262,144 tokens, Llama 3 128,256; 2^24.
 constexpr Bounds vocab{.min = 1, .max = 1 << 24};
 constexpr Bounds probability{.min = 0, .max = 1};
+// Routed experts: DeepSeek-V3 256, Qwen3 128, Mixtral 8; 0: a dense model. 2^16 is 256 times the
+// most any published model routes to.
+constexpr Bounds experts{.min = 0, .max = 1 << 16};
+// Top-k, shared experts, dense leading layers: 0 allowed (a dense layer, no shared expert).
+constexpr Bounds expert_count{.min = 0, .max = 1 << 16};
+constexpr Bounds dense_layers{.min = 0, .max = 10'000};
+// Every n-th layer is a MoE layer: 1 (all) to 2 (GShard, Switch) in published models.
+constexpr Bounds moe_layer_freq{.min = 1, .max = 10'000};
+// An expert's MLP width, as ffn_hidden's; 0 for a dense model.
+constexpr Bounds expert_ffn_hidden{.min = 1, .max = 1 << 22, .or_zero = true};
 
 // --- cluster ----------------------------------------------------------------------------------
 // 2^20 GPUs: ten times the largest clusters of 2024-25 (100,000-200,000 H100).
@@ -79,6 +89,9 @@ constexpr Bounds micro_batch{.min = 1, .max = 1 << 16};
 constexpr Bounds global_batch{.min = 1, .max = 1 << 20};
 // Llama 3 trained on 15.6T tokens; 1e16 is 600 times that.
 constexpr Bounds training_tokens{.min = 1, .max = 1e16};
+// Busiest expert rank's tokens over the mean: 1 balanced; with an expert of E taking every token
+// the ratio is E, so 2^16 covers any router.
+constexpr Bounds load_imbalance{.min = 1, .max = 1 << 16};
 
 // --- failures and checkpoints -----------------------------------------------------------------
 // Llama 3 saw 2.4 GPU failures per 1000 node-days; 10,000 is ten a node every day.

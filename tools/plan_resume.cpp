@@ -8,7 +8,7 @@ namespace clustersim::tools {
 namespace {
 
 // Every field is kept; a new one must be added here too, or a resumed plan would print it as zero.
-static_assert(sizeof(models::StageTimes) == 7 * sizeof(double), "StageTimes changed: keep its new fields");
+static_assert(sizeof(models::StageTimes) == 8 * sizeof(double), "StageTimes changed: keep its new fields");
 static_assert(sizeof(models::MemoryBreakdown) == 11 * sizeof(double), "MemoryBreakdown changed: keep its new fields");
 static_assert(sizeof(models::StepTimes) == 4 * sizeof(double) + sizeof(std::vector<models::StageTimes>),
               "StepTimes changed: keep its new fields");
@@ -23,7 +23,7 @@ void write_report(BitRecordWriter& w, const models::StepReport& r) {
   for (const double x : {t.step_time_s, t.bubble_fraction, t.exposed_comm_fraction, t.compute_fraction}) w.number(x);
   w.count(static_cast<std::int64_t>(t.stages.size()));
   for (const auto& s : t.stages) {
-    for (const double x : {s.compute_s, s.exposed_comm_s, s.bubble_s, s.tp_comm_s, s.pp_comm_s, s.dp_comm_s, s.cp_comm_s}) {
+    for (const double x : {s.compute_s, s.exposed_comm_s, s.bubble_s, s.tp_comm_s, s.pp_comm_s, s.dp_comm_s, s.cp_comm_s, s.ep_comm_s}) {
       w.number(x);
     }
   }
@@ -53,7 +53,7 @@ models::StepReport read_report(BitRecordReader& r) {
   for (double* x : {&t.step_time_s, &t.bubble_fraction, &t.exposed_comm_fraction, &t.compute_fraction}) *x = r.number();
   t.stages.resize(r.items());
   for (auto& s : t.stages) {
-    for (double* x : {&s.compute_s, &s.exposed_comm_s, &s.bubble_s, &s.tp_comm_s, &s.pp_comm_s, &s.dp_comm_s, &s.cp_comm_s}) {
+    for (double* x : {&s.compute_s, &s.exposed_comm_s, &s.bubble_s, &s.tp_comm_s, &s.pp_comm_s, &s.dp_comm_s, &s.cp_comm_s, &s.ep_comm_s}) {
       *x = r.number();
     }
   }

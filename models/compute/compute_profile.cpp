@@ -243,24 +243,35 @@ ComputeProfile default_compute_profile(std::string_view gpu) {
       "no bundled compute profile for GPU \"{}\" (have a100-80gb, h100-sxm, h200-sxm, b200, gb200)", gpu));
 }
 
-double gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t m, std::int64_t n) {
-  if (m <= 0 || n <= 0) return 1.0;
+double grouped_gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t groups, std::int64_t m,
+                              std::int64_t n) {
+  if (m <= 0 || n <= 0 || groups <= 0) return 1.0;
   const auto fill = [&](std::int64_t tm, std::int64_t tn) {
-    const std::int64_t tiles = ceil_div(m, tm) * ceil_div(n, tn);
+    const std::int64_t tiles = groups * ceil_div(m, tm) * ceil_div(n, tn);
     const std::int64_t waves = ceil_div(tiles, sm_count);
-    return static_cast<double>(m) * static_cast<double>(n) / static_cast<double>(waves * sm_count * tm * tn);
+    return static_cast<double>(groups) * static_cast<double>(m) * static_cast<double>(n) /
+           static_cast<double>(waves * sm_count * tm * tn);
   };
   return std::max({fill(tile_m, tile_n), fill(tile_n, tile_m), fill(tile_m, std::max(tile_n / 2, 1))});
 }
 
-double gemm_efficiency(const ComputeProfile& profile, Precision precision, int m, int n, int k) {
+double gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t m, std::int64_t n) {
+  return grouped_gemm_tile_fill(tile_m, tile_n, sm_count, 1, m, n);
+}
+
+double grouped_gemm_efficiency(const ComputeProfile& profile, Precision precision, int groups, int m, int n, int k) {
   const double e_max = precision == Precision::fp8 ? profile.gemm_max_efficiency_fp8.value
                                                    : profile.gemm_max_efficiency_bf16.value;
   if (m <= 0 || n <= 0 || k <= 0) return e_max;
-  const double tile_fill = gemm_tile_fill(profile.tile_m.value, profile.tile_n.value, profile.sm_count.value, m, n);
+  const double tile_fill =
+      grouped_gemm_tile_fill(profile.tile_m.value, profile.tile_n.value, profile.sm_count.value, groups, m, n);
   const auto kd = static_cast<double>(k);
   const double k_fill = kd / (kd + profile.k_half.value);
   return e_max * profile.sustained_clock_ratio.value * tile_fill * k_fill;
+}
+
+double gemm_efficiency(const ComputeProfile& profile, Precision precision, int m, int n, int k) {
+  return grouped_gemm_efficiency(profile, precision, 1, m, n, k);
 }
 
 double attention_sustained_efficiency(const ComputeProfile& profile, AttentionKernel kernel) {

@@ -71,10 +71,17 @@ ComputeProfile default_compute_profile(std::string_view gpu);
 /// Useful output over the output tiles processed, wave by wave, for the best of the tile, its
 /// transpose and its half-width tile on `sm_count` SMs. 1 for an empty shape.
 double gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t m, std::int64_t n);
+/// The same for a grouped GEMM of `groups` problems of m x n each (CUTLASS's grouped GEMM and
+/// Transformer Engine's GroupedLinear schedule every problem's tiles over the SMs together): each
+/// problem's edge tiles are padded, the waves are counted over all of them.
+double grouped_gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t groups, std::int64_t m,
+                              std::int64_t n);
 
 /// Fraction of the dense peak of `precision` that a GEMM C[m x n] = A[m x k] B[k x n] sustains.
 /// Includes the profile's sustained_clock_ratio.
 double gemm_efficiency(const ComputeProfile& profile, Precision precision, int m, int n, int k);
+/// The same for `groups` problems of that shape run as one grouped GEMM.
+double grouped_gemm_efficiency(const ComputeProfile& profile, Precision precision, int groups, int m, int n, int k);
 
 /// Fraction of bf16 peak a fused attention kernel (cudnn, flash2 or flash3) sustains: its efficiency x
 /// sustained_clock_ratio.

@@ -18,7 +18,7 @@ double op_time_s(const OpCost& op, const GpuSpec& gpu, const ComputeProfile& pro
       const Precision p = bf16_only ? Precision::bf16 : precision;
       const double peak = p == Precision::fp8 ? gpu.fp8_flops_per_s : gpu.bf16_flops_per_s;
       const double recipe = p == Precision::fp8 ? op.fp8_rate : 1.0;
-      const double rate = peak * recipe * gemm_efficiency(profile, p, op.gemm_m, op.gemm_n, op.gemm_k);
+      const double rate = peak * recipe * grouped_gemm_efficiency(profile, p, op.gemm_groups, op.gemm_m, op.gemm_n, op.gemm_k);
       if (!(rate > 0.0)) {
         throw std::invalid_argument(fmt::format("{}: GPU {} / profile {} has no {} GEMM rate", op.name,
                                                 gpu.name, profile.gpu, p == Precision::fp8 ? "fp8" : "bf16"));

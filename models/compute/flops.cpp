@@ -4,14 +4,22 @@
 
 #include <fmt/format.h>
 
+#include "models/spec/moe.hpp"
+
 namespace clustersim::models {
 
-std::int64_t layer_matmul_parameters(const TransformerSpec& model) {
+std::int64_t attention_matmul_parameters(const TransformerSpec& model) {
   const std::int64_t h = model.hidden;
   const std::int64_t kv = h / model.heads * model.kv_heads;  // key (= value) projection width
-  const std::int64_t attention = h * (h + 2 * kv) + h * h;
-  const std::int64_t mlp_matrices = model.mlp == MlpKind::swiglu ? 3 : 2;
-  return attention + mlp_matrices * h * model.ffn_hidden;
+  return h * (h + 2 * kv) + h * h;
+}
+
+std::int64_t layer_matmul_parameters(const TransformerSpec& model) {
+  return attention_matmul_parameters(model) + mlp_matrices(model) * model.hidden * model.ffn_hidden;
+}
+
+std::int64_t moe_layer_matmul_parameters(const TransformerSpec& model) {
+  return attention_matmul_parameters(model) + moe_mlp_parameters(model);
 }
 
 std::int64_t layer_parameters(const TransformerSpec& model) {
@@ -23,16 +31,36 @@ std::int64_t embedding_parameters(const TransformerSpec& model) {
 }
 
 std::int64_t parameter_count(const TransformerSpec& model, bool include_embeddings) {
-  const std::int64_t body = model.layers * layer_parameters(model) + model.hidden;
+  const std::int64_t moe = moe_layer_count(model);
+  const std::int64_t body = (model.layers - moe) * layer_parameters(model) +
+                            moe * (moe_layer_matmul_parameters(model) + 2 * model.hidden) + model.hidden;
   return include_embeddings ? body + embedding_parameters(model) : body;
 }
 
+std::int64_t active_parameter_count(const TransformerSpec& model, bool include_embeddings) {
+  const std::int64_t moe = moe_layer_count(model);
+  const std::int64_t inactive = (model.experts - model.experts_per_token) * expert_parameters(model);
+  return parameter_count(model, include_embeddings) - moe * inactive;
+}
+
+namespace {
+
+/// Matmul weights all layers apply to one token: the dense layers' and the MoE layers' active.
+double active_layer_matmul_parameters(const TransformerSpec& model) {
+  const auto moe = static_cast<double>(moe_layer_count(model));
+  const double moe_active = static_cast<double>(attention_matmul_parameters(model) + moe_mlp_active_parameters(model));
+  return (static_cast<double>(model.layers) - moe) * static_cast<double>(layer_matmul_parameters(model)) +
+         moe * moe_active;
+}
+
+}  // namespace
+
 double model_flops_per_token(const TransformerSpec& model, std::int64_t seq_len) {
   const auto h = static_cast<double>(model.hidden);
-  const double per_layer =
-      2.0 * static_cast<double>(layer_matmul_parameters(model)) + 4.0 * static_cast<double>(seq_len) * h;
+  const double attention_scores = 4.0 * static_cast<double>(seq_len) * h;
   const double logits = 2.0 * h * static_cast<double>(model.vocab);
-  return 3.0 * (static_cast<double>(model.layers) * per_layer + logits);
+  return 3.0 * (2.0 * active_layer_matmul_parameters(model) + static_cast<double>(model.layers) * attention_scores +
+                logits);
 }
 
 double model_flops_per_step(const TransformerSpec& model, const TrainingSpec& training) {
@@ -53,8 +81,7 @@ double hardware_flops_per_step(const TransformerSpec& model, const TrainingSpec&
       recomputed_per_token = layers * attention_forward;
       break;
     case Recompute::full:
-      recomputed_per_token =
-          layers * (2.0 * static_cast<double>(layer_matmul_parameters(model)) + attention_forward);
+      recomputed_per_token = 2.0 * active_layer_matmul_parameters(model) + layers * attention_forward;
       break;
     case Recompute::op: {  // the k, output and (gated MLP) up projections: transformer_costs.hpp
       const double kv = static_cast<double>(model.kv_heads) * h / static_cast<double>(model.heads);

@@ -4,6 +4,7 @@
 
 #include "models/compute/layer_tensors.hpp"
 #include "models/compute/runtime_memory.hpp"
+#include "models/spec/moe.hpp"
 #include "models/spec/sharding.hpp"
 
 namespace clustersim::models {
@@ -15,6 +16,21 @@ double layer_parameters_per_gpu(const TransformerSpec& model, std::int64_t tp) {
   const double mlp_matrices = model.mlp == MlpKind::swiglu ? 3.0 : 2.0;
   const double attention = 2.0 * h * h / t + 2.0 * h * kv_width_per_rank(model, tp);
   return attention + mlp_matrices * h * static_cast<double>(model.ffn_hidden) / t + 2.0 * h;
+}
+
+// A MoE layer's parameters on one GPU besides its routed experts: attention, norms and shared
+// experts split tp ways, and the router whole.
+double moe_layer_dense_parameters_per_gpu(const TransformerSpec& model, std::int64_t tp) {
+  const auto h = static_cast<double>(model.hidden);
+  const auto t = static_cast<double>(tp);
+  const double attention = 2.0 * h * h / t + 2.0 * h * kv_width_per_rank(model, tp);
+  return attention + static_cast<double>(model.shared_experts * expert_parameters(model)) / t + 2.0 * h +
+         h * static_cast<double>(model.experts);
+}
+
+// The routed experts of a MoE layer on one GPU: experts / ep of them, not tensor-parallel.
+double moe_layer_expert_parameters_per_gpu(const TransformerSpec& model, std::int64_t ep) {
+  return static_cast<double>(model.experts / ep * expert_parameters(model));
 }
 
 // The largest parameter tensor of a layer on one TP rank: an MLP matrix, or the fused QKV.
@@ -59,12 +75,15 @@ double zero3_buffer_bytes(const TransformerSpec& model, const ParallelismSpec& p
 }  // namespace
 
 double parameters_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism,
-                          std::int64_t stage_layers, bool is_first_stage, bool is_last_stage) {
+                          std::int64_t stage_layers, bool is_first_stage, bool is_last_stage, std::int64_t moe_layers) {
   const double vocab_matrix =
       static_cast<double>(model.vocab) * static_cast<double>(model.hidden) / static_cast<double>(parallelism.tp);
   int vocab_matrices = (is_first_stage ? 1 : 0) + (is_last_stage ? 1 : 0);
   if (model.tied_embeddings && is_first_stage && is_last_stage) vocab_matrices = 1;
-  return static_cast<double>(stage_layers) * layer_parameters_per_gpu(model, parallelism.tp) +
+  const auto moe = static_cast<double>(moe_layers);
+  return (static_cast<double>(stage_layers) - moe) * layer_parameters_per_gpu(model, parallelism.tp) +
+         moe * (moe_layer_dense_parameters_per_gpu(model, parallelism.tp) +
+                moe_layer_expert_parameters_per_gpu(model, parallelism.ep)) +
          vocab_matrices * vocab_matrix + (is_last_stage ? static_cast<double>(model.hidden) : 0.0);
 }
 
@@ -113,6 +132,29 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
   return replicated + split + scores;
 }
 
+double moe_activation_bytes_per_layer(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                                      const TrainingSpec& training) {
+  const auto t = static_cast<double>(parallelism.tp);
+  const auto h = static_cast<double>(model.hidden);
+  const double tokens = static_cast<double>(training.micro_batch) * static_cast<double>(training.seq_len) /
+                        static_cast<double>(parallelism.cp);
+  const double rank_tokens = parallelism.sp ? tokens / t : tokens;
+  if (training.recompute == Recompute::full) return 2.0 * rank_tokens * h;  // the layer input only
+  // The attention half as a dense layer stores it (a layer with no MLP), and the shared experts'
+  // MLP as a dense one of their width.
+  TransformerSpec attention_and_shared = model;
+  attention_and_shared.ffn_hidden = model.shared_experts * model.expert_ffn_hidden;
+  const double dense = activation_bytes_per_layer(attention_and_shared, parallelism, training);
+  // Per routed copy on the busiest rank: the permuted input 2 h, the up projection's output (2 f, or
+  // 4 f for SwiGLU's gate and up halves) and the activation output 2 f, the expert output 2 h
+  // before the weighted combine; per token its router probabilities and top-k indices (fp32,
+  // experts wide).
+  const double rows = rank_tokens * static_cast<double>(model.experts_per_token) * training.moe_load_imbalance;
+  const double f = static_cast<double>(model.expert_ffn_hidden);
+  const double routed = rows * (2.0 * h + (model.mlp == MlpKind::swiglu ? 6.0 : 4.0) * f + 2.0 * h);
+  return dense + routed + rank_tokens * 4.0 * static_cast<double>(model.experts);
+}
+
 double micro_batches_in_flight(Schedule schedule, std::int64_t pp, std::int64_t vp, std::int64_t m,
                                std::int64_t stage) {
   if (schedule == Schedule::gpipe) return static_cast<double>(m);
@@ -125,21 +167,33 @@ double micro_batches_in_flight(Schedule schedule, std::int64_t pp, std::int64_t 
 
 MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism,
                                const TrainingSpec& training, const GpuSpec& gpu, std::int64_t stage_layers,
-                               bool is_first_stage, bool is_last_stage, double micro_batches_in_flight) {
+                               bool is_first_stage, bool is_last_stage, double micro_batches_in_flight,
+                               std::int64_t moe_layers) {
   MemoryBreakdown mem;
-  mem.parameters = parameters_per_gpu(model, parallelism, stage_layers, is_first_stage, is_last_stage);
+  mem.parameters = parameters_per_gpu(model, parallelism, stage_layers, is_first_stage, is_last_stage, moe_layers);
   // Sharded over all dp x cp ranks, or with hybrid sharding over one shard group.
   const std::int64_t shard_ranks = parallelism.zero >= 3 && parallelism.shard_group > 0
                                        ? parallelism.shard_group
                                        : parallelism.dp * parallelism.cp;
   const StateBytes per_param =
       state_bytes_per_parameter(parallelism, training.grad_dtype, static_cast<double>(shard_ranks));
-  mem.weights_bytes = mem.parameters * per_param.weights;
-  mem.gradients_bytes = mem.parameters * per_param.gradients;
-  mem.optimizer_bytes = mem.parameters * per_param.optimizer;
+  // Routed experts: their gradients and optimizer state shard over the ranks that hold the same
+  // experts, tp x cp x dp / ep of them (Megatron-Core's expert data-parallel group).
+  const double experts = static_cast<double>(moe_layers) * moe_layer_expert_parameters_per_gpu(model, parallelism.ep);
+  const double dense = mem.parameters - experts;
+  const StateBytes per_expert_param = state_bytes_per_parameter(
+      parallelism, training.grad_dtype,
+      static_cast<double>(parallelism.tp * parallelism.cp * parallelism.dp) / static_cast<double>(parallelism.ep));
+  mem.weights_bytes = dense * per_param.weights + experts * per_expert_param.weights;
+  mem.gradients_bytes = dense * per_param.gradients + experts * per_expert_param.gradients;
+  mem.optimizer_bytes = dense * per_param.optimizer + experts * per_expert_param.optimizer;
 
-  mem.activations_bytes = static_cast<double>(stage_layers) * micro_batches_in_flight *
-                          activation_bytes_per_layer(model, parallelism, training);
+  const auto moe = static_cast<double>(moe_layers);
+  mem.activations_bytes =
+      (static_cast<double>(stage_layers) - moe) * micro_batches_in_flight *
+      activation_bytes_per_layer(model, parallelism, training);
+  if (moe_layers > 0)
+    mem.activations_bytes += moe * micro_batches_in_flight * moe_activation_bytes_per_layer(model, parallelism, training);
 
   const auto t = static_cast<double>(parallelism.tp);
   const double sp_split = parallelism.sp ? t : 1.0;

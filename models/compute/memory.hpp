@@ -51,8 +51,16 @@ struct MemoryBreakdown {
 /// Parameters one GPU of a stage holds: its layers' matrices / tp (norm gains replicated), plus the
 /// embedding on the first stage and the logits matrix and final norm on the last (one matrix when
 /// tied and both are the same stage; tied across stages, each keeps a copy as Megatron-LM does).
+/// Of the stage's layers, `moe_layers` are mixture-of-experts layers (moe.hpp): their attention,
+/// norms and shared experts split tp ways, the router whole, experts / ep routed experts.
 double parameters_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism,
-                          std::int64_t stage_layers, bool is_first_stage, bool is_last_stage);
+                          std::int64_t stage_layers, bool is_first_stage, bool is_last_stage,
+                          std::int64_t moe_layers = 0);
+
+/// Bytes one MoE layer stores for one micro-batch on one GPU: its attention (and shared experts)
+/// as a dense layer stores them, and the routed copies of the busiest rank through its experts.
+double moe_activation_bytes_per_layer(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                                      const TrainingSpec& training);
 
 /// Bytes one transformer layer stores for one micro-batch on one GPU, for training.recompute,
 /// training.attention and model.dropout.
@@ -70,7 +78,8 @@ double micro_batches_in_flight(Schedule schedule, std::int64_t pp, std::int64_t 
 /// The whole peak of one GPU of a stage: its tensors and the runtime's memory around them.
 MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism,
                                const TrainingSpec& training, const GpuSpec& gpu, std::int64_t stage_layers,
-                               bool is_first_stage, bool is_last_stage, double micro_batches_in_flight);
+                               bool is_first_stage, bool is_last_stage, double micro_batches_in_flight,
+                               std::int64_t moe_layers = 0);
 
 /// Whether the peak fits the HBM CUDA reports.
 bool fits_in_memory(double total_bytes, const GpuSpec& gpu);

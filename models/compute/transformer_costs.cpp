@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "models/spec/moe.hpp"
+
 namespace clustersim::models {
 namespace {
 
@@ -440,6 +442,131 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
         if (op.name == "fp8_weight_cast" || op.name == "fp8_scale_update") continue;
         costs.recompute.push_back(without_model_flops(op));
       }
+      break;
+  }
+  return costs;
+}
+
+namespace {
+
+/// A GEMM over the routed rows of the rank's experts as one grouped GEMM: the op's FLOPs and
+/// bytes for all `rows`, its shape one expert's (`rows` / `groups` in the token dimension `dim`:
+/// m of a forward or dgrad, k of a wgrad), and every expert's own weight read.
+OpCost grouped(OpCost op, double rows, double groups, double weight_elems, double weight_bytes, bool wgrad) {
+  const int per_expert = to_int(std::max(1.0, rows / groups));
+  if (wgrad)
+    op.gemm_k = per_expert;
+  else
+    op.gemm_m = per_expert;
+  op.gemm_groups = to_int(groups);
+  op.bytes += (groups - 1.0) * weight_elems * weight_bytes;
+  op.bf16_gemm = true;
+  return op;
+}
+
+OpCost bf16(OpCost op) {
+  op.bf16_gemm = true;
+  return op;
+}
+
+}  // namespace
+
+double moe_routed_rows(const TransformerSpec& model, const ParallelismSpec& parallelism, const TrainingSpec& training) {
+  const Dims d = dims_of(model, parallelism, training);
+  return d.norm_tokens * static_cast<double>(model.experts_per_token) * training.moe_load_imbalance;
+}
+
+LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                           const TrainingSpec& training) {
+  Dims d = dims_of(model, parallelism, training);
+  const double shared_ffn = static_cast<double>(model.shared_experts * model.expert_ffn_hidden) /
+                            static_cast<double>(parallelism.tp);
+  d.ffn = shared_ffn;  // the norms and residuals, and the shared experts' activation
+  const auto gemms = layer_gemms(d);
+  const auto& [qkv, out, up, down] = gemms;
+  const double h = d.hidden;
+  const double experts = static_cast<double>(model.experts);
+  const double local = experts / static_cast<double>(parallelism.ep);
+  const double f = static_cast<double>(model.expert_ffn_hidden);
+  const double up_width = f * (d.swiglu ? 2.0 : 1.0);
+  const double rows = moe_routed_rows(model, parallelism, training);
+  const double tokens = d.norm_tokens;  // the router's and the permutation's tokens
+  LayerCosts costs;
+
+  const OpCost router_topk{.name = "router_topk", .kind = OpKind::elementwise, .flops = 5.0 * tokens * experts,
+                           .bytes = tokens * experts * (2.0 + 4.0 + 4.0), .kernels = 3};
+  // Gather each routed copy into expert order: read and write rows x h bf16.
+  const OpCost permute{.name = "permute", .kind = OpKind::elementwise, .bytes = 2.0 * rows * h * kActivationBytes,
+                       .kernels = 2};
+  const OpCost expert_act{.name = "expert_activation", .kind = OpKind::elementwise, .flops = 8.0 * rows * f,
+                          .bytes = rows * (up_width + f) * kActivationBytes, .kernels = 1};
+  // The weighted sum of each token's k outputs back in token order.
+  const OpCost unpermute{.name = "unpermute", .kind = OpKind::elementwise, .flops = 2.0 * rows * h,
+                         .bytes = (rows + tokens) * h * kActivationBytes + rows * 4.0, .kernels = 2};
+  auto backward_of = [](OpCost op, std::string_view name) {
+    op.name = name;
+    op.flops *= 2.0;
+    op.bytes *= 2.0;
+    return op;
+  };
+
+  costs.forward.push_back(elementwise_forward(d));
+  costs.forward.push_back(gemm_forward(qkv.fwd, d, d.tokens, qkv.n, qkv.k));
+  add_attention_forward(costs.forward, d, training.attention);
+  costs.forward.push_back(gemm_forward(out.fwd, d, d.tokens, out.n, out.k));
+  costs.forward.push_back(bf16(gemm_forward("router", d, tokens, experts, h)));
+  costs.forward.push_back(router_topk);
+  costs.forward.push_back(permute);
+  costs.forward.push_back(grouped(gemm_forward("experts_up", d, rows, up_width, h), rows, local, up_width * h,
+                                  d.input_bytes, false));
+  costs.forward.push_back(expert_act);
+  costs.forward.push_back(grouped(gemm_forward("experts_down", d, rows, h, f), rows, local, f * h, d.input_bytes,
+                                  false));
+  costs.forward.push_back(unpermute);
+  if (shared_ffn > 0.0) {
+    costs.forward.push_back(gemm_forward("shared_up", d, d.tokens, up.n, up.k));
+    costs.forward.push_back(gemm_forward("shared_down", d, d.tokens, down.n, down.k));
+  }
+
+  costs.backward.push_back(elementwise_backward(d));
+  if (shared_ffn > 0.0) {
+    for (const LayerGemm* g : {&down, &up}) {
+      costs.backward.push_back(gemm_dgrad("shared_dgrad", d, d.tokens, g->n, g->k));
+      costs.backward.push_back(gemm_wgrad("shared_wgrad", d, d.tokens, g->n, g->k));
+    }
+  }
+  costs.backward.push_back(backward_of(unpermute, "unpermute_bwd"));
+  costs.backward.push_back(grouped(gemm_dgrad("experts_down_dgrad", d, rows, h, f), rows, local, f * h,
+                                   d.grad_input_bytes, false));
+  costs.backward.push_back(grouped(gemm_wgrad("experts_down_wgrad", d, rows, h, f), rows, local, f * h,
+                                   kWeightGradBytes, true));
+  costs.backward.push_back(backward_of(expert_act, "expert_activation_bwd"));
+  costs.backward.push_back(grouped(gemm_dgrad("experts_up_dgrad", d, rows, up_width, h), rows, local, up_width * h,
+                                   d.grad_input_bytes, false));
+  costs.backward.push_back(grouped(gemm_wgrad("experts_up_wgrad", d, rows, up_width, h), rows, local, up_width * h,
+                                   kWeightGradBytes, true));
+  costs.backward.push_back(backward_of(permute, "permute_bwd"));
+  costs.backward.push_back(backward_of(router_topk, "router_topk_bwd"));
+  costs.backward.push_back(bf16(gemm_dgrad("router_dgrad", d, tokens, experts, h)));
+  costs.backward.push_back(bf16(gemm_wgrad("router_wgrad", d, tokens, experts, h)));
+  costs.backward.push_back(gemm_dgrad(out.dgrad, d, d.tokens, out.n, out.k));
+  costs.backward.push_back(gemm_wgrad(out.wgrad, d, d.tokens, out.n, out.k));
+  add_attention_backward(costs.backward, d, training.attention);
+  costs.backward.push_back(gemm_dgrad(qkv.dgrad, d, d.tokens, qkv.n, qkv.k));
+  costs.backward.push_back(gemm_wgrad(qkv.wgrad, d, d.tokens, qkv.n, qkv.k));
+
+  switch (training.recompute) {
+    case Recompute::none:
+      break;
+    case Recompute::selective:
+    case Recompute::op: {  // the attention core (op-level policies keep every expert GEMM's output)
+      OpList core;
+      add_attention_forward(core, d, training.attention);
+      for (const OpCost& op : core) costs.recompute.push_back(without_model_flops(op));
+      break;
+    }
+    case Recompute::full:
+      for (const OpCost& op : costs.forward) costs.recompute.push_back(without_model_flops(op));
       break;
   }
   return costs;

@@ -69,6 +69,8 @@ struct OpCost {
                              // multiple of the tile height)
   int gemm_n = 0;
   int gemm_k = 0;
+  int gemm_groups = 1;       // a grouped GEMM (MoE experts): this many problems of m x n x k each,
+                             // their tiles scheduled over the SMs together
   int kernels = 1;           // kernel launches the op stands for
   AttentionKernel attention_kernel = AttentionKernel::cudnn;  // fused attention: which kernel
   bool bf16_gemm = false;    // a linear-layer GEMM kept at the bf16 rate at fp8 (fp8_backward false)
@@ -78,7 +80,7 @@ struct OpCost {
 /// A fixed-capacity list of ops: layer costs are evaluated in sweeps, so no heap allocation.
 class OpList {
  public:
-  static constexpr std::size_t capacity = 16;
+  static constexpr std::size_t capacity = 32;
 
   constexpr void push_back(const OpCost& op) {
     assert(size_ < capacity);
@@ -117,6 +119,18 @@ inline constexpr double kCausalFraction = 0.5;
 inline constexpr double kFlashBackwardFactor = 2.5;
 
 LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                       const TrainingSpec& training);
+/// A mixture-of-experts layer (moe.hpp) on one rank: the attention as layer_costs has it, then in
+/// place of the dense MLP the router (a bf16 GEMM of hidden x experts and its softmax/top-k), the
+/// permutation of the rank's tokens into expert order (a gather read and write of each routed
+/// copy), the rank's experts/ep experts as two grouped GEMMs over the routed rows (the busiest
+/// rank's: tokens x top-k x moe_load_imbalance), their activation, the weighted un-permutation,
+/// and the shared experts as a tensor-parallel dense MLP. With sequence parallelism the router
+/// sees the rank's tokens/tp, as Megatron-Core's MoE layer does. bf16 only (layout_rules.hpp).
+LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                           const TrainingSpec& training);
+/// Rows one rank's experts multiply in a MoE layer's pass: its tokens x top-k x the imbalance.
+double moe_routed_rows(const TransformerSpec& model, const ParallelismSpec& parallelism,
                        const TrainingSpec& training);
 HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parallelism,
                      const TrainingSpec& training);

@@ -18,6 +18,13 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::parallelism_zero: return "parallelism.zero";
     case LayoutField::parallelism_shard_group: return "parallelism.shard_group";
     case LayoutField::parallelism_tp_comm_overlap: return "parallelism.tp_comm_overlap";
+    case LayoutField::parallelism_ep: return "parallelism.ep";
+    case LayoutField::parallelism_etp: return "parallelism.etp";
+    case LayoutField::model_experts: return "model.experts";
+    case LayoutField::model_experts_per_token: return "model.experts_per_token";
+    case LayoutField::model_expert_ffn_hidden: return "model.expert_ffn_hidden";
+    case LayoutField::model_dense_layers: return "model.dense_layers";
+    case LayoutField::simulation_fidelity: return "simulation.fidelity";
     case LayoutField::training_micro_batch: return "training.micro_batch";
     case LayoutField::training_global_batch: return "training.global_batch";
     case LayoutField::training_seq_len: return "training.seq_len";
@@ -59,6 +66,47 @@ std::optional<LayoutViolation> divisor_violation(const TransformerSpec& m, const
     return LayoutViolation{LayoutField::training_micro_batch, fmt::format("must be >= 1, got {}", t.micro_batch)};
   if (c.gpus_per_node < 1)
     return LayoutViolation{LayoutField::cluster_gpus_per_node, fmt::format("must be >= 1, got {}", c.gpus_per_node)};
+  return std::nullopt;
+}
+
+std::optional<LayoutViolation> moe_violation(const TransformerSpec& m, const ParallelismSpec& p, const TrainingSpec& t) {
+  using F = LayoutField;
+  auto broken = [](F field, std::string rule) { return LayoutViolation{field, std::move(rule)}; };
+  if (p.ep < 1 || p.etp < 1) return broken(F::parallelism_ep, "ep and etp must be >= 1");
+  if (m.experts <= 0) {
+    if (p.ep > 1) return broken(F::parallelism_ep, fmt::format("ep={} needs a mixture-of-experts model (model.experts > 0)", p.ep));
+    if (p.etp > 1) return broken(F::parallelism_etp, fmt::format("etp={} needs a mixture-of-experts model (model.experts > 0)", p.etp));
+    return std::nullopt;
+  }
+  if (m.experts_per_token < 1 || m.experts_per_token > m.experts)
+    return broken(F::model_experts_per_token,
+                  fmt::format("must be in [1, experts={}] for a mixture-of-experts model, got {}", m.experts,
+                              m.experts_per_token));
+  if (m.expert_ffn_hidden < 1)
+    return broken(F::model_expert_ffn_hidden,
+                  fmt::format("must be >= 1 for a mixture-of-experts model, got {}", m.expert_ffn_hidden));
+  if (m.dense_layers > m.layers)
+    return broken(F::model_dense_layers, fmt::format("must be at most layers={}, got {}", m.layers, m.dense_layers));
+  if (m.experts % p.ep != 0)
+    return broken(F::parallelism_ep, fmt::format("{} does not divide experts={}", p.ep, m.experts));
+  // Megatron-Core folds the expert layout onto the same ranks: ep x etp x expert-dp = tp x cp x dp
+  // (megatron/core/parallel_state.py, initialize_model_parallel).
+  if (const std::int64_t ranks = p.tp * p.cp * p.dp; ranks % (p.ep * p.etp) != 0)
+    return broken(F::parallelism_ep, fmt::format("ep*etp = {}*{} must divide the stage's tp*cp*dp = {} ranks", p.ep,
+                                                 p.etp, ranks));
+  if (p.etp > 1)
+    return broken(F::parallelism_etp, "tensor parallelism inside an expert (etp > 1) is not modelled yet; use etp = 1");
+  if (p.zero >= 3)
+    return broken(F::parallelism_zero,
+                  "ZeRO-3 / FSDP of a mixture-of-experts model is not modelled yet; use zero 0-2 with ep");
+  // Megatron-Core (megatron/training/arguments.py): "During training, performance may degrade if
+  // MoE and tensor parallelism are enabled without also enabling sequence parallelism."; the MoE
+  // layer here routes each rank's tokens/tp, which is what sequence parallelism hands it.
+  if (p.tp > 1 && !p.sp)
+    return broken(F::parallelism_sp, "a mixture-of-experts model with tp > 1 is modelled with sequence parallelism "
+                                     "(parallelism.sp = true), as Megatron-Core runs it");
+  if (t.precision == Precision::fp8)
+    return broken(F::training_precision, "fp8 training of a mixture-of-experts model is not modelled yet; use bf16");
   return std::nullopt;
 }
 
@@ -128,6 +176,7 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
                               p.dp * p.cp, p.shard_group));
   if (p.shard_group > 0 && p.zero < 3)
     return broken(F::parallelism_shard_group, "hybrid sharding shards parameters: it needs parallelism.zero = 3");
+  if (auto violation = moe_violation(m, p, t)) return violation;
   if (t.precision == Precision::fp8 && !(c.gpu.fp8_flops_per_s > 0))
     return broken(F::training_precision, fmt::format("fp8 needs a GPU with FP8 tensor cores; {} has fp8_tflops=0",
                                                      c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));

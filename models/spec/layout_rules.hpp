@@ -18,6 +18,11 @@
 ///    micro-batches at most 2^19 (the graph one step is simulated on; layout_rules.cpp);
 ///  - seq_len divisible by cp; sequence parallelism needs tp > 1 and seq_len divisible by tp x cp;
 ///  - tp_comm_overlap needs sequence parallelism; shard_group divides dp x cp and needs zero = 3;
+///  - mixture of experts (models/spec/moe.hpp): experts_per_token in [1, experts] and
+///    expert_ffn_hidden >= 1 when experts > 0, dense_layers <= layers; ep > 1 needs experts, ep
+///    divides experts, ep x etp divides the stage's tp x cp x dp ranks (Megatron-Core's
+///    expert-parallel folding); tp > 1 with sequence parallelism; not modelled yet, and
+///    refused: etp > 1, ZeRO-3 / FSDP and fp8 with experts;
 ///  - fp8 needs a GPU with FP8 tensor cores; the mxfp8 recipe needs a Blackwell GPU (a name that
 ///    starts with b200 or gb200, as the presets and planning/validation/validation_family.cpp name
 ///    them): MXFP8's 1 x 32 block scales are applied by Blackwell's tensor cores (Transformer
@@ -63,6 +68,13 @@ enum class LayoutField {
   parallelism_zero,
   parallelism_shard_group,
   parallelism_tp_comm_overlap,
+  parallelism_ep,
+  parallelism_etp,
+  model_experts,
+  model_experts_per_token,
+  model_expert_ffn_hidden,
+  model_dense_layers,
+  simulation_fidelity,
   training_micro_batch,
   training_global_batch,
   training_seq_len,

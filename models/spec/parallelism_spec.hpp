@@ -106,6 +106,11 @@ struct ParallelismSpec {
   // Tensor-parallel collectives pipelined with the GEMMs they feed or drain (Megatron-Core /
   // Transformer Engine --tp-comm-overlap, torchtitan async TP); needs sequence parallelism.
   bool tp_comm_overlap = false;
+  // Expert parallelism (MoE models): each MoE layer's experts split over ep ranks carved from the
+  // tp x cp x dp ranks of a stage, as Megatron-Core folds them (ep x etp x expert-dp = tp x cp x
+  // dp); etp: tensor parallelism inside an expert.
+  std::int64_t ep = 1;
+  std::int64_t etp = 1;
 
   friend bool operator==(const ParallelismSpec&, const ParallelismSpec&) = default;
 };
@@ -136,6 +141,9 @@ struct TrainingSpec {
   // --enable-cuda-graph, NeMo cuda_graph, torch.compile mode="reduce-overhead"): the host issues one
   // graph launch a layer pass instead of each kernel (models/compute/host_launch.hpp).
   bool cuda_graphs = false;
+  // MoE: tokens routed to the busiest expert rank over the mean (1: a balanced router, as with an
+  // auxiliary-loss-free or forced-balanced gate); the busiest rank sets the layer's pace.
+  double moe_load_imbalance = 1.0;
 
   friend bool operator==(const TrainingSpec&, const TrainingSpec&) = default;
 };

@@ -22,6 +22,13 @@ struct TransformerSpec {
   // embedding) and of the attention probabilities; 0: the model trains without dropout and stores
   // no dropout masks (PyTorch's dropout returns its input unchanged at p = 0).
   double dropout = 0.0;
+  // Mixture of experts (models/spec/moe.hpp); experts = 0: a dense model, the fields below unread.
+  std::int64_t experts = 0;            // routed experts of a MoE layer
+  std::int64_t experts_per_token = 0;  // top-k: routed experts each token runs
+  std::int64_t shared_experts = 0;     // experts every token runs besides its routed ones
+  std::int64_t expert_ffn_hidden = 0;  // inner dimension of one expert's MLP (mlp gives its matrices)
+  std::int64_t dense_layers = 0;       // leading layers that keep the dense MLP (ffn_hidden)
+  std::int64_t moe_layer_freq = 1;     // after those, every n-th layer is a MoE layer
 
   friend bool operator==(const TransformerSpec&, const TransformerSpec&) = default;
 };

@@ -29,6 +29,8 @@ enum class CommScope : std::uint8_t {
   cp,            // the stage's context-parallel rings (ring attention's K/V blocks)
   pp_next,       // each rank to its peer on the next stage (forward activations)
   pp_previous,   // each rank to its peer on the previous stage (backward gradients)
+  ep,            // MoE: the stage's expert-parallel groups (token dispatch and combine)
+  ep_dp,         // MoE: the ranks holding the same experts (their gradient reduction)
 };
 
 /// What a collective moves under the `flow` fidelity: every rank of each group of its scope sends

@@ -66,6 +66,9 @@ const FlowStep::UnitTransfers& FlowStep::unit_transfers(CommScope scope, std::in
           group(std::move(ranks));
         }
       break;
+    case CommScope::ep:
+    case CommScope::ep_dp:  // the flow fidelity refuses mixture-of-experts models (step_model.cpp)
+      break;
     case CommScope::pp_next:
     case CommScope::pp_previous: {
       const std::int64_t peer = scope == CommScope::pp_next ? (stage + 1) % pp_ : (stage + pp_ - 1) % pp_;

@@ -53,7 +53,7 @@ class FlowStep {
   };
   const UnitTransfers& unit_transfers(CommScope scope, std::int64_t stage);
 
-  static constexpr std::int64_t kScopes = 7;  // CommScope's values
+  static constexpr std::int64_t kScopes = 9;  // CommScope's values
   std::int64_t tp_, pp_, dp_, cp_;
   std::int64_t shard_group_;  // ranks of one ZeRO-3 shard group (dp x cp without hybrid sharding)
   std::int64_t tp_replicas_ = 1;  // replicas whose tensor-parallel rings are lowered

@@ -274,6 +274,16 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
     after(tp_hidden, tp.first);
     tasks.end = tp.last;
   }
+  const double ep_s = ref.forward ? chunk.ep_forward_s : chunk.ep_backward_s;
+  if (ep_s > 0.0) {  // MoE token dispatch and combine, after the pass's compute on its stream
+    const ResourceId ep_link = plan_.layer.ep_dispatch.group.ranks > plan_.layer.ep_dispatch.group.ranks_per_node
+                                   ? res.network
+                                   : res.nvlink;
+    const FlowSpan ep =
+        comm(ep_s, ep_link, label, TaskKind::ep_comm, [&] { return ep_comm(plan_, chunk, ref.forward); });
+    after(tasks.end, ep.first);
+    tasks.end = ep.last;
+  }
   if (!ref.forward && chunk.dp_after_backward_s > 0.0) {  // ZeRO-3 reductions that do not overlap
     const FlowSpan dp = comm(chunk.dp_after_backward_s, res.network, label, TaskKind::dp_comm,
                              [&] { return dp_after_comm(plan_, chunk); });

@@ -26,13 +26,13 @@ namespace {
 /// `share` of the chunk's tensor-parallel collectives of one pass.
 CommParts tp_share(const StepPlan& plan, const ChunkCosts& chunk, bool forward, double share) {
   const LayerCollectives& layer = plan.layer;
-  const auto layers = static_cast<double>(chunk.layers);
+  const double tp_layers = chunk.tp_layers;
   CommParts out;
   if (!(share > 0.0)) return out;
   out.add({.first = &layer.tp[0],
            .second = layer.tp[1].group.ranks > 1 ? &layer.tp[1] : nullptr,
            .repeat = layer.tp_per_layer,
-           .scale = (forward ? layers : layers * layer.tp_backward_factor) * share});
+           .scale = (forward ? tp_layers : tp_layers * layer.tp_backward_factor) * share});
   return out;
 }
 
@@ -84,6 +84,17 @@ CommParts cp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
   return out;
 }
 
+CommParts ep_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
+  const LayerCollectives& layer = plan.layer;
+  CommParts out;
+  if (layer.ep_per_layer > 0.0 && chunk.moe_layers > 0) {
+    const double backward_factor = layer.tp_backward_factor;  // full recompute redoes the forward's
+    out.add({.first = &layer.ep_dispatch, .repeat = layer.ep_per_layer,
+             .scale = static_cast<double>(chunk.moe_layers) * (forward ? 1.0 : backward_factor)});
+  }
+  return out;
+}
+
 CommParts send_comm(const StagePlan& stage, bool forward) {
   CommParts out;
   out.add({.first = forward ? &stage.send_forward : &stage.send_backward});
@@ -92,13 +103,17 @@ CommParts send_comm(const StagePlan& stage, bool forward) {
 
 CommParts grad_reduce_comm(const StepPlan& plan, const ChunkCosts& chunk, double share) {
   CommParts out;
-  if (!plan.dp_per_pass) out.add({.first = &chunk.grad_reduce, .scale = share});
+  if (plan.dp_per_pass) return out;
+  out.add({.first = &chunk.grad_reduce, .scale = share});
+  if (chunk.expert_grad_reduce.group.ranks > 1) out.add({.first = &chunk.expert_grad_reduce, .scale = share});
   return out;
 }
 
 CommParts param_gather_comm(const StepPlan& plan, const ChunkCosts& chunk) {
   CommParts out;
-  if (!plan.dp_per_pass) out.add({.first = &chunk.param_gather});
+  if (plan.dp_per_pass) return out;
+  out.add({.first = &chunk.param_gather});
+  if (chunk.expert_param_gather.group.ranks > 1) out.add({.first = &chunk.expert_param_gather});
   return out;
 }
 
@@ -115,6 +130,8 @@ void set_comm_seconds(const StepPlan& plan, ChunkCosts& chunk) {
   chunk.dp_tail_backward_s = comm_seconds(dp_tail_comm(plan, chunk).span());
   chunk.cp_forward_s = comm_seconds(cp_comm(plan, chunk, true).span());
   chunk.cp_backward_s = comm_seconds(cp_comm(plan, chunk, false).span());
+  chunk.ep_forward_s = comm_seconds(ep_comm(plan, chunk, true).span());
+  chunk.ep_backward_s = comm_seconds(ep_comm(plan, chunk, false).span());
   chunk.grad_reduce_s = comm_seconds(grad_reduce_comm(plan, chunk).span());
   chunk.param_gather_s = comm_seconds(param_gather_comm(plan, chunk).span());
 }

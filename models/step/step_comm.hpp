@@ -14,8 +14,12 @@
 ///   off) follow the backward on the stream;
 /// - beside the compute: the context-parallel ring (layers x cp_hops K/V hops, twice that
 ///   backward);
+/// - mixture of experts: the MoE layers' dispatch and combine all-to-alls (LayerCollectives::
+///   ep_per_layer each), on the stream after the pass's compute and TP collectives (a MoE layer
+///   waits for its tokens; dispatch overlap is not modelled);
 /// - the send to the neighbouring stage.
-/// Once a step (ZeRO-0 to 2): each chunk's gradient reduction and parameter all-gather.
+/// Once a step (ZeRO-0 to 2): each chunk's gradient reduction and parameter all-gather, and those
+/// of its routed experts over the ranks that hold the same experts.
 /// The parts point into the plan and live as long as it does.
 
 #include "models/step/collective_record.hpp"
@@ -33,6 +37,7 @@ CommParts dp_beside_comm(const StepPlan& plan, const ChunkCosts& chunk, bool for
 CommParts dp_after_comm(const StepPlan& plan, const ChunkCosts& chunk);
 CommParts dp_tail_comm(const StepPlan& plan, const ChunkCosts& chunk);
 CommParts cp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
+CommParts ep_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
 CommParts send_comm(const StagePlan& stage, bool forward);
 /// `share` of the chunk's once-a-step gradient reduction (a bucket's); none with ZeRO-3.
 CommParts grad_reduce_comm(const StepPlan& plan, const ChunkCosts& chunk, double share = 1.0);

@@ -15,10 +15,11 @@ enum class TaskKind : std::uint8_t {
   dp_comm,      // gradient reduction / parameter gather across data-parallel replicas, ZeRO-3's
                 // per-unit gathers and reductions included
   cp_comm,      // context-parallel ring attention, beside the compute
-  compute_then_tp  // analytic fidelity: a pass's compute and then its tensor-parallel collectives,
-                   // one task on the compute stream (step_pieces.hpp splits it again)
+  compute_then_tp,  // analytic fidelity: a pass's compute and then its tensor-parallel collectives,
+                    // one task on the compute stream (step_pieces.hpp splits it again)
+  ep_comm,          // mixture of experts: token dispatch and combine all-to-alls, on the stream
 };
-constexpr std::size_t task_kind_count = static_cast<std::size_t>(TaskKind::compute_then_tp) + 1;
+constexpr std::size_t task_kind_count = static_cast<std::size_t>(TaskKind::ep_comm) + 1;
 
 constexpr std::string_view kind_name(TaskKind kind) {
   switch (kind) {
@@ -28,6 +29,7 @@ constexpr std::string_view kind_name(TaskKind kind) {
     case TaskKind::dp_comm: return "dp_comm";
     case TaskKind::cp_comm: return "cp_comm";
     case TaskKind::compute_then_tp: return "compute_then_tp";
+    case TaskKind::ep_comm: return "ep_comm";
   }
   return "?";
 }

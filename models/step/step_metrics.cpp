@@ -94,6 +94,7 @@ StepTimes measure_step(const StepGraph& step, const sim::Timeline& timeline) {
     st.pp_comm_s = comm_s(TaskKind::pp_comm);
     st.dp_comm_s = comm_s(TaskKind::dp_comm);
     st.cp_comm_s = comm_s(TaskKind::cp_comm);
+    st.ep_comm_s = comm_s(TaskKind::ep_comm);
     const std::int64_t busy = length(compute[s]);
     const std::int64_t exposed = length(any[s]) - busy;
     st.compute_s = static_cast<double>(busy) * 1e-9;

@@ -25,6 +25,7 @@ struct StageTimes {
   double pp_comm_s = 0.0;
   double dp_comm_s = 0.0;
   double cp_comm_s = 0.0;
+  double ep_comm_s = 0.0;
 };
 
 struct StepTimes {

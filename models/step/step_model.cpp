@@ -13,6 +13,7 @@
 #include "models/step/step_durations.hpp"
 #include "models/step/step_comm.hpp"
 #include "models/compute/transformer_costs.hpp"
+#include "models/spec/moe.hpp"
 #include "sim/engine.hpp"
 
 namespace clustersim::models {
@@ -30,6 +31,7 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 struct Groups {
   CommGroup tp, cp, dp, pp_neighbours;
   CommGroup shard, replica;  // ZeRO-3: a shard group of the dp x cp ranks, and across the groups
+  CommGroup ep, ep_dp;       // MoE: an expert-parallel group, and the ranks holding the same experts
 };
 
 Groups make_groups(const ParallelismSpec& p, const ClusterSpec& c) {
@@ -47,6 +49,12 @@ Groups make_groups(const ParallelismSpec& p, const ClusterSpec& c) {
   const std::int64_t groups = p.dp * p.cp / shard;
   g.replica = {.ranks = groups,
                .ranks_per_node = std::clamp<std::int64_t>(cp_stride_per_node / shard, 1, std::max<std::int64_t>(groups, 1))};
+  // Megatron-Core's expert ranks (etp = 1): ep consecutive ranks of the stage's tp x cp x dp form
+  // an expert-parallel group; every ep-th rank holds the same experts.
+  const std::int64_t stage_ranks = p.tp * p.cp * p.dp;
+  g.ep = {.ranks = p.ep, .ranks_per_node = std::min(p.ep, node)};
+  const std::int64_t ep_dp = stage_ranks / std::max<std::int64_t>(1, p.ep);
+  g.ep_dp = {.ranks = ep_dp, .ranks_per_node = std::clamp<std::int64_t>(node / p.ep, 1, std::max<std::int64_t>(ep_dp, 1))};
   return g;
 }
 
@@ -148,6 +156,26 @@ double tp_exposed_share(double tp_s, double gemm_s, std::int64_t tp) {
   return std::min(1.0, exposed / tp_s);
 }
 
+/// One layer's passes: the seconds the host issues them in and the GPU time by what bounds it.
+struct LayerPasses {
+  double forward_s = 0.0;
+  double backward_s = 0.0;
+  PassCompute forward;
+  PassCompute backward;
+};
+
+/// A layer's pass is the unit the CPU issues (and a CUDA graph captures); the ends are issued
+/// kernel by kernel. The splits stay GPU time: host waits leave the GPU idle, not slowed.
+LayerPasses layer_passes(const LayerCosts& layer, const StepInputs& in, const TrainingSpec& t, const HostLaunch& host) {
+  const OpsTime forward_ops = time_ops(layer.forward.span(), in, t.precision);
+  OpsTime backward_ops = time_ops(layer.backward.span(), in, t.precision);
+  backward_ops += time_ops(layer.recompute.span(), in, t.precision);  // redone in the backward's unit
+  return {.forward_s = issued_s(forward_ops, host, true),
+          .backward_s = issued_s(backward_ops, host, true),
+          .forward = forward_ops.split,
+          .backward = backward_ops.split};
+}
+
 /// Throws LayoutError for the first rule `p` and `t` break with the inputs' model and cluster.
 void require_layout(const StepInputs& in, const ParallelismSpec& p, const TrainingSpec& t) {
   if (auto violation = layout_violation(in.model, p, t, in.cluster)) throw LayoutError(*violation);
@@ -171,18 +199,10 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
     return make_collective(op, bytes, g, scope, in.cluster, in.comm);
   };
 
-  const LayerCosts layer = layer_costs(model, p, t);
-  const HeadCosts head = head_costs(model, p, t);
-  const OpsTime forward_ops = time_ops(layer.forward.span(), in, t.precision);
-  OpsTime backward_ops = time_ops(layer.backward.span(), in, t.precision);
-  backward_ops += time_ops(layer.recompute.span(), in, t.precision);  // redone in the backward's unit
-  // A layer's pass is the unit the CPU issues (and a CUDA graph captures); the ends are issued
-  // kernel by kernel. The splits stay GPU time: host waits leave the GPU idle, not slowed.
   const HostLaunch host = host_launch(in.host_issue, t);
-  const double layer_forward_s = issued_s(forward_ops, host, true);
-  const double layer_backward_s = issued_s(backward_ops, host, true);
-  const PassCompute layer_forward = forward_ops.split;
-  const PassCompute layer_backward = backward_ops.split;
+  const LayerPasses dense = layer_passes(layer_costs(model, p, t), in, t, host);
+  const LayerPasses moe = is_moe(model) ? layer_passes(moe_layer_costs(model, p, t), in, t, host) : LayerPasses{};
+  const HeadCosts head = head_costs(model, p, t);
   const OpsTime embedding_forward = time_ops(head.embedding_forward.span(), in, t.precision);
   const OpsTime embedding_backward = time_ops(head.embedding_backward.span(), in, t.precision);
   const OpsTime output_forward = time_ops(head.output_forward.span(), in, t.precision);
@@ -230,8 +250,28 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   CollectiveRecord send_backward = send_forward;
   send_backward.scope = CommScope::pp_previous;
 
+  // Mixture of experts: each MoE layer sends its routed copies to their experts' ranks and takes
+  // the outputs back, an all-to-all each way; the busiest rank's share sets the time. The
+  // routed copies move in bf16 (Megatron-Core's alltoall dispatcher).
+  if (is_moe(model) && p.ep > 1) {
+    const double dispatch_bytes = moe_routed_rows(model, p, t) * static_cast<double>(model.hidden) * kBf16Bytes;
+    plan.layer.ep_dispatch = collective(CollectiveOp::all_to_all, dispatch_bytes, groups.ep, CommScope::ep);
+    plan.layer.ep_per_layer = 2.0;
+  }
+
   const std::vector<std::int64_t> split = split_layers(model.layers, p.pp, p.vp);
+  std::vector<std::int64_t> first_layer(split.size(), 0);  // of each pipeline chunk, in model order
+  for (std::size_t i = 1; i < split.size(); ++i) first_layer[i] = first_layer[i - 1] + split[i - 1];
   const double layer_params = static_cast<double>(layer_parameters(model)) / static_cast<double>(p.tp);
+  // A MoE layer on one rank: the attention, norms and shared experts split tp ways, the router
+  // whole, and experts/ep routed experts (not tensor-parallel: etp = 1).
+  const double moe_layer_params = is_moe(model)
+      ? static_cast<double>(attention_matmul_parameters(model) + model.shared_experts * expert_parameters(model) +
+                            2 * model.hidden) / static_cast<double>(p.tp) +
+            static_cast<double>(model.hidden * model.experts)
+      : 0.0;
+  const double local_expert_params =
+      is_moe(model) ? static_cast<double>(model.experts / p.ep * expert_parameters(model)) : 0.0;
   const double head_params = static_cast<double>(embedding_parameters(model)) /
                              (model.tied_embeddings ? 1.0 : 2.0) / static_cast<double>(p.tp);
 
@@ -243,16 +283,22 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
     stage.send_forward_s = send_forward.seconds;
     stage.send_backward_s = send_backward.seconds;
     double stage_params = 0.0;
+    double stage_expert_params = 0.0;
     stage.chunks.reserve(static_cast<std::size_t>(p.vp));
     for (std::int64_t c = 0; c < p.vp; ++c) {
       const std::int64_t index = c * p.pp + s;
       const bool first = index == 0, last = index == p.pp * p.vp - 1;
       ChunkCosts chunk;
       chunk.layers = split[static_cast<std::size_t>(index)];
+      chunk.moe_layers = moe_layers_in(model, first_layer[static_cast<std::size_t>(index)], chunk.layers);
       const auto layers = static_cast<double>(chunk.layers);
-      chunk.forward_s = layers * layer_forward_s;
-      chunk.backward_s = layers * layer_backward_s;
-      double params = layers * layer_params;
+      const auto moe_layers = static_cast<double>(chunk.moe_layers);
+      const double dense_layers = layers - moe_layers;
+      chunk.tp_layers = dense_layers + moe_layers * (model.shared_experts > 0 ? 1.0 : 0.5);
+      chunk.forward_s = dense_layers * dense.forward_s + moe_layers * moe.forward_s;
+      chunk.backward_s = dense_layers * dense.backward_s + moe_layers * moe.backward_s;
+      double params = dense_layers * layer_params + moe_layers * moe_layer_params;
+      const double expert_params = moe_layers * local_expert_params;
       if (first) {
         chunk.forward_s += issued_s(embedding_forward, host, false);
         chunk.backward_s += issued_s(embedding_backward, host, false);
@@ -271,11 +317,21 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       // optimizer gathers the updated bf16 parameters.
       const double param_bytes = params * kBf16Bytes;
       const double reduced_grad_bytes = params * (t.grad_dtype == GradDtype::fp32 ? 4.0 : kBf16Bytes);
+      const double expert_grad_bytes = expert_params * (t.grad_dtype == GradDtype::fp32 ? 4.0 : kBf16Bytes);
       if (p.zero == 0) {
         chunk.grad_reduce = collective(CollectiveOp::all_reduce, reduced_grad_bytes, groups.dp, CommScope::dp);
+        if (expert_params > 0.0)
+          chunk.expert_grad_reduce =
+              collective(CollectiveOp::all_reduce, expert_grad_bytes, groups.ep_dp, CommScope::ep_dp);
       } else if (p.zero <= 2) {
         chunk.grad_reduce = collective(CollectiveOp::reduce_scatter, reduced_grad_bytes, groups.dp, CommScope::dp);
         chunk.param_gather = collective(CollectiveOp::all_gather, param_bytes, groups.dp, CommScope::dp);
+        if (expert_params > 0.0) {
+          chunk.expert_grad_reduce =
+              collective(CollectiveOp::reduce_scatter, expert_grad_bytes, groups.ep_dp, CommScope::ep_dp);
+          chunk.expert_param_gather =
+              collective(CollectiveOp::all_gather, expert_params * kBf16Bytes, groups.ep_dp, CommScope::ep_dp);
+        }
       } else {
         // Units: the chunk's layers, or their parameter tensors, and the embedding and the output
         // layer on the ends; each of their average size. Tensor units gather only the tensors the
@@ -346,12 +402,16 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       }
       if (p.tp_comm_overlap) {
         const CommParts forward_tp = tp_comm(plan, chunk, true), backward_tp = tp_comm(plan, chunk, false);
-        chunk.tp_exposed_forward = tp_exposed_share(comm_seconds(forward_tp.span()), layers * layer_forward.gemm_s, p.tp);
-        chunk.tp_exposed_backward = tp_exposed_share(comm_seconds(backward_tp.span()), layers * layer_backward.gemm_s, p.tp);
+        const double forward_gemm_s = dense_layers * dense.forward.gemm_s + moe_layers * moe.forward.gemm_s;
+        const double backward_gemm_s = dense_layers * dense.backward.gemm_s + moe_layers * moe.backward.gemm_s;
+        chunk.tp_exposed_forward = tp_exposed_share(comm_seconds(forward_tp.span()), forward_gemm_s, p.tp);
+        chunk.tp_exposed_backward = tp_exposed_share(comm_seconds(backward_tp.span()), backward_gemm_s, p.tp);
       }
       set_comm_seconds(plan, chunk);
       // Communication under the compute takes SMs and HBM bandwidth from it (overlap_cost.hpp).
-      PassCompute forward_pass = scaled(layer_forward, layers), backward_pass = scaled(layer_backward, layers);
+      PassCompute forward_pass = scaled(dense.forward, dense_layers), backward_pass = scaled(dense.backward, dense_layers);
+      forward_pass += scaled(moe.forward, moe_layers);
+      backward_pass += scaled(moe.backward, moe_layers);
       if (first) {
         forward_pass += embedding_forward.split;
         backward_pass += embedding_backward.split;
@@ -365,6 +425,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       chunk.forward_s += chunk.interference_forward_s;
       chunk.backward_s += chunk.interference_backward_s;
       stage_params += params;
+      stage_expert_params += expert_params;
       stage.chunks.push_back(chunk);
     }
     const double shard = p.zero >= 3   ? static_cast<double>(groups.shard.ranks)
@@ -372,7 +433,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
                                        : 1.0;
     // The optimizer follows the step's CPU-GPU synchronisation (host_launch.hpp), so the GPU waits
     // for the first Adam launch, then runs the launches' HBM traffic and gaps, or waits for the rest.
-    const double shard_params = stage_params / shard;
+    const double expert_shard = p.zero >= 1 ? static_cast<double>(groups.ep_dp.ranks) : 1.0;
+    const double shard_params = stage_params / shard + stage_expert_params / expert_shard;
     const std::int64_t launches = adam_launches(shard_params);
     const double adam_gpu_s = shard_params * kAdamBytesPerParameter /
                                   (in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value) +
@@ -388,6 +450,10 @@ StepSimulation simulate_step(const StepInputs& in) {
   StepSimulation out;
   std::vector<std::string> failed;
   if (in.fidelity == CommFidelity::flow) {
+    if (is_moe(in.model))
+      throw LayoutError(LayoutField::simulation_fidelity,
+                        "the flow fidelity does not lower a mixture-of-experts model's token dispatch and expert "
+                        "gradients yet; use \"analytic\"");
     FlowNetwork network(in.cluster, in.comm);
     std::vector<sim::Resource> links = network.resources();
     for (const topologies::LinkId id : network.failed()) failed.push_back(links[id].name);
@@ -432,7 +498,8 @@ StepSimulation simulate_step(const StepInputs& in) {
     for (std::int64_t c = 0; c < p.vp; ++c) stage_layers += r.layers_per_chunk[static_cast<std::size_t>(c * p.pp + s)];
     const double in_flight = micro_batches_in_flight(t.schedule, p.pp, p.vp, plan.micro_batches, s);
     r.memory_per_stage.push_back(
-        memory_per_gpu(in.model, p, t, in.cluster.gpu, stage_layers, s == 0, s == p.pp - 1, in_flight));
+        memory_per_gpu(in.model, p, t, in.cluster.gpu, stage_layers, s == 0, s == p.pp - 1, in_flight,
+                       moe_layers_of_stage(in.model, r.layers_per_chunk, p.pp, s)));
     if (r.memory_per_stage.back().total_bytes >
         r.memory_per_stage[static_cast<std::size_t>(r.peak_memory_stage)].total_bytes)
       r.peak_memory_stage = s;

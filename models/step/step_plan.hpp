@@ -29,11 +29,20 @@ struct LayerCollectives {
   // twice that backward (K, V and their gradients); none for cp = 1.
   CollectiveRecord cp_kv{};
   double cp_hops = 0.0;
+  // Mixture of experts: a MoE layer's token dispatch to the expert-parallel ranks, an all-to-all
+  // of the routed copies; the combine sends them back, and the backward moves their gradients
+  // both ways: ep_per_layer all-to-alls a pass. None for ep = 1.
+  CollectiveRecord ep_dispatch{};
+  double ep_per_layer = 0.0;
 };
 
 /// One model chunk on one stage, per micro-batch unless said otherwise.
 struct ChunkCosts {
   std::int64_t layers = 0;
+  std::int64_t moe_layers = 0;  // of those, mixture-of-experts layers (moe.hpp)
+  // Layers' worth of the tensor-parallel collectives a pass runs: a MoE layer's MLP, whose experts
+  // are not tensor-parallel, runs none unless it has shared experts.
+  double tp_layers = 0.0;
   double forward_s = 0.0;            // GPU compute of the forward pass, interference included
   double backward_s = 0.0;           // GPU compute of the backward pass, recompute included
   double interference_forward_s = 0.0;  // of which the slow-down by communication beside it
@@ -43,6 +52,9 @@ struct ChunkCosts {
   // all-gather (ZeRO >= 1).
   CollectiveRecord grad_reduce{};
   CollectiveRecord param_gather{};
+  // The same for the chunk's routed experts, over the ranks that hold the same experts.
+  CollectiveRecord expert_grad_reduce{};
+  CollectiveRecord expert_param_gather{};
   // ZeRO-3 / FSDP (StepPlan::dp_per_pass), per unit of the chunk (sharding.hpp) and pass: the
   // gather of a unit's parameters, and after its backward the reduce-scatter of its gradients in
   // the shard group and, with hybrid sharding, the all-reduce of the shard across groups.
@@ -74,6 +86,8 @@ struct ChunkCosts {
   double dp_tail_backward_s = 0.0;   // the last unit's overlapped reduction, after the backward
   double cp_forward_s = 0.0;         // context-parallel ring attention beside the compute
   double cp_backward_s = 0.0;
+  double ep_forward_s = 0.0;         // expert-parallel all-to-alls, blocking the compute stream
+  double ep_backward_s = 0.0;
   double grad_reduce_s = 0.0;        // data-parallel gradient reduction of the chunk, once a step
   double param_gather_s = 0.0;       // distributed-optimizer parameter all-gather, once a step
 };

@@ -36,6 +36,14 @@ inline TransformerSpec llama3_405b() {
           .kv_heads = 8, .vocab = 128256, .mlp = MlpKind::swiglu, .tied_embeddings = false};
 }
 
+// Mixtral 8x7B (Jiang et al. 2024, arXiv:2401.04088, Table 1; Hugging Face config.json): every
+// layer routes each token to 2 of 8 SwiGLU experts of width 14336; untied embeddings, no dropout.
+inline TransformerSpec mixtral_8x7b() {
+  return {.name = "mixtral-8x7b", .layers = 32, .hidden = 4096, .ffn_hidden = 14336, .heads = 32, .kv_heads = 8,
+          .vocab = 32000, .mlp = MlpKind::swiglu, .tied_embeddings = false, .experts = 8, .experts_per_token = 2,
+          .expert_ffn_hidden = 14336};
+}
+
 inline GpuSpec a100() {
   return {.name = "a100-80gb", .bf16_flops_per_s = 312e12, .fp8_flops_per_s = 0.0, .hbm_bytes = 85.2e9,
           .hbm_bytes_per_s = 2.039e12, .nvlink_bytes_per_s = 300e9, .power_w = 400.0};

@@ -22,6 +22,7 @@ constexpr std::string_view kTpComm = "#f28e2b";
 constexpr std::string_view kPpComm = "#e15759";
 constexpr std::string_view kDpComm = "#9c755f";
 constexpr std::string_view kCpComm = "#edc948";
+constexpr std::string_view kEpComm = "#b07aa1";
 constexpr std::string_view kBad = "#e15759";
 constexpr std::string_view kGood = "#59a14f";
 
@@ -89,6 +90,7 @@ std::string_view comm_colour(models::TaskKind kind) {
     case models::TaskKind::pp_comm: return kPpComm;
     case models::TaskKind::dp_comm: return kDpComm;
     case models::TaskKind::cp_comm: return kCpComm;
+    case models::TaskKind::ep_comm: return kEpComm;
     case models::TaskKind::compute:
     case models::TaskKind::compute_then_tp: break;
   }
@@ -251,7 +253,7 @@ std::string timeline_svg(const models::StepGraph& step, const sim::Timeline& tim
   for (const auto& [fill, text] : std::initializer_list<std::pair<std::string_view, std::string_view>>{
            {kForward, "forward"}, {kBackward, "backward"}, {kOptimizer, "optimizer"},
            {hatch_fill, "idle (bubble)"}, {kTpComm, "TP comm"}, {kPpComm, "PP comm"},
-           {kDpComm, "DP comm"}, {kCpComm, "CP comm"}}) {
+           {kDpComm, "DP comm"}, {kCpComm, "CP comm"}, {kEpComm, "EP comm"}}) {
     svg += legend_item(lx, ly, fill, text);
     lx += 40 + 6.5 * static_cast<double>(text.size());
   }

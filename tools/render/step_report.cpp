@@ -98,6 +98,7 @@ nlohmann::ordered_json step_report_json(const scenarios::Scenario& scenario, con
                       {"pp_comm_s", st.pp_comm_s},
                       {"dp_comm_s", st.dp_comm_s},
                       {"cp_comm_s", st.cp_comm_s},
+                      {"ep_comm_s", st.ep_comm_s},
                       {"memory_gib", r.memory_per_stage[s].total_bytes / kGiB}});
   }
   j["stages"] = std::move(stages);
@@ -127,15 +128,20 @@ std::string step_report_text(const scenarios::Scenario& scenario, const models::
   line(fmt::format("  exposed comm         {:9.1f} %", 100 * r.times.exposed_comm_fraction));
   line(fmt::format("  pipeline bubble      {:9.1f} %", 100 * r.times.bubble_fraction));
   line("");
-  line("  stage  layers   compute   exposed    bubble   TP comm   PP comm   DP comm   CP comm  memory GiB");
+  // A mixture-of-experts run adds its expert-parallel all-to-alls as a column of their own.
+  bool expert_parallel = false;
+  for (const auto& st : r.times.stages) expert_parallel = expert_parallel || st.ep_comm_s > 0.0;
+  line(fmt::format("  stage  layers   compute   exposed    bubble   TP comm   PP comm   DP comm   CP comm{}  memory GiB",
+                   expert_parallel ? "   EP comm" : ""));
   const std::size_t pp = r.times.stages.size();
   for (std::size_t s = 0; s < pp; ++s) {
     const auto& st = r.times.stages[s];
     std::string layers;
     for (std::size_t i = s; i < r.layers_per_chunk.size(); i += pp)
       layers += fmt::format("{}{}", layers.empty() ? "" : "+", r.layers_per_chunk[i]);
-    line(fmt::format("  {:5}  {:>6} {:8.3f}s {:8.3f}s {:8.3f}s {:8.3f}s {:8.3f}s {:8.3f}s {:8.3f}s {:10.1f}", s, layers,
+    line(fmt::format("  {:5}  {:>6} {:8.3f}s {:8.3f}s {:8.3f}s {:8.3f}s {:8.3f}s {:8.3f}s {:8.3f}s{} {:10.1f}", s, layers,
                      st.compute_s, st.exposed_comm_s, st.bubble_s, st.tp_comm_s, st.pp_comm_s, st.dp_comm_s, st.cp_comm_s,
+                     expert_parallel ? fmt::format(" {:8.3f}s", st.ep_comm_s) : std::string(),
                      r.memory_per_stage[s].total_bytes / kGiB));
   }
   const auto& m = peak_memory(r);

@@ -1,0 +1,67 @@
+// The step of a mixture-of-experts model: its expert-parallel all-to-alls and expert gradients,
+// counted by hand from the layout.
+
+#include <doctest/doctest.h>
+
+#include "models/comm/collectives.hpp"
+#include "models/compute/compute_profile.hpp"
+#include "models/step/step_model.hpp"
+#include "tests/models/model_fixtures.hpp"
+
+using namespace clustersim::models;
+
+namespace {
+
+StepInputs mixtral_on_64(std::int64_t ep) {
+  StepInputs in;
+  in.model = test::mixtral_8x7b();
+  in.parallelism = {.tp = 2, .pp = 1, .dp = 32, .sp = true, .ep = ep};
+  in.training = {.seq_len = 4096, .micro_batch = 1, .global_batch = 256, .recompute = Recompute::none};
+  in.cluster = test::h100_cluster(64);
+  in.compute = default_compute_profile("h100-sxm");
+  in.comm = default_comm_profile(in.cluster);
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("moe step: each MoE layer dispatches and combines its routed copies over the ep ranks") {
+  const StepInputs in = mixtral_on_64(8);
+  const StepPlan plan = plan_step(in);
+  // Sequence parallelism hands each rank 4096 / 2 tokens; each goes to 2 experts: 4096 copies of
+  // 4096 bf16 values leave every rank, over 8 consecutive ranks (one node).
+  const CollectiveRecord& dispatch = plan.layer.ep_dispatch;
+  CHECK(dispatch.op == CollectiveOp::all_to_all);
+  CHECK(dispatch.bytes == doctest::Approx(2048.0 * 2.0 * 4096.0 * 2.0));
+  CHECK(dispatch.group.ranks == 8);
+  CHECK(dispatch.group.ranks_per_node == 8);
+  const ChunkCosts& chunk = plan.stages[0].chunks[0];
+  CHECK(chunk.moe_layers == 32);
+  // Dispatch and combine a pass, in both passes, in every layer.
+  CHECK(chunk.ep_forward_s == doctest::Approx(32.0 * 2.0 * dispatch.seconds));
+  CHECK(chunk.ep_backward_s == doctest::Approx(32.0 * 2.0 * dispatch.seconds));
+  // The experts' MLP runs no tensor-parallel collectives: half of a dense layer's.
+  CHECK(chunk.tp_layers == doctest::Approx(16.0));
+  // Expert gradients reduce over the 64 / 8 ranks that hold the same experts: one expert of
+  // 3 x 4096 x 14336 per layer, fp32.
+  CHECK(chunk.expert_grad_reduce.group.ranks == 8);
+  CHECK(chunk.expert_grad_reduce.bytes == doctest::Approx(32.0 * 3.0 * 4096.0 * 14336.0 * 4.0));
+  const StepSimulation sim = simulate_step(in);
+  CHECK(sim.report.times.stages[0].ep_comm_s > 0.0);
+}
+
+TEST_CASE("moe step: with ep = 1 every expert is local, so nothing is dispatched") {
+  const StepPlan plan = plan_step(mixtral_on_64(1));
+  CHECK(plan.layer.ep_per_layer == 0.0);
+  CHECK(plan.stages[0].chunks[0].ep_forward_s == 0.0);
+  // All 64 ranks hold the same 8 experts.
+  CHECK(plan.stages[0].chunks[0].expert_grad_reduce.group.ranks == 64);
+}
+
+TEST_CASE("moe step: the flow fidelity refuses a mixture-of-experts model, naming the key") {
+  StepInputs in = mixtral_on_64(8);
+  in.fidelity = CommFidelity::flow;
+  CHECK_THROWS_WITH_AS(simulate_step(in),
+                       doctest::Contains("simulation.fidelity: the flow fidelity does not lower a mixture-of-experts"),
+                       LayoutError);
+}
