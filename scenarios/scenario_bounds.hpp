@@ -35,6 +35,11 @@ constexpr Bounds expert_count{.min = 0, .max = 1 << 16};
 constexpr Bounds dense_layers{.min = 0, .max = 10'000};
 // Every n-th layer is a MoE layer: 1 (all) to 2 (GShard, Switch) in published models.
 constexpr Bounds moe_layer_freq{.min = 1, .max = 10'000};
+// One head: 64-256 in published models (Gemma 2's 256); 0: hidden / heads (or, for the MLA keys,
+// none).
+constexpr Bounds head_dim{.min = 1, .max = 1 << 14, .or_zero = true};
+// MLA latents: DeepSeek-V3's 1,536 (queries) and 512 (keys and values); 0: none.
+constexpr Bounds latent_rank{.min = 1, .max = 1 << 20, .or_zero = true};
 // An expert's MLP width, as ffn_hidden's; 0 for a dense model.
 constexpr Bounds expert_ffn_hidden{.min = 1, .max = 1 << 22, .or_zero = true};
 

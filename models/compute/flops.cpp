@@ -8,12 +8,6 @@
 
 namespace clustersim::models {
 
-std::int64_t attention_matmul_parameters(const TransformerSpec& model) {
-  const std::int64_t h = model.hidden;
-  const std::int64_t kv = h / model.heads * model.kv_heads;  // key (= value) projection width
-  return h * (h + 2 * kv) + h * h;
-}
-
 std::int64_t layer_matmul_parameters(const TransformerSpec& model) {
   return attention_matmul_parameters(model) + mlp_matrices(model) * model.hidden * model.ffn_hidden;
 }
@@ -55,9 +49,16 @@ double active_layer_matmul_parameters(const TransformerSpec& model) {
 
 }  // namespace
 
+/// Attention scores and values of one layer's forward per token, full (not causal): 2 x seq_len x
+/// the query-key width plus 2 x seq_len x the value width, over all heads (4 s h for MHA).
+double attention_score_flops(const TransformerSpec& model, std::int64_t seq_len) {
+  return 2.0 * static_cast<double>(seq_len) * static_cast<double>(model.heads) *
+         static_cast<double>(qk_head_dim(model) + value_head_dim(model));
+}
+
 double model_flops_per_token(const TransformerSpec& model, std::int64_t seq_len) {
   const auto h = static_cast<double>(model.hidden);
-  const double attention_scores = 4.0 * static_cast<double>(seq_len) * h;
+  const double attention_scores = attention_score_flops(model, seq_len);
   const double logits = 2.0 * h * static_cast<double>(model.vocab);
   return 3.0 * (2.0 * active_layer_matmul_parameters(model) + static_cast<double>(model.layers) * attention_scores +
                 logits);
@@ -72,7 +73,7 @@ double hardware_flops_per_step(const TransformerSpec& model, const TrainingSpec&
   const double tokens = static_cast<double>(training.global_batch) * static_cast<double>(training.seq_len);
   const auto h = static_cast<double>(model.hidden);
   const auto layers = static_cast<double>(model.layers);
-  const double attention_forward = 4.0 * static_cast<double>(training.seq_len) * h;
+  const double attention_forward = attention_score_flops(model, training.seq_len);
   double recomputed_per_token = 0.0;
   switch (training.recompute) {
     case Recompute::none:
@@ -84,9 +85,10 @@ double hardware_flops_per_step(const TransformerSpec& model, const TrainingSpec&
       recomputed_per_token = 2.0 * active_layer_matmul_parameters(model) + layers * attention_forward;
       break;
     case Recompute::op: {  // the k, output and (gated MLP) up projections: transformer_costs.hpp
-      const double kv = static_cast<double>(model.kv_heads) * h / static_cast<double>(model.heads);
+      const double kv = static_cast<double>(model.kv_heads * head_dim_of(model));
       const double f = static_cast<double>(model.ffn_hidden);
-      recomputed_per_token = layers * 2.0 * (h * kv + h * h + (model.mlp == MlpKind::swiglu ? h * f : f * h));
+      const double q = static_cast<double>(model.heads * head_dim_of(model));
+      recomputed_per_token = layers * 2.0 * (h * kv + q * h + (model.mlp == MlpKind::swiglu ? h * f : f * h));
       break;
     }
   }

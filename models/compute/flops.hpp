@@ -2,7 +2,8 @@
 /// The FLOP and utilisation metrics of DESIGN.md "Metrics", defined once, and parameter counts.
 /// Model FLOPs per step (Megatron-LM convention generalised to grouped-query attention and gated
 /// MLPs): per layer and token, 2 x (matmul parameters) + 4 x seq_len x hidden for attention scores
-/// and values (full, not causal); plus 2 x hidden x vocab per token for the logits; x3 for forward
+/// and values (full, not causal; 2 x seq_len x heads x (query-key + value head widths) when the
+/// heads are not hidden wide in all, attention_shape.hpp); plus 2 x hidden x vocab per token for the logits; x3 for forward
 /// and backward; recomputation not counted. Hardware FLOPs add the recomputed forward work.
 /// Units: FLOPs (2 per multiply-add), FLOP/s, seconds; MFU is a fraction in [0, 1].
 /// Mixture of experts (moe.hpp): model FLOPs count the parameters a token is multiplied by (its
@@ -17,13 +18,12 @@
 #include <cstdint>
 
 #include "models/spec/gpu_spec.hpp"
+#include "models/spec/attention_shape.hpp"
 #include "models/spec/parallelism_spec.hpp"
 #include "models/spec/transformer_spec.hpp"
 
 namespace clustersim::models {
 
-/// Matmul weights of the attention: Q, K, V and the output projection.
-std::int64_t attention_matmul_parameters(const TransformerSpec& model);
 /// Matmul weights of one dense layer: the attention and the MLP matrices of ffn_hidden.
 std::int64_t layer_matmul_parameters(const TransformerSpec& model);
 /// Matmul weights of one MoE layer: the attention, the router and every expert.

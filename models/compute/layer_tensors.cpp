@@ -1,5 +1,7 @@
 #include "models/compute/layer_tensors.hpp"
 
+#include "models/spec/attention_shape.hpp"
+
 #include <array>
 #include <span>
 
@@ -40,8 +42,9 @@ double prefetched(std::span<const Use> uses, double max_live) {
 }  // namespace
 
 double kv_width_per_rank(const TransformerSpec& model, std::int64_t tp) {
-  const std::int64_t kv_heads_per_rank = (model.kv_heads + tp - 1) / tp;  // replicated if g < tp
-  return static_cast<double>(kv_heads_per_rank * (model.hidden / model.heads));
+  const std::int64_t kv_heads = attention_kv_heads(model);
+  const std::int64_t kv_heads_per_rank = (kv_heads + tp - 1) / tp;  // replicated if g < tp
+  return static_cast<double>(kv_heads_per_rank * qk_head_dim(model));
 }
 
 LayerTensors layer_parameter_tensors(const TransformerSpec& model, std::int64_t tp, const TensorRules& rules,
@@ -50,21 +53,22 @@ LayerTensors layer_parameter_tensors(const TransformerSpec& model, std::int64_t 
   const auto f = static_cast<double>(model.ffn_hidden);
   const auto t = static_cast<double>(tp);
   const double kv = kv_width_per_rank(model, tp);
+  const double q = static_cast<double>(model.heads * head_dim_of(model));  // h when heads are h / a wide
   std::array<Module, 9> modules{};
   std::size_t count = 0;
   auto add = [&](Module m) { modules[count++] = m; };
   if (model.mlp == MlpKind::swiglu) {
     add(module_of(h));          // RMSNorm
-    add(module_of(h * h / t));  // q, k, v, output projection
+    add(module_of(h * q / t));  // q, k, v, output projection
     add(module_of(h * kv));
     add(module_of(h * kv));
-    add(module_of(h * h / t));
+    add(module_of(h * q / t));
     add(module_of(h));          // RMSNorm
     for (int m = 0; m < 3; ++m) add(module_of(h * f / t));  // gate, up, down
   } else {
     add(module_of(h, h));                                      // LayerNorm
-    add(module_of(h * (h / t + 2.0 * kv), h / t + 2.0 * kv));  // fused QKV
-    add(module_of(h * h / t, h));                              // projection
+    add(module_of(h * (q / t + 2.0 * kv), q / t + 2.0 * kv));  // fused QKV
+    add(module_of(h * q / t, h));                              // projection
     add(module_of(h, h));                                      // LayerNorm
     add(module_of(h * f / t, f / t));                          // MLP matrices
     add(module_of(h * f / t, h));

@@ -4,17 +4,31 @@
 
 #include "models/compute/layer_tensors.hpp"
 #include "models/compute/runtime_memory.hpp"
+#include "models/spec/attention_shape.hpp"
 #include "models/spec/moe.hpp"
 #include "models/spec/sharding.hpp"
 
 namespace clustersim::models {
 namespace {
 
+// The attention's projections on one TP rank: Q and O split tp ways, K and V ceil(kv_heads / tp)
+// heads each; with multi-head latent attention the down projections whole, the rest split.
+double attention_parameters_per_gpu(const TransformerSpec& model, std::int64_t tp) {
+  const auto t = static_cast<double>(tp);
+  if (is_mla(model)) {
+    const auto replicated = static_cast<double>(attention_replicated_parameters(model));
+    return replicated + (static_cast<double>(attention_matmul_parameters(model)) - replicated) / t;
+  }
+  const auto h = static_cast<double>(model.hidden);
+  const auto q = static_cast<double>(model.heads * head_dim_of(model));
+  return 2.0 * h * q / t + 2.0 * h * kv_width_per_rank(model, tp);
+}
+
 double layer_parameters_per_gpu(const TransformerSpec& model, std::int64_t tp) {
   const auto h = static_cast<double>(model.hidden);
   const auto t = static_cast<double>(tp);
   const double mlp_matrices = model.mlp == MlpKind::swiglu ? 3.0 : 2.0;
-  const double attention = 2.0 * h * h / t + 2.0 * h * kv_width_per_rank(model, tp);
+  const double attention = attention_parameters_per_gpu(model, tp);
   return attention + mlp_matrices * h * static_cast<double>(model.ffn_hidden) / t + 2.0 * h;
 }
 
@@ -23,7 +37,7 @@ double layer_parameters_per_gpu(const TransformerSpec& model, std::int64_t tp) {
 double moe_layer_dense_parameters_per_gpu(const TransformerSpec& model, std::int64_t tp) {
   const auto h = static_cast<double>(model.hidden);
   const auto t = static_cast<double>(tp);
-  const double attention = 2.0 * h * h / t + 2.0 * h * kv_width_per_rank(model, tp);
+  const double attention = attention_parameters_per_gpu(model, tp);
   return attention + static_cast<double>(model.shared_experts * expert_parameters(model)) / t + 2.0 * h +
          h * static_cast<double>(model.experts);
 }
@@ -37,8 +51,9 @@ double moe_layer_expert_parameters_per_gpu(const TransformerSpec& model, std::in
 double largest_tensor_per_gpu(const TransformerSpec& model, std::int64_t tp) {
   const auto h = static_cast<double>(model.hidden);
   const double mlp = h * static_cast<double>(model.ffn_hidden) / static_cast<double>(tp);
-  const double qkv = h * h / static_cast<double>(tp) + 2.0 * h * kv_width_per_rank(model, tp);
-  return std::max(mlp, model.mlp == MlpKind::gelu ? qkv : h * h / static_cast<double>(tp));
+  const double q = h * static_cast<double>(model.heads * head_dim_of(model)) / static_cast<double>(tp);
+  const double qkv = q + 2.0 * h * kv_width_per_rank(model, tp);
+  return std::max(mlp, model.mlp == MlpKind::gelu ? qkv : q);
 }
 
 struct StateBytes {
@@ -117,10 +132,18 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
   const bool dropout = model.dropout > 0.0;
   const double replicated = (dropout ? 10.0 : 8.0) * sbh / sp_split;
   // Split by TP: Q 2, attention output (projection input) 2, MLP activation input (2 f, or 4 f for
-  // the gate and up halves of SwiGLU) and activation output 2 f; K and V per rank.
+  // the gate and up halves of SwiGLU) and activation output 2 f; K and V per rank. Multi-head
+  // latent attention keeps its latents too (whole on every rank, 2 bytes each).
   const double f_over_h = static_cast<double>(model.ffn_hidden) / h;
   const double mlp = (model.mlp == MlpKind::swiglu ? 6.0 : 4.0) * f_over_h;
-  const double split = (2.0 + 2.0 + mlp) * sbh / t + 4.0 * tokens * kv_width_per_rank(model, parallelism.tp);
+  const double q_over_h = static_cast<double>(model.heads * qk_head_dim(model)) / h;
+  const double o_over_h = static_cast<double>(model.heads * value_head_dim(model)) / h;
+  const double kv = kv_width_per_rank(model, parallelism.tp);
+  const double v = kv / static_cast<double>(qk_head_dim(model)) * static_cast<double>(value_head_dim(model));
+  const double latents =
+      is_mla(model) ? 2.0 * tokens * static_cast<double>(model.q_lora_rank + model.kv_lora_rank + model.qk_rope_head_dim)
+                    : 0.0;
+  const double split = (2.0 * q_over_h + 2.0 * o_over_h + mlp) * sbh / t + 2.0 * tokens * (kv + v) + latents;
 
   double scores = 0.0;
   if (training.attention == AttentionKernel::unfused && training.recompute == Recompute::none) {

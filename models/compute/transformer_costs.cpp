@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "models/spec/attention_shape.hpp"
 #include "models/spec/moe.hpp"
 
 namespace clustersim::models {
@@ -20,11 +21,18 @@ struct Dims {
   double queries;      // s / cp: queries per sequence on this rank
   double keys;         // s: keys each query scores against
   double heads;        // a / tp: query heads on this rank
-  double head_dim;     // h / a
+  double head_dim;     // of a query and key head: h / a, or as model.head_dim / MLA set it
+  double v_head_dim;   // of a value head
   double norm_tokens;  // tokens / tp with sequence parallelism, else tokens
   double hidden;
-  double q_width;      // query (and attention output) columns on this rank: h / tp
-  double kv_width;     // key (and value) columns on this rank: ceil(g / tp) x head_dim
+  double q_width;      // query columns on this rank: heads / tp x head_dim
+  double out_width;    // attention output columns on this rank: heads / tp x v_head_dim
+  double kv_width;     // key columns on this rank: ceil(g / tp) x head_dim (MLA: every head's)
+  double v_width;      // value columns on this rank
+  // Multi-head latent attention (attention_shape.hpp): the latents' widths, 0 without MLA.
+  double q_latent;     // q_lora_rank (0: queries projected directly)
+  double kv_latent;    // kv_lora_rank + qk_rope_head_dim: the down projection's output
+  double kv_lora;      // kv_lora_rank: the up projection's input
   double ffn;          // f / tp
   double vocab;        // V / tp
   double cp_steps;     // attention calls per pass: one per context-parallel ring step
@@ -60,9 +68,13 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
   const double seqs = static_cast<double>(training.micro_batch);
   const double s = static_cast<double>(training.seq_len);
   const double h = static_cast<double>(model.hidden);
-  const double head_dim = h / static_cast<double>(model.heads);
+  const auto head_dim = static_cast<double>(qk_head_dim(model));
+  const auto v_head_dim = static_cast<double>(value_head_dim(model));
   // Megatron-LM replicates k/v heads when there are fewer of them than TP ranks.
-  const std::int64_t kv_heads_per_rank = (model.kv_heads + par.tp - 1) / par.tp;
+  const std::int64_t kv_heads = attention_kv_heads(model);
+  const std::int64_t kv_heads_per_rank = (kv_heads + par.tp - 1) / par.tp;
+  const double heads = static_cast<double>(model.heads) / tp;
+  const bool mla = is_mla(model);
   const double tokens = seqs * s / cp;
   return {
       .tokens = tokens,
@@ -70,12 +82,18 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .seqs = seqs,
       .queries = s / cp,
       .keys = s,
-      .heads = static_cast<double>(model.heads) / tp,
+      .heads = heads,
       .head_dim = head_dim,
+      .v_head_dim = v_head_dim,
       .norm_tokens = par.sp ? tokens / tp : tokens,
       .hidden = h,
-      .q_width = h / tp,
+      .q_width = heads * head_dim,
+      .out_width = heads * v_head_dim,
       .kv_width = static_cast<double>(kv_heads_per_rank) * head_dim,
+      .v_width = static_cast<double>(kv_heads_per_rank) * v_head_dim,
+      .q_latent = mla ? static_cast<double>(model.q_lora_rank) : 0.0,
+      .kv_latent = mla ? static_cast<double>(model.kv_lora_rank + model.qk_rope_head_dim) : 0.0,
+      .kv_lora = mla ? static_cast<double>(model.kv_lora_rank) : 0.0,
       .ffn = static_cast<double>(model.ffn_hidden) / tp,
       .vocab = static_cast<double>(model.vocab) / tp,
       .cp_steps = cp,
@@ -118,12 +136,13 @@ OpCost gemm_wgrad(std::string_view name, const Dims& d, double m, double n, doub
 }
 
 OpCost attention_forward(const Dims& d) {
-  // Scores Q K^T and probabilities x V: 2 matmuls of 2 x tokens x s keys x (h / tp) FLOPs each.
-  const double full = 4.0 * d.tokens * d.keys * d.q_width;
+  // Scores Q K^T and probabilities x V: 2 x tokens x s keys x (the rank's query-key width, then
+  // its value width) FLOPs; 4 x tokens x s x h / tp when heads are h / a wide.
+  const double full = 2.0 * d.tokens * d.keys * (d.q_width + d.out_width);
   // Reads Q, K, V once and writes O plus the fp32 log-sum-exp per query and head: the minimum
   // traffic of a flash kernel (K/V re-reads across query blocks are assumed to hit L2).
-  const double q_and_o = 2.0 * d.tokens * d.q_width * kActivationBytes;
-  const double k_and_v = 2.0 * d.kv_tokens * d.kv_width * kActivationBytes;
+  const double q_and_o = d.tokens * (d.q_width + d.out_width) * kActivationBytes;
+  const double k_and_v = d.kv_tokens * (d.kv_width + d.v_width) * kActivationBytes;
   const double executed = kCausalFraction * full;
   const int calls = to_int(d.cp_steps);
   return {.name = "attention", .kind = OpKind::attention, .flops = executed, .model_flops = full,
@@ -162,13 +181,13 @@ void add_attention_forward(OpList& ops, const Dims& d, AttentionKernel kernel) {
     ops.push_back(attention_forward(d));
     return;
   }
-  const double q = d.queries, k = d.keys, hd = d.head_dim;
+  const double q = d.queries, k = d.keys, hd = d.head_dim, vd = d.v_head_dim;
   ops.push_back(attention_gemm("attention_scores", d, q, k, hd));  // Q K^T
   // Fused scale-mask-softmax reads the scores and writes the probabilities (2 + 2 bytes).
   ops.push_back(score_pass("attention_softmax", d, 4.0, 5.0));
   // Dropout reads the probabilities, writes them and the 1-byte mask (2 + 2 + 1 bytes).
   ops.push_back(score_pass("attention_dropout", d, 5.0, 2.0));
-  ops.push_back(attention_gemm("attention_values", d, q, hd, k));  // probs V
+  ops.push_back(attention_gemm("attention_values", d, q, vd, k));  // probs V
 }
 
 void add_attention_backward(OpList& ops, const Dims& d, AttentionKernel kernel) {
@@ -176,9 +195,9 @@ void add_attention_backward(OpList& ops, const Dims& d, AttentionKernel kernel) 
     ops.push_back(attention_backward(d));
     return;
   }
-  const double q = d.queries, k = d.keys, hd = d.head_dim;
-  ops.push_back(attention_gemm("attention_values_dprobs", d, q, k, hd));  // dContext V^T
-  ops.push_back(attention_gemm("attention_values_dv", d, k, hd, q));      // probs^T dContext
+  const double q = d.queries, k = d.keys, hd = d.head_dim, vd = d.v_head_dim;
+  ops.push_back(attention_gemm("attention_values_dprobs", d, q, k, vd));  // dContext V^T
+  ops.push_back(attention_gemm("attention_values_dv", d, k, vd, q));      // probs^T dContext
   // Dropout backward reads the gradient and the mask, writes the gradient (2 + 1 + 2 bytes).
   ops.push_back(score_pass("attention_dropout_bwd", d, 5.0, 1.0));
   // Softmax backward reads the gradient and the saved output, writes the gradient (2 + 2 + 2 bytes).
@@ -248,12 +267,53 @@ struct LayerGemm {
 
 std::array<LayerGemm, 4> layer_gemms(const Dims& d) {
   return {{
-      {"qkv_proj", "qkv_proj_dgrad", "qkv_proj_wgrad", d.q_width + 2.0 * d.kv_width, d.hidden},
-      {"out_proj", "out_proj_dgrad", "out_proj_wgrad", d.hidden, d.q_width},
+      {"qkv_proj", "qkv_proj_dgrad", "qkv_proj_wgrad", d.q_width + d.kv_width + d.v_width, d.hidden},
+      {"out_proj", "out_proj_dgrad", "out_proj_wgrad", d.hidden, d.out_width},
       // SwiGLU's gate and up projections run as one GEMM of twice the width.
       {"mlp_up", "mlp_up_dgrad", "mlp_up_wgrad", d.ffn * (d.swiglu ? 2.0 : 1.0), d.hidden},
       {"mlp_down", "mlp_down_dgrad", "mlp_down_wgrad", d.hidden, d.ffn},
   }};
+}
+
+/// The projections into the attention: one fused QKV GEMM, or with multi-head latent attention
+/// (attention_shape.hpp) the query's and the keys' and values' down and up projections; the down
+/// projections are whole on every TP rank.
+struct Projection {
+  std::string_view fwd, dgrad, wgrad;
+  double n, k;
+};
+
+int attention_projections(const Dims& d, const LayerGemm& qkv, std::array<Projection, 4>& out) {
+  if (d.kv_latent <= 0.0) {
+    out[0] = {qkv.fwd, qkv.dgrad, qkv.wgrad, qkv.n, qkv.k};
+    return 1;
+  }
+  int n = 0;
+  if (d.q_latent > 0.0) {
+    out[n++] = {"q_down_proj", "q_down_proj_dgrad", "q_down_proj_wgrad", d.q_latent, d.hidden};
+    out[n++] = {"q_up_proj", "q_up_proj_dgrad", "q_up_proj_wgrad", d.q_width, d.q_latent};
+  } else {
+    out[n++] = {"q_proj", "q_proj_dgrad", "q_proj_wgrad", d.q_width, d.hidden};
+  }
+  const double rope = d.kv_latent - d.kv_lora;
+  out[n++] = {"kv_down_proj", "kv_down_proj_dgrad", "kv_down_proj_wgrad", d.kv_latent, d.hidden};
+  out[n++] = {"kv_up_proj", "kv_up_proj_dgrad", "kv_up_proj_wgrad", d.kv_width - d.heads * rope + d.v_width, d.kv_lora};
+  return n;
+}
+
+void add_projections_forward(OpList& ops, const Dims& d, const LayerGemm& qkv) {
+  std::array<Projection, 4> p{};
+  const int n = attention_projections(d, qkv, p);
+  for (int i = 0; i < n; ++i) ops.push_back(gemm_forward(p[i].fwd, d, d.tokens, p[i].n, p[i].k));
+}
+
+void add_projections_backward(OpList& ops, const Dims& d, const LayerGemm& qkv) {
+  std::array<Projection, 4> p{};
+  const int n = attention_projections(d, qkv, p);
+  for (int i = n - 1; i >= 0; --i) {
+    ops.push_back(gemm_dgrad(p[i].dgrad, d, d.tokens, p[i].n, p[i].k));
+    ops.push_back(gemm_wgrad(p[i].wgrad, d, d.tokens, p[i].n, p[i].k));
+  }
 }
 
 /// The fp8 casts around the linear layers. An fp8 GEMM takes fp8 operands, and Hopper's fp8 tensor
@@ -391,7 +451,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
     if (training.fp8_recipe == Fp8Recipe::delayed) costs.forward.push_back(fp8_scale_update(training));
     costs.forward.push_back(fp8_casts(gemms, d, training, false));
   }
-  costs.forward.push_back(gemm_forward(qkv.fwd, d, d.tokens, qkv.n, qkv.k));
+  add_projections_forward(costs.forward, d, qkv);
   add_attention_forward(costs.forward, d, training.attention);
   costs.forward.push_back(gemm_forward(out.fwd, d, d.tokens, out.n, out.k));
   costs.forward.push_back(gemm_forward(up.fwd, d, d.tokens, up.n, up.k));
@@ -404,8 +464,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
     costs.backward.push_back(gemm_wgrad(g->wgrad, d, d.tokens, g->n, g->k));
   }
   add_attention_backward(costs.backward, d, training.attention);
-  costs.backward.push_back(gemm_dgrad(qkv.dgrad, d, d.tokens, qkv.n, qkv.k));
-  costs.backward.push_back(gemm_wgrad(qkv.wgrad, d, d.tokens, qkv.n, qkv.k));
+  add_projections_backward(costs.backward, d, qkv);
 
   // Recomputed work is hardware FLOPs only: the model-FLOPs convention does not count it.
   switch (training.recompute) {
@@ -511,7 +570,7 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   };
 
   costs.forward.push_back(elementwise_forward(d));
-  costs.forward.push_back(gemm_forward(qkv.fwd, d, d.tokens, qkv.n, qkv.k));
+  add_projections_forward(costs.forward, d, qkv);
   add_attention_forward(costs.forward, d, training.attention);
   costs.forward.push_back(gemm_forward(out.fwd, d, d.tokens, out.n, out.k));
   costs.forward.push_back(bf16(gemm_forward("router", d, tokens, experts, h)));
@@ -552,8 +611,7 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   costs.backward.push_back(gemm_dgrad(out.dgrad, d, d.tokens, out.n, out.k));
   costs.backward.push_back(gemm_wgrad(out.wgrad, d, d.tokens, out.n, out.k));
   add_attention_backward(costs.backward, d, training.attention);
-  costs.backward.push_back(gemm_dgrad(qkv.dgrad, d, d.tokens, qkv.n, qkv.k));
-  costs.backward.push_back(gemm_wgrad(qkv.wgrad, d, d.tokens, qkv.n, qkv.k));
+  add_projections_backward(costs.backward, d, qkv);
 
   switch (training.recompute) {
     case Recompute::none:

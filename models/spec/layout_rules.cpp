@@ -25,6 +25,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::model_expert_ffn_hidden: return "model.expert_ffn_hidden";
     case LayoutField::model_dense_layers: return "model.dense_layers";
     case LayoutField::simulation_fidelity: return "simulation.fidelity";
+    case LayoutField::model_attention: return "model.attention";
     case LayoutField::training_micro_batch: return "training.micro_batch";
     case LayoutField::training_global_batch: return "training.global_batch";
     case LayoutField::training_seq_len: return "training.seq_len";
@@ -118,12 +119,19 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
   using F = LayoutField;
   auto broken = [](F field, std::string rule) { return LayoutViolation{field, std::move(rule)}; };
 
-  if (m.hidden % m.heads != 0)
-    return broken(F::model_hidden, fmt::format("must be divisible by heads={}, got {}", m.heads, m.hidden));
-  if (m.heads % m.kv_heads != 0)
+  const bool mla = m.attention == AttentionKind::mla;
+  if (m.head_dim == 0 && !mla && m.hidden % m.heads != 0)
+    return broken(F::model_hidden,
+                  fmt::format("must be divisible by heads={} (or set model.head_dim), got {}", m.heads, m.hidden));
+  if (m.attention == AttentionKind::mha && m.kv_heads != m.heads)
+    return broken(F::model_kv_heads,
+                  fmt::format("must equal heads={} for multi-head attention (gqa groups them), got {}", m.heads, m.kv_heads));
+  if (!mla && m.heads % m.kv_heads != 0)
     return broken(F::model_kv_heads, fmt::format("must divide heads={}, got {}", m.heads, m.kv_heads));
+  if (mla && (m.kv_lora_rank < 1 || m.qk_rope_head_dim < 1 || m.qk_nope_head_dim < 1 || m.v_head_dim < 1))
+    return broken(F::model_attention, "mla needs kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim and v_head_dim >= 1");
   if (m.heads % p.tp != 0) return broken(F::parallelism_tp, fmt::format("{} does not divide heads={}", p.tp, m.heads));
-  if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
+  if (!mla && m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
     return broken(F::parallelism_tp, fmt::format("{} and kv_heads={} must divide one another", p.tp, m.kv_heads));
   if (c.num_gpus % c.gpus_per_node != 0)
     return broken(F::cluster_num_gpus,
@@ -177,6 +185,11 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
   if (p.shard_group > 0 && p.zero < 3)
     return broken(F::parallelism_shard_group, "hybrid sharding shards parameters: it needs parallelism.zero = 3");
   if (auto violation = moe_violation(m, p, t)) return violation;
+  if (mla && p.zero >= 3)
+    return broken(F::parallelism_zero, "ZeRO-3 / FSDP with multi-head latent attention is not modelled yet (its "
+                                       "parameter tensors are); use zero 0-2");
+  if (mla && t.precision == Precision::fp8)
+    return broken(F::training_precision, "fp8 with multi-head latent attention is not modelled yet; use bf16");
   if (t.precision == Precision::fp8 && !(c.gpu.fp8_flops_per_s > 0))
     return broken(F::training_precision, fmt::format("fp8 needs a GPU with FP8 tensor cores; {} has fp8_tflops=0",
                                                      c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));

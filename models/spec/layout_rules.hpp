@@ -8,7 +8,9 @@
 /// layouts built in code.
 ///
 /// The rules, in the order they are checked (the first broken one is reported):
-///  - hidden divisible by heads; kv_heads divides heads (whole query groups);
+///  - hidden divisible by heads unless model.head_dim sets the head width; mha: kv_heads = heads;
+///    kv_heads divides heads (whole query groups); mla: its latent and head widths >= 1, and not
+///    yet with ZeRO-3 or fp8;
 ///  - tp divides heads; tp and kv_heads divide one another (below);
 ///  - num_gpus a multiple of gpus_per_node; tp x pp x dp x cp = num_gpus;
 ///  - pp x vp <= layers (every pipeline chunk holds a layer);
@@ -75,6 +77,7 @@ enum class LayoutField {
   model_expert_ffn_hidden,
   model_dense_layers,
   simulation_fidelity,
+  model_attention,
   training_micro_batch,
   training_global_batch,
   training_seq_len,

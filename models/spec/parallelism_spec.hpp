@@ -111,6 +111,10 @@ struct ParallelismSpec {
   // dp); etp: tensor parallelism inside an expert.
   std::int64_t ep = 1;
   std::int64_t etp = 1;
+  // The dispatch and combine all-to-alls run beside another micro-batch's compute instead of on
+  // the stream (DeepSeek-V3's DualPipe, Megatron-Core's --overlap-moe-expert-parallel-comm), taking
+  // SMs and HBM bandwidth from it as any overlapped NCCL kernel does.
+  bool ep_comm_overlap = false;
 
   friend bool operator==(const ParallelismSpec&, const ParallelismSpec&) = default;
 };

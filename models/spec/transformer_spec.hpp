@@ -7,6 +7,9 @@
 namespace clustersim::models {
 
 enum class MlpKind { gelu, swiglu };  // gelu: 2 matrices (also squared ReLU); swiglu: 3 matrices
+// mha and gqa: heads query heads over kv_heads key/value heads of head_dim (mha: as many);
+// mla: DeepSeek's multi-head latent attention, keys and values projected up from a shared latent.
+enum class AttentionKind { mha, gqa, mla };
 
 struct TransformerSpec {
   std::string name;
@@ -15,6 +18,17 @@ struct TransformerSpec {
   std::int64_t ffn_hidden = 0;
   std::int64_t heads = 0;
   std::int64_t kv_heads = 0;  // = heads for multi-head attention; fewer for grouped-query attention
+  std::int64_t head_dim = 0;  // width of one head; 0: hidden / heads (Qwen3 and GPT-OSS set it apart)
+  AttentionKind attention = AttentionKind::gqa;
+  // Multi-head latent attention (attention = mla; DeepSeek-V2/V3 config.json names): queries
+  // through a q_lora_rank latent (0: projected directly), keys and values up from one
+  // kv_lora_rank latent; each head's query and key are qk_nope_head_dim + qk_rope_head_dim wide
+  // (the rope part of the key shared by all heads), its value v_head_dim.
+  std::int64_t q_lora_rank = 0;
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_rope_head_dim = 0;
+  std::int64_t qk_nope_head_dim = 0;
+  std::int64_t v_head_dim = 0;
   std::int64_t vocab = 0;
   MlpKind mlp = MlpKind::swiglu;
   bool tied_embeddings = false;  // input embedding and logits share one matrix

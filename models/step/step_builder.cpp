@@ -34,6 +34,7 @@ struct StreamTail {
   TaskId end = none;
   TaskId overlap = none;
   TaskId beside = none;
+  TaskId expert = none;  // MoE all-to-alls beside the compute (ep_comm_overlap)
 };
 
 class Builder {
@@ -64,6 +65,7 @@ class Builder {
     after(tail.end, task);
     after(tail.overlap, task);
     after(tail.beside, task);
+    after(tail.expert, task);
   }
   /// A communication task: one task of its seconds on the stage's resource (analytic), or the
   /// flows of the collectives `parts()` names (flow fidelity; made only then).
@@ -274,13 +276,16 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
     after(tp_hidden, tp.first);
     tasks.end = tp.last;
   }
+  // MoE token dispatch and combine: after the pass's compute on its stream, or beside it.
   const double ep_s = ref.forward ? chunk.ep_forward_s : chunk.ep_backward_s;
-  if (ep_s > 0.0) {  // MoE token dispatch and combine, after the pass's compute on its stream
-    const ResourceId ep_link = plan_.layer.ep_dispatch.group.ranks > plan_.layer.ep_dispatch.group.ranks_per_node
-                                   ? res.network
-                                   : res.nvlink;
-    const FlowSpan ep =
-        comm(ep_s, ep_link, label, TaskKind::ep_comm, [&] { return ep_comm(plan_, chunk, ref.forward); });
+  const ResourceId ep_link =
+      plan_.layer.ep_dispatch.group.ranks > plan_.layer.ep_dispatch.group.ranks_per_node ? res.network : res.nvlink;
+  const auto expert_parts = [&] { return ep_comm(plan_, chunk, ref.forward); };
+  TaskId expert_beside = none;
+  if (ep_s > 0.0 && plan_.ep_overlap) {
+    expert_beside = beside_compute(ep_s, ep_link, TaskKind::ep_comm, expert_parts).last;
+  } else if (ep_s > 0.0) {
+    const FlowSpan ep = comm(ep_s, ep_link, label, TaskKind::ep_comm, expert_parts);
     after(tasks.end, ep.first);
     tasks.end = ep.last;
   }
@@ -296,7 +301,7 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
     after(previous, tail.first);
     grad_reduces.push_back(tail.last);
   }
-  stream_tail = {.end = tasks.end, .beside = beside};
+  stream_tail = {.end = tasks.end, .beside = beside, .expert = expert_beside};
 
   const double cp_s = ref.forward ? chunk.cp_forward_s : chunk.cp_backward_s;
   if (cp_s > 0.0) {

@@ -125,14 +125,17 @@ double record_bus_bytes_per_s(const CollectiveRecord& r) {
 /// What the communication beside a chunk's pass (step_comm.hpp) costs its compute.
 double pass_interference_s(const ChunkCosts& chunk, const StepPlan& plan, const PassCompute& pass, bool forward,
                            const StepInputs& in) {
-  const std::array<BesideTraffic, 3> beside{
+  const bool ep_beside = plan.ep_overlap;
+  const std::array<BesideTraffic, 4> beside{
       BesideTraffic{.seconds = forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s,
                     .bus_bytes_per_s = record_bus_bytes_per_s(chunk.unit_gather)},
       BesideTraffic{.seconds = forward ? chunk.cp_forward_s : chunk.cp_backward_s,
                     .bus_bytes_per_s = record_bus_bytes_per_s(plan.layer.cp_kv)},
       BesideTraffic{.seconds = forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s,
                     .sms_held = kUserbufferSms,
-                    .under_gemms_only = true}};
+                    .under_gemms_only = true},
+      BesideTraffic{.seconds = ep_beside ? (forward ? chunk.ep_forward_s : chunk.ep_backward_s) : 0.0,
+                    .bus_bytes_per_s = record_bus_bytes_per_s(plan.layer.ep_dispatch)}};
   return interference_s(pass, beside, in.cluster.gpu, in.compute);
 }
 
@@ -214,6 +217,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   plan.overlap_grad_reduce = t.overlap_grad_reduce;
   plan.overlap_param_gather = t.overlap_param_gather;
   plan.dp_per_pass = p.zero >= 3;
+  plan.ep_overlap = p.ep_comm_overlap;
   const ShardingParameters& sharding = sharding_parameters(p.sharding);
   plan.reshard_after_forward = sharding.reshard_after_forward;
 

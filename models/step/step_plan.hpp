@@ -86,8 +86,8 @@ struct ChunkCosts {
   double dp_tail_backward_s = 0.0;   // the last unit's overlapped reduction, after the backward
   double cp_forward_s = 0.0;         // context-parallel ring attention beside the compute
   double cp_backward_s = 0.0;
-  double ep_forward_s = 0.0;         // expert-parallel all-to-alls, blocking the compute stream
-  double ep_backward_s = 0.0;
+  double ep_forward_s = 0.0;         // expert-parallel all-to-alls: on the compute stream, or with
+  double ep_backward_s = 0.0;        // StepPlan::ep_overlap beside the compute
   double grad_reduce_s = 0.0;        // data-parallel gradient reduction of the chunk, once a step
   double param_gather_s = 0.0;       // distributed-optimizer parameter all-gather, once a step
 };
@@ -110,6 +110,7 @@ struct StepPlan {
   bool reshard_after_forward = true;  // ZeRO-3: the backward gathers the parameters again
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
+  bool ep_overlap = false;  // MoE dispatch and combine beside the compute (ParallelismSpec::ep_comm_overlap)
 };
 
 }  // namespace clustersim::models

@@ -24,7 +24,8 @@ PlanResult make_plan(const PlanRequest& request, const PlanProgressFn& progress)
   result.widening = widening;
   for (auto& cluster : result.clusters) {
     cluster.bands = PredictionBands(table, cluster.gpu,
-                                    cluster.gpu == request.scenario.cluster.gpu.name ? widening : ProfileWidening{});
+                                    cluster.gpu == request.scenario.cluster.gpu.name ? widening : ProfileWidening{},
+                                    request.scenario.model.experts > 0);
   }
 
   const ProgressFn on_layout = progress ? progress(layout_count(result.clusters)) : ProgressFn{};

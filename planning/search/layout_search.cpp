@@ -72,6 +72,7 @@ std::string plan_key(const models::StepPlan& plan) {
   put(plan.micro_batches);
   put(plan.overlap_grad_reduce);
   put(plan.overlap_param_gather);
+  put(plan.ep_overlap);
   for (const models::StagePlan& stage : plan.stages) {
     put(stage.send_forward_s);
     put(stage.send_backward_s);
@@ -80,12 +81,14 @@ std::string plan_key(const models::StepPlan& plan) {
     for (const models::ChunkCosts& c : stage.chunks) {
       for (const double v : {c.forward_s, c.backward_s, c.tp_forward_s, c.tp_backward_s, c.tp_hidden_forward_s,
                              c.tp_hidden_backward_s, c.cp_forward_s,
-                             c.cp_backward_s, c.grad_reduce_s, c.param_gather_s, c.dp_before_forward_s,
+                             c.cp_backward_s, c.ep_forward_s, c.ep_backward_s, c.tp_layers,
+                             c.grad_reduce_s, c.param_gather_s, c.dp_before_forward_s,
                              c.dp_before_backward_s, c.dp_beside_forward_s, c.dp_beside_backward_s,
                              c.dp_after_backward_s, c.dp_tail_backward_s, c.units, c.backward_units, c.reduce_units}) {
         put(v);
       }
       put(c.layers);
+      put(c.moe_layers);
     }
   }
   return key;
@@ -134,15 +137,20 @@ std::vector<LayoutCandidate> search_layouts(const models::StepInputs& base, cons
                 // Sharding over a single replica changes nothing: the first stage listed stands
                 // for all of them.
                 if (dp * cp == 1 && zero != space.zero.front()) continue;
-                layout.parallelism = {.tp = tp, .pp = pp, .dp = dp, .cp = cp, .vp = vp, .sp = sp, .zero = zero};
-                layout.training.micro_batch = micro_batch;
-                layout.training.schedule = vp > 1 ? models::Schedule::interleaved : models::Schedule::one_f_one_b;
-                if (!valid()) continue;  // recompute plays no part in the rules
-                for (const models::Recompute recompute : space.recompute) {
-                  layout.training.recompute = recompute;
-                  in.parallelism = layout.parallelism;
-                  in.training = layout.training;
-                  result.push_back({.layout = layout, .memory = peak_memory(in)});
+                // Expert parallelism: the divisors of the experts that the stage's ranks fold
+                // onto (1 for a dense model).
+                for (const std::int64_t ep : restrict_to(divisors(std::max<std::int64_t>(1, base.model.experts)), space.ep)) {
+                  if ((tp * cp * dp) % ep != 0) continue;
+                  layout.parallelism = {.tp = tp, .pp = pp, .dp = dp, .cp = cp, .vp = vp, .sp = sp, .zero = zero, .ep = ep};
+                  layout.training.micro_batch = micro_batch;
+                  layout.training.schedule = vp > 1 ? models::Schedule::interleaved : models::Schedule::one_f_one_b;
+                  if (!valid()) continue;  // recompute plays no part in the rules
+                  for (const models::Recompute recompute : space.recompute) {
+                    layout.training.recompute = recompute;
+                    in.parallelism = layout.parallelism;
+                    in.training = layout.training;
+                    result.push_back({.layout = layout, .memory = peak_memory(in)});
+                  }
                 }
               }
             }

@@ -37,6 +37,7 @@ struct SearchSpace {
   std::vector<std::int64_t> pp{};
   std::vector<std::int64_t> vp{};
   std::vector<std::int64_t> micro_batch{};
+  std::vector<std::int64_t> ep{};  // expert parallelism (mixture-of-experts models); empty: every valid one
   std::vector<models::Recompute> recompute{models::Recompute::none, models::Recompute::selective, models::Recompute::full};
   std::vector<int> zero{0, 1, 2, 3};
   std::vector<bool> sp{false, true};

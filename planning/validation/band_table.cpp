@@ -26,7 +26,7 @@ BandTable::BandTable(const ValidationCsv& csv, unsigned jobs) : source_(csv.name
     auto* run = std::get_if<scenarios::ValidationCase>(&mapped);
     if (run == nullptr) continue;
     const auto& s = run->scenario;
-    rows_.push_back({.family = validation_family(s.cluster.gpu.name, s.parallelism, s.training), .run = std::move(*run)});
+    rows_.push_back({.family = validation_family(s.cluster.gpu.name, s.parallelism, s.training, s.model.experts > 0), .run = std::move(*run)});
   }
 }
 
@@ -64,6 +64,8 @@ std::string BandTable::missing_dimension(const ValidationFamily& f) const {
   const std::string on = generation_text(f.generation);
   const auto same_generation = [&](const Row& r) { return r.family.generation == f.generation; };
   if (!any(same_generation)) return fmt::format("no published run on {}", on);
+  if (f.moe && !any([&](const Row& r) { return same_generation(r) && r.family.moe; }))
+    return fmt::format("no published run of a mixture-of-experts model on {}", on);
   const std::string_view stage = f.zero3 ? "ZeRO-3" : "ZeRO 0-2";
   const auto same_stage = [&](const Row& r) { return same_generation(r) && r.family.zero3 == f.zero3; };
   if (!any(same_stage)) return fmt::format("no published run with {} on {}", stage, on);

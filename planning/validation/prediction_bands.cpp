@@ -22,15 +22,16 @@ ProfileWidening profile_widening(const scenarios::Scenario& scenario) {
 
 StepBand point_band(double step_time_s) { return {.fast_s = step_time_s, .slow_s = step_time_s}; }
 
-PredictionBands::PredictionBands(const BandTable& table, std::string gpu, ProfileWidening widening)
-    : table_(&table), gpu_(std::move(gpu)), widening_(std::move(widening)) {}
+PredictionBands::PredictionBands(const BandTable& table, std::string gpu, ProfileWidening widening,
+                                 bool mixture_of_experts)
+    : table_(&table), gpu_(std::move(gpu)), moe_(mixture_of_experts), widening_(std::move(widening)) {}
 
 PredictionBands::PredictionBands(const BandTable& table, const scenarios::Scenario& scenario)
-    : PredictionBands(table, scenario.cluster.gpu.name, profile_widening(scenario)) {}
+    : PredictionBands(table, scenario.cluster.gpu.name, profile_widening(scenario), scenario.model.experts > 0) {}
 
 StepBand PredictionBands::band(double step_time_s, const Layout& layout) const {
   if (table_ == nullptr) return point_band(step_time_s);
-  const FamilyBand& f = table_->band(validation_family(gpu_, layout.parallelism, layout.training));
+  const FamilyBand& f = table_->band(validation_family(gpu_, layout.parallelism, layout.training, moe_));
   return {.fast_s = step_time_s * (1.0 + f.lo) * widening_.fast,
           .slow_s = step_time_s * (1.0 + f.hi) * widening_.slow,
           .family = f.family,
@@ -43,7 +44,7 @@ StepBand PredictionBands::band(double step_time_s, const Layout& layout) const {
 
 double PredictionBands::slow_factor(const Layout& layout) const {
   if (table_ == nullptr) return 1.0;
-  return (1.0 + table_->band(validation_family(gpu_, layout.parallelism, layout.training)).hi) * widening_.slow;
+  return (1.0 + table_->band(validation_family(gpu_, layout.parallelism, layout.training, moe_)).hi) * widening_.slow;
 }
 
 }  // namespace clustersim::planning

@@ -53,7 +53,7 @@ class PredictionBands {
  public:
   /// No validation: every band is its point (tests of ranking alone).
   PredictionBands() = default;
-  PredictionBands(const BandTable& table, std::string gpu, ProfileWidening widening);
+  PredictionBands(const BandTable& table, std::string gpu, ProfileWidening widening, bool mixture_of_experts);
   /// The scenario's GPU and profile_widening(scenario).
   PredictionBands(const BandTable& table, const scenarios::Scenario& scenario);
 
@@ -68,6 +68,7 @@ class PredictionBands {
  private:
   const BandTable* table_ = nullptr;
   std::string gpu_{};
+  bool moe_ = false;  // the model is a mixture of experts
   ProfileWidening widening_{};
 };
 

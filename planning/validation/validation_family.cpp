@@ -5,7 +5,7 @@
 namespace clustersim::planning {
 
 ValidationFamily validation_family(std::string_view gpu, const models::ParallelismSpec& parallelism,
-                                   const models::TrainingSpec& training) {
+                                   const models::TrainingSpec& training, bool mixture_of_experts) {
   std::string generation(gpu);
   if (gpu.starts_with("a100")) generation = "A100";
   else if (gpu.starts_with("h100") || gpu.starts_with("h200")) generation = "Hopper";
@@ -14,7 +14,8 @@ ValidationFamily validation_family(std::string_view gpu, const models::Paralleli
   return {.generation = std::move(generation),
           .precision = training.precision,
           .zero3 = zero3,
-          .framework = zero3 ? parallelism.sharding : models::ShardingFramework::fsdp2};
+          .framework = zero3 ? parallelism.sharding : models::ShardingFramework::fsdp2,
+          .moe = mixture_of_experts};
 }
 
 std::string generation_text(std::string_view generation) {
@@ -28,8 +29,8 @@ std::string sharding_text(const ValidationFamily& family) {
 }
 
 std::string family_label(const ValidationFamily& family) {
-  return fmt::format("{} {} {}", family.generation, family.precision == models::Precision::fp8 ? "fp8" : "bf16",
-                     sharding_text(family));
+  return fmt::format("{} {} {}{}", family.generation, family.precision == models::Precision::fp8 ? "fp8" : "bf16",
+                     sharding_text(family), family.moe ? " MoE" : "");
 }
 
 }  // namespace clustersim::planning

@@ -5,7 +5,8 @@
 /// ZeRO 0-2 (with or without TP and PP, the Megatron-style runs), or ZeRO-3 together with the
 /// framework that runs it (parallelism.sharding: DeepSpeed ZeRO-3 as in 2021, FSDP1, FSDP2,
 /// Megatron-FSDP), since those frameworks gather and reduce so differently that one's errors say
-/// nothing of another's.
+/// nothing of another's; and whether the model is a mixture of experts, whose token dispatch and
+/// grouped GEMMs no dense run validates.
 /// Limitations: the families are coarse on purpose (a few dozen published runs in all); the model
 /// size, the GPU count and the network are not dimensions, so a family's spread includes them.
 
@@ -23,6 +24,7 @@ struct ValidationFamily {
   models::Precision precision = models::Precision::bf16;
   bool zero3 = false;
   models::ShardingFramework framework = models::ShardingFramework::fsdp2;  // meaningful with zero3
+  bool moe = false;  // a mixture-of-experts model
 
   friend auto operator<=>(const ValidationFamily&, const ValidationFamily&) = default;
 };
@@ -42,15 +44,16 @@ struct RunSpread {
   }
 };
 
-/// The family of a layout on the GPU preset `gpu`.
+/// The family of a layout on the GPU preset `gpu`, of a mixture-of-experts model or not.
 ValidationFamily validation_family(std::string_view gpu, const models::ParallelismSpec& parallelism,
-                                   const models::TrainingSpec& training);
+                                   const models::TrainingSpec& training, bool mixture_of_experts);
 
 /// "A100", "Hopper (H100, H200)", "Blackwell (B200, GB200)", or the GPU's name.
 std::string generation_text(std::string_view generation);
 /// "ZeRO 0-2" or "ZeRO-3 fsdp2".
 std::string sharding_text(const ValidationFamily& family);
-/// "Hopper bf16 ZeRO 0-2", "A100 bf16 ZeRO-3 deepspeed_zero3_2021": unique per family.
+/// "Hopper bf16 ZeRO 0-2", "A100 bf16 ZeRO-3 deepspeed_zero3_2021", "Hopper bf16 ZeRO 0-2 MoE":
+/// unique per family.
 std::string family_label(const ValidationFamily& family);
 
 }  // namespace clustersim::planning

@@ -77,7 +77,7 @@ ValidationReport run_validation(std::string_view csv_text, std::string_view sour
     family_errors[family].push_back(result.error);
     all_errors.push_back(result.error);
     const auto& s = result.run.scenario;
-    const std::string label = family_label(validation_family(s.cluster.gpu.name, s.parallelism, s.training));
+    const std::string label = family_label(validation_family(s.cluster.gpu.name, s.parallelism, s.training, s.model.experts > 0));
     auto spread = std::find_if(report.by_validation_family.begin(), report.by_validation_family.end(),
                                [&](const auto& entry) { return entry.first == label; });
     if (spread == report.by_validation_family.end()) {

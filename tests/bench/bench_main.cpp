@@ -74,6 +74,13 @@ int main(int argc, char** argv) {
     step_row("step.llama3_405b_16384", {"model.preset=llama3-405b", "cluster.num_gpus=16384", "parallelism.tp=8",
                                         "parallelism.pp=16", "parallelism.dp=128", "training.seq_len=8192",
                                         "training.global_batch=2048"});
+  // A mixture-of-experts step (issue target < 0.01 s on one core): DeepSeek-V3 on 1,024 H100,
+  // 16 stages, experts over 64 ranks, 64 micro-batches.
+  if (wanted("step.deepseek_v3_1024"))
+    step_row("step.deepseek_v3_1024", {"model.preset=deepseek-v3", "cluster.num_gpus=1024", "parallelism.tp=1",
+                                       "parallelism.pp=16", "parallelism.dp=64", "parallelism.ep=64",
+                                       "parallelism.sp=false", "training.seq_len=4096", "training.global_batch=4096",
+                                       "training.recompute=full"});
   // The flow fidelity on the default rail-optimized fat-tree: every group's traffic as flows on
   // the network. Targets: < 1 s and < 30 s / 4 GiB on one core. Peak RSS is the process's: run
   // flow.llama3_405b_16384 alone (clustersim_bench flow.llama3) for its memory figure.

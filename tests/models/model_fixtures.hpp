@@ -44,6 +44,23 @@ inline TransformerSpec mixtral_8x7b() {
           .expert_ffn_hidden = 14336};
 }
 
+// DeepSeek-V3 (arXiv:2412.19437 section 4.2; Hugging Face config.json): multi-head latent
+// attention, three dense layers, then 256 routed experts (top-8) and one shared expert of 2048.
+inline TransformerSpec deepseek_v3() {
+  return {.name = "deepseek-v3", .layers = 61, .hidden = 7168, .ffn_hidden = 18432, .heads = 128, .kv_heads = 128,
+          .attention = AttentionKind::mla, .q_lora_rank = 1536, .kv_lora_rank = 512, .qk_rope_head_dim = 64,
+          .qk_nope_head_dim = 128, .v_head_dim = 128, .vocab = 129280, .mlp = MlpKind::swiglu,
+          .tied_embeddings = false, .experts = 256, .experts_per_token = 8, .shared_experts = 1,
+          .expert_ffn_hidden = 2048, .dense_layers = 3};
+}
+
+// Qwen3-30B-A3B (Hugging Face config.json): heads of 128, wider than hidden / heads = 64.
+inline TransformerSpec qwen3_30b_a3b() {
+  return {.name = "qwen3-30b-a3b", .layers = 48, .hidden = 2048, .ffn_hidden = 6144, .heads = 32, .kv_heads = 4,
+          .head_dim = 128, .vocab = 151936, .mlp = MlpKind::swiglu, .tied_embeddings = false, .experts = 128,
+          .experts_per_token = 8, .expert_ffn_hidden = 768};
+}
+
 inline GpuSpec a100() {
   return {.name = "a100-80gb", .bf16_flops_per_s = 312e12, .fp8_flops_per_s = 0.0, .hbm_bytes = 85.2e9,
           .hbm_bytes_per_s = 2.039e12, .nvlink_bytes_per_s = 300e9, .power_w = 400.0};

@@ -104,8 +104,9 @@ TEST_CASE("presets: every GPU and model preset loads with its sourced values") {
   CHECK(gpu_preset_names() ==
         std::vector<std::string>{"a100-80gb", "b200", "gb200", "h100-96gb-500w", "h100-sxm", "h200-sxm"});
   CHECK(model_preset_names() ==
-        std::vector<std::string>{"gpt3-175b", "llama2-13b", "llama2-70b", "llama2-7b",
-                                 "llama3-405b", "llama3-70b", "llama3-8b", "mixtral-8x22b", "mixtral-8x7b"});
+        std::vector<std::string>{"deepseek-v3", "gpt3-175b", "llama2-13b", "llama2-70b", "llama2-7b", "llama3-405b",
+                                 "llama3-70b", "llama3-8b", "mixtral-8x22b", "mixtral-8x7b", "qwen3-235b-a22b",
+                                 "qwen3-30b-a3b"});
   for (const auto& name : gpu_preset_names()) {
     CAPTURE(name);
     const auto gpu = gpu_preset(name);
@@ -265,7 +266,7 @@ TEST_CASE("validation: each rule names the key to change") {
   const std::vector<Case> cases = {
       {{"parallelism.tp=-2"}, "/parallelism/tp", "must be an integer in 1..1048576, got -2"},
       {{"parallelism.tp=2.5"}, "/parallelism/tp", "must be an integer in 1..1048576, got 2.5"},
-      {{"model.hidden=8100"}, "/model/hidden", "must be divisible by heads=64, got 8100"},
+      {{"model.hidden=8100"}, "/model/hidden", "must be divisible by heads=64 (or set model.head_dim), got 8100"},
       {{"model.kv_heads=6"}, "/model/kv_heads", "must divide heads=64, got 6"},
       {{"parallelism.tp=3"}, "/parallelism/tp", "3 does not divide heads=64"},
       {{"model.heads=96", "model.hidden=12288", "parallelism.tp=12"}, "/parallelism/tp",

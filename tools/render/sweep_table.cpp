@@ -64,9 +64,12 @@ std::string sweep_text(const planning::SweepHeader& header, const std::vector<pl
   }
   if (named) out += fmt::format("{:>4}  {:<{}}  ", "rank", "name", name_width);
   else out += fmt::format("{:>4}  ", "rank");
-  out += fmt::format("{:>3} {:>3} {:>4} {:>3} {:>3} {:>3} {:>3} {:>4} {:<9}  {:>8} {:>15} {:>9} {:>6} {:>7} {:>8} {:>8}  ", "TP",
-                     "PP", "DP", "CP", "vp", "mb", "SP", "ZeRO", "recompute", "step s", "band s ", "tok/s/GPU", "MFU", "bubble",
-                     "exp.comm", "mem GiB");
+  // Mixture-of-experts layouts add their expert-parallel degree after CP.
+  bool ep_column = false;
+  for (std::size_t i = 0; i < n; ++i) ep_column = ep_column || rows[i].layout.parallelism.ep > 1;
+  out += fmt::format("{:>3} {:>3} {:>4} {:>3} {}{:>3} {:>3} {:>3} {:>4} {:<9}  {:>8} {:>15} {:>9} {:>6} {:>7} {:>8} {:>8}  ",
+                     "TP", "PP", "DP", "CP", ep_column ? fmt::format("{:>3} ", "EP") : std::string(), "vp", "mb", "SP",
+                     "ZeRO", "recompute", "step s", "band s ", "tok/s/GPU", "MFU", "bubble", "exp.comm", "mem GiB");
   if (named) out += fmt::format("{:<{}}  ", "ties", ties_width);
   out += "fits\n";
   std::vector<const planning::StepBand*> bands;
@@ -75,9 +78,9 @@ std::string sweep_text(const planning::SweepHeader& header, const std::vector<pl
     const auto& p = row.layout.parallelism;
     if (named) out += fmt::format("{:>4}  {:<{}}  ", i + 1, row.name, name_width);
     else out += fmt::format("{:>4}  ", i + 1);
-    out += fmt::format("{:>3} {:>3} {:>4} {:>3} {:>3} {:>3} {:>3} {:>4} {:<9}  ", p.tp, p.pp, p.dp, p.cp, p.vp,
-                       row.layout.training.micro_batch, p.sp ? "yes" : "no", p.zero,
-                       models::recompute_name(row.layout.training.recompute));
+    out += fmt::format("{:>3} {:>3} {:>4} {:>3} {}{:>3} {:>3} {:>3} {:>4} {:<9}  ", p.tp, p.pp, p.dp, p.cp,
+                       ep_column ? fmt::format("{:>3} ", p.ep) : std::string(), p.vp, row.layout.training.micro_batch,
+                       p.sp ? "yes" : "no", p.zero, models::recompute_name(row.layout.training.recompute));
     if (row.status == planning::RowStatus::simulated) {
       bands.push_back(&row.band);
       out += fmt::format("{:>8.3f} {:>15} {:>9.0f} {:>5.1f}% {:>6.1f}% {:>7.1f}% {:>8.1f}  ", row.step_time_s,
@@ -135,6 +138,7 @@ nlohmann::ordered_json sweep_json(const planning::SweepHeader& header, const std
     r["pp"] = p.pp;
     r["dp"] = p.dp;
     r["cp"] = p.cp;
+    r["ep"] = p.ep;
     r["vp"] = p.vp;
     r["micro_batch"] = t.micro_batch;
     r["sp"] = p.sp;

@@ -14,6 +14,7 @@ std::string run_layout(const scenarios::Scenario& s) {
   const auto& p = s.parallelism;
   std::string text = fmt::format("tp{} pp{} dp{}", p.tp, p.pp, p.dp);
   if (p.cp > 1) text += fmt::format(" cp{}", p.cp);
+  if (p.ep > 1) text += fmt::format(" ep{}", p.ep);
   if (p.vp > 1) text += fmt::format(" vp{}", p.vp);
   return text;
 }

@@ -48,7 +48,7 @@ TEST_CASE("layout rules: one rule at a time, each naming its field") {
   // hidden = 8200 is not 64 heads of a whole width.
   auto v = broken([](Fixture& l) { l.model.hidden = 8200; });
   CHECK(v.field == LayoutField::model_hidden);
-  CHECK(v.rule == "must be divisible by heads=64, got 8200");
+  CHECK(v.rule == "must be divisible by heads=64 (or set model.head_dim), got 8200");
 
   v = broken([](Fixture& l) { l.model.kv_heads = 6; });
   CHECK(v.field == LayoutField::model_kv_heads);

@@ -18,6 +18,25 @@ TEST_CASE("moe: Mixtral 8x7B holds 46.7B parameters, 12.9B of them active per to
   CHECK(moe_layer_count(m) == 32);
 }
 
+TEST_CASE("moe: DeepSeek-V3 holds 671B parameters, 37B activated; Qwen3-30B-A3B 30.5B, 3.3B activated") {
+  // DeepSeek-V3 report (arXiv:2412.19437) abstract: 671B total parameters with 37B activated for
+  // each token (the 14B multi-token-prediction module is not part of the main model).
+  const TransformerSpec ds = test::deepseek_v3();
+  CHECK(static_cast<double>(parameter_count(ds)) == doctest::Approx(671e9).epsilon(0.005));
+  CHECK(static_cast<double>(active_parameter_count(ds)) == doctest::Approx(37.5e9).epsilon(0.02));
+  CHECK(moe_layer_count(ds) == 58);
+  // MLA by hand: W_DQ 7168 x 1536, W_UQ 1536 x 128 x 192, W_DKV 7168 x 576, W_UKV 512 x 128 x 256,
+  // W_O 128 x 128 x 7168.
+  CHECK(attention_matmul_parameters(ds) ==
+        7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256 + 128 * 128 * 7168);
+  // Qwen3 model card: 30.5B in total, 3.3B activated.
+  const TransformerSpec qwen = test::qwen3_30b_a3b();
+  CHECK(static_cast<double>(parameter_count(qwen)) == doctest::Approx(30.5e9).epsilon(0.005));
+  CHECK(static_cast<double>(active_parameter_count(qwen)) == doctest::Approx(3.3e9).epsilon(0.02));
+  // Its attention: Q and O 2048 x (32 x 128), K and V 2048 x (4 x 128).
+  CHECK(attention_matmul_parameters(qwen) == 2 * 2048 * 4096 + 2 * 2048 * 512);
+}
+
 TEST_CASE("moe: model FLOPs count the active parameters a token is multiplied by") {
   const TransformerSpec m = test::mixtral_8x7b();
   // Per layer and token, by hand: Q and O 4096 x 4096 each, K and V 4096 x 1024 each; the router

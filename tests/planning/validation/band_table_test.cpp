@@ -22,7 +22,7 @@ ValidationFamily layout_family(std::string_view gpu, int zero, models::Precision
   p.zero = zero;
   models::TrainingSpec t;
   t.precision = precision;
-  return validation_family(gpu, p, t);
+  return validation_family(gpu, p, t, false);
 }
 
 Layout layout_with_zero(int zero) {
@@ -39,10 +39,10 @@ TEST_CASE("validation family: GPU generation, precision and sharding (with the Z
   models::ParallelismSpec p;
   p.zero = 3;
   p.sharding = models::ShardingFramework::deepspeed_zero3_2021;
-  CHECK(family_label(validation_family("a100-80gb", p, {})) == "A100 bf16 ZeRO-3 deepspeed_zero3_2021");
+  CHECK(family_label(validation_family("a100-80gb", p, {}, false)) == "A100 bf16 ZeRO-3 deepspeed_zero3_2021");
   // The framework is no dimension below ZeRO-3: it gathers nothing per pass.
   p.zero = 1;
-  CHECK(validation_family("a100-80gb", p, {}) == layout_family("a100-80gb", 1));
+  CHECK(validation_family("a100-80gb", p, {}, false) == layout_family("a100-80gb", 1));
 }
 
 TEST_CASE("band table: a family's band is the least and greatest measured / predicted, the prediction included") {
@@ -115,7 +115,7 @@ TEST_CASE("band table: a family no run covers is unvalidated, says which dimensi
   models::ParallelismSpec deepspeed;
   deepspeed.zero = 3;
   deepspeed.sharding = models::ShardingFramework::deepspeed_zero3_2021;
-  const FamilyBand& hopper_deepspeed = table.band(validation_family("h100-sxm", deepspeed, {}));
+  const FamilyBand& hopper_deepspeed = table.band(validation_family("h100-sxm", deepspeed, {}, false));
   CHECK(hopper_deepspeed.unvalidated == "no published run with ZeRO-3 in bf16 on Hopper (H100, H200)");
   CHECK(hopper_deepspeed.hi == doctest::Approx(0.2));
   // No A100 run at all: the generation is the missing dimension; the ZeRO 0-2 families of every GPU stand in.
