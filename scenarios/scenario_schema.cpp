@@ -668,7 +668,11 @@ std::vector<Section> build_sections() {
                     "layer pass instead of one a kernel"),
             number("moe_load_imbalance", member(training, &TrainingSpec::moe_load_imbalance), count,
                    key_bounds::load_imbalance,
-                   "mixture of experts: tokens on the busiest expert rank over the mean; 1: balanced")}},
+                   "mixture of experts: tokens on the busiest expert rank over the mean; 1: balanced"),
+            enumeration("moe_dispatcher", member(training, &TrainingSpec::moe_dispatcher),
+                        std::array<std::string_view, 2>{"alltoall", "deepep"},
+                        "mixture of experts: alltoall (NCCL all-to-all of every routed copy) or deepep (each "
+                        "token crosses the network once per node it is routed to)")}},
       {.pointer = "/simulation",
        .meaning = "how the simulator runs",
        .index_in_parent = 1,

@@ -148,16 +148,29 @@ RowNumbers parse_numbers(const ValidationRow& row, std::string_view source_name)
               .mfu = n.fraction("measured_mfu", row.measured_mfu)}};
 }
 
-std::optional<std::string> moe_reason(const ValidationRow& row, std::optional<std::int64_t> ep) {
+/// A mixture-of-experts row's architecture: the model preset its name stands for (the CSV's shape
+/// columns cannot say which layers route to which experts), or why it cannot run.
+struct MoeModel {
+  std::string preset{};  // empty: a dense model
+  std::string skip{};    // why the row cannot run, when not empty
+};
+
+MoeModel moe_model(const ValidationRow& row, std::optional<std::int64_t> ep) {
   const std::string model = lower(row.model);
-  for (std::string_view marker : {"moe", "deepseek", "gpt-oss", "mixtral"}) {
-    if (contains(model, marker)) {
-      return fmt::format("mixture-of-experts model ({}): the step model covers dense transformers only",
-                         row.model);
-    }
+  if (contains(model, "gpt-oss"))
+    return {.preset = {}, .skip = fmt::format("mixture-of-experts model ({}): its sliding-window attention with sinks is not "
+                                "modelled yet", row.model)};
+  if (contains(model, "deepseek") && contains(model, "v3")) return {.preset = "deepseek-v3", .skip = {}};
+  if (contains(model, "qwen3") && contains(model, "30b")) return {.preset = "qwen3-30b-a3b", .skip = {}};
+  if (contains(model, "qwen3") && contains(model, "235b")) return {.preset = "qwen3-235b-a22b", .skip = {}};
+  if (contains(model, "mixtral") && contains(model, "8x7b")) return {.preset = "mixtral-8x7b", .skip = {}};
+  if (contains(model, "mixtral") && contains(model, "8x22b")) return {.preset = "mixtral-8x22b", .skip = {}};
+  for (std::string_view marker : {"moe", "deepseek", "mixtral"}) {
+    if (contains(model, marker))
+      return {.preset = {}, .skip = fmt::format("mixture-of-experts model ({}) without a preset", row.model)};
   }
-  if (ep && *ep > 1) return fmt::format("expert parallelism ep = {}: dense transformers only", *ep);
-  return std::nullopt;
+  if (ep && *ep > 1) return {.preset = {}, .skip = fmt::format("expert parallelism ep = {} on a model without experts", *ep)};
+  return {};
 }
 
 /// The GPU preset the row's gpu column names, or why none fits.
@@ -260,7 +273,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   std::vector<std::string> assumed;
 
   // What the step model cannot express, most fundamental first.
-  if (auto reason = moe_reason(row, n.ep)) return skip(*reason);
+  const MoeModel moe = moe_model(row, n.ep);
+  if (!moe.skip.empty()) return skip(moe.skip);
   const auto gpu = gpu_preset_for(row.gpu);
   if (gpu.index() == 1) return skip(std::get<1>(gpu));
   if (!n.tp || !n.pp) return skip("parallel layout not given (tp, pp)");
@@ -299,6 +313,10 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   } else {
     return skip("vocabulary size not given");
   }
+  if (!moe.preset.empty()) {  // the experts, attention and dense layers only the preset knows
+    m = model_preset(moe.preset);
+    assumed.push_back(fmt::format("model = preset {}: the row's shape columns do not give the experts", moe.preset));
+  }
 
   // Cluster.
   s.cluster.gpu = gpu_preset(std::get<0>(gpu));
@@ -319,6 +337,7 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   p.pp = *n.pp;
   p.cp = n.cp.value_or(1);
   p.vp = n.vp.value_or(1);
+  p.ep = n.ep.value_or(1);
   // A source that interleaves its pipeline without stating V ran at least V = 2: simulate the
   // family's V (its framework's default, else the smallest, 2; vp = 1 would contradict the
   // source), unless the layout rules it out.
@@ -391,16 +410,26 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     t.recompute = set.selective_recompute.value;
     assumed.push_back(fmt::format("recompute={}: {}", models::recompute_name(t.recompute), set.selective_recompute.source));
   }
-  t.attention = set.attention.value;
-  assumed.push_back(fmt::format("attention={}: {}", models::attention_kernel_name(t.attention), set.attention.source));
+  // A row whose notes say it runs Transformer Engine's kernels ("kernels: TE + ...") takes TE's
+  // attention (cuDNN fused attention on Hopper) and its fused norms and activations.
+  const bool te_kernels = contains(notes, "kernels: te");
+  t.attention = te_kernels ? models::AttentionKernel::cudnn : set.attention.value;
+  assumed.push_back(te_kernels ? std::string("attention=cudnn: the row's kernels are Transformer Engine's, whose "
+                                             "attention on Hopper is cuDNN fused attention")
+                               : fmt::format("attention={}: {}", models::attention_kernel_name(t.attention),
+                                             set.attention.source));
   t.fp8_recipe = family.fp8_recipe ? family.fp8_recipe->value : set.fp8_recipe.value;
   if (t.precision == models::Precision::fp8) {
     assumed.push_back(family.fp8_recipe ? std::string(family.fp8_recipe->reason)
                                         : fmt::format("fp8_recipe={}: {}", models::fp8_recipe_name(t.fp8_recipe),
                                                       set.fp8_recipe.source));
   }
+  if (contains(notes, "deepep")) {
+    t.moe_dispatcher = models::MoeDispatcher::deepep;
+    assumed.emplace_back("moe_dispatcher=deepep: the row's kernels include DeepEP");
+  }
   const bool compiled = contains(notes, "compile") && !contains(notes, "no compile");
-  t.elementwise = compiled ? models::ElementwiseKernels::fused : set.elementwise.value;
+  t.elementwise = compiled || te_kernels ? models::ElementwiseKernels::fused : set.elementwise.value;
   if (t.elementwise != models::ElementwiseKernels::fused) {
     assumed.push_back(fmt::format("elementwise=eager: {}", set.elementwise.source));
   }

@@ -241,7 +241,14 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     stored.recompute = Recompute::none;
     mem.other_bytes += activation_bytes_per_layer(model, parallelism, stored);
   }
-  if (parallelism.zero >= 3) mem.other_bytes += zero3_buffer_bytes(model, parallelism);
+  if (parallelism.zero >= 3) {
+    mem.other_bytes += zero3_buffer_bytes(model, parallelism);
+    if (moe_layers > 0) {  // a MoE layer's unit gathers its routed experts too (block units only)
+      const ShardingParameters& s = sharding_parameters(parallelism.sharding);
+      mem.other_bytes += moe_layer_expert_parameters_per_gpu(model, parallelism.ep) *
+                         ((1.0 + s.prefetch_depth) * s.gather_bytes_per_param + s.reduce_bytes_per_param);
+    }
+  }
 
   const RuntimeMemory runtime = runtime_memory(
       mem.tensor_bytes(), communicators(parallelism, model.tied_embeddings, is_first_stage, is_last_stage), gpu);

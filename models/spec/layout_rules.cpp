@@ -26,6 +26,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::model_dense_layers: return "model.dense_layers";
     case LayoutField::simulation_fidelity: return "simulation.fidelity";
     case LayoutField::model_attention: return "model.attention";
+    case LayoutField::parallelism_sharding: return "parallelism.sharding";
     case LayoutField::training_micro_batch: return "training.micro_batch";
     case LayoutField::training_global_batch: return "training.global_batch";
     case LayoutField::training_seq_len: return "training.seq_len";
@@ -97,9 +98,15 @@ std::optional<LayoutViolation> moe_violation(const TransformerSpec& m, const Par
                                                  p.etp, ranks));
   if (p.etp > 1)
     return broken(F::parallelism_etp, "tensor parallelism inside an expert (etp > 1) is not modelled yet; use etp = 1");
-  if (p.zero >= 3)
-    return broken(F::parallelism_zero,
-                  "ZeRO-3 / FSDP of a mixture-of-experts model is not modelled yet; use zero 0-2 with ep");
+  // ZeRO-3 shards a MoE layer whole, its routed experts over the ranks that hold them
+  // (torchtitan's and Megatron-FSDP's expert sharding); DeepSpeed's 2021 tensor units and hybrid
+  // shard groups of experts are not modelled.
+  if (p.zero >= 3 && p.sharding == ShardingFramework::deepspeed_zero3_2021)
+    return broken(F::parallelism_sharding,
+                  "DeepSpeed ZeRO-3 (2021) of a mixture-of-experts model is not modelled; use fsdp2, fsdp1 or "
+                  "megatron_fsdp");
+  if (p.zero >= 3 && p.shard_group > 0 && p.shard_group < p.dp * p.cp)
+    return broken(F::parallelism_shard_group, "hybrid sharding of a mixture-of-experts model is not modelled yet");
   // Megatron-Core (megatron/training/arguments.py): "During training, performance may degrade if
   // MoE and tensor parallelism are enabled without also enabling sequence parallelism."; the MoE
   // layer here routes each rank's tokens/tp, which is what sequence parallelism hands it.
@@ -185,9 +192,10 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
   if (p.shard_group > 0 && p.zero < 3)
     return broken(F::parallelism_shard_group, "hybrid sharding shards parameters: it needs parallelism.zero = 3");
   if (auto violation = moe_violation(m, p, t)) return violation;
-  if (mla && p.zero >= 3)
-    return broken(F::parallelism_zero, "ZeRO-3 / FSDP with multi-head latent attention is not modelled yet (its "
-                                       "parameter tensors are); use zero 0-2");
+  if (mla && p.zero >= 3 && p.sharding == ShardingFramework::deepspeed_zero3_2021)
+    return broken(F::parallelism_sharding, "DeepSpeed ZeRO-3 (2021) shards parameter tensors, whose shapes under "
+                                           "multi-head latent attention are not modelled; use fsdp2, fsdp1 or "
+                                           "megatron_fsdp");
   if (mla && t.precision == Precision::fp8)
     return broken(F::training_precision, "fp8 with multi-head latent attention is not modelled yet; use bf16");
   if (t.precision == Precision::fp8 && !(c.gpu.fp8_flops_per_s > 0))

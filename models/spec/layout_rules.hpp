@@ -10,7 +10,7 @@
 /// The rules, in the order they are checked (the first broken one is reported):
 ///  - hidden divisible by heads unless model.head_dim sets the head width; mha: kv_heads = heads;
 ///    kv_heads divides heads (whole query groups); mla: its latent and head widths >= 1, and not
-///    yet with ZeRO-3 or fp8;
+///    yet with fp8 or DeepSpeed's 2021 ZeRO-3 (tensor units);
 ///  - tp divides heads; tp and kv_heads divide one another (below);
 ///  - num_gpus a multiple of gpus_per_node; tp x pp x dp x cp = num_gpus;
 ///  - pp x vp <= layers (every pipeline chunk holds a layer);
@@ -24,7 +24,7 @@
 ///    expert_ffn_hidden >= 1 when experts > 0, dense_layers <= layers; ep > 1 needs experts, ep
 ///    divides experts, ep x etp divides the stage's tp x cp x dp ranks (Megatron-Core's
 ///    expert-parallel folding); tp > 1 with sequence parallelism; not modelled yet, and
-///    refused: etp > 1, ZeRO-3 / FSDP and fp8 with experts;
+///    refused: etp > 1, fp8, DeepSpeed's 2021 ZeRO-3 and hybrid sharding with experts;
 ///  - fp8 needs a GPU with FP8 tensor cores; the mxfp8 recipe needs a Blackwell GPU (a name that
 ///    starts with b200 or gb200, as the presets and planning/validation/validation_family.cpp name
 ///    them): MXFP8's 1 x 32 block scales are applied by Blackwell's tensor cores (Transformer
@@ -78,6 +78,7 @@ enum class LayoutField {
   model_dense_layers,
   simulation_fidelity,
   model_attention,
+  parallelism_sharding,
   training_micro_batch,
   training_global_batch,
   training_seq_len,

@@ -119,6 +119,12 @@ struct ParallelismSpec {
   friend bool operator==(const ParallelismSpec&, const ParallelismSpec&) = default;
 };
 
+/// How a MoE layer's tokens reach their experts' ranks: `alltoall` (NCCL all-to-all of every
+/// routed copy, Megatron-Core's alltoall dispatcher) or `deepep` (DeepSeek's DeepEP: a token
+/// crosses the network once per node it is routed to, and fans out to that node's experts over
+/// NVLink; github.com/deepseek-ai/DeepEP, "normal kernels" for training).
+enum class MoeDispatcher { alltoall, deepep };
+
 struct TrainingSpec {
   std::int64_t seq_len = 4096;
   std::int64_t micro_batch = 1;
@@ -148,6 +154,7 @@ struct TrainingSpec {
   // MoE: tokens routed to the busiest expert rank over the mean (1: a balanced router, as with an
   // auxiliary-loss-free or forced-balanced gate); the busiest rank sets the layer's pace.
   double moe_load_imbalance = 1.0;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
 
   friend bool operator==(const TrainingSpec&, const TrainingSpec&) = default;
 };

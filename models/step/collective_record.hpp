@@ -81,10 +81,11 @@ struct CommPart {
   double scale = 1.0;   // layers, or a gradient bucket's share
 };
 
-/// The parts of one communication task: at most three (tensor-parallel collectives; a context-
-/// parallel exchange and ZeRO-3's gather and reduce-scatter beside a pass).
+/// The parts of one communication task: at most six (tensor-parallel collectives; a context-
+/// parallel exchange; ZeRO-3's gathers and reduce-scatters beside a pass, a MoE model's expert
+/// shards among them).
 struct CommParts {
-  std::array<CommPart, 3> parts{};
+  std::array<CommPart, 6> parts{};
   std::uint8_t count = 0;
 
   void add(const CommPart& part) {

@@ -9,6 +9,19 @@ namespace {
 void add_unit_reductions(CommParts& out, const ChunkCosts& chunk, double units) {
   out.add({.first = &chunk.unit_reduce, .scale = units});
   if (chunk.unit_replica_reduce.group.ranks > 1) out.add({.first = &chunk.unit_replica_reduce, .scale = units});
+  // The chunk's MoE layers' expert shards, in proportion: they are spread over its units.
+  if (chunk.expert_reduce.group.ranks > 1 && chunk.reduce_units > 0.0)
+    out.add({.first = &chunk.expert_reduce,
+             .scale = units * static_cast<double>(chunk.moe_layers) / chunk.reduce_units});
+}
+
+/// `gathers` of the chunk's unit gathers (`record`), and their share of its expert gathers.
+void add_unit_gathers(CommParts& out, const ChunkCosts& chunk, const CollectiveRecord& record,
+                      const CollectiveRecord& experts, double gathers, bool forward) {
+  out.add({.first = &record, .scale = gathers});
+  const double units = forward ? chunk.units : chunk.backward_units;
+  if (experts.group.ranks > 1 && units > 0.0)
+    out.add({.first = &experts, .scale = gathers * static_cast<double>(chunk.moe_layers) / units});
 }
 
 bool gathers(const StepPlan& plan, bool forward) { return forward || plan.reshard_after_forward; }
@@ -50,7 +63,7 @@ CommParts dp_before_comm(const StepPlan& plan, const ChunkCosts& chunk, bool for
   CommParts out;
   if (!plan.dp_per_pass || !gathers(plan, forward)) return out;
   const double blocking = gathers_of(chunk, forward) - prefetched_of(chunk, forward);
-  if (blocking > 0.0) out.add({.first = &chunk.unit_gather, .scale = blocking});
+  if (blocking > 0.0) add_unit_gathers(out, chunk, chunk.unit_gather, chunk.expert_gather, blocking, forward);
   return out;
 }
 
@@ -58,7 +71,8 @@ CommParts dp_beside_comm(const StepPlan& plan, const ChunkCosts& chunk, bool for
   CommParts out;
   if (!plan.dp_per_pass) return out;
   const double ahead = prefetched_of(chunk, forward), other_reductions = chunk.reduce_units - 1.0;
-  if (gathers(plan, forward) && ahead > 0.0) out.add({.first = &chunk.unit_gather_ahead, .scale = ahead});
+  if (gathers(plan, forward) && ahead > 0.0)
+    add_unit_gathers(out, chunk, chunk.unit_gather_ahead, chunk.expert_gather_ahead, ahead, forward);
   if (!forward && plan.overlap_grad_reduce && other_reductions > 0.0) add_unit_reductions(out, chunk, other_reductions);
   return out;
 }

@@ -1,6 +1,7 @@
 #include "models/step/step_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 #include "models/compute/compute_time.hpp"
@@ -258,7 +259,14 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   // the outputs back, an all-to-all each way; the busiest rank's share sets the time. The
   // routed copies move in bf16 (Megatron-Core's alltoall dispatcher).
   if (is_moe(model) && p.ep > 1) {
-    const double dispatch_bytes = moe_routed_rows(model, p, t) * static_cast<double>(model.hidden) * kBf16Bytes;
+    double dispatch_bytes = moe_routed_rows(model, p, t) * static_cast<double>(model.hidden) * kBf16Bytes;
+    // DeepEP sends a token to each node holding one of its experts once: with the k experts spread
+    // evenly over the group's n nodes, n (1 - (1 - 1/n)^k) nodes a token, of k copies.
+    const auto nodes = static_cast<double>(groups.ep.ranks / std::max<std::int64_t>(1, groups.ep.ranks_per_node));
+    if (t.moe_dispatcher == MoeDispatcher::deepep && nodes > 1.0) {
+      const auto k = static_cast<double>(model.experts_per_token);
+      dispatch_bytes *= nodes * (1.0 - std::pow(1.0 - 1.0 / nodes, k)) / k;
+    }
     plan.layer.ep_dispatch = collective(CollectiveOp::all_to_all, dispatch_bytes, groups.ep, CommScope::ep);
     plan.layer.ep_per_layer = 2.0;
   }
@@ -403,6 +411,35 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         if (groups.replica.ranks > 1)
           chunk.unit_replica_reduce = collective(CollectiveOp::all_reduce, grad_bytes / static_cast<double>(groups.shard.ranks),
                                                  groups.replica, CommScope::dp_replica);
+        // A MoE layer's routed experts: gathered and reduced over the ranks holding the same
+        // experts, with the same host work and staging as the layer's unit.
+        if (expert_params > 0.0 && groups.ep_dp.ranks > 1) {
+          const double expert_unit = local_expert_params;
+          chunk.expert_gather = collective(CollectiveOp::all_gather, expert_unit * sharding.gather_bytes_per_param,
+                                           groups.ep_dp, CommScope::ep_dp);
+          chunk.expert_reduce = collective(CollectiveOp::reduce_scatter, expert_unit * sharding.reduce_bytes_per_param,
+                                           groups.ep_dp, CommScope::ep_dp);
+          const double expert_gather_staging_s =
+              sharding.gather_staging_passes * expert_unit * sharding.gather_bytes_per_param / hbm_bytes_per_s;
+          const double expert_reduce_staging_s =
+              sharding.reduce_staging_passes * expert_unit * sharding.reduce_bytes_per_param / hbm_bytes_per_s;
+          for (auto [record, staging_s] : {std::pair{&chunk.expert_gather, expert_gather_staging_s},
+                                           std::pair{&chunk.expert_reduce, expert_reduce_staging_s}}) {
+            record->host_s = host_s;
+            record->staging_s = on_compute ? 0.0 : staging_s;
+            record->seconds += record->host_s + record->staging_s;
+          }
+          chunk.expert_gather_ahead = chunk.expert_gather;
+          chunk.expert_gather_ahead.seconds -= chunk.expert_gather_ahead.host_s;
+          chunk.expert_gather_ahead.host_s = 0.0;
+          const double moe_share = moe_layers / chunk.units;  // of each pass's gathers
+          chunk.forward_s += chunk.prefetched_forward * moe_share * host_s;
+          chunk.backward_s += backward_gathers * chunk.prefetched_backward * moe_share * host_s;
+          if (on_compute) {
+            chunk.forward_s += moe_layers * expert_gather_staging_s;
+            chunk.backward_s += backward_gathers * moe_layers * expert_gather_staging_s + moe_layers * expert_reduce_staging_s;
+          }
+        }
       }
       if (p.tp_comm_overlap) {
         const CommParts forward_tp = tp_comm(plan, chunk, true), backward_tp = tp_comm(plan, chunk, false);

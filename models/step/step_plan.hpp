@@ -62,6 +62,11 @@ struct ChunkCosts {
   CollectiveRecord unit_gather_ahead{};  // the same, issued ahead: the transfer alone (its host work is compute's)
   CollectiveRecord unit_reduce{};
   CollectiveRecord unit_replica_reduce{};
+  // MoE under ZeRO-3: each MoE layer's routed experts are a shard of their own, gathered and
+  // reduced over the ranks that hold the same experts, alongside the layer's unit.
+  CollectiveRecord expert_gather{};
+  CollectiveRecord expert_gather_ahead{};
+  CollectiveRecord expert_reduce{};
   double units = 0.0;         // gathers of the forward
   double backward_units = 0.0;  // gathers of the backward: units, and those a recomputed forward released
   double reduce_units = 0.0;  // reduce-scatters after the backward (tensor units: every tensor)

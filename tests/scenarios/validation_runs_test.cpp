@@ -371,13 +371,17 @@ TEST_CASE("validation: a row without micro_batch outside torchtitan runs one seq
 
 TEST_CASE("validation: rows the step model cannot express are skipped with the reason") {
   ValidationRow row = gpt_1_7b();
-  SUBCASE("mixture of experts, by name") {
-    row.model = "DeepSeek V3 671B";
-    CHECK(skip_reason(row).starts_with("mixture-of-experts model (DeepSeek V3 671B)"));
+  SUBCASE("mixture of experts, by name, whose attention is not modelled") {
+    row.model = "GPT-OSS 120B";
+    CHECK(skip_reason(row).starts_with("mixture-of-experts model (GPT-OSS 120B): its sliding-window attention"));
+  }
+  SUBCASE("mixture of experts without a preset") {
+    row.model = "Some MoE 1T";
+    CHECK(skip_reason(row) == "mixture-of-experts model (Some MoE 1T) without a preset");
   }
   SUBCASE("expert parallelism") {
     row.ep = "8";
-    CHECK(skip_reason(row) == "expert parallelism ep = 8: dense transformers only");
+    CHECK(skip_reason(row) == "expert parallelism ep = 8 on a model without experts");
   }
   SUBCASE("non-standard GPU") {
     // The 500 W Grand Teton part has a preset (h100-96gb-500w); the same SKU at another limit has none.

@@ -80,3 +80,18 @@ TEST_CASE("moe step: overlapped dispatch runs beside the compute and costs it th
   CHECK(t_overlapped < t_blocking);
   CHECK(t_blocking - t_overlapped < 2.0 * (a.ep_forward_s + a.ep_backward_s) * 8.0);
 }
+
+TEST_CASE("moe step: DeepEP sends a token across the network once per node it is routed to") {
+  StepInputs in = mixtral_on_64(8);
+  in.model = test::qwen3_30b_a3b();  // 128 experts, top-8
+  in.parallelism = {.tp = 1, .pp = 1, .dp = 64, .ep = 32};  // 4 nodes of 8 in an EP group
+  const double alltoall = plan_step(in).layer.ep_dispatch.bytes;
+  in.training.moe_dispatcher = MoeDispatcher::deepep;
+  const double deepep = plan_step(in).layer.ep_dispatch.bytes;
+  // 8 experts drawn over 4 nodes reach 4 (1 - (3/4)^8) = 3.6 nodes: 0.45 of the 8 copies.
+  CHECK(deepep / alltoall == doctest::Approx(4.0 * (1.0 - 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75) / 8.0));
+  in.parallelism = {.tp = 1, .pp = 1, .dp = 64, .ep = 8};  // one node: NVLink, nothing saved
+  const double one_node = plan_step(in).layer.ep_dispatch.bytes;
+  in.training.moe_dispatcher = MoeDispatcher::alltoall;
+  CHECK(one_node == doctest::Approx(plan_step(in).layer.ep_dispatch.bytes));
+}
