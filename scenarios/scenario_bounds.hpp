@@ -40,6 +40,9 @@ constexpr Bounds moe_layer_freq{.min = 1, .max = 10'000};
 constexpr Bounds head_dim{.min = 1, .max = 1 << 14, .or_zero = true};
 // MLA latents: DeepSeek-V3's 1,536 (queries) and 512 (keys and values); 0: none.
 constexpr Bounds latent_rank{.min = 1, .max = 1 << 20, .or_zero = true};
+// GPT-OSS's 128 tokens to Mistral 7B's 4,096, up to the longest sequence; 0: none.
+constexpr Bounds sliding_window{.min = 1, .max = 1 << 25, .or_zero = true};
+constexpr Bounds sliding_window_layers{.min = 1, .max = 10'000, .or_zero = true};
 // An expert's MLP width, as ffn_hidden's; 0 for a dense model.
 constexpr Bounds expert_ffn_hidden{.min = 1, .max = 1 << 22, .or_zero = true};
 

@@ -1,5 +1,6 @@
 #include "models/compute/flops.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -51,9 +52,14 @@ double active_layer_matmul_parameters(const TransformerSpec& model) {
 
 /// Attention scores and values of one layer's forward per token, full (not causal): 2 x seq_len x
 /// the query-key width plus 2 x seq_len x the value width, over all heads (4 s h for MHA).
+/// A windowed layer scores each query against its window alone: min(seq_len, window) keys
+/// (averaged over the layers, windowed_layer_fraction).
 double attention_score_flops(const TransformerSpec& model, std::int64_t seq_len) {
-  return 2.0 * static_cast<double>(seq_len) * static_cast<double>(model.heads) *
-         static_cast<double>(qk_head_dim(model) + value_head_dim(model));
+  const double per_key = 2.0 * static_cast<double>(model.heads) * static_cast<double>(qk_head_dim(model) + value_head_dim(model));
+  const double f = windowed_layer_fraction(model);
+  if (f == 0.0) return static_cast<double>(seq_len) * per_key;
+  const auto window_keys = static_cast<double>(std::min(seq_len, model.sliding_window));
+  return per_key * ((1.0 - f) * static_cast<double>(seq_len) + f * window_keys);
 }
 
 double model_flops_per_token(const TransformerSpec& model, std::int64_t seq_len) {

@@ -36,6 +36,8 @@ struct Dims {
   double ffn;          // f / tp
   double vocab;        // V / tp
   double cp_steps;     // attention calls per pass: one per context-parallel ring step
+  double windowed;     // share of the layers attending a sliding window (attention_shape.hpp)
+  double window;       // its keys
   AttentionKernel attention;
   double input_bytes;  // GEMM input bytes per element: 1 for fp8, 2 for bf16
   double grad_input_bytes;  // the same for the dgrad and wgrad GEMMs (2 with fp8_backward false)
@@ -97,6 +99,8 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .ffn = static_cast<double>(model.ffn_hidden) / tp,
       .vocab = static_cast<double>(model.vocab) / tp,
       .cp_steps = cp,
+      .windowed = windowed_layer_fraction(model),
+      .window = static_cast<double>(model.sliding_window),
       .attention = training.attention,
       .input_bytes = training.precision == Precision::fp8 ? 1.0 : 2.0,
       .grad_input_bytes = training.precision == Precision::fp8 && training.fp8_backward ? 1.0 : 2.0,
@@ -135,6 +139,10 @@ OpCost gemm_wgrad(std::string_view name, const Dims& d, double m, double n, doub
           .bf16_gemm = d.bf16_backward, .fp8_rate = d.fp8_gemm_rate};
 }
 
+/// Keys FlashAttention's forward and backward take per tile on Hopper and Ampere (kBlockN for head
+/// dims up to 128 in FlashAttention-2's and -3's kernel traits).
+constexpr double kKeyBlock = 128.0;
+
 OpCost attention_forward(const Dims& d) {
   // Scores Q K^T and probabilities x V: 2 x tokens x s keys x (the rank's query-key width, then
   // its value width) FLOPs; 4 x tokens x s x h / tp when heads are h / a wide.
@@ -143,7 +151,18 @@ OpCost attention_forward(const Dims& d) {
   // traffic of a flash kernel (K/V re-reads across query blocks are assumed to hit L2).
   const double q_and_o = d.tokens * (d.q_width + d.out_width) * kActivationBytes;
   const double k_and_v = d.kv_tokens * (d.kv_width + d.v_width) * kActivationBytes;
-  const double executed = kCausalFraction * full;
+  double executed = kCausalFraction * full;
+  if (d.windowed > 0.0 && d.window < d.keys) {
+    // A banded layer computes each query tile against the key tiles its window touches,
+    // ceil(w / 128) + 1 tiles of 128 keys (FlashAttention's key block), of the s it would score.
+    const double computed_keys = std::min(d.keys, (std::ceil(d.window / kKeyBlock) + 1.0) * kKeyBlock);
+    const double banded_full = full * d.window / d.keys;  // model FLOPs: the window's keys alone
+    executed = (1.0 - d.windowed) * executed + d.windowed * full * computed_keys / d.keys;
+    const double model_full = (1.0 - d.windowed) * full + d.windowed * banded_full;
+    const int calls = to_int(d.cp_steps);
+    return {.name = "attention", .kind = OpKind::attention, .flops = executed, .model_flops = model_full,
+            .bytes = q_and_o + k_and_v, .kernels = calls, .attention_kernel = d.attention};
+  }
   const int calls = to_int(d.cp_steps);
   return {.name = "attention", .kind = OpKind::attention, .flops = executed, .model_flops = full,
           .bytes = q_and_o + k_and_v, .kernels = calls, .attention_kernel = d.attention};

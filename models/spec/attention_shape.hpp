@@ -27,6 +27,18 @@ inline std::int64_t value_head_dim(const TransformerSpec& m) { return is_mla(m) 
 /// Key (= value) heads the kernel reads: kv_heads, or every head under mla.
 inline std::int64_t attention_kv_heads(const TransformerSpec& m) { return is_mla(m) ? m.heads : m.kv_heads; }
 
+/// Whether layer `index` (0-based) attends a sliding window.
+inline bool is_windowed_layer(const TransformerSpec& m, std::int64_t index) {
+  return m.sliding_window > 0 && m.sliding_window_layers > 0 && index % m.sliding_window_layers == 0;
+}
+
+/// The share of the model's layers that attend a sliding window.
+inline double windowed_layer_fraction(const TransformerSpec& m) {
+  if (m.sliding_window <= 0 || m.sliding_window_layers <= 0 || m.layers <= 0) return 0.0;
+  const std::int64_t windowed = (m.layers + m.sliding_window_layers - 1) / m.sliding_window_layers;
+  return static_cast<double>(windowed) / static_cast<double>(m.layers);
+}
+
 /// Matmul weights of the attention's projections.
 inline std::int64_t attention_matmul_parameters(const TransformerSpec& m) {
   const std::int64_t h = m.hidden, heads = m.heads;

@@ -29,6 +29,11 @@ struct TransformerSpec {
   std::int64_t qk_rope_head_dim = 0;
   std::int64_t qk_nope_head_dim = 0;
   std::int64_t v_head_dim = 0;
+  // Sliding-window attention (GPT-OSS, Mistral 7B): layer i attends only its sliding_window
+  // previous keys when sliding_window_layers > 0 and i is a multiple of it (GPT-OSS: 2, its even
+  // layers banded, its odd ones full); 0: every layer full.
+  std::int64_t sliding_window = 0;
+  std::int64_t sliding_window_layers = 0;
   std::int64_t vocab = 0;
   MlpKind mlp = MlpKind::swiglu;
   bool tied_embeddings = false;  // input embedding and logits share one matrix

@@ -23,7 +23,7 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.086 today, with every row on its GPU's bundled
+// the step model can express. The model measures 0.096 today (0.086 over the 78 dense runs), with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
@@ -32,9 +32,11 @@ namespace {
 // rows are too fast where attention dominates (cuDNN attention at the rate measured on one H200 in
 // 2026 is faster than those 2024 runs imply); torchtitan's five Grand Teton rows (H100 capped at
 // 500 W) are 6-15 % too fast, since nothing models the clock at a power cap below the 700 W the
-// constants stand for. The gate sits just above the measured level against regressions and is
+// constants stand for. NeMo Automodel's five MoE rows are 23 % off on average (+15 % biased: the
+// DeepSeek-V3 rows 37-38 % slow, their expert all-to-alls blocking on the stream at DeepEP's
+// rate). The gate sits just above the measured level against regressions and is
 // tightened as the physics closes the gap. Never met by skipping rows or by per-row corrections.
-constexpr double kMaxValidationMape = 0.087;
+constexpr double kMaxValidationMape = 0.097;
 // The mean signed error of each source family, held at its measured level (a little margin) on
 // both sides so that no family drifts further while the overall MAPE holds; the goal is within
 // +/-6 %.
@@ -48,7 +50,7 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.165, 0.06},
     FamilyBiasBound{"MLPerf 3.1", -0.095, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.20, 0.06},
-    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.06, 0.06},
+    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.06, 0.16},
 };
 // Rows that must take part, so that the gate cannot pass by skipping (81 of 88 are expressible
 // today).
@@ -128,13 +130,13 @@ constexpr std::array kKnownMisfits{
     KnownMisfit{"nemo2407-h100-nemotron-340b-128",
                 "Adam state over dp = 2 is 32 GiB; the config's optim dtype bf16 (if it lowers the moments) "
                 "and TE's fp8 activation caching are not modelled"},
-    KnownMisfit{"automodel-h100-deepseek-v3-671b-1024",
-                "138 GiB of activations without recomputation: the row states none, and Automodel's activation "
-                "checkpointing for these runs is not known"},
-    KnownMisfit{"automodel-h100-deepseek-v3-671b-256", "as the 1,024-GPU row, and 28 GiB of expert optimizer state"},
     KnownMisfit{"automodel-h100-qwen3-moe-30b-8",
-                "101 GiB of activations without recomputation, and with ep = 8 on 8 GPUs each rank's 16 experts a "
-                "layer keep their whole optimizer state (43 GiB)"},
+                "5 GiB over: with ep = 8 on 8 GPUs each rank's 16 experts a layer keep their whole Adam state "
+                "(43 GiB); the runtime and FSDP buffer estimates (15 GiB) are the slack"},
+    KnownMisfit{"automodel-h100-gpt-oss-120b-64",
+                "8 GiB over: 43 GiB of activations without recomputation (the config's activation_checkpointing "
+                "false) and 20 GiB of Adam state"},
+    KnownMisfit{"automodel-h100-gpt-oss-20b-8", "7 GiB over, as the 120B row (29 GiB of activations, 29 GiB of Adam state)"},
 };
 
 TEST_CASE("validate: every published run fits in memory but the known misfits") {
@@ -189,7 +191,7 @@ TEST_CASE("validate: the text report lists every row, the statistics and the ski
   CHECK(o.out.find("meg21-t1-1.7b") != std::string::npos);
   CHECK(o.out.find("overall") != std::string::npos);
   CHECK(o.out.find("Skipped (") != std::string::npos);
-  CHECK(o.out.find("mixture-of-experts model (GPT-OSS 120B)") != std::string::npos);
+  CHECK(o.out.find("parallel layout not given (tp, pp)") != std::string::npos);
 }
 
 TEST_CASE("validate: a CSV with a malformed number fails with file:line, exit 2 and nothing on stdout") {

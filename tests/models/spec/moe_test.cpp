@@ -4,6 +4,7 @@
 
 #include "models/compute/compute_profile.hpp"
 #include "models/compute/flops.hpp"
+#include "models/compute/transformer_costs.hpp"
 #include "models/spec/layout_rules.hpp"
 #include "models/spec/moe.hpp"
 #include "tests/models/model_fixtures.hpp"
@@ -108,4 +109,30 @@ TEST_CASE("moe: layout rules for expert parallelism") {
   v = layout_violation(bad, p, t, c);
   REQUIRE(v);
   CHECK(v->field == LayoutField::model_experts_per_token);
+}
+
+TEST_CASE("sliding window: a banded layer computes the key tiles its window touches") {
+  // Every layer windowed to 128 keys of a 4,096-token sequence: the kernel computes 2 tiles of 128
+  // keys per query tile (the band crosses a tile edge) instead of half the 4,096 of a causal layer;
+  // the model FLOPs count the window's 128 keys.
+  TransformerSpec m = test::llama3_8b();
+  const ParallelismSpec p{.tp = 1, .pp = 1, .dp = 1};
+  const TrainingSpec t{.seq_len = 4096, .micro_batch = 1, .global_batch = 1, .recompute = Recompute::none};
+  auto attention_op = [&](const TransformerSpec& model) {
+    for (const OpCost& op : layer_costs(model, p, t).forward)
+      if (op.name == "attention") return op;
+    return OpCost{};
+  };
+  const OpCost full = attention_op(m);
+  m.sliding_window = 128;
+  m.sliding_window_layers = 1;
+  const OpCost banded = attention_op(m);
+  CHECK(banded.flops == doctest::Approx(full.flops / 0.5 * 256.0 / 4096.0));
+  CHECK(banded.model_flops == doctest::Approx(full.model_flops * 128.0 / 4096.0));
+  // Every other layer windowed: model FLOPs per token average the two.
+  m.sliding_window_layers = 2;
+  const double s = 4096.0, per_key = 2.0 * 32.0 * (128.0 + 128.0);
+  TransformerSpec dense = test::llama3_8b();
+  CHECK(model_flops_per_token(m, 4096) ==
+        doctest::Approx(model_flops_per_token(dense, 4096) - 3.0 * 32.0 * 0.5 * per_key * (s - 128.0)));
 }
