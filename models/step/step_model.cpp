@@ -387,17 +387,22 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         const double gather_staging_s = sharding.gather_staging_passes * unit_params * sharding.gather_bytes_per_param / hbm_bytes_per_s;
         const double reduce_staging_s = sharding.reduce_staging_passes * grad_bytes / hbm_bytes_per_s;
         const bool on_compute = sharding.staging_on_compute_stream;
-        for (auto [record, staging_s] : {std::pair{&chunk.unit_gather, gather_staging_s}, std::pair{&chunk.unit_reduce, reduce_staging_s}}) {
-          if (record->group.ranks <= 1) continue;
-          record->host_s = host_s;
-          record->staging_s = on_compute ? 0.0 : staging_s;
-          record->seconds += record->host_s + record->staging_s;
-        }
+        const auto charge_host_and_staging = [&](CollectiveRecord& record, double staging_s) {
+          if (record.group.ranks <= 1) return;
+          record.host_s = host_s;
+          record.staging_s = on_compute ? 0.0 : staging_s;
+          record.seconds += record.host_s + record.staging_s;
+        };
         // A gather issued ahead runs its transfer (and the copies that follow it) beside the
         // compute; its host work, with the device idle, is the compute's (sharding.hpp).
-        chunk.unit_gather_ahead = chunk.unit_gather;
-        chunk.unit_gather_ahead.seconds -= chunk.unit_gather_ahead.host_s;
-        chunk.unit_gather_ahead.host_s = 0.0;
+        const auto issued_ahead = [](CollectiveRecord record) {
+          record.seconds -= record.host_s;
+          record.host_s = 0.0;
+          return record;
+        };
+        charge_host_and_staging(chunk.unit_gather, gather_staging_s);
+        charge_host_and_staging(chunk.unit_reduce, reduce_staging_s);
+        chunk.unit_gather_ahead = issued_ahead(chunk.unit_gather);
         const double backward_gathers = plan.reshard_after_forward ? 1.0 : 0.0;
         if (chunk.unit_gather.group.ranks > 1) {
           chunk.forward_s += chunk.prefetched_forward * host_s;
@@ -423,15 +428,9 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
               sharding.gather_staging_passes * expert_unit * sharding.gather_bytes_per_param / hbm_bytes_per_s;
           const double expert_reduce_staging_s =
               sharding.reduce_staging_passes * expert_unit * sharding.reduce_bytes_per_param / hbm_bytes_per_s;
-          for (auto [record, staging_s] : {std::pair{&chunk.expert_gather, expert_gather_staging_s},
-                                           std::pair{&chunk.expert_reduce, expert_reduce_staging_s}}) {
-            record->host_s = host_s;
-            record->staging_s = on_compute ? 0.0 : staging_s;
-            record->seconds += record->host_s + record->staging_s;
-          }
-          chunk.expert_gather_ahead = chunk.expert_gather;
-          chunk.expert_gather_ahead.seconds -= chunk.expert_gather_ahead.host_s;
-          chunk.expert_gather_ahead.host_s = 0.0;
+          charge_host_and_staging(chunk.expert_gather, expert_gather_staging_s);
+          charge_host_and_staging(chunk.expert_reduce, expert_reduce_staging_s);
+          chunk.expert_gather_ahead = issued_ahead(chunk.expert_gather);
           const double moe_share = moe_layers / chunk.units;  // of each pass's gathers
           chunk.forward_s += chunk.prefetched_forward * moe_share * host_s;
           chunk.backward_s += backward_gathers * chunk.prefetched_backward * moe_share * host_s;
