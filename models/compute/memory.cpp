@@ -32,21 +32,6 @@ double layer_parameters_per_gpu(const TransformerSpec& model, std::int64_t tp) {
   return attention + mlp_matrices * h * static_cast<double>(model.ffn_hidden) / t + 2.0 * h;
 }
 
-// A MoE layer's parameters on one GPU besides its routed experts: attention, norms and shared
-// experts split tp ways, and the router whole.
-double moe_layer_dense_parameters_per_gpu(const TransformerSpec& model, std::int64_t tp) {
-  const auto h = static_cast<double>(model.hidden);
-  const auto t = static_cast<double>(tp);
-  const double attention = attention_parameters_per_gpu(model, tp);
-  return attention + static_cast<double>(model.shared_experts * expert_parameters(model)) / t + 2.0 * h +
-         h * static_cast<double>(model.experts);
-}
-
-// The routed experts of a MoE layer on one GPU: experts / ep of them, not tensor-parallel.
-double moe_layer_expert_parameters_per_gpu(const TransformerSpec& model, std::int64_t ep) {
-  return static_cast<double>(model.experts / ep * expert_parameters(model));
-}
-
 // The largest parameter tensor of a layer on one TP rank: an MLP matrix, or the fused QKV.
 double largest_tensor_per_gpu(const TransformerSpec& model, std::int64_t tp) {
   const auto h = static_cast<double>(model.hidden);
@@ -88,6 +73,19 @@ double zero3_buffer_bytes(const TransformerSpec& model, const ParallelismSpec& p
 }
 
 }  // namespace
+
+double moe_layer_dense_parameters_per_gpu(const TransformerSpec& model, std::int64_t tp) {
+  const auto h = static_cast<double>(model.hidden);
+  const auto t = static_cast<double>(tp);
+  const double attention = attention_parameters_per_gpu(model, tp);
+  return attention + static_cast<double>(model.shared_experts * expert_parameters(model)) / t + 2.0 * h +
+         h * static_cast<double>(model.experts);
+}
+
+double moe_layer_expert_parameters_per_gpu(const TransformerSpec& model, std::int64_t ep) {
+  return static_cast<double>(model.experts / ep * expert_parameters(model));
+}
+
 
 double parameters_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism,
                           std::int64_t stage_layers, bool is_first_stage, bool is_last_stage, std::int64_t moe_layers) {

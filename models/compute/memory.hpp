@@ -51,6 +51,14 @@ struct MemoryBreakdown {
 /// Parameters one GPU of a stage holds: its layers' matrices / tp (norm gains replicated), plus the
 /// embedding on the first stage and the logits matrix and final norm on the last (one matrix when
 /// tied and both are the same stage; tied across stages, each keeps a copy as Megatron-LM does).
+/// A MoE layer's parameters on one GPU besides its routed experts: attention, norms and shared
+/// experts split tp ways (K and V heads, and MLA's down projections, as the attention holds them),
+/// and the router whole.
+double moe_layer_dense_parameters_per_gpu(const TransformerSpec& model, std::int64_t tp);
+
+/// The routed experts of a MoE layer on one GPU: experts / ep of them, not tensor-parallel.
+double moe_layer_expert_parameters_per_gpu(const TransformerSpec& model, std::int64_t ep);
+
 /// Of the stage's layers, `moe_layers` are mixture-of-experts layers (moe.hpp): their attention,
 /// norms and shared experts split tp ways, the router whole, experts / ep routed experts.
 double parameters_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism,

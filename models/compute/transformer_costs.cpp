@@ -538,7 +538,6 @@ OpCost grouped(OpCost op, double rows, double groups, double weight_elems, doubl
     op.gemm_m = per_expert;
   op.gemm_groups = to_int(groups);
   op.bytes += (groups - 1.0) * weight_elems * weight_bytes;
-  op.bf16_gemm = true;
   return op;
 }
 

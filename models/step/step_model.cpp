@@ -8,6 +8,7 @@
 #include "models/compute/flops.hpp"
 #include "models/compute/host_launch.hpp"
 #include "models/compute/layer_tensors.hpp"
+#include "models/compute/memory.hpp"
 #include "models/step/flow_step.hpp"
 #include "models/step/overlap_cost.hpp"
 #include "models/step/pipeline_schedule.hpp"
@@ -275,15 +276,10 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   std::vector<std::int64_t> first_layer(split.size(), 0);  // of each pipeline chunk, in model order
   for (std::size_t i = 1; i < split.size(); ++i) first_layer[i] = first_layer[i - 1] + split[i - 1];
   const double layer_params = static_cast<double>(layer_parameters(model)) / static_cast<double>(p.tp);
-  // A MoE layer on one rank: the attention, norms and shared experts split tp ways, the router
-  // whole, and experts/ep routed experts (not tensor-parallel: etp = 1).
-  const double moe_layer_params = is_moe(model)
-      ? static_cast<double>(attention_matmul_parameters(model) + model.shared_experts * expert_parameters(model) +
-                            2 * model.hidden) / static_cast<double>(p.tp) +
-            static_cast<double>(model.hidden * model.experts)
-      : 0.0;
-  const double local_expert_params =
-      is_moe(model) ? static_cast<double>(model.experts / p.ep * expert_parameters(model)) : 0.0;
+  // A MoE layer on one rank, as the memory model holds it: its routed experts apart, since they
+  // reduce and shard over other ranks.
+  const double moe_layer_params = is_moe(model) ? moe_layer_dense_parameters_per_gpu(model, p.tp) : 0.0;
+  const double local_expert_params = is_moe(model) ? moe_layer_expert_parameters_per_gpu(model, p.ep) : 0.0;
   const double head_params = static_cast<double>(embedding_parameters(model)) /
                              (model.tied_embeddings ? 1.0 : 2.0) / static_cast<double>(p.tp);
 
