@@ -49,8 +49,11 @@ constexpr Bounds expert_ffn_hidden{.min = 1, .max = 1 << 22, .or_zero = true};
 // --- cluster ----------------------------------------------------------------------------------
 // 2^20 GPUs: ten times the largest clusters of 2024-25 (100,000-200,000 H100).
 constexpr Bounds gpus{.min = 1, .max = 1 << 20};
-// One NVLink domain: 8 in an HGX node, 72 in GB200 NVL72, 576 announced for Rubin Ultra.
+// One server's GPUs: 8 in an HGX node, 4 in a GB200 compute tray; 4,096 is past any server.
 constexpr Bounds gpus_per_node{.min = 1, .max = 4096};
+// GPUs on one NVLink fabric: 72 in GB200 NVL72; NVLink 5 switches join up to 576 (NVIDIA Mission
+// Control manual, "NVLink Technology"); 0: one node's.
+constexpr Bounds nvlink_domain_gpus{.min = 1, .max = 576, .or_zero = true};
 // 1 Gbit/s (an office link) to 100 Tbit/s, 60 times a 1.6 Tbit/s NIC.
 constexpr Bounds nic_gbit_per_s{.min = 1, .max = 100'000};
 // One or two NICs a GPU; a 4,096-GPU node could hold twice as many.
@@ -69,6 +72,8 @@ constexpr Bounds failed_links{.min = 0, .max = 1 << 24};
 // below any training GPU. FP8: 0 means no FP8 tensor cores.
 constexpr Bounds bf16_tflops{.min = 1, .max = 100'000};
 constexpr Bounds fp8_tflops{.min = 1, .max = 200'000, .or_zero = true};
+// FP4 (B200 9,000, GB200 10,000 TFLOP/s dense): twice FP8's range; 0 means no FP4 tensor cores.
+constexpr Bounds fp4_tflops{.min = 1, .max = 400'000, .or_zero = true};
 // HBM: A100 40-80 GB, B300 288 GB.
 constexpr Bounds hbm_gb{.min = 1, .max = 100'000};
 // HBM bandwidth: V100 0.9, H100 3.35, B200 8 TB/s.

@@ -36,9 +36,8 @@ constexpr std::size_t kDefaultSearchTop = 20;
 constexpr std::size_t kReportRankingRows = 30;  // rows in the HTML report's ranking chart
 
 std::string cluster_text(const scenarios::Scenario& s) {
-  return fmt::format("{} x {} ({} nodes of {}), global batch {} x {} tokens", s.cluster.num_gpus, s.cluster.gpu.name,
-                     s.cluster.num_gpus / s.cluster.gpus_per_node, s.cluster.gpus_per_node, s.training.global_batch,
-                     s.training.seq_len);
+  return fmt::format("{} x {} ({}), global batch {} x {} tokens", s.cluster.num_gpus, s.cluster.gpu.name,
+                     models::node_layout_text(s.cluster), s.training.global_batch, s.training.seq_len);
 }
 
 std::string sweep_report_html(const planning::SweepHeader& header, const std::vector<planning::SweepRow>& ranked, const std::string& text,

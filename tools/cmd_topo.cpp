@@ -126,9 +126,8 @@ int cmd_topo(std::span<const std::string> args, std::ostream& out) {
     out << j.dump(2) << '\n';
     return 0;
   }
-  out << fmt::format("{}: {} network of {} GPUs ({} nodes of {})\n", scenario.name, topologies::to_string(network.kind()),
-                     network.gpus().size(), scenario.cluster.num_gpus / scenario.cluster.gpus_per_node,
-                     scenario.cluster.gpus_per_node);
+  out << fmt::format("{}: {} network of {} GPUs ({})\n", scenario.name, topologies::to_string(network.kind()),
+                     network.gpus().size(), models::node_layout_text(scenario.cluster));
   out << "\n  element     count\n";
   for (std::size_t k = 0; k < topologies::node_kind_count; ++k)
     if (counts.nodes[k] > 0)

@@ -1,8 +1,10 @@
 #pragma once
 /// Rail-optimized fat tree in the DGX SuperPOD style: servers grouped in scalable units (SUs) of
 /// `su_nodes`; one leaf per rail per SU, NIC i of every server in the SU on leaf i, so same-rail
-/// traffic inside an SU is one switch hop and everything else crosses the spines. Leaves have
-/// su_nodes downlinks and su_nodes / oversubscription uplinks. Two tiers while there are at most
+/// traffic inside an SU is one switch hop and everything else crosses the spines. A server with
+/// more NICs than a leaf has ports for one rail each (a GB200 NVL72 rack: 72 NICs, SUs of 8 racks)
+/// puts `rails_per_leaf` consecutive rails on one leaf. Leaves have su_nodes x rails_per_leaf
+/// downlinks and as many / oversubscription uplinks. Two tiers while there are at most
 /// radix leaves; beyond that, pods of whole SUs under a core tier (as the SuperPOD B200 tables
 /// from 16 SUs on). Units: bytes/s per direction, seconds, ports.
 /// Limitations: leaves are provisioned for a full SU even when the last SU is partial; no UFM or
@@ -23,6 +25,7 @@ struct RailOptimizedSpec {
   NodeSpec node = {};
   std::int64_t nodes = 32;
   std::int64_t su_nodes = 32;            // servers per scalable unit (SuperPOD: 32)
+  std::int64_t rails_per_leaf = 1;       // consecutive rails sharing a leaf; divides the NICs per server
   std::int64_t switch_radix = 64;        // Quantum-2 QM9700: 64 x 400G
   double leaf_oversubscription = 1.0;    // leaf downlinks : uplinks (2.0 = 2:1)
   double spine_oversubscription = 1.0;   // spine downlinks : uplinks, when a core tier is needed

@@ -1,5 +1,6 @@
 #include "models/comm/cluster_topology.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -16,9 +17,12 @@ topologies::LinkSpec fabric_link(const ClusterSpec& c) {
           .bytes_per_s = c.nic_bytes_per_s};
 }
 
+// The topology's server is the NVLink domain: one node, or a rack of trays on one NVLink fabric
+// (GB200 NVL72), with all its trays' NICs, each GPU on its own tray's.
 topologies::NodeSpec node_spec(const ClusterSpec& c) {
-  return {.gpus_per_node = c.gpus_per_node,
-          .nics_per_node = c.nics_per_node,
+  const std::int64_t trays = nvlink_domain(c) / c.gpus_per_node;
+  return {.gpus_per_node = nvlink_domain(c),
+          .nics_per_node = c.nics_per_node * std::max<std::int64_t>(trays, 1),
           .nvlink = {.link_class = topologies::LinkClass::nvlink, .bytes_per_s = c.gpu.nvlink_bytes_per_s},
           .pcie = {.link_class = topologies::LinkClass::pcie},
           .nic = fabric_link(c)};
@@ -27,16 +31,26 @@ topologies::NodeSpec node_spec(const ClusterSpec& c) {
 }  // namespace
 
 topologies::TopologySpec topology_spec(const ClusterSpec& c) {
-  const std::int64_t nodes = c.num_gpus / c.gpus_per_node;
+  const std::int64_t nodes = c.num_gpus / nvlink_domain(c);
   const topologies::NodeSpec node = node_spec(c);
   switch (c.topology) {
-    case TopologyKind::rail_optimized:
+    case TopologyKind::rail_optimized: {
+      // SuperPOD scalable units: 32 HGX nodes (H100/B200 RA), or 8 NVL72 racks (GB200 RA), whose
+      // NICs a leaf takes as many rails at a time as its downlinks hold.
+      const bool racks = nvlink_domain(c) > c.gpus_per_node;
+      const std::int64_t su_nodes = racks ? 8 : 32;
+      const auto leaf_down = static_cast<std::int64_t>(
+          std::floor(static_cast<double>(kSwitchRadix) / (1.0 + 1.0 / c.oversubscription)));
+      std::int64_t rails_per_leaf = std::max<std::int64_t>(1, leaf_down / su_nodes);
+      while (node.nics_per_node % rails_per_leaf != 0) --rails_per_leaf;
       return topologies::RailOptimizedSpec{.node = node,
                                            .nodes = nodes,
-                                           .su_nodes = 32,
+                                           .su_nodes = su_nodes,
+                                           .rails_per_leaf = rails_per_leaf,
                                            .switch_radix = kSwitchRadix,
                                            .leaf_oversubscription = c.oversubscription,
                                            .fabric = fabric_link(c)};
+    }
     case TopologyKind::fat_tree: {
       // Two tiers reach radix/(1 + 1/r) leaf ports x radix leaves; beyond that, a core tier.
       const double leaf_down = std::floor(static_cast<double>(kSwitchRadix) / (1.0 + 1.0 / c.oversubscription));

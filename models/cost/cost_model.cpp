@@ -23,7 +23,7 @@ NetworkParts closed_form_fat_tree(const ClusterSpec& cluster) {
 }  // namespace
 
 NetworkParts network_parts(const ClusterSpec& cluster) {
-  if (cluster.num_gpus <= cluster.gpus_per_node) return {.source = "one node: no scale-out network"};
+  if (cluster.num_gpus <= nvlink_domain(cluster)) return {.source = "one NVLink domain: no scale-out network"};
   topologies::Network network;
   try {
     network = topologies::build_network(topology_spec(cluster));

@@ -14,7 +14,10 @@ enum class TopologyKind { rail_optimized, fat_tree, dragonfly, torus };
 struct ClusterSpec {
   GpuSpec gpu;
   std::int64_t num_gpus = 256;
-  std::int64_t gpus_per_node = 8;
+  std::int64_t gpus_per_node = 8;  // GPUs of one server (or GB200 compute tray), which share its NICs
+  // GPUs on one NVLink fabric: 0 (the default) is one node's; GB200 NVL72 joins 18 trays of 4 into
+  // one domain of 72, so that groups of up to 72 ranks stay on NVLink. A multiple of gpus_per_node.
+  std::int64_t nvlink_domain_gpus = 0;
   double nic_bytes_per_s = 50e9;  // per NIC, per direction (400 Gb/s)
   std::int64_t nics_per_node = 8;
   Fabric fabric = Fabric::infiniband;
@@ -36,5 +39,15 @@ struct ClusterSpec {
 
   friend bool operator==(const ClusterSpec&, const ClusterSpec&) = default;
 };
+
+/// GPUs of the job that share one NVLink domain: the domain's size (a node's when unset), or the
+/// whole job when it uses part of one domain.
+inline std::int64_t nvlink_domain(const ClusterSpec& c) {
+  const std::int64_t domain = c.nvlink_domain_gpus > 0 ? c.nvlink_domain_gpus : c.gpus_per_node;
+  return c.num_gpus > 0 && c.num_gpus < domain ? c.num_gpus : domain;
+}
+
+/// "32 nodes of 8"; with NVLink domains of several nodes "36 nodes of 4 in 2 NVLink domains of 72".
+std::string node_layout_text(const ClusterSpec& cluster);
 
 }  // namespace clustersim::models

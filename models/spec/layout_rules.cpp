@@ -36,6 +36,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::training_attention: return "training.attention";
     case LayoutField::cluster_num_gpus: return "cluster.num_gpus";
     case LayoutField::cluster_gpus_per_node: return "cluster.gpus_per_node";
+    case LayoutField::cluster_nvlink_domain_gpus: return "cluster.nvlink_domain_gpus";
     case LayoutField::cluster_topology: return "cluster.topology";
     case LayoutField::cluster_failed_links: return "cluster.failed_links";
     case LayoutField::cluster_failed_link_names: return "cluster.failed_link_names";
@@ -143,6 +144,16 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
   if (c.num_gpus % c.gpus_per_node != 0)
     return broken(F::cluster_num_gpus,
                   fmt::format("must be a multiple of gpus_per_node={}, got {}", c.gpus_per_node, c.num_gpus));
+  // An NVLink domain joins whole nodes (GB200 NVL72: 18 trays of 4), and a job fills whole domains
+  // or part of one: ranks are placed domain by domain, so a partial last domain would break the
+  // symmetry every group's placement relies on.
+  if (c.nvlink_domain_gpus < 0 || (c.nvlink_domain_gpus > 0 && c.nvlink_domain_gpus % c.gpus_per_node != 0))
+    return broken(F::cluster_nvlink_domain_gpus,
+                  fmt::format("must be 0 (one node) or a multiple of gpus_per_node={}, got {}", c.gpus_per_node,
+                              c.nvlink_domain_gpus));
+  if (const std::int64_t domain = nvlink_domain(c); c.num_gpus % domain != 0)
+    return broken(F::cluster_num_gpus, fmt::format("must be at most nvlink_domain_gpus={} or a multiple of it, got {}",
+                                                   c.nvlink_domain_gpus, c.num_gpus));
   // In double: four degrees of up to 2^20 each overflow an int64; a product past 2^53 is not num_gpus anyway.
   if (const double product = static_cast<double>(p.tp) * static_cast<double>(p.pp) * static_cast<double>(p.dp) *
                              static_cast<double>(p.cp);

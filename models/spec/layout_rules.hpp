@@ -88,6 +88,7 @@ enum class LayoutField {
   training_attention,
   cluster_num_gpus,
   cluster_gpus_per_node,
+  cluster_nvlink_domain_gpus,
   cluster_topology,
   cluster_failed_links,
   cluster_failed_link_names,

@@ -12,9 +12,9 @@ FlowStep::FlowStep(const ParallelismSpec& parallelism, const ClusterSpec& cluste
       cluster_(cluster),
       profile_(profile),
       lowering_(lowering) {
-  // Symmetry: a TP group that is exactly one node shares its NVLink with nothing else (other
-  // traffic leaves the node over PCIe and NICs), so one replica's rings stand for all.
-  tp_replicas_ = tp_ == cluster.gpus_per_node ? 1 : dp_ * cp_;
+  // Symmetry: a TP group that is exactly one NVLink domain shares its NVLink with nothing else
+  // (other traffic leaves the domain over PCIe and NICs), so one replica's rings stand for all.
+  tp_replicas_ = tp_ == nvlink_domain(cluster) ? 1 : dp_ * cp_;
   cache_.resize(static_cast<std::size_t>(kScopes * pp_));
 }
 

@@ -37,7 +37,9 @@ struct Groups {
 };
 
 Groups make_groups(const ParallelismSpec& p, const ClusterSpec& c) {
-  const std::int64_t node = c.gpus_per_node;
+  // Ranks on one NVLink domain talk over NVLink: "node" below is the domain (a GB200 NVL72 rack
+  // holds 18 trays), while each rank's share of the NICs stays its own tray's (collectives.cpp).
+  const std::int64_t node = nvlink_domain(c);
   Groups g;
   g.tp = {.ranks = p.tp, .ranks_per_node = std::min(p.tp, node)};
   const std::int64_t cp_stride_per_node = std::max<std::int64_t>(1, node / p.tp);
@@ -543,10 +545,10 @@ StepSimulation simulate_step(const StepInputs& in) {
   r.fits_in_memory =
       fits_in_memory(r.memory_per_stage[static_cast<std::size_t>(r.peak_memory_stage)].total_bytes, in.cluster.gpu);
 
-  if (p.tp > in.cluster.gpus_per_node)
-    r.notes.push_back(fmt::format("tp = {} spans {} nodes: tensor-parallel collectives cross the network at "
+  if (const std::int64_t domain = nvlink_domain(in.cluster); p.tp > domain)
+    r.notes.push_back(fmt::format("tp = {} spans {} NVLink domains: tensor-parallel collectives cross the network at "
                                   "NIC bandwidth instead of NVLink",
-                                  p.tp, ceil_div(p.tp, in.cluster.gpus_per_node)));
+                                  p.tp, ceil_div(p.tp, domain)));
   if (t.schedule != Schedule::gpipe && plan.micro_batches < p.pp)
     r.notes.push_back(fmt::format("{} micro-batches per step on {} stages: the pipeline never reaches its steady state",
                                   plan.micro_batches, p.pp));

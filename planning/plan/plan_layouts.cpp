@@ -8,7 +8,7 @@ namespace clustersim::planning {
 
 std::vector<Layout> plan_layouts(const models::StepInputs& base) {
   SearchSpace space;
-  for (std::int64_t tp = 1; tp <= base.cluster.gpus_per_node; tp *= 2) space.tp.push_back(tp);
+  for (std::int64_t tp = 1; tp <= models::nvlink_domain(base.cluster); tp *= 2) space.tp.push_back(tp);
   space.cp = {1};
   space.micro_batch = {1, 2};
   space.zero = {1, 3};

@@ -70,6 +70,17 @@ inline GpuSpec h100() {
           .hbm_bytes_per_s = 3.35e12, .nvlink_bytes_per_s = 450e9, .power_w = 700.0};
 }
 
+inline GpuSpec gb200() {
+  return {.name = "gb200", .bf16_flops_per_s = 2450e12, .fp8_flops_per_s = 4900e12, .fp4_flops_per_s = 10000e12,
+          .hbm_bytes = 186e9, .hbm_bytes_per_s = 8.0e12, .nvlink_bytes_per_s = 900e9, .power_w = 0.0};
+}
+
+/// GB200 NVL72: compute trays of 4 GPUs with four 400 Gb/s NICs, `domain` GPUs on one NVLink fabric.
+inline ClusterSpec gb200_cluster(std::int64_t gpus, std::int64_t domain = 72) {
+  return {.gpu = gb200(), .num_gpus = gpus, .gpus_per_node = 4, .nvlink_domain_gpus = domain,
+          .nic_bytes_per_s = 50e9, .nics_per_node = 4};
+}
+
 /// Nodes of 8 H100 with eight 400 Gb/s NICs each.
 inline ClusterSpec h100_cluster(std::int64_t gpus) {
   return {.gpu = h100(), .num_gpus = gpus, .gpus_per_node = 8, .nic_bytes_per_s = 50e9, .nics_per_node = 8};

@@ -69,8 +69,8 @@ NcclTestsRun predict_nccl_tests_run(models::CollectiveOp op, std::int64_t nodes,
                    .avg_busbw_gbps = 0.0};
   const models::CommGroup group =
       op == models::CollectiveOp::send_recv
-          ? models::CommGroup{.ranks = 2, .ranks_per_node = nodes > 1 ? 1 : 2}
-          : models::CommGroup{.ranks = run.ranks, .ranks_per_node = cluster.gpus_per_node};
+          ? models::CommGroup{.ranks = 2, .ranks_per_node = run.ranks <= models::nvlink_domain(cluster) ? 2 : 1}
+          : models::CommGroup{.ranks = run.ranks, .ranks_per_node = std::min(run.ranks, models::nvlink_domain(cluster))};
   // nccl-tests rounds each size down to whole elements (per rank, for the gather/scatter kinds).
   const std::int64_t unit = kFloatBytes * (per_rank_count(op) ? run.ranks : 1);
   const bool flow = inputs.fidelity == models::CommFidelity::flow;

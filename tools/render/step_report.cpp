@@ -111,8 +111,8 @@ std::string step_report_text(const scenarios::Scenario& scenario, const models::
   const auto& c = scenario.cluster;
   std::string out;
   auto line = [&out](const std::string& text) { out += text + '\n'; };
-  line(fmt::format("{}: {} on {} x {} ({} nodes of {}), {}", scenario.name, scenario.model.name, c.num_gpus,
-                   c.gpu.name, c.num_gpus / c.gpus_per_node, c.gpus_per_node, layout(scenario)));
+  line(fmt::format("{}: {} on {} x {} ({}), {}", scenario.name, scenario.model.name, c.num_gpus, c.gpu.name,
+                   models::node_layout_text(c), layout(scenario)));
   line(fmt::format("  global batch {} x {} tokens, micro-batch {}, {} micro-batches per step", scenario.training.global_batch,
                    scenario.training.seq_len, scenario.training.micro_batch, r.micro_batches));
   std::string failed;

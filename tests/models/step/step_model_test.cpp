@@ -142,7 +142,7 @@ TEST_CASE("step model: tensor parallelism across nodes is slower and says why") 
   const StepSimulation across = simulate_step(in);
   CHECK(across.report.times.step_time_s > 1.2 * inside);
   REQUIRE(!across.report.notes.empty());
-  CHECK(across.report.notes.front().find("spans 2 nodes") != std::string::npos);
+  CHECK(across.report.notes.front().find("spans 2 NVLink domains") != std::string::npos);
 }
 
 TEST_CASE("step model: GPipe matches 1F1B's time with free links but holds all micro-batches") {
