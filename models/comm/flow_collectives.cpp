@@ -179,6 +179,26 @@ void append_all_reduce(const FlowNetwork& network, std::span<const std::int64_t>
   }
 }
 
+void append_all_to_all(const FlowNetwork& network, std::span<const std::int64_t> ranks, double bytes_per_rank,
+                       std::vector<Transfer>& out) {
+  const double share = bytes_per_rank / static_cast<double>(ranks.size());
+  const auto nodes = by_node(network, ranks);
+  if (!uniform(nodes)) {
+    for (const std::int64_t src : ranks)
+      for (const std::int64_t dst : ranks)
+        if (src != dst) out.push_back({.src = src, .dst = dst, .bytes = share});
+    return;
+  }
+  const std::size_t k = nodes.front().size(), count = nodes.size();
+  for (std::size_t x = 0; x < count; ++x)
+    for (std::size_t r = 0; r < k; ++r) {
+      const std::int64_t src = nodes[x][r];
+      if (k > 1) out.push_back({.src = src, .dst = nodes[x][(r + 1) % k], .bytes = static_cast<double>(k - 1) * share});
+      for (std::size_t m = 1; m < count; ++m)
+        out.push_back({.src = src, .dst = nodes[(x + m) % count][r], .bytes = static_cast<double>(k) * share});
+    }
+}
+
 FlowSpan lower_collective(sim::TaskGraph& graph, FlowLowering& lowering, const CollectiveCall& call,
                           const ClusterSpec& cluster, const CommProfile& profile, sim::TaskLabel label) {
   const FlowNetwork& network = lowering.network();
@@ -188,7 +208,6 @@ FlowSpan lower_collective(sim::TaskGraph& graph, FlowLowering& lowering, const C
   const Protocol protocol = collective_protocol(call.op, call.bytes, group, cluster, profile);
   const double latency = protocol.latency_s;
   const double wire = 1.0 / protocol.bandwidth_fraction;
-  const double n = static_cast<double>(ranks.size());
   std::vector<Transfer> transfers;
   switch (call.op) {
     case CollectiveOp::send_recv:
@@ -196,9 +215,7 @@ FlowSpan lower_collective(sim::TaskGraph& graph, FlowLowering& lowering, const C
       transfers.push_back({.src = ranks[0], .dst = ranks[1], .bytes = call.bytes});
       return lowering.add(graph, std::move(transfers), latency, label);
     case CollectiveOp::all_to_all:
-      for (const std::int64_t src : ranks)
-        for (const std::int64_t dst : ranks)
-          if (src != dst) transfers.push_back({.src = src, .dst = dst, .bytes = call.bytes / n});
+      append_all_to_all(network, ranks, call.bytes, transfers);
       return lowering.add(graph, std::move(transfers), latency, label);
     default: break;
   }

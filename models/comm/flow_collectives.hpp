@@ -17,7 +17,13 @@
 ///   with the node's stage leaves (models/comm/collectives.hpp, tree_network_share).
 /// - hierarchical all-reduce: intra-node reduce-scatter over NVLink, an all-reduce ring per rail
 ///   across nodes on S/k, then an intra-node all-gather, one phase after the other.
-/// - direct all-to-all: every rank sends S/n to every other rank at once.
+/// - direct all-to-all: every rank sends S/n to every other rank at once. Across nodes NCCL sends
+///   rail-aligned (PXN: a byte for a peer on another node first crosses NVLink to the GPU of the
+///   peer's rail), so the exchange puts on every NVLink and NIC link the load of a rotation: over
+///   a group of k ranks on each of N nodes, each rank sends its (k-1) S/n for its own node to its
+///   node's next rank, and k S/n to the rank of its position on each other node, which is what the
+///   n (n-1) pairwise transfers load each link with, in n N flows. Groups of unequal nodes: the
+///   pairwise transfers.
 /// - send/receive: one transfer of S.
 /// `automatic` picks what the analytic model assumes NCCL picks (collectives.hpp): for all-reduce
 /// NVLS or a ring inside a node, the tree across nodes; rings for the other collectives.
@@ -27,7 +33,9 @@
 /// per (pair, channel) and so the same for every call.
 /// Units: bytes (S is the full buffer, nccl-tests' "size"), seconds.
 /// Limitations: bandwidth starts after the whole latency (no overlap of the two); the tree's
-/// traffic pattern is a ring per rail with the tree's byte count and efficiency, not a binary tree.
+/// traffic pattern is a ring per rail with the tree's byte count and efficiency, not a binary tree;
+/// an all-to-all's PXN hop over NVLink (at most (k-1)/k of the inter-node bytes, on links many
+/// times a NIC's rate) is left out.
 /// Source: ring step counts and bus factors as in nccl-tests' PERFORMANCE.md; channel layout as
 /// NCCL's rail-aligned rings (one ring per NIC); NVLS and tree rates as in collectives.cpp.
 
@@ -93,6 +101,11 @@ void append_ring(const FlowNetwork& network, std::span<const std::int64_t> ranks
 /// as the analytic model picks). Throws std::invalid_argument for an algorithm the group cannot use.
 void append_all_reduce(const FlowNetwork& network, std::span<const std::int64_t> ranks, double bytes,
                        FlowAlgorithm algorithm, const ClusterSpec& cluster, const CommProfile& profile,
+                       std::vector<Transfer>& out);
+
+/// Appends the transfers of an all-to-all of `bytes_per_rank` (each rank's whole buffer, S) over
+/// one group, as described above.
+void append_all_to_all(const FlowNetwork& network, std::span<const std::int64_t> ranks, double bytes_per_rank,
                        std::vector<Transfer>& out);
 
 /// The group's shape for the analytic model: its size and most ranks on one node.

@@ -24,7 +24,6 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::model_experts_per_token: return "model.experts_per_token";
     case LayoutField::model_expert_ffn_hidden: return "model.expert_ffn_hidden";
     case LayoutField::model_dense_layers: return "model.dense_layers";
-    case LayoutField::simulation_fidelity: return "simulation.fidelity";
     case LayoutField::model_attention: return "model.attention";
     case LayoutField::parallelism_sharding: return "parallelism.sharding";
     case LayoutField::training_micro_batch: return "training.micro_batch";

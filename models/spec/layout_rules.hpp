@@ -76,7 +76,6 @@ enum class LayoutField {
   model_experts_per_token,
   model_expert_ffn_hidden,
   model_dense_layers,
-  simulation_fidelity,
   model_attention,
   parallelism_sharding,
   training_micro_batch,

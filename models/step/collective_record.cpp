@@ -19,6 +19,7 @@ Traffic collective_traffic(const CollectiveRecord& record, const ClusterSpec& cl
   const double latency = protocol.latency_s + record.host_s + record.staging_s;
   const double wire = record.bytes / protocol.bandwidth_fraction;  // a slower protocol holds the links longer
   if (record.op == CollectiveOp::all_reduce) return Traffic{.all_reduce_bytes = wire, .latency_s = latency};
+  if (record.op == CollectiveOp::all_to_all) return Traffic{.all_to_all_bytes = wire, .latency_s = latency};
   const double factor = record.op == CollectiveOp::send_recv ? 1.0 : bus_factor(record.op, record.group.ranks);
   return Traffic{.ring_bytes = factor * wire, .latency_s = latency};
 }

@@ -35,21 +35,28 @@ enum class CommScope : std::uint8_t {
 
 /// What a collective moves under the `flow` fidelity: every rank of each group of its scope sends
 /// `ring_bytes` to its successor (its ring neighbour; for a pipeline send, its peer on the
-/// neighbouring stage), and each group all-reduces `all_reduce_bytes` (buffer size, lowered as
-/// flow_collectives.hpp picks), after `latency_s`, the analytic model's latency.
+/// neighbouring stage), each group all-reduces `all_reduce_bytes` (buffer size, lowered as
+/// flow_collectives.hpp picks), and each rank sends 1/n of `all_to_all_bytes` to every other rank
+/// of its group (n ranks), after `latency_s`, the analytic model's latency.
 struct Traffic {
   double ring_bytes = 0.0;
   double all_reduce_bytes = 0.0;
+  double all_to_all_bytes = 0.0;
   double latency_s = 0.0;
 
   Traffic& operator+=(const Traffic& other) {
     ring_bytes += other.ring_bytes;
     all_reduce_bytes += other.all_reduce_bytes;
+    all_to_all_bytes += other.all_to_all_bytes;
     latency_s += other.latency_s;
     return *this;
   }
-  Traffic scaled(double factor) const { return {ring_bytes * factor, all_reduce_bytes * factor, latency_s * factor}; }
-  bool empty() const { return ring_bytes <= 0.0 && all_reduce_bytes <= 0.0 && latency_s <= 0.0; }
+  Traffic scaled(double factor) const {
+    return {ring_bytes * factor, all_reduce_bytes * factor, all_to_all_bytes * factor, latency_s * factor};
+  }
+  bool empty() const {
+    return ring_bytes <= 0.0 && all_reduce_bytes <= 0.0 && all_to_all_bytes <= 0.0 && latency_s <= 0.0;
+  }
 };
 
 struct CollectiveRecord {
@@ -68,8 +75,8 @@ CollectiveRecord make_collective(CollectiveOp op, double bytes, const CommGroup&
                                  const ClusterSpec& cluster, const CommProfile& profile);
 
 /// The record's traffic under the `flow` fidelity; empty for a group of one rank. All-reduce moves
-/// its buffer by the algorithm the lowering picks; a send its bytes; the other collectives bus
-/// factor x bytes per rank around a ring.
+/// its buffer by the algorithm the lowering picks; all-to-all its buffer spread over the group's
+/// ranks; a send its bytes; the other collectives bus factor x bytes per rank around a ring.
 Traffic collective_traffic(const CollectiveRecord& record, const ClusterSpec& cluster, const CommProfile& profile);
 
 /// A share of a communication task: scale x (repeat x (first + second)); `second` may be absent.

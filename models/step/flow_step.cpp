@@ -8,6 +8,7 @@ FlowStep::FlowStep(const ParallelismSpec& parallelism, const ClusterSpec& cluste
       pp_(parallelism.pp),
       dp_(parallelism.dp),
       cp_(parallelism.cp),
+      ep_(parallelism.ep),
       shard_group_(parallelism.shard_group > 0 ? parallelism.shard_group : parallelism.dp * parallelism.cp),
       cluster_(cluster),
       profile_(profile),
@@ -27,6 +28,8 @@ const FlowStep::UnitTransfers& FlowStep::unit_transfers(CommScope scope, std::in
     append_ring(network, ranks, 1.0, out.ring);
     append_all_reduce(network, ranks, 1.0, FlowAlgorithm::automatic, cluster_, profile_, out.all_reduce);
   };
+  const std::int64_t stage_ranks = tp_ * cp_ * dp_;
+  const std::int64_t stage_first = rank(stage, 0, 0, 0);
   switch (scope) {
     case CommScope::tp:  // replica r is data-parallel replica r / cp, context rank r % cp
       for (std::int64_t r = 0; r < tp_replicas_; ++r) {
@@ -66,8 +69,19 @@ const FlowStep::UnitTransfers& FlowStep::unit_transfers(CommScope scope, std::in
           group(std::move(ranks));
         }
       break;
-    case CommScope::ep:
-    case CommScope::ep_dp:  // the flow fidelity refuses mixture-of-experts models (step_model.cpp)
+    case CommScope::ep:  // ep consecutive ranks of the stage
+      for (std::int64_t first = 0; first < stage_ranks; first += ep_) {
+        std::vector<std::int64_t> ranks;
+        for (std::int64_t i = first; i < first + ep_; ++i) ranks.push_back(stage_first + i);
+        append_all_to_all(network, ranks, 1.0, out.all_to_all);
+      }
+      break;
+    case CommScope::ep_dp:  // the ranks holding the same experts: every ep-th of the stage
+      for (std::int64_t offset = 0; offset < ep_; ++offset) {
+        std::vector<std::int64_t> ranks;
+        for (std::int64_t i = offset; i < stage_ranks; i += ep_) ranks.push_back(stage_first + i);
+        group(std::move(ranks));
+      }
       break;
     case CommScope::pp_next:
     case CommScope::pp_previous: {
@@ -93,6 +107,11 @@ FlowSpan FlowStep::lower(sim::TaskGraph& graph, CommScope scope, const Traffic& 
   if (traffic.all_reduce_bytes > 0.0)
     for (Transfer t : unit.all_reduce) {
       t.bytes *= traffic.all_reduce_bytes;
+      transfers.push_back(t);
+    }
+  if (traffic.all_to_all_bytes > 0.0)
+    for (Transfer t : unit.all_to_all) {
+      t.bytes *= traffic.all_to_all_bytes;
       transfers.push_back(t);
     }
   return lowering_.add(graph, std::move(transfers), traffic.latency_s, label);

@@ -13,7 +13,11 @@
 /// - context-parallel rings (ring attention's K/V blocks) run for every replica and tensor rank;
 ///   ZeRO-3 gathers and reduce-scatters are data-parallel traffic, over the dp x cp ranks that
 ///   hold the same weights or, with hybrid sharding, inside each shard group of consecutive ranks
-///   of them, the shards' all-reduces between the groups' ranks of the same position.
+///   of them, the shards' all-reduces between the groups' ranks of the same position;
+/// - a mixture-of-experts model's token dispatch and combine run for every expert-parallel group
+///   (ep consecutive ranks of the stage, as Megatron-Core places them), each rank sending its share
+///   to every other rank of its group at once; its expert gradients reduce over the ranks every
+///   ep-th of the stage, which hold the same experts.
 /// Each group's traffic follows its ranks' real routes (rank order: TP, CP, DP, PP innermost
 /// first, as parallelism_spec.hpp), so oversubscribed and failed links slow the groups they carry
 /// and the step waits for the slowest, as synchronous training does.
@@ -45,16 +49,18 @@ class FlowStep {
   std::int64_t rank(std::int64_t stage, std::int64_t replica, std::int64_t cp_rank, std::int64_t tp_rank) const {
     return ((stage * dp_ + replica) * cp_ + cp_rank) * tp_ + tp_rank;
   }
-  /// The transfers of one scope and stage for one byte of ring traffic per rank and for an
-  /// all-reduce of one byte, built once and scaled per call.
+  /// The transfers of one scope and stage for one byte of ring traffic per rank, for an
+  /// all-reduce of one byte and for an all-to-all of one byte per rank, built once and scaled per
+  /// call.
   struct UnitTransfers {
     bool built = false;
-    std::vector<Transfer> ring, all_reduce;
+    std::vector<Transfer> ring, all_reduce, all_to_all;
   };
   const UnitTransfers& unit_transfers(CommScope scope, std::int64_t stage);
 
   static constexpr std::int64_t kScopes = 9;  // CommScope's values
   std::int64_t tp_, pp_, dp_, cp_;
+  std::int64_t ep_;  // ranks of one expert-parallel group: consecutive ranks of the stage's tp x cp x dp
   std::int64_t shard_group_;  // ranks of one ZeRO-3 shard group (dp x cp without hybrid sharding)
   std::int64_t tp_replicas_ = 1;  // replicas whose tensor-parallel rings are lowered
   const ClusterSpec& cluster_;

@@ -488,10 +488,6 @@ StepSimulation simulate_step(const StepInputs& in) {
   StepSimulation out;
   std::vector<std::string> failed;
   if (in.fidelity == CommFidelity::flow) {
-    if (is_moe(in.model))
-      throw LayoutError(LayoutField::simulation_fidelity,
-                        "the flow fidelity does not lower a mixture-of-experts model's token dispatch and expert "
-                        "gradients yet; use \"analytic\"");
     FlowNetwork network(in.cluster, in.comm);
     std::vector<sim::Resource> links = network.resources();
     for (const topologies::LinkId id : network.failed()) failed.push_back(links[id].name);

@@ -94,6 +94,15 @@ int main(int argc, char** argv) {
                                         "parallelism.pp=16", "parallelism.dp=128", "training.seq_len=8192",
                                         "training.global_batch=2048", "simulation.fidelity=flow"},
              1);
+  // A mixture of experts under flow: every expert-parallel group's all-to-alls (64 ranks on 8
+  // nodes, 4,032 flows a call) beside the data-parallel and pipeline traffic. Target: < 30 s and
+  // 4 GiB on one core (issue: mixture of experts and Blackwell).
+  if (wanted("flow.deepseek_v3_1024"))
+    step_row("flow.deepseek_v3_1024", {"model.preset=deepseek-v3", "cluster.num_gpus=1024", "parallelism.tp=1",
+                                       "parallelism.pp=16", "parallelism.dp=64", "parallelism.ep=64",
+                                       "parallelism.sp=false", "training.seq_len=4096", "training.global_batch=4096",
+                                       "training.recompute=full", "simulation.fidelity=flow"},
+             1);
   if (wanted("step.sweep_70b_256")) {
     // Ten rounds of the 60 layouts, a quarter of a second. Three rounds lasted under a tenth, and a
     // single stall of the shared machine took one such run to 1,583 between runs of 2,228-2,769.

@@ -110,6 +110,34 @@ TEST_CASE("flow collectives: all-to-all across nodes is held to each GPU's NIC")
   CHECK(flow == relative(run_analytic(cluster, CollectiveOp::all_to_all, bytes, ranks)).epsilon(0.03));
 }
 
+TEST_CASE("flow collectives: an all-to-all loads each link as its pairwise exchange, in n x N flows") {
+  // 16 ranks on 2 nodes, S = 1 per rank: each rank sends S/16 to each of 15 peers, 7/16 inside
+  // its node and 8/16 to the other node, all of it on its own rail (PXN).
+  const ClusterSpec cluster = h100_cluster(16);
+  const FlowNetwork network(cluster, default_comm_profile(cluster));
+  const std::vector<std::int64_t> ranks = iota(16);
+  std::vector<Transfer> transfers;
+  append_all_to_all(network, ranks, 1.0, transfers);
+  REQUIRE(transfers.size() == 32);  // per rank: its node's next rank, and its position on the other node
+  std::vector<double> sent(16, 0.0), received_from_other_node(16, 0.0);
+  for (const Transfer& t : transfers) {
+    sent[static_cast<std::size_t>(t.src)] += t.bytes;
+    const bool across = t.src / 8 != t.dst / 8;
+    if (across) {
+      CHECK(t.dst % 8 == t.src % 8);  // rail-aligned
+      received_from_other_node[static_cast<std::size_t>(t.dst)] += t.bytes;
+    }
+  }
+  for (std::size_t r = 0; r < 16; ++r) {
+    CHECK(sent[r] == doctest::Approx(15.0 / 16.0));
+    CHECK(received_from_other_node[r] == doctest::Approx(8.0 / 16.0));
+  }
+  // Nodes of unequal shares: the pairwise exchange.
+  transfers.clear();
+  append_all_to_all(network, std::vector<std::int64_t>{0, 1, 2, 8}, 1.0, transfers);
+  CHECK(transfers.size() == 12);
+}
+
 TEST_CASE("flow collectives: a 2-node ring runs 8 rail-aligned channels in 32 flow classes") {
   // 16 ranks, 8 per node: 8 channels of S/8. Inside a node the 7 NVLink hops of each channel
   // reuse 8 (src, dst) pairs, so 8 x 7 hops merge into 8 weighted tasks per node; each channel

@@ -113,3 +113,14 @@ TEST_CASE("nvlink domain: racks of NVL72 on a rail-optimized fabric, a tray's NI
   CHECK(two.count(topo::NodeKind::leaf) == 36);
   CHECK(two.count(topo::NodeKind::spine) > 0);
 }
+
+TEST_CASE("nvlink domain: an all-reduce over a rack reduces in the NVLink 5 switches (NVLS)") {
+  // 64 ranks of one NVL72 domain: NVLS keeps an algorithm bandwidth of 483 of 900 GB/s (8 x B200:
+  // 845.67 GB/s busbw at 16 GiB, measurements.md 1.3), above a 64-rank ring's 0.82 x 900 x 64 / 126.
+  const ClusterSpec c = test::gb200_cluster(576);
+  const CommProfile profile = default_comm_profile(c);
+  const CommGroup rack{.ranks = 64, .ranks_per_node = 64};
+  const double bus = all_reduce_bus_bandwidth(rack, c, profile);
+  CHECK(bus / bus_factor(CollectiveOp::all_reduce, 64) == doctest::Approx(483e9));
+  CHECK_FALSE(all_reduce_uses_tree(rack, c, profile));
+}
