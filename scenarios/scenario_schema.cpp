@@ -688,7 +688,11 @@ std::vector<Section> build_sections() {
             enumeration("moe_dispatcher", member(training, &TrainingSpec::moe_dispatcher),
                         std::array<std::string_view, 2>{"alltoall", "deepep"},
                         "mixture of experts: alltoall (NCCL all-to-all of every routed copy) or deepep (each "
-                        "token crosses the network once per node it is routed to)")}},
+                        "token crosses the network once per node it is routed to, and NVLink once per rank)"),
+            enumeration("moe_routing", member(training, &TrainingSpec::moe_routing),
+                        std::array<std::string_view, 2>{"uniform", "consecutive"},
+                        "mixture of experts: which experts a token takes, for the dispatch: uniform (k at "
+                        "random) or consecutive (k consecutive ones, NeMo Automodel's fake balanced gate)")}},
       {.pointer = "/simulation",
        .meaning = "how the simulator runs",
        .index_in_parent = 1,

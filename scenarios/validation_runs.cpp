@@ -433,6 +433,11 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     t.moe_dispatcher = models::MoeDispatcher::deepep;
     assumed.emplace_back("moe_dispatcher=deepep: the row's kernels include DeepEP");
   }
+  if (contains(notes, "fake balanced")) {
+    t.moe_routing = models::MoeRouting::consecutive;
+    assumed.emplace_back("moe_routing=consecutive: the row's gate is Automodel's fake balanced gate, which gives "
+                         "token i experts k i .. k i + k - 1");
+  }
   const bool compiled = contains(notes, "compile") && !contains(notes, "no compile");
   t.elementwise = compiled || te_kernels ? models::ElementwiseKernels::fused : set.elementwise.value;
   if (t.elementwise != models::ElementwiseKernels::fused) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <span>
 
+#include "models/spec/parallelism_spec.hpp"
 #include "models/spec/transformer_spec.hpp"
 
 namespace clustersim::models {
@@ -34,6 +35,14 @@ inline std::int64_t moe_layer_count(const TransformerSpec& model) { return moe_l
 
 /// Matrices of one MLP: 3 for a gated (SwiGLU) MLP, 2 otherwise.
 inline std::int64_t mlp_matrices(const TransformerSpec& model) { return model.mlp == MlpKind::swiglu ? 3 : 2; }
+
+/// The expected number of holders a token's routed experts lie on, when `holders` hold the experts
+/// in order, experts / holders each (the ranks of an expert-parallel group, or its nodes):
+/// - uniform: k distinct experts at random; a holder is missed with probability
+///   C(E - e, k) / C(E, k), e = E / holders;
+/// - consecutive: token i takes experts k i .. k i + k - 1 mod E; the mean over one cycle of starts.
+/// What a deduplicating dispatcher (DeepEP) sends a token: once per such holder.
+double expert_holders_per_token(const TransformerSpec& model, MoeRouting routing, std::int64_t holders);
 
 /// Matmul weights of one routed (or shared) expert.
 inline std::int64_t expert_parameters(const TransformerSpec& model) {

@@ -125,6 +125,13 @@ struct ParallelismSpec {
 /// NVLink; github.com/deepseek-ai/DeepEP, "normal kernels" for training).
 enum class MoeDispatcher { alltoall, deepep };
 
+/// Which experts a MoE layer's router picks for a token, as far as the dispatch cares: `uniform`
+/// (k distinct experts at random, what a balanced learned router approaches) or `consecutive`
+/// (token i of a rank takes experts k i .. k i + k - 1 mod experts: NeMo Automodel's
+/// FakeBalancedGate, nemo_automodel/components/moe/layers.py, which its published benchmarks run),
+/// which puts each token's experts on the fewest ranks and nodes.
+enum class MoeRouting { uniform, consecutive };
+
 struct TrainingSpec {
   std::int64_t seq_len = 4096;
   std::int64_t micro_batch = 1;
@@ -155,6 +162,7 @@ struct TrainingSpec {
   // auxiliary-loss-free or forced-balanced gate); the busiest rank sets the layer's pace.
   double moe_load_imbalance = 1.0;
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  MoeRouting moe_routing = MoeRouting::uniform;
 
   friend bool operator==(const TrainingSpec&, const TrainingSpec&) = default;
 };

@@ -263,12 +263,14 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   // routed copies move in bf16 (Megatron-Core's alltoall dispatcher).
   if (is_moe(model) && p.ep > 1) {
     double dispatch_bytes = moe_routed_rows(model, p, t) * static_cast<double>(model.hidden) * kBf16Bytes;
-    // DeepEP sends a token to each node holding one of its experts once: with the k experts spread
-    // evenly over the group's n nodes, n (1 - (1 - 1/n)^k) nodes a token, of k copies.
-    const auto nodes = static_cast<double>(groups.ep.ranks / std::max<std::int64_t>(1, groups.ep.ranks_per_node));
-    if (t.moe_dispatcher == MoeDispatcher::deepep && nodes > 1.0) {
-      const auto k = static_cast<double>(model.experts_per_token);
-      dispatch_bytes *= nodes * (1.0 - std::pow(1.0 - 1.0 / nodes, k)) / k;
+    // DeepEP sends a token once to each node holding one of its experts (RDMA, then NVLink to the
+    // ranks there), or inside one node once to each such rank: of its k copies, as many as the
+    // router's choices put on distinct nodes (ranks).
+    const std::int64_t nodes = groups.ep.ranks / std::max<std::int64_t>(1, groups.ep.ranks_per_node);
+    if (t.moe_dispatcher == MoeDispatcher::deepep) {
+      const std::int64_t holders = nodes > 1 ? nodes : groups.ep.ranks;
+      dispatch_bytes *= expert_holders_per_token(model, t.moe_routing, holders) /
+                        static_cast<double>(model.experts_per_token);
     }
     plan.layer.ep_dispatch = collective(CollectiveOp::all_to_all, dispatch_bytes, groups.ep, CommScope::ep);
     plan.layer.ep_per_layer = 2.0;

@@ -23,7 +23,7 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.096 today (0.086 over the 78 dense runs), with every row on its GPU's bundled
+// the step model can express. The model measures 0.088 today (0.086 over the 78 dense runs), with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
@@ -32,11 +32,15 @@ namespace {
 // rows are too fast where attention dominates (cuDNN attention at the rate measured on one H200 in
 // 2026 is faster than those 2024 runs imply); torchtitan's five Grand Teton rows (H100 capped at
 // 500 W) are 6-15 % too fast, since nothing models the clock at a power cap below the 700 W the
-// constants stand for. NeMo Automodel's five MoE rows are 23 % off on average (+15 % biased: the
-// DeepSeek-V3 rows 37-38 % slow, their expert all-to-alls blocking on the stream at DeepEP's
-// rate). The gate sits just above the measured level against regressions and is
-// tightened as the physics closes the gap. Never met by skipping rows or by per-row corrections.
-constexpr double kMaxValidationMape = 0.097;
+// constants stand for. NeMo Automodel's five MoE rows are 11.9 % off on average, -11 % biased: the
+// DeepSeek-V3 and Qwen3 rows within 6 % once their fake balanced gate's routing is modelled (each
+// token's experts on one node), the two GPT-OSS rows 22-28 % too fast (attention sinks and
+// FlexAttention's own rate are not modelled). The gate sits just above the measured level against
+// regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
+// per-row corrections.
+constexpr double kMaxValidationMape = 0.089;
+// The mixture-of-experts rows together, the MoE issue's accuracy goal.
+constexpr double kMaxMoeMape = 0.15;
 // The mean signed error of each source family, held at its measured level (a little margin) on
 // both sides so that no family drifts further while the overall MAPE holds; the goal is within
 // +/-6 %.
@@ -50,7 +54,7 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.165, 0.06},
     FamilyBiasBound{"MLPerf 3.1", -0.095, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.20, 0.06},
-    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.06, 0.16},
+    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.12, 0.06},
 };
 // Rows that must take part, so that the gate cannot pass by skipping (81 of 88 are expressible
 // today).
@@ -113,6 +117,10 @@ TEST_CASE("validate: step-time MAPE over the published runs stays under the gate
     REQUIRE(bound != kFamilyBiasBounds.end());  // a new family gets its bound here
     CHECK(stats.bias >= bound->min_bias);
     CHECK(stats.bias <= bound->max_bias);
+    if (family == "NeMo Automodel 2025") {
+      CHECK(stats.count == 5);
+      CHECK(stats.mape <= kMaxMoeMape);
+    }
   }
 }
 

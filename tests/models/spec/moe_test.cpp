@@ -136,3 +136,19 @@ TEST_CASE("sliding window: a banded layer computes the key tiles its window touc
   CHECK(model_flops_per_token(m, 4096) ==
         doctest::Approx(model_flops_per_token(dense, 4096) - 3.0 * 32.0 * 0.5 * per_key * (s - 128.0)));
 }
+
+TEST_CASE("moe: the holders a token's experts lie on, by hand") {
+  TransformerSpec m = test::mixtral_8x7b();  // 8 experts
+  m.experts_per_token = 3;
+  // Consecutive: starts 0, 3, 6, 1, 4, 7, 2, 5. Over 4 holders of 2 experts every start spans 2;
+  // over 2 holders of 4, starts 0, 1, 4, 5 stay on one and 2, 3, 6, 7 span two: 1.5.
+  CHECK(expert_holders_per_token(m, MoeRouting::consecutive, 4) == doctest::Approx(2.0));
+  CHECK(expert_holders_per_token(m, MoeRouting::consecutive, 2) == doctest::Approx(1.5));
+  // Uniform over 2 holders of 4: a holder is missed when all 3 come from the other 4 experts,
+  // C(4, 3) / C(8, 3) = 4 / 56.
+  CHECK(expert_holders_per_token(m, MoeRouting::uniform, 2) == doctest::Approx(2.0 * (1.0 - 4.0 / 56.0)));
+  // Top-3 over 8 holders of one expert each: three holders, however chosen.
+  CHECK(expert_holders_per_token(m, MoeRouting::uniform, 8) == doctest::Approx(3.0));
+  CHECK(expert_holders_per_token(m, MoeRouting::consecutive, 8) == doctest::Approx(3.0));
+  CHECK(expert_holders_per_token(m, MoeRouting::uniform, 1) == 1.0);
+}

@@ -114,10 +114,22 @@ TEST_CASE("moe step: DeepEP sends a token across the network once per node it is
   const double alltoall = plan_step(in).layer.ep_dispatch.bytes;
   in.training.moe_dispatcher = MoeDispatcher::deepep;
   const double deepep = plan_step(in).layer.ep_dispatch.bytes;
-  // 8 experts drawn over 4 nodes reach 4 (1 - (3/4)^8) = 3.6 nodes: 0.45 of the 8 copies.
-  CHECK(deepep / alltoall == doctest::Approx(4.0 * (1.0 - 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75 * 0.75) / 8.0));
-  in.parallelism = {.tp = 1, .pp = 1, .dp = 64, .ep = 8};  // one node: NVLink, nothing saved
+  // 8 distinct experts of 128 at random miss a node's 32 with probability C(96, 8) / C(128, 8):
+  // 4 x (1 - that) nodes a token, of its 8 copies.
+  auto missed = [](double experts, double held) {
+    double p = 1.0;
+    for (int i = 0; i < 8; ++i) p *= (experts - held - i) / (experts - i);
+    return p;
+  };
+  CHECK(deepep / alltoall == doctest::Approx(4.0 * (1.0 - missed(128, 32)) / 8.0));
+  // Inside one node DeepEP sends a token once to each rank holding its experts (16 each).
+  in.parallelism = {.tp = 1, .pp = 1, .dp = 64, .ep = 8};
   const double one_node = plan_step(in).layer.ep_dispatch.bytes;
   in.training.moe_dispatcher = MoeDispatcher::alltoall;
-  CHECK(one_node == doctest::Approx(plan_step(in).layer.ep_dispatch.bytes));
+  const double one_node_alltoall = plan_step(in).layer.ep_dispatch.bytes;
+  CHECK(one_node / one_node_alltoall == doctest::Approx(8.0 * (1.0 - missed(128, 16)) / 8.0));
+  // Automodel's fake balanced gate: token i takes experts 8i .. 8i + 7, all on one rank of 16.
+  in.training.moe_dispatcher = MoeDispatcher::deepep;
+  in.training.moe_routing = MoeRouting::consecutive;
+  CHECK(plan_step(in).layer.ep_dispatch.bytes / one_node_alltoall == doctest::Approx(1.0 / 8.0));
 }
