@@ -82,8 +82,8 @@ double moe_layer_dense_parameters_per_gpu(const TransformerSpec& model, std::int
          h * static_cast<double>(model.experts);
 }
 
-double moe_layer_expert_parameters_per_gpu(const TransformerSpec& model, std::int64_t ep) {
-  return static_cast<double>(model.experts / ep * expert_parameters(model));
+double moe_layer_expert_parameters_per_gpu(const TransformerSpec& model, std::int64_t ep, std::int64_t etp) {
+  return static_cast<double>(model.experts / ep * expert_parameters(model)) / static_cast<double>(etp);
 }
 
 
@@ -96,7 +96,7 @@ double parameters_per_gpu(const TransformerSpec& model, const ParallelismSpec& p
   const auto moe = static_cast<double>(moe_layers);
   return (static_cast<double>(stage_layers) - moe) * layer_parameters_per_gpu(model, parallelism.tp) +
          moe * (moe_layer_dense_parameters_per_gpu(model, parallelism.tp) +
-                moe_layer_expert_parameters_per_gpu(model, parallelism.ep)) +
+                moe_layer_expert_parameters_per_gpu(model, parallelism.ep, parallelism.etp)) +
          vocab_matrices * vocab_matrix + (is_last_stage ? static_cast<double>(model.hidden) : 0.0);
 }
 
@@ -199,12 +199,13 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   const StateBytes per_param =
       state_bytes_per_parameter(parallelism, training.grad_dtype, static_cast<double>(shard_ranks));
   // Routed experts: their gradients and optimizer state shard over the ranks that hold the same
-  // experts, tp x cp x dp / ep of them (Megatron-Core's expert data-parallel group).
-  const double experts = static_cast<double>(moe_layers) * moe_layer_expert_parameters_per_gpu(model, parallelism.ep);
+  // experts, tp x cp x dp / (ep x etp) of them (Megatron-Core's expert data-parallel group).
+  const double experts = static_cast<double>(moe_layers) * moe_layer_expert_parameters_per_gpu(model, parallelism.ep, parallelism.etp);
   const double dense = mem.parameters - experts;
   const StateBytes per_expert_param = state_bytes_per_parameter(
       parallelism, training.grad_dtype,
-      static_cast<double>(parallelism.tp * parallelism.cp * parallelism.dp) / static_cast<double>(parallelism.ep));
+      static_cast<double>(parallelism.tp * parallelism.cp * parallelism.dp) /
+          static_cast<double>(parallelism.ep * parallelism.etp));
   mem.weights_bytes = dense * per_param.weights + experts * per_expert_param.weights;
   mem.gradients_bytes = dense * per_param.gradients + experts * per_expert_param.gradients;
   mem.optimizer_bytes = dense * per_param.optimizer + experts * per_expert_param.optimizer;
@@ -243,7 +244,7 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     mem.other_bytes += zero3_buffer_bytes(model, parallelism);
     if (moe_layers > 0) {  // a MoE layer's unit gathers its routed experts too (block units only)
       const ShardingParameters& s = sharding_parameters(parallelism.sharding);
-      mem.other_bytes += moe_layer_expert_parameters_per_gpu(model, parallelism.ep) *
+      mem.other_bytes += moe_layer_expert_parameters_per_gpu(model, parallelism.ep, parallelism.etp) *
                          ((1.0 + s.prefetch_depth) * s.gather_bytes_per_param + s.reduce_bytes_per_param);
     }
   }

@@ -56,8 +56,9 @@ struct MemoryBreakdown {
 /// and the router whole.
 double moe_layer_dense_parameters_per_gpu(const TransformerSpec& model, std::int64_t tp);
 
-/// The routed experts of a MoE layer on one GPU: experts / ep of them, not tensor-parallel.
-double moe_layer_expert_parameters_per_gpu(const TransformerSpec& model, std::int64_t ep);
+/// The routed experts of a MoE layer on one GPU: experts / ep of them, each split etp ways
+/// (expert tensor parallelism).
+double moe_layer_expert_parameters_per_gpu(const TransformerSpec& model, std::int64_t ep, std::int64_t etp);
 
 /// Of the stage's layers, `moe_layers` are mixture-of-experts layers (moe.hpp): their attention,
 /// norms and shared experts split tp ways, the router whole, experts / ep routed experts.

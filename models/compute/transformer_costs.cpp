@@ -564,9 +564,13 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   const double h = d.hidden;
   const double experts = static_cast<double>(model.experts);
   const double local = experts / static_cast<double>(parallelism.ep);
-  const double f = static_cast<double>(model.expert_ffn_hidden);
+  // Expert tensor parallelism: the etp ranks of an expert's group gather each other's routed rows
+  // and each multiplies all of them by its 1/etp of the expert's width.
+  const double etp = static_cast<double>(parallelism.etp);
+  const double f = static_cast<double>(model.expert_ffn_hidden) / etp;
   const double up_width = f * (d.swiglu ? 2.0 : 1.0);
   const double rows = moe_routed_rows(model, parallelism, training);
+  const double expert_rows = rows * etp;
   const double tokens = d.norm_tokens;  // the router's and the permutation's tokens
   LayerCosts costs;
 
@@ -575,8 +579,8 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   // Gather each routed copy into expert order: read and write rows x h bf16.
   const OpCost permute{.name = "permute", .kind = OpKind::elementwise, .bytes = 2.0 * rows * h * kActivationBytes,
                        .kernels = 2};
-  const OpCost expert_act{.name = "expert_activation", .kind = OpKind::elementwise, .flops = 8.0 * rows * f,
-                          .bytes = rows * (up_width + f) * kActivationBytes, .kernels = 1};
+  const OpCost expert_act{.name = "expert_activation", .kind = OpKind::elementwise, .flops = 8.0 * expert_rows * f,
+                          .bytes = expert_rows * (up_width + f) * kActivationBytes, .kernels = 1};
   // The weighted sum of each token's k outputs back in token order.
   const OpCost unpermute{.name = "unpermute", .kind = OpKind::elementwise, .flops = 2.0 * rows * h,
                          .bytes = (rows + tokens) * h * kActivationBytes + rows * 4.0, .kernels = 2};
@@ -594,10 +598,10 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   costs.forward.push_back(bf16(gemm_forward("router", d, tokens, experts, h)));
   costs.forward.push_back(router_topk);
   costs.forward.push_back(permute);
-  costs.forward.push_back(grouped(gemm_forward("experts_up", d, rows, up_width, h), rows, local, up_width * h,
+  costs.forward.push_back(grouped(gemm_forward("experts_up", d, expert_rows, up_width, h), expert_rows, local, up_width * h,
                                   d.input_bytes, false));
   costs.forward.push_back(expert_act);
-  costs.forward.push_back(grouped(gemm_forward("experts_down", d, rows, h, f), rows, local, f * h, d.input_bytes,
+  costs.forward.push_back(grouped(gemm_forward("experts_down", d, expert_rows, h, f), expert_rows, local, f * h, d.input_bytes,
                                   false));
   costs.forward.push_back(unpermute);
   if (shared_ffn > 0.0) {
@@ -613,14 +617,14 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
     }
   }
   costs.backward.push_back(backward_of(unpermute, "unpermute_bwd"));
-  costs.backward.push_back(grouped(gemm_dgrad("experts_down_dgrad", d, rows, h, f), rows, local, f * h,
+  costs.backward.push_back(grouped(gemm_dgrad("experts_down_dgrad", d, expert_rows, h, f), expert_rows, local, f * h,
                                    d.grad_input_bytes, false));
-  costs.backward.push_back(grouped(gemm_wgrad("experts_down_wgrad", d, rows, h, f), rows, local, f * h,
+  costs.backward.push_back(grouped(gemm_wgrad("experts_down_wgrad", d, expert_rows, h, f), expert_rows, local, f * h,
                                    kWeightGradBytes, true));
   costs.backward.push_back(backward_of(expert_act, "expert_activation_bwd"));
-  costs.backward.push_back(grouped(gemm_dgrad("experts_up_dgrad", d, rows, up_width, h), rows, local, up_width * h,
+  costs.backward.push_back(grouped(gemm_dgrad("experts_up_dgrad", d, expert_rows, up_width, h), expert_rows, local, up_width * h,
                                    d.grad_input_bytes, false));
-  costs.backward.push_back(grouped(gemm_wgrad("experts_up_wgrad", d, rows, up_width, h), rows, local, up_width * h,
+  costs.backward.push_back(grouped(gemm_wgrad("experts_up_wgrad", d, expert_rows, up_width, h), expert_rows, local, up_width * h,
                                    kWeightGradBytes, true));
   costs.backward.push_back(backward_of(permute, "permute_bwd"));
   costs.backward.push_back(backward_of(router_topk, "router_topk_bwd"));

@@ -96,8 +96,16 @@ std::optional<LayoutViolation> moe_violation(const TransformerSpec& m, const Par
   if (const std::int64_t ranks = p.tp * p.cp * p.dp; ranks % (p.ep * p.etp) != 0)
     return broken(F::parallelism_ep, fmt::format("ep*etp = {}*{} must divide the stage's tp*cp*dp = {} ranks", p.ep,
                                                  p.etp, ranks));
-  if (p.etp > 1)
-    return broken(F::parallelism_etp, "tensor parallelism inside an expert (etp > 1) is not modelled yet; use etp = 1");
+  if (m.expert_ffn_hidden % p.etp != 0)
+    return broken(F::parallelism_etp,
+                  fmt::format("{} does not divide expert_ffn_hidden={}: each of an expert's etp ranks holds an equal "
+                              "slice of its width",
+                              p.etp, m.expert_ffn_hidden));
+  // The DeepEP model counts a token once per rank holding whole experts (expert_holders_per_token);
+  // how DeepEP combines with expert tensor parallelism is not modelled.
+  if (p.etp > 1 && t.moe_dispatcher == MoeDispatcher::deepep)
+    return broken(F::parallelism_etp, "the deepep dispatcher is modelled with whole experts per rank; use etp = 1 "
+                                      "or training.moe_dispatcher = \"alltoall\"");
   // ZeRO-3 shards a MoE layer whole, its routed experts over the ranks that hold them
   // (torchtitan's and Megatron-FSDP's expert sharding); DeepSpeed's 2021 tensor units and hybrid
   // shard groups of experts are not modelled.

@@ -31,6 +31,7 @@ enum class CommScope : std::uint8_t {
   pp_previous,   // each rank to its peer on the previous stage (backward gradients)
   ep,            // MoE: the stage's expert-parallel groups (token dispatch and combine)
   ep_dp,         // MoE: the ranks holding the same experts (their gradient reduction)
+  ep_tp,         // MoE: the etp ranks splitting each expert (expert tensor parallelism)
 };
 
 /// What a collective moves under the `flow` fidelity: every rank of each group of its scope sends

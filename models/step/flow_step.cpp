@@ -9,6 +9,7 @@ FlowStep::FlowStep(const ParallelismSpec& parallelism, const ClusterSpec& cluste
       dp_(parallelism.dp),
       cp_(parallelism.cp),
       ep_(parallelism.ep),
+      etp_(parallelism.etp),
       shard_group_(parallelism.shard_group > 0 ? parallelism.shard_group : parallelism.dp * parallelism.cp),
       cluster_(cluster),
       profile_(profile),
@@ -69,17 +70,25 @@ const FlowStep::UnitTransfers& FlowStep::unit_transfers(CommScope scope, std::in
           group(std::move(ranks));
         }
       break;
-    case CommScope::ep:  // ep consecutive ranks of the stage
-      for (std::int64_t first = 0; first < stage_ranks; first += ep_) {
+    case CommScope::ep:  // ep ranks of the stage with stride etp, in blocks of ep x etp
+      for (std::int64_t block = 0; block < stage_ranks; block += ep_ * etp_)
+        for (std::int64_t offset = 0; offset < etp_; ++offset) {
+          std::vector<std::int64_t> ranks;
+          for (std::int64_t e = 0; e < ep_; ++e) ranks.push_back(stage_first + block + e * etp_ + offset);
+          append_all_to_all(network, ranks, 1.0, out.all_to_all);
+        }
+      break;
+    case CommScope::ep_tp:  // etp consecutive ranks split each expert
+      for (std::int64_t first = 0; first < stage_ranks; first += etp_) {
         std::vector<std::int64_t> ranks;
-        for (std::int64_t i = first; i < first + ep_; ++i) ranks.push_back(stage_first + i);
-        append_all_to_all(network, ranks, 1.0, out.all_to_all);
+        for (std::int64_t i = first; i < first + etp_; ++i) ranks.push_back(stage_first + i);
+        group(std::move(ranks));
       }
       break;
-    case CommScope::ep_dp:  // the ranks holding the same experts: every ep-th of the stage
-      for (std::int64_t offset = 0; offset < ep_; ++offset) {
+    case CommScope::ep_dp:  // the ranks holding the same experts: every (ep x etp)-th of the stage
+      for (std::int64_t offset = 0; offset < ep_ * etp_; ++offset) {
         std::vector<std::int64_t> ranks;
-        for (std::int64_t i = offset; i < stage_ranks; i += ep_) ranks.push_back(stage_first + i);
+        for (std::int64_t i = offset; i < stage_ranks; i += ep_ * etp_) ranks.push_back(stage_first + i);
         group(std::move(ranks));
       }
       break;

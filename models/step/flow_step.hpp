@@ -15,9 +15,10 @@
 ///   hold the same weights or, with hybrid sharding, inside each shard group of consecutive ranks
 ///   of them, the shards' all-reduces between the groups' ranks of the same position;
 /// - a mixture-of-experts model's token dispatch and combine run for every expert-parallel group
-///   (ep consecutive ranks of the stage, as Megatron-Core places them), each rank sending its share
-///   to every other rank of its group at once; its expert gradients reduce over the ranks every
-///   ep-th of the stage, which hold the same experts.
+///   (ep ranks of the stage with stride etp, as Megatron-Core places them), each rank sending its
+///   share to every other rank of its group at once; with expert tensor parallelism each expert's
+///   etp consecutive ranks gather and reduce-scatter the routed rows around a ring; the expert
+///   gradients reduce over every (ep x etp)-th rank of the stage, which hold the same experts.
 /// Each group's traffic follows its ranks' real routes (rank order: TP, CP, DP, PP innermost
 /// first, as parallelism_spec.hpp), so oversubscribed and failed links slow the groups they carry
 /// and the step waits for the slowest, as synchronous training does.
@@ -58,9 +59,9 @@ class FlowStep {
   };
   const UnitTransfers& unit_transfers(CommScope scope, std::int64_t stage);
 
-  static constexpr std::int64_t kScopes = 9;  // CommScope's values
+  static constexpr std::int64_t kScopes = 10;  // CommScope's values
   std::int64_t tp_, pp_, dp_, cp_;
-  std::int64_t ep_;  // ranks of one expert-parallel group: consecutive ranks of the stage's tp x cp x dp
+  std::int64_t ep_, etp_;  // an expert-parallel group, and the ranks splitting each expert (parallelism_spec.hpp)
   std::int64_t shard_group_;  // ranks of one ZeRO-3 shard group (dp x cp without hybrid sharding)
   std::int64_t tp_replicas_ = 1;  // replicas whose tensor-parallel rings are lowered
   const ClusterSpec& cluster_;

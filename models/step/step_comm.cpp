@@ -106,6 +106,10 @@ CommParts ep_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
     out.add({.first = &layer.ep_dispatch, .repeat = layer.ep_per_layer,
              .scale = static_cast<double>(chunk.moe_layers) * (forward ? 1.0 : backward_factor)});
   }
+  if (layer.etp[0].group.ranks > 1 && chunk.moe_layers > 0) {
+    out.add({.first = &layer.etp[0], .second = &layer.etp[1],
+             .scale = static_cast<double>(chunk.moe_layers) * (forward ? 1.0 : layer.tp_backward_factor)});
+  }
   return out;
 }
 

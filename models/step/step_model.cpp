@@ -33,7 +33,7 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 struct Groups {
   CommGroup tp, cp, dp, pp_neighbours;
   CommGroup shard, replica;  // ZeRO-3: a shard group of the dp x cp ranks, and across the groups
-  CommGroup ep, ep_dp;       // MoE: an expert-parallel group, and the ranks holding the same experts
+  CommGroup ep, ep_dp, etp;  // MoE: an expert-parallel group, the ranks holding the same experts, an expert's ranks
 };
 
 Groups make_groups(const ParallelismSpec& p, const ClusterSpec& c) {
@@ -53,12 +53,16 @@ Groups make_groups(const ParallelismSpec& p, const ClusterSpec& c) {
   const std::int64_t groups = p.dp * p.cp / shard;
   g.replica = {.ranks = groups,
                .ranks_per_node = std::clamp<std::int64_t>(cp_stride_per_node / shard, 1, std::max<std::int64_t>(groups, 1))};
-  // Megatron-Core's expert ranks (etp = 1): ep consecutive ranks of the stage's tp x cp x dp form
-  // an expert-parallel group; every ep-th rank holds the same experts.
+  // Megatron-Core's expert ranks (order etp, ep, expert-dp over the stage's tp x cp x dp): etp
+  // consecutive ranks split each expert, ep groups of them with stride etp form an
+  // expert-parallel group, and every (ep x etp)-th rank holds the same experts.
   const std::int64_t stage_ranks = p.tp * p.cp * p.dp;
-  g.ep = {.ranks = p.ep, .ranks_per_node = std::min(p.ep, node)};
-  const std::int64_t ep_dp = stage_ranks / std::max<std::int64_t>(1, p.ep);
-  g.ep_dp = {.ranks = ep_dp, .ranks_per_node = std::clamp<std::int64_t>(node / p.ep, 1, std::max<std::int64_t>(ep_dp, 1))};
+  const std::int64_t etp = std::max<std::int64_t>(1, p.etp), ep = std::max<std::int64_t>(1, p.ep);
+  g.etp = {.ranks = etp, .ranks_per_node = std::min(etp, node)};
+  g.ep = {.ranks = ep, .ranks_per_node = std::clamp<std::int64_t>(node / etp, 1, ep)};
+  const std::int64_t ep_dp = stage_ranks / (ep * etp);
+  g.ep_dp = {.ranks = ep_dp,
+             .ranks_per_node = std::clamp<std::int64_t>(node / (ep * etp), 1, std::max<std::int64_t>(ep_dp, 1))};
   return g;
 }
 
@@ -261,6 +265,11 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   // Mixture of experts: each MoE layer sends its routed copies to their experts' ranks and takes
   // the outputs back, an all-to-all each way; the busiest rank's share sets the time. The
   // routed copies move in bf16 (Megatron-Core's alltoall dispatcher).
+  if (is_moe(model) && p.etp > 1) {
+    const double gathered = moe_routed_rows(model, p, t) * static_cast<double>(p.etp * model.hidden) * kBf16Bytes;
+    plan.layer.etp = {collective(CollectiveOp::all_gather, gathered, groups.etp, CommScope::ep_tp),
+                      collective(CollectiveOp::reduce_scatter, gathered, groups.etp, CommScope::ep_tp)};
+  }
   if (is_moe(model) && p.ep > 1) {
     double dispatch_bytes = moe_routed_rows(model, p, t) * static_cast<double>(model.hidden) * kBf16Bytes;
     // DeepEP sends a token once to each node holding one of its experts (RDMA, then NVLink to the
@@ -283,7 +292,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   // A MoE layer on one rank, as the memory model holds it: its routed experts apart, since they
   // reduce and shard over other ranks.
   const double moe_layer_params = is_moe(model) ? moe_layer_dense_parameters_per_gpu(model, p.tp) : 0.0;
-  const double local_expert_params = is_moe(model) ? moe_layer_expert_parameters_per_gpu(model, p.ep) : 0.0;
+  const double local_expert_params = is_moe(model) ? moe_layer_expert_parameters_per_gpu(model, p.ep, p.etp) : 0.0;
   const double head_params = static_cast<double>(embedding_parameters(model)) /
                              (model.tied_embeddings ? 1.0 : 2.0) / static_cast<double>(p.tp);
 

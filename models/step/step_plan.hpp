@@ -34,6 +34,10 @@ struct LayerCollectives {
   // both ways: ep_per_layer all-to-alls a pass. None for ep = 1.
   CollectiveRecord ep_dispatch{};
   double ep_per_layer = 0.0;
+  // Expert tensor parallelism (etp > 1): the etp ranks of an expert gather each other's routed
+  // rows before the experts and reduce-scatter the outputs after them, once each a pass (the
+  // backward the other way round), as Megatron-Core's alltoall dispatcher does; none for etp = 1.
+  std::array<CollectiveRecord, 2> etp{};
 };
 
 /// One model chunk on one stage, per micro-batch unless said otherwise.

@@ -112,6 +112,10 @@ std::vector<LayoutCandidate> search_layouts(const models::StepInputs& base, cons
   Layout layout{.parallelism = base.parallelism, .training = base.training};
   // Which layouts are valid is models::layout_violation's to say; the loops only build the space
   // (degrees whose product is the GPU count, micro-batches that divide a replica's batch).
+  std::vector<std::int64_t> etps{1};
+  if (models::is_moe(base.model))
+    for (std::int64_t e = 2; e <= models::nvlink_domain(base.cluster); e *= 2) etps.push_back(e);
+  etps = restrict_to(etps, space.etp);
   auto valid = [&] {
     if (models::layout_violation(base.model, layout.parallelism, layout.training, base.cluster)) return false;
     return base.fidelity != models::CommFidelity::flow ||
@@ -140,8 +144,10 @@ std::vector<LayoutCandidate> search_layouts(const models::StepInputs& base, cons
                 // Expert parallelism: the divisors of the experts that the stage's ranks fold
                 // onto (1 for a dense model).
                 for (const std::int64_t ep : restrict_to(divisors(std::max<std::int64_t>(1, base.model.experts)), space.ep)) {
-                  if ((tp * cp * dp) % ep != 0) continue;
-                  layout.parallelism = {.tp = tp, .pp = pp, .dp = dp, .cp = cp, .vp = vp, .sp = sp, .zero = zero, .ep = ep};
+                 for (const std::int64_t etp : etps) {
+                  if ((tp * cp * dp) % (ep * etp) != 0) continue;
+                  layout.parallelism = {.tp = tp, .pp = pp, .dp = dp, .cp = cp, .vp = vp, .sp = sp, .zero = zero,
+                                        .ep = ep, .etp = etp};
                   layout.training.micro_batch = micro_batch;
                   layout.training.schedule = vp > 1 ? models::Schedule::interleaved : models::Schedule::one_f_one_b;
                   if (!valid()) continue;  // recompute plays no part in the rules
@@ -151,6 +157,7 @@ std::vector<LayoutCandidate> search_layouts(const models::StepInputs& base, cons
                     in.training = layout.training;
                     result.push_back({.layout = layout, .memory = peak_memory(in)});
                   }
+                 }
                 }
               }
             }

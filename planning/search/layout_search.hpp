@@ -38,6 +38,9 @@ struct SearchSpace {
   std::vector<std::int64_t> vp{};
   std::vector<std::int64_t> micro_batch{};
   std::vector<std::int64_t> ep{};  // expert parallelism (mixture-of-experts models); empty: every valid one
+  // Expert tensor parallelism; empty: 1 and the powers of two up to the NVLink domain (an expert
+  // split across the network is not worth a layout).
+  std::vector<std::int64_t> etp{};
   std::vector<models::Recompute> recompute{models::Recompute::none, models::Recompute::selective, models::Recompute::full};
   std::vector<int> zero{0, 1, 2, 3};
   std::vector<bool> sp{false, true};

@@ -126,6 +126,7 @@ std::string layout_label(const planning::Layout& layout) {
   std::string text = fmt::format("TP{} PP{} DP{}", p.tp, p.pp, p.dp);
   if (p.cp > 1) text += fmt::format(" CP{}", p.cp);
   if (p.ep > 1) text += fmt::format(" EP{}", p.ep);
+  if (p.etp > 1) text += fmt::format(" ETP{}", p.etp);
   if (p.vp > 1) text += fmt::format(" vp{}", p.vp);
   text += fmt::format(" mb{}{} ZeRO-{} {}", layout.training.micro_batch, p.sp ? " SP" : "", p.zero,
                       models::recompute_name(layout.training.recompute));

@@ -79,7 +79,7 @@ std::vector<std::string> chosen_megatron_args(const PlanRequest& request, const 
 
 ordered_json layout_json(const planning::Layout& l) {
   const auto& p = l.parallelism;
-  return {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"cp", p.cp}, {"ep", p.ep}, {"vp", p.vp}, {"sp", p.sp}, {"zero", p.zero},
+  return {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"cp", p.cp}, {"ep", p.ep}, {"etp", p.etp}, {"vp", p.vp}, {"sp", p.sp}, {"zero", p.zero},
           {"micro_batch", l.training.micro_batch},
           {"recompute", models::recompute_name(l.training.recompute)}};
 }

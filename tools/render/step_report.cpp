@@ -30,6 +30,7 @@ std::string layout(const scenarios::Scenario& s) {
   std::string text = fmt::format("TP {} x PP {} x DP {}", p.tp, p.pp, p.dp);
   if (p.cp > 1) text += fmt::format(" x CP {}", p.cp);
   if (p.ep > 1) text += fmt::format(", EP {}", p.ep);
+  if (p.etp > 1) text += fmt::format(", ETP {}", p.etp);
   if (p.vp > 1) text += fmt::format(", vp {}", p.vp);
   text += fmt::format(", {}, ZeRO-{}, {}", p.sp ? "SP" : "no SP", p.zero, models::schedule_name(s.training.schedule));
   return text;

@@ -64,11 +64,18 @@ std::string sweep_text(const planning::SweepHeader& header, const std::vector<pl
   }
   if (named) out += fmt::format("{:>4}  {:<{}}  ", "rank", "name", name_width);
   else out += fmt::format("{:>4}  ", "rank");
-  // Mixture-of-experts layouts add their expert-parallel degree after CP.
-  bool ep_column = false;
-  for (std::size_t i = 0; i < n; ++i) ep_column = ep_column || rows[i].layout.parallelism.ep > 1;
+  // Mixture-of-experts layouts add their expert-parallel degree after CP, and their expert
+  // tensor-parallel degree after it where any row splits its experts.
+  bool ep_column = false, etp_column = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    ep_column = ep_column || rows[i].layout.parallelism.ep > 1;
+    etp_column = etp_column || rows[i].layout.parallelism.etp > 1;
+  }
   out += fmt::format("{:>3} {:>3} {:>4} {:>3} {}{:>3} {:>3} {:>3} {:>4} {:<9}  {:>8} {:>15} {:>9} {:>6} {:>7} {:>8} {:>8}  ",
-                     "TP", "PP", "DP", "CP", ep_column ? fmt::format("{:>3} ", "EP") : std::string(), "vp", "mb", "SP",
+                     "TP", "PP", "DP", "CP",
+                     (ep_column ? fmt::format("{:>3} ", "EP") : std::string()) +
+                         (etp_column ? fmt::format("{:>3} ", "ETP") : std::string()),
+                     "vp", "mb", "SP",
                      "ZeRO", "recompute", "step s", "band s ", "tok/s/GPU", "MFU", "bubble", "exp.comm", "mem GiB");
   if (named) out += fmt::format("{:<{}}  ", "ties", ties_width);
   out += "fits\n";
@@ -79,7 +86,9 @@ std::string sweep_text(const planning::SweepHeader& header, const std::vector<pl
     if (named) out += fmt::format("{:>4}  {:<{}}  ", i + 1, row.name, name_width);
     else out += fmt::format("{:>4}  ", i + 1);
     out += fmt::format("{:>3} {:>3} {:>4} {:>3} {}{:>3} {:>3} {:>3} {:>4} {:<9}  ", p.tp, p.pp, p.dp, p.cp,
-                       ep_column ? fmt::format("{:>3} ", p.ep) : std::string(), p.vp, row.layout.training.micro_batch,
+                       (ep_column ? fmt::format("{:>3} ", p.ep) : std::string()) +
+                           (etp_column ? fmt::format("{:>3} ", p.etp) : std::string()),
+                       p.vp, row.layout.training.micro_batch,
                        p.sp ? "yes" : "no", p.zero, models::recompute_name(row.layout.training.recompute));
     if (row.status == planning::RowStatus::simulated) {
       bands.push_back(&row.band);
@@ -139,6 +148,7 @@ nlohmann::ordered_json sweep_json(const planning::SweepHeader& header, const std
     r["dp"] = p.dp;
     r["cp"] = p.cp;
     r["ep"] = p.ep;
+    r["etp"] = p.etp;
     r["vp"] = p.vp;
     r["micro_batch"] = t.micro_batch;
     r["sp"] = p.sp;

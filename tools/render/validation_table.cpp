@@ -15,6 +15,7 @@ std::string run_layout(const scenarios::Scenario& s) {
   std::string text = fmt::format("tp{} pp{} dp{}", p.tp, p.pp, p.dp);
   if (p.cp > 1) text += fmt::format(" cp{}", p.cp);
   if (p.ep > 1) text += fmt::format(" ep{}", p.ep);
+  if (p.etp > 1) text += fmt::format(" etp{}", p.etp);
   if (p.vp > 1) text += fmt::format(" vp{}", p.vp);
   return text;
 }

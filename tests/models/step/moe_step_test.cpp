@@ -5,6 +5,8 @@
 
 #include "models/comm/collectives.hpp"
 #include "models/compute/compute_profile.hpp"
+#include "models/compute/transformer_costs.hpp"
+#include "models/spec/layout_rules.hpp"
 #include "models/step/step_model.hpp"
 #include "tests/models/model_fixtures.hpp"
 
@@ -132,4 +134,57 @@ TEST_CASE("moe step: DeepEP sends a token across the network once per node it is
   in.training.moe_dispatcher = MoeDispatcher::deepep;
   in.training.moe_routing = MoeRouting::consecutive;
   CHECK(plan_step(in).layer.ep_dispatch.bytes / one_node_alltoall == doctest::Approx(1.0 / 8.0));
+}
+
+TEST_CASE("moe step: expert tensor parallelism splits each expert over etp consecutive ranks") {
+  StepInputs in = mixtral_on_64(4);
+  in.parallelism.etp = 2;  // 64 ranks: etp pairs, ep groups of 4 pairs, 8 ranks hold the same experts
+  const StepPlan plan = plan_step(in);
+  // Each rank routes its 4096 / 2 tokens to 2 experts: 4096 rows, gathered from both ranks of the
+  // pair before the experts (and reduce-scattered after): 2 x 4096 rows of 4096 bf16 values.
+  const CollectiveRecord& gather = plan.layer.etp[0];
+  CHECK(gather.op == CollectiveOp::all_gather);
+  CHECK(plan.layer.etp[1].op == CollectiveOp::reduce_scatter);
+  CHECK(gather.group.ranks == 2);
+  CHECK(gather.bytes == doctest::Approx(2.0 * 4096.0 * 4096.0 * 2.0));
+  CHECK(plan.layer.ep_dispatch.group.ranks == 4);
+  CHECK(plan.layer.ep_dispatch.group.ranks_per_node == 4);  // stride 2 over a node of 8
+  // Expert gradients over the 64 / (4 x 2) ranks with the same half-experts: 2 experts a layer of
+  // 3 x 4096 x 14336, halved, fp32.
+  const ChunkCosts& chunk = plan.stages[0].chunks[0];
+  CHECK(chunk.expert_grad_reduce.group.ranks == 8);
+  CHECK(chunk.expert_grad_reduce.bytes == doctest::Approx(32.0 * 2.0 * 3.0 * 4096.0 * 14336.0 / 2.0 * 4.0));
+  // Both passes run the gather and the reduce-scatter once a MoE layer, besides the all-to-alls.
+  CHECK(chunk.ep_forward_s ==
+        doctest::Approx(32.0 * (2.0 * plan.layer.ep_dispatch.seconds + gather.seconds + plan.layer.etp[1].seconds)));
+  // The experts' FLOPs per rank are those of whole experts: twice the rows at half the width.
+  StepInputs whole = mixtral_on_64(4);
+  auto expert_flops = [](const StepInputs& s) {
+    double sum = 0.0;
+    for (const OpCost& op : moe_layer_costs(s.model, s.parallelism, s.training).forward)
+      if (op.name.rfind("experts_", 0) == 0) sum += op.flops;
+    return sum;
+  };
+  CHECK(expert_flops(in) == doctest::Approx(expert_flops(whole)));
+  // Under flow the pair's rings run inside the node beside nothing: the analytic seconds.
+  StepInputs flow = in;
+  flow.fidelity = CommFidelity::flow;
+  const double analytic_s = simulate_step(in).report.times.stages[0].ep_comm_s;
+  CHECK(simulate_step(flow).report.times.stages[0].ep_comm_s == test::relative(analytic_s).epsilon(0.05));
+}
+
+TEST_CASE("moe step: etp rules name the field") {
+  StepInputs in = mixtral_on_64(4);
+  in.parallelism.etp = 16;
+  in.model.expert_ffn_hidden = 1000;
+  in.parallelism = {.tp = 1, .pp = 1, .dp = 64, .ep = 4, .etp = 16};
+  auto v = layout_violation(in.model, in.parallelism, in.training, in.cluster);
+  REQUIRE(v.has_value());
+  CHECK(v->field == LayoutField::parallelism_etp);
+  CHECK(v->rule.find("16 does not divide expert_ffn_hidden=1000") == 0);
+  in.model.expert_ffn_hidden = 1024;
+  in.training.moe_dispatcher = MoeDispatcher::deepep;
+  v = layout_violation(in.model, in.parallelism, in.training, in.cluster);
+  REQUIRE(v.has_value());
+  CHECK(v->field == LayoutField::parallelism_etp);
 }
