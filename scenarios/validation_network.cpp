@@ -24,6 +24,17 @@ SystemNetwork system_network(std::string_view row_text, std::string_view gpu_pre
   for (const auto& [needle, network] : systems) {
     if (row_text.find(needle) != std::string_view::npos) return network;
   }
+  if (gpu_preset == "gb200") {
+    // Compute trays of 4 GPUs with 4 ConnectX-7 each (MLPerf Inference v6.1, Crusoe
+    // GB200-NVL72 system description), 18 trays on one NVLink fabric (DGX SuperPOD GB200 RA).
+    return {.description = "GB200 NVL72 default: racks of 18 trays, 4 GPUs and 4 x 400 Gb/s NDR InfiniBand a tray",
+            .nics_per_node = 4,
+            .nic_gbit_per_s = 400.0,
+            .fabric = Fabric::infiniband,
+            .assumed = true,
+            .gpus_per_node = 4,
+            .nvlink_domain_gpus = 72};
+  }
   if (gpu_preset == "a100-80gb") {
     return {"DGX A100 default: 8 x 200 Gb/s HDR InfiniBand per node", 8, 200.0, Fabric::infiniband, true};
   }

@@ -20,10 +20,14 @@ struct SystemNetwork {
   double nic_gbit_per_s = 400.0;
   models::Fabric fabric = models::Fabric::infiniband;
   bool assumed = false;  // the row names no system: the GPU's DGX default
+  // The server: GPUs sharing its NICs, and GPUs on one NVLink fabric (0: the server's).
+  std::int64_t gpus_per_node = 8;
+  std::int64_t nvlink_domain_gpus = 0;
 };
 
 /// The network named in `row_text` (a row's gpu and notes columns), else the default for
-/// `gpu_preset` ("a100-80gb": 8 x 200 Gb/s; others: 8 x 400 Gb/s), marked as assumed.
+/// `gpu_preset` ("a100-80gb": 8 x 200 Gb/s; "gb200": NVL72 racks of trays of 4 GPUs with 4 x 400
+/// Gb/s; others: 8 x 400 Gb/s), marked as assumed.
 SystemNetwork system_network(std::string_view row_text, std::string_view gpu_preset);
 
 }  // namespace clustersim::scenarios

@@ -33,19 +33,25 @@ void check_gpu_presets(const std::vector<std::string>& gpus) {
 std::vector<SizedCluster> candidate_clusters(const scenarios::Scenario& scenario, const std::vector<std::string>& gpus,
                                              const GpuRange& range) {
   check_gpu_presets(gpus);
-  const std::int64_t per_node = scenario.cluster.gpus_per_node;
-  const std::int64_t min_nodes = std::max<std::int64_t>(1, (range.min_gpus + per_node - 1) / per_node);
   std::vector<SizedCluster> clusters;
   for (const auto& gpu : gpus) {
-    for (const std::int64_t nodes : candidate_node_counts(min_nodes, range.max_gpus / per_node)) {
-      scenarios::Scenario s = scenario;
-      s.cluster.gpu = scenarios::gpu_preset(gpu);
-      s.cluster.num_gpus = nodes * per_node;
-      if (gpu != scenario.cluster.gpu.name) {
-        const auto network = scenarios::system_network("", gpu);
-        s.cluster.nics_per_node = network.nics_per_node;
-        s.cluster.nic_bytes_per_s = network.nic_gbit_per_s * 1e9 / 8.0;
-      }
+    // The scenario's own servers for its GPU; another GPU's standard system (an HGX node, a GB200
+    // NVL72 rack of trays) for the others.
+    scenarios::Scenario shape = scenario;
+    shape.cluster.gpu = scenarios::gpu_preset(gpu);
+    if (gpu != scenario.cluster.gpu.name) {
+      const auto network = scenarios::system_network("", gpu);
+      shape.cluster.gpus_per_node = network.gpus_per_node;
+      shape.cluster.nvlink_domain_gpus = network.nvlink_domain_gpus;
+      shape.cluster.nics_per_node = network.nics_per_node;
+      shape.cluster.nic_bytes_per_s = network.nic_gbit_per_s * 1e9 / 8.0;
+    }
+    // Sized in whole NVLink domains where a domain spans several servers (whole racks).
+    const std::int64_t unit = std::max(shape.cluster.gpus_per_node, shape.cluster.nvlink_domain_gpus);
+    const std::int64_t min_units = std::max<std::int64_t>(1, (range.min_gpus + unit - 1) / unit);
+    for (const std::int64_t units : candidate_node_counts(min_units, range.max_gpus / unit)) {
+      scenarios::Scenario s = shape;
+      s.cluster.num_gpus = units * unit;
       SizedCluster c{.gpu = gpu, .scenario = s, .base = calibration::step_inputs(s), .layouts = {}};
       c.layouts = plan_layouts(c.base);
       clusters.push_back(std::move(c));

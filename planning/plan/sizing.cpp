@@ -24,6 +24,9 @@ SourcedPrice default_rent_usd_per_gpu_hour(std::string_view gpu) {
   if (gpu == "b200") {
     return {4.44, "assumption: the H100 price x DGX B200 / HGX H100 price per GPU, 47.4k (2024-12) / 31.9k"};
   }
+  if (gpu == "gb200") {
+    return {3.94, "assumption: the H100 price x GB200 NVL72 / HGX H100 price per GPU, 42k (2024-25) / 31.9k"};
+  }
   if (gpu == "a100-80gb") {
     return {1.79, "assumption, not in the shared reference: Lambda on-demand 8x A100 80GB SXM list price, 2024"};
   }
@@ -34,12 +37,15 @@ SourcedPrice default_server_usd(std::string_view gpu) {
   if (gpu == "h100-sxm") return {255000.0, "HGX H100 8-GPU server, 2025-01 (Epoch AI hardware prices)"};
   if (gpu == "h200-sxm") return {313000.0, "HGX H200 8-GPU server, 2025-01 (Epoch AI hardware prices)"};
   if (gpu == "b200") return {379000.0, "DGX B200, EU reseller, 2024-12 (Epoch AI hardware prices)"};
+  // A server is a compute tray of 4 GPUs: an 18th of a rack.
+  if (gpu == "gb200") return {3.0e6 / 18.0, "GB200 NVL72 rack about $3M (secondary: xatakaon.com), per tray of 4 GPUs"};
   return {};
 }
 
 SourcedPrice default_node_power_w(std::string_view gpu) {
   if (gpu == "h100-sxm" || gpu == "h200-sxm") return {10200.0, "DGX H100/H200 user guide, maximum input power"};
   if (gpu == "b200") return {14300.0, "DGX B200 user guide, maximum input power"};
+  if (gpu == "gb200") return {120e3 / 18.0, "GB200 NVL72 rack about 120 kW (secondary: ServeTheHome), per tray of 4 GPUs"};
   if (gpu == "a100-80gb") return {6500.0, "assumption, not in the shared reference: DGX A100 maximum input power"};
   return {};
 }

@@ -93,6 +93,27 @@ TEST_CASE("plan clusters: every GPU type at every candidate node count, other GP
                        "plan: unknown GPU \"tpu-v5\" (see clustersim explain)", PlanError);
 }
 
+TEST_CASE("plan clusters: GB200 comes as NVL72 racks of trays, sized in whole racks, TP up to the rack") {
+  const auto scenario = scenarios::default_scenario();
+  // 72 to 288 GPUs: 1 to 4 racks of 72 (sizing's 1, 2, 3, 4).
+  const auto clusters = candidate_clusters(scenario, {"gb200"}, {.min_gpus = 72, .max_gpus = 288});
+  REQUIRE(clusters.size() == 4);
+  const std::vector<std::int64_t> sizes{72, 144, 216, 288};
+  for (std::size_t i = 0; i < clusters.size(); ++i) {
+    const auto& c = clusters[i].scenario.cluster;
+    CAPTURE(i);
+    CHECK(c.num_gpus == sizes[i]);
+    CHECK(c.gpus_per_node == 4);
+    CHECK(c.nics_per_node == 4);
+    CHECK(c.nvlink_domain_gpus == 72);
+    CHECK(c.nic_bytes_per_s == 50e9);
+  }
+  std::int64_t widest = 0;
+  for (const auto& l : clusters[1].layouts) widest = std::max(widest, l.parallelism.tp);  // 144 GPUs
+  CHECK(widest > 8);  // tensor parallelism across trays, inside the rack's NVLink
+  CHECK(widest <= 64);
+}
+
 TEST_CASE("plan layouts: TP within a node, no CP, and one ZeRO/recompute choice per layout, the first that fits") {
   const auto scenario = scenarios::default_scenario();
   const auto clusters = candidate_clusters(scenario, {"h100-sxm"}, {.min_gpus = 256, .max_gpus = 256});
