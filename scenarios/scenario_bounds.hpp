@@ -105,6 +105,10 @@ constexpr Bounds training_tokens{.min = 1, .max = 1e16};
 // Busiest expert rank's tokens over the mean: 1 balanced; with an expert of E taking every token
 // the ratio is E, so 2^16 covers any router.
 constexpr Bounds load_imbalance{.min = 1, .max = 1 << 16};
+// An expert's capacity over its mean share of the routed tokens (Megatron-Core
+// --moe-expert-capacity-factor, GShard's capacity factor; 1.0-2.0 in practice, below 1 drops
+// tokens even when balanced); 0: dropless.
+constexpr Bounds capacity_factor{.min = 0.01, .max = 1 << 16, .or_zero = true};
 
 // --- failures and checkpoints -----------------------------------------------------------------
 // Llama 3 saw 2.4 GPU failures per 1000 node-days; 10,000 is ten a node every day.

@@ -685,6 +685,12 @@ std::vector<Section> build_sections() {
             number("moe_load_imbalance", member(training, &TrainingSpec::moe_load_imbalance), count,
                    key_bounds::load_imbalance,
                    "mixture of experts: tokens on the busiest expert rank over the mean; 1: balanced"),
+            number("moe_capacity_factor", member(training, &TrainingSpec::moe_capacity_factor), count,
+                   key_bounds::capacity_factor,
+                   "mixture of experts: an expert takes at most this x its mean share of the routed tokens, "
+                   "dropping the rest; 0: dropless"),
+            boolean("moe_pad_to_capacity", member(training, &TrainingSpec::moe_pad_to_capacity),
+                    "mixture of experts: every expert runs its full capacity, padded (needs moe_capacity_factor)"),
             enumeration("moe_dispatcher", member(training, &TrainingSpec::moe_dispatcher),
                         std::array<std::string_view, 2>{"alltoall", "deepep"},
                         "mixture of experts: alltoall (NCCL all-to-all of every routed copy) or deepep (each "

@@ -550,7 +550,13 @@ OpCost bf16(OpCost op) {
 
 double moe_routed_rows(const TransformerSpec& model, const ParallelismSpec& parallelism, const TrainingSpec& training) {
   const Dims d = dims_of(model, parallelism, training);
-  return d.norm_tokens * static_cast<double>(model.experts_per_token) * training.moe_load_imbalance;
+  // The busiest rank's share of the mean: its imbalance, cut at the capacity (the rest dropped),
+  // or the capacity itself when padded to it.
+  const double cf = training.moe_capacity_factor;
+  const double share = cf <= 0.0                     ? training.moe_load_imbalance
+                       : training.moe_pad_to_capacity ? cf
+                                                      : std::min(training.moe_load_imbalance, cf);
+  return d.norm_tokens * static_cast<double>(model.experts_per_token) * share;
 }
 
 LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& parallelism,

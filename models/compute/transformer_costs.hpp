@@ -129,7 +129,8 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
 /// sees the rank's tokens/tp, as Megatron-Core's MoE layer does. bf16 only (layout_rules.hpp).
 LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& parallelism,
                            const TrainingSpec& training);
-/// Rows one rank's experts multiply in a MoE layer's pass: its tokens x top-k x the imbalance.
+/// Rows one rank's experts multiply in a MoE layer's pass: its tokens x top-k x the imbalance, at
+/// most the capacity factor (tokens past it dropped), or exactly it when padded to capacity.
 double moe_routed_rows(const TransformerSpec& model, const ParallelismSpec& parallelism,
                        const TrainingSpec& training);
 HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parallelism,

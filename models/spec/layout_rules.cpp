@@ -31,6 +31,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::training_seq_len: return "training.seq_len";
     case LayoutField::training_schedule: return "training.schedule";
     case LayoutField::training_precision: return "training.precision";
+    case LayoutField::training_moe_capacity_factor: return "training.moe_capacity_factor";
     case LayoutField::training_fp8_recipe: return "training.fp8_recipe";
     case LayoutField::training_attention: return "training.attention";
     case LayoutField::cluster_num_gpus: return "cluster.num_gpus";
@@ -121,6 +122,8 @@ std::optional<LayoutViolation> moe_violation(const TransformerSpec& m, const Par
   if (p.tp > 1 && !p.sp)
     return broken(F::parallelism_sp, "a mixture-of-experts model with tp > 1 is modelled with sequence parallelism "
                                      "(parallelism.sp = true), as Megatron-Core runs it");
+  if (t.moe_pad_to_capacity && !(t.moe_capacity_factor > 0.0))
+    return broken(F::training_moe_capacity_factor, "moe_pad_to_capacity needs a capacity factor > 0 (0 is dropless)");
   if (t.precision == Precision::fp8)
     return broken(F::training_precision, "fp8 training of a mixture-of-experts model is not modelled yet; use bf16");
   return std::nullopt;

@@ -83,6 +83,7 @@ enum class LayoutField {
   training_seq_len,
   training_schedule,
   training_precision,
+  training_moe_capacity_factor,
   training_fp8_recipe,
   training_attention,
   cluster_num_gpus,

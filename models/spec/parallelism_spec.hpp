@@ -161,6 +161,11 @@ struct TrainingSpec {
   // MoE: tokens routed to the busiest expert rank over the mean (1: a balanced router, as with an
   // auxiliary-loss-free or forced-balanced gate); the busiest rank sets the layer's pace.
   double moe_load_imbalance = 1.0;
+  // Each expert takes at most capacity_factor x its mean share of the routed tokens and drops the
+  // rest (Megatron-Core --moe-expert-capacity-factor); with pad_to_capacity every expert runs
+  // exactly that many rows (--moe-pad-expert-input-to-capacity). 0: dropless.
+  double moe_capacity_factor = 0.0;
+  bool moe_pad_to_capacity = false;
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
   MoeRouting moe_routing = MoeRouting::uniform;
 

@@ -265,11 +265,6 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   // Mixture of experts: each MoE layer sends its routed copies to their experts' ranks and takes
   // the outputs back, an all-to-all each way; the busiest rank's share sets the time. The
   // routed copies move in bf16 (Megatron-Core's alltoall dispatcher).
-  if (is_moe(model) && p.etp > 1) {
-    const double gathered = moe_routed_rows(model, p, t) * static_cast<double>(p.etp * model.hidden) * kBf16Bytes;
-    plan.layer.etp = {collective(CollectiveOp::all_gather, gathered, groups.etp, CommScope::ep_tp),
-                      collective(CollectiveOp::reduce_scatter, gathered, groups.etp, CommScope::ep_tp)};
-  }
   if (is_moe(model) && p.ep > 1) {
     double dispatch_bytes = moe_routed_rows(model, p, t) * static_cast<double>(model.hidden) * kBf16Bytes;
     // DeepEP sends a token once to each node holding one of its experts (RDMA, then NVLink to the
@@ -283,6 +278,13 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
     }
     plan.layer.ep_dispatch = collective(CollectiveOp::all_to_all, dispatch_bytes, groups.ep, CommScope::ep);
     plan.layer.ep_per_layer = 2.0;
+  }
+  // Expert tensor parallelism: an expert's etp ranks gather each other's routed rows, and
+  // reduce-scatter the experts' outputs.
+  if (is_moe(model) && p.etp > 1) {
+    const double gathered = moe_routed_rows(model, p, t) * static_cast<double>(p.etp * model.hidden) * kBf16Bytes;
+    plan.layer.etp = {collective(CollectiveOp::all_gather, gathered, groups.etp, CommScope::ep_tp),
+                      collective(CollectiveOp::reduce_scatter, gathered, groups.etp, CommScope::ep_tp)};
   }
 
   const std::vector<std::int64_t> split = split_layers(model.layers, p.pp, p.vp);

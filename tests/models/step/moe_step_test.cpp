@@ -188,3 +188,22 @@ TEST_CASE("moe step: etp rules name the field") {
   REQUIRE(v.has_value());
   CHECK(v->field == LayoutField::parallelism_etp);
 }
+
+TEST_CASE("moe step: a capacity factor cuts the busiest rank's rows, and padding fills every expert to it") {
+  StepInputs in = qwen_on_64(8);
+  const double tokens_k = 4096.0 * 8.0;  // a rank's tokens x top-8
+  in.training.moe_load_imbalance = 1.5;
+  CHECK(moe_routed_rows(in.model, in.parallelism, in.training) == doctest::Approx(1.5 * tokens_k));
+  in.training.moe_capacity_factor = 1.25;  // the busiest expert keeps 1.25 x its mean and drops the rest
+  CHECK(moe_routed_rows(in.model, in.parallelism, in.training) == doctest::Approx(1.25 * tokens_k));
+  CHECK(plan_step(in).layer.ep_dispatch.bytes == doctest::Approx(1.25 * tokens_k * 2048.0 * 2.0));
+  in.training.moe_load_imbalance = 1.0;
+  in.training.moe_capacity_factor = 2.0;  // balanced, under capacity: nothing dropped
+  CHECK(moe_routed_rows(in.model, in.parallelism, in.training) == doctest::Approx(tokens_k));
+  in.training.moe_pad_to_capacity = true;  // every expert runs its whole capacity
+  CHECK(moe_routed_rows(in.model, in.parallelism, in.training) == doctest::Approx(2.0 * tokens_k));
+  in.training.moe_capacity_factor = 0.0;
+  const auto v = layout_violation(in.model, in.parallelism, in.training, in.cluster);
+  REQUIRE(v.has_value());
+  CHECK(v->field == LayoutField::training_moe_capacity_factor);
+}
