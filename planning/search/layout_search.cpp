@@ -146,8 +146,13 @@ std::vector<LayoutCandidate> search_layouts(const models::StepInputs& base, cons
                 for (const std::int64_t ep : restrict_to(divisors(std::max<std::int64_t>(1, base.model.experts)), space.ep)) {
                  for (const std::int64_t etp : etps) {
                   if ((tp * cp * dp) % (ep * etp) != 0) continue;
+                  // The searched degrees; what the scenario says of how they run (its framework's
+                  // ZeRO-3 implementation, the overlap options) stays, TP overlap only where SP is on.
                   layout.parallelism = {.tp = tp, .pp = pp, .dp = dp, .cp = cp, .vp = vp, .sp = sp, .zero = zero,
-                                        .ep = ep, .etp = etp};
+                                        .sharding = base.parallelism.sharding,
+                                        .tp_comm_overlap = sp && base.parallelism.tp_comm_overlap,
+                                        .ep = ep, .etp = etp,
+                                        .ep_comm_overlap = base.parallelism.ep_comm_overlap};
                   layout.training.micro_batch = micro_batch;
                   layout.training.schedule = vp > 1 ? models::Schedule::interleaved : models::Schedule::one_f_one_b;
                   if (!valid()) continue;  // recompute plays no part in the rules

@@ -56,6 +56,23 @@ TEST_CASE("layout search: a tiny model's layouts, counted by hand") {
   CHECK(planning::search_layouts(tiny(), space).size() == 2 * 30 - 11);
 }
 
+TEST_CASE("layout search: the scenario's ZeRO-3 implementation and overlap options stay with every layout") {
+  StepInputs base = tiny();
+  base.parallelism.sharding = ShardingFramework::megatron_fsdp;
+  base.parallelism.tp_comm_overlap = true;
+  planning::SearchSpace space{.recompute = {Recompute::selective}, .zero = {3}};
+  const auto layouts = planning::search_layouts(base, space);
+  REQUIRE_FALSE(layouts.empty());
+  bool overlapped = false;
+  for (const auto& c : layouts) {
+    CHECK(c.layout.parallelism.sharding == ShardingFramework::megatron_fsdp);
+    // TP overlap needs sequence parallelism: kept where SP is on, off elsewhere.
+    CHECK(c.layout.parallelism.tp_comm_overlap == c.layout.parallelism.sp);
+    overlapped = overlapped || c.layout.parallelism.tp_comm_overlap;
+  }
+  CHECK(overlapped);
+}
+
 TEST_CASE("layout search: under the flow fidelity it lists no layout over the flow's 2^16 chunk passes") {
   // tp 1, cp 1, pp 4 on the tiny model's 4 GPUs leaves dp 1 and vp 1 (4 layers); a step of 2^17
   // sequences then holds 4 x 2^17 / mb chunk passes: 2^19 at mb 1, within the analytic limit
