@@ -175,7 +175,6 @@ TEST_CASE("moe step: expert tensor parallelism splits each expert over etp conse
 
 TEST_CASE("moe step: etp rules name the field") {
   StepInputs in = mixtral_on_64(4);
-  in.parallelism.etp = 16;
   in.model.expert_ffn_hidden = 1000;
   in.parallelism = {.tp = 1, .pp = 1, .dp = 64, .ep = 4, .etp = 16};
   auto v = layout_violation(in.model, in.parallelism, in.training, in.cluster);
