@@ -115,6 +115,21 @@ constexpr std::array families{
                        "describes Megatron-style 4D parallelism with fused kernels, taken as Megatron-Core's "
                        "parameter set"},
         .dropout = no_dropout},
+    SourceFamily{.name = "NeMo long-seq B200 2025",
+                 .needle = "LLAMA3-8B (FP8) - B200",
+                 .tflops_count = model_flops,
+                 .zero = distributed_optimizer,
+                 .recompute = no_recompute,
+                 .sp = sp_with_tp,
+                 .overlap_grad_reduce = overlapped,
+                 .seq_len = no_seq_len,
+        .framework = {Framework::megatron_core,
+                       "framework=megatron-core: NeMo 2.0 runs Megatron-Core with Transformer Engine"},
+        .fp8_recipe = FamilyDefault<models::Fp8Recipe>{models::Fp8Recipe::current,
+                       "fp8_recipe=current: NeMo 25.04's performance summary states per-tensor FP8 with scaling factors "
+                       "computed in the current step (docs.nvidia.com/nemo-framework, performance summary, NeMo 25.04), "
+                       "taken for the same container's long-sequence runs"},
+        .dropout = no_dropout},
     SourceFamily{.name = "NeMo long-seq 2024",
                  .needle = "performance_long_sequence",
                  .tflops_count = model_flops,

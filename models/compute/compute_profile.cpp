@@ -70,6 +70,30 @@ void set_attention_fits(ComputeProfile& p) {
                   p.gpu)};
 }
 
+/// Attention on Blackwell, cuDNN fused attention and FlashAttention-2, causal bf16, head dim 128,
+/// fitted the same way to cuDNN frontend's published B200 runs (calibration/published/
+/// b200_attention_cudnn-frontend.jsonl: cuDNN 9.10.2, flash-attn 2.7.4, 512-131,072 tokens).
+constexpr double kBlackwellCudnnAttention = 0.502503303013738;
+constexpr double kBlackwellFlash2Attention = 0.16664136544841154;
+
+/// The GB200 is the B200's die at a higher clock (its 2,450 TF/s peak against 2,250): it takes the
+/// B200's cuDNN rate as a fraction of its own peak. FlashAttention-3 runs on Hopper only (the layout
+/// rules reject it elsewhere): its slot holds FlashAttention-2's value.
+void set_blackwell_attention_fits(ComputeProfile& p) {
+  const std::string measured =
+      p.gpu == "b200" ? "on one B200" : "on one B200, taken as fractions of the GB200's peak (the same die, clocked higher)";
+  const auto how = [&](std::string_view kernel) {
+    return fmt::format("fit (calibration/profiles/b200.json): {}, causal bf16, head dim 128, {} "
+                       "(calibration/published/b200_attention_cudnn-frontend.jsonl: cuDNN frontend's SDPA benchmark)",
+                       kernel, measured);
+  };
+  p.attention_cudnn_efficiency = {kBlackwellCudnnAttention, how("cuDNN fused attention 9.10.2")};
+  // The GB200 keeps its own FlashAttention-2 measurement (Azure's, set by its preset).
+  if (p.gpu == "b200") p.attention_efficiency = {kBlackwellFlash2Attention, how("FlashAttention-2 2.7.4")};
+  p.attention_flash3_efficiency = {p.attention_efficiency.value,
+                                   "FlashAttention-3 runs on Hopper only: as FlashAttention-2 (attention_efficiency)"};
+}
+
 /// GPUs whose cuDNN attention is not measured: as their FlashAttention-2. FlashAttention-3 runs on
 /// Hopper only (the layout rules reject it elsewhere): its slot holds FlashAttention-2's value.
 void cudnn_as_flash2(ComputeProfile& p) {
@@ -90,7 +114,8 @@ Sourced<double> launch_overhead() {
 // measurements ran for under a second per shape from a GPU at 1875-1980 MHz (the H200 run read
 // 1875 MHz at 652 W at its end, under the 700 W limit); in training the GPU sits at its power
 // limit for hours, where Hopper holds about 1575 MHz (DeepGEMM issue #120: 1980 -> 1575 MHz once
-// communication overlapped the GEMMs and the power limit was reached).
+// communication overlapped the GEMMs and the power limit was reached). The B200 throttles the same
+// way, 1965 -> about 1580 MHz at about 1000 W under back-to-back kernels (flashinfer PR #2899).
 Sourced<double> a100_clock() {
   return {1.0, "measurements.md 4 and 2.2: A100 peak quoted at 1410 MHz, its top boost, held in Azure's cuBLASLt rows "
                "after 10,000 warm-up iterations"};
@@ -106,7 +131,9 @@ Sourced<double> blackwell_k_half() {
                  "took before any by-shape fit (Azure's H100 FP8 1024^3 row); Hopper's fits give 379-400"};
 }
 Sourced<double> blackwell_clock() {
-  return {1.0, "not measured: no clock-under-load figure for Blackwell; its MAMF e_max is an upper bound"};
+  return {1580.0 / 1965.0,
+          "1580 MHz held at about 1000 W over the 1965 MHz boost of short runs (flashinfer-ai/flashinfer PR #2899: "
+          "B200, back-to-back attention kernels throttle 1965 -> ~1580 MHz); the GB200's 1200 W limit may hold more"};
 }
 
 Sourced<int> hopper_tile_m() { return {128, "assumption: 128 x 256 CTA tile, common for Hopper/Blackwell cuBLAS and CUTLASS GEMMs"}; }
@@ -189,16 +216,14 @@ ComputeProfile b200() {
       .tile_n = hopper_tile_n(),
       .k_half = blackwell_k_half(),
       .sustained_clock_ratio = blackwell_clock(),
-      .attention_efficiency = {373.9 / 2450.0,
-                               fmt::format("assumption: no B200 row; the GB200 value of {}: 373.9 / 2450 TF/s",
-                                           kFlashAttention2)},
+      .attention_efficiency = {},        // set below
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
       .hbm_efficiency = {4.01 / 4.8, fmt::format("assumption: no B200 row; the H200 value of {}", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("b200"),
   };
-  cudnn_as_flash2(p);
+  set_blackwell_attention_fits(p);
   return p;
 }
 
@@ -225,7 +250,7 @@ ComputeProfile gb200() {
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("gb200"),
   };
-  cudnn_as_flash2(p);
+  set_blackwell_attention_fits(p);
   return p;
 }
 

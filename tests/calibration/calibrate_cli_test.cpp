@@ -172,6 +172,13 @@ TEST_CASE("calibrate: the built-in GEMM and attention constants are the bundled 
     CHECK(built_in.attention_cudnn_efficiency.value == value("attention_cudnn_efficiency"));
     CHECK(built_in.attention_flash3_efficiency.value == value("attention_flash3_efficiency"));
   }
+  // Blackwell's GEMM constants are MAMF's best shapes, not a by-shape fit; its attention rates are
+  // fitted like Hopper's.
+  const json b200 = json::parse(read_text(fs::path(root) / "calibration/profiles/b200.json")).at("compute");
+  const clustersim::models::ComputeProfile built_in = clustersim::models::default_compute_profile("b200");
+  CHECK(built_in.attention_efficiency.value == doctest::Approx(b200.at("attention_efficiency").at("value").get<double>()).epsilon(1e-9));
+  CHECK(built_in.attention_cudnn_efficiency.value ==
+        doctest::Approx(b200.at("attention_cudnn_efficiency").at("value").get<double>()).epsilon(1e-9));
 }
 
 TEST_CASE("calibrate: a one-GPU log gives NCCL's per-call cost from its out-of-place times") {

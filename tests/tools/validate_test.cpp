@@ -23,14 +23,15 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.088 today (0.086 over the 78 dense runs), with every row on its GPU's bundled
+// the step model can express. The model measures 0.086 today (0.084 over the 86 dense runs), with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
 // per-tensor collectives, the gathers again after each recomputed forward, NCCL's protocol
 // latencies over 384-2,240 ranks, per-rank host work and HBM staging copies costed); NeMo's long-sequence
-// rows are too fast where attention dominates (cuDNN attention at the rate measured on one H200 in
-// 2026 is faster than those 2024 runs imply); torchtitan's five Grand Teton rows (H100 capped at
+// H100 rows of 2024 are too fast where attention dominates (cuDNN attention at the rate measured on
+// one H200 in 2026 is faster than those runs imply), while its B200 rows of 2025, whose cuDNN is as
+// old as the B200 benchmark's, are within 5 % where attention dominates; torchtitan's five Grand Teton rows (H100 capped at
 // 500 W) are 6-15 % too fast, since nothing models the clock at a power cap below the 700 W the
 // constants stand for. NeMo Automodel's five MoE rows are 11.9 % off on average, -11 % biased: the
 // DeepSeek-V3 and Qwen3 rows within 6 % once their fake balanced gate's routing is modelled (each
@@ -38,7 +39,7 @@ namespace {
 // FlexAttention's own rate are not modelled). The gate sits just above the measured level against
 // regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
 // per-row corrections.
-constexpr double kMaxValidationMape = 0.089;
+constexpr double kMaxValidationMape = 0.087;
 // The mixture-of-experts rows together, the MoE issue's accuracy goal.
 constexpr double kMaxMoeMape = 0.15;
 // The mean signed error of each source family, held at its measured level (a little margin) on
@@ -55,8 +56,9 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.165, 0.06},
     FamilyBiasBound{"MLPerf 3.1", -0.095, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.20, 0.06},
     FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.12, 0.06},
+    FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06},
 };
-// Rows that must take part, so that the gate cannot pass by skipping (81 of 88 are expressible
+// Rows that must take part, so that the gate cannot pass by skipping (91 of 96 are expressible
 // today).
 constexpr std::int64_t kMinValidatedRows = 40;
 
