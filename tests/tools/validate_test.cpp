@@ -29,9 +29,9 @@ namespace {
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
 // per-tensor collectives, the gathers again after each recomputed forward, NCCL's protocol
 // latencies over 384-2,240 ranks, per-rank host work and HBM staging copies costed); NeMo's long-sequence
-// H100 rows of 2024 are too fast where attention dominates (cuDNN attention at the rate measured on
-// one H200 in 2026 is faster than those runs imply), while its B200 rows of 2025, whose cuDNN is as
-// old as the B200 benchmark's, are within 5 % where attention dominates; torchtitan's five Grand Teton rows (H100 capped at
+// H100 rows of 2024 are too fast where attention dominates (they imply about 0.3 of the bf16 peak,
+// where cuDNN measures 0.52-0.54 in 2024 and 2026 alike), while its B200 rows of 2025 are within
+// 5 % where attention dominates; torchtitan's five Grand Teton rows (H100 capped at
 // 500 W) are 6-15 % too fast, since nothing models the clock at a power cap below the 700 W the
 // constants stand for. NeMo Automodel's five MoE rows are 11.9 % off on average, -11 % biased: the
 // DeepSeek-V3 and Qwen3 rows within 6 % once their fake balanced gate's routing is modelled (each
