@@ -9,7 +9,15 @@ namespace {
 using models::Fabric;
 
 // First match wins: the named systems before the generic per-GPU phrases.
-constexpr std::array<std::pair<std::string_view, SystemNetwork>, 6> systems{{
+constexpr std::array<std::pair<std::string_view, SystemNetwork>, 8> systems{{
+    // GB200 jobs placed 16 trays to a rack (Slurm block segments of 16 nodes), so that whole
+    // NVLink domains of 64 GPUs tile the job; the named or the assumed placement.
+    {"SEGMENT=16",
+     {"GB200 NVL72 racks, 16 trays each (SEGMENT=16): 4 GPUs and 4 x 400 Gb/s NDR InfiniBand a tray", 4, 400.0,
+      Fabric::infiniband, false, 4, 64}},
+    {"16 trays a rack assumed",
+     {"GB200 NVL72 racks, 16 trays each: 4 GPUs and 4 x 400 Gb/s NDR InfiniBand a tray", 4, 400.0,
+      Fabric::infiniband, true, 4, 64}},
     {"Jean Zay", {"Jean Zay: 4 x 100 Gb/s Omni-Path per node", 4, 100.0, Fabric::infiniband}},
     {"Selene", {"Selene DGX A100: 8 x 200 Gb/s HDR InfiniBand per node", 8, 200.0, Fabric::infiniband}},
     {"Eos", {"Eos DGX H100: 8 x 400 Gb/s NDR InfiniBand per node", 8, 400.0, Fabric::infiniband}},

@@ -185,7 +185,8 @@ std::variant<std::string, std::string> gpu_preset_for(std::string_view gpu) {
   if (contains(text, "a100") && contains(text, "80")) return Result(std::in_place_index<0>, "a100-80gb");
   if (contains(text, "h200")) return Result(std::in_place_index<0>, "h200-sxm");
   if (contains(text, "h100") && !contains(text, "pcie")) return Result(std::in_place_index<0>, "h100-sxm");
-  if (contains(text, "b200") && !contains(text, "gb200")) return Result(std::in_place_index<0>, "b200");
+  if (contains(text, "gb200")) return Result(std::in_place_index<0>, "gb200");
+  if (contains(text, "b200")) return Result(std::in_place_index<0>, "b200");
   return Result(std::in_place_index<1>, fmt::format("GPU {} has no preset", gpu));
 }
 
@@ -320,11 +321,13 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   // Cluster.
   s.cluster.gpu = gpu_preset(std::get<0>(gpu));
   s.cluster.num_gpus = *n.num_gpus;
+  const SystemNetwork network = system_network(row.gpu + " " + row.notes, std::get<0>(gpu));
+  s.cluster.gpus_per_node = network.gpus_per_node;
+  s.cluster.nvlink_domain_gpus = network.nvlink_domain_gpus;
   if (*n.num_gpus < s.cluster.gpus_per_node) {
     s.cluster.gpus_per_node = *n.num_gpus;
     assumed.push_back(fmt::format("{} GPUs of one node", *n.num_gpus));
   }
-  const SystemNetwork network = system_network(row.gpu + " " + row.notes, std::get<0>(gpu));
   s.cluster.nics_per_node = network.nics_per_node;
   s.cluster.nic_bytes_per_s = network.nic_gbit_per_s * 1e9 / 8.0;
   s.cluster.fabric = network.fabric;
@@ -468,6 +471,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   const bool tp_overlap_named = contains(notes, "--tp-comm-overlap") || contains(notes, "tp comm overlap on") ||
                                 contains(notes, "asynctp") || contains(notes, "async tp");
   if (tp_overlap_named && p.sp && p.tp > 1) p.tp_comm_overlap = true;
+  // A step captured whole as one CUDA graph (Megatron-Core's full_cuda_graph) where the row says so.
+  if (contains(notes, "full cuda graph")) t.cuda_graphs = true;
 
   if (unstated_interleaving) {
     if (!find_violation(s)) {

@@ -157,6 +157,37 @@ constexpr std::array families{
                          "attention_dropout's default 0.1 (NeMo-Framework-Launcher "
                          "conf/training/gpt3/20b_fp8_performance.yaml)"},
         .grad_dtype = nemo_bf16_grads},
+    SourceFamily{.name = "MLPerf 5.0",
+                 .needle = "mlcommons/training_results_v5.0",
+                 .tflops_count = model_flops,
+                 .zero = {1, "zero=1: USE_DIST_OPTIMIZER=True (the submission's config_common.sh)"},
+                 .recompute = {Recompute::none, "recompute=none: the submission's configs and conf/custom.yaml set "
+                                                "no activation recomputation"},
+                 .sp = sp_with_tp,
+                 .overlap_grad_reduce = {true, "OVERLAP_GRAD_REDUCE=True (the submission's config_common.sh)"},
+                 .seq_len = no_seq_len,
+        .framework = {Framework::megatron_core,
+                       "framework=megatron-core: NVIDIA's submission runs NeMo 2.0 on Megatron-Core with Transformer "
+                       "Engine"},
+        .fp8_recipe = FamilyDefault<models::Fp8Recipe>{models::Fp8Recipe::delayed,
+                       "fp8_recipe=delayed: conf/custom.yaml's fp8_recipe default (FP8_RECIPE unset), amax history 1"},
+        .dropout = no_dropout},
+    SourceFamily{.name = "MLPerf 5.1",
+                 .needle = "mlcommons/training_results_v5.1",
+                 .tflops_count = model_flops,
+                 .zero = {1, "zero=1: USE_DIST_OPTIMIZER=True (the submission's config_common.sh)"},
+                 .recompute = {Recompute::none, "recompute=none: the submission's configs set no activation "
+                                                "recomputation"},
+                 .sp = sp_with_tp,
+                 .overlap_grad_reduce = {true, "OVERLAP_GRAD_REDUCE=True (the submission's config_common.sh)"},
+                 .seq_len = no_seq_len,
+        .framework = {Framework::megatron_core,
+                       "framework=megatron-core: NVIDIA's submission runs NeMo 2.0 on Megatron-Core with Transformer "
+                       "Engine"},
+        .fp8_recipe = FamilyDefault<models::Fp8Recipe>{models::Fp8Recipe::current,
+                       "fp8_recipe=current: FP8_RECIPE=tensorwise (per-tensor current scaling, the submission's "
+                       "config_common.sh), attention in bf16 (NVTE_DPA_FP8_RECIPE=F16)"},
+        .dropout = no_dropout},
     SourceFamily{.name = "MLPerf 3.1",
                  .needle = "mlcommons/training_results",
                  .tflops_count = model_flops,

@@ -36,9 +36,19 @@ constexpr GemmFitCopy kH200Fit{0.7856970850293145, 0.6593743778628645, 379.04453
                                "calibration/measured/h200-2026-11-30 (cuBLASLt's first heuristic algorithm) and "
                                "measurements.md 2.2 Azure ND H200 v5 cuBLASLt FP8"};
 
+/// Blackwell's FP8 GEMMs, fitted to the GB200's cuBLASLt rows by shape (Azure ND GB200 v6,
+/// calibration/published/gb200_compute.jsonl): the B200 is the same die, and its profile takes
+/// those rates as measured (so the same TF/s over its lower peak). No Blackwell bf16 GEMM is
+/// published by shape: bf16 keeps the best shape of MAMF's sweep, an upper bound.
+constexpr GemmFitCopy kB200Fp8Fit{0.0, 0.6703443466180428, 404.6444429130243,
+                                  "calibration/published/gb200_compute.jsonl (Azure ND GB200 v6 cuBLASLt FP8 by shape, "
+                                  "the B200's die)"};
+constexpr GemmFitCopy kGb200Fp8Fit{0.0, 0.6156223592173369, 404.64444347436455,
+                                   "calibration/published/gb200_compute.jsonl (Azure ND GB200 v6 cuBLASLt FP8 by shape)"};
+
 void set_gemm_fit(ComputeProfile& p, const GemmFitCopy& fit) {
   const std::string how = fmt::format("fit (calibration/profiles/{}.json): {}", p.gpu, fit.from);
-  p.gemm_max_efficiency_bf16 = {fit.e_max_bf16, how};
+  if (fit.e_max_bf16 > 0.0) p.gemm_max_efficiency_bf16 = {fit.e_max_bf16, how};
   if (fit.e_max_fp8 > 0.0) p.gemm_max_efficiency_fp8 = {fit.e_max_fp8, how};
   p.k_half = {fit.k_half, how};
 }
@@ -126,10 +136,6 @@ Sourced<double> hopper_clock() {
           "communication) over 1875 MHz, the H200 measurement's clock under load "
           "(calibration/measured/h200-2026-11-30/device-log-1.txt, 652 W of 700)"};
 }
-Sourced<double> blackwell_k_half() {
-  return {256.0, "assumption: no Blackwell GEMM measured by shape (only MAMF's best shape): the value the model "
-                 "took before any by-shape fit (Azure's H100 FP8 1024^3 row); Hopper's fits give 379-400"};
-}
 Sourced<double> blackwell_clock() {
   return {1580.0 / 1965.0,
           "1580 MHz held at about 1000 W over the 1965 MHz boost of short runs (flashinfer-ai/flashinfer PR #2899: "
@@ -210,11 +216,11 @@ ComputeProfile b200() {
   ComputeProfile p{
       .gpu = "b200",
       .gemm_max_efficiency_bf16 = {1745.0 / 2250.0, fmt::format("{}: B200 SXM bf16 1745.0 / 2250 TF/s", kMamf)},
-      .gemm_max_efficiency_fp8 = {3432.5 / 4500.0, fmt::format("{}: B200 SXM fp8 e4m3 3432.5 / 4500 TF/s", kMamf)},
+      .gemm_max_efficiency_fp8 = {},  // set below
       .sm_count = {148, "assumption: 148 SMs enabled on B200 (NVIDIA Blackwell material; not in measurements.md)"},
       .tile_m = hopper_tile_m(),
       .tile_n = hopper_tile_n(),
-      .k_half = blackwell_k_half(),
+      .k_half = {},  // set below
       .sustained_clock_ratio = blackwell_clock(),
       .attention_efficiency = {},        // set below
       .attention_cudnn_efficiency = {},  // set below
@@ -223,6 +229,7 @@ ComputeProfile b200() {
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("b200"),
   };
+  set_gemm_fit(p, kB200Fp8Fit);
   set_blackwell_attention_fits(p);
   return p;
 }
@@ -234,14 +241,11 @@ ComputeProfile gb200() {
       // the measured TF/s when the GPU preset uses them; against ml-engineering's 2500/5000 the
       // fractions are 0.729 and 0.723.
       .gemm_max_efficiency_bf16 = {1822.0 / 2450.0, fmt::format("{}: GB200 bf16 1822.0 TF/s over NVIDIA's 2450", kMamf)},
-      // The by-shape table's GB200 FP8 rows (an earlier software stack than MAMF's torch 2.10 and
-      // CUDA 13) plateau near 2,900 TF/s, 20 % under MAMF; the source notes MAMF rises with newer
-      // software, so GB200 keeps MAMF until it is measured on a current stack.
-      .gemm_max_efficiency_fp8 = {3615.6 / 4900.0, fmt::format("{}: GB200 fp8 e4m3 3615.6 TF/s over NVIDIA's 4900", kMamf)},
+      .gemm_max_efficiency_fp8 = {},  // set below
       .sm_count = {148, "assumption: 148 SMs per Blackwell GPU, as B200"},
       .tile_m = hopper_tile_m(),
       .tile_n = hopper_tile_n(),
-      .k_half = blackwell_k_half(),
+      .k_half = {},  // set below
       .sustained_clock_ratio = blackwell_clock(),
       .attention_efficiency = {373.9 / 2450.0, fmt::format("{}: GB200 373.9 / 2450 TF/s", kFlashAttention2)},
       .attention_cudnn_efficiency = {},  // set below
@@ -250,6 +254,10 @@ ComputeProfile gb200() {
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("gb200"),
   };
+  // No GB200 profile is bundled: `calibrate --gpu gb200 calibration/published/gb200_compute.jsonl` gives these.
+  const std::string how = fmt::format("fit (calibrate --gpu gb200): {}", kGb200Fp8Fit.from);
+  p.gemm_max_efficiency_fp8 = {kGb200Fp8Fit.e_max_fp8, how};
+  p.k_half = {kGb200Fp8Fit.k_half, how};
   set_blackwell_attention_fits(p);
   return p;
 }
