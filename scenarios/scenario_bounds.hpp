@@ -109,6 +109,8 @@ constexpr Bounds load_imbalance{.min = 1, .max = 1 << 16};
 // --moe-expert-capacity-factor, GShard's capacity factor; 1.0-2.0 in practice, below 1 drops
 // tokens even when balanced); 0: dropless.
 constexpr Bounds capacity_factor{.min = 0.01, .max = 1 << 16, .or_zero = true};
+// Parameters a gradient bucket holds: up to a 10-trillion-parameter shard; 0: a bucket per layer.
+constexpr Bounds grad_bucket_params{.min = 1, .max = 1e13, .or_zero = true};
 
 // --- failures and checkpoints -----------------------------------------------------------------
 // Llama 3 saw 2.4 GPU failures per 1000 node-days; 10,000 is ten a node every day.

@@ -679,6 +679,10 @@ std::vector<Section> build_sections() {
                     "reduce DP gradients in buckets under the backward pass"),
             boolean("overlap_param_gather", member(training, &TrainingSpec::overlap_param_gather),
                     "all-gather sharded parameters under compute"),
+            integer("grad_bucket_params", member(training, &TrainingSpec::grad_bucket_params), count,
+                    key_bounds::grad_bucket_params,
+                    "ZeRO 0-2: parameters a gradient bucket holds (Megatron-Core --ddp-bucket-size); a bucket's "
+                    "reduction starts once its last gradient is ready; 0: a bucket per layer"),
             boolean("cuda_graphs", member(training, &TrainingSpec::cuda_graphs),
                     "replay each layer's forward and backward as a CUDA graph: one host launch a "
                     "layer pass instead of one a kernel"),

@@ -473,6 +473,13 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   if (tp_overlap_named && p.sp && p.tp > 1) p.tp_comm_overlap = true;
   // A step captured whole as one CUDA graph (Megatron-Core's full_cuda_graph) where the row says so.
   if (contains(notes, "full cuda graph")) t.cuda_graphs = true;
+  // Gradient buckets of the size the row names (NeMo's BUCKET_SIZE, parameters a bucket).
+  if (const auto at = notes.find("bucket_size="); at != std::string::npos) {
+    std::int64_t bucket = 0;
+    for (std::size_t i = at + 12; i < notes.size() && std::isdigit(static_cast<unsigned char>(notes[i])); ++i)
+      bucket = bucket * 10 + (notes[i] - '0');
+    t.grad_bucket_params = bucket;
+  }
 
   if (unstated_interleaving) {
     if (!find_violation(s)) {

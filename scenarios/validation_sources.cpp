@@ -171,7 +171,10 @@ constexpr std::array families{
                        "Engine"},
         .fp8_recipe = FamilyDefault<models::Fp8Recipe>{models::Fp8Recipe::delayed,
                        "fp8_recipe=delayed: conf/custom.yaml's fp8_recipe default (FP8_RECIPE unset), amax history 1"},
-        .dropout = no_dropout},
+        .dropout = no_dropout,
+        .grad_dtype = FamilyDefault<models::GradDtype>{models::GradDtype::bf16,
+                       "grad_dtype=bf16: the submission's pretrain.py builds its DDP and optimizer configs with "
+                       "grad_reduce_in_fp32=False"}},
     SourceFamily{.name = "MLPerf 5.1",
                  .needle = "mlcommons/training_results_v5.1",
                  .tflops_count = model_flops,
@@ -187,7 +190,10 @@ constexpr std::array families{
         .fp8_recipe = FamilyDefault<models::Fp8Recipe>{models::Fp8Recipe::current,
                        "fp8_recipe=current: FP8_RECIPE=tensorwise (per-tensor current scaling, the submission's "
                        "config_common.sh), attention in bf16 (NVTE_DPA_FP8_RECIPE=F16)"},
-        .dropout = no_dropout},
+        .dropout = no_dropout,
+        .grad_dtype = FamilyDefault<models::GradDtype>{models::GradDtype::bf16,
+                       "grad_dtype=bf16: the submission's pretrain.py builds its DDP and optimizer configs with "
+                       "grad_reduce_in_fp32=False"}},
     SourceFamily{.name = "MLPerf 3.1",
                  .needle = "mlcommons/training_results",
                  .tflops_count = model_flops,

@@ -154,6 +154,11 @@ struct TrainingSpec {
   // Distributed-optimizer parameter all-gather under the step, or ZeRO-3's per-pass parameter
   // all-gathers beside the compute; for ZeRO-3, false puts them on the compute stream.
   bool overlap_param_gather = true;
+  // Parameters a gradient bucket holds (Megatron-Core's --ddp-bucket-size): a bucket's reduction
+  // starts once all its gradients are ready, so buckets larger than a layer leave more of the
+  // reduction after the backward. 0: a bucket per layer, about what the default (40M parameters,
+  // or 1M x dp) gives for layers of that size or more.
+  std::int64_t grad_bucket_params = 0;
   // Each layer's forward and backward replayed as a captured CUDA graph (Megatron-Core / TE
   // --enable-cuda-graph, NeMo cuda_graph, torch.compile mode="reduce-overhead"): the host issues one
   // graph launch a layer pass instead of each kernel (models/compute/host_launch.hpp).

@@ -222,8 +222,9 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
     if (head == none) tasks.first = task;
   };
 
-  // The chunk's last backward releases its gradients layer by layer: bucket them per layer so that
-  // each bucket's reduction overlaps the backward of the layers still to run (ZeRO-0 to 2).
+  // The chunk's last backward releases its gradients bucket by bucket (a layer's worth, or
+  // training.grad_bucket_params), so that each bucket's reduction overlaps the backward of the
+  // layers still to run (ZeRO-0 to 2).
   const bool last_backward = !ref.forward && ref.micro_batch == m_ - 1;
   const bool bucketed = last_backward && plan_.overlap_grad_reduce && chunk.grad_reduce_s > 0.0;
   // ZeRO-3's prefetched gathers and overlapped reductions run beside the compute; the next pass
@@ -241,7 +242,7 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
       beside_compute(ref.forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s, res.network,
                      TaskKind::dp_comm, [&] { return dp_beside_comm(plan_, chunk, ref.forward); })
           .last;
-  const std::int64_t pieces = bucketed ? std::max<std::int64_t>(1, chunk.layers) : 1;
+  const std::int64_t pieces = bucketed ? std::max<std::int64_t>(1, chunk.grad_buckets) : 1;
   // With TP overlap, the collectives' hidden share runs on NVLink beside the compute.
   const FlowSpan hidden =
       beside_compute(ref.forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s, res.nvlink,

@@ -338,6 +338,12 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       // Gradients travel in training.grad_dtype: Megatron-LM reduces bf16 training's gradients in
       // fp32 unless --grad-reduce-in-bf16 (megatron/training/arguments.py); the distributed
       // optimizer gathers the updated bf16 parameters.
+      // A bucket is reduced once its last gradient is ready; the backward releases them evenly.
+      chunk.grad_buckets = chunk.layers;
+      if (t.grad_bucket_params > 0) {
+        const auto buckets = static_cast<std::int64_t>(std::ceil(params / static_cast<double>(t.grad_bucket_params)));
+        chunk.grad_buckets = std::clamp<std::int64_t>(buckets, 1, std::max<std::int64_t>(1, chunk.layers));
+      }
       const double param_bytes = params * kBf16Bytes;
       const double reduced_grad_bytes = params * (t.grad_dtype == GradDtype::fp32 ? 4.0 : kBf16Bytes);
       const double expert_grad_bytes = expert_params * (t.grad_dtype == GradDtype::fp32 ? 4.0 : kBf16Bytes);

@@ -44,6 +44,7 @@ struct LayerCollectives {
 struct ChunkCosts {
   std::int64_t layers = 0;
   std::int64_t moe_layers = 0;  // of those, mixture-of-experts layers (moe.hpp)
+  std::int64_t grad_buckets = 1;  // ZeRO 0-2: the buckets the gradient reduction is issued in
   // Layers' worth of the tensor-parallel collectives a pass runs: a MoE layer's MLP, whose experts
   // are not tensor-parallel, runs none unless it has shared experts.
   double tp_layers = 0.0;

@@ -23,7 +23,7 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.086 today (0.084 over the 86 dense runs), with every row on its GPU's bundled
+// the step model can express. The model measures 0.082 today (0.080 over the 95 dense runs), with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
@@ -36,10 +36,13 @@ namespace {
 // constants stand for. NeMo Automodel's five MoE rows are 11.9 % off on average, -11 % biased: the
 // DeepSeek-V3 and Qwen3 rows within 6 % once their fake balanced gate's routing is modelled (each
 // token's experts on one node), the two GPT-OSS rows 22-28 % too fast (attention sinks and
-// FlexAttention's own rate are not modelled). The gate sits just above the measured level against
+// FlexAttention's own rate are not modelled). MLPerf 5.1's two Llama 3.1 8B steps on GB200 (0.09 and
+// 0.17 s, 2,048-4,096 tokens a GPU) are 12-42 % too fast: a step that short is set by per-call
+// costs (small attention calls of the context-parallel ring, kernel ramps) the model charges
+// too little. The gate sits just above the measured level against
 // regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
 // per-row corrections.
-constexpr double kMaxValidationMape = 0.087;
+constexpr double kMaxValidationMape = 0.083;
 // The mixture-of-experts rows together, the MoE issue's accuracy goal.
 constexpr double kMaxMoeMape = 0.15;
 // The mean signed error of each source family, held at its measured level (a little margin) on
@@ -56,9 +59,10 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.165, 0.06},
     FamilyBiasBound{"MLPerf 3.1", -0.095, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.20, 0.06},
     FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.12, 0.06},
-    FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06},
+    FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
+    FamilyBiasBound{"MLPerf 5.1", -0.28, 0.06},
 };
-// Rows that must take part, so that the gate cannot pass by skipping (91 of 96 are expressible
+// Rows that must take part, so that the gate cannot pass by skipping (100 of 105 are expressible
 // today).
 constexpr std::int64_t kMinValidatedRows = 40;
 
