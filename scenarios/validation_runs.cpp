@@ -160,6 +160,7 @@ MoeModel moe_model(const ValidationRow& row, std::optional<std::int64_t> ep) {
   if (contains(model, "gpt-oss") && contains(model, "120b")) return {.preset = "gpt-oss-120b", .skip = {}};
   if (contains(model, "gpt-oss") && contains(model, "20b")) return {.preset = "gpt-oss-20b", .skip = {}};
   if (contains(model, "deepseek") && contains(model, "v3")) return {.preset = "deepseek-v3", .skip = {}};
+  if (contains(model, "kimi") && contains(model, "k2")) return {.preset = "kimi-k2", .skip = {}};
   if (contains(model, "qwen3") && contains(model, "30b")) return {.preset = "qwen3-30b-a3b", .skip = {}};
   if (contains(model, "qwen3") && contains(model, "235b")) return {.preset = "qwen3-235b-a22b", .skip = {}};
   if (contains(model, "mixtral") && contains(model, "8x7b")) return {.preset = "mixtral-8x7b", .skip = {}};

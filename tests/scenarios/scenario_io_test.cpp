@@ -104,8 +104,8 @@ TEST_CASE("presets: every GPU and model preset loads with its sourced values") {
   CHECK(gpu_preset_names() ==
         std::vector<std::string>{"a100-80gb", "b200", "gb200", "h100-96gb-500w", "h100-sxm", "h200-sxm"});
   CHECK(model_preset_names() ==
-        std::vector<std::string>{"deepseek-v3", "gpt-oss-120b", "gpt-oss-20b", "gpt3-175b", "llama2-13b", "llama2-70b",
-                                 "llama2-7b", "llama3-405b", "llama3-70b", "llama3-8b", "mixtral-8x22b", "mixtral-8x7b",
+        std::vector<std::string>{"deepseek-v3", "gpt-oss-120b", "gpt-oss-20b", "gpt3-175b", "kimi-k2", "llama2-13b",
+                                 "llama2-70b", "llama2-7b", "llama3-405b", "llama3-70b", "llama3-8b", "mixtral-8x22b", "mixtral-8x7b",
                                  "qwen3-235b-a22b", "qwen3-30b-a3b"});
   for (const auto& name : gpu_preset_names()) {
     CAPTURE(name);

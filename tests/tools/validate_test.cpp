@@ -23,7 +23,7 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.082 today (0.080 over the 95 dense runs), with every row on its GPU's bundled
+// the step model can express. The model measures 0.083 today (0.080 over the 95 dense runs), with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
@@ -33,16 +33,17 @@ namespace {
 // where cuDNN measures 0.52-0.54 in 2024 and 2026 alike), while its B200 rows of 2025 are within
 // 5 % where attention dominates; torchtitan's five Grand Teton rows (H100 capped at
 // 500 W) are 6-15 % too fast, since nothing models the clock at a power cap below the 700 W the
-// constants stand for. NeMo Automodel's five MoE rows are 11.9 % off on average, -11 % biased: the
+// constants stand for. NeMo Automodel's six MoE rows are 12.9 % off on average, -12 % biased: the
 // DeepSeek-V3 and Qwen3 rows within 6 % once their fake balanced gate's routing is modelled (each
-// token's experts on one node), the two GPT-OSS rows 22-28 % too fast (attention sinks and
-// FlexAttention's own rate are not modelled). MLPerf 5.1's two Llama 3.1 8B steps on GB200 (0.09 and
+// token's experts on one node), Kimi K2 (DeepSeek-V3's design with 384 experts, on PP8 EP32) 18 %
+// too fast, the two GPT-OSS rows 22-28 % too fast (attention sinks and FlexAttention's own rate
+// are not modelled). MLPerf 5.1's two Llama 3.1 8B steps on GB200 (0.09 and
 // 0.17 s, 2,048-4,096 tokens a GPU) are 12-42 % too fast: a step that short is set by per-call
 // costs (small attention calls of the context-parallel ring, kernel ramps) the model charges
 // too little. The gate sits just above the measured level against
 // regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
 // per-row corrections.
-constexpr double kMaxValidationMape = 0.083;
+constexpr double kMaxValidationMape = 0.084;
 // The mixture-of-experts rows together, the MoE issue's accuracy goal.
 constexpr double kMaxMoeMape = 0.15;
 // The mean signed error of each source family, held at its measured level (a little margin) on
@@ -58,11 +59,11 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.165, 0.06},
     FamilyBiasBound{"MLPerf 3.1", -0.095, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.20, 0.06},
-    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.12, 0.06},
+    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.13, 0.06},
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
     FamilyBiasBound{"MLPerf 5.1", -0.28, 0.06},
 };
-// Rows that must take part, so that the gate cannot pass by skipping (100 of 105 are expressible
+// Rows that must take part, so that the gate cannot pass by skipping (101 of 106 are expressible
 // today).
 constexpr std::int64_t kMinValidatedRows = 40;
 
@@ -124,7 +125,7 @@ TEST_CASE("validate: step-time MAPE over the published runs stays under the gate
     CHECK(stats.bias >= bound->min_bias);
     CHECK(stats.bias <= bound->max_bias);
     if (family == "NeMo Automodel 2025") {
-      CHECK(stats.count == 5);
+      CHECK(stats.count == 6);
       CHECK(stats.mape <= kMaxMoeMape);
     }
   }
@@ -144,6 +145,9 @@ constexpr std::array kKnownMisfits{
     KnownMisfit{"nemo2407-h100-nemotron-340b-128",
                 "Adam state over dp = 2 is 32 GiB; the config's optim dtype bf16 (if it lowers the moments) "
                 "and TE's fp8 activation caching are not modelled"},
+    KnownMisfit{"automodel-h100-kimi-k2-256",
+                "11 GiB over on the middle stages: with ep = dp = 32 each rank's 12 experts a layer keep their "
+                "whole Adam state (48 GiB); how Automodel fits them is not known"},
     KnownMisfit{"automodel-h100-qwen3-moe-30b-8",
                 "5 GiB over: with ep = 8 on 8 GPUs each rank's 16 experts a layer keep their whole Adam state "
                 "(43 GiB); the runtime and FSDP buffer estimates (15 GiB) are the slack"},
