@@ -23,7 +23,7 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.083 today (0.080 over the 95 dense runs), with every row on its GPU's bundled
+// the step model can express. The model measures 0.081 today (0.080 over the 95 dense runs), with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
@@ -33,17 +33,17 @@ namespace {
 // where cuDNN measures 0.52-0.54 in 2024 and 2026 alike), while its B200 rows of 2025 are within
 // 5 % where attention dominates; torchtitan's five Grand Teton rows (H100 capped at
 // 500 W) are 6-15 % too fast, since nothing models the clock at a power cap below the 700 W the
-// constants stand for. NeMo Automodel's six MoE rows are 12.9 % off on average, -12 % biased: the
+// constants stand for. NeMo Automodel's six MoE rows are 9.6 % off on average, -9 % biased: the
 // DeepSeek-V3 and Qwen3 rows within 6 % once their fake balanced gate's routing is modelled (each
-// token's experts on one node), Kimi K2 (DeepSeek-V3's design with 384 experts, on PP8 EP32) 18 %
-// too fast, the two GPT-OSS rows 22-28 % too fast (attention sinks and FlexAttention's own rate
-// are not modelled). MLPerf 5.1's two Llama 3.1 8B steps on GB200 (0.09 and
+// token's experts on one node), GPT-OSS 20B 8 % too fast with its published config's activation
+// checkpointing, Kimi K2 (DeepSeek-V3's design with 384 experts, on PP8 EP32) 18 % and GPT-OSS 120B
+// 22 % too fast (attention sinks and FlexAttention's own rate are not modelled). MLPerf 5.1's two Llama 3.1 8B steps on GB200 (0.09 and
 // 0.17 s, 2,048-4,096 tokens a GPU) are 12-42 % too fast: a step that short is set by per-call
 // costs (small attention calls of the context-parallel ring, kernel ramps) the model charges
 // too little. The gate sits just above the measured level against
 // regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
 // per-row corrections.
-constexpr double kMaxValidationMape = 0.084;
+constexpr double kMaxValidationMape = 0.082;
 // The mixture-of-experts rows together, the MoE issue's accuracy goal.
 constexpr double kMaxMoeMape = 0.15;
 // The mean signed error of each source family, held at its measured level (a little margin) on
@@ -59,7 +59,7 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.165, 0.06},
     FamilyBiasBound{"MLPerf 3.1", -0.095, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.20, 0.06},
-    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.13, 0.06},
+    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.10, 0.06},
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
     FamilyBiasBound{"MLPerf 5.1", -0.28, 0.06},
 };
@@ -154,7 +154,6 @@ constexpr std::array kKnownMisfits{
     KnownMisfit{"automodel-h100-gpt-oss-120b-64",
                 "8 GiB over: 43 GiB of activations without recomputation (the config's activation_checkpointing "
                 "false) and 20 GiB of Adam state"},
-    KnownMisfit{"automodel-h100-gpt-oss-20b-8", "7 GiB over, as the 120B row (29 GiB of activations, 29 GiB of Adam state)"},
 };
 
 TEST_CASE("validate: every published run fits in memory but the known misfits") {
