@@ -179,6 +179,18 @@ TEST_CASE("calibrate: the built-in GEMM and attention constants are the bundled 
   CHECK(built_in.attention_efficiency.value == doctest::Approx(b200.at("attention_efficiency").at("value").get<double>()).epsilon(1e-9));
   CHECK(built_in.attention_cudnn_efficiency.value ==
         doctest::Approx(b200.at("attention_cudnn_efficiency").at("value").get<double>()).epsilon(1e-9));
+  // No GB200 profile is bundled: its built-in FP8 GEMM constants are calibrate's fit of the same
+  // GB200 rows, as fractions of its own peak.
+  const auto dir = scratch();
+  const auto gb200_profile = dir / "gb200.json";
+  const Outcome fit = calibrate("'" + root + "/calibration/published/gb200_compute.jsonl' --gpu gb200 --out '" +
+                                gb200_profile.string() + "'");
+  REQUIRE(fit.exit_code == 0);
+  const json gb200 = json::parse(read_text(gb200_profile)).at("compute");
+  const clustersim::models::ComputeProfile gb200_built_in = clustersim::models::default_compute_profile("gb200");
+  CHECK(gb200_built_in.gemm_max_efficiency_fp8.value ==
+        doctest::Approx(gb200.at("gemm_max_efficiency_fp8").at("value").get<double>()).epsilon(1e-6));
+  CHECK(gb200_built_in.k_half.value == doctest::Approx(gb200.at("k_half").at("value").get<double>()).epsilon(1e-6));
 }
 
 TEST_CASE("calibrate: a one-GPU log gives NCCL's per-call cost from its out-of-place times") {

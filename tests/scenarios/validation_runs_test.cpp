@@ -498,5 +498,48 @@ TEST_CASE("validation: a published step time is preferred over every derived one
   CHECK(c.alternatives[0].basis == MeasuredBasis::tflops);
 }
 
+TEST_CASE("validation: a GB200 row runs on trays of 4 in NVLink domains, with the graphs and buckets it names") {
+  ValidationRow row = gpt_1_7b();
+  row.source = "mlcommons/training_results_v5.1 NVIDIA/results/tyche_ngpu512_ngc25.09_nemo/llama31_8b";
+  row.gpu = "GB200 (Tyche, NVL72)";
+  row.num_gpus = "512";
+  row.tp = "2";
+  row.pp = "1";
+  row.dp = "64";
+  row.cp = "4";
+  row.global_batch = "64";
+  row.precision = "fp8";
+  row.notes = "SEGMENT=16: racks of 16 trays. Full CUDA graph (FULL_CUDA_GRAPH=1). Gradient buckets of "
+              "BUCKET_SIZE=768000000 parameters.";
+  const ValidationCase c = mapped(row);
+  CHECK(c.scenario.cluster.gpu.name == "gb200");
+  // DGX GB200: a compute tray's 4 GPUs share its 4 NICs; 16 trays of a rack share one NVLink fabric.
+  CHECK(c.scenario.cluster.gpus_per_node == 4);
+  CHECK(c.scenario.cluster.nics_per_node == 4);
+  CHECK(c.scenario.cluster.nvlink_domain_gpus == 64);
+  CHECK(c.scenario.training.cuda_graphs);
+  CHECK(c.scenario.training.grad_bucket_params == 768'000'000);
+  // MLPerf v5.1: per-tensor current scaling, bf16 gradient reduction.
+  CHECK(c.scenario.training.fp8_recipe == models::Fp8Recipe::current);
+  CHECK(c.scenario.training.grad_dtype == models::GradDtype::bf16);
+  // Without a placement, one whole NVL72 rack is the domain; a B200 row keeps DGX B200's 8 GPUs and NICs.
+  row.notes = "";
+  row.num_gpus = "72";
+  row.tp = "1";
+  row.dp = "36";
+  row.cp = "2";
+  row.global_batch = "36";
+  CHECK(mapped(row).scenario.cluster.nvlink_domain_gpus == 72);
+  CHECK_FALSE(mapped(row).scenario.training.cuda_graphs);
+  CHECK(mapped(row).scenario.training.grad_bucket_params == 0);
+  row.gpu = "B200";
+  row.num_gpus = "16";
+  row.dp = "8";
+  row.global_batch = "16";
+  CHECK(mapped(row).scenario.cluster.gpu.name == "b200");
+  CHECK(mapped(row).scenario.cluster.gpus_per_node == 8);
+  CHECK(mapped(row).scenario.cluster.nics_per_node == 8);
+}
+
 }  // namespace
 }  // namespace clustersim::scenarios

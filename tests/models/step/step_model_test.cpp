@@ -263,3 +263,37 @@ TEST_CASE("step model: a pass's compute and its tensor-parallel collectives are 
     CHECK(std::abs(st.compute_s - (m * (c.forward_s + c.backward_s) + plan.stages[s].optimizer_s)) < tolerance);
   }
 }
+
+TEST_CASE("step model: gradient buckets larger than a layer leave more of the reduction after the backward") {
+  // Llama 3 70B, TP 8 x DP 32 on 256 H100, one micro-batch: each data-parallel rank sits on its own
+  // node, so the ZeRO-1 reduce-scatter of 8.75B fp32 gradients crosses one NIC and outlasts the
+  // backward it overlaps.
+  StepInputs in = llama70b_on_256();
+  in.parallelism = {.tp = 8, .pp = 1, .dp = 32, .cp = 1, .vp = 1, .sp = true, .zero = 1};
+  in.training.global_batch = 32;
+  const auto step_s = [&](bool overlap, std::int64_t bucket) {
+    StepInputs s = in;
+    s.training.overlap_grad_reduce = overlap;
+    s.training.grad_bucket_params = bucket;
+    return simulate_step(s).report.times.step_time_s;
+  };
+  const auto buckets = [&](std::int64_t bucket) {
+    StepInputs s = in;
+    s.training.grad_bucket_params = bucket;
+    return plan_step(s).stages[0].chunks[0].grad_buckets;
+  };
+  // A bucket per layer by default; never finer than a layer, never fewer than one.
+  CHECK(buckets(0) == 80);
+  CHECK(buckets(1) == 80);
+  CHECK(buckets(1'000'000'000'000) == 1);
+  CHECK(buckets(5'000'000'000) == 2);  // 8.75B parameters a rank, plus its embedding and output shards
+  const double per_layer = step_s(true, 0), two = step_s(true, 5'000'000'000), one = step_s(true, 1'000'000'000'000);
+  const double blocking = step_s(false, 0);
+  CHECK(per_layer < two);
+  CHECK(two < one);
+  // One bucket is reduced once the backward's compute is done: what no overlap does, less the
+  // backward's tensor-parallel collectives on NVLink, which the network reduction runs beside.
+  const double tp_backward_s = plan_step(in).stages[0].chunks[0].tp_backward_s;
+  CHECK(tp_backward_s > 0.0);
+  CHECK(blocking - one == doctest::Approx(tp_backward_s).epsilon(0.01));
+}
