@@ -66,12 +66,16 @@ std::string BandTable::missing_dimension(const ValidationFamily& f) const {
   if (!any(same_generation)) return fmt::format("no published run on {}", on);
   if (f.moe && !any([&](const Row& r) { return same_generation(r) && r.family.moe; }))
     return fmt::format("no published run of a mixture-of-experts model on {}", on);
+  // Past the generation, the runs that count are those of the same kind of model.
+  const std::string_view of = f.moe ? " of a mixture-of-experts model" : "";
+  const auto same_kind = [&](const Row& r) { return same_generation(r) && r.family.moe == f.moe; };
   const std::string_view stage = f.zero3 ? "ZeRO-3" : "ZeRO 0-2";
-  const auto same_stage = [&](const Row& r) { return same_generation(r) && r.family.zero3 == f.zero3; };
-  if (!any(same_stage)) return fmt::format("no published run with {} on {}", stage, on);
+  const auto same_stage = [&](const Row& r) { return same_kind(r) && r.family.zero3 == f.zero3; };
+  if (!any(same_stage)) return fmt::format("no published run{} with {} on {}", of, stage, on);
   const auto same_precision = [&](const Row& r) { return same_stage(r) && r.family.precision == f.precision; };
-  if (!any(same_precision)) return fmt::format("no published run with {} in {} on {}", stage, precision_text(f.precision), on);
-  return fmt::format("no published run with {} in {} on {}", sharding_text(f), precision_text(f.precision), on);
+  if (!any(same_precision))
+    return fmt::format("no published run{} with {} in {} on {}", of, stage, precision_text(f.precision), on);
+  return fmt::format("no published run{} with {} in {} on {}", of, sharding_text(f), precision_text(f.precision), on);
 }
 
 FamilyBand BandTable::stand_in(const ValidationFamily& family) const {
@@ -80,11 +84,12 @@ FamilyBand BandTable::stand_in(const ValidationFamily& family) const {
   // ZeRO-3 frameworks gather and reduce each in their own way and miss in their own way (DeepSpeed
   // ZeRO-3 as run in 2021 by up to -66 %): another framework's runs do not speak for this one.
   // Its own generation's families first: a GPU's compute is what the model misses most.
-  const auto span = [&](bool same_generation, bool speaks_for_it_only) {
+  const auto span = [&](bool same_generation, bool speaks_for_it_only, bool moe_only = false) {
     std::vector<std::string> labels;
     for (const Row& row : rows_) {
       const ValidationFamily& other = row.family;
       if (same_generation && other.generation != family.generation) continue;
+      if (moe_only && !other.moe) continue;
       if (speaks_for_it_only && other.zero3 && !(family.zero3 && other.framework == family.framework)) continue;
       const FamilyBand& b = measured(other);
       if (b.runs == 0 || std::find(labels.begin(), labels.end(), b.family) != labels.end()) continue;
@@ -108,6 +113,16 @@ FamilyBand BandTable::stand_in(const ValidationFamily& family) const {
   if (labels.empty()) {
     band.stand_in = "no family is validated: the prediction alone";
     return band;
+  }
+  // A mixture of experts misses in its own ways too (the dispatch, the grouped GEMMs, the router),
+  // whatever shards it: every validated MoE family widens the band of one that has no runs.
+  if (family.moe) {
+    std::vector<std::string> moe = span(false, false, true);
+    std::erase_if(moe, [&](const std::string& l) { return std::find(labels.begin(), labels.end(), l) != labels.end(); });
+    if (!moe.empty()) {
+      whose += " and the validated mixture-of-experts families of every GPU";
+      labels.insert(labels.end(), moe.begin(), moe.end());
+    }
   }
   std::string list;
   for (const auto& label : labels) list += (list.empty() ? "" : ", ") + label;

@@ -127,6 +127,28 @@ TEST_CASE("band table: a family no run covers is unvalidated, says which dimensi
         "the span of the validated ZeRO 0-2 families of every GPU (Hopper bf16 ZeRO 0-2, Blackwell bf16 ZeRO 0-2)");
 }
 
+TEST_CASE("band table: a MoE layout without runs of its own takes the validated MoE families' span too") {
+  // The published MoE runs are FSDP2 on Hopper (NeMo Automodel): a ZeRO-1 MoE layout on Hopper has
+  // none, and the dimension it lacks is named with the kind of model.
+  models::ParallelismSpec p;
+  p.zero = 1;
+  const models::TrainingSpec t;
+  const BandTable& table = built_in_band_table();
+  const FamilyBand& band = table.band(validation_family("h100-sxm", p, t, true));
+  CHECK(band.runs == 0);
+  CHECK(band.unvalidated == "no published run of a mixture-of-experts model with ZeRO 0-2 on Hopper (H100, H200)");
+  CHECK(band.stand_in.find("and the validated mixture-of-experts families of every GPU") != std::string::npos);
+  CHECK(band.stand_in.find("Hopper bf16 ZeRO-3 fsdp2 MoE") != std::string::npos);
+  // The span holds the MoE family's own band and the dense ZeRO 0-2 families'.
+  models::ParallelismSpec fsdp;
+  fsdp.zero = 3;
+  const FamilyBand& moe = table.band(validation_family("h100-sxm", fsdp, t, true));
+  REQUIRE(moe.runs > 0);
+  const FamilyBand& dense = table.band(validation_family("h100-sxm", p, t, false));
+  CHECK(band.hi >= std::max(moe.hi, dense.hi));
+  CHECK(band.lo <= std::min(moe.lo, dense.lo));
+}
+
 TEST_CASE("band table: the built-in study marks ZeRO-3 on B200 unvalidated") {
   // NeMo's B200 long-sequence runs validate Blackwell in fp8 with the distributed optimizer only.
   const FamilyBand& band = built_in_band_table().band(layout_family("b200", 3));
