@@ -332,18 +332,19 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         chunk.backward_s += issued_s(output_backward, host, false);
         params += head_params;
       }
+      // ZeRO 0-2: a gradient bucket is reduced once its last gradient is ready; the backward
+      // releases the buckets evenly.
+      chunk.grad_buckets = chunk.layers;
+      if (t.grad_bucket_params > 0) {
+        const auto buckets = static_cast<std::int64_t>(std::ceil(params / static_cast<double>(t.grad_bucket_params)));
+        chunk.grad_buckets = std::clamp<std::int64_t>(buckets, 1, std::max<std::int64_t>(1, chunk.layers));
+      }
       // Data parallel over the chunk's parameters: ZeRO-0 all-reduces the gradients; ZeRO-1 and 2
       // reduce-scatter them and all-gather the updated parameters, once a step; ZeRO-3 / FSDP
       // gathers each unit before each pass and reduces it after each backward (step_comm.hpp).
       // Gradients travel in training.grad_dtype: Megatron-LM reduces bf16 training's gradients in
       // fp32 unless --grad-reduce-in-bf16 (megatron/training/arguments.py); the distributed
       // optimizer gathers the updated bf16 parameters.
-      // A bucket is reduced once its last gradient is ready; the backward releases them evenly.
-      chunk.grad_buckets = chunk.layers;
-      if (t.grad_bucket_params > 0) {
-        const auto buckets = static_cast<std::int64_t>(std::ceil(params / static_cast<double>(t.grad_bucket_params)));
-        chunk.grad_buckets = std::clamp<std::int64_t>(buckets, 1, std::max<std::int64_t>(1, chunk.layers));
-      }
       const double param_bytes = params * kBf16Bytes;
       const double reduced_grad_bytes = params * (t.grad_dtype == GradDtype::fp32 ? 4.0 : kBf16Bytes);
       const double expert_grad_bytes = expert_params * (t.grad_dtype == GradDtype::fp32 ? 4.0 : kBf16Bytes);
