@@ -472,8 +472,9 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   const bool tp_overlap_named = contains(notes, "--tp-comm-overlap") || contains(notes, "tp comm overlap on") ||
                                 contains(notes, "asynctp") || contains(notes, "async tp");
   if (tp_overlap_named && p.sp && p.tp > 1) p.tp_comm_overlap = true;
-  // A step captured whole as one CUDA graph (Megatron-Core's full_cuda_graph) where the row says so.
-  if (contains(notes, "full cuda graph")) t.cuda_graphs = true;
+  // CUDA graphs where the row says they ran: the whole step (Megatron-Core's full_cuda_graph) or
+  // each layer (NeMo's LAYER_CUDA_GRAPH); either way each layer pass is one graph launch.
+  if (contains(notes, "full cuda graph") || contains(notes, "layer cuda graph")) t.cuda_graphs = true;
   // Gradient buckets of the size the row names (NeMo's BUCKET_SIZE, parameters a bucket).
   if (const auto at = notes.find("bucket_size="); at != std::string::npos) {
     std::int64_t bucket = 0;

@@ -23,7 +23,7 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.081 today (0.080 over the 95 dense runs), with every row on its GPU's bundled
+// the step model can express. The model measures 0.081 today (0.081 over the 98 dense runs), with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
@@ -40,7 +40,8 @@ namespace {
 // 22 % too fast (attention sinks and FlexAttention's own rate are not modelled). MLPerf 5.1's two Llama 3.1 8B steps on GB200 (0.09 and
 // 0.17 s, 2,048-4,096 tokens a GPU) are 12-42 % too fast: a step that short is set by per-call
 // costs (small attention calls of the context-parallel ring, kernel ramps) the model charges
-// too little. The gate sits just above the measured level against
+// too little. MLPerf 4.1's GPT-3 175B on 256 and 512 H100 (micro-batch 2, 128 and 64 micro-batches)
+// is 11-13 % too slow where MLPerf 3.1's, at 4,096-10,752 GPUs, is 7-11 % too fast. The gate sits just above the measured level against
 // regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
 // per-row corrections.
 constexpr double kMaxValidationMape = 0.082;
@@ -61,9 +62,9 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"MLPerf 3.1", -0.095, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.20, 0.06},
     FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.10, 0.06},
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
-    FamilyBiasBound{"MLPerf 5.1", -0.28, 0.06},
+    FamilyBiasBound{"MLPerf 5.1", -0.28, 0.06},      FamilyBiasBound{"MLPerf 4.1", -0.06, 0.10},
 };
-// Rows that must take part, so that the gate cannot pass by skipping (101 of 106 are expressible
+// Rows that must take part, so that the gate cannot pass by skipping (104 of 109 are expressible
 // today).
 constexpr std::int64_t kMinValidatedRows = 40;
 
