@@ -478,10 +478,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   // Gradient buckets of the size the row names (NeMo's BUCKET_SIZE, parameters a bucket).
   if (const auto at = notes.find("bucket_size="); at != std::string::npos) {
     std::int64_t bucket = 0;
-    // At most 16 digits, so that a long number cannot overflow (a bucket that large is one bucket).
-    for (std::size_t i = at + 12; i < notes.size() && i < at + 28 && std::isdigit(static_cast<unsigned char>(notes[i])); ++i)
-      bucket = bucket * 10 + (notes[i] - '0');
-    t.grad_bucket_params = bucket;
+    const char* digits = notes.data() + at + 12;
+    if (std::from_chars(digits, notes.data() + notes.size(), bucket).ec == std::errc{}) t.grad_bucket_params = bucket;
   }
 
   if (unstated_interleaving) {

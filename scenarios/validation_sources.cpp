@@ -43,19 +43,57 @@ constexpr FamilyDefault<models::Fp8Recipe> te_delayed{
     "fp8_recipe=delayed: Transformer Engine's DelayedScaling, the only fp8 recipe of the TE 1.x releases in "
     "these NeMo containers (current and block scaling came with TE 2)"};
 
-// NVIDIA's MLPerf Training v5.x submissions (NeMo 2.0), as their configs and pretrain.py set them.
-constexpr FamilyDefault<int> mlperf5_distributed_optimizer{
-    1, "zero=1: USE_DIST_OPTIMIZER=True (the submission's config_common.sh)"};
-constexpr FamilyDefault<Recompute> mlperf5_no_recompute{
-    Recompute::none, "recompute=none: the submission's configs and conf/custom.yaml set no activation recomputation"};
-constexpr FamilyDefault<bool> mlperf5_overlap_grad_reduce{
-    true, "OVERLAP_GRAD_REDUCE=True (the submission's config_common.sh)"};
-constexpr FamilyDefault<Framework> mlperf5_framework{
-    Framework::megatron_core,
-    "framework=megatron-core: NVIDIA's submission runs NeMo 2.0 on Megatron-Core with Transformer Engine"};
-constexpr FamilyDefault<models::GradDtype> mlperf5_bf16_grads{
-    models::GradDtype::bf16,
-    "grad_dtype=bf16: the submission's pretrain.py builds its DDP and optimizer configs with grad_reduce_in_fp32=False"};
+// NVIDIA's MLPerf Training submissions, one family a round: what their configs set.
+constexpr SourceFamily mlperf_3_1{
+    .name = "MLPerf 3.1",
+    .needle = "mlcommons/training_results_v3.1",
+    .tflops_count = model_flops,
+    .zero = distributed_optimizer,
+    .recompute = no_recompute,
+    .sp = sp_with_tp,
+    .overlap_grad_reduce = overlapped,
+    .seq_len = no_seq_len,
+    .framework = {Framework::megatron_core,
+                  "framework=megatron-core: NVIDIA's submission runs NeMo on Megatron-Core with Transformer Engine"},
+    .fp8_recipe = te_delayed,
+    .dropout = mlperf_dropout,
+    .grad_dtype = nemo_bf16_grads};
+constexpr SourceFamily mlperf_5_0{
+    .name = "MLPerf 5.0",
+    .needle = "mlcommons/training_results_v5.0",
+    .tflops_count = model_flops,
+    .zero = {1, "zero=1: USE_DIST_OPTIMIZER=True (the submission's config_common.sh)"},
+    .recompute = {Recompute::none, "recompute=none: the submission's configs and conf/custom.yaml set no activation "
+                                   "recomputation"},
+    .sp = sp_with_tp,
+    .overlap_grad_reduce = {true, "OVERLAP_GRAD_REDUCE=True (the submission's config_common.sh)"},
+    .seq_len = no_seq_len,
+    .framework = {Framework::megatron_core,
+                  "framework=megatron-core: NVIDIA's submission runs NeMo 2.0 on Megatron-Core with Transformer Engine"},
+    .fp8_recipe = FamilyDefault<models::Fp8Recipe>{models::Fp8Recipe::delayed,
+                                                   "fp8_recipe=delayed: conf/custom.yaml's fp8_recipe default "
+                                                   "(FP8_RECIPE unset), amax history 1"},
+    .dropout = no_dropout,
+    .grad_dtype = FamilyDefault<models::GradDtype>{models::GradDtype::bf16,
+                                                   "grad_dtype=bf16: the submission's pretrain.py builds its DDP and "
+                                                   "optimizer configs with grad_reduce_in_fp32=False"}};
+
+/// A later release of a source whose runs keep its settings: the same defaults under its own name,
+/// so that each release's error is reported apart.
+constexpr SourceFamily renamed(SourceFamily family, std::string_view name, std::string_view needle) {
+  family.name = name;
+  family.needle = needle;
+  return family;
+}
+// v5.1 changed one setting: FP8_RECIPE=tensorwise.
+constexpr SourceFamily mlperf_5_1 = [] {
+  SourceFamily family = renamed(mlperf_5_0, "MLPerf 5.1", "mlcommons/training_results_v5.1");
+  family.fp8_recipe = FamilyDefault<models::Fp8Recipe>{
+      models::Fp8Recipe::current,
+      "fp8_recipe=current: FP8_RECIPE=tensorwise (per-tensor current scaling, the submission's config_common.sh), "
+      "attention in bf16 (NVTE_DPA_FP8_RECIPE=F16)"};
+  return family;
+}();
 
 constexpr std::array families{
     SourceFamily{
@@ -171,60 +209,10 @@ constexpr std::array families{
                          "attention_dropout's default 0.1 (NeMo-Framework-Launcher "
                          "conf/training/gpt3/20b_fp8_performance.yaml)"},
         .grad_dtype = nemo_bf16_grads},
-    SourceFamily{.name = "MLPerf 5.0",
-                 .needle = "mlcommons/training_results_v5.0",
-                 .tflops_count = model_flops,
-                 .zero = mlperf5_distributed_optimizer,
-                 .recompute = mlperf5_no_recompute,
-                 .sp = sp_with_tp,
-                 .overlap_grad_reduce = mlperf5_overlap_grad_reduce,
-                 .seq_len = no_seq_len,
-                 .framework = mlperf5_framework,
-                 .fp8_recipe = FamilyDefault<models::Fp8Recipe>{models::Fp8Recipe::delayed,
-                                "fp8_recipe=delayed: conf/custom.yaml's fp8_recipe default (FP8_RECIPE unset), amax "
-                                "history 1"},
-                 .dropout = no_dropout,
-                 .grad_dtype = mlperf5_bf16_grads},
-    SourceFamily{.name = "MLPerf 5.1",
-                 .needle = "mlcommons/training_results_v5.1",
-                 .tflops_count = model_flops,
-                 .zero = mlperf5_distributed_optimizer,
-                 .recompute = mlperf5_no_recompute,
-                 .sp = sp_with_tp,
-                 .overlap_grad_reduce = mlperf5_overlap_grad_reduce,
-                 .seq_len = no_seq_len,
-                 .framework = mlperf5_framework,
-                 .fp8_recipe = FamilyDefault<models::Fp8Recipe>{models::Fp8Recipe::current,
-                                "fp8_recipe=current: FP8_RECIPE=tensorwise (per-tensor current scaling, the "
-                                "submission's config_common.sh), attention in bf16 (NVTE_DPA_FP8_RECIPE=F16)"},
-                 .dropout = no_dropout,
-                 .grad_dtype = mlperf5_bf16_grads},
-    SourceFamily{.name = "MLPerf 4.1",
-                 .needle = "mlcommons/training_results_v4.1",
-                 .tflops_count = model_flops,
-                 .zero = distributed_optimizer,
-                 .recompute = no_recompute,
-                 .sp = sp_with_tp,
-                 .overlap_grad_reduce = overlapped,
-                 .seq_len = no_seq_len,
-        .framework = {Framework::megatron_core,
-                       "framework=megatron-core: NVIDIA's submission runs NeMo on Megatron-Core with Transformer Engine"},
-        .fp8_recipe = te_delayed,
-        .dropout = mlperf_dropout,
-        .grad_dtype = nemo_bf16_grads},
-    SourceFamily{.name = "MLPerf 3.1",
-                 .needle = "mlcommons/training_results",
-                 .tflops_count = model_flops,
-                 .zero = distributed_optimizer,
-                 .recompute = no_recompute,
-                 .sp = sp_with_tp,
-                 .overlap_grad_reduce = overlapped,
-                 .seq_len = no_seq_len,
-        .framework = {Framework::megatron_core,
-                       "framework=megatron-core: NVIDIA's submission runs NeMo on Megatron-Core with Transformer Engine"},
-        .fp8_recipe = te_delayed,
-        .dropout = mlperf_dropout,
-        .grad_dtype = nemo_bf16_grads},
+    mlperf_5_0,
+    mlperf_5_1,
+    renamed(mlperf_3_1, "MLPerf 4.1", "mlcommons/training_results_v4.1"),
+    mlperf_3_1,
     SourceFamily{.name = "BLOOM 2022",
                  .needle = "bigscience",
                  .tflops_count = {FlopCount::hardware_full_recompute,

@@ -86,20 +86,17 @@ void set_attention_fits(ComputeProfile& p) {
 constexpr double kBlackwellCudnnAttention = 0.502503303013738;
 constexpr double kBlackwellFlash2Attention = 0.16664136544841154;
 
-/// The GB200 is the B200's die at a higher clock (its 2,450 TF/s peak against 2,250): it takes the
-/// B200's cuDNN rate as a fraction of its own peak. FlashAttention-3 runs on Hopper only (the layout
-/// rules reject it elsewhere): its slot holds FlashAttention-2's value.
-void set_blackwell_attention_fits(ComputeProfile& p) {
-  const std::string measured =
-      p.gpu == "b200" ? "on one B200" : "on one B200, taken as fractions of the GB200's peak (the same die, clocked higher)";
-  const auto how = [&](std::string_view kernel) {
-    return fmt::format("fit (calibration/profiles/b200.json): {}, causal bf16, head dim 128, {} "
-                       "(calibration/published/b200_attention_cudnn-frontend.jsonl: cuDNN frontend's SDPA benchmark)",
-                       kernel, measured);
-  };
-  p.attention_cudnn_efficiency = {kBlackwellCudnnAttention, how("cuDNN fused attention 9.10.2")};
-  // The GB200 keeps its own FlashAttention-2 measurement (Azure's, set by its preset).
-  if (p.gpu == "b200") p.attention_efficiency = {kBlackwellFlash2Attention, how("FlashAttention-2 2.7.4")};
+/// Blackwell's attention from the B200's fits. The GB200 is the same die at a higher clock (its
+/// 2,450 TF/s peak against 2,250): it takes the cuDNN rate as a fraction of its own peak and keeps
+/// its own FlashAttention-2 figure. FlashAttention-3 runs on Hopper only (the layout rules reject
+/// it elsewhere): its slot holds FlashAttention-2's value.
+Sourced<double> blackwell_attention(double efficiency, std::string_view kernel, std::string_view taken_as) {
+  return {efficiency,
+          fmt::format("fit (calibration/profiles/b200.json): {}, causal bf16, head dim 128, on one B200{} "
+                      "(calibration/published/b200_attention_cudnn-frontend.jsonl: cuDNN frontend's SDPA benchmark)",
+                      kernel, taken_as)};
+}
+void flash3_as_flash2(ComputeProfile& p) {
   p.attention_flash3_efficiency = {p.attention_efficiency.value,
                                    "FlashAttention-3 runs on Hopper only: as FlashAttention-2 (attention_efficiency)"};
 }
@@ -109,8 +106,7 @@ void set_blackwell_attention_fits(ComputeProfile& p) {
 void cudnn_as_flash2(ComputeProfile& p) {
   p.attention_cudnn_efficiency = {p.attention_efficiency.value,
                                   "not measured: as FlashAttention-2 (attention_efficiency)"};
-  p.attention_flash3_efficiency = {p.attention_efficiency.value,
-                                   "FlashAttention-3 runs on Hopper only: as FlashAttention-2 (attention_efficiency)"};
+  flash3_as_flash2(p);
 }
 
 Sourced<double> launch_overhead() {
@@ -230,7 +226,7 @@ ComputeProfile b200() {
       .tile_n = hopper_tile_n(),
       .k_half = {},  // set below
       .sustained_clock_ratio = blackwell_clock(),
-      .attention_efficiency = {},        // set below
+      .attention_efficiency = {},  // set below
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
       .hbm_efficiency = blackwell_hbm(),
@@ -238,7 +234,9 @@ ComputeProfile b200() {
       .overlap = default_overlap_interference("b200"),
   };
   set_gemm_fit(p, kB200Fp8Fit);
-  set_blackwell_attention_fits(p);
+  p.attention_cudnn_efficiency = blackwell_attention(kBlackwellCudnnAttention, "cuDNN fused attention 9.10.2", "");
+  p.attention_efficiency = blackwell_attention(kBlackwellFlash2Attention, "FlashAttention-2 2.7.4", "");
+  flash3_as_flash2(p);
   return p;
 }
 
@@ -266,7 +264,9 @@ ComputeProfile gb200() {
   const std::string how = fmt::format("fit (calibrate --gpu gb200): {}", kGb200Fp8Fit.from);
   p.gemm_max_efficiency_fp8 = {kGb200Fp8Fit.e_max_fp8, how};
   p.k_half = {kGb200Fp8Fit.k_half, how};
-  set_blackwell_attention_fits(p);
+  p.attention_cudnn_efficiency = blackwell_attention(kBlackwellCudnnAttention, "cuDNN fused attention 9.10.2",
+                                                     ", taken as a fraction of the GB200's peak");
+  flash3_as_flash2(p);
   return p;
 }
 
