@@ -10,7 +10,7 @@
 #include <vector>
 
 // Keeps the dependency direction of DESIGN.md true: sim -> topologies -> models -> scenarios ->
-// calibration -> planning -> tools; JSON only from scenarios/ up; Boost.Graph only in
+// calibration -> planning -> handoff -> tools; JSON only from scenarios/ up; Boost.Graph only in
 // topologies/; sim/ on the standard library alone. A sub-folder (models/comm/) belongs to its
 // top-level folder.
 
@@ -25,14 +25,15 @@ const std::map<std::string, std::set<std::string>>& allowed_folders() {
       {"scenarios", {"models", "topologies", "sim"}},
       {"calibration", {"scenarios", "models", "topologies", "sim"}},
       {"planning", {"calibration", "scenarios", "models", "topologies", "sim"}},
-      {"tools", {"planning", "calibration", "scenarios", "models", "topologies", "sim"}},
+      {"handoff", {"planning", "calibration", "scenarios", "models", "topologies", "sim"}},
+      {"tools", {"handoff", "planning", "calibration", "scenarios", "models", "topologies", "sim"}},
   };
   return allowed;
 }
 
-const std::set<std::string> project_folders = {"sim",         "topologies", "models", "scenarios",
-                                               "calibration", "planning",   "tools",  "tests"};
-const std::set<std::string> json_folders = {"scenarios", "calibration", "planning", "tools", "tests"};
+const std::set<std::string> project_folders = {"sim",      "topologies", "models", "scenarios", "calibration",
+                                               "planning", "handoff",    "tools",  "tests"};
+const std::set<std::string> json_folders = {"scenarios", "calibration", "planning", "handoff", "tools", "tests"};
 
 // Every broken rule in one file's text, as "file:line: <include>: why".
 std::vector<std::string> include_violations(const std::string& folder, const std::string& file,
@@ -94,6 +95,10 @@ TEST_CASE("include rules: the checker catches a file that breaks them") {
   CHECK(include_violations("planning", "planning/ok.cpp", "#include \"calibration/step_inputs.hpp\"\n").empty());
   CHECK(include_violations("planning", "planning/up.cpp", "#include \"tools/render/sweep_table.hpp\"\n").size() == 1);
   CHECK(include_violations("calibration", "calibration/up.cpp", "#include \"planning/search/sweep_rows.hpp\"\n").size() == 1);
+  // handoff/ sits between planning/ and tools/.
+  CHECK(include_violations("handoff", "handoff/ok.cpp", "#include \"planning/search/sweep_rows.hpp\"\n").empty());
+  CHECK(include_violations("handoff", "handoff/up.cpp", "#include \"tools/cli.hpp\"\n").size() == 1);
+  CHECK(include_violations("planning", "planning/up.cpp", "#include \"handoff/x.hpp\"\n").size() == 1);
 }
 
 TEST_CASE("include rules: every source file follows the dependency direction") {

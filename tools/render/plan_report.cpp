@@ -9,7 +9,7 @@
 #include "planning/plan/topology_names.hpp"
 #include "tools/render/band_text.hpp"
 #include "tools/render/html_report.hpp"
-#include "tools/render/megatron_args.hpp"
+#include "handoff/export/megatron_args.hpp"
 
 namespace clustersim::tools {
 namespace {
@@ -74,7 +74,7 @@ std::string topology_note(const PlanRequest& request, const PlanResult& result) 
 
 std::vector<std::string> chosen_megatron_args(const PlanRequest& request, const PlanResult& result) {
   if (!result.chosen) return {};
-  return megatron_args(request.scenario.model, result.options[*result.chosen].layout);
+  return handoff::megatron_args(request.scenario.model, result.options[*result.chosen].layout);
 }
 
 ordered_json layout_json(const planning::Layout& l) {

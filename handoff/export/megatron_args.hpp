@@ -12,9 +12,9 @@
 #include "planning/search/layout_search.hpp"
 #include "models/spec/transformer_spec.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::handoff {
 
 /// One argument (with its value) per entry, in the order a launch script would list them.
 std::vector<std::string> megatron_args(const models::TransformerSpec& model, const planning::Layout& layout);
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::handoff

@@ -1,8 +1,8 @@
-#include "tools/render/megatron_args.hpp"
+#include "handoff/export/megatron_args.hpp"
 
 #include <doctest/doctest.h>
 
-namespace clustersim::tools {
+namespace clustersim::handoff {
 namespace {
 
 models::TransformerSpec layers(std::int64_t n) {
@@ -37,4 +37,4 @@ TEST_CASE("megatron args: an uneven pipeline, context parallelism, full recomput
 }
 
 }  // namespace
-}  // namespace clustersim::tools
+}  // namespace clustersim::handoff

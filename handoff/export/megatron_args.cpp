@@ -1,10 +1,10 @@
-#include "tools/render/megatron_args.hpp"
+#include "handoff/export/megatron_args.hpp"
 
 #include <fmt/format.h>
 
 #include "models/step/pipeline_schedule.hpp"
 
-namespace clustersim::tools {
+namespace clustersim::handoff {
 
 std::vector<std::string> megatron_args(const models::TransformerSpec& model, const planning::Layout& layout) {
   const auto& p = layout.parallelism;
@@ -49,4 +49,4 @@ std::vector<std::string> megatron_args(const models::TransformerSpec& model, con
   return args;
 }
 
-}  // namespace clustersim::tools
+}  // namespace clustersim::handoff
