@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <vector>
+
 #include "models/compute/compute_profile.hpp"
 #include "models/compute/flops.hpp"
 #include "models/compute/transformer_costs.hpp"
