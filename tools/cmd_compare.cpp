@@ -19,7 +19,9 @@
 #include "tools/checked_option.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
+#include "tools/file_output.hpp"
 #include "tools/render/nccl_tests_table.hpp"
+#include "tools/render/prometheus_metrics.hpp"
 
 namespace clustersim::tools {
 
@@ -48,7 +50,7 @@ std::string percent(double ratio) { return fmt::format("{:+.1f} %", 100.0 * rati
 }  // namespace
 
 int cmd_compare(std::span<const std::string> args, std::ostream& out) {
-  std::string scenario_path, run_id;
+  std::string scenario_path, run_id, metrics_path;
   std::vector<std::string> sets, logs;
   bool json = false;
   std::int64_t warmup_steps = 10;
@@ -61,12 +63,14 @@ int cmd_compare(std::span<const std::string> args, std::ostream& out) {
       ("set", po::value(&sets)->value_name("path=value")->composing(), "override a scenario key (repeatable)")
       ("warmup-steps", integer_option("warmup-steps", &warmup_steps, warmup_range)->value_name("N"),
        with_rule("drop the logged steps numbered up to N as warm-up (default 10)", warmup_range.rule()).c_str())
+      ("metrics", path_option("metrics", &metrics_path)->value_name("FILE"),
+       "write the predicted and measured figures as Prometheus text metrics (a node_exporter textfile)")
       ("json", po::bool_switch(&json), "print one JSON object instead of text");
   options.hidden.add_options()("log", po::value(&logs)->composing(), "log files");
   options.positional.add("log", -1);
   const CommandHelp help{
       .name = "compare",
-      .usage = "LOG... [--scenario FILE | --run ID] [--set path=value ...] [--warmup-steps N] [--json]",
+      .usage = "LOG... [--scenario FILE | --run ID] [--set path=value ...] [--warmup-steps N] [--metrics FILE] [--json]",
       .description =
           "Set the logs a cluster already has against the prediction: the steady step time (median, P10,\n"
           "P90) of Megatron-LM, NeMo, torchtitan and MLPerf MLLOG logs against the predicted step time,\n"
@@ -125,6 +129,11 @@ int cmd_compare(std::span<const std::string> args, std::ostream& out) {
     if (const auto* row = handoff::largest_departure(c))
       consider(fmt::format("{} busbw at {} B ({})", calibration::collective_name(c.op), row->size_bytes, c.file),
                row->relative_error);
+  }
+  if (!metrics_path.empty()) {
+    std::vector<MetricFamily> families = step_metric_families(scenario, inputs, sim);
+    for (auto& family : compare_metric_families(scenario, steps, collectives)) families.push_back(std::move(family));
+    write_file_atomically(metrics_path, prometheus_text(families));
   }
   const double exposed_s = times.exposed_comm_fraction * times.step_time_s;
   const double bubble_s = times.bubble_fraction * times.step_time_s;
