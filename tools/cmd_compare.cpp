@@ -171,7 +171,7 @@ int cmd_compare(std::span<const std::string> args, std::ostream& out) {
 
   out << fmt::format("{}: predicted step {:.3f} s (exposed communication {:.3f} s, bubble {:.3f} s), MFU {:.1f} %\n",
                      scenario.name, times.step_time_s, exposed_s, bubble_s, 100.0 * sim.report.mfu);
-  out << fmt::format("error = predicted / measured - 1; warm-up: the logged steps numbered up to {} are dropped\n",
+  out << fmt::format("error = predicted / measured - 1, of the step time and of the bus bandwidth; warm-up: the logged steps numbered up to {} are dropped\n",
                      warmup_steps);
   if (!steps.empty()) {
     out << fmt::format("\n  {:<14} {:>5} {:>7} {:>12} {:>22} {:>11} {:>9}  {}\n", "format", "steps", "dropped",

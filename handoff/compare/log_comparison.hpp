@@ -4,7 +4,8 @@
 /// Warm-up rule: a sample whose step number is at most `warmup_steps` is dropped (the first steps
 /// compile, autotune and fill caches); the rest are the steady steps. Spread: the median and the
 /// 10th and 90th percentiles, linear between the closest ranks (numpy's default, "type 7").
-/// Relative error: predicted / measured - 1 (negative: the prediction is faster). For busbw it is
+/// Relative error: predicted / measured - 1 (for step time, negative: the prediction is faster; for
+/// busbw, negative: the prediction is slower). For busbw it is
 /// taken from the times (measured time / predicted time - 1 at the same size and bus factor), since
 /// nccl-tests prints bandwidths rounded to 0.01 GB/s.
 

@@ -19,12 +19,16 @@ std::string_view log_format_name(LogFormat format) {
 
 namespace {
 
+// A line counts only with the value its format puts there, so that a text that merely names
+// the formats (a README, this project's error message) is none of them.
 std::optional<LogFormat> format_of_line(std::string_view line) {
-  if (line.find(":::MLLOG ") != std::string_view::npos) return LogFormat::mllog;
-  if (line.find("elapsed time per iteration (ms):") != std::string_view::npos) return LogFormat::megatron_lm;
-  if (line.find("train_step_timing in s") != std::string_view::npos) return LogFormat::nemo;
-  if (line.find("step:") != std::string_view::npos && line.find("loss:") != std::string_view::npos &&
-      line.find("tps:") != std::string_view::npos)
+  if (const auto at = line.find(":::MLLOG "); at != std::string_view::npos &&
+      calibration::trim(line.substr(at + 9)).starts_with('{'))
+    return LogFormat::mllog;
+  if (number_after(line, "elapsed time per iteration (ms):")) return LogFormat::megatron_lm;
+  if (number_after(line, "train_step_timing in s:") || number_after(line, "train_step_timing in s="))
+    return LogFormat::nemo;
+  if (number_after(line, "step:") && number_after(line, "loss:") && number_after(line, "tps:", true))
     return LogFormat::torchtitan;
   if (calibration::trim(line).starts_with("# nThread")) return LogFormat::nccl_tests;
   return std::nullopt;

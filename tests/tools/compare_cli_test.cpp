@@ -39,8 +39,9 @@ TEST_CASE("compare cli: MLLOG step time and nccl-tests busbw, as JSON") {
 }
 
 TEST_CASE("compare cli: a file that is no log fails with its name and line") {
-  const Outcome o = run_clustersim("compare README.md");
-  check_fails_cleanly(o, "README.md:1: not a log clustersim reads");
+  const Outcome o = run_clustersim("compare CMakeLists.txt README.md");
+  check_fails_cleanly(o, "CMakeLists.txt:1: not a log clustersim reads");
+  check_fails_cleanly(run_clustersim("compare README.md"), "README.md:1: not a log clustersim reads");
   check_fails_cleanly(run_clustersim("compare"), "no LOG given");
 }
 

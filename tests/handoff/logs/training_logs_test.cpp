@@ -110,7 +110,11 @@ TEST_CASE("training logs: the format is detected per file; other files are refus
                        doctest::Contains("x.log:3: not a log clustersim reads"), calibration::InputError);
   CHECK_THROWS_WITH_AS(detect_log_format("", "empty.log"), doctest::Contains("empty.log: not a log"),
                        calibration::InputError);
-  CHECK_THROWS_WITH_AS(parse_training_log("ok\n iteration 5/ 10 | elapsed time per iteration (ms): abc |\n", "m.log"),
+  // Naming a format is not being one: a line needs the value its format prints.
+  CHECK_THROWS_WITH_AS(detect_log_format("see `train_step_timing in s` and \"elapsed time per iteration (ms)\"\n", "doc.md"),
+                       doctest::Contains("doc.md:1: not a log"), calibration::InputError);
+  CHECK_THROWS_WITH_AS(parse_training_log(" iteration 4/ 10 | elapsed time per iteration (ms): 12.5 |\n"
+                                          " iteration 5/ 10 | elapsed time per iteration (ms): abc |\n", "m.log"),
                        doctest::Contains("m.log:2:"), calibration::InputError);
   CHECK_THROWS_WITH_AS(parse_training_log(":::MLLOG {not json\n", "r.txt"), doctest::Contains("r.txt:1:"),
                        calibration::InputError);
