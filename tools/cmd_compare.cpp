@@ -84,7 +84,11 @@ int cmd_compare(std::span<const std::string> args, std::ostream& out) {
     throw CliError("compare: --run takes the published run's scenario as it is: not with --scenario or --set");
 
   std::vector<handoff::TrainingLog> read;
-  for (const auto& path : logs) read.push_back(handoff::read_training_log(path));
+  for (std::size_t i = 0; i < logs.size(); ++i) {
+    for (std::size_t k = 0; k < i; ++k)
+      if (logs[k] == logs[i]) throw CliError("compare: " + logs[i] + " is given twice");
+    read.push_back(handoff::read_training_log(logs[i]));
+  }
 
   scenarios::Scenario scenario;
   if (!run_id.empty()) {

@@ -43,6 +43,11 @@ TEST_CASE("compare cli: a file that is no log fails with its name and line") {
   check_fails_cleanly(o, "CMakeLists.txt:1: not a log clustersim reads");
   check_fails_cleanly(run_clustersim("compare README.md"), "README.md:1: not a log clustersim reads");
   check_fails_cleanly(run_clustersim("compare"), "no LOG given");
+  check_fails_cleanly(run_clustersim("compare tests/handoff/data/nemo2_bionemo_pr740_excerpt.txt "
+                                     "tests/handoff/data/nemo2_bionemo_pr740_excerpt.txt"),
+                      "is given twice");
+  check_fails_cleanly(run_clustersim("compare tests/handoff/data/nemo2_bionemo_pr740_excerpt.txt --warmup-steps 200"),
+                      "lower --warmup-steps");
 }
 
 }  // namespace
