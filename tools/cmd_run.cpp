@@ -18,6 +18,7 @@
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
 #include "tools/render/html_report.hpp"
+#include "tools/render/prometheus_metrics.hpp"
 #include "tools/render/step_report.hpp"
 
 namespace clustersim::tools {
@@ -40,7 +41,7 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
   ScenarioArgs scenario_args;
   CommandOptions options;
   scenario_args.add_to(options);
-  std::string trace_path, report_path;
+  std::string trace_path, report_path, metrics_path;
   bool print_scenario = false;
   std::size_t links = 0;
   constexpr IntRange links_range{.min = 0, .max = 1000000};
@@ -49,6 +50,8 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
        "write the step as Chrome trace-event JSON (open in ui.perfetto.dev)")
       ("report", path_option("report", &report_path)->value_name("FILE.html"),
        "write a self-contained HTML report: pipeline timeline and step-time breakdown")
+      ("metrics", path_option("metrics", &metrics_path)->value_name("FILE"),
+       "write the prediction as Prometheus text metrics (a node_exporter textfile)")
       ("print-scenario", po::bool_switch(&print_scenario), "print the normalised scenario instead of simulating")
       ("links", integer_option("links", &links, links_range)->value_name("N"),
        with_rule("list the N busiest network links: bytes, utilisation, which communication used them (flow fidelity)",
@@ -81,6 +84,8 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
   // Write the trace before printing, so that a failure leaves neither a file nor a half report.
   if (!trace_path.empty()) write_file_atomically(trace_path, chrome_trace_json(sim.step, sim.timeline));
   if (!report_path.empty()) write_file_atomically(report_path, run_report_html(scenario, sim));
+  if (!metrics_path.empty())
+    write_file_atomically(metrics_path, prometheus_text(step_metric_families(scenario, calibration::step_inputs(scenario), sim)));
   const std::optional<calibration::StepTimeBand> band = calibration::step_time_band(scenario);
   if (scenario_args.json) {
     nlohmann::ordered_json j = step_report_json(scenario, sim.report);
