@@ -21,6 +21,7 @@
 #include "tools/command_line.hpp"
 #include "calibration/step_inputs.hpp"
 #include "tools/commands.hpp"
+#include "tools/export_option.hpp"
 #include "tools/file_output.hpp"
 #include "tools/plan_resume.hpp"
 #include "tools/progress.hpp"
@@ -99,6 +100,8 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   constexpr RealRange gpu_hour_range{.min = 0.0, .max = 1e4, .min_exclusive = true};
   constexpr RealRange server_range{.min = 0.0, .max = 1e9, .min_exclusive = true};
   constexpr IntRange jobs_range{.min = 1, .max = max_jobs};
+  ExportOption export_option{.name = "megatron-lm"};
+  export_option.add_to(options);
   options.visible.add_options()
       ("deadline-days", real_option("deadline-days", &deadline_days, days_range)->value_name("D"),
        with_rule("train within D calendar days", days_range.rule()).c_str())
@@ -137,12 +140,13 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
       .name = "plan",
       .usage = "[SCENARIO] [--deadline-days D] [--budget-usd B] [--gpus LIST] [--min-gpus N] [--max-gpus N]\n"
                "                       [--topologies LIST] [--pricing rent|build] [--price GPU=USD ...]\n"
-               "                       [--validation FILE.csv] [--report FILE.html] [--jobs N] [--resume FILE] [--set path=value ...] [--json]",
+               "                       [--validation FILE.csv] [--report FILE.html] [--export FRAMEWORK] [--jobs N] [--resume FILE]\n"
+               "                       [--set path=value ...] [--json]",
       .description =
           "Size a cluster before buying or renting it. For the scenario's model, sequence length, global\n"
           "batch and token budget (training.tokens), search GPU type, GPU count (whole nodes), topology and\n"
           "layout; print the Pareto front of time-to-train against cost, the cheapest option that meets\n"
-          "the deadline (with only a budget: the fastest within it), and its Megatron-LM arguments.\n"
+          "the deadline (with only a budget: the fastest within it), and its launch configuration\n(--export, default megatron-lm).\n"
           "Each step time carries a band from the published runs of its validation family (GPU generation,\n"
           "precision, sharding); the front and the choice take each option at the slow end of its band.\n"
           "Prices: --price, else the scenario's cost.rent.on_demand_usd_per_gpu_hour for its own GPU,\n"
@@ -192,10 +196,10 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   const planning::PlanResult result = planning::make_plan(request, progress);
   if (bar) bar->finish();
 
-  const std::string text = plan_text(request, result);
+  const std::string text = plan_text(request, result, *export_option.framework());
   if (!report_path.empty()) write_file_atomically(report_path, plan_html(request, result, text));
   if (scenario_args.json) {
-    out << plan_json(request, result);
+    out << plan_json(request, result, *export_option.framework());
   } else {
     out << text << "communication constants: " << calibration::communication_constants(request.scenario)
         << " (each candidate GPU: its own bundled profile)\n";

@@ -16,6 +16,7 @@
 #include "tools/checked_option.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
+#include "tools/export_option.hpp"
 #include "tools/file_output.hpp"
 #include "tools/render/html_report.hpp"
 #include "tools/render/prometheus_metrics.hpp"
@@ -45,6 +46,8 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
   bool print_scenario = false;
   std::size_t links = 0;
   constexpr IntRange links_range{.min = 0, .max = 1000000};
+  ExportOption export_option;
+  export_option.add_to(options);
   options.visible.add_options()
       ("trace", path_option("trace", &trace_path)->value_name("FILE"),
        "write the step as Chrome trace-event JSON (open in ui.perfetto.dev)")
@@ -58,7 +61,8 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
                  links_range.rule()).c_str());
   const CommandHelp help{
       .name = "run",
-      .usage = "[SCENARIO] [--set path=value ...] [--json] [--links N] [--trace FILE] [--report FILE.html]",
+      .usage = "[SCENARIO] [--set path=value ...] [--json] [--links N] [--trace FILE] [--report FILE.html]\n"
+               "                      [--metrics FILE] [--export FRAMEWORK] [--print-scenario]",
       .description = "Simulate one training step: step time, tokens/s, model TFLOP/s per GPU, MFU, HFU,\n"
                      "pipeline bubble, exposed communication, a per-stage breakdown and memory per GPU.",
       .arguments = ScenarioArgs::argument_help,
@@ -86,12 +90,18 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
   if (!report_path.empty()) write_file_atomically(report_path, run_report_html(scenario, sim));
   if (!metrics_path.empty())
     write_file_atomically(metrics_path, prometheus_text(step_metric_families(scenario, calibration::step_inputs(scenario), sim)));
+  const std::optional<handoff::LaunchConfig> launch =
+      export_option.framework()
+          ? std::optional(handoff::export_launch(*export_option.framework(), scenario.model, scenario.cluster,
+                                                 {.parallelism = scenario.parallelism, .training = scenario.training}))
+          : std::nullopt;
   const std::optional<calibration::StepTimeBand> band = calibration::step_time_band(scenario);
   if (scenario_args.json) {
     nlohmann::ordered_json j = step_report_json(scenario, sim.report);
     j["communication_constants"] = calibration::communication_constants(scenario);
     if (band) j["step_time_band_s"] = {{"fast", band->fast_s}, {"slow", band->slow_s}, {"constants", band->constants}};
     if (links > 0) j["links"] = links_json(busiest);
+    if (launch) j["export"] = handoff::launch_config_json(*launch);
     out << j.dump(2) << '\n';
   } else {
     out << step_report_text(scenario, sim.report);
@@ -102,6 +112,7 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
                          band->fast_s, band->slow_s, band->constants.size(), fmt::join(band->constants, ", "));
     }
     if (links > 0) out << links_text(busiest);
+    if (launch) out << "\n" << handoff::launch_config_text(*launch);
   }
   return 0;
 }

@@ -18,6 +18,7 @@
 #include "tools/checked_option.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
+#include "tools/export_option.hpp"
 #include "tools/file_output.hpp"
 #include "tools/render/html_report.hpp"
 #include "tools/render/step_report.hpp"
@@ -69,7 +70,13 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   unsigned jobs = planning::default_jobs();
   constexpr IntRange top_range{.min = 0, .max = 1000000};
   constexpr IntRange jobs_range{.min = 1, .max = max_jobs};
+  ExportOption export_option;
+  export_option.add_to(options);
+  std::size_t export_row = 1;
+  constexpr IntRange export_row_range{.min = 1, .max = 1000000};
   options.visible.add_options()
+      ("export-row", integer_option("export-row", &export_row, export_row_range)->value_name("N"),
+       with_rule("with --export: the layout of the N-th row of the ranking (default 1, the best)", export_row_range.rule()).c_str())
       ("configs", path_option("configs", &configs_path)->value_name("FILE"),
        "named layouts to compare: a JSON array of {\"name\", \"parallelism\", \"training\"} "
        "(default: the scenario's sweep.configs)")
@@ -96,7 +103,8 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   const CommandHelp help{
       .name = "sweep",
       .usage = "[SCENARIO] [--configs FILE | --search] [--top N] [--csv FILE] [--report FILE.html]\n"
-               "                        [--validation FILE.csv] [--jobs N] [--shard I/N] [--resume FILE] [--set path=value ...] [--json]",
+               "                        [--validation FILE.csv] [--export FRAMEWORK] [--export-row N] [--jobs N] [--shard I/N]\n"
+               "                        [--resume FILE] [--quiet] [--set path=value ...] [--json]",
       .description =
           "Rank parallelism layouts of one model on one cluster: step time, tokens/s per GPU, MFU,\n"
           "pipeline bubble, exposed communication, memory per GPU and whether it fits (and why not).\n"
@@ -189,6 +197,18 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   }
   planning::rank_rows(rows);
 
+  std::optional<handoff::LaunchConfig> launch;
+  if (export_option.framework()) {
+    if (shard.count > 1) throw CliError("sweep: --export needs the whole ranking, not one --shard");
+    if (search && table_options.top > 0 && export_row > table_options.top)
+      throw CliError(fmt::format("sweep: --export-row {}: a search ranks only its --top {} rows exactly", export_row,
+                                 table_options.top));
+    if (export_row > rows.size() || rows[export_row - 1].status != planning::RowStatus::simulated)
+      throw CliError(fmt::format("sweep: --export-row {}: the ranking has {} rows; the row must be one that was "
+                                 "simulated (fits in memory)", export_row, rows.size()));
+    launch = handoff::export_launch(*export_option.framework(), scenario.model, scenario.cluster,
+                                    rows[export_row - 1].layout);
+  }
   const std::string text = sweep_text(header, rows, table_options);
   std::string report_html;
   if (!report_path.empty()) {
@@ -204,9 +224,12 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   if (!report_path.empty()) write_file_atomically(report_path, report_html);
   if (!resume_path.empty()) std::filesystem::remove(resume_path);  // the job is done
   if (scenario_args.json || shard.count > 1) {
-    out << sweep_json(header, rows, table_options).dump(2) << '\n';
+    nlohmann::ordered_json j = sweep_json(header, rows, table_options);
+    if (launch) j["export"] = {{"row", export_row}, {"config", handoff::launch_config_json(*launch)}};
+    out << j.dump(2) << '\n';
   } else {
     out << text;
+    if (launch) out << fmt::format("\nlaunch configuration of row {}: ", export_row) << handoff::launch_config_text(*launch);
   }
   return 0;
 }

@@ -10,6 +10,7 @@ namespace clustersim::tools {
 int cmd_calibrate(std::span<const std::string> args, std::ostream& out);
 int cmd_collective(std::span<const std::string> args, std::ostream& out);
 int cmd_compare(std::span<const std::string> args, std::ostream& out);
+int cmd_import(std::span<const std::string> args, std::ostream& out);
 int cmd_explain(std::span<const std::string> args, std::ostream& out);
 int cmd_failures(std::span<const std::string> args, std::ostream& out);
 int cmd_merge(std::span<const std::string> args, std::ostream& out);

@@ -59,7 +59,7 @@ TEST_CASE("plan: the front is exactly the options no other beats on time and cos
   }
 }
 
-TEST_CASE("plan: the choice is the cheapest option within the deadline at their slow ends, with Megatron-LM arguments") {
+TEST_CASE("plan: the choice is the cheapest option within the deadline at their slow ends, with its Megatron-LM launch") {
   const auto j = plan("--deadline-days 10");
   const auto& options = j.at("options");
   std::optional<std::size_t> cheapest;
@@ -73,10 +73,12 @@ TEST_CASE("plan: the choice is the cheapest option within the deadline at their 
   REQUIRE(j.at("chosen").is_object());
   CHECK(j.at("chosen").at("option").get<std::size_t>() == *cheapest);
   const auto& layout = options[*cheapest].at("layout");
-  const auto args = j.at("chosen").at("megatron_args").get<std::vector<std::string>>();
-  CHECK(args.at(0) == "--tensor-model-parallel-size " + std::to_string(layout.at("tp").get<int>()));
-  CHECK(args.at(1) == "--pipeline-model-parallel-size " + std::to_string(layout.at("pp").get<int>()));
-  CHECK(std::find(args.begin(), args.end(), "--global-batch-size 64") != args.end());
+  const auto& launch = j.at("chosen").at("export");
+  CHECK(launch.at("framework") == "megatron-lm");
+  const auto script = launch.at("files").at(0).at("content").get<std::string>();
+  CHECK(script.find("--tensor-model-parallel-size " + std::to_string(layout.at("tp").get<int>()) + " ") != std::string::npos);
+  CHECK(script.find("--pipeline-model-parallel-size " + std::to_string(layout.at("pp").get<int>()) + " ") != std::string::npos);
+  CHECK(script.find("--global-batch-size 64 ") != std::string::npos);
 }
 
 TEST_CASE("plan: with a deadline nothing meets there is no choice, and a budget picks the fastest") {

@@ -9,7 +9,7 @@
 #include "planning/plan/topology_names.hpp"
 #include "tools/render/band_text.hpp"
 #include "tools/render/html_report.hpp"
-#include "handoff/export/megatron_args.hpp"
+#include "handoff/export/launch_config.hpp"
 
 namespace clustersim::tools {
 namespace {
@@ -72,9 +72,10 @@ std::string topology_note(const PlanRequest& request, const PlanResult& result) 
                            "first topology listed");
 }
 
-std::vector<std::string> chosen_megatron_args(const PlanRequest& request, const PlanResult& result) {
-  if (!result.chosen) return {};
-  return handoff::megatron_args(request.scenario.model, result.options[*result.chosen].layout);
+/// The launch configuration of the chosen option, on its own cluster (GPU type and count).
+handoff::LaunchConfig chosen_export(const PlanRequest& request, const PlanResult& result, handoff::Framework framework) {
+  const PlanOption& o = result.options.at(result.chosen.value());
+  return handoff::export_launch(framework, request.scenario.model, result.clusters[o.cluster].scenario.cluster, o.layout);
 }
 
 ordered_json layout_json(const planning::Layout& l) {
@@ -114,7 +115,7 @@ std::string cheapest_per_gpu(const PlanRequest& request, const PlanResult& resul
 
 }  // namespace
 
-std::string plan_text(const PlanRequest& request, const PlanResult& result) {
+std::string plan_text(const PlanRequest& request, const PlanResult& result, handoff::Framework framework) {
   const bool build = request.pricing == planning::Pricing::build;
   const auto& training = request.scenario.training;
   std::string text = fmt::format("plan: {}, {:.3g} tokens, global batch {} x {} tokens, {}\n", request.scenario.model.name,
@@ -161,15 +162,11 @@ std::string plan_text(const PlanRequest& request, const PlanResult& result) {
   text += o.band.unvalidated.empty()
               ? fmt::format("  validation: {}, {} published runs\n", o.band.family, o.band.runs)
               : fmt::format("  unvalidated: {}\n", o.band.unvalidated);
-  text += "Megatron-LM arguments:\n";
-  const auto megatron = chosen_megatron_args(request, result);
-  for (std::size_t i = 0; i < megatron.size(); ++i) {
-    text += "  " + megatron[i] + (i + 1 < megatron.size() && !megatron[i + 1].starts_with('#') ? " \\\n" : "\n");
-  }
+  text += "\nlaunch configuration of the chosen option: " + handoff::launch_config_text(chosen_export(request, result, framework));
   return text;
 }
 
-std::string plan_json(const PlanRequest& request, const PlanResult& result) {
+std::string plan_json(const PlanRequest& request, const PlanResult& result, handoff::Framework framework) {
   ordered_json j;
   j["model"] = request.scenario.model.name;
   j["tokens"] = request.scenario.training.tokens;
@@ -204,7 +201,7 @@ std::string plan_json(const PlanRequest& request, const PlanResult& result) {
   j["front"] = result.front;
   j["choice_rule"] = choice_rule(request);
   if (result.chosen) {
-    j["chosen"] = {{"option", *result.chosen}, {"megatron_args", chosen_megatron_args(request, result)}};
+    j["chosen"] = {{"option", *result.chosen}, {"export", handoff::launch_config_json(chosen_export(request, result, framework))}};
   } else {
     j["chosen"] = nullptr;
   }

@@ -1,0 +1,8 @@
+#pragma once
+/// One import function per framework, each in its own file of this folder; config_import.hpp
+/// dispatches to them. Each returns the scenario JSON and what it could not map, and throws
+/// ImportError for text it cannot read.
+
+#include "handoff/import/config_import.hpp"
+
+namespace clustersim::handoff {}  // namespace clustersim::handoff
