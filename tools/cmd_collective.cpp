@@ -71,7 +71,8 @@ int cmd_collective(std::span<const std::string> args, std::ostream& out) {
        with_rule("size step factor, nccl-tests' -f (default 2)", factor_range.rule() + " (at most 3473 sizes)").c_str());
   const CommandHelp help{
       .name = "collective",
-      .usage = "[SCENARIO] [--nodes N] [--op NAME] [--min SIZE] [--max SIZE] [--factor F] [--set path=value ...]",
+      .usage = "[SCENARIO] [--nodes N] [--op NAME] [--min SIZE] [--max SIZE] [--factor F]\n"
+               "                             [--set path=value ...]",
       .description =
           "Predict an nccl-tests run on the scenario's cluster (GPU, node, NICs, fabric, topology and\n"
           "calibration profile): one row per size with time, algbw and busbw as nccl-tests prints\n"

@@ -68,7 +68,8 @@ int cmd_compare(std::span<const std::string> args, std::ostream& out) {
   options.positional.add("log", -1);
   const CommandHelp help{
       .name = "compare",
-      .usage = "LOG... [--scenario FILE | --run ID] [--set path=value ...] [--warmup-steps N] [--metrics FILE]",
+      .usage = "LOG... [--scenario FILE | --run ID] [--set path=value ...] [--warmup-steps N]\n"
+               "                          [--metrics FILE]",
       .description =
           "Set the logs a cluster already has against the prediction: the steady step time (median, P10,\n"
           "P90) of Megatron-LM, NeMo, torchtitan and MLPerf MLLOG logs against the predicted step time,\n"

@@ -108,14 +108,15 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
       ("compare-intervals", po::value(&compare)->value_name("MIN,..."),
        fmt::format("checkpoint intervals in minutes for the storage comparison (default 30,60); up to {}, each {}",
                    max_compare_intervals, compare_minutes_range.rule()).c_str())
-      ("resume", po::value(&resume_path)->value_name("FILE"),
+      ("resume", path_option("resume", &resume_path)->value_name("FILE"),
        "keep the progress in FILE, rewritten atomically after each batch of runs (the main runs, the interval "
        "sweep, each storage option); a study killed midway and started again with the same FILE goes on from "
        "it, with the same output as one uninterrupted run. A FILE of another study is refused. Removed once "
        "the output is written");
   const CommandHelp help{
       .name = "failures",
-      .usage = "[SCENARIO] [--set path=value ...] [--runs N] [--seed S] [--compare-intervals MIN,...] [--resume FILE]",
+      .usage = "[SCENARIO] [--set path=value ...] [--runs N] [--seed S] [--compare-intervals MIN,...]\n"
+               "                           [--resume FILE]",
       .description =
           "Simulate the whole training run many times with failures, checkpoints and restarts as events\n"
           "(steps from the token budget, step time from the step model): goodput, mean, P50 and P90\n"

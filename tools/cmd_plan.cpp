@@ -135,7 +135,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
        "(default: the built-in validation/published_runs.csv)")
       ("jobs", integer_option("jobs", &jobs, jobs_range)->value_name("N"),
        with_rule("simulate on N threads (default: all cores)", jobs_range.rule()).c_str())
-      ("resume", po::value(&resume_path)->value_name("FILE"),
+      ("resume", path_option("resume", &resume_path)->value_name("FILE"),
        "keep the progress in FILE, rewritten atomically as parts of the layout runs finish; a plan killed "
        "midway and started again with the same FILE goes on from it, with the same output as one "
        "uninterrupted run. A FILE of another plan is refused. Removed once the output is written");

@@ -96,7 +96,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
       ("shard", po::value(&shard_text)->value_name("I/N"),
        "evaluate only the I-th of N disjoint slices and print them as JSON for clustersim merge; I and N integers "
        "with 1 <= I <= N")
-      ("resume", po::value(&resume_path)->value_name("FILE"),
+      ("resume", path_option("resume", &resume_path)->value_name("FILE"),
        "with --search --top 0 or --csv: keep the progress in FILE, rewritten atomically as parts of the search finish; "
        "a run killed midway and started again with the same FILE goes on from it, with the same output "
        "as one uninterrupted run. A FILE of another search is refused. Removed once the output is written");
