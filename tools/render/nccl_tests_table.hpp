@@ -11,8 +11,10 @@
 /// lines (the command it predicts, scenario, constants) follow as "# clustersim ..." comments, after
 /// the table. Both placements carry the one prediction. Layout source: NVIDIA/nccl-tests
 /// src/common.cu and src/*_perf's *GetCollByteCount at v2.13.13 (commit cb6a46fdd677783e), the
-/// same through v2.16.6 but for the device line's PCI address; from v2.16.7 nccl-tests prints
-/// more lines first ("# Collective test starting") and from v2.19.6 aligns columns otherwise.
+/// same through v2.16.6 but for the device line's PCI address. Later versions differ: v2.16.7 adds
+/// "# Collective test starting: NAME" before "# nThread"; v2.17.3 (JSON output) prints the numbers
+/// through getFloatStr (util.cu), whose decimals follow the integer digits, and widens #wrong;
+/// v2.19.6 changes getFloatStr again.
 /// Not printed: rows of 0 bytes (sizes below one element per rank), which nccl-tests times.
 /// Ranks: one per GPU of `nodes` whole nodes. Send/receive is one pair, as nccl-tests' sendrecv
 /// pattern is paced by its slowest hop: across nodes when there are several, else over NVLink.
