@@ -199,8 +199,8 @@ TEST_CASE("command consistency: --json prints exactly one JSON object, and --qui
     CAPTURE(outcome.err);
     if (name == "import" && outcome.exit_code == 2) {
       // Import is being written framework by framework (handoff/import): until Megatron-LM's reader
-      // is in, the command refuses the file, and then prints nothing on stdout.
-      check_fails_cleanly(outcome, "megatron");
+      // is in, the command refuses the file, naming it, and then prints nothing on stdout.
+      check_fails_cleanly(outcome, "pretrain.sh");
       continue;
     }
     REQUIRE(outcome.exit_code == 0);
