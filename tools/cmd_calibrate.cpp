@@ -25,7 +25,7 @@ std::vector<std::string> recorded_arguments(std::span<const std::string> args) {
       continue;
     }
     if (args[i].starts_with("--out=") || args[i].starts_with("--note=") || args[i].starts_with("--network-source=") ||
-        args[i] == "--json") {
+        args[i] == "--json" || args[i] == "--quiet") {
       continue;
     }
     kept.push_back(args[i]);
@@ -38,7 +38,6 @@ std::vector<std::string> recorded_arguments(std::span<const std::string> args) {
 int cmd_calibrate(std::span<const std::string> args, std::ostream& out) {
   std::vector<std::string> inputs;
   std::string out_path, collective, fabric = "infiniband";
-  bool json = false;
   cal::CalibrateOptions options;
   CommandOptions command;
   constexpr RealRange tolerance_range{.min = 0.0, .max = 1.0, .min_exclusive = true};
@@ -65,13 +64,14 @@ int cmd_calibrate(std::span<const std::string> args, std::ostream& out) {
       ("network-source", po::value(&options.network_source)->value_name("TEXT"),
        "where that network (fabric, NIC rate, NICs per node) is stated, kept in the profile")
       ("note", po::value(&options.note)->value_name("TEXT"),
-       "where and when the inputs were measured, kept in the profile's metadata")
-      ("json", po::bool_switch(&json), "print the fit report as one JSON object instead of text");
+       "where and when the inputs were measured, kept in the profile's metadata");
   command.hidden.add_options()("input", po::value(&inputs)->composing(), "raw inputs");
   command.positional.add("input", -1);
   const CommandHelp help{
       .name = "calibrate",
-      .usage = "RAW... --out PROFILE.json [--gpu NAME] [--json]",
+      .usage = "RAW... --out PROFILE.json [--gpu NAME] [--collective NAME] [--tolerance FRACTION] [--max-segments N]\n"
+               "                            [--nic-gbit-per-s GBIT] [--nics-per-node N] [--fabric NAME] [--network-source TEXT]\n"
+               "                            [--note TEXT]",
       .description =
           "Fit the step model's constants to measurements and write a calibration profile.\n"
           "Collectives: alpha-beta lines (time = alpha + bytes x bus factor / busbw) per collective\n"
@@ -82,6 +82,7 @@ int cmd_calibrate(std::span<const std::string> args, std::ostream& out) {
           "  RAW         nccl-tests logs (all_reduce_perf, all_gather_perf, reduce_scatter_perf,\n"
           "              alltoall_perf, sendrecv_perf; or calibration/bench/nccl_bench) and JSON-lines\n"
           "              results of calibration/bench (gemm_bench, membw_bench, nccl_bench --json)",
+      .json_help = "print the fit report as one JSON object instead of text",
   };
   if (!parse_command_line(args, help, command, out)) return 0;
   if (inputs.empty()) throw CliError("calibrate: no raw inputs given (see clustersim calibrate --help)");
@@ -102,7 +103,7 @@ int cmd_calibrate(std::span<const std::string> args, std::ostream& out) {
 
   const cal::Calibration result = cal::calibrate(inputs, options);
   const std::string profile_text = cal::profile_to_json(result.profile);
-  const std::string report = json ? calibration_report_json(result, out_path, profile_text)
+  const std::string report = command.output.json ? calibration_report_json(result, out_path, profile_text)
                                     : calibration_report_text(result, out_path);
   write_file_atomically(out_path, profile_text);
   out << report;

@@ -71,7 +71,8 @@ int cmd_collective(std::span<const std::string> args, std::ostream& out) {
        with_rule("size step factor, nccl-tests' -f (default 2)", factor_range.rule() + " (at most 3473 sizes)").c_str());
   const CommandHelp help{
       .name = "collective",
-      .usage = "[SCENARIO] --nodes N --op all_reduce --min 1K --max 8G [--set path=value ...] [--json]",
+      .usage = "[SCENARIO] [--nodes N] [--op NAME] [--min SIZE] [--max SIZE] [--factor F]\n"
+               "                             [--set path=value ...]",
       .description =
           "Predict an nccl-tests run on the scenario's cluster (GPU, node, NICs, fabric, topology and\n"
           "calibration profile): one row per size with time, algbw and busbw as nccl-tests prints\n"
@@ -96,7 +97,7 @@ int cmd_collective(std::span<const std::string> args, std::ostream& out) {
   }
   NcclTestsRun run = predict_nccl_tests_run(*op, nodes, min_bytes, max_bytes, factor, inputs);
   run.constants = calibration::communication_constants(scenario);
-  if (scenario_args.json) {
+  if (options.output.json) {
     out << nccl_tests_json(run, scenario.name).dump(2) << '\n';
   } else {
     out << nccl_tests_text(run, scenario.name);

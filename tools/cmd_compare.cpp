@@ -52,7 +52,6 @@ std::string percent(double ratio) { return fmt::format("{:+.1f} %", 100.0 * rati
 int cmd_compare(std::span<const std::string> args, std::ostream& out) {
   std::string scenario_path, run_id, metrics_path;
   std::vector<std::string> sets, logs;
-  bool json = false;
   std::int64_t warmup_steps = 10;
   constexpr IntRange warmup_range{.min = 0, .max = 1000000000};
   CommandOptions options;
@@ -64,13 +63,13 @@ int cmd_compare(std::span<const std::string> args, std::ostream& out) {
       ("warmup-steps", integer_option("warmup-steps", &warmup_steps, warmup_range)->value_name("N"),
        with_rule("drop the logged steps numbered up to N as warm-up (default 10)", warmup_range.rule()).c_str())
       ("metrics", path_option("metrics", &metrics_path)->value_name("FILE"),
-       "write the predicted and measured figures as Prometheus text metrics (a node_exporter textfile)")
-      ("json", po::bool_switch(&json), "print one JSON object instead of text");
+       "write the predicted and measured figures as Prometheus text metrics (a node_exporter textfile)");
   options.hidden.add_options()("log", po::value(&logs)->composing(), "log files");
   options.positional.add("log", -1);
   const CommandHelp help{
       .name = "compare",
-      .usage = "LOG... [--scenario FILE | --run ID] [--set path=value ...] [--warmup-steps N] [--metrics FILE] [--json]",
+      .usage = "LOG... [--scenario FILE | --run ID] [--set path=value ...] [--warmup-steps N]\n"
+               "                          [--metrics FILE]",
       .description =
           "Set the logs a cluster already has against the prediction: the steady step time (median, P10,\n"
           "P90) of Megatron-LM, NeMo, torchtitan and MLPerf MLLOG logs against the predicted step time,\n"
@@ -95,6 +94,7 @@ int cmd_compare(std::span<const std::string> args, std::ostream& out) {
     scenario = published_run_scenario(run_id);
   } else {
     ScenarioArgs scenario_args;
+    scenario_args.output = &options.output;
     scenario_args.scenario_path = scenario_path;
     scenario_args.sets = sets;
     scenario = scenario_args.load();
@@ -142,7 +142,7 @@ int cmd_compare(std::span<const std::string> args, std::ostream& out) {
   const double exposed_s = times.exposed_comm_fraction * times.step_time_s;
   const double bubble_s = times.bubble_fraction * times.step_time_s;
 
-  if (json) {
+  if (options.output.json) {
     nlohmann::ordered_json j;
     j["scenario"] = scenario.name;
     j["predicted"] = {{"step_time_s", times.step_time_s}, {"exposed_comm_s", exposed_s}, {"bubble_s", bubble_s},

@@ -87,19 +87,16 @@ std::string render_text(const std::vector<scenarios::KeyDoc>& keys) {
 }  // namespace
 
 int cmd_explain(std::span<const std::string> args, std::ostream& out) {
-  bool json = false;
   CommandOptions options;
-  options.visible.add_options()("json", po::bool_switch(&json),
-                                "print one JSON object instead of text");
   const CommandHelp help{
       .name = "explain",
-      .usage = "[--json]",
+      .usage = "",
       .description = "List every key of the scenario format: JSON pointer, type, unit, range,\n"
                      "default and meaning, then the GPU and model presets a scenario can name.",
   };
   if (!parse_command_line(args, help, options, out)) return 0;
   const auto keys = scenarios::explain_keys();
-  out << (json ? render_json(keys) : render_text(keys));
+  out << (options.output.json ? render_json(keys) : render_text(keys));
   return 0;
 }
 

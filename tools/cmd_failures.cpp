@@ -97,7 +97,6 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
   std::optional<std::uint64_t> seed;
   std::string compare = "30,60";
   std::string resume_path;
-  bool quiet = false;
   constexpr IntRange runs_range{.min = 1, .max = max_monte_carlo_runs};
   constexpr IntRange seed_range{};
   options.visible.add_options()
@@ -109,15 +108,15 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
       ("compare-intervals", po::value(&compare)->value_name("MIN,..."),
        fmt::format("checkpoint intervals in minutes for the storage comparison (default 30,60); up to {}, each {}",
                    max_compare_intervals, compare_minutes_range.rule()).c_str())
-      ("quiet", po::bool_switch(&quiet), "no progress on stderr")
-      ("resume", po::value(&resume_path)->value_name("FILE"),
+      ("resume", path_option("resume", &resume_path)->value_name("FILE"),
        "keep the progress in FILE, rewritten atomically after each batch of runs (the main runs, the interval "
        "sweep, each storage option); a study killed midway and started again with the same FILE goes on from "
        "it, with the same output as one uninterrupted run. A FILE of another study is refused. Removed once "
        "the output is written");
   const CommandHelp help{
       .name = "failures",
-      .usage = "[SCENARIO] [--set path=value ...] [--runs N] [--seed S] [--resume FILE] [--json]",
+      .usage = "[SCENARIO] [--set path=value ...] [--runs N] [--seed S] [--compare-intervals MIN,...]\n"
+               "                           [--resume FILE]",
       .description =
           "Simulate the whole training run many times with failures, checkpoints and restarts as events\n"
           "(steps from the token budget, step time from the step model): goodput, mean, P50 and P90\n"
@@ -136,7 +135,7 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
 
   // Progress over every simulated run: the main study, the sweep and the comparison.
   const std::size_t total = static_cast<std::size_t>(runs) * (1 + 15 + 3 * intervals.size());
-  Progress bar("failures", "runs", total, !quiet && stderr_is_terminal(), std::cerr);
+  Progress bar("failures", "runs", total, !options.output.quiet && stderr_is_terminal(), std::cerr);
   const auto progress = [&bar, last = std::int64_t{0}](std::int64_t done, std::int64_t) mutable {
     if (done < last) last = 0;  // a new simulate_runs call
     bar.advance(static_cast<std::size_t>(done - last));
@@ -174,7 +173,7 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
   }
   bar.finish();
 
-  if (scenario_args.json) {
+  if (options.output.json) {
     nlohmann::ordered_json j = failures_report_json(scenario, study);
     j["communication_constants"] = calibration::communication_constants(scenario);
     out << j.dump(2) << '\n';

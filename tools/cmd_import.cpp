@@ -18,7 +18,6 @@ namespace clustersim::tools {
 int cmd_import(std::span<const std::string> args, std::ostream& out) {
   std::string config_path, framework_name, output_path;
   handoff::ImportOptions import_options;
-  bool json = false;
   constexpr IntRange nodes_range{.min = 1, .max = 100000};
   constexpr IntRange gpus_per_node_range{.min = 1, .max = 72};
   CommandOptions options;
@@ -31,19 +30,19 @@ int cmd_import(std::span<const std::string> args, std::ostream& out) {
       ("gpus-per-node", integer_option("gpus-per-node", &import_options.gpus_per_node, gpus_per_node_range)->value_name("G"),
        with_rule("GPUs per node (torchrun --nproc-per-node, deepspeed --num_gpus); default 8", gpus_per_node_range.rule()).c_str())
       ("gpu", po::value(&import_options.gpu)->value_name("PRESET"), "the GPU preset (default h100-sxm; clustersim explain lists them)")
-      ("output", path_option("output", &output_path)->value_name("FILE"), "write the scenario JSON to FILE")
-      ("json", po::bool_switch(&json), "print one JSON object: the scenario, what was not mapped, the notes");
+      ("output", path_option("output", &output_path)->value_name("FILE"), "write the scenario JSON to FILE");
   options.hidden.add_options()("config", path_option("CONFIG", &config_path), "configuration file");
   options.positional.add("config", 1);
   const CommandHelp help{
       .name = "import",
-      .usage = "CONFIG [--framework NAME] [--nodes N] [--gpus-per-node G] [--gpu PRESET] [--output FILE] [--json]",
+      .usage = "CONFIG [--framework NAME] [--nodes N] [--gpus-per-node G] [--gpu PRESET] [--output FILE]",
       .description =
           "Turn a training framework's configuration into a clustersim scenario: a Megatron-LM command\n"
           "line or arguments file, a NeMo 2 / Megatron-Bridge YAML, a torchtitan TOML job config or a\n"
           "DeepSpeed JSON config. The settings clustersim does not model are listed; the scenario is\n"
           "checked as `clustersim run` would check it.",
       .arguments = "  CONFIG      the configuration file",
+      .json_help = "print one JSON object: the scenario, what was not mapped, the notes",
   };
   if (!parse_command_line(args, help, options, out)) return 0;
   if (config_path.empty()) throw CliError("import: give the configuration file (CONFIG)");
@@ -72,7 +71,7 @@ int cmd_import(std::span<const std::string> args, std::ostream& out) {
   const scenarios::Scenario scenario = scenarios::load_scenario_text(scenario_text, config_path);
   const std::string normalised = scenarios::to_json(scenario) + "\n";
   if (!output_path.empty()) write_file_atomically(output_path, normalised);
-  if (json) {
+  if (options.output.json) {
     out << nlohmann::ordered_json{{"framework", handoff::framework_name(*framework)},
                                   {"source", config_path},
                                   {"scenario", nlohmann::ordered_json::parse(normalised)},

@@ -38,20 +38,18 @@ int cmd_merge(std::span<const std::string> args, std::ostream& out) {
   std::string csv_path, report_path;
   constexpr std::size_t unset = std::numeric_limits<std::size_t>::max();
   std::size_t top = unset;
-  bool json = false;
   CommandOptions options;
   constexpr IntRange top_range{.min = 0, .max = 1000000};
   options.visible.add_options()
       ("top", integer_option("top", &top, top_range)->value_name("N"),
        with_rule("print the N best rows; 0: all (default: as sweep)", top_range.rule()).c_str())
       ("csv", path_option("csv", &csv_path)->value_name("FILE"), "write every row, ranked, as CSV")
-      ("report", path_option("report", &report_path)->value_name("FILE.html"), "write a self-contained HTML ranking report")
-      ("json", po::bool_switch(&json), "print one JSON object instead of text");
+      ("report", path_option("report", &report_path)->value_name("FILE.html"), "write a self-contained HTML ranking report");
   options.hidden.add_options()("shards", po::value(&paths)->composing(), "shard files");
   options.positional.add("shards", -1);
   const CommandHelp help{
       .name = "merge",
-      .usage = "SHARD.json ... [--top N] [--csv FILE] [--report FILE.html] [--json]",
+      .usage = "SHARD.json ... [--top N] [--csv FILE] [--report FILE.html]",
       .description = "Combine the outputs of `clustersim sweep ... --shard I/N` (one per I) into exactly what\n"
                      "the same sweep prints without --shard. Every shard of the same sweep must be given once.",
       .arguments = "  SHARD.json  the JSON a shard printed",
@@ -106,7 +104,7 @@ int cmd_merge(std::span<const std::string> args, std::ostream& out) {
     page.preformatted(text);
     write_file_atomically(report_path, page.render());
   }
-  if (json) {
+  if (options.output.json) {
     out << sweep_json(header, rows, table).dump(2) << '\n';
   } else {
     out << text;

@@ -25,6 +25,7 @@
 #include "tools/file_output.hpp"
 #include "tools/plan_resume.hpp"
 #include "tools/progress.hpp"
+#include "tools/render/csv_tables.hpp"
 #include "tools/render/plan_report.hpp"
 
 namespace clustersim::tools {
@@ -65,16 +66,17 @@ std::vector<models::TopologyKind> parse_topologies(const std::string& list) {
 }
 
 // What makes one plan, for its resume file: the normalised scenario, the validation runs and every
-// option but those that cannot change the result (--resume itself, --jobs, --quiet).
+// option but those that cannot change the result (--resume itself, --jobs, --quiet, --csv).
 std::string plan_job(std::span<const std::string> args, const std::string& scenario_json, const std::string& validation_text) {
   std::string job = "plan\n" + scenario_json + fmt::format("\nvalidation {:016x}\noptions", sim::fnv1a64(validation_text));
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (arg == "--resume" || arg == "--jobs") {
+    if (arg == "--resume" || arg == "--jobs" || arg == "--csv") {
       ++i;  // and its value
       continue;
     }
-    if (arg.starts_with("--resume=") || arg.starts_with("--jobs=") || arg == "--quiet") continue;
+    if (arg.starts_with("--resume=") || arg.starts_with("--jobs=") || arg.starts_with("--csv=") || arg == "--quiet")
+      continue;
     job += fmt::format(" {}:{}", arg.size(), arg);
   }
   return job;
@@ -88,11 +90,10 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   scenario_args.add_to(options);
   double deadline_days = 0.0, budget_usd = 0.0, oversubscription = 2.0;
   std::string gpus_text = "a100-80gb,h100-sxm,h200-sxm,b200", topologies_text = "rail_optimized,fat_tree,dragonfly";
-  std::string pricing = "rent", report_path, validation_path, resume_path;
+  std::string pricing = "rent", report_path, validation_path, resume_path, csv_path;
   std::vector<std::string> price_args, server_price_args;
   std::int64_t min_gpus = 0, max_gpus = 0;
   unsigned jobs = planning::default_jobs();
-  bool quiet = false;
   constexpr RealRange days_range{.min = 0.0, .max = 36500.0, .min_exclusive = true};
   constexpr RealRange budget_range{.min = 0.0, .max = 1e15, .min_exclusive = true};
   constexpr IntRange gpus_range{.min = 1, .max = planning::max_plan_gpus};
@@ -126,22 +127,24 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
                  "USD " + server_range.rule()).c_str())
       ("report", path_option("report", &report_path)->value_name("FILE.html"),
        "write a self-contained HTML report: Pareto chart, timeline and breakdown of the choice")
+      ("csv", path_option("csv", &csv_path)->value_name("FILE"),
+       "write every option the plan priced as CSV, one row each: GPU type and count, topology, layout, step time "
+       "and band, MFU, days and cost with their bands, on_front, chosen")
       ("validation", path_option("validation", &validation_path)->value_name("FILE.csv"),
        "published runs the step-time bands come from, in the columns of clustersim validate's CSV "
        "(default: the built-in validation/published_runs.csv)")
       ("jobs", integer_option("jobs", &jobs, jobs_range)->value_name("N"),
        with_rule("simulate on N threads (default: all cores)", jobs_range.rule()).c_str())
-      ("quiet", po::bool_switch(&quiet), "no progress on stderr")
-      ("resume", po::value(&resume_path)->value_name("FILE"),
+      ("resume", path_option("resume", &resume_path)->value_name("FILE"),
        "keep the progress in FILE, rewritten atomically as parts of the layout runs finish; a plan killed "
        "midway and started again with the same FILE goes on from it, with the same output as one "
        "uninterrupted run. A FILE of another plan is refused. Removed once the output is written");
   const CommandHelp help{
       .name = "plan",
       .usage = "[SCENARIO] [--deadline-days D] [--budget-usd B] [--gpus LIST] [--min-gpus N] [--max-gpus N]\n"
-               "                       [--topologies LIST] [--pricing rent|build] [--price GPU=USD ...]\n"
-               "                       [--validation FILE.csv] [--report FILE.html] [--export FRAMEWORK] [--jobs N] [--resume FILE]\n"
-               "                       [--set path=value ...] [--json]",
+               "                       [--topologies LIST] [--oversubscription X] [--pricing rent|build] [--price GPU=USD ...]\n"
+               "                       [--server-price GPU=USD ...] [--validation FILE.csv] [--report FILE.html] [--csv FILE]\n"
+               "                       [--export FRAMEWORK] [--jobs N] [--resume FILE] [--set path=value ...]",
       .description =
           "Size a cluster before buying or renting it. For the scenario's model, sequence length, global\n"
           "batch and token budget (training.tokens), search GPU type, GPU count (whole nodes), topology and\n"
@@ -183,13 +186,13 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   };
   std::optional<PlanResumeStore> store;
   if (!resume_path.empty()) {
-    check_resume_path(resume_path, {report_path});
+    check_resume_path(resume_path, {report_path, csv_path});
     store.emplace(resume_path, plan_job(args, scenarios::to_json(request.scenario), validation_text));
     request.store = &*store;
   }
   std::optional<Progress> bar;
   const auto progress = [&](std::size_t layouts) -> planning::ProgressFn {
-    if (quiet || !stderr_is_terminal()) return {};
+    if (options.output.quiet || !stderr_is_terminal()) return {};
     bar.emplace("plan", "layouts simulated", layouts, true, std::cerr);
     return [&bar](std::size_t done) { bar->advance(done); };
   };
@@ -198,7 +201,8 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
 
   const std::string text = plan_text(request, result, *export_option.framework());
   if (!report_path.empty()) write_file_atomically(report_path, plan_html(request, result, text));
-  if (scenario_args.json) {
+  if (!csv_path.empty()) write_file_atomically(csv_path, plan_options_csv(result));
+  if (options.output.json) {
     out << plan_json(request, result, *export_option.framework());
   } else {
     out << text << "communication constants: " << calibration::communication_constants(request.scenario)

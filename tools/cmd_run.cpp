@@ -13,6 +13,7 @@
 #include "scenarios/scenario_io.hpp"
 #include "calibration/step_inputs.hpp"
 #include "tools/render/chrome_trace.hpp"
+#include "tools/render/csv_tables.hpp"
 #include "tools/checked_option.hpp"
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
@@ -42,7 +43,7 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
   ScenarioArgs scenario_args;
   CommandOptions options;
   scenario_args.add_to(options);
-  std::string trace_path, report_path, metrics_path;
+  std::string trace_path, report_path, metrics_path, csv_path;
   bool print_scenario = false;
   std::size_t links = 0;
   constexpr IntRange links_range{.min = 0, .max = 1000000};
@@ -55,14 +56,17 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
        "write a self-contained HTML report: pipeline timeline and step-time breakdown")
       ("metrics", path_option("metrics", &metrics_path)->value_name("FILE"),
        "write the prediction as Prometheus text metrics (a node_exporter textfile)")
+      ("csv", path_option("csv", &csv_path)->value_name("FILE"),
+       "write the per-stage table as CSV: one row per pipeline stage (layers, compute, exposed communication, "
+       "bubble, TP/PP/DP/CP/EP communication in seconds, memory in GiB)")
       ("print-scenario", po::bool_switch(&print_scenario), "print the normalised scenario instead of simulating")
       ("links", integer_option("links", &links, links_range)->value_name("N"),
        with_rule("list the N busiest network links: bytes, utilisation, which communication used them (flow fidelity)",
                  links_range.rule()).c_str());
   const CommandHelp help{
       .name = "run",
-      .usage = "[SCENARIO] [--set path=value ...] [--json] [--links N] [--trace FILE] [--report FILE.html]\n"
-               "                      [--metrics FILE] [--export FRAMEWORK] [--print-scenario]",
+      .usage = "[SCENARIO] [--set path=value ...] [--links N] [--trace FILE] [--report FILE.html]\n"
+               "                      [--metrics FILE] [--csv FILE] [--export FRAMEWORK] [--print-scenario]",
       .description = "Simulate one training step: step time, tokens/s, model TFLOP/s per GPU, MFU, HFU,\n"
                      "pipeline bubble, exposed communication, a per-stage breakdown and memory per GPU.",
       .arguments = ScenarioArgs::argument_help,
@@ -71,7 +75,7 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
 
   const scenarios::Scenario scenario = scenario_args.load();
   if (print_scenario) {
-    if (scenario_args.json)
+    if (options.output.json)
       out << nlohmann::ordered_json{{"scenario", nlohmann::ordered_json::parse(scenarios::to_json(scenario))}}.dump(2)
           << '\n';
     else
@@ -90,13 +94,14 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
   if (!report_path.empty()) write_file_atomically(report_path, run_report_html(scenario, sim));
   if (!metrics_path.empty())
     write_file_atomically(metrics_path, prometheus_text(step_metric_families(scenario, calibration::step_inputs(scenario), sim)));
+  if (!csv_path.empty()) write_file_atomically(csv_path, run_stages_csv(sim.report));
   const std::optional<handoff::LaunchConfig> launch =
       export_option.framework()
           ? std::optional(handoff::export_launch(*export_option.framework(), scenario.model, scenario.cluster,
                                                  {.parallelism = scenario.parallelism, .training = scenario.training}))
           : std::nullopt;
   const std::optional<calibration::StepTimeBand> band = calibration::step_time_band(scenario);
-  if (scenario_args.json) {
+  if (options.output.json) {
     nlohmann::ordered_json j = step_report_json(scenario, sim.report);
     j["communication_constants"] = calibration::communication_constants(scenario);
     if (band) j["step_time_band_s"] = {{"fast", band->fast_s}, {"slow", band->slow_s}, {"constants", band->constants}};

@@ -64,7 +64,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   CommandOptions options;
   scenario_args.add_to(options);
   std::string configs_path, csv_path, report_path, shard_text, validation_path, resume_path;
-  bool search = false, quiet = false;
+  bool search = false;
   constexpr std::size_t unset = std::numeric_limits<std::size_t>::max();
   std::size_t top = unset;
   unsigned jobs = planning::default_jobs();
@@ -94,9 +94,9 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
       ("jobs", integer_option("jobs", &jobs, jobs_range)->value_name("N"),
        with_rule("simulate on N threads (default: all cores)", jobs_range.rule()).c_str())
       ("shard", po::value(&shard_text)->value_name("I/N"),
-       "evaluate only the I-th of N disjoint slices and print them as JSON for clustersim merge")
-      ("quiet", po::bool_switch(&quiet), "no progress on stderr")
-      ("resume", po::value(&resume_path)->value_name("FILE"),
+       "evaluate only the I-th of N disjoint slices and print them as JSON for clustersim merge; I and N integers "
+       "with 1 <= I <= N")
+      ("resume", path_option("resume", &resume_path)->value_name("FILE"),
        "with --search --top 0 or --csv: keep the progress in FILE, rewritten atomically as parts of the search finish; "
        "a run killed midway and started again with the same FILE goes on from it, with the same output "
        "as one uninterrupted run. A FILE of another search is refused. Removed once the output is written");
@@ -104,7 +104,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
       .name = "sweep",
       .usage = "[SCENARIO] [--configs FILE | --search] [--top N] [--csv FILE] [--report FILE.html]\n"
                "                        [--validation FILE.csv] [--export FRAMEWORK] [--export-row N] [--jobs N] [--shard I/N]\n"
-               "                        [--resume FILE] [--quiet] [--set path=value ...] [--json]",
+               "                        [--resume FILE] [--set path=value ...]",
       .description =
           "Rank parallelism layouts of one model on one cluster: step time, tokens/s per GPU, MFU,\n"
           "pipeline bubble, exposed communication, memory per GPU and whether it fits (and why not).\n"
@@ -155,7 +155,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
                      .widening = bands.widening(),
                      .shard_index = shard.index,
                      .shard_count = shard.count};
-  const bool show_progress = !quiet && stderr_is_terminal();
+  const bool show_progress = !options.output.quiet && stderr_is_terminal();
   // A shard's output is input to merge: every row, as JSON.
   const TableOptions table_options{.top = shard.count > 1 ? 0 : top != unset ? top : search ? kDefaultSearchTop : 0};
   std::vector<planning::SweepRow> rows;
@@ -223,7 +223,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   if (!csv_path.empty()) write_file_atomically(csv_path, sweep_csv(rows));
   if (!report_path.empty()) write_file_atomically(report_path, report_html);
   if (!resume_path.empty()) std::filesystem::remove(resume_path);  // the job is done
-  if (scenario_args.json || shard.count > 1) {
+  if (options.output.json || shard.count > 1) {
     nlohmann::ordered_json j = sweep_json(header, rows, table_options);
     if (launch) j["export"] = {{"row", export_row}, {"config", handoff::launch_config_json(*launch)}};
     out << j.dump(2) << '\n';

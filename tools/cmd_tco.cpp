@@ -16,6 +16,8 @@
 #include "tools/commands.hpp"
 #include "tools/progress.hpp"
 #include "planning/run_setup.hpp"
+#include "tools/file_output.hpp"
+#include "tools/render/csv_tables.hpp"
 #include "tools/render/tco_report.hpp"
 
 namespace clustersim::tools {
@@ -25,15 +27,17 @@ int cmd_tco(std::span<const std::string> args, std::ostream& out) {
   CommandOptions options;
   scenario_args.add_to(options);
   std::int64_t runs = 200;
-  bool quiet = false;
+  std::string csv_path;
   constexpr IntRange runs_range{.min = 1, .max = max_monte_carlo_runs};
   options.visible.add_options()
       ("runs", integer_option("runs", &runs, runs_range)->value_name("N"),
        with_rule("Monte Carlo runs for the time-to-train of the training run (default 200)", runs_range.rule()).c_str())
-      ("quiet", po::bool_switch(&quiet), "no progress on stderr");
+      ("csv", path_option("csv", &csv_path)->value_name("FILE"),
+       "write the cumulative cost curves as CSV, one row per month from 0 to the horizon: month, build_usd, and "
+       "rent_<option>_usd for each rent option with a price (plot them: they cross at the break-even month)");
   const CommandHelp help{
       .name = "tco",
-      .usage = "[SCENARIO] [--set path=value ...] [--runs N] [--json]",
+      .usage = "[SCENARIO] [--set path=value ...] [--runs N] [--csv FILE]",
       .description =
           "Build versus rent over cost.horizon_years: the bill of the build (servers, the network's\n"
           "switches, NICs, transceivers and cables counted on its topology, storage, energy, colocation,\n"
@@ -59,7 +63,7 @@ int cmd_tco(std::span<const std::string> args, std::ostream& out) {
   study.sensitivity = models::sensitivity(scenario.cluster, scenario.cost, network);
 
   const bool spot = scenario.cost.rent.spot_usd_per_gpu_hour > 0;
-  Progress bar("tco", "runs", static_cast<std::size_t>(runs) * (spot ? 2 : 1), !quiet && stderr_is_terminal(),
+  Progress bar("tco", "runs", static_cast<std::size_t>(runs) * (spot ? 2 : 1), !options.output.quiet && stderr_is_terminal(),
                std::cerr);
   const auto progress = [&bar, last = std::int64_t{0}](std::int64_t done, std::int64_t) mutable {
     if (done < last) last = 0;
@@ -90,7 +94,8 @@ int cmd_tco(std::span<const std::string> args, std::ostream& out) {
   study.run = models::run_cost(scenario.cluster, scenario.cost, study.tco.build, scenario.training.tokens,
                                stats.mean_wall_s, spot_wall_s);
 
-  if (scenario_args.json) {
+  if (!csv_path.empty()) write_file_atomically(csv_path, tco_cumulative_csv(study.tco));
+  if (options.output.json) {
     nlohmann::ordered_json j = tco_report_json(scenario, study);
     j["communication_constants"] = calibration::communication_constants(scenario);
     out << j.dump(2) << '\n';

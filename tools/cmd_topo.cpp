@@ -70,7 +70,7 @@ int cmd_topo(std::span<const std::string> args, std::ostream& out) {
        with_rule("seed of the failed cables' choice (default 1)", seed_range.rule()).c_str());
   const CommandHelp help{
       .name = "topo",
-      .usage = "[SCENARIO] [--set path=value ...] [--fail-links N --seed S] [--dot FILE] [--json]",
+      .usage = "[SCENARIO] [--set path=value ...] [--fail-links N] [--seed S] [--dot FILE]",
       .description = "Build the scenario's network and describe it: switches and cables per tier, bisection\n"
                      "bandwidth by max-flow on the graph next to the closed form, diameter and mean hops.",
       .arguments = ScenarioArgs::argument_help,
@@ -110,7 +110,7 @@ int cmd_topo(std::span<const std::string> args, std::ostream& out) {
   if (!dot_path.empty()) write_file_atomically(dot_path, dot_graph(network));
 
   const auto gpus = static_cast<double>(network.gpus().size());
-  if (scenario_args.json) {
+  if (options.output.json) {
     nlohmann::ordered_json j;
     j["scenario"] = scenario.name;
     j["topology"] = std::string(topologies::to_string(network.kind()));

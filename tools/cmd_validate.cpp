@@ -14,11 +14,10 @@ namespace clustersim::tools {
 
 int cmd_validate(std::span<const std::string> args, std::ostream& out) {
   std::string csv_path;
-  bool json = false;
   bool details = false;
   std::string print_id;
   CommandOptions options;
-  options.visible.add_options()("json", po::bool_switch(&json), "print one JSON object instead of text")(
+  options.visible.add_options()(
       "details", po::bool_switch(&details),
       "text: also show each row's measured-time derivation, cross-checks and assumptions")(
       "print-scenario", po::value(&print_id)->value_name("ID"),
@@ -27,7 +26,7 @@ int cmd_validate(std::span<const std::string> args, std::ostream& out) {
   options.positional.add("csv", 1);
   const CommandHelp help{
       .name = "validate",
-      .usage = "[CSV] [--json] [--details] [--print-scenario ID]",
+      .usage = "[CSV] [--details] [--print-scenario ID]",
       .description =
           "Simulate every published training run of a validation CSV and compare the predicted\n"
           "step time with the measured one (published directly, or derived from tokens/s,\n"
@@ -44,7 +43,7 @@ int cmd_validate(std::span<const std::string> args, std::ostream& out) {
     return 0;
   }
   const planning::ValidationReport report = planning::run_validation(csv.text, csv.name);
-  out << (json ? validation_report_json(report) : validation_report_text(report, csv.name, details));
+  out << (options.output.json ? validation_report_json(report) : validation_report_text(report, csv.name, details));
   return 0;
 }
 

@@ -25,7 +25,10 @@ std::size_t parse_count(std::string_view text, std::string_view whole) {
 bool parse_command_line(std::span<const std::string> args, const CommandHelp& help,
                         CommandOptions& options, std::ostream& out) {
   bool show_help = false;
-  options.visible.add_options()("help,h", po::bool_switch(&show_help), "show this help");
+  options.visible.add_options()
+      ("json", po::bool_switch(&options.output.json), std::string(help.json_help).c_str())
+      ("quiet", po::bool_switch(&options.output.quiet), "print nothing on stderr but errors: no progress, no notes")
+      ("help,h", po::bool_switch(&show_help), "show this help");
   po::options_description all;
   all.add(options.visible).add(options.hidden);
 
@@ -42,7 +45,8 @@ bool parse_command_line(std::span<const std::string> args, const CommandHelp& he
   po::notify(values);
 
   if (show_help) {
-    out << "Usage: clustersim " << help.name << ' ' << help.usage << "\n\n"
+    out << "Usage: clustersim " << help.name << ' ' << help.usage << (help.usage.empty() ? "" : " ")
+        << "[--json] [--quiet]\n\n"
         << help.description << "\n";
     if (!help.arguments.empty()) out << "\nArguments:\n" << help.arguments << "\n";
     // Boost pads wrapped description lines with trailing blanks; drop them.
@@ -63,8 +67,8 @@ void ScenarioArgs::add_to(CommandOptions& options) {
   options.visible.add_options()
       ("set", po::value(&sets)->value_name("path=value")->composing(),
        "override a scenario key, e.g. --set parallelism.tp=4 or --set cluster.gpu=h200-sxm; "
-       "the value is JSON if it parses as JSON, else a string (repeatable)")
-      ("json", po::bool_switch(&json), "print one JSON object instead of text");
+       "the value is JSON if it parses as JSON, else a string (repeatable)");
+  output = &options.output;
   options.hidden.add_options()("scenario", path_option("SCENARIO", &scenario_path), "scenario file");
   options.positional.add("scenario", 1);
 }
@@ -75,6 +79,7 @@ scenarios::Scenario ScenarioArgs::load(scenarios::LayoutCheck check) const {
                                      ? scenarios::default_scenario(sets, check, &notes)
                                      : scenarios::load_scenario_file(scenario_path, sets, check, &notes);
   // On stderr, so that stdout stays the report alone (one JSON object under --json).
+  if (output != nullptr && output->quiet) return scenario;
   for (const auto& note : notes) std::cerr << "clustersim: note: " << note << '\n';
   return scenario;
 }

@@ -1,7 +1,7 @@
 #pragma once
 /// Option parsing shared by the subcommands: one description of a command's options, `--help`
-/// rendering, and the scenario options ([SCENARIO] [--set path=value ...] [--json]) that every
-/// command taking a scenario reuses.
+/// rendering, the options every command takes (--json, --quiet, --help), and the scenario options
+/// ([SCENARIO] [--set path=value ...]) that every command taking a scenario reuses.
 
 #include <ostream>
 #include <span>
@@ -22,21 +22,34 @@ namespace po = boost::program_options;
 /// The text `clustersim <command> --help` prints around the option list.
 struct CommandHelp {
   std::string_view name{};         // "run"
-  std::string_view usage{};        // after "clustersim run ": "[SCENARIO] [--set path=value ...]"
+  /// After "clustersim run ": every option of the command but the shared ones, which
+  /// parse_command_line appends ("[--json] [--quiet]"): "[SCENARIO] [--set path=value ...]".
+  std::string_view usage{};
   std::string_view description{};  // what the command does, a few lines
   std::string_view arguments{};    // the positional arguments, one per line; may be empty
+  /// What --json prints, where the command says more than the shared line does.
+  std::string_view json_help = "print one JSON object on stdout instead of text";
 };
 
-/// A command's options: shown ones, hidden ones (targets of positional arguments), positionals.
+/// The options every command takes, bound by parse_command_line: --json (exactly one JSON object
+/// on stdout) and --quiet (nothing on stderr but errors: no progress bar, no notes).
+struct OutputOptions {
+  bool json = false;
+  bool quiet = false;
+};
+
+/// A command's options: shown ones, hidden ones (targets of positional arguments), positionals,
+/// and the shared output options once parsed.
 struct CommandOptions {
   po::options_description visible{"Options"};
   po::options_description hidden{};
   po::positional_options_description positional{};
+  OutputOptions output{};
 };
 
-/// Parses a command's words into the variables bound in `options` (-h/--help is added here).
-/// Returns false if help was asked for: it has been written to `out` and the command returns 0.
-/// Throws po::error for malformed command lines.
+/// Parses a command's words into the variables bound in `options`; --json, --quiet and -h/--help
+/// are added here, after the command's own. Returns false if help was asked for: it has been
+/// written to `out` and the command returns 0. Throws po::error for malformed command lines.
 bool parse_command_line(std::span<const std::string> args, const CommandHelp& help,
                         CommandOptions& options, std::ostream& out);
 
@@ -44,14 +57,15 @@ bool parse_command_line(std::span<const std::string> args, const CommandHelp& he
 struct ScenarioArgs {
   std::string scenario_path{};  // empty: the built-in default scenario
   std::vector<std::string> sets{};
-  bool json = false;
+  const OutputOptions* output = nullptr;  // the command's, for --quiet; none: notes are printed
 
-  /// Registers [SCENARIO], --set and --json, bound to this object (which must outlive parsing).
+  /// Registers [SCENARIO] and --set, bound to this object (which must outlive parsing), and
+  /// follows the command's --quiet.
   void add_to(CommandOptions& options);
   /// Loads the named scenario with the overrides; throws scenarios::ScenarioError. `check`:
   /// whether the scenario's own layout must be valid (not where a search replaces it). The
   /// loader's notes (a field kept from the old preset a --set replaced, scenario_io.hpp) go to
-  /// stderr, one line each: "clustersim: note: <source>: <pointer> = <value> is kept ...".
+  /// stderr, one line each, unless --quiet: "clustersim: note: <source>: <pointer> = <value> is kept ...".
   scenarios::Scenario load(scenarios::LayoutCheck check = scenarios::LayoutCheck::own_layout) const;
   /// The scenario's name in messages and reports: its file, or "default scenario".
   std::string source_name() const;
