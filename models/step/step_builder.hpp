@@ -37,6 +37,7 @@
 #include "models/comm/flow_collectives.hpp"
 #include "models/step/step_labels.hpp"
 #include "models/step/step_plan.hpp"
+#include "models/step/step_trace_record.hpp"
 #include "sim/task_graph.hpp"
 
 namespace clustersim::models {
@@ -60,6 +61,8 @@ struct StepGraph {
     const bool forward = label.phase == static_cast<std::uint8_t>(TaskPhase::forward);
     return static_cast<std::size_t>((label.stage * chunks_per_stage + label.layer) * 2 + (forward ? 0 : 1));
   }
+  /// For the trace only (step_trace_record.hpp): nothing simulated reads it.
+  StepTraceRecord trace;
 };
 
 /// Lowers one communication task, the plan's collectives `parts` (step_comm.hpp), into the graph
