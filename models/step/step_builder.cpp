@@ -166,6 +166,9 @@ StepGraph Builder::build(std::vector<sim::Resource> links) {
                         std::make_move_iterator(links.end()));
   out_.graph.reserve(static_cast<std::size_t>(pp_ * vp_ * m_ * 8), static_cast<std::size_t>(pp_ * vp_ * m_ * 8),
                      static_cast<std::size_t>(pp_ * vp_ * m_ * 16));
+  const auto passes = static_cast<std::size_t>(pp_ * vp_ * m_ * 2);
+  out_.trace.comm_spans.reserve(passes * 2);  // a send and a collective a pass, about
+  out_.trace.hops.reserve(passes);
   for (std::int64_t s = 0; s < pp_; ++s) lower_stage(s);
   connect_stages();
   return std::move(out_);

@@ -6,9 +6,9 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <numeric>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
