@@ -268,7 +268,8 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
   };
   const TaskId beside =
       beside_compute(ref.forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s, res.network,
-                     TaskKind::dp_comm, CommRole::zero3_beside, [&] { return dp_beside_comm(plan_, chunk, ref.forward); })
+                     TaskKind::dp_comm, CommRole::zero3_beside,
+                     [&] { return dp_beside_comm(plan_, chunk, ref.forward); })
           .last;
   const std::int64_t pieces = bucketed ? std::max<std::int64_t>(1, chunk.grad_buckets) : 1;
   // With TP overlap, the collectives' hidden share runs on NVLink beside the compute.

@@ -231,10 +231,8 @@ void check_slice_names(const Trace& trace, const Layout& layout) {
   const std::regex send(R"(^ send to stage (\d+)$)");
   const std::string grad_op = layout.zero == 0 ? "all-reduce" : "reduce-scatter";
   std::set<std::tuple<std::int64_t, char, std::int64_t, std::int64_t>> passes;
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>>>
-      pieces;  // (stage, chunk, count) -> piece -> layers
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>>>
-      buckets;
+  using Parts = std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>>;  // piece or bucket -> layers
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, Parts> pieces, buckets;  // by stage, chunk, count
   std::smatch m;
   for (const Slice& s : trace.slices) {
     CAPTURE(s.name);
@@ -360,8 +358,9 @@ void check_trace(const Trace& trace, const Layout& layout) {
   // backward two per bucket (a piece and the bucket, at most one a layer); a step's optimizer and
   // once-a-step collectives a few per stage. A slice per flow would be hundreds a pass.
   const std::size_t max_layers = *std::max_element(layout.layers.begin(), layout.layers.end());
-  CHECK(trace.slices.size() <= passes_of(layout) * 10 + static_cast<std::size_t>(layout.pp * layout.vp) * 2 * max_layers +
-                                   static_cast<std::size_t>(layout.pp) * 4);
+  const auto chunks = static_cast<std::size_t>(layout.pp * layout.vp);
+  const auto stages = static_cast<std::size_t>(layout.pp);
+  CHECK(trace.slices.size() <= passes_of(layout) * 10 + chunks * 2 * max_layers + stages * 4);
   CHECK(trace.bytes <= trace.events * 300);
 }
 
