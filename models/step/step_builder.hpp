@@ -26,6 +26,8 @@
 /// seconds the plan's cached analytic costs of the same records.
 /// The compute's slow-down by what runs beside it is in the plan's compute seconds already
 /// (overlap_cost.hpp).
+/// Beside the graph the builder keeps, for the trace only, which tasks make each communication
+/// task and which send each pass waits for (step_trace_record.hpp).
 /// Limitations: tensor-parallel collectives and blocking ZeRO-3 traffic are lumped before or
 /// after each pass's compute rather than between its layers (the same time on an uncontended
 /// stream); ZeRO-3 traffic beside a pass is one task, its units' gathers at their summed time.
