@@ -69,15 +69,23 @@ class Builder {
   }
   /// A communication task: one task of its seconds on the stage's resource (analytic), or the
   /// flows of the collectives `parts()` names (flow fidelity; made only then).
+  /// Either way the task is recorded for the trace as `role` (bucket i of n for a gradient bucket).
   template <class Parts>
-  FlowSpan comm(double seconds, ResourceId resource, sim::TaskLabel label, TaskKind kind, Parts&& parts) {
+  FlowSpan comm(double seconds, ResourceId resource, sim::TaskLabel label, TaskKind kind, CommRole role,
+                Parts&& parts, std::int32_t bucket = 0, std::int32_t buckets = 0) {
     if (!lower_comm_) {
       const TaskId t = add(seconds, resource, label, kind);
-      return {t, t};
+      return record({t, t}, role, bucket, buckets);
     }
     label.kind = static_cast<std::uint8_t>(kind);
     const CommParts made = parts();
-    return lower_comm_(out_.graph, made.span(), label);
+    return record(lower_comm_(out_.graph, made.span(), label), role, bucket, buckets);
+  }
+  FlowSpan record(FlowSpan span, CommRole role, std::int32_t bucket = 0, std::int32_t buckets = 0) {
+    if (span.first != none)
+      out_.trace.comm_spans.push_back({.first = span.first, .last = span.last, .role = role, .bucket = bucket,
+                                       .buckets = buckets});
+    return span;
   }
   /// The seconds of a stage's once-a-step collective over all its chunks: the plan's cached
   /// seconds of each chunk's (`field`), added in chunk order.
@@ -88,10 +96,11 @@ class Builder {
   }
   /// That collective as one data-parallel communication task (`of` names one chunk's parts).
   template <class Of>
-  FlowSpan stage_comm(double seconds, ResourceId resource, sim::TaskLabel label, const StagePlan& stage, Of&& of) {
+  FlowSpan stage_comm(double seconds, ResourceId resource, sim::TaskLabel label, CommRole role, const StagePlan& stage,
+                      Of&& of) {
     if (!lower_comm_) {
       const TaskId t = add(seconds, resource, label, TaskKind::dp_comm);
-      return {t, t};
+      return record({t, t}, role);
     }
     label.kind = static_cast<std::uint8_t>(TaskKind::dp_comm);
     stage_parts_.clear();
@@ -99,7 +108,22 @@ class Builder {
       const CommParts parts = of(c);
       stage_parts_.insert(stage_parts_.end(), parts.span().begin(), parts.span().end());
     }
-    return lower_comm_(out_.graph, stage_parts_, label);
+    return record(lower_comm_(out_.graph, stage_parts_, label), role);
+  }
+  /// The trace's model layers of each chunk, and what the gradient reduction is.
+  void record_layers() {
+    StepTraceRecord& trace = out_.trace;
+    trace.chunk_first_layer.assign(static_cast<std::size_t>(pp_ * vp_), 0);
+    trace.chunk_layers.assign(static_cast<std::size_t>(pp_ * vp_), 0);
+    std::int64_t first = 0;
+    for (std::int64_t block = 0; block < pp_ * vp_; ++block) {  // model order: block c x pp + s
+      const std::int64_t s = block % pp_, c = block / pp_;
+      const auto at = static_cast<std::size_t>(s * vp_ + c);
+      trace.chunk_first_layer[at] = first;
+      trace.chunk_layers[at] = plan_.stages[static_cast<std::size_t>(s)].chunks[static_cast<std::size_t>(c)].layers;
+      first += trace.chunk_layers[at];
+    }
+    trace.grad_reduce_op = plan_.stages.front().chunks.front().grad_reduce.op;
   }
   void lower_stage(std::int64_t s);
   void lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_tail, std::vector<TaskId>& grad_reduces);
@@ -135,12 +159,16 @@ StepGraph Builder::build(std::vector<sim::Resource> links) {
             sim::Time::from_seconds(forward ? chunk.tp_forward_s : chunk.tp_backward_s).ns();
       }
     }
+  record_layers();
   out_.first_link = static_cast<ResourceId>(out_.resources.size());
   out_.link_count = links.size();
   out_.resources.insert(out_.resources.end(), std::make_move_iterator(links.begin()),
                         std::make_move_iterator(links.end()));
   out_.graph.reserve(static_cast<std::size_t>(pp_ * vp_ * m_ * 8), static_cast<std::size_t>(pp_ * vp_ * m_ * 8),
                      static_cast<std::size_t>(pp_ * vp_ * m_ * 16));
+  const auto passes = static_cast<std::size_t>(pp_ * vp_ * m_ * 2);
+  out_.trace.comm_spans.reserve(passes * 2);  // a send and a collective a pass, about
+  out_.trace.hops.reserve(passes);
   for (std::int64_t s = 0; s < pp_; ++s) lower_stage(s);
   connect_stages();
   return std::move(out_);
@@ -157,7 +185,7 @@ void Builder::lower_stage(std::int64_t s) {
   if (plan_.overlap_param_gather && param_gather_s > 0.0) {
     sim::TaskLabel label = stage_label;
     label.phase = static_cast<std::uint8_t>(TaskPhase::forward);
-    stage_comm(param_gather_s, res.network, label, stage, gather);
+    stage_comm(param_gather_s, res.network, label, CommRole::param_gather, stage, gather);
   }
 
   StreamTail stream_tail;
@@ -171,7 +199,7 @@ void Builder::lower_stage(std::int64_t s) {
     const auto reduction = [this](const ChunkCosts& c) { return grad_reduce_comm(plan_, c); };
     const double reduce_s = stage_seconds(stage, &ChunkCosts::grad_reduce_s);
     if (reduce_s > 0.0) {
-      const FlowSpan reduce = stage_comm(reduce_s, res.network, label, stage, reduction);
+      const FlowSpan reduce = stage_comm(reduce_s, res.network, label, CommRole::grad_reduce, stage, reduction);
       after(stream_tail, reduce.first);
       grad_reduces.push_back(reduce.last);
     }
@@ -181,7 +209,7 @@ void Builder::lower_stage(std::int64_t s) {
   for (TaskId t : grad_reduces) after(t, optimizer);
   if (!plan_.overlap_param_gather && param_gather_s > 0.0) {
     label.phase = static_cast<std::uint8_t>(TaskPhase::step_end);
-    after(optimizer, stage_comm(param_gather_s, res.network, label, stage, gather).first);
+    after(optimizer, stage_comm(param_gather_s, res.network, label, CommRole::param_gather, stage, gather).first);
   }
 }
 
@@ -203,7 +231,7 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
   const double before_s = ref.forward ? chunk.dp_before_forward_s : chunk.dp_before_backward_s;
   TaskId head = none;
   if (before_s > 0.0) {
-    const FlowSpan before = comm(before_s, res.network, label, TaskKind::dp_comm,
+    const FlowSpan before = comm(before_s, res.network, label, TaskKind::dp_comm, CommRole::zero3_before,
                                  [&] { return dp_before_comm(plan_, chunk, ref.forward); });
     if (before.first != none) {
       after(stream_tail, before.first);
@@ -231,22 +259,23 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
   // waits for them. (The last unit's compute, which waits for the last gather, is not held
   // apart: a network-bound pass ends one unit's compute early.)
   // Traffic that starts with the pass and runs beside its compute: its span, or none.
-  const auto beside_compute = [&](double seconds, ResourceId resource, TaskKind kind, auto&& parts) {
+  const auto beside_compute = [&](double seconds, ResourceId resource, TaskKind kind, CommRole role, auto&& parts) {
     if (!(seconds > 0.0)) return FlowSpan{none, none};
-    const FlowSpan span = comm(seconds, resource, label, kind, parts);
+    const FlowSpan span = comm(seconds, resource, label, kind, role, parts);
     if (span.first == none) return FlowSpan{none, none};
     after_start(span.first);
     return span;
   };
   const TaskId beside =
       beside_compute(ref.forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s, res.network,
-                     TaskKind::dp_comm, [&] { return dp_beside_comm(plan_, chunk, ref.forward); })
+                     TaskKind::dp_comm, CommRole::zero3_beside,
+                     [&] { return dp_beside_comm(plan_, chunk, ref.forward); })
           .last;
   const std::int64_t pieces = bucketed ? std::max<std::int64_t>(1, chunk.grad_buckets) : 1;
   // With TP overlap, the collectives' hidden share runs on NVLink beside the compute.
   const FlowSpan hidden =
       beside_compute(ref.forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s, res.nvlink,
-                     TaskKind::tp_comm, [&] { return tp_hidden_comm(plan_, chunk, ref.forward); });
+                     TaskKind::tp_comm, CommRole::tp_hidden, [&] { return tp_hidden_comm(plan_, chunk, ref.forward); });
   const TaskId tp_hidden = hidden.last;
   if (hidden.first != none) tasks.tp_hidden = hidden.first;
   // Under the analytic fidelity a pass of one piece is one task with its tensor-parallel time.
@@ -261,8 +290,10 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
       after(previous, piece);
     if (bucketed) {
       const double share = 1.0 / static_cast<double>(pieces);
-      const FlowSpan reduce = comm(chunk.grad_reduce_s * share, res.network, label, TaskKind::dp_comm,
-                                   [&] { return grad_reduce_comm(plan_, chunk, share); });
+      const FlowSpan reduce =
+          comm(chunk.grad_reduce_s * share, res.network, label, TaskKind::dp_comm, CommRole::grad_bucket,
+               [&] { return grad_reduce_comm(plan_, chunk, share); }, static_cast<std::int32_t>(i),
+               static_cast<std::int32_t>(pieces));
       after(piece, reduce.first);
       grad_reduces.push_back(reduce.last);
     }
@@ -272,7 +303,7 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
 
   if (tp_s > 0.0 && !fused) {
     const FlowSpan tp =
-        comm(tp_s, res.nvlink, label, TaskKind::tp_comm, [&] { return tp_comm(plan_, chunk, ref.forward); });
+        comm(tp_s, res.nvlink, label, TaskKind::tp_comm, CommRole::tp, [&] { return tp_comm(plan_, chunk, ref.forward); });
     after(previous, tp.first);
     after(tp_hidden, tp.first);
     tasks.end = tp.last;
@@ -284,20 +315,20 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
   const auto expert_parts = [&] { return ep_comm(plan_, chunk, ref.forward); };
   TaskId expert_beside = none;
   if (ep_s > 0.0 && plan_.ep_overlap) {
-    expert_beside = beside_compute(ep_s, ep_link, TaskKind::ep_comm, expert_parts).last;
+    expert_beside = beside_compute(ep_s, ep_link, TaskKind::ep_comm, CommRole::ep, expert_parts).last;
   } else if (ep_s > 0.0) {
-    const FlowSpan ep = comm(ep_s, ep_link, label, TaskKind::ep_comm, expert_parts);
+    const FlowSpan ep = comm(ep_s, ep_link, label, TaskKind::ep_comm, CommRole::ep, expert_parts);
     after(tasks.end, ep.first);
     tasks.end = ep.last;
   }
   if (!ref.forward && chunk.dp_after_backward_s > 0.0) {  // ZeRO-3 reductions that do not overlap
-    const FlowSpan dp = comm(chunk.dp_after_backward_s, res.network, label, TaskKind::dp_comm,
+    const FlowSpan dp = comm(chunk.dp_after_backward_s, res.network, label, TaskKind::dp_comm, CommRole::zero3_after,
                              [&] { return dp_after_comm(plan_, chunk); });
     after(tasks.end, dp.first);
     tasks.end = dp.last;
   }
   if (!ref.forward && chunk.dp_tail_backward_s > 0.0) {  // the last unit's reduction, beside what follows
-    const FlowSpan tail = comm(chunk.dp_tail_backward_s, res.network, label, TaskKind::dp_comm,
+    const FlowSpan tail = comm(chunk.dp_tail_backward_s, res.network, label, TaskKind::dp_comm, CommRole::zero3_tail,
                                [&] { return dp_tail_comm(plan_, chunk); });
     after(previous, tail.first);
     grad_reduces.push_back(tail.last);
@@ -307,7 +338,7 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
   const double cp_s = ref.forward ? chunk.cp_forward_s : chunk.cp_backward_s;
   if (cp_s > 0.0) {
     const FlowSpan ring =
-        comm(cp_s, res.network, label, TaskKind::cp_comm, [&] { return cp_comm(plan_, chunk, ref.forward); });
+        comm(cp_s, res.network, label, TaskKind::cp_comm, CommRole::cp, [&] { return cp_comm(plan_, chunk, ref.forward); });
     if (ring.first != none) {
       tasks.overlap_first = ring.first;
       tasks.overlap = ring.last;
@@ -321,7 +352,7 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
   const double send_s = ref.forward ? stage.send_forward_s : stage.send_backward_s;
   if (has_next && send_s > 0.0) {
     const FlowSpan send =
-        comm(send_s, res.network, label, TaskKind::pp_comm, [&] { return send_comm(stage, ref.forward); });
+        comm(send_s, res.network, label, TaskKind::pp_comm, CommRole::pp_send, [&] { return send_comm(stage, ref.forward); });
     after(stream_tail, send.first);
     tasks.send = send.last;
   }
@@ -331,6 +362,7 @@ void Builder::connect_stages() {
   // Incoming edges of a pass: from the neighbour's send, or (free links) from its stream tail.
   auto link = [&](const PassTasks& from, const PassTasks& to) {
     if (from.send != none) {
+      out_.trace.hops.push_back({.send = from.send, .receive = to.first});
       after(from.send, to.first);
       after(from.send, to.overlap_first);
       after(from.send, to.tp_hidden);

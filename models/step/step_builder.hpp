@@ -26,6 +26,8 @@
 /// seconds the plan's cached analytic costs of the same records.
 /// The compute's slow-down by what runs beside it is in the plan's compute seconds already
 /// (overlap_cost.hpp).
+/// Beside the graph the builder keeps, for the trace only, which tasks make each communication
+/// task and which send each pass waits for (step_trace_record.hpp).
 /// Limitations: tensor-parallel collectives and blocking ZeRO-3 traffic are lumped before or
 /// after each pass's compute rather than between its layers (the same time on an uncontended
 /// stream); ZeRO-3 traffic beside a pass is one task, its units' gathers at their summed time.
@@ -37,6 +39,7 @@
 #include "models/comm/flow_collectives.hpp"
 #include "models/step/step_labels.hpp"
 #include "models/step/step_plan.hpp"
+#include "models/step/step_trace_record.hpp"
 #include "sim/task_graph.hpp"
 
 namespace clustersim::models {
@@ -60,6 +63,8 @@ struct StepGraph {
     const bool forward = label.phase == static_cast<std::uint8_t>(TaskPhase::forward);
     return static_cast<std::size_t>((label.stage * chunks_per_stage + label.layer) * 2 + (forward ? 0 : 1));
   }
+  /// For the trace only (step_trace_record.hpp): nothing simulated reads it.
+  StepTraceRecord trace;
 };
 
 /// Lowers one communication task, the plan's collectives `parts` (step_comm.hpp), into the graph

@@ -522,6 +522,7 @@ StepSimulation simulate_step(const StepInputs& in) {
   } else {
     out.step = build_step_graph(plan);
   }
+  out.step.trace.ranks = {.tp = in.parallelism.tp, .cp = in.parallelism.cp, .dp = in.parallelism.dp};
   try {
     out.timeline = sim::Engine(out.step.resources).run(out.step.graph);
   } catch (const sim::TimeRangeError& error) {  // flows slower than their analytic cost, sharing links
