@@ -59,12 +59,23 @@ Json model_of(const deepspeed::Launch& launch, std::string_view source, std::set
   const auto vocab = value("--vocab-size");
   m.mlp = launch.has("--swiglu") ? models::MlpKind::swiglu : models::MlpKind::gelu;
   m.tied_embeddings = !launch.has("--untie-embeddings-and-output-weights");
+  if (const std::string* d = launch.flag("--hidden-dropout")) {
+    try {
+      m.dropout = std::stod(*d);
+    } catch (const std::exception&) {
+      throw ImportError(fmt::format("{}: --hidden-dropout must be a number, got '{}'", source, *d));
+    }
+  } else {
+    notes.push_back("no --hidden-dropout: Megatron's default of 0.1 is not modelled; the model trains without dropout");
+  }
+  used.insert("--hidden-dropout");
+  used.insert("--attention-dropout");
   used.insert("--swiglu");
   used.insert("--untie-embeddings-and-output-weights");
   for (const std::string& name : scenarios::model_preset_names()) {
     const models::TransformerSpec p = scenarios::model_preset(name);
     if (p.experts == 0 && p.layers == m.layers && p.hidden == m.hidden && p.heads == m.heads && p.kv_heads == m.kv_heads &&
-        p.ffn_hidden == m.ffn_hidden && p.mlp == m.mlp && p.tied_embeddings == m.tied_embeddings &&
+        p.ffn_hidden == m.ffn_hidden && p.mlp == m.mlp && p.tied_embeddings == m.tied_embeddings && p.dropout == m.dropout &&
         (!vocab || *vocab == p.vocab)) {
       if (!vocab) notes.push_back(fmt::format("no --vocab-size (the tokenizer sets it): {}'s vocabulary assumed", name));
       return {{"preset", name}};
@@ -80,10 +91,10 @@ Json model_of(const deepspeed::Launch& launch, std::string_view source, std::set
     notes.push_back("no --vocab-size: GPTSentencePieceTokenizer's file sets it; 32000 (the Llama / Llama 2 "
                     "SentencePiece vocabulary) assumed: set model.vocab");
   }
-  return {{"name", m.name},           {"layers", m.layers},          {"hidden", m.hidden},
+  return {{"layers", m.layers},          {"hidden", m.hidden},
           {"ffn_hidden", m.ffn_hidden}, {"heads", m.heads},          {"kv_heads", m.kv_heads},
           {"vocab", vocab_size},           {"mlp", m.mlp == models::MlpKind::swiglu ? "swiglu" : "gelu"},
-          {"tied_embeddings", m.tied_embeddings}};
+          {"tied_embeddings", m.tied_embeddings}, {"dropout", m.dropout}};
 }
 
 }  // namespace
