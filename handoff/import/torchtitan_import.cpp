@@ -5,10 +5,12 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "handoff/frameworks/torchtitan_rules.hpp"
 #include "handoff/import/framework_imports.hpp"
 #include "handoff/toml/toml_subset.hpp"
+#include "models/step/pipeline_schedule.hpp"
 
 namespace clustersim::handoff {
 
@@ -169,7 +171,13 @@ ImportedScenario import_torchtitan(std::string_view text, std::string_view sourc
     if (vp > 1 && name_of_schedule != "Interleaved1F1B")
       result.notes.push_back(fmt::format("pipeline_parallel_schedule {} has no clustersim schedule: run as "
                                          "interleaved 1F1B with {} chunks per stage", name_of_schedule, vp));
-    result.notes.push_back("the layer split is clustersim's (smaller chunks at the two ends), not the job's weights");
+    // clustersim splits the layers its own way (pipeline_schedule.hpp); say so where torchtitan's differs.
+    const std::vector<std::int64_t> own = models::split_layers(flavor->n_layers, pp, vp);
+    if (!f.find("parallelism", "module_fqns_per_model_part") &&
+        torchtitan::stage_layers(stages, flavor->n_layers, in_w, out_w) != own)
+      result.notes.push_back(fmt::format("torchtitan splits the layers {}; clustersim models its own split {}",
+                                         fmt::join(torchtitan::stage_layers(stages, flavor->n_layers, in_w, out_w), " "),
+                                         fmt::join(own, " ")));
   } else {
     training["micro_batch"] = local;
   }
