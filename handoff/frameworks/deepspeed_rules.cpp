@@ -347,6 +347,9 @@ std::vector<RuleBreach> check_launch(const Launch& launch) {
       out.push_back(breach("fp8-transformer-engine", mds_at(args_py), "fp8 needs --transformer-impl transformer_engine"));
   }
   const auto heads = number("--num-attention-heads", 0), kv = number("--num-key-value-heads", 0);
+  if (heads && kv && *heads > 0 && (*heads % *tp != 0 || (launch.has("--num-key-value-heads") && *kv % *tp != 0)))
+    out.push_back(breach("tp-divides-heads", mds_at("megatron/model/transformer.py (ParallelAttention: core.utils.divide)"),
+                         "--tensor-model-parallel-size must divide the attention heads and the key/value heads"));
   if (heads && kv && *heads > 0 && *kv > 0 && *heads % *kv != 0)
     out.push_back(breach("gqa-heads", mds_at(args_py), "--num-attention-heads must be divisible by --num-key-value-heads"));
   return out;

@@ -266,6 +266,11 @@ std::vector<RuleBreach> check_job(const Json& job, std::int64_t world_size) {
                                      name, flavor_name),
                          "register the flavor's TransformerModelArgs in the model's __init__.py"));
 
+  if (flavor && (flavor->n_heads % tp != 0 || flavor->n_kv_heads % tp != 0))
+    out.push_back(breach("tp-divides-kv-heads", "models/llama3/infra/parallelize.py (apply_tp), models/llama3/model/model.py",
+                         fmt::format("TP shards the query and key/value projections by columns and each rank views its "
+                                     "shard as whole heads: tensor_parallel_degree {} must divide the {} query and {} "
+                                     "key/value heads", tp, flavor->n_heads, flavor->n_kv_heads)));
   if (pp > 1) {
     const std::string schedule = r.text("parallelism", "pipeline_parallel_schedule", "1F1B");
     const char* pipe = "distributed/pipeline_parallel.py (pipeline_llm, build_pipeline_schedule)";
@@ -338,6 +343,12 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
     p.sp = true;
   }
   const bool data_sharded = p.dp * p.cp > 1;
+  // With one data-parallel rank no stage shards anything; torchtitan's job config then says ZeRO-0.
+  if (!data_sharded && p.zero != 0) {
+    m.notes.push_back(fmt::format("ZeRO-{} over one data-parallel rank shards nothing: written as plain training "
+                                  "(ZeRO-0)", p.zero));
+    p.zero = 0;
+  }
   if (p.zero == 1 && data_sharded) {
     m.breaches.push_back(breach("no-zero-1", "models/llama3/infra/parallelize.py (apply_fsdp)",
                                 "torchtitan shards data parallelism with FSDP2 (fully_shard), which shards gradients "

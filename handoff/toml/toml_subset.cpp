@@ -320,6 +320,12 @@ std::string value_text(const Json& v, const std::string& where) {
     if (s.find_first_of(".eE") == std::string::npos) s += ".0";  // TOML reads "2" as an integer
     return s;
   }
+  if (v.is_array() && !v.empty() && v[0].is_array()) {
+    // An array of arrays (torchtitan's module_fqns_per_model_part): one inner array a line.
+    std::string s = "[\n";
+    for (const Json& item : v) s += "  " + value_text(item, where) + ",\n";
+    return s + "]";
+  }
   if (v.is_array()) {
     std::string s = "[";
     for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + value_text(v[i], where);

@@ -194,6 +194,7 @@ TEST_CASE("deepspeed launch rules: each fires on a launch that breaks it") {
   breaks("sequence-parallel-env", [](deepspeed::Launch& l) { l.env.clear(); });
   breaks("selective-no-method", [&](deepspeed::Launch& l) { set_flag(l, "--recompute-method", "uniform"); });
   breaks("fp8-transformer-engine", [&](deepspeed::Launch& l) { set_flag(l, "--fp8-hybrid", ""); });
+  breaks("tp-divides-heads", [&](deepspeed::Launch& l) { set_flag(l, "--tensor-model-parallel-size", "16"); });
   breaks("gqa-heads", [&](deepspeed::Launch& l) { set_flag(l, "--num-key-value-heads", "7"); });
 }
 

@@ -112,6 +112,10 @@ TEST_CASE("toml writer: what it writes reads back the same, floats staying float
   const Json back = parse_toml_subset(text, "w.toml");
   CHECK(back["job"]["f"].is_number_float());
   CHECK(back.dump() == Json(doc).dump());
+  // Arrays of arrays one inner array a line, read back the same.
+  const Json nested = Json::parse(R"({"p": {"parts": [["a", "b"], ["c"]]}})");
+  CHECK(write_toml(nested) == "[p]\nparts = [\n  [\"a\", \"b\"],\n  [\"c\"],\n]\n");
+  CHECK(parse_toml_subset(write_toml(nested), "n.toml") == nested);
   CHECK_THROWS_AS(write_toml(Json::parse(R"({"a": null})")), std::invalid_argument);
 }
 

@@ -194,6 +194,35 @@ TEST_CASE("torchtitan round trip: fp8, async TP, hybrid sharding, plain DDP, GPi
   CHECK(torchtitan::check_job(big_job, kWorld).empty());
 }
 
+TEST_CASE("torchtitan round trip: a pipeline of 32 stages over 80 layers, one data-parallel rank") {
+  planning::Layout deep = testing::twelve_layouts()[0].layout;
+  deep.parallelism = {.tp = 8, .pp = 32, .dp = 1, .sp = true, .zero = 1};
+  deep.training.recompute = models::Recompute::full;
+  const LaunchConfig config = export_of(deep);
+  CHECK(config.runs_as_given());
+  const Json job = exported_job(config);
+  CHECK(job["parallelism"]["data_parallel_shard_degree"] == 1);
+  CHECK(job["training"]["local_batch_size"] == 1024);
+  // clustersim's uneven split, as the job config makes torchtitan split the 80 layers.
+  const std::vector<std::int64_t> split = models::split_layers(80, 32, 1);
+  std::vector<std::int64_t> torchtitan_split;
+  if (job["parallelism"].contains("module_fqns_per_model_part")) {
+    for (const Json& part : job["parallelism"]["module_fqns_per_model_part"]) {
+      std::int64_t layers = 0;
+      for (const Json& name : part) layers += name.get<std::string>().starts_with("layers.") ? 1 : 0;
+      torchtitan_split.push_back(layers);
+    }
+  } else {
+    torchtitan_split = torchtitan::stage_layers(32, 80, job["parallelism"]["pipeline_parallel_first_stage_less_layers"],
+                                                job["parallelism"]["pipeline_parallel_last_stage_less_layers"]);
+  }
+  CHECK(torchtitan_split == split);
+  CHECK(torchtitan::check_job(job, kWorld).empty());
+  check_round_trip(deep);  // as ZeRO-0: one rank shards nothing
+  CHECK(torchtitan::map_layout(testing::twelve_layouts_scenario().model, testing::twelve_layouts_scenario().cluster, deep)
+            .layout.parallelism.zero == 0);
+}
+
 TEST_CASE("torchtitan flavors: the llama3 shapes are the clustersim presets of the same name") {
   for (const torchtitan::Flavor& f : torchtitan::flavors()) {
     CAPTURE(f.flavor);
@@ -246,6 +275,10 @@ TEST_CASE("torchtitan job rules: each fires on a job config that breaks it") {
     j["parallelism"]["pipeline_parallel_layers_per_stage"] = 1;
     j["parallelism"]["pipeline_parallel_first_stage_less_layers"] = 2;
     j["parallelism"]["pipeline_parallel_last_stage_less_layers"] = 2;
+  });
+  breaks("tp-divides-kv-heads", [](Json& j) {
+    j["parallelism"]["tensor_parallel_degree"] = 16;  // 70B has 8 key/value heads
+    j["parallelism"]["data_parallel_shard_degree"] = 4;
   });
   breaks("key-type", [](Json& j) { j["parallelism"]["tensor_parallel_degree"] = "8"; });
 }
