@@ -25,8 +25,6 @@ Json ds_config(const planning::Layout& layout, const models::ClusterSpec& cluste
   Json config{{"train_batch_size", t.global_batch},
               {"train_micro_batch_size_per_gpu", t.micro_batch},
               {"gradient_accumulation_steps", t.global_batch / (p.dp * t.micro_batch)},
-              {"steps_per_print", 10},
-              {"gradient_clipping", 1.0},
               {"zero_optimization", zero},
               {"bf16", {{"enabled", true}}}};
   if (t.recompute == models::Recompute::full)
@@ -60,7 +58,9 @@ std::vector<std::string> megatron_deepspeed_flags(const models::TransformerSpec&
   if (!model.tied_embeddings) f.emplace_back("--untie-embeddings-and-output-weights");
   f.push_back(fmt::format("--attention-dropout {}", model.dropout));
   f.push_back(fmt::format("--hidden-dropout {}", model.dropout));
-  f.emplace_back("--use-flash-attn-v2");
+  // Megatron-DeepSpeed's fused attention is the flash-attn package; without the flag it runs its
+  // unfused core attention (megatron/model/transformer.py).
+  if (t.attention != models::AttentionKernel::unfused) f.emplace_back("--use-flash-attn-v2");
   f.push_back(fmt::format("--micro-batch-size {}", t.micro_batch));
   f.push_back(fmt::format("--global-batch-size {}", t.global_batch));
   f.push_back(fmt::format("--train-iters {}", static_cast<std::int64_t>(std::ceil(

@@ -245,7 +245,7 @@ std::vector<RuleBreach> check_launch(const Launch& launch) {
     return out;
   }
   if (!launch.has("--deepspeed") || !(launch.has("--deepspeed_config") || launch.has("--deepspeed-config")))
-    out.push_back(breach("deepspeed-flags", mds_at("megatron/arguments.py (_add_deepspeed_args)"),
+    out.push_back(breach("deepspeed-flags", mds_at("megatron/arguments.py (parse_args: deepspeed.add_config_arguments)"),
                          "Megatron-DeepSpeed runs DeepSpeed with --deepspeed and --deepspeed_config FILE"));
   const std::int64_t model_parallel = *tp * *pp * *sp;
   if (*tp < 1 || *pp < 1 || *sp < 1 || world % model_parallel != 0) {
@@ -425,6 +425,9 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
     t.fp8_recipe = models::Fp8Recipe::delayed;
     t.fp8_backward = true;
   }
+  if (t.attention == models::AttentionKernel::cudnn || t.attention == models::AttentionKernel::flash3)
+    m.notes.push_back(fmt::format("{} attention runs as flash-attn 2 (--use-flash-attn-v2), Megatron-DeepSpeed's "
+                                  "fused attention", models::attention_kernel_name(t.attention)));
   if (p.zero == 3)
     m.notes.push_back("ZeRO-3 runs as DeepSpeed's stage 3 (zero.Init under --zero-stage 3), whatever "
                       "parallelism.sharding names");

@@ -221,6 +221,11 @@ ImportedScenario import_deepspeed(std::string_view text, std::string_view source
       training["precision"] = "fp8";
       training["fp8_recipe"] = "delayed";
     }
+    const bool flash = launch.has("--use-flash-attn-v2") || launch.has("--use-flash-attn") ||
+                       launch.has("--use-flash-attn-v1") || launch.has("--use-flash-attn-triton");
+    training["attention"] = flash ? "flash2" : "unfused";
+    for (const char* f : {"--use-flash-attn-v2", "--use-flash-attn", "--use-flash-attn-v1", "--use-flash-attn-triton"})
+      used.insert(f);
     used.insert("--fp8-hybrid");
     used.insert("--transformer-impl");
     for (const auto& [flag, value] : launch.flags)

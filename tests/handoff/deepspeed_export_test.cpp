@@ -68,6 +68,8 @@ void check_round_trip(const planning::Layout& layout) {
   CHECK(back.cluster.gpus_per_node == 8);
   testing::check_same_layout(mapping.layout, back);
   CHECK(back.training.framework == models::Framework::megatron_deepspeed);
+  // The seed layouts' cuDNN attention is Megatron-DeepSpeed's flash-attn 2.
+  CHECK(back.training.attention == models::AttentionKernel::flash2);
 }
 
 TEST_CASE("deepspeed export: the twelve seed layouts, what each breaks and the launch it writes") {
@@ -260,6 +262,7 @@ TEST_CASE("deepspeed import: Megatron-DeepSpeed's own Llama 2 example script") {
   CHECK(s.training.global_batch == 32);
   CHECK(s.training.seq_len == 2048);
   CHECK(s.training.recompute == models::Recompute::none);
+  CHECK(s.training.attention == models::AttentionKernel::unfused);  // no --use-flash-attn flag
   CHECK(s.training.tokens == doctest::Approx(250000.0 * 32 * 2048));
   CHECK(s.model.layers == 24);
   CHECK(s.model.hidden == 2048);
