@@ -215,6 +215,7 @@ TEST_CASE("deepspeed layout rules: each fires on a layout Megatron-DeepSpeed can
   CHECK(rule_ids(mapped(gpipe).breaches) == std::vector<std::string>{"pipeline-schedule"});
   planning::Layout zero2 = base;
   zero2.parallelism.zero = 2;
+  CHECK(rule_ids(mapped(zero2).breaches) == std::vector<std::string>{"zero-pipeline"});
   CHECK(mapped(zero2).layout.parallelism.zero == 1);
   planning::Layout hsdp = base;
   hsdp.parallelism = {.tp = 8, .pp = 1, .dp = 32, .sp = true, .zero = 3, .shard_group = 8};

@@ -155,6 +155,14 @@ TEST_CASE("torchtitan round trip: fp8, async TP, hybrid sharding, plain DDP, GPi
   CHECK(job["compile"]["enable"] == true);
   check_round_trip(fp8);
 
+  planning::Layout mx = base;
+  mx.training.precision = models::Precision::fp8;
+  mx.training.fp8_recipe = models::Fp8Recipe::mxfp8;
+  const Json mjob = exported_job(export_of(mx));
+  CHECK(mjob["model"]["converters"] == Json::array({"quantize.linear.mx"}));
+  CHECK(mjob["quantize"]["linear"]["mx"]["recipe_name"] == "mxfp8_cublas");
+  check_round_trip(mx);
+
   planning::Layout hsdp = base;
   hsdp.parallelism = {.tp = 8, .pp = 1, .dp = 32, .sp = true, .zero = 3, .shard_group = 8};
   const Json hjob = exported_job(export_of(hsdp));
