@@ -158,10 +158,16 @@ TEST_CASE("torchtitan round trip: fp8, async TP, hybrid sharding, plain DDP, GPi
   planning::Layout mx = base;
   mx.training.precision = models::Precision::fp8;
   mx.training.fp8_recipe = models::Fp8Recipe::mxfp8;
-  const Json mjob = exported_job(export_of(mx));
+  models::ClusterSpec blackwell = testing::twelve_layouts_scenario().cluster;  // MX scales need Blackwell
+  blackwell.gpu = scenarios::gpu_preset("b200");
+  const LaunchConfig mconfig = export_launch(Framework::torchtitan, testing::twelve_layouts_scenario().model, blackwell, mx);
+  const Json mjob = exported_job(mconfig);
   CHECK(mjob["model"]["converters"] == Json::array({"quantize.linear.mx"}));
   CHECK(mjob["quantize"]["linear"]["mx"]["recipe_name"] == "mxfp8_cublas");
-  check_round_trip(mx);
+  const ImportedScenario mback = import_config(Framework::torchtitan, mconfig.files[0].content, "job.toml",
+                                               {.nodes = 32, .gpus_per_node = 8, .gpu = "b200"});
+  testing::check_same_layout(torchtitan::map_layout(testing::twelve_layouts_scenario().model, blackwell, mx).layout,
+                             scenarios::load_scenario_text(mback.scenario.dump(), "imported"));
 
   planning::Layout hsdp = base;
   hsdp.parallelism = {.tp = 8, .pp = 1, .dp = 32, .sp = true, .zero = 3, .shard_group = 8};
