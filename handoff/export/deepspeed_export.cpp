@@ -2,6 +2,9 @@
 // layout flags (handoff/frameworks/deepspeed_rules.hpp says what maps to what), checked by parsing
 // the written script back and applying DeepSpeed's and Megatron-DeepSpeed's rules.
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "handoff/export/framework_exports.hpp"

@@ -1,6 +1,7 @@
 // torchtitan: the TOML job config of a layout (handoff/frameworks/torchtitan_rules.hpp says what
 // maps to what), checked by parsing the written TOML back and applying torchtitan's job rules.
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -105,6 +106,10 @@ Json job_document(const models::TransformerSpec& model, const planning::Layout& 
     }
   }
   parallelism["context_parallel_degree"] = p.cp;
+  if (p.ep > 1) {
+    parallelism["expert_parallel_degree"] = p.ep;
+    parallelism["expert_tensor_parallel_degree"] = p.etp;
+  }
 
   Json checkpointing{{"mode", t.recompute == models::Recompute::none   ? "none"
                               : t.recompute == models::Recompute::full ? "full"

@@ -66,8 +66,7 @@ struct Launch {
 /// a trailing backslash). Throws std::invalid_argument naming the line for what it cannot read.
 Launch parse_launch_script(std::string_view text, std::string_view source);
 
-/// The rules a launch breaks; empty: DeepSpeed and Megatron-DeepSpeed run it. `layers` is the
-/// model's, for the interleaved schedule's divisibility (from --num-layers when 0).
+/// The rules a launch breaks; empty: DeepSpeed and Megatron-DeepSpeed run it.
 std::vector<RuleBreach> check_launch(const Launch& launch);
 
 /// A layout as Megatron-DeepSpeed can run it: the layout or the nearest one, with the rules the

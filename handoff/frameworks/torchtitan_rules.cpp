@@ -22,6 +22,13 @@ constexpr std::array kFlavors{
     Flavor{"llama3", "8B", 4096, 32, 32, 8, 1.3, 1024, 128256, "llama3-8b"},
     Flavor{"llama3", "70B", 8192, 80, 64, 8, 1.3, 4096, 128256, "llama3-70b"},
     Flavor{"llama3", "405B", 16384, 126, 128, 8, 1.2, 4096, 128256, "llama3-405b"},
+    // models/qwen3/__init__.py, qwen3_args: every layer MoE, no shared experts, untied embeddings.
+    Flavor{.name = "qwen3", .flavor = "30B-A3B", .dim = 2048, .n_layers = 48, .n_heads = 32, .n_kv_heads = 4,
+           .vocab_size = 151936, .preset = "qwen3-30b-a3b", .hidden_dim = 6144, .head_dim = 128, .num_experts = 128,
+           .top_k = 8, .moe_inter_dim = 768},
+    Flavor{.name = "qwen3", .flavor = "235B-A22B", .dim = 4096, .n_layers = 94, .n_heads = 64, .n_kv_heads = 4,
+           .vocab_size = 151936, .preset = "qwen3-235b-a22b", .hidden_dim = 12288, .head_dim = 128,
+           .num_experts = 128, .top_k = 8, .moe_inter_dim = 1536},
 };
 
 // torch.distributed.pipelining's schedule names as torchtitan's get_schedule_class looks them up
@@ -112,6 +119,7 @@ bool contains(std::span<const std::string_view> names, std::string_view name) {
 std::span<const Flavor> flavors() { return kFlavors; }
 
 std::int64_t ffn_hidden(const Flavor& f) {
+  if (f.hidden_dim > 0) return f.hidden_dim;
   // FeedForward: hidden = 4 dim; int(2 hidden / 3); int(multiplier x hidden); round up to multiple_of.
   std::int64_t hidden = 2 * (4 * f.dim) / 3;
   hidden = static_cast<std::int64_t>(f.ffn_dim_multiplier * static_cast<double>(hidden));
@@ -120,9 +128,15 @@ std::int64_t ffn_hidden(const Flavor& f) {
 
 const Flavor* flavor_of(const models::TransformerSpec& m) {
   for (const Flavor& f : kFlavors) {
+    const std::int64_t head_dim = f.head_dim > 0 ? f.head_dim : f.dim / f.n_heads;
+    const bool same_moe = f.num_experts == 0
+                              ? m.experts == 0
+                              : m.experts == f.num_experts && m.experts_per_token == f.top_k &&
+                                    m.expert_ffn_hidden == f.moe_inter_dim && m.shared_experts == 0 &&
+                                    m.dense_layers == 0 && m.moe_layer_freq == 1;
     const bool same = m.layers == f.n_layers && m.hidden == f.dim && m.heads == f.n_heads && m.kv_heads == f.n_kv_heads &&
                       m.ffn_hidden == ffn_hidden(f) && m.vocab == f.vocab_size && m.mlp == models::MlpKind::swiglu &&
-                      !m.tied_embeddings && m.experts == 0 && (m.head_dim == 0 || m.head_dim * m.heads == m.hidden) &&
+                      !m.tied_embeddings && same_moe && (m.head_dim == 0 ? m.hidden / m.heads : m.head_dim) == head_dim &&
                       m.attention != models::AttentionKind::mla && m.sliding_window == 0;
     if (same) return &f;
   }
@@ -266,6 +280,9 @@ std::vector<RuleBreach> check_job(const Json& job, std::int64_t world_size) {
                                      name, flavor_name),
                          "register the flavor's TransformerModelArgs in the model's __init__.py"));
 
+  if (flavor && flavor->num_experts > 0 && flavor->num_experts % ep != 0)
+    out.push_back(breach("ep-divides-experts", "distributed/expert_parallel.py (ExpertParallel: token counts viewed as ep x experts / ep)",
+                         fmt::format("expert_parallel_degree {} must divide the {} experts", ep, flavor->num_experts)));
   if (flavor && (flavor->n_heads % tp != 0 || flavor->n_kv_heads % tp != 0))
     out.push_back(breach("tp-divides-kv-heads", "models/llama3/infra/parallelize.py (apply_tp), models/llama3/model/model.py",
                          fmt::format("TP shards the query and key/value projections by columns and each rank views its "
@@ -322,11 +339,12 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
   Mapping m{.layout = given};
   auto& p = m.layout.parallelism;
   auto& t = m.layout.training;
-  if (model.experts > 0)
+  if (model.experts > 0 && !flavor_of(model))
     m.breaches.push_back({.rule = "moe-not-exported",
                           .source = "clustersim handoff",
-                          .message = "clustersim exports dense models to torchtitan only; its MoE models (deepseek_v3, "
-                                     "qwen3, llama4) take expert settings not written here"});
+                          .message = fmt::format("{} has the shape of no torchtitan MoE flavor clustersim knows (qwen3 "
+                                                 "30B-A3B, 235B-A22B); torchtitan's other MoE models (deepseek_v3, "
+                                                 "llama4, gpt_oss) are not exported", model.name)});
   else if (!flavor_of(model))
     m.breaches.push_back(breach(
         "model-flavor", "models/llama3/__init__.py (llama3_args)",
@@ -396,6 +414,12 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
                                   "fp8 in the backward too"));
       t.fp8_backward = true;
     }
+  }
+  if (p.ep > 1 && p.etp != 1 && p.etp != p.tp) {
+    m.breaches.push_back(breach("etp-tp-or-one", "distributed/parallel_dims.py (ParallelDims._validate)",
+                                "torchtitan's expert tensor parallelism is either 1 or the tensor degree",
+                                "expert tensor parallelism 1"));
+    p.etp = 1;
   }
   if (p.ep_comm_overlap) {
     m.breaches.push_back(breach("ep-overlap", "config/job_config.py (pipeline_parallel_expert_parallel_overlap)",

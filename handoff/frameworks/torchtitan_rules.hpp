@@ -34,8 +34,11 @@
 ///     Megatron's selective (the attention core only) has no torchtitan mode -> offered as op;
 ///   * fp8: current -> quantize.linear.float8 tensorwise; mxfp8 -> quantize.linear.mx mxfp8_cublas;
 ///     delayed and blockwise have no torchao recipe there -> offered as current;
-///   * models: the llama3 flavors (8B, 70B, 405B) by shape; torchtitan defines models in code, so
-///     another dense shape needs a flavor registered; MoE models are not exported (limitation).
+///   * models: the llama3 flavors (8B, 70B, 405B) and qwen3's MoE flavors (30B-A3B, 235B-A22B) by
+///     shape; torchtitan defines models in code, so another shape needs a flavor registered; ep and
+///     etp -> expert_parallel_degree and expert_tensor_parallel_degree (etp 1 or tp), carved from
+///     data_parallel_shard x context x tensor ranks as clustersim carves them from dp x cp x tp;
+///     other MoE models are not exported (limitation).
 
 #include <cstdint>
 #include <optional>
@@ -55,7 +58,8 @@ namespace clustersim::handoff::torchtitan {
 
 inline constexpr std::string_view kCommit = "238fa99";
 
-/// One model flavor of torchtitan's llama3 (TransformerModelArgs in models/llama3/__init__.py).
+/// One model flavor: llama3's TransformerModelArgs (models/llama3/__init__.py) or qwen3's
+/// Qwen3ModelArgs (models/qwen3/__init__.py, its MoE flavors).
 struct Flavor {
   std::string_view name;    // [model] name
   std::string_view flavor;  // [model] flavor
@@ -63,15 +67,20 @@ struct Flavor {
   std::int64_t n_layers = 0;
   std::int64_t n_heads = 0;
   std::int64_t n_kv_heads = 0;
-  double ffn_dim_multiplier = 0;
+  double ffn_dim_multiplier = 0;  // llama3: the SwiGLU width from dim (ffn_hidden below)
   std::int64_t multiple_of = 0;
-  std::int64_t vocab_size = 0;  // TransformerModelArgs' default (the Llama 3 tokenizer's)
-  std::string_view preset;      // the clustersim model preset of this shape
+  std::int64_t vocab_size = 0;    // llama3: TransformerModelArgs' default (the Llama 3 tokenizer's)
+  std::string_view preset;        // the clustersim model preset of this shape
+  std::int64_t hidden_dim = 0;    // qwen3: the dense MLP width, given (0: from the multiplier)
+  std::int64_t head_dim = 0;      // qwen3: given (0: dim / n_heads)
+  std::int64_t num_experts = 0;   // qwen3 MoE (MoEArgs): routed experts, top_k, each expert's width
+  std::int64_t top_k = 0;
+  std::int64_t moe_inter_dim = 0;
 };
 
 std::span<const Flavor> flavors();
-/// The SwiGLU inner width torchtitan's FeedForward derives: 2/3 of 4 dim, times the multiplier,
-/// rounded up to a multiple of multiple_of (models/llama3/model/model.py).
+/// The dense SwiGLU width: qwen3's hidden_dim, or what llama3's FeedForward derives: 2/3 of 4 dim,
+/// times the multiplier, rounded up to a multiple of multiple_of (models/llama3/model/model.py).
 std::int64_t ffn_hidden(const Flavor& flavor);
 /// The flavor with the model's shape (layers, widths, heads, vocabulary), nullptr if none.
 const Flavor* flavor_of(const models::TransformerSpec& model);

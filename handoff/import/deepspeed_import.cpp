@@ -3,6 +3,8 @@
 // the ZeRO stage, precision and activation checkpointing; the model and its TP and PP sizes are
 // pretrain_gpt.py flags, read from a launch script (which may write the JSON in a here-document).
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 #include <fmt/format.h>

@@ -2,6 +2,8 @@
 // read backwards. The job config does not say the world size (torchrun does): it is --nodes x
 // --gpus-per-node, or, where every degree is given (no -1), their product.
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 #include <fmt/format.h>
@@ -141,6 +143,15 @@ ImportedScenario import_torchtitan(std::string_view text, std::string_view sourc
     }
   }
   parallelism["zero"] = zero;
+  const std::int64_t ep = f.integer("parallelism", "expert_parallel_degree", 1);
+  const std::int64_t etp = f.integer("parallelism", "expert_tensor_parallel_degree", 1);
+  if (flavor->num_experts > 0 && ep > 1) {
+    parallelism["ep"] = ep;
+    parallelism["etp"] = etp;
+    if (replicate > 1)
+      result.notes.push_back("expert parallelism with data_parallel_replicate_degree > 1: torchtitan carves the "
+                             "expert ranks from the shard x context x tensor ranks, clustersim from all data-parallel ones");
+  }
   if (f.flag("parallelism", "enable_async_tensor_parallel", false)) parallelism["tp_comm_overlap"] = true;
 
   const std::int64_t local = f.integer("training", "local_batch_size", 8);

@@ -237,6 +237,40 @@ TEST_CASE("torchtitan round trip: a pipeline of 32 stages over 80 layers, one da
             .layout.parallelism.zero == 0);
 }
 
+TEST_CASE("torchtitan: Qwen3 30B-A3B with expert parallelism exports as qwen3's flavor and round-trips") {
+  const models::TransformerSpec qwen = scenarios::model_preset("qwen3-30b-a3b");
+  const models::ClusterSpec& cluster = testing::twelve_layouts_scenario().cluster;
+  planning::Layout moe = testing::twelve_layouts()[0].layout;
+  moe.parallelism = {.tp = 2, .pp = 1, .dp = 128, .sp = true, .zero = 3, .ep = 8, .etp = 1};
+  moe.training.recompute = models::Recompute::full;
+  const LaunchConfig config = export_launch(Framework::torchtitan, qwen, cluster, moe);
+  CHECK(config.runs_as_given());
+  const Json job = exported_job(config);
+  CHECK(job["model"]["name"] == "qwen3");
+  CHECK(job["model"]["flavor"] == "30B-A3B");
+  CHECK(job["parallelism"]["expert_parallel_degree"] == 8);
+  CHECK(job["parallelism"]["expert_tensor_parallel_degree"] == 1);
+  CHECK(torchtitan::check_job(job, kWorld).empty());
+  const ImportedScenario imported =
+      import_config(Framework::torchtitan, config.files[0].content, "job.toml", {.nodes = 32, .gpus_per_node = 8});
+  const scenarios::Scenario back = scenarios::load_scenario_text(imported.scenario.dump(), "imported");
+  CHECK(back.model == qwen);
+  CHECK(back.parallelism.ep == 8);
+  CHECK(back.parallelism.etp == 1);
+  testing::check_same_layout(moe, back);
+  // 128 experts do not split over 48 ranks; expert TP 2 with TP 4 is neither 1 nor TP.
+  Json bad = job;
+  bad["parallelism"]["expert_parallel_degree"] = 48;
+  CHECK(has_rule(torchtitan::check_job(bad, kWorld), "ep-divides-experts"));
+  planning::Layout etp = moe;
+  etp.parallelism.tp = 4;
+  etp.parallelism.dp = 64;
+  etp.parallelism.etp = 2;
+  const torchtitan::Mapping m = torchtitan::map_layout(qwen, cluster, etp);
+  CHECK(rules(m.breaches) == std::vector<std::string>{"etp-tp-or-one"});
+  CHECK(m.layout.parallelism.etp == 1);
+}
+
 TEST_CASE("torchtitan flavors: the llama3 shapes are the clustersim presets of the same name") {
   for (const torchtitan::Flavor& f : torchtitan::flavors()) {
     CAPTURE(f.flavor);
