@@ -26,7 +26,8 @@
 ///     reduce-scattered: ZeRO-2's traffic); ZeRO-1 has no torchtitan mode (fully_shard shards the
 ///     gradients too) -> offered as ZeRO-2; ZeRO-0 -> DDP (data_parallel_replicate_degree), which
 ///     torchtitan runs only as the sole parallelism -> otherwise offered as ZeRO-2; hybrid
-///     sharding (shard_group) -> data_parallel_replicate_degree x data_parallel_shard_degree;
+///     sharding (shard_group) -> data_parallel_replicate_degree x data_parallel_shard_degree; with
+///     one data-parallel rank (dp x cp = 1) no stage shards anything: written as ZeRO-0;
 ///   * micro_batch: with pp > 1 the pipeline micro-batch (local_batch_size = global / dp, one
 ///     flush per step, as clustersim schedules it); without, local_batch_size (gradient
 ///     accumulation = global / (dp x micro_batch));
