@@ -8,5 +8,9 @@ namespace clustersim::handoff {
 
 LaunchConfig export_megatron_lm(const models::TransformerSpec& model, const models::ClusterSpec& cluster,
                                 const planning::Layout& layout);
+LaunchConfig export_torchtitan(const models::TransformerSpec& model, const models::ClusterSpec& cluster,
+                               const planning::Layout& layout);
+LaunchConfig export_deepspeed(const models::TransformerSpec& model, const models::ClusterSpec& cluster,
+                              const planning::Layout& layout);
 
 }  // namespace clustersim::handoff

@@ -12,6 +12,8 @@ LaunchConfig export_launch(Framework framework, const models::TransformerSpec& m
                            const models::ClusterSpec& cluster, const planning::Layout& layout) {
   switch (framework) {
     case Framework::megatron_lm: return export_megatron_lm(model, cluster, layout);
+    case Framework::torchtitan: return export_torchtitan(model, cluster, layout);
+    case Framework::deepspeed: return export_deepspeed(model, cluster, layout);
     default: break;
   }
   throw std::invalid_argument(fmt::format("--export {}: not available yet", framework_name(framework)));

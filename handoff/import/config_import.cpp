@@ -9,6 +9,8 @@ namespace clustersim::handoff {
 ImportedScenario import_config(Framework framework, [[maybe_unused]] std::string_view text, std::string_view source,
                                [[maybe_unused]] const ImportOptions& options) {
   switch (framework) {
+    case Framework::torchtitan: return import_torchtitan(text, source, options);
+    case Framework::deepspeed: return import_deepspeed(text, source, options);
     default: break;
   }
   throw ImportError(fmt::format("{}: import of {} configurations is not available yet", source, framework_name(framework)));
@@ -18,6 +20,10 @@ std::optional<Framework> detect_framework(std::string_view text, std::string_vie
   const auto ends_with = [&](std::string_view suffix) { return file_name.ends_with(suffix); };
   if (ends_with(".toml")) return Framework::torchtitan;
   if (ends_with(".yaml") || ends_with(".yml")) return Framework::nemo;
+  // A Megatron-DeepSpeed launch script: its `deepspeed` launcher line or the --deepspeed flag.
+  if (!ends_with(".json") && (text.find("--deepspeed_config") != std::string_view::npos ||
+                              text.find("--deepspeed-config") != std::string_view::npos))
+    return Framework::deepspeed;
   if (ends_with(".json") && (text.find("zero_optimization") != std::string_view::npos ||
                              text.find("train_micro_batch_size_per_gpu") != std::string_view::npos ||
                              text.find("train_batch_size") != std::string_view::npos))

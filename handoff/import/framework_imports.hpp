@@ -5,4 +5,9 @@
 
 #include "handoff/import/config_import.hpp"
 
-namespace clustersim::handoff {}  // namespace clustersim::handoff
+namespace clustersim::handoff {
+
+ImportedScenario import_torchtitan(std::string_view text, std::string_view source, const ImportOptions& options);
+ImportedScenario import_deepspeed(std::string_view text, std::string_view source, const ImportOptions& options);
+
+}  // namespace clustersim::handoff

@@ -1,0 +1,82 @@
+#pragma once
+// The layouts the torchtitan and DeepSpeed export tests hand over: the twelve of
+// scenarios/seed/twelve-layouts.json and the top 20 rows of `clustersim sweep --search` on it
+// (ranked as the command ranks them: built-in prediction bands, top rows exact), and a check that
+// an imported scenario holds the layout it was exported from.
+
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "calibration/step_inputs.hpp"
+#include "planning/search/layout_search.hpp"
+#include "planning/search/sweep_runner.hpp"
+#include "planning/validation/band_table.hpp"
+#include "scenarios/scenario_io.hpp"
+#include "scenarios/sweep_configs.hpp"
+
+namespace clustersim::handoff::testing {
+
+struct NamedLayout {
+  std::string name;
+  planning::Layout layout;
+};
+
+inline const scenarios::Scenario& twelve_layouts_scenario() {
+  static const scenarios::Scenario s =
+      scenarios::load_scenario_file(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/seed/twelve-layouts.json");
+  return s;
+}
+
+inline const std::vector<NamedLayout>& twelve_layouts() {
+  static const std::vector<NamedLayout> layouts = [] {
+    std::vector<NamedLayout> out;
+    const scenarios::Scenario& base = twelve_layouts_scenario();
+    for (const scenarios::SweepConfig& config : base.sweep.configs) {
+      const scenarios::Scenario s = scenarios::apply_sweep_config(base, config);
+      out.push_back({config.name, {s.parallelism, s.training}});
+    }
+    return out;
+  }();
+  return layouts;
+}
+
+inline const std::vector<NamedLayout>& search_top_20() {
+  static const std::vector<NamedLayout> layouts = [] {
+    const scenarios::Scenario& scenario = twelve_layouts_scenario();
+    const models::StepInputs base = calibration::step_inputs(scenario);
+    const planning::PredictionBands bands(planning::built_in_band_table(), scenario);
+    std::vector<planning::SweepRow> rows =
+        planning::run_search(base, planning::search_layouts(base), bands, {}, 1, nullptr, 20);
+    planning::rank_rows(rows);
+    std::vector<NamedLayout> out;
+    for (std::size_t i = 0; i < 20 && i < rows.size(); ++i) out.push_back({"search row " + std::to_string(i + 1), rows[i].layout});
+    return out;
+  }();
+  return layouts;
+}
+
+/// The layout fields a framework's configuration carries, equal between `expected` and `got`.
+inline void check_same_layout(const planning::Layout& expected, const scenarios::Scenario& got) {
+  const auto& p = expected.parallelism;
+  const auto& t = expected.training;
+  CHECK(got.parallelism.tp == p.tp);
+  CHECK(got.parallelism.pp == p.pp);
+  CHECK(got.parallelism.dp == p.dp);
+  CHECK(got.parallelism.cp == p.cp);
+  CHECK(got.parallelism.vp == p.vp);
+  CHECK(got.parallelism.sp == p.sp);
+  CHECK(got.parallelism.zero == p.zero);
+  CHECK(got.parallelism.shard_group == p.shard_group);
+  CHECK(got.parallelism.tp_comm_overlap == p.tp_comm_overlap);
+  CHECK(got.training.seq_len == t.seq_len);
+  CHECK(got.training.micro_batch == t.micro_batch);
+  CHECK(got.training.global_batch == t.global_batch);
+  CHECK(got.training.precision == t.precision);
+  CHECK(got.training.recompute == t.recompute);
+  CHECK(got.training.schedule == t.schedule);
+  if (t.precision == models::Precision::fp8) CHECK(got.training.fp8_recipe == t.fp8_recipe);
+}
+
+}  // namespace clustersim::handoff::testing
