@@ -333,18 +333,20 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
     after(previous, tail.first);
     grad_reduces.push_back(tail.last);
   }
-  stream_tail = {.end = tasks.end, .beside = beside, .expert = expert_beside};
-
+  // The context-parallel ring exchanges keys and values beside the pass's attention, so it starts
+  // with the pass (after the stream's previous work, or the pass's ZeRO-3 gathers), not before it.
   const double cp_s = ref.forward ? chunk.cp_forward_s : chunk.cp_backward_s;
   if (cp_s > 0.0) {
     const FlowSpan ring =
         comm(cp_s, res.network, label, TaskKind::cp_comm, CommRole::cp, [&] { return cp_comm(plan_, chunk, ref.forward); });
     if (ring.first != none) {
+      after_start(ring.first);
       tasks.overlap_first = ring.first;
       tasks.overlap = ring.last;
-      stream_tail.overlap = tasks.overlap;
     }
   }
+  stream_tail = {.end = tasks.end, .overlap = tasks.overlap, .beside = beside, .expert = expert_beside};
+
 
   // Forward activations go to the next stage (the last stage feeds the first stage's next chunk);
   // backward gradients go the other way.
