@@ -9,6 +9,7 @@ namespace clustersim::handoff {
 ImportedScenario import_config(Framework framework, [[maybe_unused]] std::string_view text, std::string_view source,
                                [[maybe_unused]] const ImportOptions& options) {
   switch (framework) {
+    case Framework::megatron_lm: return import_megatron_lm(text, source, options);
     default: break;
   }
   throw ImportError(fmt::format("{}: import of {} configurations is not available yet", source, framework_name(framework)));

@@ -5,4 +5,8 @@
 
 #include "handoff/import/config_import.hpp"
 
-namespace clustersim::handoff {}  // namespace clustersim::handoff
+namespace clustersim::handoff {
+
+ImportedScenario import_megatron_lm(std::string_view text, std::string_view source, const ImportOptions& options);
+
+}  // namespace clustersim::handoff
