@@ -157,7 +157,12 @@ class WordSplitter {
       const std::string name = op == std::string::npos ? body : body.substr(0, op);
       const auto it = shell_.vars.find(name);
       if (it != shell_.vars.end() && !it->second.empty()) return it->second;
-      return op == std::string::npos ? "" : expand_all(body.substr(op + 2));
+      if (op == std::string::npos) return "";
+      // The default is a word of its own: quotes removed, expansions done.
+      std::string joined;
+      for (const std::string& w : WordSplitter(shell_, line_).split(body.substr(op + 2), false).words)
+        joined += (joined.empty() ? "" : " ") + w;
+      return joined;
     }
     std::size_t j = i + 1;
     if (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) {
