@@ -8,5 +8,7 @@ namespace clustersim::handoff {
 
 LaunchConfig export_megatron_lm(const models::TransformerSpec& model, const models::ClusterSpec& cluster,
                                 const planning::Layout& layout);
+LaunchConfig export_nemo(const models::TransformerSpec& model, const models::ClusterSpec& cluster,
+                         const planning::Layout& layout);
 
 }  // namespace clustersim::handoff

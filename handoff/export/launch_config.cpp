@@ -12,6 +12,7 @@ LaunchConfig export_launch(Framework framework, const models::TransformerSpec& m
                            const models::ClusterSpec& cluster, const planning::Layout& layout) {
   switch (framework) {
     case Framework::megatron_lm: return export_megatron_lm(model, cluster, layout);
+    case Framework::nemo: return export_nemo(model, cluster, layout);
     default: break;
   }
   throw std::invalid_argument(fmt::format("--export {}: not available yet", framework_name(framework)));

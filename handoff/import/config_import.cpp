@@ -10,6 +10,7 @@ ImportedScenario import_config(Framework framework, [[maybe_unused]] std::string
                                [[maybe_unused]] const ImportOptions& options) {
   switch (framework) {
     case Framework::megatron_lm: return import_megatron_lm(text, source, options);
+    case Framework::nemo: return import_nemo(text, source, options);
     default: break;
   }
   throw ImportError(fmt::format("{}: import of {} configurations is not available yet", source, framework_name(framework)));
