@@ -60,8 +60,7 @@ nlohmann::ordered_json scenario_json(std::string_view name, const models::Transf
   if (preset) {
     model["preset"] = *preset;
   } else {
-    model = {{"name", m.name},
-             {"layers", m.layers},
+    model = {{"layers", m.layers},
              {"hidden", m.hidden},
              {"ffn_hidden", m.ffn_hidden},
              {"heads", m.heads},

@@ -22,7 +22,8 @@ std::string strip_comment(const std::string& text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (quote) {
-      if (c == quote) quote = 0;
+      if (c == '\'' && quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') ++i;  // '' inside ''
+      else if (c == quote) quote = 0;
       else if (c == '\\' && quote == '"') ++i;
     } else if (c == '"' || c == '\'') {
       if (i == 0 || text[i - 1] == ' ' || text[i - 1] == '[' || text[i - 1] == ',' || text[i - 1] == ':' ||

@@ -9,7 +9,7 @@
 #include "scenarios/presets.hpp"
 #include "tests/handoff/layouts_under_test.hpp"
 
-namespace clustersim::handoff {
+namespace clustersim::handoff::megatron_lm_export_test {
 namespace {
 
 const std::string& script_of(const LaunchConfig& c) {
@@ -161,4 +161,4 @@ TEST_CASE("megatron-lm export: a MoE model with latent attention gets its model 
 }
 
 }  // namespace
-}  // namespace clustersim::handoff
+}  // namespace clustersim::handoff::megatron_lm_export_test

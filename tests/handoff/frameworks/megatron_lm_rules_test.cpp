@@ -11,7 +11,7 @@
 #include "handoff/import/megatron_lm_script.hpp"
 #include "tests/handoff/layouts_under_test.hpp"
 
-namespace clustersim::handoff {
+namespace clustersim::handoff::megatron_lm_rules_test {
 namespace {
 
 // The exported script of the seed layout named, read back.
@@ -181,4 +181,4 @@ TEST_CASE("megatron-lm rules: a pipeline layout string expands as Megatron-LM's 
 }
 
 }  // namespace
-}  // namespace clustersim::handoff
+}  // namespace clustersim::handoff::megatron_lm_rules_test

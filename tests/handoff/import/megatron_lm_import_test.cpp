@@ -10,7 +10,7 @@
 #include "scenarios/scenario_io.hpp"
 #include "tests/handoff/layouts_under_test.hpp"
 
-namespace clustersim::handoff {
+namespace clustersim::handoff::megatron_lm_import_test {
 namespace {
 
 std::string data(const std::string& name) {
@@ -190,4 +190,4 @@ TEST_CASE("megatron-lm import: a bare command line, and what it cannot read") {
 }
 
 }  // namespace
-}  // namespace clustersim::handoff
+}  // namespace clustersim::handoff::megatron_lm_import_test
