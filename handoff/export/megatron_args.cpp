@@ -65,9 +65,13 @@ void add_model_flags(const models::TransformerSpec& m, const planning::Layout& l
   if (!m.tied_embeddings) f.add("--untie-embeddings-and-output-weights");
   f.add("--attention-dropout", number(m.dropout));
   f.add("--hidden-dropout", number(m.dropout));
-  if (m.sliding_window > 0)
-    notes.push_back(fmt::format("the sliding window of {} tokens (every {} layers) is not exported: Megatron-LM's "
-                                "--window-size applies to every layer", m.sliding_window, m.sliding_window_layers));
+  if (m.sliding_window > 0 && m.sliding_window_layers > 0) {
+    // A window of w keys is (w - 1, 0) to Megatron-Core, as Megatron-Bridge's GPT-OSS bridge maps
+    // Hugging Face's sliding_window (src/megatron/bridge/models/gpt_oss/gpt_oss_bridge.py).
+    f.add("--window-size", fmt::format("{},0", m.sliding_window - 1));
+    const std::string pattern = window_layer_pattern(m);
+    if (!pattern.empty()) f.add("--window-attn-skip-freq", pattern);
+  }
   f.add("--seq-length", t.seq_len);
   f.add("--max-position-embeddings", t.seq_len);
   f.add("--tokenizer-type", "NullTokenizer");
@@ -144,6 +148,16 @@ std::string_view attention_backend(models::AttentionKernel k) {
 }
 
 }  // namespace
+
+std::string window_layer_pattern(const models::TransformerSpec& model) {
+  const std::int64_t n = model.sliding_window_layers;
+  if (n <= 1) return "";     // every layer windowed: Megatron-Core's default with a window
+  if (n == 2) return "2";    // layer numbers 1, 3, 5, ... windowed (utils.py is_layer_window_attention)
+  std::string pattern = fmt::format("([1]+[0]*{})*{}", n - 1, model.layers / n);
+  if (const std::int64_t rest = model.layers % n; rest > 0)
+    pattern += rest == 1 ? "+[1]" : fmt::format("+[1]+[0]*{}", rest - 1);
+  return pattern;
+}
 
 std::string moe_layer_pattern(const models::TransformerSpec& model) {
   if (model.dense_layers == 0 && model.moe_layer_freq >= 1) return std::to_string(model.moe_layer_freq);

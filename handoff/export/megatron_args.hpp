@@ -45,6 +45,10 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
 /// continued command (a comment there would end it).
 std::string megatron_script(const MegatronLaunch& launch);
 
+/// "--window-attn-skip-freq" of a model whose every sliding_window_layers-th layer (from the
+/// first) is windowed: "2", a list expression ("([1]+[0]*3)*20"), or "" where every layer is.
+std::string window_layer_pattern(const models::TransformerSpec& model);
+
 /// "--moe-layer-freq" pattern of a model's MoE and dense layers ("([0]*3+[1]*58)"), or its
 /// integer form ("1", "2") where the layers follow one period from the first.
 std::string moe_layer_pattern(const models::TransformerSpec& model);

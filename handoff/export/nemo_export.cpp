@@ -113,6 +113,14 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
     num("model.num_query_groups", m.kv_heads);
     if (m.head_dim > 0 && m.head_dim * m.heads != m.hidden) num("model.kv_channels", m.head_dim);
   }
+  if (m.sliding_window > 0 && m.sliding_window_layers > 0) {
+    set("model.window_size", fmt::format("[{}, 0]", m.sliding_window - 1));  // as megatron_args.cpp
+    if (m.sliding_window_layers > 1) {
+      std::string list = "[";
+      for (std::int64_t i = 0; i < m.layers; ++i) list += fmt::format("{}{}", i ? ", " : "", i % m.sliding_window_layers == 0 ? 1 : 0);
+      set("model.window_attn_skip_freq", list + "]");
+    }
+  }
   const bool swiglu = m.mlp == models::MlpKind::swiglu;
   set("model.gated_linear_unit", boolean(swiglu));
   set("model.activation_func", swiglu ? "silu" : "gelu");

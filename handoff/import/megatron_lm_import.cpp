@@ -199,6 +199,45 @@ models::TransformerSpec read_model(Reader& r, std::int64_t tp, std::string_view 
   } else {
     vocab_known = false;
   }
+  if (r.has("--window-size")) {
+    // "(left,right)" or "left,right" (arguments.py tuple_type); a window of left + 1 keys.
+    std::string w = r.value("--window-size");
+    std::erase_if(w, [](char c) { return c == '(' || c == ')' || c == ' '; });
+    const std::size_t comma = w.find(',');
+    std::int64_t left = -1;
+    try {
+      left = std::stoll(w.substr(0, comma));
+    } catch (const std::exception&) {
+      throw ImportError(fmt::format("{}: --window-size '{}': expected LEFT,RIGHT", source, r.value("--window-size")));
+    }
+    if (left >= 0) {
+      m.sliding_window = left + 1;
+      m.sliding_window_layers = 1;  // no --window-attn-skip-freq: every layer windowed
+      if (r.has("--window-attn-skip-freq")) {
+        const std::string freq = r.value("--window-attn-skip-freq");
+        std::vector<int> windowed;
+        if (freq.find('[') != std::string::npos) {
+          windowed = layer_pattern(freq, m.layers, source);
+        } else {
+          const std::int64_t n = std::stoll(freq);  // layer number k windowed unless k % n == 0
+          for (std::int64_t i = 0; i < m.layers; ++i) windowed.push_back((i + 1) % n != 0 ? 1 : 0);
+        }
+        std::int64_t period = 1;
+        while (period < m.layers && windowed[static_cast<std::size_t>(period)] == 0) ++period;
+        bool regular = static_cast<std::int64_t>(windowed.size()) == m.layers && windowed.front() == 1;
+        for (std::int64_t i = 0; regular && i < m.layers; ++i)
+          regular = (windowed[static_cast<std::size_t>(i)] == 1) == (i % period == 0);
+        if (regular) {
+          m.sliding_window_layers = period;
+        } else {
+          m.sliding_window = 0;
+          m.sliding_window_layers = 0;
+          notes.push_back(fmt::format("--window-attn-skip-freq {}: clustersim models one windowed layer every n from the "
+                                      "first; imported without a window", freq));
+        }
+      }
+    }
+  }
   // Normalisation, positions and biases shape no cost clustersim counts: read, not mapped.
   r.has("--normalization");
   r.has("--position-embedding-type");

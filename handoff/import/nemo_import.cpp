@@ -139,6 +139,46 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
   m.dropout = r.real("model.hidden_dropout", kCoreDropout);
   if (r.real("model.attention_dropout", kCoreDropout) != m.dropout)
     result.notes.push_back("model.attention_dropout differs from hidden_dropout: clustersim has one dropout, the hidden one");
+  if (const auto window = r.text("model.window_size")) {
+    // "[left, right]": a window of left + 1 keys (megatron/core/transformer/transformer_config.py window_size).
+    std::string w = *window;
+    std::erase_if(w, [](char c) { return c == '[' || c == ']' || c == '(' || c == ')' || c == ' '; });
+    std::int64_t left = -1;
+    try {
+      left = std::stoll(w.substr(0, w.find(',')));
+    } catch (const std::exception&) {
+      throw ImportError(fmt::format("{}: model.window_size '{}': expected [LEFT, RIGHT]", source, *window));
+    }
+    if (left >= 0) {
+      m.sliding_window = left + 1;
+      m.sliding_window_layers = 1;
+      if (const auto freq = r.text("model.window_attn_skip_freq")) {
+        std::vector<int> windowed;
+        if (freq->starts_with('[')) {
+          for (const char c : *freq)
+            if (c == '0' || c == '1') windowed.push_back(c - '0');
+        } else {
+          const std::int64_t n = std::stoll(*freq);
+          for (std::int64_t i = 0; i < m.layers; ++i) windowed.push_back((i + 1) % n != 0 ? 1 : 0);
+        }
+        std::int64_t period = 1;
+        while (period < m.layers && period < static_cast<std::int64_t>(windowed.size()) &&
+               windowed[static_cast<std::size_t>(period)] == 0)
+          ++period;
+        bool regular = static_cast<std::int64_t>(windowed.size()) == m.layers && windowed.front() == 1;
+        for (std::int64_t i = 0; regular && i < m.layers; ++i)
+          regular = (windowed[static_cast<std::size_t>(i)] == 1) == (i % period == 0);
+        if (regular) {
+          m.sliding_window_layers = period;
+        } else {
+          m.sliding_window = 0;
+          m.sliding_window_layers = 0;
+          result.notes.push_back("model.window_attn_skip_freq: clustersim models one windowed layer every n from the "
+                                 "first; imported without a window");
+        }
+      }
+    }
+  }
   for (const char* shape_only : {"model.activation_func", "model.normalization", "model.position_embedding_type",
                                  "model.add_bias_linear", "model.moe_grouped_gemm"})
     r.has(shape_only);  // no cost clustersim counts depends on them

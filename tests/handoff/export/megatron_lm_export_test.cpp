@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "handoff/export/launch_config.hpp"
+#include "handoff/export/megatron_args.hpp"
 #include "handoff/frameworks/megatron_lm_rules.hpp"
 #include "handoff/import/megatron_lm_script.hpp"
 #include "scenarios/presets.hpp"
@@ -158,6 +159,24 @@ TEST_CASE("megatron-lm export: a MoE model with latent attention gets its model 
         "--expert-tensor-parallel-size 1 \\", "--fp8-format hybrid \\", "--fp8-recipe delayed \\"})
     CHECK(script.find(flag) != std::string::npos);
   CHECK(script.find("--group-query-attention") == std::string::npos);
+}
+
+TEST_CASE("megatron-lm export: GPT-OSS's banded layers as Megatron-Core's window flags") {
+  // gpt-oss-20b: a 128-token window on every other layer from the first. Megatron-Core's window is
+  // (left, right) = (127, 0) (Megatron-Bridge's GPT-OSS bridge), and skip frequency 2 windows layer
+  // numbers 1, 3, 5, ... (megatron/core/transformer/utils.py, is_layer_window_attention).
+  const planning::Layout layout{.parallelism = {.tp = 8, .pp = 1, .dp = 32, .sp = true, .ep = 8},
+                                .training = {.global_batch = 1024}};
+  const std::string script =
+      script_of(export_launch(Framework::megatron_lm, scenarios::model_preset("gpt-oss-20b"), h100(256), layout));
+  CHECK(script.find("--window-size 127,0 \\\n  --window-attn-skip-freq 2 \\") != std::string::npos);
+  // One windowed layer in four, over 80 layers: a list expression.
+  models::TransformerSpec banded = scenarios::model_preset("llama3-70b");
+  banded.sliding_window = 4096;
+  banded.sliding_window_layers = 4;
+  CHECK(window_layer_pattern(banded) == "([1]+[0]*3)*20");
+  banded.layers = 82;
+  CHECK(window_layer_pattern(banded) == "([1]+[0]*3)*20+[1]+[0]*1");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "handoff/export/launch_config.hpp"
 #include "handoff/import/config_import.hpp"
+#include "scenarios/presets.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "tests/handoff/layouts_under_test.hpp"
 
@@ -76,6 +77,44 @@ TEST_CASE("megatron-lm import: the round trip keeps a MoE model with an uneven i
                                  .precision = models::Precision::fp8, .fp8_recipe = models::Fp8Recipe::current,
                                  .recompute = models::Recompute::none, .grad_dtype = models::GradDtype::bf16,
                                  .cuda_graphs = true}});
+}
+
+TEST_CASE("megatron-lm import: every model preset survives export and import, for Megatron-LM and NeMo") {
+  // A plain layout per preset: TP 8 (2 for models of fewer heads), PP 2, experts over 8 ranks.
+  for (const std::string& name : scenarios::model_preset_names()) {
+    CAPTURE(name);
+    scenarios::Scenario s = scenarios::default_scenario({"model.preset=" + name});
+    const std::int64_t tp = s.model.heads % 8 == 0 ? 8 : 2;
+    planning::Layout layout{.parallelism = {.tp = tp, .pp = 2, .dp = 256 / (tp * 2), .sp = true},
+                            .training = s.training};
+    if (s.model.experts > 0) layout.parallelism.ep = 8;
+    for (const Framework f : {Framework::megatron_lm, Framework::nemo}) {
+      CAPTURE(framework_name(f));
+      const LaunchConfig c = export_launch(f, s.model, s.cluster, layout);
+      REQUIRE(c.runs_as_given());
+      const ImportedScenario imported =
+          import_config(f, c.files[0].content, "x", {.nodes = 32, .gpus_per_node = 8, .gpu = "h100-sxm"});
+      CHECK(imported.scenario.at("model").at("preset") == name);
+      const scenarios::Scenario back = loaded(imported);
+      CHECK(back.model == s.model);
+      CHECK(back.parallelism == layout.parallelism);
+    }
+  }
+}
+
+TEST_CASE("megatron-lm import: a window on one layer in four comes back from its list expression") {
+  models::TransformerSpec banded = scenarios::model_preset("llama3-70b");
+  banded.sliding_window = 4096;
+  banded.sliding_window_layers = 4;
+  const planning::Layout layout{.parallelism = {.tp = 8, .pp = 4, .dp = 8, .sp = true}, .training = {}};
+  models::ClusterSpec cluster = scenarios::default_scenario().cluster;
+  for (const Framework f : {Framework::megatron_lm, Framework::nemo}) {
+    const LaunchConfig c = export_launch(f, banded, cluster, layout);
+    const scenarios::Scenario back =
+        loaded(import_config(f, c.files[0].content, "x", {.nodes = 32, .gpus_per_node = 8, .gpu = "h100-sxm"}));
+    CHECK(back.model.sliding_window == 4096);
+    CHECK(back.model.sliding_window_layers == 4);
+  }
 }
 
 TEST_CASE("megatron-lm import: Megatron-LM's GPT-3 175B example script") {
