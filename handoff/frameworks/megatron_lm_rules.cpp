@@ -263,6 +263,27 @@ const MegatronRule kRules[] = {
     {"selective-recompute-has-no-method", kArguments,
      "selective recomputation takes no --recompute-method (that is for full recomputation)", "",
      [](const MegatronArguments& a) { return recompute_granularity(a) != "selective" || !a.has("--recompute-method"); }},
+    {"full-recompute-settings", kTransformerConfig,
+     "full recomputation needs --recompute-method (block or uniform) and --recompute-num-layers; selective takes no "
+     "--recompute-num-layers", "",
+     [](const MegatronArguments& a) {
+       const std::string g = recompute_granularity(a);
+       if (a.has("--recompute-method") && a.value("--recompute-method") != "block" && a.value("--recompute-method") != "uniform")
+         return false;
+       if (g == "full") return a.has("--recompute-method") && a.has("--recompute-num-layers");
+       return g != "selective" || !a.has("--recompute-num-layers");
+     }},
+    {"expert-overlap-conditions", kTransformerConfig,
+     "--overlap-moe-expert-parallel-comm needs expert parallelism, the alltoall or flex dispatcher, interleaving when "
+     "pipelined, bf16 or fp16, and no full recomputation (no --recompute-method, no --recompute-num-layers)", "",
+     [](const MegatronArguments& a) {
+       if (!a.has("--overlap-moe-expert-parallel-comm")) return true;
+       const std::string dispatcher =
+           a.has("--moe-token-dispatcher-type") ? a.value("--moe-token-dispatcher-type") : "allgather";
+       return ep(a) > 1 && (dispatcher == "alltoall" || dispatcher == "flex") && (pp(a) <= 1 || virtual_stages(a) > 1) &&
+              (a.has("--bf16") || a.has("--fp16")) && recompute_granularity(a) != "full" &&
+              !a.has("--recompute-method") && !a.has("--recompute-num-layers");
+     }},
     {"overlap-param-gather-needs-sharding", kArguments,
      "--overlap-param-gather needs the distributed optimizer or Megatron-FSDP, and --overlap-grad-reduce", "",
      [](const MegatronArguments& a) {

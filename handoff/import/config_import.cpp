@@ -25,7 +25,8 @@ std::optional<Framework> detect_framework(std::string_view text, std::string_vie
                              text.find("train_batch_size") != std::string_view::npos))
     return Framework::deepspeed;
   if (text.find("--tensor-model-parallel-size") != std::string_view::npos ||
-      text.find("--num-layers") != std::string_view::npos || text.find("tensor_model_parallel_size=") != std::string_view::npos)
+      text.find("--num-layers") != std::string_view::npos || text.find("tensor_model_parallel_size=") != std::string_view::npos ||
+      text.find("tensor_model_parallel_size ...") != std::string_view::npos)  // Megatron-LM's printed arguments
     return Framework::megatron_lm;
   return std::nullopt;
 }

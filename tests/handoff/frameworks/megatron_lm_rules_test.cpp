@@ -115,6 +115,8 @@ TEST_CASE("megatron-lm rules: every rule fires on arguments that break it, and h
          set(a, "--tp-comm-overlap");
        }},
       {"selective-recompute-has-no-method", "dense", [](auto& a) { set(a, "--recompute-method", "uniform"); }},
+      {"full-recompute-settings", "dense", [](auto& a) { set(a, "--recompute-granularity", "full"); }},
+      {"expert-overlap-conditions", "dense", [](auto& a) { set(a, "--overlap-moe-expert-parallel-comm"); }},
       {"overlap-param-gather-needs-sharding", "dense", [](auto& a) { drop(a, "--use-distributed-optimizer"); }},
       {"fsdp2-no-pipeline", "fsdp2", [](auto& a) { set(a, "--pipeline-model-parallel-size", "2"); }},
       {"fsdp2-no-expert-parallel", "fsdp2",
