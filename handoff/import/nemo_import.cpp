@@ -236,9 +236,11 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
   p.tp_comm_overlap = r.boolean("comm_overlap.tp_comm_overlap", false) && p.sp;
   r.has("comm_overlap._target_");
   const bool fsdp2 = r.boolean("dist.use_torch_fsdp2", false);
-  const bool mfsdp = r.boolean("ddp.use_megatron_fsdp", false) || r.boolean("dist.use_megatron_fsdp", false);
-  const bool dist_opt =
-      r.boolean("ddp.use_distributed_optimizer", false) || r.boolean("optimizer.use_distributed_optimizer", false);
+  // Either of a pair turns the feature on (config.py syncs them); both are read.
+  const bool ddp_mfsdp = r.boolean("ddp.use_megatron_fsdp", false);
+  const bool mfsdp = r.boolean("dist.use_megatron_fsdp", false) || ddp_mfsdp;
+  const bool ddp_dist_opt = r.boolean("ddp.use_distributed_optimizer", false);
+  const bool dist_opt = r.boolean("optimizer.use_distributed_optimizer", false) || ddp_dist_opt;
   if (fsdp2) {
     p.zero = 3;
     p.sharding = models::ShardingFramework::fsdp2;
@@ -259,8 +261,9 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
       result.unmapped.push_back(fmt::format("model.expert_tensor_parallel_size {}: clustersim models expert tensor "
                                             "parallelism 1 only; imported as 1", etp));
     p.etp = 1;
-    p.ep_comm_overlap = r.boolean("comm_overlap.overlap_moe_expert_parallel_comm", false);
   }
+  const bool ep_overlap = r.boolean("comm_overlap.overlap_moe_expert_parallel_comm", false);
+  p.ep_comm_overlap = ep_overlap && m.experts > 0;
 
   models::TrainingSpec t;
   t.seq_len = r.required("model.seq_length", "dataset.seq_length");
