@@ -15,12 +15,10 @@
 #include <fmt/format.h>
 
 #include "handoff/export/framework_exports.hpp"
-#include "handoff/export/megatron_args.hpp"
 #include "handoff/frameworks/nemo_rules.hpp"
 #include "handoff/import/yaml_subset.hpp"
 #include "models/spec/moe.hpp"
 #include "models/step/pipeline_schedule.hpp"
-#include "scenarios/presets.hpp"
 
 namespace clustersim::handoff {
 

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "handoff/frameworks/megatron_lm_rules.hpp"
 #include "handoff/frameworks/nemo_rules.hpp"
 #include "handoff/import/framework_imports.hpp"
 #include "handoff/import/scenario_json.hpp"
