@@ -129,6 +129,7 @@ std::vector<int> layer_pattern(const std::string& text, std::int64_t layers, std
       ++i;
       while (i < text.size() && text[i] != ']') {
         skip();
+        if (i < text.size() && text[i] == ']') break;
         if (text[i] == '0' || text[i] == '1') items.push_back(text[i] - '0');
         else if (text[i] != ',') throw fail();
         ++i;
