@@ -15,7 +15,7 @@
 #include "scenarios/scenario_io.hpp"
 #include "scenarios/sweep_configs.hpp"
 
-namespace clustersim::handoff::testing {
+namespace clustersim::handoff::layouts_under_test {
 
 struct NamedLayout {
   std::string name;
@@ -74,4 +74,4 @@ inline std::vector<NamedLayout> search_top20() {
   return out;
 }
 
-}  // namespace clustersim::handoff::testing
+}  // namespace clustersim::handoff::layouts_under_test

@@ -41,7 +41,7 @@ void check_script_shape(const std::string& script) {
   }
 }
 
-void check_exports_pass(const std::vector<testing::NamedLayout>& layouts) {
+void check_exports_pass(const std::vector<layouts_under_test::NamedLayout>& layouts) {
   for (const auto& l : layouts) {
     CAPTURE(l.name);
     const LaunchConfig c = export_launch(Framework::megatron_lm, l.scenario.model, l.scenario.cluster, l.layout);
@@ -56,13 +56,13 @@ void check_exports_pass(const std::vector<testing::NamedLayout>& layouts) {
 }
 
 TEST_CASE("megatron-lm export: every seed layout's script passes Megatron-LM's rules when read back") {
-  const auto layouts = testing::twelve_layouts();
+  const auto layouts = layouts_under_test::twelve_layouts();
   REQUIRE(layouts.size() == 12);
   check_exports_pass(layouts);
 }
 
 TEST_CASE("megatron-lm export: the top 20 layouts of sweep --search pass Megatron-LM's rules when read back") {
-  const auto layouts = testing::search_top20();
+  const auto layouts = layouts_under_test::search_top20();
   REQUIRE(layouts.size() == 20);
   check_exports_pass(layouts);
 }

@@ -49,7 +49,7 @@ std::map<std::string, std::string> cli_overrides(const std::string& launch, std:
   return out;
 }
 
-void check_exports_pass(const std::vector<testing::NamedLayout>& layouts) {
+void check_exports_pass(const std::vector<layouts_under_test::NamedLayout>& layouts) {
   for (const auto& l : layouts) {
     CAPTURE(l.name);
     const LaunchConfig c = export_launch(Framework::nemo, l.scenario.model, l.scenario.cluster, l.layout);
@@ -72,13 +72,13 @@ void check_exports_pass(const std::vector<testing::NamedLayout>& layouts) {
 }
 
 TEST_CASE("nemo export: every seed layout's overrides pass Megatron-Bridge's rules when read back") {
-  const auto layouts = testing::twelve_layouts();
+  const auto layouts = layouts_under_test::twelve_layouts();
   REQUIRE(layouts.size() == 12);
   check_exports_pass(layouts);
 }
 
 TEST_CASE("nemo export: the top 20 layouts of sweep --search pass Megatron-Bridge's rules when read back") {
-  const auto layouts = testing::search_top20();
+  const auto layouts = layouts_under_test::search_top20();
   REQUIRE(layouts.size() == 20);
   check_exports_pass(layouts);
 }

@@ -16,7 +16,7 @@ namespace {
 
 // The exported script of the seed layout named, read back.
 MegatronArguments exported(const std::string& name) {
-  for (const auto& l : testing::twelve_layouts()) {
+  for (const auto& l : layouts_under_test::twelve_layouts()) {
     if (l.name != name) continue;
     const LaunchConfig c = export_launch(Framework::megatron_lm, l.scenario.model, l.scenario.cluster, l.layout);
     REQUIRE(c.files.size() == 1);

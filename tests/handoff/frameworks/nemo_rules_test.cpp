@@ -15,7 +15,7 @@ namespace {
 
 // The exported overrides.yaml of the seed layout named, read back, on its cluster.
 NemoOverrides exported(const std::string& name) {
-  for (const auto& l : testing::twelve_layouts()) {
+  for (const auto& l : layouts_under_test::twelve_layouts()) {
     if (l.name != name) continue;
     const LaunchConfig c = export_launch(Framework::nemo, l.scenario.model, l.scenario.cluster, l.layout);
     REQUIRE(c.files.size() == 2);

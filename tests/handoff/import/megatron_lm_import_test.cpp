@@ -34,7 +34,7 @@ bool mentions(const std::vector<std::string>& lines, std::string_view what) {
 }
 
 TEST_CASE("megatron-lm import: export then import gives back each seed layout, its model and its cluster") {
-  for (const auto& l : testing::twelve_layouts()) {
+  for (const auto& l : layouts_under_test::twelve_layouts()) {
     CAPTURE(l.name);
     const LaunchConfig c = export_launch(Framework::megatron_lm, l.scenario.model, l.scenario.cluster, l.layout);
     REQUIRE(c.files.size() == 1);

@@ -34,7 +34,7 @@ void check_round_trip(const scenarios::Scenario& s, const planning::Layout& layo
 }
 
 TEST_CASE("nemo import: export then import gives back each seed layout and its model") {
-  for (const auto& l : testing::twelve_layouts()) {
+  for (const auto& l : layouts_under_test::twelve_layouts()) {
     CAPTURE(l.name);
     check_round_trip(l.scenario, l.layout);
   }
