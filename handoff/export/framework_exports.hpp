@@ -12,5 +12,7 @@ LaunchConfig export_torchtitan(const models::TransformerSpec& model, const model
                                const planning::Layout& layout);
 LaunchConfig export_deepspeed(const models::TransformerSpec& model, const models::ClusterSpec& cluster,
                               const planning::Layout& layout);
+LaunchConfig export_nemo(const models::TransformerSpec& model, const models::ClusterSpec& cluster,
+                         const planning::Layout& layout);
 
 }  // namespace clustersim::handoff

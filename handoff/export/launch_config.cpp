@@ -14,9 +14,9 @@ LaunchConfig export_launch(Framework framework, const models::TransformerSpec& m
     case Framework::megatron_lm: return export_megatron_lm(model, cluster, layout);
     case Framework::torchtitan: return export_torchtitan(model, cluster, layout);
     case Framework::deepspeed: return export_deepspeed(model, cluster, layout);
-    default: break;
+    case Framework::nemo: return export_nemo(model, cluster, layout);
   }
-  throw std::invalid_argument(fmt::format("--export {}: not available yet", framework_name(framework)));
+  throw std::invalid_argument("--export: unknown framework");
 }
 
 std::string launch_config_text(const LaunchConfig& config) {

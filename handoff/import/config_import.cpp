@@ -6,14 +6,15 @@
 
 namespace clustersim::handoff {
 
-ImportedScenario import_config(Framework framework, [[maybe_unused]] std::string_view text, std::string_view source,
-                               [[maybe_unused]] const ImportOptions& options) {
+ImportedScenario import_config(Framework framework, std::string_view text, std::string_view source,
+                               const ImportOptions& options) {
   switch (framework) {
     case Framework::torchtitan: return import_torchtitan(text, source, options);
     case Framework::deepspeed: return import_deepspeed(text, source, options);
-    default: break;
+    case Framework::megatron_lm: return import_megatron_lm(text, source, options);
+    case Framework::nemo: return import_nemo(text, source, options);
   }
-  throw ImportError(fmt::format("{}: import of {} configurations is not available yet", source, framework_name(framework)));
+  throw ImportError(fmt::format("{}: unknown framework", source));
 }
 
 std::optional<Framework> detect_framework(std::string_view text, std::string_view file_name) {
@@ -29,7 +30,8 @@ std::optional<Framework> detect_framework(std::string_view text, std::string_vie
                              text.find("train_batch_size") != std::string_view::npos))
     return Framework::deepspeed;
   if (text.find("--tensor-model-parallel-size") != std::string_view::npos ||
-      text.find("--num-layers") != std::string_view::npos || text.find("tensor_model_parallel_size=") != std::string_view::npos)
+      text.find("--num-layers") != std::string_view::npos || text.find("tensor_model_parallel_size=") != std::string_view::npos ||
+      text.find("tensor_model_parallel_size ...") != std::string_view::npos)  // Megatron-LM's printed arguments
     return Framework::megatron_lm;
   return std::nullopt;
 }

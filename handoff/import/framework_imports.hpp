@@ -9,5 +9,7 @@ namespace clustersim::handoff {
 
 ImportedScenario import_torchtitan(std::string_view text, std::string_view source, const ImportOptions& options);
 ImportedScenario import_deepspeed(std::string_view text, std::string_view source, const ImportOptions& options);
+ImportedScenario import_megatron_lm(std::string_view text, std::string_view source, const ImportOptions& options);
+ImportedScenario import_nemo(std::string_view text, std::string_view source, const ImportOptions& options);
 
 }  // namespace clustersim::handoff

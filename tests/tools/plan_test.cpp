@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "handoff/frameworks/megatron_lm_rules.hpp"
+#include "handoff/import/megatron_lm_script.hpp"
 #include "tests/tools/cli_runner.hpp"
 
 namespace clustersim::test {
@@ -79,6 +81,13 @@ TEST_CASE("plan: the choice is the cheapest option within the deadline at their 
   CHECK(script.find("--tensor-model-parallel-size " + std::to_string(layout.at("tp").get<int>()) + " ") != std::string::npos);
   CHECK(script.find("--pipeline-model-parallel-size " + std::to_string(layout.at("pp").get<int>()) + " ") != std::string::npos);
   CHECK(script.find("--global-batch-size 64 ") != std::string::npos);
+  // The complete launch: the model's flags (Llama 3 8B), torchrun's node count, and Megatron-LM's
+  // rules met when the script is read back.
+  CHECK(script.find("--num-layers 32 \\\n  --hidden-size 4096 \\") != std::string::npos);
+  CHECK(script.find("torchrun --nnodes " + std::to_string(options[*cheapest].at("gpus").get<int>() / 8) +
+                    " --nproc-per-node 8 ") != std::string::npos);
+  CHECK(launch.at("runs_as_given") == true);
+  CHECK(handoff::megatron_lm_breaches(handoff::read_megatron_script(script).arguments).empty());
 }
 
 TEST_CASE("plan: with a deadline nothing meets there is no choice, and a budget picks the fastest") {

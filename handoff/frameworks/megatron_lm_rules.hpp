@@ -1,0 +1,69 @@
+#pragma once
+/// Megatron-LM's argument validation, restated as clustersim rules checked against a launch's
+/// arguments: the flags pretrain_gpt.py is given, the environment the launch script exports and
+/// the world size torchrun starts. An export builds the arguments, renders them as a script and
+/// checks them here; a test parses the rendered script back and checks it again, and shows each
+/// rule firing on arguments that break it.
+///
+/// Read (not copied) from NVIDIA/Megatron-LM at commit d98e8a64ddf34856e74b24714e3bedb2f5a39553
+/// (2026-08-22): megatron/training/arguments.py (validate_args),
+/// megatron/core/model_parallel_config.py and megatron/core/transformer/transformer_config.py
+/// (__post_init__), megatron/core/transformer/pipeline_parallel_layer_layout.py,
+/// megatron/core/num_microbatches_calculator.py and megatron/core/pipeline_parallel/schedules.py.
+/// Each rule names its file; the requirement is in clustersim's words.
+/// Limitations: only the checks a layout export can meet or break are encoded (not the
+/// checkpointing, RL, inference, FP4 or hybrid-model ones); CUDA_DEVICE_MAX_CONNECTIONS is checked
+/// as Megatron-LM checks it before Blackwell (from Blackwell on it does not ask for 1).
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "handoff/frameworks/framework_rule.hpp"
+
+namespace clustersim::handoff {
+
+/// The Megatron-LM commit the rules were read at, and the short form a RuleBreach names.
+inline constexpr std::string_view kMegatronLmCommit = "d98e8a64ddf34856e74b24714e3bedb2f5a39553";
+inline constexpr std::string_view kMegatronLmShortCommit = "d98e8a6";
+
+/// pretrain_gpt.py's arguments as its parser sees them.
+struct MegatronArguments {
+  std::vector<std::pair<std::string, std::string>> flags{};  // in order; a switch has value ""
+  std::map<std::string, std::string> env{};                  // what the script exports
+  std::int64_t world_size = 0;                               // torchrun nnodes x nproc-per-node
+
+  bool has(std::string_view flag) const;
+  /// The value of the last occurrence (argparse keeps the last); "" when absent.
+  std::string value(std::string_view flag) const;
+  /// The flag's integer value, `fallback` when absent. Throws std::invalid_argument naming the
+  /// flag when the value is not an integer (argparse would refuse it).
+  std::int64_t integer(std::string_view flag, std::int64_t fallback) const;
+};
+
+/// One rule: what Megatron-LM requires, where it checks it, what it offers instead, and the check.
+struct MegatronRule {
+  std::string_view id;
+  std::string_view source;  // file in the Megatron-LM tree
+  std::string_view requirement;
+  std::string_view alternative;  // empty: none
+  bool (*holds)(const MegatronArguments&);
+};
+
+/// Every rule, in the order validate_args and the config classes check them.
+std::span<const MegatronRule> megatron_lm_rules();
+
+/// The rules `arguments` break, in rule order, each with its source as "file @commit".
+std::vector<RuleBreach> megatron_lm_breaches(const MegatronArguments& arguments);
+
+/// The stages of a --pipeline-model-parallel-layout string as Megatron-LM expands it
+/// ("(tt|)*2" repeats, "t*3" repeats a letter, commas are cosmetic): each stage's letters
+/// (E embedding, t decoder layer, m MTP layer, L loss). Throws std::invalid_argument for a letter
+/// or a repeat it does not know.
+std::vector<std::string> pipeline_layout_stages(std::string_view layout);
+
+}  // namespace clustersim::handoff

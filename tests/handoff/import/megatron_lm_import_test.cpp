@@ -1,0 +1,232 @@
+// Importing Megatron-LM launches: real example scripts, the printed arguments block, and the
+// round trip export -> import of every seed layout.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "handoff/export/launch_config.hpp"
+#include "handoff/import/config_import.hpp"
+#include "scenarios/presets.hpp"
+#include "scenarios/scenario_io.hpp"
+#include "tests/handoff/layouts_under_test.hpp"
+
+namespace clustersim::handoff::megatron_lm_import_test {
+namespace {
+
+std::string data(const std::string& name) {
+  const std::string path = std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/handoff/data/" + name;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  REQUIRE(f != nullptr);
+  std::string text;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) text.append(buffer, n);
+  std::fclose(f);
+  return text;
+}
+
+scenarios::Scenario loaded(const ImportedScenario& imported) {
+  return scenarios::load_scenario_text(imported.scenario.dump(), "imported");
+}
+
+bool mentions(const std::vector<std::string>& lines, std::string_view what) {
+  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(what) != std::string::npos; });
+}
+
+TEST_CASE("megatron-lm import: export then import gives back each seed layout, its model and its cluster") {
+  for (const auto& l : layouts_under_test::twelve_layouts()) {
+    CAPTURE(l.name);
+    const LaunchConfig c = export_launch(Framework::megatron_lm, l.scenario.model, l.scenario.cluster, l.layout);
+    REQUIRE(c.files.size() == 1);
+    const ImportedScenario imported = import_config(Framework::megatron_lm, c.files[0].content, "pretrain_gpt.sh", {});
+    const scenarios::Scenario s = loaded(imported);
+    CHECK(s.parallelism == l.layout.parallelism);
+    CHECK(s.training == l.layout.training);
+    CHECK(s.model == l.scenario.model);
+    CHECK(imported.scenario.at("model").at("preset") == "llama3-70b");
+    CHECK(s.cluster.num_gpus == l.scenario.cluster.num_gpus);
+    CHECK(s.cluster.gpus_per_node == l.scenario.cluster.gpus_per_node);
+  }
+}
+
+void check_round_trip(const std::string& preset, const planning::Layout& layout) {
+  CAPTURE(preset);
+  const scenarios::Scenario s = scenarios::default_scenario({"model.preset=" + preset});
+  const LaunchConfig c = export_launch(Framework::megatron_lm, s.model, s.cluster, layout);
+  REQUIRE(c.runs_as_given());
+  scenarios::Scenario back = loaded(import_config(Framework::megatron_lm, c.files[0].content, "x.sh", {}));
+  CHECK(back.parallelism == layout.parallelism);
+  // Tokens travel as whole samples (--train-samples): within half a sequence.
+  CHECK(std::abs(back.training.tokens - layout.training.tokens) <= static_cast<double>(layout.training.seq_len) / 2.0);
+  back.training.tokens = layout.training.tokens;
+  CHECK(back.training == layout.training);
+  CHECK(back.model == s.model);
+}
+
+TEST_CASE("megatron-lm import: the round trip keeps a MoE model with an uneven interleaved split, and fp8") {
+  // Mixtral 8x7B's 32 layers on 4 stages x 3 chunks (12 chunks: 8 of 3, 4 of 2), EP 4, full recompute.
+  check_round_trip("mixtral-8x7b",
+                   {.parallelism = {.tp = 2, .pp = 4, .dp = 32, .vp = 3, .sp = true, .ep = 4},
+                    .training = {.seq_len = 4096, .micro_batch = 1, .global_batch = 1024,
+                                 .recompute = models::Recompute::full, .schedule = models::Schedule::interleaved,
+                                 .moe_dispatcher = models::MoeDispatcher::deepep}});
+  // Llama 3 8B in fp8 with current scaling, CUDA graphs, bf16 gradient reduction, ZeRO-2.
+  check_round_trip("llama3-8b",
+                   {.parallelism = {.tp = 2, .pp = 2, .dp = 64, .sp = true, .zero = 2, .tp_comm_overlap = true},
+                    .training = {.seq_len = 8192, .micro_batch = 1, .global_batch = 512,
+                                 .precision = models::Precision::fp8, .fp8_recipe = models::Fp8Recipe::current,
+                                 .recompute = models::Recompute::none, .grad_dtype = models::GradDtype::bf16,
+                                 .cuda_graphs = true}});
+}
+
+TEST_CASE("megatron-lm import: every model preset survives export and import, for Megatron-LM and NeMo") {
+  // A plain layout per preset: TP 8 (2 for models of fewer heads), PP 2, experts over 8 ranks.
+  for (const std::string& name : scenarios::model_preset_names()) {
+    CAPTURE(name);
+    scenarios::Scenario s = scenarios::default_scenario({"model.preset=" + name});
+    const std::int64_t tp = s.model.heads % 8 == 0 ? 8 : 2;
+    planning::Layout layout{.parallelism = {.tp = tp, .pp = 2, .dp = 256 / (tp * 2), .sp = true},
+                            .training = s.training};
+    if (s.model.experts > 0) layout.parallelism.ep = 8;
+    for (const Framework f : {Framework::megatron_lm, Framework::nemo}) {
+      CAPTURE(framework_name(f));
+      const LaunchConfig c = export_launch(f, s.model, s.cluster, layout);
+      REQUIRE(c.runs_as_given());
+      const ImportedScenario imported =
+          import_config(f, c.files[0].content, "x", {.nodes = 32, .gpus_per_node = 8, .gpu = "h100-sxm"});
+      CHECK(imported.scenario.at("model").at("preset") == name);
+      const scenarios::Scenario back = loaded(imported);
+      CHECK(back.model == s.model);
+      CHECK(back.parallelism == layout.parallelism);
+    }
+  }
+}
+
+TEST_CASE("megatron-lm import: a window on one layer in four comes back from its list expression") {
+  models::TransformerSpec banded = scenarios::model_preset("llama3-70b");
+  banded.sliding_window = 4096;
+  banded.sliding_window_layers = 4;
+  const planning::Layout layout{.parallelism = {.tp = 8, .pp = 4, .dp = 8, .sp = true}, .training = {}};
+  models::ClusterSpec cluster = scenarios::default_scenario().cluster;
+  for (const Framework f : {Framework::megatron_lm, Framework::nemo}) {
+    const LaunchConfig c = export_launch(f, banded, cluster, layout);
+    const scenarios::Scenario back =
+        loaded(import_config(f, c.files[0].content, "x", {.nodes = 32, .gpus_per_node = 8, .gpu = "h100-sxm"}));
+    CHECK(back.model.sliding_window == 4096);
+    CHECK(back.model.sliding_window_layers == 4);
+  }
+}
+
+TEST_CASE("megatron-lm import: Megatron-LM's GPT-3 175B example script") {
+  // tests/handoff/data/README.md: NVIDIA/Megatron-LM @d98e8a6, examples/gpt3/train_gpt3_175b_distributed.sh.
+  // It names one node of 8 GPUs for TP 8 x PP 16 ("change for multinode"): 16 nodes make its 128.
+  const ImportedScenario imported = import_config(Framework::megatron_lm, data("megatron_lm_train_gpt3_175b_distributed.sh"),
+                                                  "train_gpt3_175b_distributed.sh", {.nodes = 16});
+  CHECK(imported.scenario.at("model").at("preset") == "gpt3-175b");  // 96 x 12288, 96 heads, GeLU 4h, tied
+  const scenarios::Scenario s = loaded(imported);
+  CHECK(s.cluster.num_gpus == 128);
+  CHECK(s.parallelism.tp == 8);
+  CHECK(s.parallelism.pp == 16);
+  CHECK(s.parallelism.dp == 1);
+  CHECK(s.parallelism.zero == 0);
+  CHECK(s.training.seq_len == 2048);
+  CHECK(s.training.micro_batch == 1);
+  CHECK(s.training.global_batch == 1536);
+  CHECK(s.training.recompute == models::Recompute::none);
+  CHECK(s.training.tokens == doctest::Approx(500000.0 * 1536 * 2048));  // --train-iters 500000
+  CHECK(mentions(imported.unmapped, "--step-batch-size-schedule"));
+  CHECK(mentions(imported.notes, "--fp16"));
+  // Without --nodes the script's one node cannot hold TP 8 x PP 16.
+  CHECK_THROWS_WITH_AS(import_config(Framework::megatron_lm, data("megatron_lm_train_gpt3_175b_distributed.sh"),
+                                     "gpt3.sh", {}),
+                       doctest::Contains("not a multiple of TP x PP x CP = 128"), ImportError);
+}
+
+TEST_CASE("megatron-lm import: Megatron-LM's Llama 3 8B fp8 example script, arrays and conditions included") {
+  // tests/handoff/data/README.md: NVIDIA/Megatron-LM @d98e8a6, examples/llama/train_llama3_8b_h100_fp8.sh.
+  const ImportedScenario imported = import_config(Framework::megatron_lm, data("megatron_lm_train_llama3_8b_h100_fp8.sh"),
+                                                  "train_llama3_8b_h100_fp8.sh", {});
+  CHECK(imported.scenario.at("model").at("preset") == "llama3-8b");
+  const scenarios::Scenario s = loaded(imported);
+  CHECK(s.cluster.num_gpus == 8);  // GPUS_PER_NODE=8, NUM_NODES=1
+  CHECK(s.parallelism.tp == 1);
+  CHECK(s.parallelism.dp == 8);
+  CHECK_FALSE(s.parallelism.sp);  // --sequence-parallel at TP 1: off, as Megatron-LM does
+  CHECK(s.parallelism.zero == 1);
+  CHECK(s.training.seq_len == 8192);
+  CHECK(s.training.global_batch == 128);
+  CHECK(s.training.precision == models::Precision::fp8);  // DTYPE="fp8": the if branch adds --fp8-format hybrid
+  CHECK(s.training.fp8_recipe == models::Fp8Recipe::delayed);
+  CHECK(s.training.grad_dtype == models::GradDtype::bf16);
+  CHECK(s.training.overlap_param_gather);
+  CHECK(s.training.tokens == doctest::Approx(1953125000.0 * 8192));
+  // The mock-data branch ran (TOKENIZER_ARG defaults to MOCK), not the real-data one.
+  CHECK(mentions(imported.unmapped, "--tokenizer-type NullTokenizer"));
+  CHECK_FALSE(mentions(imported.unmapped, "HuggingFaceTokenizer"));
+}
+
+TEST_CASE("megatron-lm import: the arguments block Megatron-LM prints at start-up") {
+  // The format of megatron/training/arguments.py _print_args: "  name ...... value", one a line.
+  const std::string block =
+      "------------------------ arguments ------------------------\n"
+      "  bf16 ............................................ True\n"
+      "  context_parallel_size ........................... 1\n"
+      "  decoder_first_pipeline_num_layers ............... None\n"
+      "  ffn_hidden_size ................................. 28672\n"
+      "  global_batch_size ............................... 1024\n"
+      "  group_query_attention ........................... True\n"
+      "  hidden_size ..................................... 8192\n"
+      "  max_position_embeddings ......................... 4096\n"
+      "  micro_batch_size ................................ 1\n"
+      "  num_attention_heads ............................. 64\n"
+      "  num_layers ...................................... 80\n"
+      "  num_layers_per_virtual_pipeline_stage ........... 5\n"
+      "  num_query_groups ................................ 8\n"
+      "  pipeline_model_parallel_size .................... 4\n"
+      "  recompute_granularity ........................... selective\n"
+      "  seq_length ...................................... 4096\n"
+      "  sequence_parallel ............................... True\n"
+      "  swiglu .......................................... True\n"
+      "  tensor_model_parallel_size ...................... 8\n"
+      "  untie_embeddings_and_output_weights ............. True\n"
+      "  use_distributed_optimizer ....................... True\n"
+      "  virtual_pipeline_model_parallel_size ............ 4\n"
+      "  vocab_size ...................................... 128256\n"
+      "  hidden_dropout .................................. 0.0\n"
+      "  attention_dropout ............................... 0.0\n"
+      "  world_size ...................................... 256\n"
+      "-------------------- end of arguments ---------------------\n";
+  const ImportedScenario imported = import_config(Framework::megatron_lm, block, "log.txt", {});
+  CHECK(imported.scenario.at("model").at("preset") == "llama3-70b");
+  const scenarios::Scenario s = loaded(imported);
+  CHECK(s.cluster.num_gpus == 256);  // world_size
+  CHECK(s.parallelism.tp == 8);
+  CHECK(s.parallelism.pp == 4);
+  CHECK(s.parallelism.dp == 8);
+  CHECK(s.parallelism.vp == 4);  // the derived virtual size, not 80 / 4 / 5
+  CHECK(s.training.schedule == models::Schedule::interleaved);
+  CHECK(s.training.recompute == models::Recompute::selective);
+}
+
+TEST_CASE("megatron-lm import: a bare command line, and what it cannot read") {
+  const std::string line =
+      "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 2048 --max-position-embeddings 2048 "
+      "--tensor-model-parallel-size 2 --global-batch-size 64 --vocab-size 32000 --swiglu --ffn-hidden-size 11008 "
+      "--untie-embeddings-and-output-weights --hidden-dropout 0 --attention-dropout 0 --moe-router-pre-softmax";
+  const ImportedScenario imported = import_config(Framework::megatron_lm, line, "args.txt", {.nodes = 2});
+  CHECK(imported.scenario.at("model").at("preset") == "llama2-7b");
+  const scenarios::Scenario s = loaded(imported);
+  CHECK(s.parallelism.dp == 8);
+  CHECK(s.training.recompute == models::Recompute::none);  // Megatron-LM's default
+  CHECK(s.parallelism.zero == 0);
+  CHECK(imported.unmapped == std::vector<std::string>{"--moe-router-pre-softmax"});
+  CHECK_THROWS_WITH_AS(import_config(Framework::megatron_lm, "--hidden-size 4096 --seq-length 2048", "a.txt", {}),
+                       doctest::Contains("--num-layers is missing"), ImportError);
+  CHECK_THROWS_WITH_AS(import_config(Framework::megatron_lm, "ARGS=( --num-layers 2\n", "a.sh", {}),
+                       doctest::Contains("line 1: array ARGS has no closing ')'"), ImportError);
+  CHECK_THROWS_WITH_AS(import_config(Framework::megatron_lm, "echo hello\n", "a.sh", {}),
+                       doctest::Contains("no Megatron-LM arguments"), ImportError);
+}
+
+}  // namespace
+}  // namespace clustersim::handoff::megatron_lm_import_test

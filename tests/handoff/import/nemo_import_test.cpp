@@ -1,0 +1,92 @@
+// Importing Megatron-Bridge override YAMLs: the round trip of every seed layout, and a real file.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "handoff/export/launch_config.hpp"
+#include "handoff/import/config_import.hpp"
+#include "scenarios/scenario_io.hpp"
+#include "tests/handoff/layouts_under_test.hpp"
+
+namespace clustersim::handoff::nemo_import_test {
+namespace {
+
+scenarios::Scenario loaded(const ImportedScenario& imported) {
+  return scenarios::load_scenario_text(imported.scenario.dump(), "imported");
+}
+
+void check_round_trip(const scenarios::Scenario& s, const planning::Layout& layout) {
+  const LaunchConfig c = export_launch(Framework::nemo, s.model, s.cluster, layout);
+  REQUIRE(c.runs_as_given());
+  const ImportOptions cluster{.nodes = s.cluster.num_gpus / s.cluster.gpus_per_node, .gpus_per_node = s.cluster.gpus_per_node,
+                              .gpu = s.cluster.gpu.name};
+  scenarios::Scenario back = loaded(import_config(Framework::nemo, c.files[0].content, "overrides.yaml", cluster));
+  CHECK(back.parallelism == layout.parallelism);
+  // Tokens travel as whole steps (train.train_iters): within one step.
+  const double step = static_cast<double>(layout.training.global_batch) * static_cast<double>(layout.training.seq_len);
+  CHECK(back.training.tokens >= layout.training.tokens);
+  CHECK(back.training.tokens - layout.training.tokens < step);
+  back.training.tokens = layout.training.tokens;
+  CHECK(back.training == layout.training);
+  CHECK(back.model == s.model);
+  CHECK(back.cluster.num_gpus == s.cluster.num_gpus);
+}
+
+TEST_CASE("nemo import: export then import gives back each seed layout and its model") {
+  for (const auto& l : layouts_under_test::twelve_layouts()) {
+    CAPTURE(l.name);
+    check_round_trip(l.scenario, l.layout);
+  }
+}
+
+TEST_CASE("nemo import: the round trip keeps MoE, DeepEP, fp8, CUDA graphs, bf16 gradients and the overlaps") {
+  check_round_trip(scenarios::default_scenario({"model.preset=mixtral-8x7b"}),
+                   {.parallelism = {.tp = 2, .pp = 4, .dp = 32, .vp = 3, .sp = true, .ep = 4, .ep_comm_overlap = true},
+                    .training = {.seq_len = 4096, .global_batch = 1024, .recompute = models::Recompute::selective,
+                                 .schedule = models::Schedule::interleaved,
+                                 .moe_dispatcher = models::MoeDispatcher::deepep}});
+  check_round_trip(scenarios::default_scenario({"model.preset=llama3-8b"}),
+                   {.parallelism = {.tp = 2, .pp = 1, .dp = 128, .sp = true, .zero = 3, .tp_comm_overlap = true},
+                    .training = {.seq_len = 8192, .global_batch = 512, .precision = models::Precision::fp8,
+                                 .fp8_recipe = models::Fp8Recipe::blockwise, .recompute = models::Recompute::none,
+                                 .grad_dtype = models::GradDtype::bf16, .cuda_graphs = true}});
+}
+
+TEST_CASE("nemo import: Megatron-Bridge's tutorial overrides name no model shape, and the import says so") {
+  // tests/handoff/data/README.md: tutorials/recipes/llama/conf/llama32_1b_pretrain.yaml @067f987, which overrides
+  // llama32_1b_pretrain_config's batch, sequence and parallel sizes but not its model.
+  const std::string path = std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/handoff/data/megatron_bridge_llama32_1b_pretrain.yaml";
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  REQUIRE(f != nullptr);
+  std::string text;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) text.append(buffer, n);
+  std::fclose(f);
+  CHECK_THROWS_WITH_AS(import_config(Framework::nemo, text, "llama32_1b_pretrain.yaml", {}),
+                       doctest::Contains("llama32_1b_pretrain.yaml: model.num_layers is missing"), ImportError);
+  // With the Llama 3.2 1B shape added (Hugging Face meta-llama/Llama-3.2-1B config.json: 16 layers of 2048,
+  // FFN 8192, 32 heads over 8 key/value heads, 128256 tokens, tied embeddings), the file's own settings come through.
+  const std::string with_shape =
+      "model:\n  num_layers: 16\n  hidden_size: 2048\n  ffn_hidden_size: 8192\n  num_attention_heads: 32\n"
+      "  num_query_groups: 8\n  vocab_size: 128256\n  gated_linear_unit: true\n" +
+      text.substr(0, text.find("\nmodel:")) + text.substr(text.find("\nmodel:") + 7);
+  const ImportedScenario imported = import_config(Framework::nemo, with_shape, "llama32_1b.yaml", {});
+  const scenarios::Scenario s = loaded(imported);
+  CHECK(s.training.seq_len == 4096);
+  CHECK(s.training.global_batch == 8);
+  CHECK(s.training.micro_batch == 1);
+  CHECK(s.training.tokens == doctest::Approx(100.0 * 8 * 4096));  // train_iters 100
+  CHECK(s.parallelism.tp == 1);
+  CHECK(s.parallelism.dp == 8);  // one node of 8 (the YAML names no cluster)
+  CHECK(s.model.layers == 16);
+  CHECK(s.model.tied_embeddings);  // Megatron-Core's default share_embeddings_and_output_weights
+  bool lr_unmapped = false;
+  for (const std::string& u : imported.unmapped) lr_unmapped = lr_unmapped || u == "optimizer.lr: 0.0003";
+  CHECK(lr_unmapped);
+  CHECK_THROWS_WITH_AS(import_config(Framework::nemo, "model:\n\tnum_layers: 2\n", "bad.yaml", {}),
+                       "bad.yaml: line 2: a tab in the indentation (YAML indents with spaces)", ImportError);
+}
+
+}  // namespace
+}  // namespace clustersim::handoff::nemo_import_test
