@@ -54,8 +54,9 @@ inline std::optional<std::string> ensure_chromium() {
       }
       sudo = "sudo -n ";
     }
-    // The package lists may be stale or absent (a fresh container): installed after an update.
-    const std::string install = sudo + "env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium";
+    // The package lists may be stale or absent (a fresh container): installed after an update. The
+    // font is the one tools/check installs (tools/script_common.sh, CLUSTERSIM_CHECK_PACKAGES).
+    const std::string install = sudo + "env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium fonts-dejavu-core";
     Outcome outcome = run_shell(install);
     if (outcome.exit_code != 0) outcome = run_shell(sudo + "apt-get update -q && " + install);
     if (outcome.exit_code != 0 || !have_chromium()) {
