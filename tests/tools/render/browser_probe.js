@@ -127,11 +127,13 @@
   walk(document.body);
 
   // Legends: an entry marked data-legend="KIND" needs a drawn element marked data-kind="KIND"
-  // (data-kind elements inside a legend are its swatches and do not count). An entry left unmarked
+  // (its own swatch does not count). An entry left unmarked
   // (a <text class="legend">) is checked by its swatch's fill instead: some drawn shape of the
   // same chart, other than the swatches, must have that fill.
   const drawn = (e) => nonEmpty(e.getBoundingClientRect());
-  const isLegend = (e) => e.closest('[data-legend], .legend');
+  // A legend's own swatch: inside the entry, or the element just before a marked entry.
+  const isLegend = (e) => e.closest('[data-legend], .legend') ||
+                          (e.nextElementSibling && e.nextElementSibling.matches('[data-legend]'));
   for (const entry of document.querySelectorAll('[data-legend]')) {
     const kind = entry.dataset.legend;
     let count = 0;

@@ -74,6 +74,16 @@ inline bool browser_required() {
   return ci != nullptr && *ci != '\0' && std::string(ci) != "false" && std::string(ci) != "0";
 }
 
+/// Whether the browser check can run here: Chromium found or installed. Otherwise a missing
+/// browser fails the test in CI and skips it, saying why, anywhere else.
+inline bool chromium_or_skip() {
+  const auto why_not = ensure_chromium();
+  if (!why_not) return true;
+  if (browser_required()) FAIL_CHECK("the browser check cannot run in CI (CI is set): " << *why_not);
+  else MESSAGE("skipped the browser check: " << *why_not);
+  return false;
+}
+
 /// Renders `html_path` in headless Chromium at the check's window size, with browser_probe.js
 /// appended, and returns what the probe measured. Any failure (Chromium exits non-zero, times
 /// out, or the page holds no probe result) fails the current test with Chromium's last words.
