@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -26,15 +27,32 @@ constexpr int kChromiumTimeoutS = 120;
 
 inline bool have_chromium() { return std::system("command -v chromium >/dev/null 2>&1") == 0; }
 
-// The last `lines` lines of `text`.
+// The last `lines` lines of `text`, each on a line of its own after the message they end.
 inline std::string tail_lines(const std::string& text, int lines) {
   std::size_t at = text.size();
+  while (at > 0 && text[at - 1] == '\n') --at;
+  const std::size_t end = at;
   while (lines-- > 0 && at > 0) {
     const std::size_t newline = text.rfind('\n', at - 1);
-    if (newline == std::string::npos) return text;
+    if (newline == std::string::npos) {
+      at = 0;
+      break;
+    }
     at = newline;
   }
-  return text.substr(at);
+  std::string tail = text.substr(at, end - at);
+  return tail.empty() || tail.front() == '\n' ? tail : "\n" + tail;
+}
+
+// Chromium's stderr without its complaints about a missing D-Bus, which a container never has and
+// which say nothing about why a page failed.
+inline std::string without_dbus_noise(const std::string& text) {
+  std::istringstream lines(text);
+  std::string out, line;
+  while (std::getline(lines, line)) {
+    if (line.find("dbus/") == std::string::npos) out += line + "\n";
+  }
+  return out;
 }
 
 /// Finds `chromium`, installing Debian's package when it is missing and this process may
@@ -105,8 +123,8 @@ inline std::optional<nlohmann::json> probe_in_chromium(const std::string& html_p
   const Outcome outcome = run_shell(command);
   if (outcome.exit_code != 0) {
     FAIL_CHECK("chromium --headless failed on " << html_path << " (exit " << outcome.exit_code
-                                                 << (outcome.exit_code == 124 ? ", timed out" : "")
-                                                 << "):" << tail_lines(outcome.err, 5));
+                                                 << std::string(outcome.exit_code == 124 ? ", timed out" : "")
+                                                 << "):" << tail_lines(without_dbus_noise(outcome.err), 5));
     return std::nullopt;
   }
   // The probe's own source holds the element's id too: its result is the last occurrence.
@@ -115,7 +133,7 @@ inline std::optional<nlohmann::json> probe_in_chromium(const std::string& html_p
   const std::size_t end = begin == std::string::npos ? begin : outcome.out.find("</script>", begin);
   if (end == std::string::npos) {
     FAIL_CHECK("chromium rendered " << html_path << " but the probe wrote no result (a script error?):"
-                                    << tail_lines(outcome.err, 5));
+                                    << tail_lines(without_dbus_noise(outcome.err), 5));
     return std::nullopt;
   }
   return nlohmann::json::parse(outcome.out.substr(begin + marker.size(), end - begin - marker.size()));
