@@ -4,7 +4,8 @@
 //
 // What it records, one list per rule, so that the C++ side names chart, label and rule:
 //   charts:      every svg.chart, its rendered box and how many shapes inside it are painted;
-//   overlaps:    pairs of text labels whose boxes intersect by more than 1 px in both axes;
+//   overlaps:    pairs of text labels (SVG <text>, HTML text) whose boxes intersect by more than
+//                1 px in both axes;
 //   small_text:  chart labels drawn smaller than 12 px (computed font size times the SVG's scale);
 //   low_contrast: chart labels whose colour has under 4.5:1 contrast against white (WCAG 2);
 //   overflow:    the page's scroll width and the outermost elements whose right edge passes the
@@ -43,17 +44,35 @@
                         height: round1(box.height), painted: painted});
   }
 
-  // Text labels: every SVG <text> (in charts or not) and the HTML text inside charts.
+  // Text labels: every SVG <text>, and every HTML element of the page with text of its own (an
+  // HTML legend or caption beside a chart must not cover it either).
   const labels = [];
   for (const e of document.querySelectorAll('text')) labels.push(e);
-  for (const e of document.querySelectorAll('[data-chart]:not(svg) *')) {
+  for (const e of document.querySelectorAll('body *')) {
     if (e.closest('svg')) continue;
     const ownText = Array.from(e.childNodes).some((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
     if (ownText) labels.push(e);
   }
+  // An HTML element's label is its own text, not its box (a block is as wide as the page).
+  const textBox = (e) => {
+    if (e instanceof SVGElement) return e.getBoundingClientRect();
+    let left = Infinity, top = Infinity, right = -Infinity, bottom = -Infinity;
+    for (const n of e.childNodes) {
+      if (n.nodeType !== Node.TEXT_NODE || !n.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(n);
+      for (const r of range.getClientRects()) {
+        if (!nonEmpty(r)) continue;
+        left = Math.min(left, r.left); top = Math.min(top, r.top);
+        right = Math.max(right, r.right); bottom = Math.max(bottom, r.bottom);
+      }
+    }
+    return right > left ? {left: left, top: top, right: right, bottom: bottom, width: right - left, height: bottom - top}
+                        : {left: 0, top: 0, right: 0, bottom: 0, width: 0, height: 0};
+  };
   const boxes = [];
   for (const e of labels) {
-    const b = e.getBoundingClientRect();
+    const b = textBox(e);
     if (!nonEmpty(b) || !labelText(e)) continue;
     boxes.push({e: e, b: b, chart: chartOf(e), text: labelText(e)});
   }
@@ -62,7 +81,9 @@
       const a = boxes[i].b, c = boxes[j].b;
       const dx = Math.min(a.right, c.right) - Math.max(a.left, c.left);
       const dy = Math.min(a.bottom, c.bottom) - Math.max(a.top, c.top);
-      if (dx > kOverlapTolerancePx && dy > kOverlapTolerancePx) {
+      // An element holds the text of those inside it: <p>a <b>b</b></p> is one label, not two.
+      const nested = boxes[i].e.contains(boxes[j].e) || boxes[j].e.contains(boxes[i].e);
+      if (!nested && dx > kOverlapTolerancePx && dy > kOverlapTolerancePx) {
         result.overlaps.push({chart: boxes[i].chart, a: boxes[i].text, chart_b: boxes[j].chart, b: boxes[j].text,
                               dx: round1(dx), dy: round1(dy)});
       }

@@ -56,6 +56,8 @@ svg text { font-size: 14px; fill: #222; }
   <text x="10" y="80">14 px in a viewBox drawn at half size</text>
 </svg>
 <svg class="chart" data-chart="empty" width="80" height="40"></svg>
+<p>A caption <b>with bold words</b> inside it is one label, not two overlapping ones.</p>
+<p style="margin-top: -30px">A paragraph drawn over the one above</p>
 <div style="width: 1200px">a line wider than the window</div>
 </body></html>
 )";
@@ -84,6 +86,7 @@ TEST_CASE("html report: headless Chromium probe finds each rule's breach, and no
       {"scaled", rule::font_size},       // 14 px text at half scale: 7 px on screen
       {"empty", rule::chart_size},       // 80 x 40 px
       {"empty", rule::chart_painted},    // nothing inside
+      {"(page)", rule::label_overlap},   // the two paragraphs, not the caption and its <b>
       {"(page)", rule::page_width},      // the 1,200 px line scrolls the page sideways
       {"(page)", rule::right_edge},      // ... and ends past the window's edge
   };
@@ -92,6 +95,9 @@ TEST_CASE("html report: headless Chromium probe finds each rule's breach, and no
   for (const Breach& breach : breaches(*probe, {})) {
     if (breach.chart == "broken" && breach.rule == rule::legend_drawn) CHECK(breach.count == 3);
     if (breach.chart == "broken" && breach.rule == rule::label_overlap) CHECK(breach.count == 1);
+    // The paragraph over the caption covers its text and its bold words: two pairs, and never the
+    // caption with the words inside it.
+    if (breach.chart == "(page)" && breach.rule == rule::label_overlap) CHECK(breach.count == 2);
   }
 }
 
