@@ -1,12 +1,14 @@
 #pragma once
-// The one table of HTML reports the tests write: which command writes each, and the charts it
-// must hold. html_report_test.cpp checks the files; the browser check (browser_report_test.cpp)
-// renders each one in headless Chromium.
+// The one table of HTML reports the tests write (report_commands.txt): which command writes each,
+// and the charts it must hold. html_report_test.cpp checks the files; the browser check
+// (browser_report_test.cpp) renders each one in headless Chromium.
 
 #include <doctest/doctest.h>
 
 #include <map>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/tools/cli_runner.hpp"
@@ -17,24 +19,39 @@ struct ReportCommand {
   std::string name;       // the report's name in messages and in docs/report-NAME.png
   std::string arguments;  // `clustersim ARGUMENTS --report FILE` writes it
   std::vector<std::string> charts;  // data-chart names it must hold; empty: at least one chart
-  // false: the command is skipped while its --help does not mention --report (see below).
+  // false ("if-offered"): skipped while the command's --help does not mention --report.
   bool required = true;
 };
 
-// tco, failures and collective are being given --report on another branch (issue 21): until that
-// lands they are skipped because their --help has no --report, and only for that reason. At the
-// merge the lead sets `required` (and names their charts), so that a missing report fails.
-inline const std::vector<ReportCommand>& report_commands() {
-  static const std::vector<ReportCommand> table{
-      {"run", "run", {"timeline", "timeline-warm-up", "breakdown"}},
-      {"sweep", "sweep scenarios/seed/twelve-layouts.json", {"ranking", "timeline", "breakdown"}},
-      {"plan",
-       "plan --gpus h100-sxm,b200 --min-gpus 128 --max-gpus 256 --topologies rail_optimized --deadline-days 60 --quiet",
-       {"pareto", "timeline", "breakdown"}},
-      {"tco", "tco --quiet", {}, false},
-      {"failures", "failures --runs 50 --quiet", {}, false},
-      {"collective", "collective --quiet", {}, false},
+// The table, tests/tools/render/report_commands.txt (also read by tools/screenshots): one report
+// a line, "NAME | ARGUMENTS | CHARTS | required or if-offered"; '#' starts a comment line.
+inline std::vector<ReportCommand> parse_report_commands(const std::string& text) {
+  const auto trim = [](std::string field) {
+    const auto first = field.find_first_not_of(" \t"), last = field.find_last_not_of(" \t");
+    return first == std::string::npos ? std::string() : field.substr(first, last - first + 1);
   };
+  std::vector<ReportCommand> table;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (trim(line).empty() || trim(line).front() == '#') continue;
+    std::vector<std::string> fields;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, '|');) fields.push_back(trim(cell));
+    REQUIRE_MESSAGE(fields.size() == 4, "report_commands.txt: 4 fields separated by | in: " << line);
+    REQUIRE_MESSAGE((fields[3] == "required" || fields[3] == "if-offered"),
+                    "report_commands.txt: the last field is required or if-offered in: " << line);
+    ReportCommand report{.name = fields[0], .arguments = fields[1], .charts = {}, .required = fields[3] == "required"};
+    std::istringstream charts(fields[2]);
+    for (std::string chart; charts >> chart;) report.charts.push_back(chart);
+    table.push_back(std::move(report));
+  }
+  return table;
+}
+
+inline const std::vector<ReportCommand>& report_commands() {
+  static const std::vector<ReportCommand> table =
+      parse_report_commands(read_text(std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/tools/render/report_commands.txt"));
   return table;
 }
 
@@ -56,6 +73,7 @@ inline const WrittenReports& written_reports() {
   static bool written = false;
   if (written) return out;
   written = true;
+  REQUIRE_MESSAGE(!report_commands().empty(), "tests/tools/render/report_commands.txt is missing or lists no report");
   for (const ReportCommand& report : report_commands()) {
     CAPTURE(report.name);
     if (!report.required && !offers_report(report)) {
