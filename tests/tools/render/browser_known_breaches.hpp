@@ -35,6 +35,13 @@ inline const std::vector<KnownBreach>& known_breaches_until_new_charts() {
       {"breakdown", rule::right_edge},
       {"ranking", rule::right_edge},
       {"pareto", rule::right_edge},
+      // ... and so their .figure boxes scroll them sideways (the timeline's box holds the warm-up
+      // window too); the text report's <pre> scrolls its long lines (sweep, plan).
+      {"timeline", rule::scroll_inside},
+      {"breakdown", rule::scroll_inside},
+      {"ranking", rule::scroll_inside},
+      {"pareto", rule::scroll_inside},
+      {"(page)", rule::scroll_inside},
       // The timeline legends list every kind (CP comm, EP comm, optimizer in the warm-up window)
       // whether drawn or not; the ranking's lists "does not fit" when every layout fits.
       {"timeline", rule::legend_drawn},

@@ -8,8 +8,8 @@
 //                1 px in both axes;
 //   small_text:  chart labels drawn smaller than 12 px (computed font size times the SVG's scale);
 //   low_contrast: chart labels whose colour has under 4.5:1 contrast against white (WCAG 2);
-//   overflow:    the page's scroll width and the outermost elements whose right edge passes the
-//                viewport;
+//   overflow:    the page's scroll width, the outermost elements whose right edge passes the
+//                viewport, and the boxes whose content is wider than they are (they scroll);
 //   legends:     every legend entry and how many drawn elements stand for what it names.
 (function () {
   'use strict';
@@ -136,11 +136,19 @@
     if (chart) name += ' in chart ' + chart.dataset.chart;
     return name;
   };
+  result.overflow.scrolls = [];
   const walk = (e) => {
     const b = e.getBoundingClientRect();
     if (nonEmpty(b) && b.right > viewport + 0.5) {
       result.overflow.beyond.push({element: describe(e), right: round1(b.right)});
       return;
+    }
+    // A box whose content is wider than itself (it scrolls or clips sideways) hides that content
+    // past its edge: the same overflow, inside the page. Named after the chart it holds, if any.
+    if (!(e instanceof SVGElement) && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible') {
+      const inner = e.closest('[data-chart]') || e.querySelector('svg.chart, [data-chart]');
+      result.overflow.scrolls.push({element: describe(e), chart: inner ? inner.dataset.chart : '(page)',
+                                    content: e.scrollWidth, box: e.clientWidth});
     }
     if (e instanceof SVGElement && e.tagName.toLowerCase() === 'svg') return;  // its box bounds its shapes
     for (const child of e.children) walk(child);

@@ -58,6 +58,7 @@ svg text { font-size: 14px; fill: #222; }
 <svg class="chart" data-chart="empty" width="80" height="40"></svg>
 <p>A caption <b>with bold words</b> inside it is one label, not two overlapping ones.</p>
 <p style="margin-top: -30px">A paragraph drawn over the one above</p>
+<div style="overflow-x: auto; width: 300px"><div style="width: 600px">content twice as wide as its box</div></div>
 <div style="width: 1200px">a line wider than the window</div>
 </body></html>
 )";
@@ -89,6 +90,7 @@ TEST_CASE("html report: headless Chromium probe finds each rule's breach, and no
       {"(page)", rule::label_overlap},   // the two paragraphs, not the caption and its <b>
       {"(page)", rule::page_width},      // the 1,200 px line scrolls the page sideways
       {"(page)", rule::right_edge},      // ... and ends past the window's edge
+      {"(page)", rule::scroll_inside},   // the 300 px box scrolling its 600 px content
   };
   CHECK(found == expected);
   // The three failing legend entries are all found, and the overlap is measured where it is.

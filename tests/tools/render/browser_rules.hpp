@@ -23,6 +23,7 @@ inline constexpr const char* font_size = "font-size";            // chart text a
 inline constexpr const char* contrast = "contrast";              // chart text 4.5:1 against white
 inline constexpr const char* page_width = "page-width";          // no sideways scrolling at 1,000 px
 inline constexpr const char* right_edge = "right-edge";          // nothing past the viewport's right edge
+inline constexpr const char* scroll_inside = "scroll-inside";    // no box scrolls its content sideways
 inline constexpr const char* legend_drawn = "legend-drawn";      // each legend entry names something drawn
 inline constexpr const char* legend_marked = "legend-marked";    // legend entries carry data-legend
 }  // namespace rule
@@ -38,6 +39,7 @@ inline const std::map<std::string, std::string>& rule_text() {
       {rule::contrast, "chart text has at least 4.5:1 contrast against white"},
       {rule::page_width, "the page does not scroll sideways in a 1,000 px window"},
       {rule::right_edge, "no element reaches past the right edge of a 1,000 px window"},
+      {rule::scroll_inside, "no box's content is wider than the box (scrolled or cut off) in a 1,000 px window"},
       {rule::legend_drawn, "every legend entry names something drawn in the chart"},
       {rule::legend_marked, "every legend entry is marked data-legend=\"KIND\" (with data-kind=\"KIND\" on what it names)"},
   };
@@ -125,6 +127,11 @@ inline std::vector<Breach> breaches(const nlohmann::json& probe, const std::vect
     const std::size_t in_chart = element.find(" in chart ");
     out.add(in_chart == std::string::npos ? "(page)" : element.substr(in_chart + 10), rule::right_edge,
             element + " ends at " + number(beyond.at("right")) + " px, past " + number(overflow.at("viewport")) + " px");
+  }
+  for (const auto& scrolls : overflow.at("scrolls")) {
+    out.add(scrolls.at("chart"), rule::scroll_inside,
+            scrolls.at("element").get<std::string>() + " holds " + number(scrolls.at("content")) + " px in " +
+                number(scrolls.at("box")) + " px");
   }
   for (const auto& legend : probe.at("legends")) {
     const std::string chart = legend.at("chart");
