@@ -159,7 +159,8 @@
   // (its own swatch does not count). An entry left unmarked
   // (a <text class="legend">) is checked by its swatch's fill instead: some drawn shape of the
   // same chart, other than the swatches, must have that fill.
-  const drawn = (e) => nonEmpty(e.getBoundingClientRect());
+  // Drawn: a box with an extent (a horizontal or vertical line has one side 0).
+  const drawn = (e) => { const b = e.getBoundingClientRect(); return b.width > 0 || b.height > 0; };
   // A legend's own swatch: inside the entry, or the element just before a marked entry.
   const isLegend = (e) => e.closest('[data-legend], .legend') ||
                           (e.nextElementSibling && e.nextElementSibling.matches('[data-legend]'));
