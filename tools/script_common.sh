@@ -8,6 +8,9 @@ CLUSTERSIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # clang: the libFuzzer targets (tools/fuzz, the check's last stage).
 CLUSTERSIM_PACKAGES=(cmake ninja-build g++ clang libboost-graph-dev libboost-program-options-dev
   libeigen3-dev libfmt-dev nlohmann-json3-dev doctest-dev)
+# Only tools/check's: the browser check renders the HTML reports in headless Chromium, whose
+# sans-serif is DejaVu Sans (the labels' measured sizes depend on the font). The demo needs neither.
+CLUSTERSIM_CHECK_PACKAGES=(chromium fonts-dejavu-core)
 
 # How build/ is configured: a warnings-as-errors Release unity build. tools/check builds every
 # target there; tools/demo builds only the clustersim binary there, from the same configuration,
@@ -17,14 +20,16 @@ CLUSTERSIM_RELEASE_OPTIONS=(-DCMAKE_BUILD_TYPE=Release -DCLUSTERSIM_WERROR=ON -D
 
 log() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }
 
-# Installs those of CLUSTERSIM_PACKAGES that are missing; a no-op when all are there.
+# Installs those of CLUSTERSIM_PACKAGES, and of the extra packages named, that are missing; a
+# no-op when all are there.
 ensure_packages() {
+  local wanted=("${CLUSTERSIM_PACKAGES[@]}" "$@")
   if ! command -v dpkg-query >/dev/null 2>&1; then
-    log "not a Debian system: assuming ${CLUSTERSIM_PACKAGES[*]} are installed"
+    log "not a Debian system: assuming ${wanted[*]} are installed"
     return 0
   fi
   local missing=() package
-  for package in "${CLUSTERSIM_PACKAGES[@]}"; do
+  for package in "${wanted[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
       missing+=("$package")
     fi
