@@ -74,17 +74,25 @@ Axis log10_axis(double min, double max, double a, double b) {
   if (!(max > min)) max = min * 10.0;
   const double lo_exp = std::floor(std::log10(min) + 1e-9), hi_exp = std::ceil(std::log10(max) - 1e-9);
   const double decades = std::max(1.0, hi_exp - lo_exp);
-  Axis axis{.lo = std::pow(10.0, lo_exp), .hi = std::pow(10.0, lo_exp + decades), .a = a, .b = b, .scale = Scale::log10};
   const std::vector<double> mantissas = decades < 2 ? std::vector<double>{1, 2, 3, 5}
                                         : decades < 4 ? std::vector<double>{1, 2, 5}
                                                       : std::vector<double>{1};
+  std::vector<double> candidates;
   const int every = static_cast<int>(std::ceil((decades + 1) / max_ticks));
   for (int d = 0; d <= static_cast<int>(decades); d += every) {
     for (const double m : mantissas) {
       if (d == static_cast<int>(decades) && m > 1) break;
-      axis.ticks.push_back(m * std::pow(10.0, lo_exp + d));
+      candidates.push_back(m * std::pow(10.0, lo_exp + d));
     }
   }
+  // The ends: the last tick at or below the data and the first at or above it, so the axis is
+  // no longer than it needs to be and still ends on round values.
+  std::size_t first = 0, last = candidates.size() - 1;
+  while (first + 1 < candidates.size() && candidates[first + 1] <= min * (1 + 1e-9)) ++first;
+  while (last > first + 1 && candidates[last - 1] >= max * (1 - 1e-9)) --last;
+  Axis axis{.lo = candidates[first], .hi = candidates[last], .a = a, .b = b, .scale = Scale::log10};
+  axis.ticks.assign(candidates.begin() + static_cast<std::ptrdiff_t>(first),
+                    candidates.begin() + static_cast<std::ptrdiff_t>(last) + 1);
   return axis;
 }
 

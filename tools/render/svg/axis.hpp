@@ -4,7 +4,7 @@
 /// - linear: 5 to 10 ticks 1, 2 or 5 x 10^k apart; the axis runs from a tick below the data to
 ///   a tick above it, so the ticks cover the data;
 /// - log10: ticks at powers of ten (with 2 and 5 between them when the data spans under four
-///   decades, and 3 as well within one), the ends at powers of ten;
+///   decades, and 3 as well within one), the ends at the ticks just outside the data;
 /// - log2: binary sizes (1 KiB, 4 KiB, ...), the ends at powers of two, ticks every 2^k with k
 ///   chosen for 5 to 10 of them.
 /// A tick label that would touch the previous one is left out (its grid line stays), so no two
