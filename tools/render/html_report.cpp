@@ -58,9 +58,10 @@ std::string HtmlPage::render() const {
          ".table-wrap { width: 100%; }\n"
          "table.data { border-collapse: collapse; width: 100%; table-layout: auto; font-size: 14px; }\n"
          "table.data th, table.data td { border: 1px solid #ccc; padding: 3px 6px; text-align: left; "
-         "vertical-align: top; overflow-wrap: anywhere; }\n"
+         "vertical-align: top; overflow-wrap: break-word; }\n"
          "table.data th { background: #eee; }\n"
-         "table.data td.num, table.data th.num { text-align: right; white-space: nowrap; }\n"
+         "table.data th.num { text-align: right; }\n"
+         "table.data td.num { text-align: right; white-space: nowrap; }\n"
          "</style>\n</head>\n<body>\n<h1>" +
          html_escape(title_) + "</h1>\n" + body_ + "<p><small>Written by clustersim.</small></p>\n" +
          "</body>\n</html>\n";

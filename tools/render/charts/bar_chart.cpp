@@ -20,11 +20,7 @@ std::string bar_chart_svg(const BarChart& chart) {
   svg::Legend legend;
   for (const BarRow& row : chart.rows) {
     label_w = std::max(label_w, svg::text_width(row.label, svg::label_font_px));
-    std::string beside = row.value_text;
-    for (const Segment& s : row.segments) {
-      if (!s.outside_text.empty()) beside += "; " + s.outside_text;
-    }
-    value_w = std::max(value_w, svg::text_width(beside, svg::label_font_px));
+    value_w = std::max(value_w, svg::text_width(row.value_text, svg::label_font_px));
     double total = 0;
     for (const Segment& s : row.segments) {
       total += s.value;
@@ -44,7 +40,29 @@ std::string bar_chart_svg(const BarChart& chart) {
   // The plot takes what the labels leave of the chart's width, down to a floor where long labels
   // make the chart wider (and its text smaller on a narrow page).
   const double left = 16 + label_w + 10;
-  const double plot_w = std::max(bc_min_plot_px, svg::max_chart_width - left - value_w - 30);
+  double plot_w = std::max(bc_min_plot_px, svg::max_chart_width - left - value_w - 30);
+  // The text beside a bar depends on which parts fit inside their segments, which depends on the
+  // plot's width: reserve the room the widest row needs at this width, and narrow the plot (so
+  // fewer labels fit inside) until the reservation holds.
+  for (int pass = 0; pass < 4; ++pass) {
+    const svg::Axis trial = svg::linear_axis(min_value, max_value, 0, plot_w, true);
+    double needed = 20;
+    for (const BarRow& row : chart.rows) {
+      std::string beside = row.value_text;
+      double at = 0;
+      for (const Segment& s : row.segments) {
+        if (!(s.value > 0)) continue;
+        const double w = trial(at + s.value) - trial(at);
+        const bool inside = !s.inside_text.empty() && svg::text_width(s.inside_text, svg::tick_font_px) + 8 <= w;
+        if (!inside && !s.outside_text.empty()) beside += (beside.empty() ? "" : "; ") + s.outside_text;
+        at += s.value;
+      }
+      needed = std::max(needed, svg::text_width(beside, svg::label_font_px));
+    }
+    if (needed <= value_w) break;
+    value_w = needed;
+    plot_w = std::max(bc_min_plot_px, svg::max_chart_width - left - value_w - 30);
+  }
   const double width = left + plot_w + value_w + 30;
   const double legend_h = legend.height(width - left);
   const double top = 10 + legend_h + 8;

@@ -28,7 +28,7 @@ BarRow time_row(std::string label, double step_s, double compute_s, double expos
   const auto segment = [&](std::string kind, std::string what, std::string fill, double s) {
     return Segment{.kind = std::move(kind), .legend_label = what, .fill = std::move(fill), .value = s * unit.per_s,
                    .title = part(what, s), .inside_text = fmt::format("{} ({:.0f} %)", seconds_text(s), pct(s)),
-                   .outside_text = fmt::format("{} {} ({:.0f} %)", what == "exposed communication" ? "comm" : what,
+                   .outside_text = fmt::format("{} {} ({:.0f} %)", what == "compute" ? "compute" : what == "pipeline bubble" ? "bubble" : "comm",
                                                seconds_text(s), pct(s))};
   };
   row.segments = {segment("compute", "compute", std::string(forward_colour), compute_s),
