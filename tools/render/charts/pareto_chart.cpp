@@ -106,8 +106,17 @@ std::string pareto_svg(const std::vector<ParetoPoint>& points, double deadline_d
 
   const double top = 12 + legend.height(pa_plot_w) + 12;
   const double height = top + pa_plot_h + 56;
-  const svg::Axis ax = svg::auto_axis(min_days, max_days, pa_left, pa_left + pa_plot_w);
-  const svg::Axis ay = svg::auto_axis(min_cost, max_cost, top + pa_plot_h, top);
+  // Options differ by tens of percent, not from nothing: axes around the data, not from zero,
+  // with a margin so that no marker sits on an axis.
+  const auto pad = [](double& lo, double& hi) {
+    if (!(hi > lo) || hi / lo > 20.0) return;  // a log axis ends on the next round value anyway
+    const double margin = 0.05 * (hi - lo);
+    lo = std::max(0.0, lo - margin), hi += margin;
+  };
+  pad(min_days, max_days);
+  pad(min_cost, max_cost);
+  const svg::Axis ax = svg::auto_axis(min_days, max_days, pa_left, pa_left + pa_plot_w, 20.0, false);
+  const svg::Axis ay = svg::auto_axis(min_cost, max_cost, top + pa_plot_h, top, 20.0, false);
   std::string svg = svg::open("pareto", pa_left + pa_plot_w + pa_right, height,
                               "Pareto chart: time to train against cost of every sized option");
   svg += legend.render(pa_left, 12, pa_plot_w);
@@ -191,17 +200,27 @@ std::string pareto_svg(const std::vector<ParetoPoint>& points, double deadline_d
     svg += fmt::format("<circle class=\"chosen\" data-kind=\"chosen\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"none\" "
                        "stroke=\"#000\" stroke-width=\"2.5\"/>",
                        cx, cy, pa_chosen_r);
-    const std::string label = "chosen: " + p.label;
+    taken.take({cx - pa_chosen_r - 2, cy - pa_chosen_r - 2, cx + pa_chosen_r + 2, cy + pa_chosen_r + 2});
+    // Two short lines, "chosen option" over the cluster part of the label ("256 x b200
+    // (rail_optimized)"), fit between nearby points and lines; the whole label is in the
+    // marker's hover text and the page's heading.
+    const std::string lines[] = {"chosen option", p.label.substr(0, p.label.find(", "))};
+    constexpr double line_px = 17;
+    const double w = std::max(svg::text_width(lines[0], svg::label_font_px), svg::text_width(lines[1], svg::label_font_px));
+    // The box of both lines with the first baseline at ly.
+    const auto box_at = [&](double lx, double ly) {
+      return svg::Box{.x0 = lx, .y0 = ly - 0.8 * svg::label_font_px, .x1 = lx + w, .y1 = ly + line_px + 0.2 * svg::label_font_px};
+    };
     // Candidate places around the point, nearest first; the first inside the plot that covers
-    // nothing drawn wins, joined to the point by a leader line.
-    const double w = svg::text_width(label, svg::label_font_px);
+    // nothing drawn (markers, the front, the deadline and budget lines) wins, joined to the point
+    // by a leader line.
     std::optional<std::pair<double, double>> place;
-    for (const double distance : {18.0, 40.0, 80.0, 140.0, 220.0, 320.0}) {
+    for (const double distance : {16.0, 30.0, 50.0, 80.0, 120.0, 180.0, 260.0, 360.0}) {
       for (const auto& [dx, dy] : std::initializer_list<std::pair<double, double>>{
                {1, -1}, {1, 1}, {-1, -1}, {-1, 1}, {0, -1}, {0, 1}, {1, 0}, {-1, 0}}) {
         const double lx = dx > 0 ? cx + distance : dx < 0 ? cx - distance - w : cx - w / 2;
-        const double ly = cy + dy * distance + 4;
-        const svg::Box box = svg::text_box(lx, ly, label, svg::label_font_px, svg::Anchor::start);
+        const double ly = dy < 0 ? cy - distance - line_px : dy > 0 ? cy + distance + 0.8 * svg::label_font_px : cy - line_px / 2 + 4;
+        const svg::Box box = box_at(lx, ly);
         if (box.x0 < pa_left + 2 || box.x1 > pa_left + pa_plot_w - 2 || box.y0 < top + 2 || box.y1 > top + pa_plot_h - 2) continue;
         if (!taken.free(box)) continue;
         place = std::pair{lx, ly};
@@ -211,13 +230,16 @@ std::string pareto_svg(const std::vector<ParetoPoint>& points, double deadline_d
     }
     if (!place) place = std::pair{pa_left + 8, top + 16};  // the plot's corner: still no overlap with text
     const auto [lx, ly] = *place;
-    const double anchor_x = std::clamp(cx, lx, lx + w), anchor_y = ly - 4;
+    const svg::Box box = box_at(lx, ly);
+    const double anchor_x = std::clamp(cx, box.x0, box.x1), anchor_y = std::clamp(cy, box.y0, box.y1);
     svg += fmt::format("<line class=\"leader\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#000\" "
                        "stroke-width=\"1\"/>",
                        cx, cy, anchor_x, anchor_y);
-    svg += svg::text(lx, ly, "label chosen-label", label, svg::Anchor::start,
-                     "paint-order=\"stroke\" stroke=\"#ffffff\" stroke-width=\"3\"");
-    taken.take(svg::text_box(lx, ly, label, svg::label_font_px, svg::Anchor::start));
+    for (int k = 0; k < 2; ++k) {
+      svg += svg::text(lx, ly + k * line_px, "label chosen-label", lines[k], svg::Anchor::start,
+                       "paint-order=\"stroke\" stroke=\"#ffffff\" stroke-width=\"3\"");
+    }
+    taken.take(box);
   }
   svg += svg::close();
   return svg;

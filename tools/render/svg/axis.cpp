@@ -113,9 +113,9 @@ Axis log2_axis(double min, double max, double a, double b) {
   return axis;
 }
 
-Axis auto_axis(double min, double max, double a, double b, double ratio) {
+Axis auto_axis(double min, double max, double a, double b, double ratio, bool from_zero) {
   if (min > 0 && max / min > ratio) return log10_axis(min, max, a, b);
-  return linear_axis(min, max, a, b, true);
+  return linear_axis(min, max, a, b, from_zero);
 }
 
 std::string number_label(double v) {

@@ -36,8 +36,8 @@ Axis linear_axis(double min, double max, double a, double b, bool from_zero = tr
 Axis log10_axis(double min, double max, double a, double b);
 Axis log2_axis(double min, double max, double a, double b);
 /// log10 when the positive data spans more than `ratio` (20: a linear axis would squeeze the
-/// small values into a few pixels), else linear from zero.
-Axis auto_axis(double min, double max, double a, double b, double ratio = 20.0);
+/// small values into a few pixels), else linear (from zero when `from_zero`).
+Axis auto_axis(double min, double max, double a, double b, double ratio = 20.0, bool from_zero = true);
 
 using TickFormat = std::function<std::string(double)>;
 /// 3 significant digits with k, M, G, T suffixes (1000s).
