@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,8 @@
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/render/nccl_tests_table.hpp"
+#include "tools/render/collective_report.hpp"
+#include "tools/file_output.hpp"
 #include "calibration/step_inputs.hpp"
 
 namespace clustersim::tools {
@@ -52,7 +55,7 @@ int cmd_collective(std::span<const std::string> args, std::ostream& out) {
   ScenarioArgs scenario_args;
   CommandOptions options;
   scenario_args.add_to(options);
-  std::string op_name = "all_reduce", min_text = "1K", max_text = "8G";
+  std::string op_name = "all_reduce", min_text = "1K", max_text = "8G", report_path, compare_path;
   std::int64_t nodes = 1;
   double factor = 2.0;
   constexpr IntRange nodes_range{.min = 1, .max = 1 << 17};
@@ -68,11 +71,15 @@ int cmd_collective(std::span<const std::string> args, std::ostream& out) {
       ("min", po::value(&min_text)->value_name("SIZE"), with_rule("smallest size, nccl-tests' -b (default 1K)", std::string(collective_size_rule)).c_str())
       ("max", po::value(&max_text)->value_name("SIZE"), with_rule("largest size, nccl-tests' -e (default 8G)", std::string(collective_size_rule)).c_str())
       ("factor", real_option("factor", &factor, factor_range)->value_name("F"),
-       with_rule("size step factor, nccl-tests' -f (default 2)", factor_range.rule() + " (at most 3473 sizes)").c_str());
+       with_rule("size step factor, nccl-tests' -f (default 2)", factor_range.rule() + " (at most 3473 sizes)").c_str())
+      ("report", path_option("report", &report_path)->value_name("FILE.html"),
+       "write a self-contained HTML report: bus bandwidth against size on a log axis")
+      ("compare", path_option("compare", &compare_path)->value_name("LOG"),
+       "a real nccl-tests log of the same collective, drawn over the prediction in --report");
   const CommandHelp help{
       .name = "collective",
       .usage = "[SCENARIO] [--nodes N] [--op NAME] [--min SIZE] [--max SIZE] [--factor F]\n"
-               "                             [--set path=value ...]",
+               "                             [--set path=value ...] [--report FILE.html [--compare LOG]]",
       .description =
           "Predict an nccl-tests run on the scenario's cluster (GPU, node, NICs, fabric, topology and\n"
           "calibration profile): one row per size with time, algbw and busbw as nccl-tests prints\n"
@@ -87,6 +94,9 @@ int cmd_collective(std::span<const std::string> args, std::ostream& out) {
   }
   const std::int64_t min_bytes = parse_size(min_text, "min"), max_bytes = parse_size(max_text, "max");
   if (max_bytes < min_bytes) throw CliError("collective: --max must be >= --min");
+  if (!compare_path.empty() && report_path.empty()) {
+    throw CliError("collective: --compare LOG is drawn in the report: give --report FILE.html too");
+  }
 
   const scenarios::Scenario scenario = scenario_args.load();
   const models::StepInputs inputs = calibration::step_inputs(scenario);
@@ -97,6 +107,11 @@ int cmd_collective(std::span<const std::string> args, std::ostream& out) {
   }
   NcclTestsRun run = predict_nccl_tests_run(*op, nodes, min_bytes, max_bytes, factor, inputs);
   run.constants = calibration::communication_constants(scenario);
+  if (!report_path.empty()) {
+    std::optional<calibration::NcclTestsLog> measured;
+    if (!compare_path.empty()) measured = calibration::read_nccl_tests_log(compare_path, *op);
+    write_file_atomically(report_path, collective_report_html(run, scenario.name, measured ? &*measured : nullptr));
+  }
   if (options.output.json) {
     out << nccl_tests_json(run, scenario.name).dump(2) << '\n';
   } else {

@@ -8,6 +8,9 @@
 
 #include "models/run/interval_sweep.hpp"
 #include "models/run/monte_carlo.hpp"
+#include "models/run/random.hpp"
+#include "models/run/run_simulation.hpp"
+#include "tools/file_output.hpp"
 #include "scenarios/scenario_error.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "tools/checked_option.hpp"
@@ -96,7 +99,7 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
   std::int64_t runs = 1000;
   std::optional<std::uint64_t> seed;
   std::string compare = "30,60";
-  std::string resume_path;
+  std::string resume_path, report_path;
   constexpr IntRange runs_range{.min = 1, .max = max_monte_carlo_runs};
   constexpr IntRange seed_range{};
   options.visible.add_options()
@@ -112,11 +115,14 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
        "keep the progress in FILE, rewritten atomically after each batch of runs (the main runs, the interval "
        "sweep, each storage option); a study killed midway and started again with the same FILE goes on from "
        "it, with the same output as one uninterrupted run. A FILE of another study is refused. Removed once "
-       "the output is written");
+       "the output is written")
+      ("report", path_option("report", &report_path)->value_name("FILE.html"),
+       "write a self-contained HTML report: goodput against the checkpoint interval with Young's and Daly's "
+       "intervals, lost GPU-hours by cause, the distribution of time-to-train over the runs");
   const CommandHelp help{
       .name = "failures",
       .usage = "[SCENARIO] [--set path=value ...] [--runs N] [--seed S] [--compare-intervals MIN,...]\n"
-               "                           [--resume FILE]",
+               "                           [--resume FILE] [--report FILE.html]",
       .description =
           "Simulate the whole training run many times with failures, checkpoints and restarts as events\n"
           "(steps from the token budget, step time from the step model): goodput, mean, P50 and P90\n"
@@ -127,6 +133,7 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
   };
   if (!parse_command_line(args, help, options, out)) return 0;
   const std::vector<double> intervals = parse_minutes(compare);
+  if (!resume_path.empty()) check_resume_path(resume_path, {report_path});
 
   const scenarios::Scenario scenario = scenario_args.load();
   const std::string source = scenario_args.source_name();
@@ -173,6 +180,17 @@ int cmd_failures(std::span<const std::string> args, std::ostream& out) {
   }
   bar.finish();
 
+  if (!report_path.empty()) {
+    // The distribution needs each run's time, which the statistics (and a resume file) do not
+    // keep: the main runs again, run i with the seed simulate_runs gave it, so the same runs.
+    std::vector<double> wall_s;
+    const double horizon_s = models::run_horizon_s(study.run.inputs);
+    for (std::int64_t i = 0; i < runs; ++i) {
+      const models::RunOutcome o = models::simulate_run(study.run.inputs, models::run_seed(study.seed, static_cast<std::uint64_t>(i)));
+      wall_s.push_back(o.finished() ? o.wall_s : horizon_s);
+    }
+    write_file_atomically(report_path, failures_report_html(scenario, study, wall_s));
+  }
   if (options.output.json) {
     nlohmann::ordered_json j = failures_report_json(scenario, study);
     j["communication_constants"] = calibration::communication_constants(scenario);

@@ -15,6 +15,7 @@
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
 #include "tools/render/html_report.hpp"
+#include "tools/render/sweep_report.hpp"
 #include "tools/render/sweep_table.hpp"
 
 namespace clustersim::tools {
@@ -98,9 +99,8 @@ int cmd_merge(std::span<const std::string> args, std::ostream& out) {
   if (!report_path.empty()) {
     HtmlPage page(fmt::format("clustersim sweep: {}", header.scenario));
     page.paragraph(fmt::format("{} on {} (merged from {} shards)", header.model, header.cluster, paths.size()));
-    page.heading("Ranking");
-    page.raw(ranking_svg(rows, 30));
-    page.heading("Table");
+    add_sweep_rows(page, rows);
+    page.heading("Text report");
     page.preformatted(text);
     write_file_atomically(report_path, page.render());
   }

@@ -21,6 +21,7 @@
 #include "tools/export_option.hpp"
 #include "tools/file_output.hpp"
 #include "tools/render/html_report.hpp"
+#include "tools/render/sweep_report.hpp"
 #include "tools/render/step_report.hpp"
 #include "planning/search/sweep_runner.hpp"
 #include "planning/validation/band_table.hpp"
@@ -34,7 +35,6 @@ namespace clustersim::tools {
 namespace {
 
 constexpr std::size_t kDefaultSearchTop = 20;
-constexpr std::size_t kReportRankingRows = 30;  // rows in the HTML report's ranking chart
 
 std::string cluster_text(const scenarios::Scenario& s) {
   return fmt::format("{} x {} ({}), global batch {} x {} tokens", s.cluster.num_gpus, s.cluster.gpu.name,
@@ -45,14 +45,13 @@ std::string sweep_report_html(const planning::SweepHeader& header, const std::ve
                               const models::StepInputs* best_inputs, std::string_view best_name) {
   HtmlPage page(fmt::format("clustersim sweep: {}", header.scenario));
   page.paragraph(fmt::format("{} on {}", header.model, header.cluster));
-  page.heading("Ranking");
-  page.raw(ranking_svg(ranked, kReportRankingRows));
+  add_sweep_rows(page, ranked);
   if (best_inputs != nullptr) {
     const models::StepSimulation sim = models::simulate_step(*best_inputs);
     page.heading(fmt::format("Best layout: {}", best_name));
-    page.step(sim);
+    page.step(sim, header.hbm_bytes);
   }
-  page.heading("Table");
+  page.heading("Text report");
   page.preformatted(text);
   return page.render();
 }
@@ -167,7 +166,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
     const std::size_t keep_top =
         !csv_path.empty() || table_options.top == 0
             ? 0
-            : std::max(table_options.top, report_path.empty() ? 0 : kReportRankingRows);
+            : std::max(table_options.top, report_path.empty() ? 0 : report_ranking_rows);
     if (!resume_path.empty() && keep_top > 0 && base.fidelity == models::CommFidelity::analytic) {
       // Its parts would each prune on their own, and so print other counts than one run.
       throw CliError("sweep: --resume needs a search that simulates every layout that fits (--top 0, --csv or the "

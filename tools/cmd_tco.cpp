@@ -27,17 +27,20 @@ int cmd_tco(std::span<const std::string> args, std::ostream& out) {
   CommandOptions options;
   scenario_args.add_to(options);
   std::int64_t runs = 200;
-  std::string csv_path;
+  std::string csv_path, report_path;
   constexpr IntRange runs_range{.min = 1, .max = max_monte_carlo_runs};
   options.visible.add_options()
       ("runs", integer_option("runs", &runs, runs_range)->value_name("N"),
        with_rule("Monte Carlo runs for the time-to-train of the training run (default 200)", runs_range.rule()).c_str())
       ("csv", path_option("csv", &csv_path)->value_name("FILE"),
        "write the cumulative cost curves as CSV, one row per month from 0 to the horizon: month, build_usd, and "
-       "rent_<option>_usd for each rent option with a price (plot them: they cross at the break-even month)");
+       "rent_<option>_usd for each rent option with a price (plot them: they cross at the break-even month)")
+      ("report", path_option("report", &report_path)->value_name("FILE.html"),
+       "write a self-contained HTML report: the cumulative cost curves with the break-even months and the "
+       "sensitivity tornado");
   const CommandHelp help{
       .name = "tco",
-      .usage = "[SCENARIO] [--set path=value ...] [--runs N] [--csv FILE]",
+      .usage = "[SCENARIO] [--set path=value ...] [--runs N] [--csv FILE] [--report FILE.html]",
       .description =
           "Build versus rent over cost.horizon_years: the bill of the build (servers, the network's\n"
           "switches, NICs, transceivers and cables counted on its topology, storage, energy, colocation,\n"
@@ -95,6 +98,7 @@ int cmd_tco(std::span<const std::string> args, std::ostream& out) {
                                stats.mean_wall_s, spot_wall_s);
 
   if (!csv_path.empty()) write_file_atomically(csv_path, tco_cumulative_csv(study.tco));
+  if (!report_path.empty()) write_file_atomically(report_path, tco_report_html(scenario, study));
   if (options.output.json) {
     nlohmann::ordered_json j = tco_report_json(scenario, study);
     j["communication_constants"] = calibration::communication_constants(scenario);

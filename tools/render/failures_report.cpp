@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "tools/render/charts/failures_charts.hpp"
+#include "tools/render/html_report.hpp"
+
 namespace clustersim::tools {
 namespace {
 
@@ -231,6 +234,24 @@ std::string failures_report_text(const scenarios::Scenario& scenario, const Fail
     }
   }
   return text;
+}
+
+std::string failures_report_html(const scenarios::Scenario& scenario, const FailuresStudy& study,
+                                 const std::vector<double>& wall_s) {
+  HtmlPage page("clustersim failures: " + scenario.name);
+  page.paragraph(fmt::format("{} runs of the whole training run on {} GPUs, seed {}: goodput {:.3f}, time to train "
+                             "{:.2f} days on average",
+                             study.runs, study.run.inputs.gpus, study.seed, study.stats.mean_goodput,
+                             study.stats.mean_wall_s / day));
+  page.heading("Goodput against the checkpoint interval");
+  page.raw(charts::goodput_interval_svg(study.sweep));
+  page.heading("Lost GPU-hours by cause");
+  page.raw(charts::lost_gpu_hours_svg(study.stats, static_cast<double>(study.run.inputs.gpus)));
+  page.heading("Time to train over the runs");
+  page.raw(charts::time_to_train_svg(wall_s, study.stats));
+  page.heading("Report");
+  page.preformatted(failures_report_text(scenario, study));
+  return page.render();
 }
 
 }  // namespace clustersim::tools

@@ -37,5 +37,10 @@ struct FailuresStudy {
 
 nlohmann::ordered_json failures_report_json(const scenarios::Scenario& scenario, const FailuresStudy& study);
 std::string failures_report_text(const scenarios::Scenario& scenario, const FailuresStudy& study);
+/// `failures --report`: goodput against the checkpoint interval with Young's and Daly's optima,
+/// lost GPU-hours by cause, the distribution of time-to-train (`wall_s`: each main run's, the
+/// horizon for a run given up), then the text report.
+std::string failures_report_html(const scenarios::Scenario& scenario, const FailuresStudy& study,
+                                 const std::vector<double>& wall_s);
 
 }  // namespace clustersim::tools

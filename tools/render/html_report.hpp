@@ -1,12 +1,11 @@
 #pragma once
 /// `--report FILE.html`: one self-contained HTML page (inline CSS and SVG; no script, font, image or
-/// network reference) with the pictures of a run, a sweep or a plan:
-/// - the pipeline timeline of one step: a row per stage, its compute lane (forward, backward,
-///   optimizer; micro-batch numbers where a box is wide enough to hold them; idle-bubble time, when
-///   neither compute nor communication runs, hatched) over its communication lane;
-/// - the step-time breakdown: compute, exposed communication and bubble per stage and on average;
-/// - the sweep ranking: tokens/s per GPU of the ranked layouts;
-/// - the Pareto chart of a plan: time-to-train against cost, the front joined, the choice ringed.
+/// network reference) with the pictures of a job. The charts
+/// live in tools/render/charts/ (one file each) on the pieces of tools/render/svg/ (axes, legend,
+/// palette); this file assembles pages:
+/// - a step (run, the best layout of a sweep, the chosen option of a plan): the pipeline timeline
+///   and its first micro-batches, the step-time breakdown, memory per GPU against usable HBM;
+/// - the sweep ranking, the Pareto chart of a plan (their own files).
 /// Every chart is an <svg class="chart" data-chart="NAME"> so that a check (and a reader's browser
 /// tools) can find it; tests/tools/render/html_report_test.cpp renders the page in headless Chromium.
 
@@ -20,35 +19,27 @@
 #include "scenarios/scenario.hpp"
 #include "sim/timeline.hpp"
 #include "planning/search/sweep_rows.hpp"
+#include "tools/render/charts/breakdown_chart.hpp"
+#include "tools/render/charts/pareto_chart.hpp"
+#include "tools/render/charts/ranking_chart.hpp"
+#include "tools/render/charts/timeline_chart.hpp"
+#include "tools/render/svg/elements.hpp"
+#include "tools/render/table.hpp"
 
 namespace clustersim::tools {
 
-/// HTML-escapes text for element content and attribute values.
-std::string html_escape(std::string_view text);
+using svg::html_escape;
+using charts::timeline_svg;
+using charts::warm_up_end_ns;
+using charts::breakdown_svg;
+using charts::ranking_svg;
+using charts::ParetoPoint;
+using charts::pareto_svg;
 
-/// The timeline from 0 to `window_end_ns` (0: the whole step).
-std::string timeline_svg(const models::StepGraph& step, const sim::Timeline& timeline, std::int64_t window_end_ns = 0);
-/// When the first stage finishes the backward of micro-batch pp + 3: a window wide enough to
-/// show the warm-up and a few steady-state micro-batches with their numbers readable.
-std::int64_t warm_up_end_ns(const models::StepGraph& step, const sim::Timeline& timeline);
 /// The whole-step timeline, then the warm-up window when the step is long enough to need one.
 std::string timeline_figures(const models::StepGraph& step, const sim::Timeline& timeline);
-std::string breakdown_svg(const models::StepReport& report);
-/// Bars for the first `top` rows that were simulated (rows already ranked).
-std::string ranking_svg(const std::vector<planning::SweepRow>& rows, std::size_t top);
 
-/// One point of the Pareto chart.
-struct ParetoPoint {
-  std::string label{};
-  double days = 0.0;      // time to train
-  double cost_usd = 0.0;
-  bool on_front = false;
-  bool chosen = false;
-};
-/// `deadline_days` and `budget_usd` are drawn as limits when positive.
-std::string pareto_svg(const std::vector<ParetoPoint>& points, double deadline_days, double budget_usd);
-
-/// The page `clustersim run --report` writes: the text report, the timeline and the breakdown.
+/// The page `clustersim run --report` writes: timeline, breakdown, memory, then the text report.
 std::string run_report_html(const scenarios::Scenario& scenario, const models::StepSimulation& sim);
 
 /// A page under construction: a title, then sections of prepared HTML.
@@ -57,9 +48,12 @@ class HtmlPage {
   explicit HtmlPage(std::string title) : title_(std::move(title)) {}
   void heading(std::string_view text);
   void paragraph(std::string_view text);         // escaped
-  void preformatted(std::string_view text);      // escaped, monospace (the text report)
+  void preformatted(std::string_view text);      // escaped, monospace, wrapped to the page
   void raw(std::string html);                    // trusted fragment (an SVG from above)
-  void step(const models::StepSimulation& sim);  // pipeline timeline and step-time breakdown
+  void table(const HtmlTable& table);
+  /// Pipeline timeline, step-time breakdown and memory per GPU (against `usable_hbm_bytes`
+  /// when positive).
+  void step(const models::StepSimulation& sim, double usable_hbm_bytes = 0.0);
   std::string render() const;
 
  private:

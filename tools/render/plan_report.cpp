@@ -210,19 +210,31 @@ std::string plan_json(const PlanRequest& request, const PlanResult& result, hand
 
 std::string plan_html(const PlanRequest& request, const PlanResult& result, const std::string& text) {
   std::vector<ParetoPoint> chart;
+  HtmlTable options{.name = "options",
+                    .headers = {"option", "GPU", "topology", "layout", "days (slow end)", "cost (slow end)",
+                                "days (band)", "on the front", "chosen"},
+                    .numeric = {false, false, false, false, true, true, false, false, false}};
   for (std::size_t i = 0; i < result.options.size(); ++i) {
     const PlanOption& o = result.options[i];
+    const bool chosen = result.chosen && *result.chosen == i;
     chart.push_back({.label = option_label(result, o), .days = o.slow_days, .cost_usd = o.slow_cost_usd,
-                     .on_front = result.on_front[i], .chosen = result.chosen && *result.chosen == i});
+                     .on_front = result.on_front[i], .chosen = chosen,
+                     .gpu = result.clusters[o.cluster].gpu, .topology = topology_text(o)});
+    options.rows.push_back({option_label(result, o), result.clusters[o.cluster].gpu, topology_text(o),
+                            planning::layout_label(o.layout), fmt::format("{:.1f}", o.slow_days), money(o.slow_cost_usd),
+                            days_range(o), result.on_front[i] ? "yes" : "", chosen ? "yes" : ""});
   }
   HtmlPage page(fmt::format("clustersim plan: {}", request.scenario.model.name));
   page.paragraph(fmt::format("{:.3g} tokens; {}", request.scenario.training.tokens, choice_rule(request)));
   page.heading("Time to train against cost, at the slow end of each option's band");
-  page.raw(pareto_svg(chart, request.deadline_days, request.budget_usd));
+  page.raw(charts::pareto_figure(chart, request.deadline_days, request.budget_usd));
   if (result.chosen && result.chosen_simulation) {
-    page.heading("Chosen: " + option_label(result, result.options[*result.chosen]));
-    page.step(*result.chosen_simulation);
+    const PlanOption& o = result.options[*result.chosen];
+    page.heading("Chosen: " + option_label(result, o));
+    page.step(*result.chosen_simulation, result.clusters[o.cluster].scenario.cluster.gpu.hbm_bytes);
   }
+  page.heading("Options");
+  page.table(options);
   page.heading("Plan");
   page.preformatted(text);
   return page.render();

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "tools/render/charts/tco_charts.hpp"
+#include "tools/render/html_report.hpp"
+
 namespace clustersim::tools {
 namespace {
 
@@ -202,6 +205,32 @@ std::string tco_report_text(const scenarios::Scenario& scenario, const TcoStudy&
     }
   }
   return text;
+}
+
+std::string tco_report_html(const scenarios::Scenario& scenario, const TcoStudy& study) {
+  HtmlPage page("clustersim tco: " + scenario.name);
+  page.paragraph(fmt::format("{} x {}: build against rent over {} months", scenario.cluster.num_gpus,
+                             scenario.cluster.gpu.name, study.tco.horizon_months));
+  page.heading("Cumulative cost");
+  page.raw(charts::cost_curves_svg(study.tco));
+  HtmlTable options{.name = "options",
+                    .headers = {"option", "$/GPU-hour", "per month", fmt::format("{}-month total", study.tco.horizon_months),
+                                "break-even"},
+                    .numeric = {false, true, true, true, true}};
+  const auto& b = study.tco.build;
+  options.rows.push_back({"build", usd(b.usd_per_gpu_hour), usd(b.opex_usd_per_month), usd(study.tco.build_horizon_usd), "-"});
+  for (const auto& rent : study.tco.rents) {
+    options.rows.push_back({std::string(models::to_string(rent.option)), usd(rent.usd_per_gpu_hour),
+                            usd(rent.usd_per_month), usd(rent.horizon_usd), months(rent.break_even_months)});
+  }
+  page.table(options);
+  if (!study.sensitivity.empty() && !study.tco.rents.empty()) {
+    page.heading("Sensitivity");
+    page.raw(charts::tornado_svg(study.tco, study.sensitivity));
+  }
+  page.heading("Report");
+  page.preformatted(tco_report_text(scenario, study));
+  return page.render();
 }
 
 }  // namespace clustersim::tools

@@ -1,7 +1,7 @@
 #pragma once
 /// How `clustersim tco` shows build versus rent: the bill of the build, each rent option with its
 /// break-even month, the check of a published break-even claim, the cost of the training run and
-/// the sensitivity table; JSON adds the cumulative cost curves month by month.
+/// the sensitivity table; JSON adds the cumulative cost curves month by month; HTML draws them.
 
 #include <optional>
 #include <string>
@@ -26,5 +26,8 @@ struct TcoStudy {
 
 nlohmann::ordered_json tco_report_json(const scenarios::Scenario& scenario, const TcoStudy& study);
 std::string tco_report_text(const scenarios::Scenario& scenario, const TcoStudy& study);
+/// `tco --report`: the cumulative cost curves with the break-even months, the sensitivity
+/// tornado, the options as a table, then the text report.
+std::string tco_report_html(const scenarios::Scenario& scenario, const TcoStudy& study);
 
 }  // namespace clustersim::tools
