@@ -53,7 +53,6 @@ std::string HtmlPage::render() const {
          "svg.chart { display: block; width: 100%; height: auto; }\n"
          "svg text { font-family: sans-serif; font-size: 14px; fill: #222; }\n"
          "svg text.tick, svg text.mb { font-size: 13px; }\n"
-         "svg text.mb, svg text.inside { fill: #ffffff; }\n"
          "svg text.axis-title { font-size: 15px; }\n"
          ".table-wrap { width: 100%; }\n"
          "table.data { border-collapse: collapse; width: 100%; table-layout: auto; font-size: 14px; }\n"

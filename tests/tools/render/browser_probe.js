@@ -7,7 +7,8 @@
 //   overlaps:    pairs of text labels (SVG <text>, HTML text) whose boxes intersect by more than
 //                1 px in both axes;
 //   small_text:  chart labels drawn smaller than 12 px (computed font size times the SVG's scale);
-//   low_contrast: chart labels whose colour has under 4.5:1 contrast against white (WCAG 2);
+//   low_contrast: chart labels whose colour has under 4.5:1 contrast (WCAG 2) against what they are
+//                drawn on: the shapes painted before them under their centre, over the page's white;
 //   overflow:    the page's scroll width, the outermost elements whose right edge passes the
 //                viewport, and the boxes whose content is wider than they are (they scroll);
 //   legends:     every legend entry and how many drawn elements stand for what it names.
@@ -100,7 +101,50 @@
     const channel = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
     return 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
   };
-  for (const {e, chart, text} of boxes) {
+  const white = {r: 255, g: 255, b: 255};
+  const over = (c, alpha, under) => ({r: c.r * alpha + under.r * (1 - alpha), g: c.g * alpha + under.g * (1 - alpha),
+                                      b: c.b * alpha + under.b * (1 - alpha)});
+  const opacityOf = (e) => {
+    let alpha = 1;
+    for (let p = e; p && p.nodeType === Node.ELEMENT_NODE; p = p.parentElement) alpha *= parseFloat(getComputedStyle(p).opacity);
+    return alpha;
+  };
+  // An SVG fill as a colour: a plain colour, or a pattern's first painted rectangle (its ground).
+  const fillColour = (style) => {
+    const pattern = /url\("?#([^")]+)"?\)/.exec(style.fill || '');
+    if (!pattern) return parseColour(style.fill);
+    const ground = document.getElementById(pattern[1]);
+    const rect = ground ? ground.querySelector('rect') : null;
+    return rect ? parseColour(getComputedStyle(rect).fill) : null;
+  };
+  // What an SVG label is drawn on: each shape of its chart painted before it (document order) whose
+  // box holds the label's centre, composed over white. Collected once per chart.
+  const grounds = new Map();
+  const groundOf = (svg) => {
+    if (grounds.has(svg)) return grounds.get(svg);
+    const shapes = [];
+    for (const s of svg.querySelectorAll(kShapes)) {
+      if (s.closest('defs, pattern, clipPath, mask, marker')) continue;
+      const style = getComputedStyle(s);
+      const colour = fillColour(style);
+      if (!colour || style.visibility === 'hidden' || style.display === 'none') continue;
+      shapes.push({e: s, box: s.getBoundingClientRect(), colour: colour,
+                   alpha: colour.a * parseFloat(style.fillOpacity) * opacityOf(s)});
+    }
+    grounds.set(svg, shapes);
+    return shapes;
+  };
+  const backgroundOf = (e, b) => {
+    if (!(e instanceof SVGElement) || !e.ownerSVGElement) return white;
+    const cx = (b.left + b.right) / 2, cy = (b.top + b.bottom) / 2;
+    let under = white;
+    for (const s of groundOf(e.ownerSVGElement)) {
+      if (!(s.e.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING)) break;  // painted after the label
+      if (cx >= s.box.left && cx <= s.box.right && cy >= s.box.top && cy <= s.box.bottom) under = over(s.colour, s.alpha, under);
+    }
+    return under;
+  };
+  for (const {e, b, chart, text} of boxes) {
     if (chart === '(page)') continue;
     const style = getComputedStyle(e);
     const inSvg = e instanceof SVGElement;
@@ -113,14 +157,14 @@
       result.low_contrast.push({chart: chart, label: text, colour: inSvg ? style.fill : style.color, ratio: 0});
       continue;
     }
-    // Seen over white: the colour blended by its own alpha and the element's opacity.
-    let alpha = colour.a * (inSvg ? parseFloat(style.fillOpacity) : 1);
-    for (let p = e; p && p.nodeType === Node.ELEMENT_NODE; p = p.parentElement) alpha *= parseFloat(getComputedStyle(p).opacity);
-    const seen = {r: colour.r * alpha + 255 * (1 - alpha), g: colour.g * alpha + 255 * (1 - alpha),
-                  b: colour.b * alpha + 255 * (1 - alpha)};
-    const ratio = 1.05 / (luminance(seen) + 0.05);
+    // The label's colour blended by its own alpha and opacities over what it is drawn on.
+    const under = backgroundOf(e, b);
+    const seen = over(colour, colour.a * (inSvg ? parseFloat(style.fillOpacity) : 1) * opacityOf(e), under);
+    const [light, dark] = [luminance(seen), luminance(under)].sort((x, y) => y - x);
+    const ratio = (light + 0.05) / (dark + 0.05);
     if (ratio < kMinContrast) {
-      result.low_contrast.push({chart: chart, label: text, colour: inSvg ? style.fill : style.color, ratio: round1(ratio * 100) / 100});
+      const colourText = (inSvg ? style.fill : style.color) + ' on rgb(' + [under.r, under.g, under.b].map(Math.round).join(', ') + ')';
+      result.low_contrast.push({chart: chart, label: text, colour: colourText, ratio: round1(ratio * 100) / 100});
     }
   }
 

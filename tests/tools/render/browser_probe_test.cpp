@@ -32,6 +32,8 @@ svg text { font-size: 14px; fill: #222; }
   <text x="26" y="60" data-legend="forward">forward</text>
   <text x="200" y="60">well apart</text>
   <text x="200" y="100" style="fill: #767676">the palest grey that passes</text>
+  <rect x="10" y="80" width="110" height="30" fill="#0072b2"/>
+  <text x="15" y="100" style="fill: #ffffff">white on blue</text>
 </svg>
 <svg class="chart" data-chart="broken" width="400" height="160" viewBox="0 0 400 160">
   <rect x="0" y="0" width="40" height="20" fill="#4e79a7"/>
@@ -43,6 +45,8 @@ svg text { font-size: 14px; fill: #222; }
   <text x="30" y="53">second label</text>
   <text x="10" y="100" style="font-size: 10px">tiny</text>
   <text x="200" y="100" style="fill: #bbbbbb">pale</text>
+  <rect x="100" y="80" width="90" height="30" fill="#0072b2"/>
+  <text x="105" y="100">dark on blue</text>
   <text x="200" y="140" data-legend="missing">names nothing drawn</text>
   <rect x="284" y="10" width="12" height="12" fill="#b07aa1" data-kind="swatch-only"/>
   <text x="300" y="20" data-legend="swatch-only">only its swatch</text>
@@ -79,7 +83,8 @@ TEST_CASE("html report: headless Chromium probe finds each rule's breach, and no
       {"absent", rule::chart_present},
       {"broken", rule::label_overlap},   // 'first label' and 'second label', 20 px apart, 3 px down
       {"broken", rule::font_size},       // 'tiny', 10 px
-      {"broken", rule::contrast},        // 'pale', #bbbbbb: 1.9:1
+      {"broken", rule::contrast},        // 'pale', #bbbbbb on white: 1.9:1; 'dark on blue', #222 on
+                                         // #0072b2: 3.1:1 (where white on it passes, 5.2:1)
       {"broken", rule::legend_drawn},    // data-legend="missing": its only data-kind has no box;
                                          // "swatch-only": its only data-kind is its own swatch; and
                                          // 'CP comm', whose swatch colour nothing else has
@@ -97,6 +102,7 @@ TEST_CASE("html report: headless Chromium probe finds each rule's breach, and no
   for (const Breach& breach : breaches(*probe, {})) {
     if (breach.chart == "broken" && breach.rule == rule::legend_drawn) CHECK(breach.count == 3);
     if (breach.chart == "broken" && breach.rule == rule::label_overlap) CHECK(breach.count == 1);
+    if (breach.chart == "broken" && breach.rule == rule::contrast) CHECK(breach.count == 2);
     // The paragraph over the caption covers its text and its bold words: two pairs, and never the
     // caption with the words inside it.
     if (breach.chart == "(page)" && breach.rule == rule::label_overlap) CHECK(breach.count == 2);

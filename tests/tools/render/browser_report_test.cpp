@@ -7,12 +7,6 @@
 
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-#include <set>
-#include <string>
-#include <utility>
-
-#include "tests/tools/render/browser_known_breaches.hpp"
 #include "tests/tools/render/browser_rules.hpp"
 #include "tests/tools/render/headless_chromium.hpp"
 #include "tests/tools/render/report_commands.hpp"
@@ -20,42 +14,18 @@
 namespace clustersim::test {
 namespace {
 
-// CLUSTERSIM_BROWSER_STRICT=1 treats the known breaches as failures too: what the charts still break.
-bool strict() {
-  const char* value = std::getenv("CLUSTERSIM_BROWSER_STRICT");
-  return value != nullptr && std::string(value) == "1";
-}
-
 // "html report: headless Chromium" is the prefix tools/check's sanitizer stage leaves out.
 TEST_CASE("html report: headless Chromium renders every report within the chart rules") {
   if (!chromium_or_skip()) return;
   const WrittenReports& reports = written_reports();
   for (const auto& skipped : reports.skipped) MESSAGE("not checked: " << skipped);
 
-  std::set<std::pair<std::string, std::string>> known_seen;
   for (const ReportCommand& report : report_commands()) {
     if (!reports.paths.contains(report.name)) continue;
     CAPTURE(report.name);
     const auto probe = probe_in_chromium(reports.paths.at(report.name));
     if (!probe) continue;  // probe_in_chromium has failed the test, saying why
-    for (const Breach& breach : breaches(*probe, report.charts)) {
-      bool known = false;
-      for (const KnownBreach& k : known_breaches_until_new_charts()) known = known || (k.chart == breach.chart && k.rule == breach.rule);
-      if (known && !strict()) {
-        known_seen.insert({breach.chart, breach.rule});
-        MESSAGE("known breach (browser_known_breaches.hpp): " << describe(report.name, breach));
-      } else {
-        FAIL_CHECK(describe(report.name, breach));
-      }
-    }
-  }
-  // A known breach that no longer happens must leave the list, so that the rule holds from now on.
-  for (const KnownBreach& k : known_breaches_until_new_charts()) {
-    if (strict()) break;
-    if (!known_seen.contains({k.chart, k.rule})) {
-      FAIL_CHECK("chart " << k.chart << " no longer breaks rule " << k.rule
-                          << ": remove it from tests/tools/render/browser_known_breaches.hpp");
-    }
+    for (const Breach& breach : breaches(*probe, report.charts)) FAIL_CHECK(describe(report.name, breach));
   }
 }
 

@@ -20,7 +20,7 @@ inline constexpr const char* chart_size = "chart-size";          // each chart's
 inline constexpr const char* chart_painted = "chart-painted";    // ... with more than 3 painted shapes
 inline constexpr const char* label_overlap = "label-overlap";    // no two text labels overlap
 inline constexpr const char* font_size = "font-size";            // chart text at least 12 px on screen
-inline constexpr const char* contrast = "contrast";              // chart text 4.5:1 against white
+inline constexpr const char* contrast = "contrast";              // chart text 4.5:1 against what it is drawn on
 inline constexpr const char* page_width = "page-width";          // no sideways scrolling at 1,000 px
 inline constexpr const char* right_edge = "right-edge";          // nothing past the viewport's right edge
 inline constexpr const char* scroll_inside = "scroll-inside";    // no box scrolls its content sideways
@@ -36,7 +36,7 @@ inline const std::map<std::string, std::string>& rule_text() {
       {rule::chart_painted, "every chart has more than 3 painted shapes"},
       {rule::label_overlap, "no two text labels overlap by more than 1 px in both axes"},
       {rule::font_size, "chart text is at least 12 px on screen"},
-      {rule::contrast, "chart text has at least 4.5:1 contrast against white"},
+      {rule::contrast, "chart text has at least 4.5:1 contrast against what it is drawn on"},
       {rule::page_width, "the page does not scroll sideways in a 1,000 px window"},
       {rule::right_edge, "no element reaches past the right edge of a 1,000 px window"},
       {rule::scroll_inside, "no box's content is wider than the box (scrolled or cut off) in a 1,000 px window"},

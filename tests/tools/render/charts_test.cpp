@@ -21,6 +21,7 @@
 #include "tools/render/charts/ranking_chart.hpp"
 #include "tools/render/svg/axis.hpp"
 #include "tools/render/svg/elements.hpp"
+#include "tools/render/svg/palette.hpp"
 
 namespace clustersim::test {
 namespace {
@@ -140,6 +141,18 @@ TEST_CASE("charts: log axes tick at powers of ten or binary sizes and cover the 
   CHECK(tools::svg::bytes_label(1024) == "1K");
   CHECK(tools::svg::bytes_label(8.0 * (1 << 30)) == "8G");
   CHECK(tools::svg::axis_title("cost (USD)", decades) == "cost (USD, log scale)");
+}
+
+// WCAG 2 contrast ratios worked by hand from the sRGB bytes: blue #0072b2 has luminance 0.152, so
+// white on it is 1.05 / 0.202 = 5.2:1 and black 0.202 / 0.05 = 4.0:1; vermillion #d55e00 (0.222)
+// gives white 3.9:1 and black 5.4:1; orange #e69f00 (0.416) white 2.3:1 and black 9.3:1.
+TEST_CASE("charts: text on a fill is white or black, whichever contrasts more with it") {
+  CHECK(tools::svg::text_colour_on(tools::svg::blue) == "#ffffff");
+  CHECK(tools::svg::text_colour_on(tools::svg::vermillion) == "#000000");
+  CHECK(tools::svg::text_colour_on(tools::svg::orange) == "#000000");
+  CHECK(tools::svg::text_colour_on("#000000") == "#ffffff");
+  CHECK(tools::svg::text_colour_on("#ffffff") == "#000000");
+  CHECK(tools::svg::text_colour_on("url(#hatch)") == "#000000");  // not a colour: taken as the page's white
 }
 
 TEST_CASE("charts: a layout that does not fit is listed apart, never drawn as a bar") {

@@ -90,7 +90,8 @@ std::string bar_chart_svg(const BarChart& chart) {
                          s.kind, x0, y, std::max(0.5, x1 - x0), bc_bar_h, s.fill,
                          svg::html_escape(s.title.empty() ? s.legend_label : s.title));
       if (!s.inside_text.empty() && svg::text_width(s.inside_text, svg::tick_font_px) + 8 <= x1 - x0) {
-        out += svg::text((x0 + x1) / 2, y + bc_bar_h / 2 + 5, "value inside", s.inside_text, svg::Anchor::middle);
+        out += svg::text((x0 + x1) / 2, y + bc_bar_h / 2 + 5, "value inside", s.inside_text, svg::Anchor::middle,
+                         fmt::format("style=\"fill: {}\"", svg::text_colour_on(s.fill)));
       } else if (!s.outside_text.empty()) {
         beside += (beside.empty() ? "" : "; ") + s.outside_text;
       }

@@ -34,7 +34,7 @@ BarRow time_row(std::string label, double step_s, double compute_s, double expos
   row.segments = {segment("compute", "compute", std::string(forward_colour), compute_s),
                   segment("exposed-comm", "exposed communication", std::string(exposed_comm_colour), exposed_s),
                   segment("bubble", "pipeline bubble", "url(#" + hatch + ")", bubble_s)};
-  row.segments.back().inside_text.clear();  // white text on the grey hatch would not read
+  row.segments.back().inside_text.clear();  // text across the hatch's stripes would not read
   row.value_text = seconds_text(compute_s + exposed_s + bubble_s);
   return row;
 }

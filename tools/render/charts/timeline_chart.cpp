@@ -13,6 +13,7 @@
 #include "tools/render/svg/axis.hpp"
 #include "tools/render/svg/elements.hpp"
 #include "tools/render/svg/legend.hpp"
+#include "tools/render/svg/palette.hpp"
 
 namespace clustersim::tools::charts {
 namespace {
@@ -186,7 +187,8 @@ std::string timeline_svg(const models::StepGraph& step, const sim::Timeline& tim
     if (b.micro_batch >= 0) {
       const std::string number = std::to_string(b.micro_batch);
       if (width >= svg::text_width(number, svg::tick_font_px) + 4) {
-        svg += svg::text(x0 + width / 2, row_y + tl_compute_h / 2 + 4.5, "mb", number, svg::Anchor::middle);
+        svg += svg::text(x0 + width / 2, row_y + tl_compute_h / 2 + 4.5, "mb", number, svg::Anchor::middle,
+                         fmt::format("style=\"fill: {}\"", svg::text_colour_on(phase_colour[p])));
       }
     }
   }

@@ -31,4 +31,9 @@ inline constexpr std::string_view text_colour = "#222222";
 inline constexpr std::string_view axis_colour = "#444444";
 inline constexpr std::string_view grid_colour = "#e3e3e3";
 
+/// The colour for text drawn on a fill ("#rrggbb"): white or black, whichever has the higher WCAG 2
+/// contrast ratio against it. Every palette colour gets at least 4.5:1 so (white on blue and black
+/// on the rest: vermillion, for one, has under 4.5:1 with both white and text_colour).
+std::string_view text_colour_on(std::string_view fill);
+
 }  // namespace clustersim::tools::svg
