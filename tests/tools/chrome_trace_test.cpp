@@ -148,7 +148,9 @@ const Slice* slice_at(const Trace& trace, std::int64_t pid, std::int64_t tid, st
 void check_nesting(const Trace& trace) {
   std::map<std::pair<std::int64_t, std::int64_t>, std::vector<const Slice*>> tracks;
   for (const Slice& s : trace.slices) tracks[{s.pid, s.tid}].push_back(&s);
-  for (auto& [track, slices] : tracks) {
+  for (auto& entry : tracks) {
+    const auto& track = entry.first;  // not a structured binding: clang 14 cannot capture those in a lambda
+    auto& slices = entry.second;
     std::sort(slices.begin(), slices.end(), [](const Slice* a, const Slice* b) {
       return a->begin != b->begin ? a->begin < b->begin : a->end > b->end;  // parents first
     });
@@ -179,7 +181,9 @@ void check_names(const Trace& trace, const Layout& layout) {
                                                  {"pp send", "pp_comm"}, {"dp comm", "dp_comm"}};
   const std::regex thread(R"(^(compute|tp comm|ep comm|cp comm|pp send|dp comm)( lane \d+)?$)");
   std::map<std::int64_t, std::set<std::string>> names;
-  for (const auto& [track, name] : trace.threads) {
+  for (const auto& thread_entry : trace.threads) {
+    const auto& track = thread_entry.first;
+    const std::string& name = thread_entry.second;
     CHECK_MESSAGE(std::regex_match(name, thread), name);
     CHECK_MESSAGE(names[track.first].insert(name).second, "two tracks named " << name);
   }
@@ -314,7 +318,9 @@ void check_slice_names(const Trace& trace, const Layout& layout) {
 void check_flows(const Trace& trace, const Layout& layout) {
   CHECK(static_cast<std::int64_t>(trace.flow_starts.size()) == 2 * layout.micro_batches * (layout.pp * layout.vp - 1));
   CHECK(trace.flow_finishes.size() == trace.flow_starts.size());
-  for (const auto& [id, start] : trace.flow_starts) {
+  for (const auto& flow : trace.flow_starts) {
+    const auto& id = flow.first;
+    const auto& start = flow.second;
     CAPTURE(id);
     REQUIRE(trace.flow_finishes.count(id) == 1);
     const FlowEnd& finish = trace.flow_finishes.at(id);

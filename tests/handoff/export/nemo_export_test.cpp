@@ -62,7 +62,9 @@ void check_exports_pass(const std::vector<layouts_under_test::NamedLayout>& layo
     std::int64_t world = 0;
     const auto cli = cli_overrides(f.launch, world);
     CHECK(world == l.scenario.cluster.num_gpus);
-    for (const auto& [key, value] : yaml.values) {
+    for (const auto& setting : yaml.values) {
+      const std::string& key = setting.first;  // not a structured binding: clang 14 cannot capture those
+      const auto& value = setting.second;
       CAPTURE(key);
       if (key.starts_with("comm_overlap.") && value != "true") continue;
       REQUIRE(cli.contains(key));

@@ -18,10 +18,7 @@ namespace {
 TEST_CASE("html report: headless Chromium renders every report within the chart rules") {
   if (!chromium_or_skip()) return;
   const WrittenReports& reports = written_reports();
-  for (const auto& skipped : reports.skipped) MESSAGE("not checked: " << skipped);
-
   for (const ReportCommand& report : report_commands()) {
-    if (!reports.paths.contains(report.name)) continue;
     CAPTURE(report.name);
     const auto probe = probe_in_chromium(reports.paths.at(report.name));
     if (!probe) continue;  // probe_in_chromium has failed the test, saying why

@@ -21,7 +21,6 @@ std::size_t count(const std::string& text, const std::string& needle) {
 TEST_CASE("html report: one self-contained file per command, with its charts") {
   const WrittenReports& reports = written_reports();
   for (const ReportCommand& report : report_commands()) {
-    if (!reports.paths.contains(report.name)) continue;  // a command without --report yet
     const std::string& name = report.name;
     CAPTURE(name);
     const std::string html = read_text(reports.paths.at(name));

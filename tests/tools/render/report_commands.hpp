@@ -18,13 +18,11 @@ namespace clustersim::test {
 struct ReportCommand {
   std::string name;       // the report's name in messages and in docs/report-NAME.png
   std::string arguments;  // `clustersim ARGUMENTS --report FILE` writes it
-  std::vector<std::string> charts;  // data-chart names it must hold; empty: at least one chart
-  // false ("if-offered"): skipped while the command's --help does not mention --report.
-  bool required = true;
+  std::vector<std::string> charts;  // data-chart names it must hold
 };
 
 // The table, tests/tools/render/report_commands.txt (also read by tools/screenshots): one report
-// a line, "NAME | ARGUMENTS | CHARTS | required or if-offered"; '#' starts a comment line.
+// a line, "NAME | ARGUMENTS | CHARTS"; '#' starts a comment line.
 inline std::vector<ReportCommand> parse_report_commands(const std::string& text) {
   const auto trim = [](std::string field) {
     const auto first = field.find_first_not_of(" \t"), last = field.find_last_not_of(" \t");
@@ -38,12 +36,11 @@ inline std::vector<ReportCommand> parse_report_commands(const std::string& text)
     std::vector<std::string> fields;
     std::istringstream cells(line);
     for (std::string cell; std::getline(cells, cell, '|');) fields.push_back(trim(cell));
-    REQUIRE_MESSAGE(fields.size() == 4, "report_commands.txt: 4 fields separated by | in: " << line);
-    REQUIRE_MESSAGE((fields[3] == "required" || fields[3] == "if-offered"),
-                    "report_commands.txt: the last field is required or if-offered in: " << line);
-    ReportCommand report{.name = fields[0], .arguments = fields[1], .charts = {}, .required = fields[3] == "required"};
+    REQUIRE_MESSAGE(fields.size() == 3, "report_commands.txt: 3 fields separated by | in: " << line);
+    ReportCommand report{.name = fields[0], .arguments = fields[1], .charts = {}};
     std::istringstream charts(fields[2]);
     for (std::string chart; charts >> chart;) report.charts.push_back(chart);
+    REQUIRE_MESSAGE(!report.charts.empty(), "report_commands.txt: no chart named in: " << line);
     table.push_back(std::move(report));
   }
   return table;
@@ -55,16 +52,9 @@ inline const std::vector<ReportCommand>& report_commands() {
   return table;
 }
 
-// Whether `clustersim COMMAND --help` offers --report.
-inline bool offers_report(const ReportCommand& report) {
-  const std::string command = report.arguments.substr(0, report.arguments.find(' '));
-  return run_clustersim(command + " --help").out.find("--report") != std::string::npos;
-}
-
 struct WrittenReports {
   TempDir dir;
-  std::map<std::string, std::string> paths;  // report name -> file; absent: skipped (see skipped)
-  std::vector<std::string> skipped;          // why each skipped report was skipped
+  std::map<std::string, std::string> paths;  // report name -> file
 };
 
 // Every report of the table, written once per test process (plan takes seconds).
@@ -76,11 +66,6 @@ inline const WrittenReports& written_reports() {
   REQUIRE_MESSAGE(!report_commands().empty(), "tests/tools/render/report_commands.txt is missing or lists no report");
   for (const ReportCommand& report : report_commands()) {
     CAPTURE(report.name);
-    if (!report.required && !offers_report(report)) {
-      out.skipped.push_back(report.name + ": `clustersim " + report.arguments.substr(0, report.arguments.find(' ')) +
-                            " --help` has no --report yet");
-      continue;
-    }
     const std::string path = out.dir / (report.name + ".html");
     const Outcome outcome = run_clustersim(report.arguments + " --report " + path);
     CAPTURE(outcome.err);
