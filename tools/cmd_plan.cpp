@@ -94,6 +94,8 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   std::vector<std::string> price_args, server_price_args;
   std::int64_t min_gpus = 0, max_gpus = 0;
   unsigned jobs = planning::default_jobs();
+  std::int64_t flow_check = static_cast<std::int64_t>(planning::kFlowCandidates);
+  constexpr IntRange flow_check_range{.min = 0, .max = 64};
   constexpr RealRange days_range{.min = 0.0, .max = 36500.0, .min_exclusive = true};
   constexpr RealRange budget_range{.min = 0.0, .max = 1e15, .min_exclusive = true};
   constexpr IntRange gpus_range{.min = 1, .max = planning::max_plan_gpus};
@@ -117,6 +119,11 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
        "network topologies (default: rail_optimized,fat_tree,dragonfly)")
       ("oversubscription", real_option("oversubscription", &oversubscription, oversubscription_range)->value_name("X"),
        with_rule("fat-tree leaf oversubscription (default 2)", oversubscription_range.rule()).c_str())
+      ("flow-check", integer_option("flow-check", &flow_check, flow_check_range)->value_name("N"),
+       with_rule("re-run the N best analytic layouts of each option shown (the front, the choice, the cheapest "
+                 "of each GPU type) under the flow fidelity on its own topology, where contention and the "
+                 "topology count, and keep the best; 0: analytic only (default 2)",
+                 flow_check_range.rule()).c_str())
       ("pricing", po::value(&pricing)->value_name("rent|build"),
        "rent: on-demand GPU-hours; build: owned cost per GPU-hour from the cost model (cost.build), "
        "network priced from the topology's parts (default: rent)")
@@ -136,15 +143,16 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
       ("jobs", integer_option("jobs", &jobs, jobs_range)->value_name("N"),
        with_rule("simulate on N threads (default: all cores)", jobs_range.rule()).c_str())
       ("resume", path_option("resume", &resume_path)->value_name("FILE"),
-       "keep the progress in FILE, rewritten atomically as parts of the layout runs finish; a plan killed "
+       "keep the progress in FILE, rewritten atomically as rounds of the layout runs finish; a plan killed "
        "midway and started again with the same FILE goes on from it, with the same output as one "
        "uninterrupted run. A FILE of another plan is refused. Removed once the output is written");
   const CommandHelp help{
       .name = "plan",
       .usage = "[SCENARIO] [--deadline-days D] [--budget-usd B] [--gpus LIST] [--min-gpus N] [--max-gpus N]\n"
-               "                       [--topologies LIST] [--oversubscription X] [--pricing rent|build] [--price GPU=USD ...]\n"
-               "                       [--server-price GPU=USD ...] [--validation FILE.csv] [--report FILE.html] [--csv FILE]\n"
-               "                       [--export FRAMEWORK] [--jobs N] [--resume FILE] [--set path=value ...]",
+               "                       [--topologies LIST] [--oversubscription X] [--flow-check N] [--pricing rent|build]\n"
+               "                       [--price GPU=USD ...] [--server-price GPU=USD ...] [--validation FILE.csv]\n"
+               "                       [--report FILE.html] [--csv FILE] [--export FRAMEWORK] [--jobs N] [--resume FILE]\n"
+               "                       [--set path=value ...]",
       .description =
           "Size a cluster before buying or renting it. For the scenario's model, sequence length, global\n"
           "batch and token budget (training.tokens), search GPU type, GPU count (whole nodes), topology and\n"
@@ -182,6 +190,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
       .budget_usd = budget_usd,
       .jobs = jobs,
       .simulate_chosen = !report_path.empty(),
+      .flow_candidates = static_cast<std::size_t>(flow_check),
       .validation = validation ? &*validation : nullptr,
   };
   std::optional<PlanResumeStore> store;

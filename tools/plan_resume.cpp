@@ -98,20 +98,16 @@ std::vector<models::StepReport> step_reports_from_text(std::string_view text, st
   return reports;
 }
 
-std::size_t PlanResumeStore::parts(std::size_t runs) {
-  const std::size_t n = chunk_count(runs, kMaxPlanParts);
-  file_.emplace(path_, job_, n);
-  return n;
-}
+void PlanResumeStore::rounds(std::size_t most) { file_.emplace(path_, job_, most); }
 
-std::optional<std::vector<models::StepReport>> PlanResumeStore::kept(std::size_t part) {
-  const std::string* text = file_ ? file_->find(part) : nullptr;
+std::optional<std::vector<models::StepReport>> PlanResumeStore::kept(std::size_t round) {
+  const std::string* text = file_ ? file_->find(round) : nullptr;
   if (text == nullptr) return std::nullopt;
-  return step_reports_from_text(*text, "part " + std::to_string(part));
+  return step_reports_from_text(*text, "round " + std::to_string(round));
 }
 
-void PlanResumeStore::keep(std::size_t part, const std::vector<models::StepReport>& reports) {
-  if (file_) file_->add(part, step_reports_text(reports));
+void PlanResumeStore::keep(std::size_t round, const std::vector<models::StepReport>& reports) {
+  if (file_) file_->add(round, step_reports_text(reports));
 }
 
 void PlanResumeStore::remove() const {

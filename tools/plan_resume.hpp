@@ -1,6 +1,6 @@
 #pragma once
-/// `plan --resume FILE`: the plan's layout runs (planning/plan/plan_evaluation.hpp) in up to
-/// kMaxPlanParts parts of contiguous runs, each part's step reports kept in a resume file
+/// `plan --resume FILE`: the plan's layout runs (planning/plan/plan_evaluation.hpp) round by
+/// round, each round's step reports kept in a resume file
 /// (tools/resume_file.hpp) bit for bit (tools/bit_record.hpp), so that a resumed plan prints exactly
 /// what an uninterrupted one prints.
 
@@ -15,7 +15,6 @@
 
 namespace clustersim::tools {
 
-inline constexpr std::size_t kMaxPlanParts = 32;
 
 std::string step_reports_text(const std::vector<models::StepReport>& reports);
 /// Throws CliError (naming `what`) when `text` is not what step_reports_text writes.
@@ -26,7 +25,7 @@ class PlanResumeStore : public planning::LayoutRunStore {
   /// `job` identifies the plan (scenario and options); the file is opened once the runs are counted.
   PlanResumeStore(std::string path, std::string job) : path_(std::move(path)), job_(std::move(job)) {}
 
-  std::size_t parts(std::size_t runs) override;
+  void rounds(std::size_t most) override;
   std::optional<std::vector<models::StepReport>> kept(std::size_t part) override;
   void keep(std::size_t part, const std::vector<models::StepReport>& reports) override;
   /// Removes the file (after the plan's output is written).

@@ -1,12 +1,78 @@
 #include "planning/plan/plan.hpp"
 
 #include <algorithm>
+#include <set>
 
+#include "planning/parallel_for.hpp"
 #include "planning/plan/plan_error.hpp"
 #include "planning/plan/plan_evaluation.hpp"
 #include "planning/plan/sizing.hpp"
 
 namespace clustersim::planning {
+namespace {
+
+std::vector<PlanPoint> slow_ends(const std::vector<PlanOption>& options) {
+  std::vector<PlanPoint> points;
+  for (const auto& o : options) points.push_back({.days = o.slow_days, .cost_usd = o.slow_cost_usd});
+  return points;
+}
+
+// The front, the choice and the cheapest option of each GPU type, from the options as they are.
+void choose(PlanResult& result, const PlanRequest& request) {
+  const std::vector<PlanPoint> points = slow_ends(result.options);
+  result.on_front = pareto_front(points);
+  result.front = front_by_days(points, result.on_front);
+  result.chosen = choose_option(points, request.deadline_days, request.budget_usd);
+}
+
+// flow_check.hpp: checks the options shown until every one shown is checked.
+void flow_check_shown(PlanResult& result, const PlanRequest& request, const LayoutRuns& runs,
+                      const OptionSettings& settings) {
+  std::vector<bool> checked(result.options.size(), false);
+  for (;;) {
+    std::set<std::size_t> shown(result.front.begin(), result.front.end());
+    if (result.chosen) shown.insert(*result.chosen);
+    for (const auto& gpu : request.gpus) {
+      if (const auto cheapest = cheapest_option(result, gpu)) shown.insert(*cheapest);
+    }
+    std::vector<std::size_t> to_check;
+    for (const std::size_t i : shown) {
+      if (!checked[i]) to_check.push_back(i);
+    }
+    if (to_check.empty()) return;
+    // Every (option, layout) trial on the threads at once; then each option keeps its best.
+    std::vector<std::pair<std::size_t, std::size_t>> trials;  // (index into to_check, run)
+    for (std::size_t k = 0; k < to_check.size(); ++k) {
+      checked[to_check[k]] = true;
+      for (const std::size_t run : flow_check_layouts(result.options[to_check[k]], result.clusters, runs,
+                                                      request.flow_candidates)) {
+        trials.emplace_back(k, run);
+      }
+    }
+    std::vector<PlanOption> done(trials.size());
+    parallel_for(trials.size(), request.jobs, [&](std::size_t t) {
+      done[t] = flow_trial(result.options[to_check[trials[t].first]], result.clusters, runs, trials[t].second);
+    });
+    std::vector<std::vector<PlanOption>> by_option(to_check.size());
+    for (std::size_t t = 0; t < trials.size(); ++t) by_option[trials[t].first].push_back(std::move(done[t]));
+    for (std::size_t k = 0; k < to_check.size(); ++k) {
+      keep_best_trial(result.options[to_check[k]], std::move(by_option[k]), result.clusters, settings, request.scenario);
+    }
+    result.flow_runs += trials.size();
+    choose(result, request);
+  }
+}
+
+}  // namespace
+
+std::optional<std::size_t> cheapest_option(const PlanResult& result, const std::string& gpu) {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < result.options.size(); ++i) {
+    if (result.clusters[result.options[i].cluster].gpu != gpu) continue;
+    if (!best || result.options[i].slow_cost_usd < result.options[*best].slow_cost_usd) best = i;
+  }
+  return best;
+}
 
 PlanResult make_plan(const PlanRequest& request, const PlanProgressFn& progress) {
   PlanResult result;
@@ -29,7 +95,11 @@ PlanResult make_plan(const PlanRequest& request, const PlanProgressFn& progress)
   }
 
   const ProgressFn on_layout = progress ? progress(layout_count(result.clusters)) : ProgressFn{};
-  const LayoutRuns runs = simulate_layouts(result.clusters, request.jobs, on_layout, request.store);
+  // Each cluster's best few layouts are all the options need: the topology reruns' and the flow check's.
+  const std::size_t keep = request.full_evaluation ? 0 : std::max(kTopologyCandidates, request.flow_candidates);
+  const LayoutRuns runs = simulate_layouts(result.clusters, request.jobs, on_layout, keep, request.store);
+  result.layouts = runs.runs.size();
+  result.layouts_set_aside = runs.runs.size() - runs.simulated;
   const OptionSettings settings{.topologies = request.topologies,
                                 .oversubscription = request.oversubscription,
                                 .pricing = request.pricing,
@@ -45,14 +115,12 @@ PlanResult make_plan(const PlanRequest& request, const PlanProgressFn& progress)
                          : std::to_string(max_plan_gpus) + " GPUs is the largest cluster plan searches"));
   }
   result.options = std::move(found.options);
-  result.layouts_simulated = runs.runs.size() + found.reruns;
   result.topology_changed_time = found.topology_changed_time;
-
-  std::vector<PlanPoint> points;
-  for (const auto& o : result.options) points.push_back({.days = o.slow_days, .cost_usd = o.slow_cost_usd});
-  result.on_front = pareto_front(points);
-  result.front = front_by_days(points, result.on_front);
-  result.chosen = choose_option(points, request.deadline_days, request.budget_usd);
+  choose(result, request);
+  if (request.flow_candidates > 0 && request.scenario.simulation.fidelity == scenarios::Fidelity::analytic) {
+    flow_check_shown(result, request, runs, settings);
+  }
+  result.layouts_simulated = runs.simulated + found.reruns + result.flow_runs;
   if (request.simulate_chosen && result.chosen) {
     result.chosen_simulation = models::simulate_step(option_inputs(result.clusters, result.options[*result.chosen]));
   }

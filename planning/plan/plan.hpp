@@ -8,7 +8,8 @@
 /// The steps, one file each: prices (plan_prices), candidate clusters (plan_clusters), the
 /// layouts per cluster (plan_layouts), their simulation on threads (plan_evaluation), the
 /// options per topology with their reruns and cost (plan_options), the front and the choice
-/// (sizing). Errors are PlanErrors (planning/plan/plan_error.hpp).
+/// (sizing), and the flow check of the options shown (flow_check). Errors are PlanErrors
+/// (planning/plan/plan_error.hpp).
 
 #include <cstddef>
 #include <functional>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "models/step/step_model.hpp"
+#include "planning/plan/flow_check.hpp"
 #include "planning/plan/plan_clusters.hpp"
 #include "planning/plan/plan_evaluation.hpp"
 #include "planning/plan/plan_options.hpp"
@@ -42,6 +44,12 @@ struct PlanRequest {
   double budget_usd = 0.0;                         // <= 0: none
   unsigned jobs = 1;                               // simulation threads
   bool simulate_chosen = false;                    // keep the full simulation of the choice (for a report)
+  // Best analytic layouts an option re-runs under the flow fidelity (flow_check.hpp); 0: none.
+  // Ignored when the scenario's fidelity is flow already.
+  std::size_t flow_candidates = kFlowCandidates;
+  // Simulate every layout instead of setting aside those the bound excludes (plan_evaluation.hpp):
+  // the same options, more slowly; for tests.
+  bool full_evaluation = false;
   const BandTable* validation = nullptr;           // the bands' runs; nullptr: built_in_band_table()
   LayoutRunStore* store = nullptr;                 // keeps finished layout runs (plan --resume); may be null
 };
@@ -54,7 +62,10 @@ struct PlanResult {
   std::vector<bool> on_front{};            // per option, of the slow ends
   std::vector<std::size_t> front{};        // the front's options, fastest slow end first
   std::optional<std::size_t> chosen{};     // nullopt: no option meets the deadline and budget at its slow end
-  std::size_t layouts_simulated = 0;       // layout runs and topology reruns
+  std::size_t layouts = 0;                 // layouts of every cluster that fit in memory
+  std::size_t layouts_set_aside = 0;       // of those, not simulated: the bound excludes them
+  std::size_t layouts_simulated = 0;       // layout runs, topology reruns and flow runs
+  std::size_t flow_runs = 0;               // of those, under the flow fidelity (flow_check.hpp)
   bool topology_changed_time = false;      // whether a topology gave another step time than the first
   std::string band_source{};               // the validation CSV of the bands
   ProfileWidening widening{};              // of the request GPU's clusters (named profile); others: none
@@ -67,5 +78,9 @@ using PlanProgressFn = std::function<ProgressFn(std::size_t layouts)>;
 
 /// Throws PlanError when the request cannot be planned (see plan_error.hpp).
 PlanResult make_plan(const PlanRequest& request, const PlanProgressFn& progress = {});
+
+/// The option of that GPU type that costs least at the slow end of its band; nullopt when the
+/// model fits on none of its clusters.
+std::optional<std::size_t> cheapest_option(const PlanResult& result, const std::string& gpu);
 
 }  // namespace clustersim::planning

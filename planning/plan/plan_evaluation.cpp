@@ -3,9 +3,23 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "planning/parallel_for.hpp"
+#include "planning/search/step_bound.hpp"
+#include "planning/search/sweep_rows.hpp"
 
 namespace clustersim::planning {
+namespace {
+
+// One cluster's progress through the rounds.
+struct ClusterRounds {
+  std::vector<std::size_t> order;  // indices into runs, by bound x slow factor
+  std::size_t next = 0;            // into order
+  std::vector<double> best;        // the least slow ends simulated, ascending, at most `keep`
+};
+
+}  // namespace
 
 std::size_t layout_count(const std::vector<SizedCluster>& clusters) {
   std::size_t n = 0;
@@ -14,49 +28,93 @@ std::size_t layout_count(const std::vector<SizedCluster>& clusters) {
 }
 
 LayoutRuns simulate_layouts(const std::vector<SizedCluster>& clusters, unsigned jobs, const ProgressFn& progress,
-                            LayoutRunStore* store) {
+                            std::size_t keep, LayoutRunStore* store) {
   LayoutRuns result;
   for (std::size_t c = 0; c < clusters.size(); ++c) {
     for (std::size_t l = 0; l < clusters[c].layouts.size(); ++l) result.runs.push_back({.cluster = c, .layout = l});
   }
   const std::size_t n = result.runs.size();
-  const auto simulate = [&](std::size_t begin, std::size_t end) {
-    parallel_for(end - begin, jobs, [&](std::size_t k) {
-      LayoutRun& run = result.runs[begin + k];
-      const SizedCluster& cluster = clusters[run.cluster];
-      run.report = models::simulate_step(with_layout(cluster.base, cluster.layouts[run.layout])).report;
-      if (progress) progress(1);
-    });
+  const auto layout_of = [&](std::size_t i) -> const Layout& {
+    return clusters[result.runs[i].cluster].layouts[result.runs[i].layout];
   };
-  if (store == nullptr) {
-    simulate(0, n);
-  } else {
-    const std::size_t parts = std::max<std::size_t>(1, store->parts(n));
-    for (std::size_t p = 0; p < parts; ++p) {
-      // Part p: runs [p n / parts, (p + 1) n / parts), without the product's overflow.
-      const auto start = [&](std::size_t q) { return n / parts * q + n % parts * q / parts; };
-      const std::size_t begin = start(p), end = start(p + 1);
-      std::optional<std::vector<models::StepReport>> reports = store->kept(p);
-      if (reports) {
-        if (progress) progress(end - begin);
-      } else {
-        simulate(begin, end);
-        std::vector<models::StepReport> done;
-        for (std::size_t i = begin; i < end; ++i) done.push_back(std::move(result.runs[i].report));
-        store->keep(p, done);
-        reports = store->kept(p);
+  const auto slow_factor = [&](std::size_t i) { return clusters[result.runs[i].cluster].bands.slow_factor(layout_of(i)); };
+
+  // The bound is that of the analytic lowering; the flow fidelity's traffic runs at its own pace.
+  std::vector<double> bounds(n, 0.0);
+  parallel_for(n, jobs, [&](std::size_t i) {
+    const SizedCluster& cluster = clusters[result.runs[i].cluster];
+    if (keep == 0 || cluster.base.fidelity != models::CommFidelity::analytic) return;
+    const Layout& layout = layout_of(i);
+    bounds[i] = step_time_lower_bound_s(models::plan_step(cluster.base, layout.parallelism, layout.training)) *
+                slow_factor(i);
+  });
+  std::vector<ClusterRounds> rounds(clusters.size());
+  std::size_t most_rounds = 0;
+  for (std::size_t i = 0; i < n; ++i) rounds[result.runs[i].cluster].order.push_back(i);
+  for (auto& r : rounds) {
+    std::stable_sort(r.order.begin(), r.order.end(), [&](std::size_t a, std::size_t b) { return bounds[a] < bounds[b]; });
+    most_rounds = std::max(most_rounds, (r.order.size() + kRoundLayouts - 1) / kRoundLayouts);
+  }
+  if (store) store->rounds(most_rounds);
+
+  for (std::size_t round = 0;; ++round) {
+    std::vector<std::size_t> batch;
+    std::size_t set_aside = 0;
+    for (auto& r : rounds) {
+      for (std::size_t taken = 0; taken < kRoundLayouts && r.next < r.order.size(); ++taken) {
+        const std::size_t i = r.order[r.next];
+        // The margin covers the rounding of the bound's sum; ties are not excluded.
+        if (keep > 0 && r.best.size() == keep && bounds[i] * (1.0 - 1e-9) > r.best.back()) {
+          set_aside += r.order.size() - r.next;  // and every later one: their bounds are no less
+          r.next = r.order.size();
+          break;
+        }
+        batch.push_back(i);
+        ++r.next;
       }
-      if (!reports || reports->size() != end - begin) throw std::runtime_error("simulate_layouts: a kept part has the wrong size");
-      for (std::size_t i = begin; i < end; ++i) result.runs[i].report = std::move((*reports)[i - begin]);
+    }
+    if (progress && set_aside > 0) progress(set_aside);
+    if (batch.empty()) break;
+    if (round >= most_rounds) throw std::logic_error("simulate_layouts: more rounds than counted");
+    std::optional<std::vector<models::StepReport>> reports = store ? store->kept(round) : std::nullopt;
+    if (reports) {
+      if (reports->size() != batch.size()) throw std::runtime_error("simulate_layouts: a kept round has the wrong size");
+      if (progress) progress(batch.size());
+    } else {
+      reports.emplace(batch.size());
+      parallel_for(batch.size(), jobs, [&](std::size_t k) {
+        const SizedCluster& cluster = clusters[result.runs[batch[k]].cluster];
+        (*reports)[k] = models::simulate_step(with_layout(cluster.base, layout_of(batch[k]))).report;
+        if (progress) progress(1);
+      });
+      if (store) store->keep(round, *reports);
+    }
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+      const std::size_t i = batch[k];
+      LayoutRun& run = result.runs[i];
+      run.report = std::move((*reports)[k]);
+      run.simulated = true;
+      ++result.simulated;
+      const double slow_end = run.report.times.step_time_s * slow_factor(i);
+      // A bound the simulation beats would make the cut wrong: fail loudly, never rank silently.
+      if (slow_end < bounds[i] * (1.0 - 1e-9)) {
+        throw std::logic_error(fmt::format("step-time lower bound {} s exceeds the simulated {} s for {}",
+                                           bounds[i] / slow_factor(i), run.report.times.step_time_s,
+                                           layout_label(layout_of(i))));
+      }
+      if (keep == 0) continue;
+      std::vector<double>& best = rounds[run.cluster].best;
+      best.insert(std::upper_bound(best.begin(), best.end(), slow_end), slow_end);
+      if (best.size() > keep) best.pop_back();
     }
   }
+
   result.ranked.resize(clusters.size());
-  for (std::size_t i = 0; i < result.runs.size(); ++i) result.ranked[result.runs[i].cluster].push_back(i);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (result.runs[i].simulated) result.ranked[result.runs[i].cluster].push_back(i);
+  }
   for (std::size_t c = 0; c < clusters.size(); ++c) {
-    const auto slow_end = [&](std::size_t i) {
-      const LayoutRun& run = result.runs[i];
-      return run.report.times.step_time_s * clusters[c].bands.slow_factor(clusters[c].layouts[run.layout]);
-    };
+    const auto slow_end = [&](std::size_t i) { return result.runs[i].report.times.step_time_s * slow_factor(i); };
     std::stable_sort(result.ranked[c].begin(), result.ranked[c].end(),
                      [&](std::size_t a, std::size_t b) { return slow_end(a) < slow_end(b); });
   }

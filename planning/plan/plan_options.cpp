@@ -43,28 +43,34 @@ PlanOptions plan_options(const std::vector<SizedCluster>& clusters, const Layout
           option.band = std::move(band);
         }
       }
-      const auto& s = cluster.scenario;
-      option.usd_per_gpu_hour =
-          gpu_hour_usd(settings.pricing, settings.prices.at(cluster.gpu), cluster.gpu, scenario, base.cluster);
-      option.hours = s.training.tokens / option.report.tokens_per_s / kSecondsPerHour;
-      option.days = option.hours / s.cost.hours_per_day;
-      option.cost_usd = option.usd_per_gpu_hour * static_cast<double>(s.cluster.num_gpus) * option.hours;
-      const double fast = option.band.fast_s / option.report.times.step_time_s;
-      const double slow = option.band.slow_s / option.report.times.step_time_s;
-      option.fast_days = option.days * fast;
-      option.slow_days = option.days * slow;
-      option.fast_cost_usd = option.cost_usd * fast;
-      option.slow_cost_usd = option.cost_usd * slow;
+      price_option(option, cluster, settings, scenario);
       result.options.push_back(std::move(option));
     }
   }
   return result;
 }
 
+void price_option(PlanOption& option, const SizedCluster& cluster, const OptionSettings& settings,
+                  const scenarios::Scenario& scenario) {
+  const auto& s = cluster.scenario;
+  const models::ClusterSpec network = on_topology(cluster.base.cluster, option.topology, settings.oversubscription);
+  option.usd_per_gpu_hour = gpu_hour_usd(settings.pricing, settings.prices.at(cluster.gpu), cluster.gpu, scenario, network);
+  option.hours = s.training.tokens / option.report.tokens_per_s / kSecondsPerHour;
+  option.days = option.hours / s.cost.hours_per_day;
+  option.cost_usd = option.usd_per_gpu_hour * static_cast<double>(s.cluster.num_gpus) * option.hours;
+  const double fast = option.band.fast_s / option.report.times.step_time_s;
+  const double slow = option.band.slow_s / option.report.times.step_time_s;
+  option.fast_days = option.days * fast;
+  option.slow_days = option.days * slow;
+  option.fast_cost_usd = option.cost_usd * fast;
+  option.slow_cost_usd = option.cost_usd * slow;
+}
+
 models::StepInputs option_inputs(const std::vector<SizedCluster>& clusters, const PlanOption& option) {
   models::StepInputs in = with_layout(clusters.at(option.cluster).base, option.layout);
   in.cluster.topology = option.topology;
   in.cluster.oversubscription = option.oversubscription;
+  if (option.flow) in.fidelity = models::CommFidelity::flow;
   return in;
 }
 

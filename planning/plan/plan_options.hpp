@@ -11,6 +11,8 @@
 /// Units: hours, calendar days, US dollars.
 
 #include <cstddef>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "models/spec/cluster_spec.hpp"
@@ -23,6 +25,13 @@
 namespace clustersim::planning {
 
 inline constexpr std::size_t kTopologyCandidates = 3;
+
+/// An option re-simulated under the flow fidelity on its own topology (planning/plan/flow_check.hpp):
+/// its report is then the flow step's.
+struct FlowCheck {
+  double analytic_step_s = 0.0;  // the kept layout's step under the analytic fidelity
+  std::size_t layouts = 0;       // how many of its cluster's best layouts ran under flow
+};
 
 /// One (cluster, topology) option with its best layout.
 struct PlanOption {
@@ -38,6 +47,8 @@ struct PlanOption {
   double cost_usd = 0.0;
   double fast_days = 0.0, slow_days = 0.0;          // the band's ends
   double fast_cost_usd = 0.0, slow_cost_usd = 0.0;
+  std::optional<FlowCheck> flow{};  // set when the option was re-simulated under flow
+  std::string flow_not_checked{};   // why it could not be, when none of its layouts runs under flow
 };
 
 /// How a plan prices and networks its clusters.
@@ -59,7 +70,12 @@ struct PlanOptions {
 PlanOptions plan_options(const std::vector<SizedCluster>& clusters, const LayoutRuns& runs,
                          const OptionSettings& settings, const scenarios::Scenario& scenario);
 
-/// The step inputs of an option: its cluster's, with its layout and its network.
+/// Sets the option's price, time and cost (with their bands) from its report and band.
+void price_option(PlanOption& option, const SizedCluster& cluster, const OptionSettings& settings,
+                  const scenarios::Scenario& scenario);
+
+/// The step inputs of an option: its cluster's, with its layout and its network (and the flow
+/// fidelity, if the option was checked under it).
 models::StepInputs option_inputs(const std::vector<SizedCluster>& clusters, const PlanOption& option);
 
 }  // namespace clustersim::planning

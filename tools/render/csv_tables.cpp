@@ -46,20 +46,22 @@ std::string plan_options_csv(const planning::PlanResult& result) {
   std::string out =
       "option,gpu,gpus,topology,oversubscription,tp,pp,dp,cp,ep,etp,vp,sp,zero,micro_batch,recompute,step_time_s,"
       "step_time_fast_s,step_time_slow_s,validation_family,validation_runs,unvalidated,mfu,tokens_per_s,"
-      "usd_per_gpu_hour,days,days_fast,days_slow,cost_usd,cost_fast_usd,cost_slow_usd,on_front,chosen\n";
+      "usd_per_gpu_hour,days,days_fast,days_slow,cost_usd,cost_fast_usd,cost_slow_usd,on_front,chosen,fidelity,"
+      "analytic_step_time_s\n";
   for (std::size_t i = 0; i < result.options.size(); ++i) {
     const planning::PlanOption& o = result.options[i];
     const auto& p = o.layout.parallelism;
     const planning::SizedCluster& cluster = result.clusters[o.cluster];
     out += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", i,
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", i,
         csv_text(cluster.gpu), cluster.scenario.cluster.num_gpus, planning::topology_name(o.topology),
         number(o.oversubscription), p.tp, p.pp, p.dp, p.cp, p.ep, p.etp, p.vp, p.sp, p.zero, o.layout.training.micro_batch,
         models::recompute_name(o.layout.training.recompute), number(o.report.times.step_time_s), number(o.band.fast_s),
         number(o.band.slow_s), csv_text(o.band.family), o.band.runs, csv_text(o.band.unvalidated), number(o.report.mfu),
         number(o.report.tokens_per_s), number(o.usd_per_gpu_hour), number(o.days), number(o.fast_days),
         number(o.slow_days), number(o.cost_usd), number(o.fast_cost_usd), number(o.slow_cost_usd),
-        static_cast<bool>(result.on_front[i]), result.chosen && *result.chosen == i);
+        static_cast<bool>(result.on_front[i]), result.chosen && *result.chosen == i, o.flow ? "flow" : "analytic",
+        o.flow ? number(o.flow->analytic_step_s) : number(o.report.times.step_time_s));
   }
   return out;
 }

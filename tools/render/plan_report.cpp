@@ -30,6 +30,12 @@ std::string topology_text(const PlanOption& o) {
   return std::string(planning::topology_name(o.topology));
 }
 
+// The flow step against the analytic one, for an option the flow check re-simulated.
+std::string flow_text(const PlanOption& o) {
+  if (!o.flow) return o.flow_not_checked.empty() ? "-" : "not run";
+  return fmt::format("{:+.1f}%", 100 * (o.report.times.step_time_s / o.flow->analytic_step_s - 1));
+}
+
 std::string option_label(const PlanResult& result, const PlanOption& o) {
   const auto& cluster = result.clusters[o.cluster];
   return fmt::format("{} x {} ({}), {}", cluster.scenario.cluster.num_gpus, cluster.gpu, topology_text(o),
@@ -59,6 +65,14 @@ std::string limits_text(const PlanRequest& request) {
 }
 
 std::string topology_note(const PlanRequest& request, const PlanResult& result) {
+  if (result.flow_runs > 0) {
+    return fmt::format(
+        "topology: every option shown (the front, the choice, the cheapest of each GPU type) re-ran its {} best "
+        "analytic layout{} under the flow fidelity on its own topology, where collectives share the links of real "
+        "routes (contention, oversubscription, global links), and keeps the best; 'flow' is its flow step against "
+        "the analytic one. Options not shown keep their analytic step, which does not depend on the topology",
+        request.flow_candidates, request.flow_candidates == 1 ? "" : "s");
+  }
   if (result.topology_changed_time) {
     return "topology: simulated per option (the best layouts of rail_optimized re-run on each topology)";
   }
@@ -85,30 +99,21 @@ ordered_json layout_json(const planning::Layout& l) {
           {"recompute", models::recompute_name(l.training.recompute)}};
 }
 
-// The option of that GPU type that costs least at the slow end of its band.
-std::optional<std::size_t> cheapest_of(const PlanResult& result, const std::string& gpu) {
-  std::optional<std::size_t> best;
-  for (std::size_t i = 0; i < result.options.size(); ++i) {
-    if (result.clusters[result.options[i].cluster].gpu != gpu) continue;
-    if (!best || result.options[i].slow_cost_usd < result.options[*best].slow_cost_usd) best = i;
-  }
-  return best;
-}
-
 // The front can be a single option (a larger cluster often costs no more GPU-hours); the
 // cheapest option of each GPU type shows what the others would do.
 std::string cheapest_per_gpu(const PlanRequest& request, const PlanResult& result) {
   std::string text = "\nCheapest option per GPU type (at the slow end of its band):\n";
   for (const auto& gpu : request.gpus) {
-    const std::optional<std::size_t> best = cheapest_of(result, gpu);
+    const std::optional<std::size_t> best = planning::cheapest_option(result, gpu);
     if (!best) {
       text += fmt::format("  {:<10} fits on none of the sizes searched\n", gpu);
       continue;
     }
     const PlanOption& o = result.options[*best];
-    text += fmt::format("  {:<10} {:>6} GPUs  {:<40} {:>13} days {:>17}{}\n", gpu,
-                        result.clusters[o.cluster].scenario.cluster.num_gpus, planning::layout_label(o.layout),
-                        days_range(o), cost_range(o), o.band.unvalidated.empty() ? "" : "  *");
+    text += fmt::format("  {:<10} {:>6} GPUs  {:<15} {:<40} {:>13} days {:>17}  flow {}{}\n", gpu,
+                        result.clusters[o.cluster].scenario.cluster.num_gpus, topology_text(o),
+                        planning::layout_label(o.layout), days_range(o), cost_range(o), flow_text(o),
+                        o.band.unvalidated.empty() ? "" : "  *");
   }
   return text;
 }
@@ -121,9 +126,11 @@ std::string plan_text(const PlanRequest& request, const PlanResult& result, hand
   std::string text = fmt::format("plan: {}, {:.3g} tokens, global batch {} x {} tokens, {}\n", request.scenario.model.name,
                                  training.tokens, training.global_batch, training.seq_len, limits_text(request));
   text += fmt::format("searched: {} GPU types x {} to {} GPUs in whole nodes x {} topologies = {} options; "
-                      "{} layouts simulated\n",
+                      "{} layouts fit: {} set aside by a lower bound on their step time that cannot reach an "
+                      "option's best; {} simulations ({} under flow)\n",
                       request.gpus.size(), result.range.min_gpus, result.range.max_gpus, request.topologies.size(),
-                      result.options.size(), result.layouts_simulated);
+                      result.options.size(), result.layouts, result.layouts_set_aside, result.layouts_simulated,
+                      result.flow_runs);
   text += fmt::format("pricing: {}\n", build ? "build (owned cost per GPU-hour, cost model)" : "rent on demand");
   for (const auto& [gpu, price] : result.prices) {
     text += fmt::format("  {:<10} {} {}\n", gpu,
@@ -132,21 +139,21 @@ std::string plan_text(const PlanRequest& request, const PlanResult& result, hand
   text += "note: " + topology_note(request, result) + "\n";
   text += band_rule(result.band_source, result.widening) + "\n";
   text += "Pareto front of the slow ends (no option is both faster and cheaper there):\n";
-  text += fmt::format("  {:>6} {:<10} {:<15} {:<40} {:>7} {:>13} {:>6} {:>13} {:>17} {:>8}\n", "GPUs", "GPU", "topology",
-                      "layout", "step s", "band s ", "MFU", "days", "cost", "$/GPU-h");
+  text += fmt::format("  {:>6} {:<10} {:<15} {:<40} {:>7} {:>7} {:>13} {:>6} {:>13} {:>17} {:>8}\n", "GPUs", "GPU",
+                      "topology", "layout", "step s", "flow", "band s ", "MFU", "days", "cost", "$/GPU-h");
   std::vector<const planning::StepBand*> bands;
   for (const std::size_t i : result.front) {
     const PlanOption& o = result.options[i];
     bands.push_back(&o.band);
-    text += fmt::format("  {:>6} {:<10} {:<15} {:<40} {:>7.2f} {:>13} {:>5.1f}% {:>13} {:>17} {:>8.2f}{}\n",
+    text += fmt::format("  {:>6} {:<10} {:<15} {:<40} {:>7.2f} {:>7} {:>13} {:>5.1f}% {:>13} {:>17} {:>8.2f}{}\n",
                         result.clusters[o.cluster].scenario.cluster.num_gpus, result.clusters[o.cluster].gpu,
-                        topology_text(o), planning::layout_label(o.layout), o.report.times.step_time_s,
+                        topology_text(o), planning::layout_label(o.layout), o.report.times.step_time_s, flow_text(o),
                         band_range(o.band, 2), 100 * o.report.mfu, days_range(o), cost_range(o), o.usd_per_gpu_hour,
                         result.chosen && *result.chosen == i ? "  <- chosen" : "");
   }
   text += cheapest_per_gpu(request, result);
   for (const auto& gpu : request.gpus) {
-    if (const auto best = cheapest_of(result, gpu)) bands.push_back(&result.options[*best].band);
+    if (const auto best = planning::cheapest_option(result, gpu)) bands.push_back(&result.options[*best].band);
   }
   text += "\nvalidation families (measured / predicted - 1 over their runs):\n" + family_notes(bands);
   text += '\n';
@@ -159,6 +166,13 @@ std::string plan_text(const PlanRequest& request, const PlanResult& result, hand
                       "MFU {:.1f} %\n",
                       choice_rule(request), option_label(result, o), o.days, days_range(o), money(o.cost_usd),
                       cost_range(o), o.report.times.step_time_s, o.band.fast_s, o.band.slow_s, 100 * o.report.mfu);
+  if (o.flow) {
+    text += fmt::format("  flow fidelity on {}: step {:.3f} s against the analytic {:.3f} s ({}), best of {} layout{}\n",
+                        topology_text(o), o.report.times.step_time_s, o.flow->analytic_step_s, flow_text(o),
+                        o.flow->layouts, o.flow->layouts == 1 ? "" : "s");
+  } else if (!o.flow_not_checked.empty()) {
+    text += "  not run under flow: " + o.flow_not_checked + "\n";
+  }
   text += o.band.unvalidated.empty()
               ? fmt::format("  validation: {}, {} published runs\n", o.band.family, o.band.runs)
               : fmt::format("  unvalidated: {}\n", o.band.unvalidated);
@@ -175,7 +189,10 @@ std::string plan_json(const PlanRequest& request, const PlanResult& result, hand
   j["pricing"] = request.pricing == planning::Pricing::build ? "build" : "rent";
   for (const auto& [gpu, price] : result.prices) j["prices"][gpu] = {{"usd", price.usd}, {"source", price.source}};
   j["topology_note"] = topology_note(request, result);
+  j["layouts"] = result.layouts;
+  j["layouts_set_aside"] = result.layouts_set_aside;
   j["layouts_simulated"] = result.layouts_simulated;
+  j["flow_runs"] = result.flow_runs;
   j["bands"] = bands_header_json(result.band_source, result.widening);
   ordered_json list = ordered_json::array();
   for (std::size_t i = 0; i < result.options.size(); ++i) {
@@ -186,6 +203,8 @@ std::string plan_json(const PlanRequest& request, const PlanResult& result, hand
                     {"oversubscription", o.oversubscription},
                     {"layout", layout_json(o.layout)},
                     {"step_time_s", o.report.times.step_time_s},
+                    {"fidelity", o.flow ? "flow" : "analytic"},
+                    {"analytic_step_time_s", o.flow ? o.flow->analytic_step_s : o.report.times.step_time_s},
                     {"step_time_band_s", {o.band.fast_s, o.band.slow_s}},
                     {"validation", validation_json(o.band)},
                     {"mfu", o.report.mfu},

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "planning/plan/plan_error.hpp"
+#include "planning/search/sweep_rows.hpp"
 #include "planning/plan/sizing.hpp"
 #include "scenarios/scenario_io.hpp"
 
@@ -263,8 +264,12 @@ TEST_CASE("plan: one small plan end to end, with its progress and one option per
   REQUIRE(result.clusters.size() == 1);
   CHECK(total == result.clusters[0].layouts.size());
   CHECK(done == total);
-  // The second topology re-runs the first's best kTopologyCandidates layouts.
-  CHECK(result.layouts_simulated == total + std::min(kTopologyCandidates, total));
+  // The layouts simulated (the rest set aside by the bound), the second topology's reruns of the
+  // first's best kTopologyCandidates, and the flow check's runs.
+  const std::size_t simulated = result.layouts - result.layouts_set_aside;
+  CHECK(result.layouts == total);
+  CHECK(simulated >= std::min(kTopologyCandidates, total));
+  CHECK(result.layouts_simulated == simulated + std::min(kTopologyCandidates, simulated) + result.flow_runs);
   REQUIRE(result.options.size() == 2);
   CHECK(result.options[0].topology == models::TopologyKind::rail_optimized);
   CHECK(result.options[1].topology == models::TopologyKind::fat_tree);
@@ -281,6 +286,100 @@ TEST_CASE("plan: one small plan end to end, with its progress and one option per
   request.min_gpus = request.max_gpus = 8;
   request.scenario.model = scenarios::default_scenario().model;  // 70B
   CHECK_THROWS_AS(make_plan(request), PlanError);
+}
+
+// Several GPU types and sizes, small enough for a test: Llama 3 8B on 16 to 64 GPUs.
+PlanRequest small_plan() {
+  return PlanRequest{
+      .scenario = scenarios::default_scenario({"model.preset=llama3-8b", "cluster.num_gpus=32", "training.seq_len=4096",
+                                               "training.global_batch=64", "training.tokens=1e11"}),
+      .gpus = {"h100-sxm", "a100-80gb"},
+      .min_gpus = 16,
+      .max_gpus = 64,
+      .topologies = {models::TopologyKind::rail_optimized, models::TopologyKind::fat_tree, models::TopologyKind::dragonfly},
+      .deadline_days = 60,
+      .jobs = 2,
+  };
+}
+
+TEST_CASE("plan: the layouts the bound sets aside change no option: the same plan as a full evaluation") {
+  PlanRequest request = small_plan();
+  request.flow_candidates = 0;
+  const PlanResult pruned = make_plan(request);
+  request.full_evaluation = true;
+  const PlanResult full = make_plan(request);
+  CHECK(pruned.layouts_set_aside > 0);
+  CHECK(full.layouts_set_aside == 0);
+  CHECK(pruned.layouts == full.layouts);
+  REQUIRE(pruned.options.size() == full.options.size());
+  for (std::size_t i = 0; i < full.options.size(); ++i) {
+    CAPTURE(i);
+    CHECK(layout_label(pruned.options[i].layout) == layout_label(full.options[i].layout));
+    CHECK(pruned.options[i].report.times.step_time_s == full.options[i].report.times.step_time_s);
+    CHECK(pruned.options[i].slow_cost_usd == full.options[i].slow_cost_usd);
+  }
+  CHECK(pruned.front == full.front);
+  CHECK(pruned.chosen == full.chosen);
+}
+
+TEST_CASE("plan: every option shown is checked under the flow fidelity on its own topology") {
+  const PlanRequest request = small_plan();
+  const PlanResult result = make_plan(request);
+  CHECK(result.flow_runs > 0);
+  std::set<std::size_t> shown(result.front.begin(), result.front.end());
+  REQUIRE(result.chosen.has_value());
+  shown.insert(*result.chosen);
+  for (const auto& gpu : request.gpus) shown.insert(cheapest_option(result, gpu).value());
+  for (const std::size_t i : shown) {
+    CAPTURE(i);
+    const PlanOption& o = result.options[i];
+    REQUIRE(o.flow.has_value());
+    CHECK(o.flow->layouts >= 1);
+    CHECK(o.flow->layouts <= request.flow_candidates);
+    // Its report is that layout's flow step on its topology: simulated again, the same.
+    CHECK(models::simulate_step(option_inputs(result.clusters, o)).report.times.step_time_s ==
+          o.report.times.step_time_s);
+  }
+  // The flow check is as deterministic as the rest: one thread gives the same plan.
+  PlanRequest one_thread = request;
+  one_thread.jobs = 1;
+  const PlanResult again = make_plan(one_thread);
+  CHECK(again.front == result.front);
+  CHECK(again.chosen == result.chosen);
+  CHECK(again.layouts_set_aside == result.layouts_set_aside);
+  CHECK(again.flow_runs == result.flow_runs);
+  for (std::size_t i = 0; i < result.options.size(); ++i) {
+    CHECK(again.options[i].report.times.step_time_s == result.options[i].report.times.step_time_s);
+  }
+}
+
+TEST_CASE("plan: under the flow check an oversubscribed fat tree and a dragonfly are slower than rail-optimized") {
+  PlanRequest request = small_plan();
+  request.gpus = {"h100-sxm"};
+  request.min_gpus = request.max_gpus = 64;
+  request.deadline_days = 0;
+  request.oversubscription = 4;
+  request.flow_candidates = 1;
+  PlanResult result = make_plan(request);
+  REQUIRE(result.options.size() == 3);
+  // Check all three, whichever are shown: the same best analytic layout on each network.
+  const LayoutRuns runs = simulate_layouts(result.clusters, 1, {}, kTopologyCandidates);
+  const OptionSettings settings{.topologies = request.topologies, .oversubscription = 4, .pricing = Pricing::rent,
+                                .prices = result.prices};
+  std::vector<double> steps;
+  for (PlanOption o : result.options) {
+    std::vector<PlanOption> trials;
+    for (const std::size_t run : flow_check_layouts(o, result.clusters, runs, 1)) {
+      trials.push_back(flow_trial(o, result.clusters, runs, run));
+    }
+    keep_best_trial(o, trials, result.clusters, settings, request.scenario);
+    REQUIRE(o.flow.has_value());
+    steps.push_back(o.report.times.step_time_s);
+  }
+  // Measured: 0.389 s, 0.392 s (the 4:1 leaves' uplinks shared by the data-parallel rings) and
+  // 1.01 s (the dragonfly's few global cables between its groups).
+  CHECK(steps[1] > steps[0]);  // fat tree 4:1
+  CHECK(steps[2] > steps[0]);  // dragonfly
 }
 
 }  // namespace
