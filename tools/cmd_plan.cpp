@@ -120,9 +120,9 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
       ("oversubscription", real_option("oversubscription", &oversubscription, oversubscription_range)->value_name("X"),
        with_rule("fat-tree leaf oversubscription (default 2)", oversubscription_range.rule()).c_str())
       ("flow-check", integer_option("flow-check", &flow_check, flow_check_range)->value_name("N"),
-       with_rule("re-run the N best analytic layouts of each option shown (the front, the choice, the cheapest "
-                 "of each GPU type) under the flow fidelity on its own topology, where contention and the "
-                 "topology count, and keep the best; 0: analytic only (default 2)",
+       with_rule("re-run the N best analytic layouts of each option on the front and of the choice under the "
+                 "flow fidelity on its own topology, where contention and the topology count, and keep the "
+                 "best; 0: analytic only (default 2)",
                  flow_check_range.rule()).c_str())
       ("pricing", po::value(&pricing)->value_name("rent|build"),
        "rent: on-demand GPU-hours; build: owned cost per GPU-hour from the cost model (cost.build), "

@@ -1,17 +1,18 @@
 #pragma once
 /// The flow check of a plan: the analytic fidelity prices a collective by the NICs' count and rate
 /// alone, so it cannot tell a rail-optimized network from an oversubscribed fat tree or a
-/// dragonfly. The options the plan shows are therefore re-simulated under the `flow` fidelity on
-/// their own topology, where collectives share the links of real routes (contention, the fat
+/// dragonfly. The options the plan lands on are therefore re-simulated under the `flow` fidelity
+/// on their own topology, where collectives share the links of real routes (contention, the fat
 /// tree's oversubscription, the dragonfly's global links): each such option re-runs its cluster's
 /// `candidates` best analytic layouts under flow and keeps the one with the least slow end.
 ///
-/// Which options: the Pareto front of the slow ends, the choice and the cheapest option of each
-/// GPU type. Checking an option can only move it, so the front and choice are computed again and
-/// any option that newly enters them is checked too, until the front, the choice and the cheapest
-/// per GPU type are all flow-checked. An option left unchecked stays out of them on its analytic
-/// slow end; where the flow step is no faster than the analytic one (flow adds contention to the
-/// same collective costs), it would stay out on its flow slow end as well.
+/// Which options: the Pareto front of the slow ends and the choice. Checking an option moves it,
+/// so the front and the choice are computed again and any option that newly enters them is
+/// checked too, until every option on them is flow-checked. An option left unchecked stays off
+/// them on its analytic slow end; where the flow step is no faster than the analytic one (flow
+/// adds contention to the same collective costs), it would stay off on its flow slow end as well.
+/// Options off the front (the cheapest of a GPU type that is not on it, say) keep their analytic
+/// step, and the output says which were checked.
 
 #include <cstddef>
 #include <vector>

@@ -25,16 +25,13 @@ void choose(PlanResult& result, const PlanRequest& request) {
   result.chosen = choose_option(points, request.deadline_days, request.budget_usd);
 }
 
-// flow_check.hpp: checks the options shown until every one shown is checked.
+// flow_check.hpp: checks the front and the choice until every option on them is checked.
 void flow_check_shown(PlanResult& result, const PlanRequest& request, const LayoutRuns& runs,
                       const OptionSettings& settings) {
   std::vector<bool> checked(result.options.size(), false);
   for (;;) {
     std::set<std::size_t> shown(result.front.begin(), result.front.end());
     if (result.chosen) shown.insert(*result.chosen);
-    for (const auto& gpu : request.gpus) {
-      if (const auto cheapest = cheapest_option(result, gpu)) shown.insert(*cheapest);
-    }
     std::vector<std::size_t> to_check;
     for (const std::size_t i : shown) {
       if (!checked[i]) to_check.push_back(i);
@@ -49,6 +46,13 @@ void flow_check_shown(PlanResult& result, const PlanRequest& request, const Layo
         trials.emplace_back(k, run);
       }
     }
+    // Largest clusters first, as their flow runs take longest: the threads then finish together.
+    std::stable_sort(trials.begin(), trials.end(), [&](const auto& a, const auto& b) {
+      const auto gpus = [&](std::size_t k) {
+        return result.clusters[result.options[to_check[k]].cluster].scenario.cluster.num_gpus;
+      };
+      return gpus(a.first) > gpus(b.first);
+    });
     std::vector<PlanOption> done(trials.size());
     parallel_for(trials.size(), request.jobs, [&](std::size_t t) {
       done[t] = flow_trial(result.options[to_check[trials[t].first]], result.clusters, runs, trials[t].second);

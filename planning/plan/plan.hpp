@@ -44,7 +44,7 @@ struct PlanRequest {
   double budget_usd = 0.0;                         // <= 0: none
   unsigned jobs = 1;                               // simulation threads
   bool simulate_chosen = false;                    // keep the full simulation of the choice (for a report)
-  // Best analytic layouts an option re-runs under the flow fidelity (flow_check.hpp); 0: none.
+  // Best analytic layouts an option on the front re-runs under the flow fidelity (flow_check.hpp); 0: none.
   // Ignored when the scenario's fidelity is flow already.
   std::size_t flow_candidates = kFlowCandidates;
   // Simulate every layout instead of setting aside those the bound excludes (plan_evaluation.hpp):

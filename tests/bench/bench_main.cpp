@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/bench/engine_bench.hpp"
+#include "tests/bench/plan_bench.hpp"
 #include "tests/bench/run_bench.hpp"
 #include "tests/bench/step_bench.hpp"
 #include "tests/bench/sweep_bench.hpp"
@@ -132,6 +133,16 @@ int main(int argc, char** argv) {
     search_row("search.405b_16384", {"model.preset=llama3-405b", "cluster.num_gpus=16384", "parallelism.tp=8",
                                      "parallelism.pp=16", "parallelism.dp=128", "training.seq_len=8192",
                                      "training.global_batch=2048"});
+  // `clustersim plan --deadline-days 30` with its defaults on 2 threads. Target: under 5 s.
+  if (wanted("plan.default_30d")) {
+    const PlanBenchResult r = bench_plan(2);
+    rows.push_back({"plan.default_30d", "seconds", r.seconds, "s"});
+    std::fprintf(stderr,
+                 "%-34s %10zu options  %zu layouts fit, %zu set aside, %zu simulations (%zu under flow)  %.2f s on 2 "
+                 "threads  peak RSS %.0f MiB\n",
+                 "plan.default_30d", r.options, r.layouts, r.set_aside, r.simulations, r.flow_runs, r.seconds,
+                 peak_rss_mib());
+  }
   if (json) {
     std::printf("{\"peak_rss_mib\": %.1f, \"rows\": [", peak_rss_mib());
     for (std::size_t i = 0; i < rows.size(); ++i)

@@ -67,10 +67,10 @@ std::string limits_text(const PlanRequest& request) {
 std::string topology_note(const PlanRequest& request, const PlanResult& result) {
   if (result.flow_runs > 0) {
     return fmt::format(
-        "topology: every option shown (the front, the choice, the cheapest of each GPU type) re-ran its {} best "
-        "analytic layout{} under the flow fidelity on its own topology, where collectives share the links of real "
-        "routes (contention, oversubscription, global links), and keeps the best; 'flow' is its flow step against "
-        "the analytic one. Options not shown keep their analytic step, which does not depend on the topology",
+        "topology: every option on the front and the choice re-ran its {} best analytic layout{} under the flow "
+        "fidelity on its own topology, where collectives share the links of real routes (contention, "
+        "oversubscription, global links), and keeps the best; 'flow' is its flow step against the analytic one "
+        "('-': not checked, its analytic step, which does not depend on the topology)",
         request.flow_candidates, request.flow_candidates == 1 ? "" : "s");
   }
   if (result.topology_changed_time) {
