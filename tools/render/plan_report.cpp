@@ -230,9 +230,9 @@ std::string plan_json(const PlanRequest& request, const PlanResult& result, hand
 std::string plan_html(const PlanRequest& request, const PlanResult& result, const std::string& text) {
   std::vector<ParetoPoint> chart;
   HtmlTable options{.name = "options",
-                    .headers = {"option", "GPU", "topology", "layout", "days (slow end)", "cost (slow end)",
-                                "days (band)", "on the front", "chosen"},
-                    .numeric = {false, false, false, false, true, true, false, false, false}};
+                    .headers = {"option", "GPU", "topology", "layout", "flow vs analytic step", "days (slow end)",
+                                "cost (slow end)", "days (band)", "on the front", "chosen"},
+                    .numeric = {false, false, false, false, true, true, true, false, false, false}};
   for (std::size_t i = 0; i < result.options.size(); ++i) {
     const PlanOption& o = result.options[i];
     const bool chosen = result.chosen && *result.chosen == i;
@@ -240,7 +240,8 @@ std::string plan_html(const PlanRequest& request, const PlanResult& result, cons
                      .on_front = result.on_front[i], .chosen = chosen,
                      .gpu = result.clusters[o.cluster].gpu, .topology = topology_text(o)});
     options.rows.push_back({option_label(result, o), result.clusters[o.cluster].gpu, topology_text(o),
-                            planning::layout_label(o.layout), fmt::format("{:.1f}", o.slow_days), money(o.slow_cost_usd),
+                            planning::layout_label(o.layout), flow_text(o), fmt::format("{:.1f}", o.slow_days),
+                            money(o.slow_cost_usd),
                             days_range(o), result.on_front[i] ? "yes" : "", chosen ? "yes" : ""});
   }
   HtmlPage page(fmt::format("clustersim plan: {}", request.scenario.model.name));
