@@ -1,5 +1,5 @@
-// `clustersim merge`: combine the shard outputs of `clustersim sweep --shard I/N` into the result
-// one unsharded run prints.
+// `clustersim merge`: combine the shard outputs of `clustersim sweep --shard I/N` or `clustersim
+// plan --shard I/N` (tools/plan_shards.hpp) into the result one unsharded run prints.
 
 #include <limits>
 #include <set>
@@ -14,6 +14,8 @@
 #include "tools/command_line.hpp"
 #include "tools/commands.hpp"
 #include "tools/file_output.hpp"
+#include "tools/plan_output.hpp"
+#include "tools/plan_shards.hpp"
 #include "tools/render/html_report.hpp"
 #include "tools/render/sweep_report.hpp"
 #include "tools/render/sweep_table.hpp"
@@ -51,12 +53,25 @@ int cmd_merge(std::span<const std::string> args, std::ostream& out) {
   const CommandHelp help{
       .name = "merge",
       .usage = "SHARD.json ... [--top N] [--csv FILE] [--report FILE.html]",
-      .description = "Combine the outputs of `clustersim sweep ... --shard I/N` (one per I) into exactly what\n"
-                     "the same sweep prints without --shard. Every shard of the same sweep must be given once.",
+      .description = "Combine the outputs of `clustersim sweep ... --shard I/N` or `clustersim plan ... --shard I/N`\n"
+                     "(one per I) into exactly what the same sweep or plan prints without --shard. Every shard of\n"
+                     "the same sweep or plan must be given once. Of a plan, --csv writes its options and --report\n"
+                     "its HTML report, as plan's do; --top is a sweep's.",
       .arguments = "  SHARD.json  the JSON a shard printed",
   };
   if (!parse_command_line(args, help, options, out)) return 0;
   if (paths.empty()) throw CliError("merge: no shard files given");
+  if (is_plan_shard(read_json_file(paths.front()))) {
+    if (top != unset) throw CliError("merge: --top ranks a sweep's rows; a plan prints its front and choice");
+    std::vector<std::pair<std::string, nlohmann::json>> documents;
+    for (const std::string& path : paths) documents.emplace_back(path, read_json_file(path));
+    const auto plan = merge_plan_shards(documents, planning::default_jobs(), !report_path.empty());
+    emit_plan(plan->request, plan->result,
+              {.framework = plan->framework, .json = options.output.json, .report_path = report_path,
+               .csv_path = csv_path},
+              out);
+    return 0;
+  }
 
   planning::SweepHeader header;
   std::vector<planning::SweepRow> rows;

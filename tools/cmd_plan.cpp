@@ -23,7 +23,9 @@
 #include "tools/commands.hpp"
 #include "tools/export_option.hpp"
 #include "tools/file_output.hpp"
+#include "tools/plan_output.hpp"
 #include "tools/plan_resume.hpp"
+#include "tools/plan_shards.hpp"
 #include "tools/progress.hpp"
 #include "tools/render/csv_tables.hpp"
 #include "tools/render/plan_report.hpp"
@@ -90,7 +92,7 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   scenario_args.add_to(options);
   double deadline_days = 0.0, budget_usd = 0.0, oversubscription = 2.0;
   std::string gpus_text = "a100-80gb,h100-sxm,h200-sxm,b200", topologies_text = "rail_optimized,fat_tree,dragonfly";
-  std::string pricing = "rent", report_path, validation_path, resume_path, csv_path;
+  std::string pricing = "rent", report_path, validation_path, resume_path, csv_path, shard_text;
   std::vector<std::string> price_args, server_price_args;
   std::int64_t min_gpus = 0, max_gpus = 0;
   unsigned jobs = planning::default_jobs();
@@ -142,6 +144,9 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
        "(default: the built-in validation/published_runs.csv)")
       ("jobs", integer_option("jobs", &jobs, jobs_range)->value_name("N"),
        with_rule("simulate on N threads (default: all cores)", jobs_range.rule()).c_str())
+      ("shard", po::value(&shard_text)->value_name("I/N"),
+       "simulate only the layouts of every N-th cluster (GPU type and count) from the I-th and print them as "
+       "one JSON document; `clustersim merge` of all N documents prints what the plan without --shard prints")
       ("resume", path_option("resume", &resume_path)->value_name("FILE"),
        "keep the progress in FILE, rewritten atomically as rounds of the layout runs finish; a plan killed "
        "midway and started again with the same FILE goes on from it, with the same output as one "
@@ -151,8 +156,8 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
       .usage = "[SCENARIO] [--deadline-days D] [--budget-usd B] [--gpus LIST] [--min-gpus N] [--max-gpus N]\n"
                "                       [--topologies LIST] [--oversubscription X] [--flow-check N] [--pricing rent|build]\n"
                "                       [--price GPU=USD ...] [--server-price GPU=USD ...] [--validation FILE.csv]\n"
-               "                       [--report FILE.html] [--csv FILE] [--export FRAMEWORK] [--jobs N] [--resume FILE]\n"
-               "                       [--set path=value ...]",
+               "                       [--report FILE.html] [--csv FILE] [--export FRAMEWORK] [--jobs N] [--shard I/N]\n"
+               "                       [--resume FILE] [--set path=value ...]",
       .description =
           "Size a cluster before buying or renting it. For the scenario's model, sequence length, global\n"
           "batch and token budget (training.tokens), search GPU type, GPU count (whole nodes), topology and\n"
@@ -170,12 +175,17 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   const std::vector<std::string> gpus = split_list(gpus_text);
   const auto rent_prices = parse_prices(price_args, "--price", gpu_hour_range, gpus);
   const auto server_prices = parse_prices(server_price_args, "--server-price", server_range, gpus);
+  const planning::Shard shard = shard_text.empty() ? planning::Shard{} : parse_shard(shard_text);
+  const bool sharded = !shard_text.empty();
+  if (sharded && (!report_path.empty() || !csv_path.empty()))
+    throw CliError("plan: --report and --csv need the whole plan: give them to `clustersim merge` of the shards");
+  std::optional<planning::ValidationCsv> validation_csv;
   std::optional<planning::BandTable> validation;
   std::string validation_text;
   if (!validation_path.empty()) {
-    planning::ValidationCsv csv = planning::load_validation_csv(validation_path);
-    validation_text = csv.text;
-    validation.emplace(std::move(csv), jobs);
+    validation_csv = planning::load_validation_csv(validation_path);
+    validation_text = validation_csv->text;
+    validation.emplace(*validation_csv, jobs);
   }
   planning::PlanRequest request{
       .scenario = scenario_args.load(),
@@ -205,18 +215,22 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
     bar.emplace("plan", "layouts simulated", layouts, true, std::cerr);
     return [&bar](std::size_t done) { bar->advance(done); };
   };
+  if (sharded) {
+    const planning::PlanResult prepared = planning::prepare_plan(request);
+    const planning::LayoutRuns runs = planning::simulate_plan_layouts(request, prepared, shard, progress);
+    if (bar) bar->finish();
+    out << plan_shard_json(request, *export_option.framework(), validation_csv ? &*validation_csv : nullptr, prepared,
+                           runs, shard);
+    if (store) store->remove();
+    return 0;
+  }
   const planning::PlanResult result = planning::make_plan(request, progress);
   if (bar) bar->finish();
 
-  const std::string text = plan_text(request, result, *export_option.framework());
-  if (!report_path.empty()) write_file_atomically(report_path, plan_html(request, result, text));
-  if (!csv_path.empty()) write_file_atomically(csv_path, plan_options_csv(result));
-  if (options.output.json) {
-    out << plan_json(request, result, *export_option.framework());
-  } else {
-    out << text << "communication constants: " << calibration::communication_constants(request.scenario)
-        << " (each candidate GPU: its own bundled profile)\n";
-  }
+  emit_plan(request, result,
+            {.framework = *export_option.framework(), .json = options.output.json, .report_path = report_path,
+             .csv_path = csv_path},
+            out);
   if (store) store->remove();  // the plan is done
   return 0;
 }

@@ -78,7 +78,7 @@ std::optional<std::size_t> cheapest_option(const PlanResult& result, const std::
   return best;
 }
 
-PlanResult make_plan(const PlanRequest& request, const PlanProgressFn& progress) {
+PlanResult prepare_plan(const PlanRequest& request) {
   PlanResult result;
   result.range = resolve_gpu_range(request.scenario, request.min_gpus, request.max_gpus);
   if (request.topologies.empty()) throw PlanError("plan: --topologies lists none");
@@ -97,11 +97,24 @@ PlanResult make_plan(const PlanRequest& request, const PlanProgressFn& progress)
                                     cluster.gpu == request.scenario.cluster.gpu.name ? widening : ProfileWidening{},
                                     request.scenario.model.experts > 0);
   }
+  return result;
+}
 
-  const ProgressFn on_layout = progress ? progress(layout_count(result.clusters)) : ProgressFn{};
-  // Each cluster's best few layouts are all the options need: the topology reruns' and the flow check's.
-  const std::size_t keep = request.full_evaluation ? 0 : std::max(kTopologyCandidates, request.flow_candidates);
-  const LayoutRuns runs = simulate_layouts(result.clusters, request.jobs, on_layout, keep, request.store);
+std::size_t kept_layouts(const PlanRequest& request) {
+  return request.full_evaluation ? 0 : std::max(kTopologyCandidates, request.flow_candidates);
+}
+
+LayoutRuns simulate_plan_layouts(const PlanRequest& request, const PlanResult& prepared, const Shard& shard,
+                                 const PlanProgressFn& progress) {
+  std::size_t layouts = 0;
+  for (std::size_t c = 0; c < prepared.clusters.size(); ++c) {
+    if (shard.contains(c)) layouts += prepared.clusters[c].layouts.size();
+  }
+  const ProgressFn on_layout = progress ? progress(layouts) : ProgressFn{};
+  return simulate_layouts(prepared.clusters, request.jobs, on_layout, kept_layouts(request), request.store, &shard);
+}
+
+void finish_plan(const PlanRequest& request, PlanResult& result, const LayoutRuns& runs) {
   result.layouts = runs.runs.size();
   result.layouts_set_aside = runs.runs.size() - runs.simulated;
   const OptionSettings settings{.topologies = request.topologies,
@@ -128,6 +141,12 @@ PlanResult make_plan(const PlanRequest& request, const PlanProgressFn& progress)
   if (request.simulate_chosen && result.chosen) {
     result.chosen_simulation = models::simulate_step(option_inputs(result.clusters, result.options[*result.chosen]));
   }
+}
+
+PlanResult make_plan(const PlanRequest& request, const PlanProgressFn& progress) {
+  PlanResult result = prepare_plan(request);
+  const LayoutRuns runs = simulate_plan_layouts(request, result, Shard{}, progress);
+  finish_plan(request, result, runs);
   return result;
 }
 

@@ -76,8 +76,20 @@ struct PlanResult {
 /// of each one done (may return an empty one). May be empty itself.
 using PlanProgressFn = std::function<ProgressFn(std::size_t layouts)>;
 
-/// Throws PlanError when the request cannot be planned (see plan_error.hpp).
+/// Throws PlanError when the request cannot be planned (see plan_error.hpp). The three steps
+/// below, one after the other.
 PlanResult make_plan(const PlanRequest& request, const PlanProgressFn& progress = {});
+
+/// A plan before any layout runs: its GPU range, prices and clusters with their layouts and bands.
+PlanResult prepare_plan(const PlanRequest& request);
+/// How many of each cluster's best layouts the plan needs exactly (simulate_layouts' `keep`).
+std::size_t kept_layouts(const PlanRequest& request);
+/// The layout runs of the clusters of one shard (cluster c is in shard I/N when c % N = I - 1; a
+/// plan sharded by `plan --shard` is merged by tools/plan_shards.hpp), or of all of them.
+LayoutRuns simulate_plan_layouts(const PlanRequest& request, const PlanResult& prepared, const Shard& shard,
+                                 const PlanProgressFn& progress = {});
+/// The options, their front, the choice and the flow check, from every cluster's layout runs.
+void finish_plan(const PlanRequest& request, PlanResult& result, const LayoutRuns& runs);
 
 /// The option of that GPU type that costs least at the slow end of its band; nullopt when the
 /// model fits on none of its clusters.

@@ -28,7 +28,7 @@ std::size_t layout_count(const std::vector<SizedCluster>& clusters) {
 }
 
 LayoutRuns simulate_layouts(const std::vector<SizedCluster>& clusters, unsigned jobs, const ProgressFn& progress,
-                            std::size_t keep, LayoutRunStore* store) {
+                            std::size_t keep, LayoutRunStore* store, const Shard* shard) {
   LayoutRuns result;
   for (std::size_t c = 0; c < clusters.size(); ++c) {
     for (std::size_t l = 0; l < clusters[c].layouts.size(); ++l) result.runs.push_back({.cluster = c, .layout = l});
@@ -44,13 +44,16 @@ LayoutRuns simulate_layouts(const std::vector<SizedCluster>& clusters, unsigned 
   parallel_for(n, jobs, [&](std::size_t i) {
     const SizedCluster& cluster = clusters[result.runs[i].cluster];
     if (keep == 0 || cluster.base.fidelity != models::CommFidelity::analytic) return;
+    if (shard != nullptr && !shard->contains(result.runs[i].cluster)) return;
     const Layout& layout = layout_of(i);
     bounds[i] = step_time_lower_bound_s(models::plan_step(cluster.base, layout.parallelism, layout.training)) *
                 slow_factor(i);
   });
   std::vector<ClusterRounds> rounds(clusters.size());
   std::size_t most_rounds = 0;
-  for (std::size_t i = 0; i < n; ++i) rounds[result.runs[i].cluster].order.push_back(i);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (shard == nullptr || shard->contains(result.runs[i].cluster)) rounds[result.runs[i].cluster].order.push_back(i);
+  }
   for (auto& r : rounds) {
     std::stable_sort(r.order.begin(), r.order.end(), [&](std::size_t a, std::size_t b) { return bounds[a] < bounds[b]; });
     most_rounds = std::max(most_rounds, (r.order.size() + kRoundLayouts - 1) / kRoundLayouts);

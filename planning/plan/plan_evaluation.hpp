@@ -56,8 +56,9 @@ std::size_t layout_count(const std::vector<SizedCluster>& clusters);
 
 /// `progress` (may be empty) is told of each layout done or set aside, from any thread. Equal slow
 /// ends keep enumeration order. `keep` = 0 simulates every layout. With a `store`, round by round
-/// through it.
+/// through it. With a `shard`, only the clusters it contains (by index) are simulated; the others'
+/// runs stay unsimulated and unranked.
 LayoutRuns simulate_layouts(const std::vector<SizedCluster>& clusters, unsigned jobs, const ProgressFn& progress,
-                            std::size_t keep, LayoutRunStore* store = nullptr);
+                            std::size_t keep, LayoutRunStore* store = nullptr, const Shard* shard = nullptr);
 
 }  // namespace clustersim::planning
