@@ -167,10 +167,10 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
         !csv_path.empty() || table_options.top == 0
             ? 0
             : std::max(table_options.top, report_path.empty() ? 0 : report_ranking_rows);
-    if (!resume_path.empty() && keep_top > 0 && base.fidelity == models::CommFidelity::analytic) {
+    if (!resume_path.empty() && keep_top > 0) {
       // Its parts would each prune on their own, and so print other counts than one run.
-      throw CliError("sweep: --resume needs a search that simulates every layout that fits (--top 0, --csv or the "
-                     "flow fidelity); one that ranks only its top rows sets the rest apart and is quick");
+      throw CliError("sweep: --resume needs a search that simulates every layout that fits (--top 0 or --csv); one "
+                     "that ranks only its top rows sets the rest apart and is quick");
     }
     const planning::ProgressFn advance = [&](std::size_t n) { progress.advance(n); };
     if (resume_path.empty()) {

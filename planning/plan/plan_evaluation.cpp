@@ -39,14 +39,15 @@ LayoutRuns simulate_layouts(const std::vector<SizedCluster>& clusters, unsigned 
   };
   const auto slow_factor = [&](std::size_t i) { return clusters[result.runs[i].cluster].bands.slow_factor(layout_of(i)); };
 
-  // The bound is that of the analytic lowering; the flow fidelity's traffic runs at its own pace.
+  // Under the flow fidelity the bound counts compute alone: its traffic runs at its own pace.
   std::vector<double> bounds(n, 0.0);
   parallel_for(n, jobs, [&](std::size_t i) {
     const SizedCluster& cluster = clusters[result.runs[i].cluster];
-    if (keep == 0 || cluster.base.fidelity != models::CommFidelity::analytic) return;
+    if (keep == 0) return;
     if (shard != nullptr && !shard->contains(result.runs[i].cluster)) return;
     const Layout& layout = layout_of(i);
-    bounds[i] = step_time_lower_bound_s(models::plan_step(cluster.base, layout.parallelism, layout.training)) *
+    bounds[i] = step_time_lower_bound_s(models::plan_step(cluster.base, layout.parallelism, layout.training),
+                                        cluster.base.fidelity) *
                 slow_factor(i);
   });
   std::vector<ClusterRounds> rounds(clusters.size());

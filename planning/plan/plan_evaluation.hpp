@@ -1,8 +1,9 @@
 #pragma once
 /// Simulates the layouts of every cluster of a plan (analytic or flow fidelity, as the scenario
 /// says) on `jobs` threads, and ranks each cluster's layouts by the slow end of their band (the
-/// cluster's PredictionBands). A plan needs only each cluster's best few layouts (`keep`): under
-/// the analytic fidelity a layout whose step-time lower bound (planning/search/step_bound.hpp),
+/// cluster's PredictionBands). A plan needs only each cluster's best few layouts (`keep`): a
+/// layout whose step-time lower bound (planning/search/step_bound.hpp; under the flow fidelity,
+/// that of compute alone),
 /// times its band's slow factor, exceeds the keep-th best slow end already simulated on its
 /// cluster is set aside unsimulated, as `sweep --search` does, so the best `keep` are exactly those
 /// of a full evaluation. Layouts run in rounds: each round takes the next kRoundLayouts of every

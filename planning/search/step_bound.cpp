@@ -9,16 +9,23 @@ namespace {
 
 /// One pass of one chunk on its stage's compute stream, as build_step_graph chains it.
 /// ZeRO-3's traffic beside the compute bounds it from below too: the next pass waits for it.
-double forward_stream_s(const models::ChunkCosts& c) {
+/// Without communication: the pass's compute alone.
+double forward_stream_s(const models::ChunkCosts& c, bool comm) {
+  if (!comm) return c.forward_s;
   return c.dp_before_forward_s + std::max(c.forward_s + c.tp_forward_s, c.dp_beside_forward_s);
 }
-double backward_stream_s(const models::ChunkCosts& c) {
+double backward_stream_s(const models::ChunkCosts& c, bool comm) {
+  if (!comm) return c.backward_s;
   return c.dp_before_backward_s + std::max(c.backward_s + c.tp_backward_s + c.dp_after_backward_s, c.dp_beside_backward_s);
 }
 
 }  // namespace
 
-double step_time_lower_bound_s(const models::StepPlan& plan) {
+double step_time_lower_bound_s(const models::StepPlan& plan, models::CommFidelity fidelity) {
+  return step_time_lower_bound_s(plan, fidelity == models::CommFidelity::analytic);
+}
+
+double step_time_lower_bound_s(const models::StepPlan& plan, bool comm) {
   const auto m = static_cast<double>(plan.micro_batches);
   const std::size_t pp = plan.stages.size();
   double bound = 0.0;
@@ -27,14 +34,14 @@ double step_time_lower_bound_s(const models::StepPlan& plan) {
   for (std::size_t s = 0; s < pp; ++s) {
     const models::StagePlan& stage = plan.stages[s];
     double stream = 0.0;
-    for (const models::ChunkCosts& c : stage.chunks) stream += m * (forward_stream_s(c) + backward_stream_s(c));
+    for (const models::ChunkCosts& c : stage.chunks) stream += m * (forward_stream_s(c, comm) + backward_stream_s(c, comm));
     // Every stage: its own passes, then its optimizer step. Stage s > 0: the fill, its passes,
     // the drain back to stage 0, then stage 0's optimizer step.
     bound = std::max(bound, stream + stage.optimizer_s);
     if (s > 0) bound = std::max(bound, fill + stream + drain + plan.stages[0].optimizer_s);
     const models::ChunkCosts& first = stage.chunks.front();
-    fill += forward_stream_s(first) + stage.send_forward_s;
-    if (s + 1 < pp) drain += backward_stream_s(first) + plan.stages[s + 1].send_backward_s;
+    fill += forward_stream_s(first, comm) + (comm ? stage.send_forward_s : 0.0);
+    if (s + 1 < pp) drain += backward_stream_s(first, comm) + (comm ? plan.stages[s + 1].send_backward_s : 0.0);
   }
   return bound;
 }

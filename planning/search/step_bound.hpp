@@ -9,15 +9,22 @@
 /// micro-batch, in GPipe, 1F1B and interleaved order alike) is followed by that micro-batch's
 /// backward on every earlier stage, then stage 0's optimizer step.
 /// Limitations: ignores contention, overlap traffic and the data-parallel reduction, so it is a
-/// bound, not an estimate. Valid for the analytic fidelity only: the flow fidelity lowers the same
-/// communication to flows whose durations the plan's seconds do not bound.
+/// bound, not an estimate. With the communication counted it holds for the analytic fidelity only:
+/// the flow fidelity lowers the same communication to flows whose durations the plan's seconds do
+/// not bound. Its compute tasks are the analytic fidelity's (the same seconds, interference
+/// included, on the same stream), so the bound of compute alone holds for both.
 
+#include "models/step/step_model.hpp"
 #include "models/step/step_plan.hpp"
 
 namespace clustersim::planning {
 
 /// Seconds the step takes at least; never more than simulate_step's step_time_s (up to the
-/// nanosecond rounding of the engine, which only lengthens tasks).
-double step_time_lower_bound_s(const models::StepPlan& plan);
+/// nanosecond rounding of the engine, which only lengthens tasks). `with_communication` false:
+/// the chain of compute alone (passes and optimizer steps), a bound under the flow fidelity too.
+double step_time_lower_bound_s(const models::StepPlan& plan, bool with_communication = true);
+
+/// The bound that holds for the fidelity the plan's inputs are simulated with.
+double step_time_lower_bound_s(const models::StepPlan& plan, models::CommFidelity fidelity);
 
 }  // namespace clustersim::planning

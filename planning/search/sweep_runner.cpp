@@ -117,9 +117,7 @@ std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vect
       rows.push_back(row_too_large(i, c.layout, c.memory, base.cluster.gpu));
     }
   }
-  // The bound is that of the analytic lowering; the flow fidelity's traffic runs at its own pace.
-  const bool bounded = base.fidelity == models::CommFidelity::analytic;
-  if (!bounded) keep_top = 0;
+  // Under the flow fidelity the bound counts compute alone: its traffic runs at its own pace.
   // Cost every layout (cheap), then simulate each distinct plan once. Layouts of one key share
   // their times; the key holds the slow factor too, so that they share their bands' ends.
   std::vector<std::string> keys(fitting.size());
@@ -132,7 +130,7 @@ std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vect
     keys[k] = planning::plan_key(plan);
     const auto factor_bits = std::bit_cast<std::array<char, sizeof(double)>>(slow_factors[k]);
     keys[k].append(factor_bits.begin(), factor_bits.end());
-    bounds[k] = bounded ? planning::step_time_lower_bound_s(plan) : 0.0;
+    bounds[k] = keep_top > 0 ? planning::step_time_lower_bound_s(plan, base.fidelity) : 0.0;
   });
   std::map<std::string_view, std::size_t> first_with_key;
   std::vector<std::size_t> representative(fitting.size());

@@ -41,8 +41,8 @@ std::vector<SweepRow> run_configs(const scenarios::Scenario& base, const std::ve
 /// first N ranked rows must be exact: a layout whose step-time lower bound
 /// (planning/search/step_bound.hpp), times its band's slow factor, exceeds the N-th best slow end
 /// simulated is set apart unsimulated as `pruned` (it fits, and ranks after those N). The first N rows are then
-/// exactly those of a full search; keep_top = 0 simulates every layout that fits, and so does the
-/// flow fidelity, which the bound does not cover.
+/// exactly those of a full search; keep_top = 0 simulates every layout that fits. Under the flow
+/// fidelity the bound is that of compute alone, which holds there too, and sets fewer aside.
 std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vector<planning::LayoutCandidate>& candidates,
                                  const PredictionBands& bands, const Shard& shard, unsigned jobs, const ProgressFn& progress, std::size_t keep_top = 0);
 
