@@ -19,16 +19,12 @@
 #include "scenarios/scenario_io.hpp"
 #include "sim/hashing.hpp"
 #include "tools/command_line.hpp"
-#include "calibration/step_inputs.hpp"
 #include "tools/commands.hpp"
 #include "tools/export_option.hpp"
-#include "tools/file_output.hpp"
 #include "tools/plan_output.hpp"
 #include "tools/plan_resume.hpp"
 #include "tools/plan_shards.hpp"
 #include "tools/progress.hpp"
-#include "tools/render/csv_tables.hpp"
-#include "tools/render/plan_report.hpp"
 
 namespace clustersim::tools {
 namespace {

@@ -1,5 +1,6 @@
 #include "tools/plan_shards.hpp"
 
+#include <map>
 #include <set>
 #include <stdexcept>
 

@@ -17,7 +17,7 @@ std::vector<PlanPoint> slow_ends(const std::vector<PlanOption>& options) {
   return points;
 }
 
-// The front, the choice and the cheapest option of each GPU type, from the options as they are.
+// The front and the choice, from the options as they are.
 void choose(PlanResult& result, const PlanRequest& request) {
   const std::vector<PlanPoint> points = slow_ends(result.options);
   result.on_front = pareto_front(points);

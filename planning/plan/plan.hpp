@@ -8,7 +8,7 @@
 /// The steps, one file each: prices (plan_prices), candidate clusters (plan_clusters), the
 /// layouts per cluster (plan_layouts), their simulation on threads (plan_evaluation), the
 /// options per topology with their reruns and cost (plan_options), the front and the choice
-/// (sizing), and the flow check of the options shown (flow_check). Errors are PlanErrors
+/// (sizing), and the flow check of the front and the choice (flow_check). Errors are PlanErrors
 /// (planning/plan/plan_error.hpp).
 
 #include <cstddef>
