@@ -23,6 +23,7 @@
 #include "tools/render/html_report.hpp"
 #include "tools/render/sweep_report.hpp"
 #include "tools/render/step_report.hpp"
+#include "planning/search/flow_rerank.hpp"
 #include "planning/search/sweep_runner.hpp"
 #include "planning/validation/band_table.hpp"
 #include "sim/hashing.hpp"
@@ -67,6 +68,8 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   constexpr std::size_t unset = std::numeric_limits<std::size_t>::max();
   std::size_t top = unset;
   unsigned jobs = planning::default_jobs();
+  std::size_t flow_check = 0;
+  constexpr IntRange flow_check_range{.min = 0, .max = 1000};
   constexpr IntRange top_range{.min = 0, .max = 1000000};
   constexpr IntRange jobs_range{.min = 1, .max = max_jobs};
   ExportOption export_option;
@@ -82,6 +85,11 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
       ("search", po::bool_switch(&search),
        "enumerate every valid layout (tp, pp, dp, cp, vp, micro-batch, recompute, ZeRO, SP), set "
        "apart those that cannot fit in memory, simulate the rest")
+      ("flow-check", integer_option("flow-check", &flow_check, flow_check_range)->value_name("N"),
+       with_rule("with --search: re-simulate the first N rows of the analytic ranking under the flow fidelity "
+                 "on the scenario's network, where contention and the topology count, and rank those N by it "
+                 "(default 0: none)",
+                 flow_check_range.rule()).c_str())
       ("top", integer_option("top", &top, top_range)->value_name("N"),
        with_rule("print the N best rows; 0: all (default: all configs; 20 in a search)", top_range.rule()).c_str())
       ("csv", path_option("csv", &csv_path)->value_name("FILE"), "write every row, ranked, as CSV")
@@ -101,7 +109,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
        "as one uninterrupted run. A FILE of another search is refused. Removed once the output is written");
   const CommandHelp help{
       .name = "sweep",
-      .usage = "[SCENARIO] [--configs FILE | --search] [--top N] [--csv FILE] [--report FILE.html]\n"
+      .usage = "[SCENARIO] [--configs FILE | --search] [--top N] [--flow-check N] [--csv FILE] [--report FILE.html]\n"
                "                        [--validation FILE.csv] [--export FRAMEWORK] [--export-row N] [--jobs N] [--shard I/N]\n"
                "                        [--resume FILE] [--set path=value ...]",
       .description =
@@ -116,6 +124,9 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   if (!parse_command_line(args, help, options, out)) return 0;
   if (search && !configs_path.empty()) throw CliError("sweep: --search and --configs exclude each other");
   if (!resume_path.empty() && !search) throw CliError("sweep: --resume needs --search");
+  if (flow_check > 0 && !search) throw CliError("sweep: --flow-check needs --search");
+  if (flow_check > 0 && (!shard_text.empty() || !csv_path.empty() || !resume_path.empty()))
+    throw CliError("sweep: --flow-check re-ranks the first rows of one whole search: not with --shard, --csv or --resume");
   if (!resume_path.empty()) check_resume_path(resume_path, {csv_path, report_path});
   const planning::Shard shard = shard_text.empty() ? planning::Shard{} : parse_shard(shard_text);
 
@@ -166,7 +177,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
     const std::size_t keep_top =
         !csv_path.empty() || table_options.top == 0
             ? 0
-            : std::max(table_options.top, report_path.empty() ? 0 : report_ranking_rows);
+            : std::max({table_options.top, report_path.empty() ? 0 : report_ranking_rows, flow_check});
     if (!resume_path.empty() && keep_top > 0) {
       // Its parts would each prune on their own, and so print other counts than one run.
       throw CliError("sweep: --resume needs a search that simulates every layout that fits (--top 0 or --csv); one "
@@ -195,6 +206,10 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
     rows = planning::run_configs(scenario, configs, bands, shard, jobs, [&](std::size_t n) { progress.advance(n); });
   }
   planning::rank_rows(rows);
+  if (flow_check > 0 && base.fidelity == models::CommFidelity::analytic) {
+    header.flow_check = flow_check;
+    header.flow_runs = planning::flow_rerank(rows, base, bands, flow_check, jobs);
+  }
 
   std::optional<handoff::LaunchConfig> launch;
   if (export_option.framework()) {
@@ -215,6 +230,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
     const planning::SweepRow* best = rows.empty() || rows.front().status != planning::RowStatus::simulated ? nullptr : &rows.front();
     std::optional<models::StepInputs> best_inputs;
     if (best) best_inputs = planning::with_layout(base, best->layout);
+    if (best && best->analytic_step_s > 0) best_inputs->fidelity = models::CommFidelity::flow;
     report_html = sweep_report_html(header, rows, text, best_inputs ? &*best_inputs : nullptr,
                                     best ? (best->name.empty() ? planning::layout_label(best->layout) : best->name) : "");
   }

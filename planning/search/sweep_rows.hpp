@@ -40,6 +40,9 @@ struct SweepRow {
   double memory_bytes = 0.0;  // peak stage, per GPU
   bool fits = false;
   std::string reason{};       // why it does not fit or is invalid; what limits memory otherwise
+  // > 0: re-simulated under the flow fidelity after the analytic ranking (flow_rerank.hpp), whose
+  // step this was; the figures above are then the flow step's.
+  double analytic_step_s = 0.0;
 };
 
 /// What the rows were computed from: printed above the table and checked by merge.
@@ -54,6 +57,8 @@ struct SweepHeader {
   ProfileWidening widening{};  // the fitted constants' share of every band
   std::size_t shard_index = 1; // 1-based
   std::size_t shard_count = 1;
+  std::size_t flow_check = 0;  // the first rows checked under the flow fidelity (flow_rerank.hpp); 0: none
+  std::size_t flow_runs = 0;   // the flow simulations that took
 };
 
 /// A row from one simulated (or memory-estimated) layout.

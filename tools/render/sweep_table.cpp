@@ -32,6 +32,17 @@ std::size_t shown(const std::vector<planning::SweepRow>& rows, const TableOption
 
 }  // namespace
 
+namespace {
+
+// The flow step against the analytic one, for a row the flow check re-simulated; '-' otherwise.
+std::string flow_text(const planning::SweepRow& row) {
+  if (!(row.analytic_step_s > 0)) return "-";
+  const double percent = 100 * (row.step_time_s / row.analytic_step_s - 1);
+  return fmt::format("{:+.1f}%", std::abs(percent) < 0.05 ? 0.0 : percent);  // no "-0.0%"
+}
+
+}  // namespace
+
 std::string sweep_text(const planning::SweepHeader& header, const std::vector<planning::SweepRow>& rows, const TableOptions& options) {
   const planning::SweepCounts c = planning::count_rows(rows);
   std::string out = fmt::format("{}: {} on {}\n", header.scenario, header.model, header.cluster);
@@ -51,6 +62,13 @@ std::string sweep_text(const planning::SweepHeader& header, const std::vector<pl
                        c.simulated_too_large + c.too_large, c.invalid);
   }
   out += band_rule(header.band_source, header.widening);
+  if (header.flow_check > 0) {
+    out += fmt::format("\nflow check: the first {} rows of the analytic ranking were re-simulated under the flow "
+                       "fidelity on the scenario's network, where collectives share the links of real routes, and "
+                       "ranked among themselves by it ({} flow runs); 'flow' is their flow step against the analytic "
+                       "one; the rows below keep their analytic step and rank",
+                       header.flow_check, header.flow_runs);
+  }
   const std::size_t n = shown(rows, options);
   if (n < rows.size()) out += fmt::format("top {} by the slow end of the step time's band:\n", n);
   out += '\n';
@@ -71,12 +89,14 @@ std::string sweep_text(const planning::SweepHeader& header, const std::vector<pl
     ep_column = ep_column || rows[i].layout.parallelism.ep > 1;
     etp_column = etp_column || rows[i].layout.parallelism.etp > 1;
   }
-  out += fmt::format("{:>3} {:>3} {:>4} {:>3} {}{:>3} {:>3} {:>3} {:>4} {:<9}  {:>8} {:>15} {:>9} {:>6} {:>7} {:>8} {:>8}  ",
+  const bool flow_column = header.flow_check > 0;
+  out += fmt::format("{:>3} {:>3} {:>4} {:>3} {}{:>3} {:>3} {:>3} {:>4} {:<9}  {:>8} {}{:>15} {:>9} {:>6} {:>7} {:>8} {:>8}  ",
                      "TP", "PP", "DP", "CP",
                      (ep_column ? fmt::format("{:>3} ", "EP") : std::string()) +
                          (etp_column ? fmt::format("{:>3} ", "ETP") : std::string()),
                      "vp", "mb", "SP",
-                     "ZeRO", "recompute", "step s", "band s ", "tok/s/GPU", "MFU", "bubble", "exp.comm", "mem GiB");
+                     "ZeRO", "recompute", "step s", flow_column ? fmt::format("{:>7} ", "flow") : std::string(),
+                     "band s ", "tok/s/GPU", "MFU", "bubble", "exp.comm", "mem GiB");
   if (named) out += fmt::format("{:<{}}  ", "ties", ties_width);
   out += "fits\n";
   std::vector<const planning::StepBand*> bands;
@@ -92,14 +112,16 @@ std::string sweep_text(const planning::SweepHeader& header, const std::vector<pl
                        p.sp ? "yes" : "no", p.zero, models::recompute_name(row.layout.training.recompute));
     if (row.status == planning::RowStatus::simulated) {
       bands.push_back(&row.band);
-      out += fmt::format("{:>8.3f} {:>15} {:>9.0f} {:>5.1f}% {:>6.1f}% {:>7.1f}% {:>8.1f}  ", row.step_time_s,
-                         band_range(row.band, 3), row.tokens_per_s_per_gpu, 100 * row.mfu, 100 * row.bubble_fraction,
+      out += fmt::format("{:>8.3f} {}{:>15} {:>9.0f} {:>5.1f}% {:>6.1f}% {:>7.1f}% {:>8.1f}  ", row.step_time_s,
+                         flow_column ? fmt::format("{:>7} ", flow_text(row)) : std::string(), band_range(row.band, 3), row.tokens_per_s_per_gpu, 100 * row.mfu, 100 * row.bubble_fraction,
                          100 * row.exposed_comm_fraction, row.memory_bytes / kGiB);
     } else if (row.status == planning::RowStatus::too_large || row.status == planning::RowStatus::pruned) {
-      out += fmt::format("{:>8} {:>15} {:>9} {:>6} {:>7} {:>8} {:>8.1f}  ", "-", "- ", "-", "-", "-", "-",
+      out += fmt::format("{:>8} {}{:>15} {:>9} {:>6} {:>7} {:>8} {:>8.1f}  ", "-",
+                         flow_column ? fmt::format("{:>7} ", "-") : std::string(), "- ", "-", "-", "-", "-",
                          row.memory_bytes / kGiB);
     } else {
-      out += fmt::format("{:>8} {:>15} {:>9} {:>6} {:>7} {:>8} {:>8}  ", "-", "- ", "-", "-", "-", "-", "-");
+      out += fmt::format("{:>8} {}{:>15} {:>9} {:>6} {:>7} {:>8} {:>8}  ", "-",
+                         flow_column ? fmt::format("{:>7} ", "-") : std::string(), "- ", "-", "-", "-", "-", "-");
     }
     if (named) out += fmt::format("{:<{}}  ", rank_list(ties[i]), ties_width);
     if (row.status == planning::RowStatus::invalid) out += "invalid: " + row.reason;
@@ -126,6 +148,7 @@ nlohmann::ordered_json sweep_json(const planning::SweepHeader& header, const std
   j["hbm_gib"] = header.hbm_bytes / kGiB;
   j["bands"] = bands_header_json(header.band_source, header.widening);
   if (header.shard_count > 1) j["shard"] = {{"index", header.shard_index}, {"count", header.shard_count}};
+  if (header.flow_check > 0) j["flow_check"] = {{"rows", header.flow_check}, {"flow_runs", header.flow_runs}};
   j["counts"] = {{"layouts", rows.size()},
                  {"fit", c.fit},
                  {"simulated_too_large", c.simulated_too_large},
@@ -159,6 +182,10 @@ nlohmann::ordered_json sweep_json(const planning::SweepHeader& header, const std
     const bool simulated = row.status == planning::RowStatus::simulated;
     const auto figure = [&](double v) { return simulated ? ordered_json(v) : ordered_json(nullptr); };
     r["step_time_s"] = figure(row.step_time_s);
+    if (header.flow_check > 0) {
+      r["fidelity"] = row.analytic_step_s > 0 ? "flow" : "analytic";
+      r["analytic_step_time_s"] = row.analytic_step_s > 0 ? figure(row.analytic_step_s) : figure(row.step_time_s);
+    }
     r["step_time_band_s"] = simulated ? ordered_json{row.band.fast_s, row.band.slow_s} : ordered_json(nullptr);
     r["validation"] = simulated ? validation_json(row.band) : ordered_json(nullptr);
     if (named) r["ties_with"] = ties[i];

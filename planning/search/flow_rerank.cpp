@@ -1,0 +1,36 @@
+#include "planning/search/flow_rerank.hpp"
+
+#include <algorithm>
+
+#include "models/spec/layout_rules.hpp"
+#include "planning/parallel_for.hpp"
+
+namespace clustersim::planning {
+
+std::size_t flow_rerank(std::vector<SweepRow>& rows, const models::StepInputs& base, const PredictionBands& bands,
+                        std::size_t first, unsigned jobs) {
+  std::size_t n = 0;  // the first rows that were simulated and fit
+  while (n < rows.size() && n < first && rows[n].status == RowStatus::simulated && rows[n].fits) ++n;
+  std::vector<char> flowed(n, 0);
+  parallel_for(n, jobs, [&](std::size_t i) {
+    SweepRow& row = rows[i];
+    if (models::flow_graph_violation(row.layout.parallelism, row.layout.training)) return;
+    models::StepInputs in = with_layout(base, row.layout);
+    in.fidelity = models::CommFidelity::flow;
+    SweepRow flow = row_from_report(row.index, row.layout, models::simulate_step(in).report, base.cluster.gpu);
+    flow.name = row.name;
+    flow.band = bands.band(flow.step_time_s, row.layout);
+    flow.analytic_step_s = row.step_time_s;
+    row = std::move(flow);
+    flowed[i] = 1;
+  });
+  // Among themselves, as rank_rows ranks: slow end, then the point estimate, then enumeration order.
+  std::stable_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n), [](const SweepRow& a, const SweepRow& b) {
+    if (a.band.slow_s != b.band.slow_s) return a.band.slow_s < b.band.slow_s;
+    if (a.step_time_s != b.step_time_s) return a.step_time_s < b.step_time_s;
+    return a.index < b.index;
+  });
+  return static_cast<std::size_t>(std::count(flowed.begin(), flowed.end(), 1));
+}
+
+}  // namespace clustersim::planning
