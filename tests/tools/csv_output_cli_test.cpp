@@ -82,7 +82,7 @@ TEST_CASE("csv: plan writes every option it priced, with the front and the choic
   const std::string file = dir / "options.csv";
   const auto outcome = run_clustersim(
       "plan --deadline-days 50 --gpus h100-sxm,a100-80gb --min-gpus 128 --max-gpus 256 --topologies "
-      "rail_optimized,fat_tree --json --csv " + file);
+      "rail_optimized,fat_tree --flow-check 1 --json --csv " + file);
   CAPTURE(outcome.err);
   REQUIRE(outcome.exit_code == 0);
   const json plan = json::parse(outcome.out);
@@ -103,6 +103,9 @@ TEST_CASE("csv: plan writes every option it priced, with the front and the choic
     CHECK(number(row[column(header, "step_time_s")]) == doctest::Approx(o.at("step_time_s").get<double>()).epsilon(1e-12));
     CHECK(number(row[column(header, "cost_slow_usd")]) == doctest::Approx(o.at("cost_usd_band")[1].get<double>()).epsilon(1e-12));
     CHECK(row[column(header, "on_front")] == (o.at("on_front").get<bool>() ? "true" : "false"));
+    CHECK(row[column(header, "fidelity")] == o.at("fidelity").get<std::string>());
+    CHECK(number(row[column(header, "analytic_step_time_s")]) ==
+          doctest::Approx(o.at("analytic_step_time_s").get<double>()).epsilon(1e-12));
     if (row[column(header, "chosen")] == "true") {
       ++chosen;
       CHECK(plan.at("chosen").at("option") == i);
