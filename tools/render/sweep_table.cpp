@@ -30,10 +30,6 @@ std::size_t shown(const std::vector<planning::SweepRow>& rows, const TableOption
   return options.top == 0 ? rows.size() : std::min(options.top, rows.size());
 }
 
-}  // namespace
-
-namespace {
-
 // The flow step against the analytic one, for a row the flow check re-simulated; '-' otherwise.
 std::string flow_text(const planning::SweepRow& row) {
   if (!(row.analytic_step_s > 0)) return "-";
@@ -66,7 +62,7 @@ std::string sweep_text(const planning::SweepHeader& header, const std::vector<pl
     out += fmt::format("\nflow check: the first {} rows of the analytic ranking were re-simulated under the flow "
                        "fidelity on the scenario's network, where collectives share the links of real routes, and "
                        "ranked among themselves by it ({} flow runs); 'flow' is their flow step against the analytic "
-                       "one; the rows below keep their analytic step and rank",
+                       "one; the rows below keep their analytic step and rank\n",
                        header.flow_check, header.flow_runs);
   }
   const std::size_t n = shown(rows, options);
@@ -113,7 +109,8 @@ std::string sweep_text(const planning::SweepHeader& header, const std::vector<pl
     if (row.status == planning::RowStatus::simulated) {
       bands.push_back(&row.band);
       out += fmt::format("{:>8.3f} {}{:>15} {:>9.0f} {:>5.1f}% {:>6.1f}% {:>7.1f}% {:>8.1f}  ", row.step_time_s,
-                         flow_column ? fmt::format("{:>7} ", flow_text(row)) : std::string(), band_range(row.band, 3), row.tokens_per_s_per_gpu, 100 * row.mfu, 100 * row.bubble_fraction,
+                         flow_column ? fmt::format("{:>7} ", flow_text(row)) : std::string(), band_range(row.band, 3),
+                         row.tokens_per_s_per_gpu, 100 * row.mfu, 100 * row.bubble_fraction,
                          100 * row.exposed_comm_fraction, row.memory_bytes / kGiB);
     } else if (row.status == planning::RowStatus::too_large || row.status == planning::RowStatus::pruned) {
       out += fmt::format("{:>8} {}{:>15} {:>9} {:>6} {:>7} {:>8} {:>8.1f}  ", "-",
