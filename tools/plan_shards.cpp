@@ -81,17 +81,17 @@ std::string plan_shard_json(const planning::PlanRequest& request, handoff::Frame
                             const planning::LayoutRuns& runs, const planning::Shard& shard) {
   ordered_json clusters = ordered_json::array();
   const std::size_t keep = planning::kept_layouts(request);
+  std::vector<std::size_t> simulated(prepared.clusters.size(), 0);
+  for (const auto& run : runs.runs) simulated[run.cluster] += run.simulated ? 1 : 0;
   for (std::size_t c = 0; c < prepared.clusters.size(); ++c) {
     if (!shard.contains(c)) continue;
-    std::size_t simulated = 0;
-    for (const auto& run : runs.runs) simulated += run.cluster == c && run.simulated ? 1 : 0;
     ordered_json best = ordered_json::array();
     const std::vector<std::size_t>& ranked = runs.ranked.at(c);
     for (std::size_t k = 0; k < ranked.size() && (keep == 0 || k < keep); ++k) {
       const planning::LayoutRun& run = runs.runs[ranked[k]];
       best.push_back({{"layout", run.layout}, {"report", step_reports_text({run.report})}});
     }
-    clusters.push_back({{"cluster", c}, {"simulated", simulated}, {"best", std::move(best)}});
+    clusters.push_back({{"cluster", c}, {"simulated", simulated[c]}, {"best", std::move(best)}});
   }
   const ordered_json document{{kShardKey, {{"index", shard.index}, {"count", shard.count}}},
                               {"request", request_json(request, framework, validation)},

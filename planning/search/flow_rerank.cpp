@@ -1,6 +1,7 @@
 #include "planning/search/flow_rerank.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "models/spec/layout_rules.hpp"
 #include "planning/parallel_for.hpp"
@@ -24,12 +25,11 @@ std::size_t flow_rerank(std::vector<SweepRow>& rows, const models::StepInputs& b
     row = std::move(flow);
     flowed[i] = 1;
   });
-  // Among themselves, as rank_rows ranks: slow end, then the point estimate, then enumeration order.
-  std::stable_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n), [](const SweepRow& a, const SweepRow& b) {
-    if (a.band.slow_s != b.band.slow_s) return a.band.slow_s < b.band.slow_s;
-    if (a.step_time_s != b.step_time_s) return a.step_time_s < b.step_time_s;
-    return a.index < b.index;
-  });
+  // Among themselves, in rank_rows' order.
+  const auto head_end = rows.begin() + static_cast<std::ptrdiff_t>(n);
+  std::vector<SweepRow> head(std::make_move_iterator(rows.begin()), std::make_move_iterator(head_end));
+  rank_rows(head);
+  std::move(head.begin(), head.end(), rows.begin());
   return static_cast<std::size_t>(std::count(flowed.begin(), flowed.end(), 1));
 }
 

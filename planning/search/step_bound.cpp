@@ -22,10 +22,7 @@ double backward_stream_s(const models::ChunkCosts& c, bool comm) {
 }  // namespace
 
 double step_time_lower_bound_s(const models::StepPlan& plan, models::CommFidelity fidelity) {
-  return step_time_lower_bound_s(plan, fidelity == models::CommFidelity::analytic);
-}
-
-double step_time_lower_bound_s(const models::StepPlan& plan, bool comm) {
+  const bool comm = fidelity == models::CommFidelity::analytic;
   const auto m = static_cast<double>(plan.micro_batches);
   const std::size_t pp = plan.stages.size();
   double bound = 0.0;

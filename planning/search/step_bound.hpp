@@ -20,11 +20,9 @@
 namespace clustersim::planning {
 
 /// Seconds the step takes at least; never more than simulate_step's step_time_s (up to the
-/// nanosecond rounding of the engine, which only lengthens tasks). `with_communication` false:
-/// the chain of compute alone (passes and optimizer steps), a bound under the flow fidelity too.
-double step_time_lower_bound_s(const models::StepPlan& plan, bool with_communication = true);
-
-/// The bound that holds for the fidelity the plan's inputs are simulated with.
-double step_time_lower_bound_s(const models::StepPlan& plan, models::CommFidelity fidelity);
+/// nanosecond rounding of the engine, which only lengthens tasks) under `fidelity`: with the flow
+/// fidelity, the chain of compute alone (passes and optimizer steps).
+double step_time_lower_bound_s(const models::StepPlan& plan,
+                               models::CommFidelity fidelity = models::CommFidelity::analytic);
 
 }  // namespace clustersim::planning

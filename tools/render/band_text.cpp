@@ -1,6 +1,7 @@
 #include "tools/render/band_text.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -18,6 +19,11 @@ std::string text_of(const nlohmann::json& j) { return j.is_null() ? std::string(
 std::string band_range(const planning::StepBand& band, int decimals) {
   return fmt::format("{:.{}f}-{:.{}f}{}", band.fast_s, decimals, band.slow_s, decimals,
                      band.unvalidated.empty() ? " " : "*");
+}
+
+std::string flow_change(double flow_step_s, double analytic_step_s) {
+  const double percent = 100 * (flow_step_s / analytic_step_s - 1);
+  return fmt::format("{:+.1f}%", std::abs(percent) < 0.05 ? 0.0 : percent);
 }
 
 std::string rank_list(const std::vector<std::size_t>& ranks) {

@@ -15,6 +15,8 @@ namespace clustersim::tools {
 
 /// "13.510-18.283" with `decimals` decimals, "*" after it when unvalidated (" " otherwise).
 std::string band_range(const planning::StepBand& band, int decimals);
+/// A flow-fidelity step against its analytic one: "+2.1%" ("+0.0%" within 0.05 %, never "-0.0%").
+std::string flow_change(double flow_step_s, double analytic_step_s);
 /// "1-3, 5": increasing ranks with runs joined; "-" for none.
 std::string rank_list(const std::vector<std::size_t>& ranks);
 /// What the bands mean and where they come from, one line ending in a newline; empty without bands.

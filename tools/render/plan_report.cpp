@@ -1,6 +1,5 @@
 #include "tools/render/plan_report.hpp"
 
-#include <cmath>
 #include <optional>
 
 #include <fmt/format.h>
@@ -34,8 +33,7 @@ std::string topology_text(const PlanOption& o) {
 // The flow step against the analytic one, for an option the flow check re-simulated.
 std::string flow_text(const PlanOption& o) {
   if (!o.flow) return o.flow_not_checked.empty() ? "-" : "not run";
-  const double percent = 100 * (o.report.times.step_time_s / o.flow->analytic_step_s - 1);
-  return fmt::format("{:+.1f}%", std::abs(percent) < 0.05 ? 0.0 : percent);  // no "-0.0%"
+  return flow_change(o.report.times.step_time_s, o.flow->analytic_step_s);
 }
 
 std::string option_label(const PlanResult& result, const PlanOption& o) {

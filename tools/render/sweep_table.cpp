@@ -32,9 +32,7 @@ std::size_t shown(const std::vector<planning::SweepRow>& rows, const TableOption
 
 // The flow step against the analytic one, for a row the flow check re-simulated; '-' otherwise.
 std::string flow_text(const planning::SweepRow& row) {
-  if (!(row.analytic_step_s > 0)) return "-";
-  const double percent = 100 * (row.step_time_s / row.analytic_step_s - 1);
-  return fmt::format("{:+.1f}%", std::abs(percent) < 0.05 ? 0.0 : percent);  // no "-0.0%"
+  return row.analytic_step_s > 0 ? flow_change(row.step_time_s, row.analytic_step_s) : "-";
 }
 
 }  // namespace
