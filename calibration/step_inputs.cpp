@@ -82,8 +82,8 @@ std::optional<StepTimeBand> step_time_band(const scenarios::Scenario& scenario) 
   if (scenario.calibration_profile.empty() || scenario.calibration_profile == kBuiltInConstants) return std::nullopt;
   const auto band = profile_band(scenario.calibration_profile, measured_inputs(scenario));
   if (!band) return std::nullopt;
-  return StepTimeBand{.fast_s = models::simulate_step(carried_to_network(band->fast)).report.times.step_time_s,
-                      .slow_s = models::simulate_step(carried_to_network(band->slow)).report.times.step_time_s,
+  return StepTimeBand{.fast_s = models::step_report(carried_to_network(band->fast)).times.step_time_s,
+                      .slow_s = models::step_report(carried_to_network(band->slow)).times.step_time_s,
                       .constants = band->constants};
 }
 

@@ -41,7 +41,7 @@ PreparedRun prepare_run(const scenarios::Scenario& scenario, const std::string& 
                .storage = scenario.storage,
                .spot_per_node_s = spot_per_node_s};
   const models::StepInputs inputs = calibration::step_inputs(scenario);
-  const models::StepReport report = models::simulate_step(inputs).report;
+  const models::StepReport report = models::step_report(inputs);
   run.setup.step_time_s = report.times.step_time_s;
   run.tokens_per_s = report.tokens_per_s;
   if (scenario.failures.link_reroute_fraction > 0 && scenario.cluster.num_gpus > scenario.cluster.gpus_per_node) {
@@ -51,7 +51,7 @@ PreparedRun prepare_run(const scenarios::Scenario& scenario, const std::string& 
     // The same constants as the healthy run, carried to the reduced NIC rate: the fitted curves
     // that cross nodes lose the lost link's share of their bandwidth (comm_on_cluster.hpp).
     degraded.comm = models::comm_on_cluster(inputs.comm, degraded.cluster);
-    run.setup.degraded_step_time_s = models::simulate_step(degraded).report.times.step_time_s;
+    run.setup.degraded_step_time_s = models::step_report(degraded).times.step_time_s;
   }
   return finish(std::move(run), source);
 }

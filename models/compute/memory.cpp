@@ -47,12 +47,18 @@ struct StateBytes {
 
 StateBytes state_bytes_per_parameter(const ParallelismSpec& p, GradDtype grad_dtype, double d) {
   constexpr double weights = 2.0, optimizer = 12.0;  // bf16; fp32 master + Adam moments
+  constexpr double adam_moments = 8.0;                // fp32 m and v
   const double gradients = grad_dtype == GradDtype::bf16 ? 2.0 : 4.0;
   switch (p.zero) {
     case 0: return {weights, gradients, optimizer};
     case 1: return {weights, gradients, optimizer / d};
     case 2: return {weights, gradients / d, optimizer / d};
-    default: return {weights / d, sharding_parameters(p.sharding).reduce_bytes_per_param / d, optimizer / d};
+    default: {
+      // A shard that is the fp32 master (FSDP) is the weights; the optimizer adds its moments only.
+      const ShardingParameters& s = sharding_parameters(p.sharding);
+      return {s.shard_bytes_per_param / d, s.reduce_bytes_per_param / d,
+              (shard_is_fp32_master(s) ? adam_moments : optimizer) / d};
+    }
   }
 }
 

@@ -15,12 +15,15 @@ constexpr std::array kParameterSets{
         .reshard_after_forward = true,
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 4,
+        .shard_bytes_per_param = 4,
         .gather_staging_passes = 2,
         .reduce_staging_passes = 1.5,
         .staging_on_compute_stream = true,
         .source = "PyTorch fully_shard (FSDP2) docs: one unit per wrapped block, reshard_after_forward=True, the "
                   "next unit's all-gather issued one unit ahead; torchtitan's defaults mixed_precision_param = "
-                  "bfloat16, mixed_precision_reduce = float32; _fsdp_collectives.py: foreach_all_gather_copy_out "
+                  "bfloat16, mixed_precision_reduce = float32; MixedPrecisionPolicy's param_dtype is the dtype of "
+                  "the unsharded parameters only: the sharded ones keep the model's fp32 and are what the "
+                  "optimizer steps; _fsdp_collectives.py: foreach_all_gather_copy_out "
                   "copies the gathered buffer out to the parameters (split_with_sizes_copy: a read and a write), "
                   "foreach_reduce copies the bf16 gradients into the fp32 reduce-scatter buffer (_chunk_cat: 2 B "
                   "read and 4 B written a parameter, 1.5 passes of the fp32 buffer), both on the current stream"},
@@ -31,9 +34,12 @@ constexpr std::array kParameterSets{
         .reshard_after_forward = true,
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 2,
+        .shard_bytes_per_param = 4,
         .source = "PyTorch FullyShardedDataParallel docs: FULL_SHARD, transformer_auto_wrap_policy per block, "
                   "BackwardPrefetch.BACKWARD_PRE and limit_all_gathers (two gathers in flight: one unit ahead); "
-                  "MixedPrecision reduce_dtype defaults to param_dtype (bf16)"},
+                  "MixedPrecision reduce_dtype defaults to param_dtype (bf16); the flat parameter's shard stays "
+                  "in full precision and is cast to param_dtype only for the all-gather (the low-precision "
+                  "shard is freed after it), so the optimizer steps the fp32 shard itself"},
     ShardingParameters{
         .framework = ShardingFramework::megatron_fsdp,
         .unit = ShardingUnit::transformer_block,
@@ -41,9 +47,10 @@ constexpr std::array kParameterSets{
         .reshard_after_forward = true,
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 4,
+        .shard_bytes_per_param = 2,
         .source = "Megatron-LM megatron/core/distributed/fsdp (Megatron-FSDP): one bucket per transformer layer, "
-                  "strategy optim_grads_params (parameters resharded), the next layer's bucket prefetched; fp32 "
-                  "gradient reduce-scatter unless --grad-reduce-in-bf16 (DistributedDataParallelConfig."
+                  "strategy optim_grads_params (parameters resharded: a bf16 shard, beside the distributed "
+                  "optimizer's fp32 main parameters), the next layer's bucket prefetched; fp32 gradient reduce-scatter unless --grad-reduce-in-bf16 (DistributedDataParallelConfig."
                   "grad_reduce_in_fp32, which megatron/training/arguments.py forces on for bf16 and which DDP and "
                   "Megatron-FSDP share)"},
     ShardingParameters{
@@ -54,6 +61,7 @@ constexpr std::array kParameterSets{
         .reshard_after_forward = true,
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 2,
+        .shard_bytes_per_param = 2,
         .persistence_threshold_params = 1e5,
         .recompute_reuse_distance_params = 1e9,
         .host_ops_per_rank = 2,
@@ -64,7 +72,8 @@ constexpr std::array kParameterSets{
                   "for its backward, the next parameters' gather issued before a module computes while fewer than "
                   "stage3_max_live_parameters (default 1e9) are gathered (stage3.py prefetch_next_sub_modules: "
                   "at least one tensor, whatever stage3_prefetch_bucket_size), after torch.cuda.synchronize() "
-                  "(partition_parameters.py _allgather_param), fp16 parameters and gradients; parameters under stage3_param_persistence_threshold (default "
+                  "(partition_parameters.py _allgather_param), fp16 parameters and gradients (the fp16 parameter shard beside the "
+                  "optimizer's fp32 master, Rajbhandari et al. 2020's 2 + 2 + 12 bytes a parameter); parameters under stage3_param_persistence_threshold (default "
                   "1e5 elements) stay gathered, every gradient is reduce-scattered on its own; a module's "
                   "parameters are released after every forward, an activation-recomputing one included, unless "
                   "fewer than stage3_max_reuse_distance (default 1e9) parameters are used before its next use "

@@ -51,6 +51,10 @@ struct ShardingParameters {
   bool reshard_after_forward = true;  // gather again before the backward
   double gather_bytes_per_param = 2;  // gathered parameters (16-bit)
   double reduce_bytes_per_param = 2;  // reduced gradients
+  // The parameter shard a rank keeps between steps: 4 where it is the fp32 master the optimizer
+  // updates in place (no other copy of the weights persists), 2 where a 16-bit shard sits beside
+  // the optimizer's own fp32 master.
+  double shard_bytes_per_param = 2;
   double persistence_threshold_params = 0;  // tensor units: smaller tensors are never gathered
   double recompute_reuse_distance_params = 0;  // > 0: recomputed forwards release (layer_tensors.hpp)
   double host_ops_per_rank = 0;       // eager PyTorch ops issued per group rank, per collective
@@ -74,5 +78,8 @@ constexpr std::string_view sharding_name(ShardingFramework f) {
 
 /// The parameter set of `framework`.
 const ShardingParameters& sharding_parameters(ShardingFramework framework);
+
+/// Whether the sharded parameters are the optimizer's fp32 master weights (shard_bytes_per_param 4).
+inline bool shard_is_fp32_master(const ShardingParameters& s) { return s.shard_bytes_per_param == 4; }
 
 }  // namespace clustersim::models

@@ -39,9 +39,10 @@ struct StreamTail {
 
 class Builder {
  public:
-  Builder(const StepPlan& plan, const CommLowering& lower_comm)
+  Builder(const StepPlan& plan, const CommLowering& lower_comm, TraceRecords trace)
       : plan_(plan),
         lower_comm_(lower_comm),
+        keep_trace_(trace == TraceRecords::keep),
         pp_(static_cast<std::int64_t>(plan.stages.size())),
         vp_(static_cast<std::int64_t>(plan.stages.front().chunks.size())),
         m_(plan.micro_batches) {}
@@ -82,7 +83,7 @@ class Builder {
     return record(lower_comm_(out_.graph, made.span(), label), role, bucket, buckets);
   }
   FlowSpan record(FlowSpan span, CommRole role, std::int32_t bucket = 0, std::int32_t buckets = 0) {
-    if (span.first != none)
+    if (keep_trace_ && span.first != none)
       out_.trace.comm_spans.push_back({.first = span.first, .last = span.last, .role = role, .bucket = bucket,
                                        .buckets = buckets});
     return span;
@@ -131,6 +132,7 @@ class Builder {
 
   const StepPlan& plan_;
   const CommLowering& lower_comm_;
+  const bool keep_trace_;
   const std::int64_t pp_, vp_, m_;
   std::vector<PassTasks> passes_;
   std::vector<CommPart> stage_parts_;  // the collectives of the stage task being lowered
@@ -167,8 +169,10 @@ StepGraph Builder::build(std::vector<sim::Resource> links) {
   out_.graph.reserve(static_cast<std::size_t>(pp_ * vp_ * m_ * 8), static_cast<std::size_t>(pp_ * vp_ * m_ * 8),
                      static_cast<std::size_t>(pp_ * vp_ * m_ * 16));
   const auto passes = static_cast<std::size_t>(pp_ * vp_ * m_ * 2);
-  out_.trace.comm_spans.reserve(passes * 2);  // a send and a collective a pass, about
-  out_.trace.hops.reserve(passes);
+  if (keep_trace_) {
+    out_.trace.comm_spans.reserve(passes * 2);  // a send and a collective a pass, about
+    out_.trace.hops.reserve(passes);
+  }
   for (std::int64_t s = 0; s < pp_; ++s) lower_stage(s);
   connect_stages();
   return std::move(out_);
@@ -364,7 +368,7 @@ void Builder::connect_stages() {
   // Incoming edges of a pass: from the neighbour's send, or (free links) from its stream tail.
   auto link = [&](const PassTasks& from, const PassTasks& to) {
     if (from.send != none) {
-      out_.trace.hops.push_back({.send = from.send, .receive = to.first});
+      if (keep_trace_) out_.trace.hops.push_back({.send = from.send, .receive = to.first});
       after(from.send, to.first);
       after(from.send, to.overlap_first);
       after(from.send, to.tp_hidden);
@@ -397,9 +401,10 @@ void Builder::connect_stages() {
 
 }  // namespace
 
-StepGraph build_step_graph(const StepPlan& plan, const CommLowering& lower_comm, std::vector<sim::Resource> links) {
+StepGraph build_step_graph(const StepPlan& plan, const CommLowering& lower_comm, std::vector<sim::Resource> links,
+                           TraceRecords trace) {
   assert(!plan.stages.empty() && !plan.stages.front().chunks.empty() && plan.micro_batches >= 1);
-  return Builder(plan, lower_comm).build(std::move(links));
+  return Builder(plan, lower_comm, trace).build(std::move(links));
 }
 
 }  // namespace clustersim::models

@@ -73,10 +73,14 @@ struct StepGraph {
 /// is left).
 using CommLowering = std::function<FlowSpan(sim::TaskGraph&, std::span<const CommPart>, sim::TaskLabel)>;
 
+/// Whether the builder keeps the trace's records of communication tasks and pipeline hops
+/// (StepGraph::trace): a step drawn or exported needs them, a step that is only measured does not.
+enum class TraceRecords { keep, skip };
+
 /// Label fields: stage, micro_batch, layer (= the model chunk on the stage), phase (TaskPhase),
 /// kind (TaskKind); rank is -1 for a task that stands for the whole stage, the sending rank for a
 /// flow. With `lower_comm`, `links` are appended to the resources as the network.
 StepGraph build_step_graph(const StepPlan& plan, const CommLowering& lower_comm = {},
-                           std::vector<sim::Resource> links = {});
+                           std::vector<sim::Resource> links = {}, TraceRecords trace = TraceRecords::keep);
 
 }  // namespace clustersim::models

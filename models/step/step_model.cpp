@@ -16,6 +16,7 @@
 #include "models/step/step_comm.hpp"
 #include "models/compute/transformer_costs.hpp"
 #include "models/spec/moe.hpp"
+#include "models/spec/sharding.hpp"
 #include "sim/engine.hpp"
 
 namespace clustersim::models {
@@ -24,8 +25,10 @@ namespace {
 
 constexpr double kBf16Bytes = 2.0;
 // Bytes an Adam step moves per parameter of its shard: reads fp32 master, m, v and the fp32
-// gradient, writes master, m, v and the bf16 weight (4 x 4 + 3 x 4 + 2).
+// gradient, writes master, m, v and the bf16 weight (4 x 4 + 3 x 4 + 2); where the shard is the
+// fp32 master itself (FSDP), no bf16 copy is written (4 x 4 + 3 x 4).
 constexpr double kAdamBytesPerParameter = 30.0;
+constexpr double kAdamOnMasterShardBytesPerParameter = 28.0;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -494,7 +497,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
     const double expert_shard = p.zero >= 1 ? static_cast<double>(groups.ep_dp.ranks) : 1.0;
     const double shard_params = stage_params / shard + stage_expert_params / expert_shard;
     const std::int64_t launches = adam_launches(shard_params);
-    const double adam_gpu_s = shard_params * kAdamBytesPerParameter /
+    const bool master_shard = p.zero >= 3 && shard_is_fp32_master(sharding_parameters(p.sharding));
+    const double adam_gpu_s = shard_params * (master_shard ? kAdamOnMasterShardBytesPerParameter : kAdamBytesPerParameter) /
                                   (in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value) +
                               static_cast<double>(launches) * in.compute.launch_overhead_s.value;
     stage.optimizer_s = host.per_kernel_s + issued_stretch_s(adam_gpu_s, launches - 1, host, false);
@@ -502,7 +506,9 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   return plan;
 }
 
-StepSimulation simulate_step(const StepInputs& in) {
+namespace {
+
+StepSimulation simulate(const StepInputs& in, TraceRecords trace) {
   const StepPlan plan = plan_step(in);
   check_step_durations(plan, in);
   StepSimulation out;
@@ -518,9 +524,9 @@ StepSimulation simulate_step(const StepInputs& in) {
         [&flow](sim::TaskGraph& graph, std::span<const CommPart> parts, sim::TaskLabel label) {
           return flow.lower(graph, parts, label);
         },
-        std::move(links));
+        std::move(links), trace);
   } else {
-    out.step = build_step_graph(plan);
+    out.step = build_step_graph(plan, {}, {}, trace);
   }
   out.step.trace.ranks = {.tp = in.parallelism.tp, .cp = in.parallelism.cp, .dp = in.parallelism.dp};
   try {
@@ -578,5 +584,11 @@ StepSimulation simulate_step(const StepInputs& in) {
                                   *smallest, *largest));
   return out;
 }
+
+}  // namespace
+
+StepSimulation simulate_step(const StepInputs& in) { return simulate(in, TraceRecords::keep); }
+
+StepReport step_report(const StepInputs& in) { return std::move(simulate(in, TraceRecords::skip).report); }
 
 }  // namespace clustersim::models

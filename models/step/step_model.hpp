@@ -72,5 +72,9 @@ struct StepSimulation {
 };
 
 StepSimulation simulate_step(const StepInputs& in);
+/// simulate_step's report alone: the same figures, bit for bit, from a graph built without the
+/// trace's records and freed with its timeline (searches and plans simulate thousands of steps
+/// and keep only their reports).
+StepReport step_report(const StepInputs& in);
 
 }  // namespace clustersim::models

@@ -30,7 +30,7 @@ PlanOption flow_trial(const PlanOption& option, const std::vector<SizedCluster>&
   trial.layout = cluster.layouts[analytic.layout];
   trial.flow = FlowCheck{.analytic_step_s = analytic.report.times.step_time_s, .layouts = 1};
   trial.flow_not_checked.clear();
-  trial.report = models::simulate_step(option_inputs(clusters, trial)).report;
+  trial.report = models::step_report(option_inputs(clusters, trial));
   trial.band = cluster.bands.band(trial.report.times.step_time_s, trial.layout);
   return trial;
 }

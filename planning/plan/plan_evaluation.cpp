@@ -88,7 +88,7 @@ LayoutRuns simulate_layouts(const std::vector<SizedCluster>& clusters, unsigned 
       reports.emplace(batch.size());
       parallel_for(batch.size(), jobs, [&](std::size_t k) {
         const SizedCluster& cluster = clusters[result.runs[batch[k]].cluster];
-        (*reports)[k] = models::simulate_step(with_layout(cluster.base, layout_of(batch[k]))).report;
+        (*reports)[k] = models::step_report(with_layout(cluster.base, layout_of(batch[k])));
         if (progress) progress(1);
       });
       if (store) store->keep(round, *reports);

@@ -32,7 +32,7 @@ PlanOptions plan_options(const std::vector<SizedCluster>& clusters, const Layout
         const Layout& layout = cluster.layouts[run.layout];
         models::StepReport report = run.report;
         if (t > 0 || base.cluster != cluster.base.cluster) {
-          report = models::simulate_step(with_layout(base, layout)).report;
+          report = models::step_report(with_layout(base, layout));
           ++result.reruns;
           if (report.times.step_time_s != run.report.times.step_time_s) result.topology_changed_time = true;
         }

@@ -18,7 +18,7 @@ std::size_t flow_rerank(std::vector<SweepRow>& rows, const models::StepInputs& b
     if (models::flow_graph_violation(row.layout.parallelism, row.layout.training)) return;
     models::StepInputs in = with_layout(base, row.layout);
     in.fidelity = models::CommFidelity::flow;
-    SweepRow flow = row_from_report(row.index, row.layout, models::simulate_step(in).report, base.cluster.gpu);
+    SweepRow flow = row_from_report(row.index, row.layout, models::step_report(in), base.cluster.gpu);
     flow.name = row.name;
     flow.band = bands.band(flow.step_time_s, row.layout);
     flow.analytic_step_s = row.step_time_s;

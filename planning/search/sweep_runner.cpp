@@ -156,7 +156,7 @@ std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vect
     if (best.excludes(bounds[k] * slow_factors[k])) {
       pruned[k] = 1;
     } else {
-      reports[k] = models::simulate_step(planning::with_layout(base, rows[fitting[k]].layout)).report;
+      reports[k] = models::step_report(planning::with_layout(base, rows[fitting[k]].layout));
       // A bound the simulation beats would make pruning wrong: fail loudly, never rank silently.
       if (reports[k].times.step_time_s < bounds[k] * (1.0 - 1e-9))
         throw std::logic_error(fmt::format("step-time lower bound {} s exceeds the simulated {} s for {}", bounds[k],

@@ -14,7 +14,7 @@ ProfileWidening profile_widening(const scenarios::Scenario& scenario) {
   if (calibration::resolved_profile(scenario) == calibration::kBundledProfile) return {};
   const auto band = calibration::step_time_band(scenario);
   if (!band) return {};
-  const double t = models::simulate_step(calibration::step_inputs(scenario)).report.times.step_time_s;
+  const double t = models::step_report(calibration::step_inputs(scenario)).times.step_time_s;
   return {.profile = scenario.calibration_profile,
           .fast = std::min(1.0, band->fast_s / t),
           .slow = std::max(1.0, band->slow_s / t)};

@@ -35,7 +35,7 @@ ErrorStats error_stats(std::span<const double> errors) {
 std::variant<ValidationResult, scenarios::SkippedRow> validate_case(scenarios::ValidationCase run) {
   models::StepReport step;
   try {
-    step = models::simulate_step(calibration::step_inputs(run.scenario)).report;
+    step = models::step_report(calibration::step_inputs(run.scenario));
   } catch (const models::LayoutError& error) {
     return scenarios::SkippedRow{.id = run.id,
                                  .family = run.family,

@@ -117,10 +117,13 @@ TEST_CASE("memory: micro-batches in flight per schedule") {
 
 TEST_CASE("memory: Adam state bytes per parameter for each ZeRO stage") {
   // Llama 3 8B on one stage, tp = 1, dp = 8: 8,030,261,248 parameters. Mixed-precision Adam:
-  // ZeRO-0 2 + 4 + 12 = 18 B; ZeRO-1 6 + 12/8 = 7.5 B; ZeRO-2 2 + 16/8 = 4 B; ZeRO-3 18/8 = 2.25 B.
+  // ZeRO-0 2 + 4 + 12 = 18 B; ZeRO-1 6 + 12/8 = 7.5 B; ZeRO-2 2 + 16/8 = 4 B. ZeRO-3 by framework:
+  // FSDP2 steps its fp32 shard itself, 4 + 4 (fp32 gradients) + 8 (moments) = 16/8 = 2 B; FSDP1
+  // the same with bf16 gradients, 14/8 = 1.75 B; Megatron-FSDP keeps a bf16 shard beside the fp32
+  // master, 2 + 4 + 12 = 18/8 = 2.25 B; DeepSpeed's ZeRO-3 of 2021 the fp16 one, 2 + 2 + 12 = 16/8.
   const double n = 8030261248.0;
-  const auto state = [&](int zero) {
-    const MemoryBreakdown m = memory_per_gpu(test::llama3_8b(), {.dp = 8, .zero = zero},
+  const auto state = [&](int zero, ShardingFramework sharding = ShardingFramework::fsdp2) {
+    const MemoryBreakdown m = memory_per_gpu(test::llama3_8b(), {.dp = 8, .zero = zero, .sharding = sharding},
                                              {.seq_len = 8192, .micro_batch = 1}, test::h100(), 32, true, true, 1.0);
     CHECK(m.parameters == doctest::Approx(n));
     return m.weights_bytes + m.gradients_bytes + m.optimizer_bytes;
@@ -128,7 +131,10 @@ TEST_CASE("memory: Adam state bytes per parameter for each ZeRO stage") {
   CHECK(state(0) == doctest::Approx(18.0 * n));
   CHECK(state(1) == doctest::Approx(7.5 * n));
   CHECK(state(2) == doctest::Approx(4.0 * n));
-  CHECK(state(3) == doctest::Approx(2.25 * n));
+  CHECK(state(3) == doctest::Approx(2.0 * n));
+  CHECK(state(3, ShardingFramework::fsdp1) == doctest::Approx(1.75 * n));
+  CHECK(state(3, ShardingFramework::megatron_fsdp) == doctest::Approx(2.25 * n));
+  CHECK(state(3, ShardingFramework::deepspeed_zero3_2021) == doctest::Approx(2.0 * n));
   // Context-parallel ranks hold the same parameters, so the optimizer shards over dp x cp = 16.
   const MemoryBreakdown cp2 = memory_per_gpu(test::llama3_8b(), {.dp = 8, .cp = 2, .zero = 1},
                                              {.seq_len = 8192, .micro_batch = 1}, test::h100(), 32, true, true, 1.0);
