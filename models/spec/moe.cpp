@@ -19,6 +19,7 @@ std::int64_t moe_layers_in(const TransformerSpec& model, std::int64_t first, std
 
 std::int64_t moe_layers_of_stage(const TransformerSpec& model, std::span<const std::int64_t> split, std::int64_t pp,
                                  std::int64_t stage) {
+  if (!is_moe(model)) return 0;  // a search asks this of every stage of every layout
   std::int64_t first = 0, n = 0;
   for (std::size_t i = 0; i < split.size(); ++i) {
     if (static_cast<std::int64_t>(i) % pp == stage) n += moe_layers_in(model, first, split[i]);
