@@ -50,7 +50,8 @@ constexpr std::array kParameterSets{
         .shard_bytes_per_param = 2,
         .source = "Megatron-LM megatron/core/distributed/fsdp (Megatron-FSDP): one bucket per transformer layer, "
                   "strategy optim_grads_params (parameters resharded: a bf16 shard, beside the distributed "
-                  "optimizer's fp32 main parameters), the next layer's bucket prefetched; fp32 gradient reduce-scatter unless --grad-reduce-in-bf16 (DistributedDataParallelConfig."
+                  "optimizer's fp32 main parameters), the next layer's bucket prefetched; fp32 gradient "
+                  "reduce-scatter unless --grad-reduce-in-bf16 (DistributedDataParallelConfig."
                   "grad_reduce_in_fp32, which megatron/training/arguments.py forces on for bf16 and which DDP and "
                   "Megatron-FSDP share)"},
     ShardingParameters{
@@ -72,8 +73,9 @@ constexpr std::array kParameterSets{
                   "for its backward, the next parameters' gather issued before a module computes while fewer than "
                   "stage3_max_live_parameters (default 1e9) are gathered (stage3.py prefetch_next_sub_modules: "
                   "at least one tensor, whatever stage3_prefetch_bucket_size), after torch.cuda.synchronize() "
-                  "(partition_parameters.py _allgather_param), fp16 parameters and gradients (the fp16 parameter shard beside the "
-                  "optimizer's fp32 master, Rajbhandari et al. 2020's 2 + 2 + 12 bytes a parameter); parameters under stage3_param_persistence_threshold (default "
+                  "(partition_parameters.py _allgather_param), fp16 parameters and gradients (the fp16 parameter "
+                  "shard beside the optimizer's fp32 master, Rajbhandari et al. 2020's 2 + 2 + 12 bytes a "
+                  "parameter); parameters under stage3_param_persistence_threshold (default "
                   "1e5 elements) stay gathered, every gradient is reduce-scattered on its own; a module's "
                   "parameters are released after every forward, an activation-recomputing one included, unless "
                   "fewer than stage3_max_reuse_distance (default 1e9) parameters are used before its next use "

@@ -498,7 +498,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
     const double shard_params = stage_params / shard + stage_expert_params / expert_shard;
     const std::int64_t launches = adam_launches(shard_params);
     const bool master_shard = p.zero >= 3 && shard_is_fp32_master(sharding_parameters(p.sharding));
-    const double adam_gpu_s = shard_params * (master_shard ? kAdamOnMasterShardBytesPerParameter : kAdamBytesPerParameter) /
+    const double adam_bytes = master_shard ? kAdamOnMasterShardBytesPerParameter : kAdamBytesPerParameter;
+    const double adam_gpu_s = shard_params * adam_bytes /
                                   (in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value) +
                               static_cast<double>(launches) * in.compute.launch_overhead_s.value;
     stage.optimizer_s = host.per_kernel_s + issued_stretch_s(adam_gpu_s, launches - 1, host, false);
