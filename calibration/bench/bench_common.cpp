@@ -109,6 +109,25 @@ std::string device_record(int device) {
          ",\"cuda\":" + std::to_string(runtime) + ",\"host\":" + json_string(host_name()) + "}";
 }
 
+EventTimer::EventTimer() {
+  CLUSTERSIM_CUDA_CHECK(cudaEventCreate(&start_));
+  CLUSTERSIM_CUDA_CHECK(cudaEventCreate(&stop_));
+}
+
+EventTimer::~EventTimer() {
+  cudaEventDestroy(start_);
+  cudaEventDestroy(stop_);
+}
+
+int visible_gpus(const char* name) {
+  int visible = 0;
+  const cudaError_t status = cudaGetDeviceCount(&visible);
+  if (status == cudaSuccess && visible > 0) return visible;
+  std::fprintf(stderr, "%s: no CUDA GPU visible (%s); this benchmark needs one\n", name,
+               status != cudaSuccess ? cudaGetErrorString(status) : "0 devices");
+  return 0;
+}
+
 std::string host_name() {
   char name[256] = {};
   if (::gethostname(name, sizeof name - 1) != 0) return "unknown";

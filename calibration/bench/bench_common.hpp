@@ -47,12 +47,47 @@ void check_cuda(cudaError_t status, const char* what);
 
 double median(std::vector<double> values);
 
+/// Two CUDA events that time work on a stream: each run between them, one run at a time.
+class EventTimer {
+ public:
+  EventTimer();
+  ~EventTimer();
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+
+  /// Microseconds of each of `iters` calls of `launch`, which enqueues its work on `stream`.
+  template <class Launch>
+  std::vector<double> times_us(cudaStream_t stream, int iters, Launch&& launch) {
+    std::vector<double> times;
+    for (int i = 0; i < iters; ++i) {
+      CLUSTERSIM_CUDA_CHECK(cudaEventRecord(start_, stream));
+      launch();
+      CLUSTERSIM_CUDA_CHECK(cudaEventRecord(stop_, stream));
+      CLUSTERSIM_CUDA_CHECK(cudaEventSynchronize(stop_));
+      float ms = 0.0f;
+      CLUSTERSIM_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+      times.push_back(1e3 * static_cast<double>(ms));
+    }
+    return times;
+  }
+
+ private:
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
 /// `text` as a JSON string literal, quotes included.
 std::string json_string(std::string_view text);
 
 /// The {"bench":"device",...} JSON line for a CUDA device (name, SM count, compute capability,
 /// memory, driver and runtime versions).
 std::string device_record(int device);
+
+/// The exit status of a benchmark that needs a GPU and sees none.
+inline constexpr int kNoGpuExit = 3;
+
+/// The number of visible CUDA GPUs; with none, says so on stderr as "<name>: no CUDA GPU visible
+/// (why); this benchmark needs one" and returns 0.
+int visible_gpus(const char* name);
 
 /// This machine's host name ("unknown" if it cannot be read).
 std::string host_name();

@@ -112,12 +112,8 @@ class GemmRunner {
     CUBLAS_CHECK(cublasLtCreate(&handle_));
     CLUSTERSIM_CUDA_CHECK(cudaStreamCreate(&stream_));
     CLUSTERSIM_CUDA_CHECK(cudaMalloc(&workspace_, kWorkspace));
-    CLUSTERSIM_CUDA_CHECK(cudaEventCreate(&start_));
-    CLUSTERSIM_CUDA_CHECK(cudaEventCreate(&stop_));
   }
   ~GemmRunner() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
     cudaFree(workspace_);
     cudaStreamDestroy(stream_);
     cublasLtDestroy(handle_);
@@ -173,17 +169,7 @@ class GemmRunner {
       };
       if (run() != CUBLAS_STATUS_SUCCESS) continue;  // a candidate may refuse these pointers' alignment
       for (int i = 1; i < warmup_; ++i) CUBLAS_CHECK(run());
-      std::vector<double> times;
-      for (int i = 0; i < iters_; ++i) {
-        CLUSTERSIM_CUDA_CHECK(cudaEventRecord(start_, stream_));
-        CUBLAS_CHECK(run());
-        CLUSTERSIM_CUDA_CHECK(cudaEventRecord(stop_, stream_));
-        CLUSTERSIM_CUDA_CHECK(cudaEventSynchronize(stop_));
-        float ms = 0.0f;
-        CLUSTERSIM_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-        times.push_back(1e3 * static_cast<double>(ms));
-      }
-      const double us = median(times);
+      const double us = median(timer_.times_us(stream_, iters_, [&] { CUBLAS_CHECK(run()); }));
       if (best.us < 0.0 || us < best.us) best = {us, rank};
     }
     cublasLtMatmulPreferenceDestroy(preference);
@@ -203,7 +189,7 @@ class GemmRunner {
   cublasLtHandle_t handle_ = nullptr;
   cudaStream_t stream_ = nullptr;
   void* workspace_ = nullptr;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  EventTimer timer_;
 };
 
 int run(int argc, char** argv) {

@@ -51,8 +51,6 @@ constexpr const char* kUsage =
     "  --help             this text (touches no GPU)\n"
     "Exits 3 when no GPU is visible.\n";
 
-constexpr int kNoGpu = 3;  // the exit status without a GPU, as overlap_bench's
-
 struct Shape {
   std::int64_t groups, m, n, k;
   std::string label;
@@ -166,22 +164,8 @@ double time_grouped(cublasHandle_t handle, cudaStream_t stream, const Shape& s, 
                                       &group_size, CUBLAS_COMPUTE_32F);
   };
   for (int i = 0; i < warmup; ++i) CUBLAS_CHECK(run());
-  cudaEvent_t start = nullptr, stop = nullptr;
-  CLUSTERSIM_CUDA_CHECK(cudaEventCreate(&start));
-  CLUSTERSIM_CUDA_CHECK(cudaEventCreate(&stop));
-  std::vector<double> times;
-  for (int i = 0; i < iters; ++i) {
-    CLUSTERSIM_CUDA_CHECK(cudaEventRecord(start, stream));
-    CUBLAS_CHECK(run());
-    CLUSTERSIM_CUDA_CHECK(cudaEventRecord(stop, stream));
-    CLUSTERSIM_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0.0f;
-    CLUSTERSIM_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(1e3 * static_cast<double>(ms));
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return median(times);
+  EventTimer timer;
+  return median(timer.times_us(stream, iters, [&] { CUBLAS_CHECK(run()); }));
 }
 
 int run(int argc, char** argv) {
@@ -207,13 +191,7 @@ int run(int argc, char** argv) {
     return 0;
   }
 
-  int visible = 0;
-  const cudaError_t status = cudaGetDeviceCount(&visible);
-  if (status != cudaSuccess || visible < 1) {
-    std::fprintf(stderr, "grouped_gemm_bench: no CUDA GPU visible (%s); this benchmark needs one\n",
-                 status != cudaSuccess ? cudaGetErrorString(status) : "0 devices");
-    return kNoGpu;
-  }
+  if (visible_gpus("grouped_gemm_bench") == 0) return kNoGpuExit;
   const auto device = static_cast<int>(options.integer("--device", 0));
   CLUSTERSIM_CUDA_CHECK(cudaSetDevice(device));
   std::printf("%s\n", device_record(device).c_str());

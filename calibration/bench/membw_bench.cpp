@@ -47,11 +47,9 @@ int run(int argc, char** argv) {
   CLUSTERSIM_CUDA_CHECK(cudaSetDevice(device));
   std::printf("%s\n", device_record(device).c_str());
   cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr, stop = nullptr;
   void *source = nullptr, *target = nullptr;
   CLUSTERSIM_CUDA_CHECK(cudaStreamCreate(&stream));
-  CLUSTERSIM_CUDA_CHECK(cudaEventCreate(&start));
-  CLUSTERSIM_CUDA_CHECK(cudaEventCreate(&stop));
+  EventTimer timer;
   CLUSTERSIM_CUDA_CHECK(cudaMalloc(&source, static_cast<std::size_t>(max_bytes)));
   CLUSTERSIM_CUDA_CHECK(cudaMalloc(&target, static_cast<std::size_t>(max_bytes)));
   CLUSTERSIM_CUDA_CHECK(fill_random(source, static_cast<std::size_t>(max_bytes / 4), Element::f32, 3, stream));
@@ -60,17 +58,9 @@ int run(int argc, char** argv) {
     for (int i = 0; i < warmup; ++i) {
       CLUSTERSIM_CUDA_CHECK(cudaMemcpyAsync(target, source, size, cudaMemcpyDeviceToDevice, stream));
     }
-    std::vector<double> times;
-    for (int i = 0; i < iters; ++i) {
-      CLUSTERSIM_CUDA_CHECK(cudaEventRecord(start, stream));
+    const double us = median(timer.times_us(stream, iters, [&] {
       CLUSTERSIM_CUDA_CHECK(cudaMemcpyAsync(target, source, size, cudaMemcpyDeviceToDevice, stream));
-      CLUSTERSIM_CUDA_CHECK(cudaEventRecord(stop, stream));
-      CLUSTERSIM_CUDA_CHECK(cudaEventSynchronize(stop));
-      float ms = 0.0f;
-      CLUSTERSIM_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      times.push_back(1e3 * static_cast<double>(ms));
-    }
-    const double us = median(times);
+    }));
     std::printf("{\"bench\":\"membw\",\"op\":\"copy\",\"bytes\":%lld,\"time_us\":%.3f,\"gb_per_s\":%.2f,"
                 "\"iters\":%d,\"warmup\":%d}\n",
                 static_cast<long long>(bytes), us, 2.0 * static_cast<double>(bytes) / us / 1e3, iters, warmup);
@@ -78,8 +68,6 @@ int run(int argc, char** argv) {
   }
   CLUSTERSIM_CUDA_CHECK(cudaFree(source));
   CLUSTERSIM_CUDA_CHECK(cudaFree(target));
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   cudaStreamDestroy(stream);
   return 0;
 }

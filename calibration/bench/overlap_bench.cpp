@@ -49,8 +49,6 @@ constexpr const char* kUsage =
     "NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS (or NCCL_MIN_CTAS = NCCL_MAX_CTAS) in the environment\n"
     "is reported as nccl_channels.\n";
 
-constexpr int kNoGpu = 3;
-
 void check_cublas(cublasStatus_t status, const char* what) {
   if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cublasLtGetStatusString(status));
 }
@@ -359,13 +357,8 @@ int run(int argc, char** argv) {
     return 0;
   }
   Bench bench(options);
-  int visible = 0;
-  const cudaError_t status = cudaGetDeviceCount(&visible);
-  if (status != cudaSuccess || visible < 1) {
-    std::fprintf(stderr, "overlap_bench: no CUDA GPU visible (%s); this benchmark needs one\n",
-                 status != cudaSuccess ? cudaGetErrorString(status) : "0 devices");
-    return kNoGpu;
-  }
+  const int visible = visible_gpus("overlap_bench");
+  if (visible == 0) return kNoGpuExit;
   bench.run(visible);
   return 0;
 }
