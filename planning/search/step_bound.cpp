@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace clustersim::planning {
 
@@ -41,6 +44,12 @@ double step_time_lower_bound_s(const models::StepPlan& plan, models::CommFidelit
     if (s + 1 < pp) drain += backward_stream_s(first, comm) + (comm ? plan.stages[s + 1].send_backward_s : 0.0);
   }
   return bound;
+}
+
+void check_bound_holds(double bound_s, double simulated_s, std::string_view layout) {
+  if (simulated_s < bound_s * (1.0 - 1e-9))
+    throw std::logic_error(
+        fmt::format("step-time lower bound {} s exceeds the simulated {} s for {}", bound_s, simulated_s, layout));
 }
 
 }  // namespace clustersim::planning

@@ -14,6 +14,8 @@
 /// not bound. Its compute tasks are the analytic fidelity's (the same seconds, interference
 /// included, on the same stream), so the bound of compute alone holds for both.
 
+#include <string_view>
+
 #include "models/step/step_model.hpp"
 #include "models/step/step_plan.hpp"
 
@@ -24,5 +26,14 @@ namespace clustersim::planning {
 /// fidelity, the chain of compute alone (passes and optimizer steps).
 double step_time_lower_bound_s(const models::StepPlan& plan,
                                models::CommFidelity fidelity = models::CommFidelity::analytic);
+
+/// Whether a layout whose bound (times its band's slow factor) is `bound_s` provably ranks after a
+/// simulated slow end `kept_s`, so that a search or a plan may set it aside. The margin covers the
+/// rounding of the bound's sum; ties are not excluded, since they rank by enumeration order.
+inline bool bound_excludes(double bound_s, double kept_s) { return bound_s * (1.0 - 1e-9) > kept_s; }
+
+/// Throws std::logic_error when a simulated step beats its lower bound, which would make setting
+/// layouts aside wrong: better to fail loudly than to rank silently. `layout` names it.
+void check_bound_holds(double bound_s, double simulated_s, std::string_view layout);
 
 }  // namespace clustersim::planning

@@ -5,11 +5,9 @@
 #include <map>
 #include <mutex>
 #include <queue>
-#include <stdexcept>
 #include <string_view>
 #include <thread>
 
-#include <fmt/format.h>
 
 #include "calibration/step_inputs.hpp"
 #include "planning/parallel_for.hpp"
@@ -49,7 +47,7 @@ class BestTimes {
   bool excludes(double bound_s) const {
     if (keep_ == 0) return false;
     const std::lock_guard lock(mutex_);
-    return times_.size() == keep_ && bound_s * (1.0 - 1e-9) > times_.top();
+    return times_.size() == keep_ && bound_excludes(bound_s, times_.top());
   }
 
  private:
@@ -157,10 +155,7 @@ std::vector<SweepRow> run_search(const models::StepInputs& base, const std::vect
       pruned[k] = 1;
     } else {
       reports[k] = models::step_report(planning::with_layout(base, rows[fitting[k]].layout));
-      // A bound the simulation beats would make pruning wrong: fail loudly, never rank silently.
-      if (reports[k].times.step_time_s < bounds[k] * (1.0 - 1e-9))
-        throw std::logic_error(fmt::format("step-time lower bound {} s exceeds the simulated {} s for {}", bounds[k],
-                                           reports[k].times.step_time_s, layout_label(rows[fitting[k]].layout)));
+      check_bound_holds(bounds[k], reports[k].times.step_time_s, layout_label(rows[fitting[k]].layout));
       best.add(reports[k].times.step_time_s * slow_factors[k], group_size[k]);
     }
     if (progress) progress(group_size[k]);

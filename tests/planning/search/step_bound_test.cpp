@@ -88,5 +88,16 @@ TEST_CASE("step bound: GPipe's fill and drain count, as in 1F1B") {
   }
 }
 
+TEST_CASE("step bound: a layout is set aside only past the kept slow end, and a beaten bound throws") {
+  // The margin is a billionth of the bound: 1.0 against a kept 0.999 is out, against 1.0 (a tie) is in.
+  CHECK(planning::bound_excludes(1.0, 0.999));
+  CHECK_FALSE(planning::bound_excludes(1.0, 1.0));
+  CHECK_FALSE(planning::bound_excludes(1.0 + 5e-10, 1.0));
+  CHECK_NOTHROW(planning::check_bound_holds(1.0, 1.0, "TP8"));
+  CHECK_NOTHROW(planning::check_bound_holds(1.0, 1.0 - 5e-10, "TP8"));
+  CHECK_THROWS_WITH_AS(planning::check_bound_holds(1.0, 0.9, "TP8"),
+                       "step-time lower bound 1 s exceeds the simulated 0.9 s for TP8", std::logic_error);
+}
+
 }  // namespace
 }  // namespace clustersim::models
