@@ -84,12 +84,13 @@ std::string sweep_text(const planning::SweepHeader& header, const std::vector<pl
     etp_column = etp_column || rows[i].layout.parallelism.etp > 1;
   }
   const bool flow_column = header.flow_check > 0;
+  const auto flow_cell = [&](const std::string& text) { return flow_column ? fmt::format("{:>7} ", text) : std::string(); };
   out += fmt::format("{:>3} {:>3} {:>4} {:>3} {}{:>3} {:>3} {:>3} {:>4} {:<9}  {:>8} {}{:>15} {:>9} {:>6} {:>7} {:>8} {:>8}  ",
                      "TP", "PP", "DP", "CP",
                      (ep_column ? fmt::format("{:>3} ", "EP") : std::string()) +
                          (etp_column ? fmt::format("{:>3} ", "ETP") : std::string()),
                      "vp", "mb", "SP",
-                     "ZeRO", "recompute", "step s", flow_column ? fmt::format("{:>7} ", "flow") : std::string(),
+                     "ZeRO", "recompute", "step s", flow_cell("flow"),
                      "band s ", "tok/s/GPU", "MFU", "bubble", "exp.comm", "mem GiB");
   if (named) out += fmt::format("{:<{}}  ", "ties", ties_width);
   out += "fits\n";
@@ -107,16 +108,16 @@ std::string sweep_text(const planning::SweepHeader& header, const std::vector<pl
     if (row.status == planning::RowStatus::simulated) {
       bands.push_back(&row.band);
       out += fmt::format("{:>8.3f} {}{:>15} {:>9.0f} {:>5.1f}% {:>6.1f}% {:>7.1f}% {:>8.1f}  ", row.step_time_s,
-                         flow_column ? fmt::format("{:>7} ", flow_text(row)) : std::string(), band_range(row.band, 3),
+                         flow_cell(flow_text(row)), band_range(row.band, 3),
                          row.tokens_per_s_per_gpu, 100 * row.mfu, 100 * row.bubble_fraction,
                          100 * row.exposed_comm_fraction, row.memory_bytes / kGiB);
     } else if (row.status == planning::RowStatus::too_large || row.status == planning::RowStatus::pruned) {
       out += fmt::format("{:>8} {}{:>15} {:>9} {:>6} {:>7} {:>8} {:>8.1f}  ", "-",
-                         flow_column ? fmt::format("{:>7} ", "-") : std::string(), "- ", "-", "-", "-", "-",
+                         flow_cell("-"), "- ", "-", "-", "-", "-",
                          row.memory_bytes / kGiB);
     } else {
       out += fmt::format("{:>8} {}{:>15} {:>9} {:>6} {:>7} {:>8} {:>8}  ", "-",
-                         flow_column ? fmt::format("{:>7} ", "-") : std::string(), "- ", "-", "-", "-", "-", "-");
+                         flow_cell("-"), "- ", "-", "-", "-", "-", "-");
     }
     if (named) out += fmt::format("{:<{}}  ", rank_list(ties[i]), ties_width);
     if (row.status == planning::RowStatus::invalid) out += "invalid: " + row.reason;
