@@ -86,8 +86,12 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
   ScenarioArgs scenario_args;
   CommandOptions options;
   scenario_args.add_to(options);
-  double deadline_days = 0.0, budget_usd = 0.0, oversubscription = 2.0;
-  std::string gpus_text = "a100-80gb,h100-sxm,h200-sxm,b200", topologies_text = "rail_optimized,fat_tree,dragonfly";
+  const planning::PlanRequest defaults;
+  double deadline_days = 0.0, budget_usd = 0.0, oversubscription = defaults.oversubscription;
+  std::string gpus_text, topologies_text;
+  for (const auto& gpu : defaults.gpus) gpus_text += (gpus_text.empty() ? "" : ",") + gpu;
+  for (const auto kind : defaults.topologies)
+    topologies_text += (topologies_text.empty() ? "" : ",") + std::string(planning::topology_name(kind));
   std::string pricing = "rent", report_path, validation_path, resume_path, csv_path, shard_text;
   std::vector<std::string> price_args, server_price_args;
   std::int64_t min_gpus = 0, max_gpus = 0;
@@ -108,15 +112,16 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
        with_rule("train within D calendar days", days_range.rule()).c_str())
       ("budget-usd", real_option("budget-usd", &budget_usd, budget_range)->value_name("B"),
        with_rule("spend at most B US dollars on the run", budget_range.rule()).c_str())
-      ("gpus", po::value(&gpus_text)->value_name("LIST"), "GPU types to consider (default: a100-80gb,h100-sxm,h200-sxm,b200)")
+      ("gpus", po::value(&gpus_text)->value_name("LIST"), ("GPU types to consider (default: " + gpus_text + ")").c_str())
       ("min-gpus", integer_option("min-gpus", &min_gpus, gpus_range)->value_name("N"),
        with_rule("smallest cluster (default: the scenario's GPUs / 8)", gpus_range.rule()).c_str())
       ("max-gpus", integer_option("max-gpus", &max_gpus, gpus_range)->value_name("N"),
        with_rule("largest cluster (default: the scenario's GPUs x 4)", gpus_range.rule()).c_str())
       ("topologies", po::value(&topologies_text)->value_name("LIST"),
-       "network topologies (default: rail_optimized,fat_tree,dragonfly)")
+       ("network topologies (default: " + topologies_text + ")").c_str())
       ("oversubscription", real_option("oversubscription", &oversubscription, oversubscription_range)->value_name("X"),
-       with_rule("fat-tree leaf oversubscription (default 2)", oversubscription_range.rule()).c_str())
+       with_rule(fmt::format("fat-tree leaf oversubscription (default {})", defaults.oversubscription),
+                 oversubscription_range.rule()).c_str())
       ("flow-check", integer_option("flow-check", &flow_check, flow_check_range)->value_name("N"),
        with_rule("re-run the N best analytic layouts of each option on the front and of the choice under the "
                  "flow fidelity on its own topology, where contention and the topology count, and keep the "

@@ -48,6 +48,7 @@ void read_request(const nlohmann::json& j, MergedPlan& plan, unsigned jobs) {
   r.gpus = j.at("gpus").get<std::vector<std::string>>();
   r.min_gpus = j.at("min_gpus").get<std::int64_t>();
   r.max_gpus = j.at("max_gpus").get<std::int64_t>();
+  r.topologies.clear();
   for (const auto& name : j.at("topologies")) {
     const auto kind = planning::topology_from_name(name.get<std::string>());
     if (!kind) throw std::runtime_error("unknown topology " + name.dump());

@@ -33,10 +33,13 @@ namespace clustersim::planning {
 
 struct PlanRequest {
   scenarios::Scenario scenario{};                  // model, training and cost; its cluster sets the defaults
-  std::vector<std::string> gpus{};                 // GPU presets to consider, in the order listed
+  // GPU presets to consider, in the order listed; by default every one with a bundled profile.
+  std::vector<std::string> gpus{"a100-80gb", "h100-sxm", "h200-sxm", "b200"};
   std::int64_t min_gpus = 0;                       // <= 0: see resolve_gpu_range
   std::int64_t max_gpus = 0;                       // <= 0: see resolve_gpu_range
-  std::vector<models::TopologyKind> topologies{};  // the first is the reference (plan_options.hpp)
+  // The first is the reference (plan_options.hpp); by default the three a sizing study compares.
+  std::vector<models::TopologyKind> topologies{models::TopologyKind::rail_optimized, models::TopologyKind::fat_tree,
+                                               models::TopologyKind::dragonfly};
   double oversubscription = 2.0;                   // of a fat tree's leaves
   Pricing pricing = Pricing::rent;
   std::map<std::string, double> given_prices{};    // GPU preset -> USD (GPU-hour or server, as pricing)

@@ -9,16 +9,8 @@ namespace clustersim::bench {
 
 PlanBenchResult bench_plan(unsigned jobs) {
   const auto t0 = std::chrono::steady_clock::now();
-  // tools/cmd_plan.cpp's defaults; the bands' published runs simulated on first use, inside the timing.
-  const planning::PlanRequest request{
-      .scenario = scenarios::default_scenario(),
-      .gpus = {"a100-80gb", "h100-sxm", "h200-sxm", "b200"},
-      .topologies = {models::TopologyKind::rail_optimized, models::TopologyKind::fat_tree,
-                     models::TopologyKind::dragonfly},
-      .oversubscription = 2.0,
-      .deadline_days = 30,
-      .jobs = jobs,
-  };
+  // `plan`'s defaults (PlanRequest's); the bands' published runs simulated on first use, inside the timing.
+  const planning::PlanRequest request{.scenario = scenarios::default_scenario(), .deadline_days = 30, .jobs = jobs};
   const planning::PlanResult result = planning::make_plan(request);
   PlanBenchResult out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
