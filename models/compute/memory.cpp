@@ -5,11 +5,19 @@
 #include "models/compute/layer_tensors.hpp"
 #include "models/compute/runtime_memory.hpp"
 #include "models/spec/attention_shape.hpp"
+#include "models/spec/framework.hpp"
 #include "models/spec/moe.hpp"
 #include "models/spec/sharding.hpp"
 
 namespace clustersim::models {
 namespace {
+
+// Whether the linear layers keep their inputs for the weight-gradient GEMM as 1-byte fp8 copies:
+// fp8 weight gradients (fp8_backward) in a framework whose fp8 layers keep the cast copy.
+bool keeps_fp8_gemm_inputs(const TrainingSpec& training) {
+  return training.precision == Precision::fp8 && training.fp8_backward &&
+         framework_parameters(training.framework).fp8_keeps_quantized_inputs.value;
+}
 
 // The attention's projections on one TP rank: Q and O split tp ways, K and V ceil(kv_heads / tp)
 // heads each; with multi-head latent attention the down projections whole, the rest split.
@@ -130,24 +138,32 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
     return kept;
   }
 
+  // A linear layer's input kept for its weight-gradient GEMM: 2 bytes, or 1 where the framework's
+  // fp8 layers keep the cast copy.
+  const double gemm_input = keeps_fp8_gemm_inputs(training) ? 1.0 : 2.0;
   // Replicated across TP unless sequence parallel (bytes per token and hidden unit): two norm
-  // inputs 4, QKV input 2, MLP input 2; with dropout, the masks after attention and after the MLP
-  // (1 each).
+  // inputs 4, QKV input and MLP input (the norms' outputs; 2 each, 1 in fp8); with dropout, the
+  // masks after attention and after the MLP (1 each).
   const bool dropout = model.dropout > 0.0;
-  const double replicated = (dropout ? 10.0 : 8.0) * sbh / sp_split;
-  // Split by TP: Q 2, attention output (projection input) 2, MLP activation input (2 f, or 4 f for
-  // the gate and up halves of SwiGLU) and activation output 2 f; K and V per rank. Multi-head
-  // latent attention keeps its latents too (whole on every rank, 2 bytes each).
+  const double replicated = (4.0 + 2.0 * gemm_input + (dropout ? 2.0 : 0.0)) * sbh / sp_split;
+  // Split by TP: Q 2, the attention output (the projection's input; a flash-style kernel's backward
+  // reads it too, in bf16, beside the projection's fp8 copy), MLP activation input (2 f, or 4 f for
+  // the gate and up halves of SwiGLU) and activation output (the second projection's input, 2 f or
+  // 1 f in fp8); K and V per rank. Multi-head latent attention keeps its latents too (whole on
+  // every rank, 2 bytes each).
   const double f_over_h = static_cast<double>(model.ffn_hidden) / h;
-  const double mlp = (model.mlp == MlpKind::swiglu ? 6.0 : 4.0) * f_over_h;
+  const double mlp = ((model.mlp == MlpKind::swiglu ? 4.0 : 2.0) + gemm_input) * f_over_h;
   const double q_over_h = static_cast<double>(model.heads * qk_head_dim(model)) / h;
   const double o_over_h = static_cast<double>(model.heads * value_head_dim(model)) / h;
+  const bool kernel_reads_output = training.attention != AttentionKernel::unfused;
+  const double attention_output = !kernel_reads_output ? gemm_input : gemm_input < 2.0 ? 2.0 + gemm_input : 2.0;
   const double kv = kv_width_per_rank(model, parallelism.tp);
   const double v = kv / static_cast<double>(qk_head_dim(model)) * static_cast<double>(value_head_dim(model));
   const double latents =
       is_mla(model) ? 2.0 * tokens * static_cast<double>(model.q_lora_rank + model.kv_lora_rank + model.qk_rope_head_dim)
                     : 0.0;
-  const double split = (2.0 * q_over_h + 2.0 * o_over_h + mlp) * sbh / t + 2.0 * tokens * (kv + v) + latents;
+  const double split =
+      (2.0 * q_over_h + attention_output * o_over_h + mlp) * sbh / t + 2.0 * tokens * (kv + v) + latents;
 
   double scores = 0.0;
   if (training.attention == AttentionKernel::unfused && training.recompute == Recompute::none) {
@@ -172,13 +188,16 @@ double moe_activation_bytes_per_layer(const TransformerSpec& model, const Parall
   TransformerSpec attention_and_shared = model;
   attention_and_shared.ffn_hidden = model.shared_experts * model.expert_ffn_hidden;
   const double dense = activation_bytes_per_layer(attention_and_shared, parallelism, training);
-  // Per routed copy on the busiest rank: the permuted input 2 h, the up projection's output (2 f, or
-  // 4 f for SwiGLU's gate and up halves) and the activation output 2 f, the expert output 2 h
-  // before the weighted combine; per token its router probabilities and top-k indices (fp32,
-  // experts wide).
+  // Per routed copy on the busiest rank: the permuted input (the up projection's input: 2 h, 1 h
+  // where fp8 layers keep the cast copy), the up projection's output (2 f, or 4 f for SwiGLU's gate
+  // and up halves) and the activation output (the down projection's input: 2 f or 1 f), the expert
+  // output 2 h before the weighted combine; per token its router probabilities and top-k indices
+  // (fp32, experts wide).
+  const double gemm_input = keeps_fp8_gemm_inputs(training) ? 1.0 : 2.0;
   const double rows = rank_tokens * static_cast<double>(model.experts_per_token) * training.moe_load_imbalance;
   const double f = static_cast<double>(model.expert_ffn_hidden);
-  const double routed = rows * (2.0 * h + (model.mlp == MlpKind::swiglu ? 6.0 : 4.0) * f + 2.0 * h);
+  const double up_output = model.mlp == MlpKind::swiglu ? 4.0 : 2.0;
+  const double routed = rows * (gemm_input * h + (up_output + gemm_input) * f + 2.0 * h);
   return dense + routed + rank_tokens * 4.0 * static_cast<double>(model.experts);
 }
 

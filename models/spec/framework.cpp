@@ -26,6 +26,11 @@ constexpr std::string_view kEagerModules =
 constexpr std::string_view kMegatronSelective =
     "Megatron-LM's --recompute-activations: the attention core (Korthikanti et al. 2022)";
 constexpr std::string_view kTeDelayedScaling = "Transformer Engine's DelayedScaling, Megatron-LM's --fp8-recipe default";
+constexpr std::string_view kTeKeepsFp8Inputs =
+    "Transformer Engine's fp8 layers save the cast input for the weight-gradient GEMM, not the bf16 one "
+    "(v1.8 pytorch/module/linear.py: saved_inputmat is the fp8 inputmat unless "
+    "override_linear_precision.wgrad; layernorm_linear.py and layernorm_mlp.py save the fp8 ln_out and the fp8 "
+    "activation output); Transformer Engine 2 keeps the quantized tensor's column-wise data the same way";
 
 constexpr std::array kSets{
     FrameworkParameters{
@@ -38,6 +43,7 @@ constexpr std::array kSets{
                      "(--use-megatron-fsdp) is parallelism.sharding=megatron_fsdp"},
         .fp8_recipe = {Fp8Recipe::delayed, kTeDelayedScaling},
         .selective_recompute = {Recompute::selective, kMegatronSelective},
+        .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
     },
     FrameworkParameters{
         .framework = Framework::megatron_lm,
@@ -50,6 +56,7 @@ constexpr std::array kSets{
                      "Megatron-LM had no ZeRO-3 before Megatron-Core: its later --use-torch-fsdp2 stands in"},
         .fp8_recipe = {Fp8Recipe::delayed, kTeDelayedScaling},
         .selective_recompute = {Recompute::selective, kMegatronSelective},
+        .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
     },
     FrameworkParameters{
         .framework = Framework::megatron_deepspeed,
@@ -65,6 +72,7 @@ constexpr std::array kSets{
                      "2021 form, whose gathers were per parameter tensor"},
         .fp8_recipe = {Fp8Recipe::delayed, "Transformer Engine's DelayedScaling, where its layers are used"},
         .selective_recompute = {Recompute::selective, kMegatronSelective},
+        .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
     },
     FrameworkParameters{
         .framework = Framework::torchtitan,
@@ -80,6 +88,11 @@ constexpr std::array kSets{
                                 "torchtitan's selective_ac_option \"op\" (its llama3 configs' default): attention and "
                                 "matmul outputs are saved except every second matmul of a block "
                                 "(torchtitan/distributed/activation_checkpoint.py)"},
+        .fp8_keeps_quantized_inputs = {false,
+                                       "torchao's Float8Linear saves the high-precision input and weight "
+                                       "(float8_linear.py, matmul_with_hp_or_float8_args: "
+                                       "ctx.save_for_backward(input_hp, weight_hp_t)) and casts them again in "
+                                       "its backward"},
     },
     FrameworkParameters{
         .framework = Framework::llm_foundry,
@@ -95,6 +108,7 @@ constexpr std::array kSets{
                        "Composer runs fp8 through Transformer Engine's fp8_autocast with DelayedScaling"},
         .selective_recompute = {Recompute::full,
                                 "llm-foundry's activation_checkpointing wraps whole blocks; it has no finer policy"},
+        .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
     },
 };
 

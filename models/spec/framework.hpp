@@ -40,6 +40,10 @@ struct FrameworkParameters {
   FrameworkChoice<Fp8Recipe> fp8_recipe{};
   // What the framework's selective activation checkpointing recomputes.
   FrameworkChoice<Recompute> selective_recompute{};
+  // Whether an fp8 linear layer keeps the fp8 copy of its input (1 byte an element) for its
+  // weight-gradient GEMM, or the bf16 input, cast again in the backward. A fact of the framework's
+  // fp8 layers, not an option either of them offers, so no scenario key overrides it.
+  FrameworkChoice<bool> fp8_keeps_quantized_inputs{};
 };
 
 /// The parameter set of `framework`.

@@ -60,6 +60,28 @@ TEST_CASE("memory: Llama 3 70B activations with grouped-query attention, SwiGLU 
   CHECK(activation_bytes_per_layer(with_dropout, {.tp = 8, .sp = true}, training) == doctest::Approx(297795584.0));
 }
 
+TEST_CASE("memory: Transformer Engine's fp8 layers keep their GEMM inputs as 1-byte copies, torchao's do not") {
+  // Llama 3 70B as above (tp = 8, SP, flash, no dropout), per sbh / t with Transformer Engine fp8:
+  // norm inputs 4 and the QKV and MLP inputs 1 + 1; Q 2; the attention output 2 (the kernel's
+  // backward reads it) plus its 1-byte copy for the projection; SwiGLU gate and up 4 f/h = 14 and
+  // the down projection's input 1 f/h = 3.5; K and V 0.5: 29 / 8 = 3.625 -> 243,269,632 B.
+  const double sbh = 8192.0 * 8192.0;
+  TrainingSpec fp8{.seq_len = 8192, .micro_batch = 1, .recompute = Recompute::none};
+  fp8.precision = Precision::fp8;
+  fp8.framework = Framework::megatron_core;
+  CHECK(activation_bytes_per_layer(test::llama3_70b(), {.tp = 8, .sp = true}, fp8) ==
+        doctest::Approx(3.625 * sbh));
+  // torchao's Float8Linear keeps the bf16 input, and bf16 weight gradients need it: 4.1875 sbh.
+  TrainingSpec torchao = fp8;
+  torchao.framework = Framework::torchtitan;
+  CHECK(activation_bytes_per_layer(test::llama3_70b(), {.tp = 8, .sp = true}, torchao) ==
+        doctest::Approx(4.1875 * sbh));
+  TrainingSpec bf16_backward = fp8;
+  bf16_backward.fp8_backward = false;
+  CHECK(activation_bytes_per_layer(test::llama3_70b(), {.tp = 8, .sp = true}, bf16_backward) ==
+        doctest::Approx(4.1875 * sbh));
+}
+
 TEST_CASE("memory: torchtitan's op-level checkpointing keeps attention and every other matmul's output") {
   // Llama 3 8B (h 4096, 8 k/v heads of 128: kv 1024, f 14336) at b = 2, s = 8192, tp = 1: the
   // layer input, q, v, attention output, w1's and w2's outputs, 2 bytes each per token:
