@@ -646,6 +646,10 @@ std::vector<Section> build_sections() {
                                        "scales, DeepSeek-V3, TE Float8BlockScaling) or mxfp8 (1x32 E8M0 block "
                                        "scales, Blackwell only)"),
                            member(training, &TrainingSpec::fp8_recipe), &FrameworkParameters::fp8_recipe),
+            boolean("fp32_loss", member(training, &TrainingSpec::fp32_loss),
+                    "the cross-entropy upcasts the logits to fp32 and keeps its fp32 softmax for the "
+                    "backward (Megatron-Core, torchtitan); false keeps them in bf16 (NeMo Automodel's "
+                    "MaskedCrossEntropy with fp32_upcast false): half the loss's memory and traffic"),
             boolean("fp8_backward", member(training, &TrainingSpec::fp8_backward),
                     "fp8 only: dgrad and wgrad GEMMs in fp8 too; false keeps them in bf16 (fp8 "
                     "forward GEMMs only)"),

@@ -447,6 +447,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   if (t.elementwise != models::ElementwiseKernels::fused) {
     assumed.push_back(fmt::format("elementwise=eager: {}", set.elementwise.source));
   }
+  t.fp32_loss = family.fp32_loss.value;
+  if (!t.fp32_loss) assumed.emplace_back(family.fp32_loss.reason);
   if (p.zero >= 3) {
     p.sharding = family.sharding ? family.sharding->value : set.sharding.value;
     if (p.dp * p.cp > 1) {

@@ -280,7 +280,10 @@ constexpr std::array families{
         .framework = {Framework::torchtitan,
                        "framework=torchtitan assumed: NeMo Automodel is PyTorch-native (FSDP2, DTensor), "
                        "taken as torchtitan's parameter set"},
-        .dropout = no_dropout},
+        .dropout = no_dropout,
+        .fp32_loss = {false, "fp32_loss=false: every benchmark config of the rows' commit sets "
+                             "loss_fn MaskedCrossEntropy with fp32_upcast: false (NVIDIA-NeMo/Automodel "
+                             "examples/benchmark/configs/*.yaml @037e04a)"}},
 };
 
 constexpr SourceFamily other{.name = "other",

@@ -73,6 +73,9 @@ struct SourceFamily {
                                      "--attention-dropout"};
   // ZeRO 0-2 rows: a gradient buffer dtype other than the framework's.
   std::optional<FamilyDefault<models::GradDtype>> grad_dtype{};
+  // Whether the loss upcasts the logits to fp32 (training.fp32_loss); the reason is recorded
+  // only where it is not.
+  FamilyDefault<bool> fp32_loss{true, ""};
 };
 
 /// The dropout of a row's model: none for Llama and Nemotron models, MLPerf's for a row whose notes

@@ -278,6 +278,8 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
     if (!t.fp8_backward)
       launch.notes.push_back("training.fp8_backward false (bf16 dgrad and wgrad GEMMs) has no Megatron-LM flag");
   }
+  if (!t.fp32_loss)
+    launch.notes.push_back("training.fp32_loss false has no Megatron-LM flag: its cross-entropy upcasts the logits to fp32");
   f.add("--attention-backend", std::string(attention_backend(t.attention)));
   if (t.cuda_graphs) f.add("--cuda-graph-impl", "local");
 

@@ -441,6 +441,9 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
   if (p.pp > 1 && t.global_batch / (p.dp * t.micro_batch) < p.pp * p.vp)
     m.notes.push_back("fewer micro-batches than pipeline stages: torchtitan warns of the bubble but runs it");
   if (t.cuda_graphs) m.notes.push_back("CUDA graphs have no torchtitan setting at this commit; not exported");
+  if (!t.fp32_loss)
+    m.notes.push_back("training.fp32_loss false has no torchtitan setting: its cross_entropy_loss upcasts the logits "
+                      "to fp32 (components/loss.py)");
   if (auto v = models::layout_violation(model, p, t, cluster))
     m.notes.push_back(fmt::format("the layout offered breaks clustersim's rule: {}", v->rule));
   return m;

@@ -250,12 +250,14 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   // The embedding's dropout mask (1 byte) of every micro-batch the first stage holds.
   if (is_first_stage && model.dropout > 0.0) mem.other_bytes += sbh / sp_split * micro_batches_in_flight;
   if (is_last_stage) {
-    // Final norm input and logits-projection input (2 bytes each), fp32 logits for the loss. Only
+    // Final norm input and logits-projection input (2 bytes each), the loss's softmax of the logits
+    // (fp32, or bf16 without the loss's upcast, training.fp32_loss). Only
     // the last model chunk makes them, and outside GPipe its backward follows its forward at once:
     // one micro-batch holds them at a time.
     const double last_chunk_in_flight =
         training.schedule == Schedule::gpipe ? micro_batches_in_flight : std::min(1.0, micro_batches_in_flight);
-    mem.other_bytes += (4.0 * sbh / sp_split + 4.0 * tokens * static_cast<double>(model.vocab) / t) *
+    const double loss_bytes = training.fp32_loss ? 4.0 : 2.0;
+    mem.other_bytes += (4.0 * sbh / sp_split + loss_bytes * tokens * static_cast<double>(model.vocab) / t) *
                        last_chunk_in_flight;
   }
   if ((training.recompute == Recompute::full || training.recompute == Recompute::op) && stage_layers > 0) {

@@ -679,15 +679,17 @@ HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parall
   costs.output_forward.push_back({.name = "final_norm", .kind = OpKind::elementwise,
                                   .flops = 5.0 * norm_elems, .bytes = 4.0 * norm_elems});
   costs.output_forward.push_back(gemm_forward("logits", d, d.tokens, d.vocab, d.hidden));
-  // Vocab-parallel cross-entropy in fp32: read the bf16 logits, then about 3.5 passes of 4 bytes
-  // over the fp32 copy (max, exp, sum, normalise), as Megatron-LM's unfused implementation does.
+  // Cross-entropy: read the bf16 logits, then about 3.5 passes over the softmax's copy (max, exp,
+  // sum, normalise), as Megatron-LM's unfused implementation does: 4 bytes an element after the
+  // fp32 upcast, 2 without it.
+  const double loss_bytes = training.fp32_loss ? 4.0 : kActivationBytes;
   costs.output_forward.push_back({.name = "cross_entropy", .kind = OpKind::elementwise,
-                                  .flops = 5.0 * logits, .bytes = logits * (2.0 + 4.0 * 3.5),
+                                  .flops = 5.0 * logits, .bytes = logits * (2.0 + loss_bytes * 3.5),
                                   .kernels = 4});
 
-  // Gradient of the logits: softmax minus one-hot, read in fp32 and written in bf16.
+  // Gradient of the logits: softmax minus one-hot, read at the loss's precision and written in bf16.
   costs.output_backward.push_back({.name = "cross_entropy_bwd", .kind = OpKind::elementwise,
-                                   .flops = 2.0 * logits, .bytes = logits * (4.0 + 2.0)});
+                                   .flops = 2.0 * logits, .bytes = logits * (loss_bytes + 2.0)});
   costs.output_backward.push_back(gemm_dgrad("logits_dgrad", d, d.tokens, d.vocab, d.hidden));
   costs.output_backward.push_back(gemm_wgrad("logits_wgrad", d, d.tokens, d.vocab, d.hidden));
   costs.output_backward.push_back({.name = "final_norm_bwd", .kind = OpKind::elementwise,

@@ -147,6 +147,10 @@ struct TrainingSpec {
   ElementwiseKernels elementwise = ElementwiseKernels::fused;
   Schedule schedule = Schedule::one_f_one_b;
   GradDtype grad_dtype = GradDtype::fp32;
+  // The cross-entropy upcasts the bf16 logits to fp32 and keeps its fp32 softmax for the backward
+  // (Megatron-Core's vocab-parallel cross-entropy, torchtitan's loss); false keeps them in bf16
+  // (NeMo Automodel's MaskedCrossEntropy(fp32_upcast=False)).
+  bool fp32_loss = true;
   double tokens = 1e12;  // training budget, for time-to-train
   // Bucketed DP gradient reduction under the backward pass; for ZeRO-3, false puts each
   // backward's gradient reduce-scatter on the compute stream.

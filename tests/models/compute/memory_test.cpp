@@ -215,6 +215,12 @@ TEST_CASE("memory: the last stage holds the output norm, logits input and fp32 l
                                                {.seq_len = 2048, .micro_batch = 1, .schedule = Schedule::gpipe},
                                                test::h100(), 12, false, true, 16.0);
   CHECK(gpipe.other_bytes == doctest::Approx(16.0 * 65011712.0));
+  // Without the loss's fp32 upcast the softmax of the logits is bf16: 2 s b V / t = 26,214,400 B
+  // of the 52,428,800 go.
+  const MemoryBreakdown bf16_loss = memory_per_gpu(test::gpt3_175b(), {.tp = 8, .pp = 8, .sp = true},
+                                                   {.seq_len = 2048, .micro_batch = 1, .fp32_loss = false},
+                                                   test::h100(), 12, false, true, 1.0);
+  CHECK(bf16_loss.other_bytes == doctest::Approx(65011712.0 - 26214400.0));
 }
 
 TEST_CASE("memory: full recompute keeps layer inputs plus one layer's working set") {

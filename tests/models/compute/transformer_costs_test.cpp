@@ -222,6 +222,21 @@ TEST_CASE("transformer costs: logits are 2 b s h V / tp forward and twice that b
   CHECK(total_flops(c.embedding_forward.span()) == 0.0);
 }
 
+TEST_CASE("transformer costs: the cross-entropy's passes are 4 bytes an element after the fp32 upcast, 2 without") {
+  // 8192 x 32064 logits a rank: forward reads the bf16 logits (2 B) and makes 3.5 passes over the
+  // softmax's copy; backward reads that copy and writes the bf16 gradient.
+  const double logits = 8192.0 * 32064.0;
+  const TrainingSpec fp32{.seq_len = 4096, .micro_batch = 2};
+  TrainingSpec bf16 = fp32;
+  bf16.fp32_loss = false;
+  const HeadCosts upcast = head_costs(test::llama3_8b(), {.tp = 4}, fp32);
+  const HeadCosts kept = head_costs(test::llama3_8b(), {.tp = 4}, bf16);
+  CHECK(find(upcast.output_forward, "cross_entropy").bytes == doctest::Approx(logits * (2.0 + 3.5 * 4.0)));
+  CHECK(find(kept.output_forward, "cross_entropy").bytes == doctest::Approx(logits * (2.0 + 3.5 * 2.0)));
+  CHECK(find(upcast.output_backward, "cross_entropy_bwd").bytes == doctest::Approx(logits * 6.0));
+  CHECK(find(kept.output_backward, "cross_entropy_bwd").bytes == doctest::Approx(logits * 4.0));
+}
+
 double attention_core(const OpList& ops, double OpCost::*field) {
   double sum = 0.0;
   for (const OpCost& op : ops) {
