@@ -650,6 +650,10 @@ std::vector<Section> build_sections() {
                     "the cross-entropy upcasts the logits to fp32 and keeps its fp32 softmax for the "
                     "backward (Megatron-Core, torchtitan); false keeps them in bf16 (NeMo Automodel's "
                     "MaskedCrossEntropy with fp32_upcast false): half the loss's memory and traffic"),
+            boolean("bf16_params", member(training, &TrainingSpec::bf16_params),
+                    "the model's parameters are bf16 and Adam keeps its moments in bf16, no fp32 master "
+                    "copy (a model cast to bf16 before training, as NeMo Automodel's benchmark recipes "
+                    "do): 8 bytes of state a parameter instead of 16; false is mixed precision"),
             boolean("fp8_backward", member(training, &TrainingSpec::fp8_backward),
                     "fp8 only: dgrad and wgrad GEMMs in fp8 too; false keeps them in bf16 (fp8 "
                     "forward GEMMs only)"),

@@ -449,6 +449,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   }
   t.fp32_loss = family.fp32_loss.value;
   if (!t.fp32_loss) assumed.emplace_back(family.fp32_loss.reason);
+  t.bf16_params = family.bf16_params.value;
+  if (t.bf16_params) assumed.emplace_back(family.bf16_params.reason);
   if (p.zero >= 3) {
     p.sharding = family.sharding ? family.sharding->value : set.sharding.value;
     if (p.dp * p.cp > 1) {

@@ -76,6 +76,9 @@ struct SourceFamily {
   // Whether the loss upcasts the logits to fp32 (training.fp32_loss); the reason is recorded
   // only where it is not.
   FamilyDefault<bool> fp32_loss{true, ""};
+  // Whether the model's parameters are bf16 with no fp32 master (training.bf16_params); the reason
+  // is recorded only where they are.
+  FamilyDefault<bool> bf16_params{false, ""};
 };
 
 /// The dropout of a row's model: none for Llama and Nemotron models, MLPerf's for a row whose notes

@@ -278,6 +278,9 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
     if (!t.fp8_backward)
       launch.notes.push_back("training.fp8_backward false (bf16 dgrad and wgrad GEMMs) has no Megatron-LM flag");
   }
+  if (t.bf16_params)
+    launch.notes.push_back("training.bf16_params (bf16 parameters, no fp32 master) is not exported: Megatron-LM keeps "
+                           "fp32 main parameters");
   if (!t.fp32_loss)
     launch.notes.push_back("training.fp32_loss false has no Megatron-LM flag: its cross-entropy upcasts the logits to fp32");
   f.add("--attention-backend", std::string(attention_backend(t.attention)));

@@ -213,6 +213,8 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
   set("mixed_precision", std::string(mixed_precision(t)));
   if (t.precision == models::Precision::fp8 && !t.fp8_backward)
     notes.push_back("training.fp8_backward false has no mixed-precision recipe of its own");
+  if (t.bf16_params)
+    notes.push_back("training.bf16_params is not exported: Megatron-Core's optimizer keeps fp32 main parameters");
   if (!t.fp32_loss)
     notes.push_back("training.fp32_loss false has no Megatron-Bridge setting: Megatron-Core's cross-entropy upcasts to fp32");
   return o;

@@ -441,6 +441,9 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
   if (p.pp > 1 && t.global_batch / (p.dp * t.micro_batch) < p.pp * p.vp)
     m.notes.push_back("fewer micro-batches than pipeline stages: torchtitan warns of the bubble but runs it");
   if (t.cuda_graphs) m.notes.push_back("CUDA graphs have no torchtitan setting at this commit; not exported");
+  if (t.bf16_params)
+    m.notes.push_back("training.bf16_params is not exported: torchtitan keeps the fp32 model FSDP2 shards and casts "
+                      "it to bf16 for compute (mixed_precision_param)");
   if (!t.fp32_loss)
     m.notes.push_back("training.fp32_loss false has no torchtitan setting: its cross_entropy_loss upcasts the logits "
                       "to fp32 (components/loss.py)");

@@ -53,19 +53,23 @@ struct StateBytes {
   double weights, gradients, optimizer;  // per parameter
 };
 
-StateBytes state_bytes_per_parameter(const ParallelismSpec& p, GradDtype grad_dtype, double d) {
-  constexpr double weights = 2.0, optimizer = 12.0;  // bf16; fp32 master + Adam moments
-  constexpr double adam_moments = 8.0;                // fp32 m and v
-  const double gradients = grad_dtype == GradDtype::bf16 ? 2.0 : 4.0;
+StateBytes state_bytes_per_parameter(const ParallelismSpec& p, const TrainingSpec& t, double d) {
+  constexpr double weights = 2.0;  // bf16
+  // Adam's m and v in the dtype of what it steps: fp32 beside an fp32 master, or bf16 with the
+  // bf16 parameters themselves (training.bf16_params, no master).
+  const double adam_moments = t.bf16_params ? 4.0 : 8.0;
+  const double optimizer = t.bf16_params ? adam_moments : 4.0 + adam_moments;
+  const double gradients = t.grad_dtype == GradDtype::bf16 ? 2.0 : 4.0;
   switch (p.zero) {
     case 0: return {weights, gradients, optimizer};
     case 1: return {weights, gradients, optimizer / d};
     case 2: return {weights, gradients / d, optimizer / d};
     default: {
-      // A shard that is the fp32 master (FSDP) is the weights; the optimizer adds its moments only.
-      const ShardingParameters& s = sharding_parameters(p.sharding);
+      // A shard the optimizer steps itself (FSDP's fp32 one, or bf16 parameters) is the weights;
+      // the optimizer adds its moments only.
+      const ShardingParameters s = sharding_parameters(p.sharding, t.bf16_params);
       return {s.shard_bytes_per_param / d, s.reduce_bytes_per_param / d,
-              (shard_is_fp32_master(s) ? adam_moments : optimizer) / d};
+              (shard_is_optimizer_copy(s, t.bf16_params) ? adam_moments : optimizer) / d};
     }
   }
 }
@@ -74,8 +78,8 @@ StateBytes state_bytes_per_parameter(const ParallelismSpec& p, GradDtype grad_dt
 // unsharded gradient before its reduce-scatter. A unit is a transformer block (FSDP,
 // Megatron-FSDP) or one parameter tensor (DeepSpeed ZeRO-3 of 2021, which prefetches a tensor only
 // while fewer than its live limit of parameters are gathered).
-double zero3_buffer_bytes(const TransformerSpec& model, const ParallelismSpec& p) {
-  const ShardingParameters& s = sharding_parameters(p.sharding);
+double zero3_buffer_bytes(const TransformerSpec& model, const ParallelismSpec& p, bool bf16_params) {
+  const ShardingParameters s = sharding_parameters(p.sharding, bf16_params);
   double unit = layer_parameters_per_gpu(model, p.tp);
   double gathered_units = 1.0 + s.prefetch_depth;
   if (s.unit == ShardingUnit::parameter_tensor) {
@@ -222,13 +226,13 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
                                        ? parallelism.shard_group
                                        : parallelism.dp * parallelism.cp;
   const StateBytes per_param =
-      state_bytes_per_parameter(parallelism, training.grad_dtype, static_cast<double>(shard_ranks));
+      state_bytes_per_parameter(parallelism, training, static_cast<double>(shard_ranks));
   // Routed experts: their gradients and optimizer state shard over the ranks that hold the same
   // experts, tp x cp x dp / (ep x etp) of them (Megatron-Core's expert data-parallel group).
   const double experts = static_cast<double>(moe_layers) * moe_layer_expert_parameters_per_gpu(model, parallelism.ep, parallelism.etp);
   const double dense = mem.parameters - experts;
   const StateBytes per_expert_param = state_bytes_per_parameter(
-      parallelism, training.grad_dtype,
+      parallelism, training,
       static_cast<double>(parallelism.tp * parallelism.cp * parallelism.dp) /
           static_cast<double>(parallelism.ep * parallelism.etp));
   mem.weights_bytes = dense * per_param.weights + experts * per_expert_param.weights;
@@ -268,9 +272,9 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     mem.other_bytes += activation_bytes_per_layer(model, parallelism, stored);
   }
   if (parallelism.zero >= 3) {
-    mem.other_bytes += zero3_buffer_bytes(model, parallelism);
+    mem.other_bytes += zero3_buffer_bytes(model, parallelism, training.bf16_params);
     if (moe_layers > 0) {  // a MoE layer's unit gathers its routed experts too (block units only)
-      const ShardingParameters& s = sharding_parameters(parallelism.sharding);
+      const ShardingParameters s = sharding_parameters(parallelism.sharding, training.bf16_params);
       mem.other_bytes += moe_layer_expert_parameters_per_gpu(model, parallelism.ep, parallelism.etp) *
                          ((1.0 + s.prefetch_depth) * s.gather_bytes_per_param + s.reduce_bytes_per_param);
     }

@@ -151,6 +151,10 @@ struct TrainingSpec {
   // (Megatron-Core's vocab-parallel cross-entropy, torchtitan's loss); false keeps them in bf16
   // (NeMo Automodel's MaskedCrossEntropy(fp32_upcast=False)).
   bool fp32_loss = true;
+  // The model's parameters are bf16 and Adam keeps its moments in their dtype: no fp32 master copy
+  // anywhere (a model cast to bf16 before training, as NeMo Automodel's benchmark recipes do);
+  // false is mixed precision, fp32 master weights and moments beside the bf16 weights.
+  bool bf16_params = false;
   double tokens = 1e12;  // training budget, for time-to-train
   // Bucketed DP gradient reduction under the backward pass; for ZeRO-3, false puts each
   // backward's gradient reduce-scatter on the compute stream.

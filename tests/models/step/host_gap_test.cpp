@@ -89,6 +89,14 @@ TEST_CASE("host gaps: the optimizer waits for its first launch after the step's 
   // the HBM efficiency, one 4 us GPU gap, after the 8 us the CPU takes to issue it.
   const double adam_s = params * 30.0 / (3.35e12 * in.compute.hbm_efficiency.value) + in.compute.launch_overhead_s.value;
   CHECK(plan_step(in).stages[0].optimizer_s == doctest::Approx(8e-6 + adam_s).epsilon(1e-9));
+  // On bf16 parameters with bf16 moments: the parameter, m and v read and written at 2 B, the fp32
+  // main gradient read (4 B): 16 B a parameter.
+  StepInputs bf16 = in;
+  bf16.training.bf16_params = true;
+  REQUIRE(bf16.training.grad_dtype == GradDtype::fp32);
+  const double bf16_adam_s =
+      params * 16.0 / (3.35e12 * in.compute.hbm_efficiency.value) + in.compute.launch_overhead_s.value;
+  CHECK(plan_step(bf16).stages[0].optimizer_s == doctest::Approx(8e-6 + bf16_adam_s).epsilon(1e-9));
 }
 
 TEST_CASE("host gaps: a large layer hides its issue under GPU time, with or without graphs") {
