@@ -634,10 +634,11 @@ std::vector<Section> build_sections() {
                         std::array<std::string_view, 2>{"bf16", "fp8"},
                         "tensor-core precision of the matmuls"),
             enumeration("framework", member(training, &TrainingSpec::framework),
-                        std::array<std::string_view, 5>{"megatron-core", "megatron-lm", "megatron-deepspeed",
-                                                        "torchtitan", "llm-foundry"},
+                        std::array<std::string_view, 6>{"megatron-core", "megatron-lm", "megatron-deepspeed",
+                                                        "torchtitan", "llm-foundry", "nemo-automodel"},
                         "what runs the job: its parameter set gives attention, elementwise, grad_dtype, "
-                        "fp8_recipe and parallelism.sharding unless the scenario writes them (`clustersim explain` lists them)"),
+                        "fp8_recipe, fp32_loss, bf16_params and parallelism.sharding unless the scenario writes "
+                        "them (`clustersim explain` lists them)"),
             from_framework(enumeration("fp8_recipe", member(training, &TrainingSpec::fp8_recipe),
                                        std::array<std::string_view, 4>{"delayed", "current", "blockwise", "mxfp8"},
                                        "fp8 scaling (ignored unless precision is fp8): delayed (Transformer Engine "
@@ -646,14 +647,17 @@ std::vector<Section> build_sections() {
                                        "scales, DeepSeek-V3, TE Float8BlockScaling) or mxfp8 (1x32 E8M0 block "
                                        "scales, Blackwell only)"),
                            member(training, &TrainingSpec::fp8_recipe), &FrameworkParameters::fp8_recipe),
-            boolean("fp32_loss", member(training, &TrainingSpec::fp32_loss),
-                    "the cross-entropy upcasts the logits to fp32 and keeps its fp32 softmax for the "
-                    "backward (Megatron-Core, torchtitan); false keeps them in bf16 (NeMo Automodel's "
-                    "MaskedCrossEntropy with fp32_upcast false): half the loss's memory and traffic"),
-            boolean("bf16_params", member(training, &TrainingSpec::bf16_params),
-                    "the model's parameters are bf16 and Adam keeps its moments in bf16, no fp32 master "
-                    "copy (a model cast to bf16 before training, as NeMo Automodel's benchmark recipes "
-                    "do): 8 bytes of state a parameter instead of 16; false is mixed precision"),
+            from_framework(boolean("fp32_loss", member(training, &TrainingSpec::fp32_loss),
+                                   "the cross-entropy upcasts the logits to fp32 and keeps its fp32 softmax for "
+                                   "the backward; false keeps them in bf16 (NeMo Automodel's MaskedCrossEntropy "
+                                   "with fp32_upcast false): half the loss's memory and traffic"),
+                           member(training, &TrainingSpec::fp32_loss), &FrameworkParameters::fp32_loss),
+            from_framework(boolean("bf16_params", member(training, &TrainingSpec::bf16_params),
+                                   "the model's parameters are bf16 and Adam keeps its moments in bf16, no fp32 "
+                                   "master copy (a model cast to bf16 before training, as NeMo Automodel does): "
+                                   "8 bytes of state a parameter under FSDP2 instead of 16; false is mixed "
+                                   "precision"),
+                           member(training, &TrainingSpec::bf16_params), &FrameworkParameters::bf16_params),
             boolean("fp8_backward", member(training, &TrainingSpec::fp8_backward),
                     "fp8 only: dgrad and wgrad GEMMs in fp8 too; false keeps them in bf16 (fp8 "
                     "forward GEMMs only)"),

@@ -447,10 +447,10 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   if (t.elementwise != models::ElementwiseKernels::fused) {
     assumed.push_back(fmt::format("elementwise=eager: {}", set.elementwise.source));
   }
-  t.fp32_loss = family.fp32_loss.value;
-  if (!t.fp32_loss) assumed.emplace_back(family.fp32_loss.reason);
-  t.bf16_params = family.bf16_params.value;
-  if (t.bf16_params) assumed.emplace_back(family.bf16_params.reason);
+  t.fp32_loss = family.fp32_loss ? family.fp32_loss->value : set.fp32_loss.value;
+  if (family.fp32_loss) assumed.emplace_back(family.fp32_loss->reason);
+  t.bf16_params = set.bf16_params.value;
+  if (t.bf16_params) assumed.push_back(fmt::format("bf16_params=true: {}", set.bf16_params.source));
   if (p.zero >= 3) {
     p.sharding = family.sharding ? family.sharding->value : set.sharding.value;
     if (p.dp * p.cp > 1) {

@@ -277,18 +277,11 @@ constexpr std::array families{
                  .sp = sp_with_tp,
                  .overlap_grad_reduce = overlapped,
                  .seq_len = no_seq_len,
-        .framework = {Framework::torchtitan,
-                       "framework=torchtitan assumed: NeMo Automodel is PyTorch-native (FSDP2, DTensor), "
-                       "taken as torchtitan's parameter set"},
+        .framework = {Framework::nemo_automodel, "framework=nemo-automodel: the source's own"},
         .dropout = no_dropout,
-        .fp32_loss = {false, "fp32_loss=false: every benchmark config of the rows' commit sets "
-                             "loss_fn MaskedCrossEntropy with fp32_upcast: false (NVIDIA-NeMo/Automodel "
-                             "examples/benchmark/configs/*.yaml @037e04a)"},
-        .bf16_params = {true, "bf16_params=true: the recipe builds the model on the meta device and initialises "
-                              "it with initialize_weights(dtype=torch.bfloat16), which ends in self.to(dtype) "
-                              "(NVIDIA-NeMo/Automodel @037e04a: recipes/llm/train_ft.py, checkpoint/"
-                              "checkpointing.py load_base_model, models/*/model.py initialize_weights): FSDP2 "
-                              "shards bf16 parameters and torch.optim.Adam keeps its moments in their dtype"}},
+        .fp32_loss = FamilyDefault<bool>{false, "fp32_loss=false: every benchmark config of the rows' commit sets "
+                                                "loss_fn MaskedCrossEntropy with fp32_upcast: false "
+                                                "(NVIDIA-NeMo/Automodel examples/benchmark/configs/*.yaml @037e04a)"}},
 };
 
 constexpr SourceFamily other{.name = "other",

@@ -73,12 +73,8 @@ struct SourceFamily {
                                      "--attention-dropout"};
   // ZeRO 0-2 rows: a gradient buffer dtype other than the framework's.
   std::optional<FamilyDefault<models::GradDtype>> grad_dtype{};
-  // Whether the loss upcasts the logits to fp32 (training.fp32_loss); the reason is recorded
-  // only where it is not.
-  FamilyDefault<bool> fp32_loss{true, ""};
-  // Whether the model's parameters are bf16 with no fp32 master (training.bf16_params); the reason
-  // is recorded only where they are.
-  FamilyDefault<bool> bf16_params{false, ""};
+  // Whether the loss upcasts the logits to fp32 (training.fp32_loss), where not as the framework's.
+  std::optional<FamilyDefault<bool>> fp32_loss{};
 };
 
 /// The dropout of a row's model: none for Llama and Nemotron models, MLPerf's for a row whose notes

@@ -26,6 +26,12 @@ constexpr std::string_view kEagerModules =
 constexpr std::string_view kMegatronSelective =
     "Megatron-LM's --recompute-activations: the attention core (Korthikanti et al. 2022)";
 constexpr std::string_view kTeDelayedScaling = "Transformer Engine's DelayedScaling, Megatron-LM's --fp8-recipe default";
+constexpr std::string_view kMegatronFp32Loss =
+    "Megatron-Core's vocab-parallel cross-entropy upcasts the logits (tensor_parallel/cross_entropy.py, "
+    "calculate_logits_max: vocab_parallel_logits.float())";
+constexpr std::string_view kMegatronMainParams =
+    "Megatron's mixed-precision optimizers keep fp32 main parameters beside the bf16 model "
+    "(Float16OptimizerWithFloat16Params, DistributedOptimizer)";
 constexpr std::string_view kTeKeepsFp8Inputs =
     "Transformer Engine's fp8 layers save the cast input for the weight-gradient GEMM, not the bf16 one "
     "(v1.8 pytorch/module/linear.py: saved_inputmat is the fp8 inputmat unless "
@@ -43,6 +49,8 @@ constexpr std::array kSets{
                      "(--use-megatron-fsdp) is parallelism.sharding=megatron_fsdp"},
         .fp8_recipe = {Fp8Recipe::delayed, kTeDelayedScaling},
         .selective_recompute = {Recompute::selective, kMegatronSelective},
+        .fp32_loss = {true, kMegatronFp32Loss},
+        .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
     },
     FrameworkParameters{
@@ -56,6 +64,8 @@ constexpr std::array kSets{
                      "Megatron-LM had no ZeRO-3 before Megatron-Core: its later --use-torch-fsdp2 stands in"},
         .fp8_recipe = {Fp8Recipe::delayed, kTeDelayedScaling},
         .selective_recompute = {Recompute::selective, kMegatronSelective},
+        .fp32_loss = {true, kMegatronFp32Loss},
+        .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
     },
     FrameworkParameters{
@@ -72,6 +82,8 @@ constexpr std::array kSets{
                      "2021 form, whose gathers were per parameter tensor"},
         .fp8_recipe = {Fp8Recipe::delayed, "Transformer Engine's DelayedScaling, where its layers are used"},
         .selective_recompute = {Recompute::selective, kMegatronSelective},
+        .fp32_loss = {true, "Megatron-DeepSpeed runs Megatron's vocab-parallel cross-entropy, which upcasts to fp32"},
+        .bf16_params = {false, "DeepSpeed's BF16_Optimizer keeps fp32 master weights (runtime/bf16_optimizer.py)"},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
     },
     FrameworkParameters{
@@ -88,6 +100,9 @@ constexpr std::array kSets{
                                 "torchtitan's selective_ac_option \"op\" (its llama3 configs' default): attention and "
                                 "matmul outputs are saved except every second matmul of a block "
                                 "(torchtitan/distributed/activation_checkpoint.py)"},
+        .fp32_loss = {true, "torchtitan's cross_entropy_loss upcasts the logits: pred.float() (components/loss.py)"},
+        .bf16_params = {false, "torchtitan builds the model in fp32 and FSDP2 shards that; bf16 is only the "
+                                 "gathered copy (mixed_precision_param)"},
         .fp8_keeps_quantized_inputs = {false,
                                        "torchao's Float8Linear saves the high-precision input and weight "
                                        "(float8_linear.py, matmul_with_hp_or_float8_args: "
@@ -108,7 +123,35 @@ constexpr std::array kSets{
                        "Composer runs fp8 through Transformer Engine's fp8_autocast with DelayedScaling"},
         .selective_recompute = {Recompute::full,
                                 "llm-foundry's activation_checkpointing wraps whole blocks; it has no finer policy"},
+        .fp32_loss = {true, "Composer's bf16 autocast runs cross_entropy in fp32 (an autocast fp32 op)"},
+        .bf16_params = {false, "FSDP1 keeps the flat parameter's shard in full precision (see sharding)"},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
+    },
+    FrameworkParameters{
+        .framework = Framework::nemo_automodel,
+        .attention = {AttentionKernel::cudnn,
+                      "NeMo Automodel's BackendConfig attn defaults to te (Transformer Engine's DotProductAttention: "
+                      "cuDNN fused attention on Hopper): NVIDIA-NeMo/Automodel @037e04a, "
+                      "components/models/common/te_utils.py"},
+        .elementwise = {ElementwiseKernels::fused,
+                        "BackendConfig defaults rms_norm te and rope_fusion on: Transformer Engine's fused kernels"},
+        .grad_dtype = {GradDtype::bf16,
+                       "FSDP2Manager's MixedPrecisionPolicy reduces in bfloat16 (NVIDIA-NeMo/Automodel @037e04a, "
+                       "components/distributed/fsdp2.py)"},
+        .sharding = {ShardingFramework::fsdp2, "FSDP2Manager: PyTorch fully_shard per transformer block"},
+        .fp8_recipe = {Fp8Recipe::current,
+                       "components/quantization/fp8.py: torchao Float8Linear, tensorwise scaling unless a recipe is "
+                       "named"},
+        .selective_recompute = {Recompute::full,
+                                "activation_checkpointing wraps whole transformer blocks (moe/parallelizer.py)"},
+        .fp32_loss = {true, "MaskedCrossEntropy's fp32_upcast defaults to True (NVIDIA-NeMo/Automodel @037e04a, "
+                            "components/loss/masked_ce.py)"},
+        .bf16_params = {true,
+                        "models are initialised with initialize_weights(dtype=torch.bfloat16), which ends in "
+                        "self.to(dtype) (NVIDIA-NeMo/Automodel @037e04a: components/models/*/model.py, "
+                        "checkpoint/checkpointing.py load_base_model), so FSDP2 shards bf16 parameters and "
+                        "torch.optim.Adam keeps its moments in their dtype"},
+        .fp8_keeps_quantized_inputs = {false, "fp8 runs through torchao's Float8Linear, which keeps the bf16 input"},
     },
 };
 

@@ -10,7 +10,9 @@
 /// - megatron-deepspeed: Megatron-DeepSpeed (Megatron-LM's model code under DeepSpeed ZeRO);
 /// - torchtitan: PyTorch-native (FSDP2, scaled_dot_product_attention, eager modules unless
 ///   torch.compile is on);
-/// - llm-foundry: MosaicML's llm-foundry on Composer (FSDP1, the flash-attn package).
+/// - llm-foundry: MosaicML's llm-foundry on Composer (FSDP1, the flash-attn package);
+/// - nemo-automodel: NVIDIA NeMo Automodel (PyTorch-native FSDP2 with Transformer Engine's
+///   kernels, a model cast to bf16).
 /// Limitations: the gradient bucket size is not a framework choice here (the step model buckets a
 /// chunk's reduction per layer); a framework's kernel choice that depends on the GPU (Transformer
 /// Engine prefers cuDNN attention on Hopper and FlashAttention-2 on Ampere) is one value, and the
@@ -40,6 +42,10 @@ struct FrameworkParameters {
   FrameworkChoice<Fp8Recipe> fp8_recipe{};
   // What the framework's selective activation checkpointing recomputes.
   FrameworkChoice<Recompute> selective_recompute{};
+  // Whether the cross-entropy upcasts the logits to fp32 (training.fp32_loss).
+  FrameworkChoice<bool> fp32_loss{};
+  // Whether the model's parameters are bf16 with no fp32 master (training.bf16_params).
+  FrameworkChoice<bool> bf16_params{};
   // Whether an fp8 linear layer keeps the fp8 copy of its input (1 byte an element) for its
   // weight-gradient GEMM, or the bf16 input, cast again in the backward. A fact of the framework's
   // fp8 layers, not an option either of them offers, so no scenario key overrides it.

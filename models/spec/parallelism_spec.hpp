@@ -79,7 +79,7 @@ enum class ElementwiseKernels { fused, eager };
 enum class GradDtype { fp32, bf16 };
 
 /// The training framework that ran the job (framework.hpp holds each one's parameter set).
-enum class Framework { megatron_core, megatron_lm, megatron_deepspeed, torchtitan, llm_foundry };
+enum class Framework { megatron_core, megatron_lm, megatron_deepspeed, torchtitan, llm_foundry, nemo_automodel };
 constexpr std::string_view framework_name(Framework f) {
   switch (f) {
     case Framework::megatron_core: return "megatron-core";
@@ -87,6 +87,7 @@ constexpr std::string_view framework_name(Framework f) {
     case Framework::megatron_deepspeed: return "megatron-deepspeed";
     case Framework::torchtitan: return "torchtitan";
     case Framework::llm_foundry: return "llm-foundry";
+    case Framework::nemo_automodel: return "nemo-automodel";
   }
   return "?";
 }
@@ -137,7 +138,8 @@ struct TrainingSpec {
   std::int64_t micro_batch = 1;
   std::int64_t global_batch = 1024;  // sequences per optimizer step
   Precision precision = Precision::bf16;
-  // What ran the job: the defaults of attention, elementwise, grad_dtype and parallelism.sharding.
+  // What ran the job: the defaults of attention, elementwise, grad_dtype, fp8_recipe, fp32_loss,
+  // bf16_params and parallelism.sharding.
   Framework framework = Framework::megatron_core;
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
   // fp8 only: false runs the forward GEMMs in fp8 and the dgrad and wgrad GEMMs in bf16.

@@ -1,0 +1,47 @@
+#include "models/spec/framework.hpp"
+
+#include <doctest/doctest.h>
+
+#include <array>
+
+namespace clustersim::models {
+namespace {
+
+constexpr std::array kFrameworks{Framework::megatron_core, Framework::megatron_lm, Framework::megatron_deepspeed,
+                                 Framework::torchtitan,    Framework::llm_foundry, Framework::nemo_automodel};
+
+TEST_CASE("frameworks: every choice of every parameter set names its source") {
+  for (const Framework f : kFrameworks) {
+    const FrameworkParameters& set = framework_parameters(f);
+    CAPTURE(framework_name(f));
+    CHECK(set.framework == f);
+    CHECK_FALSE(set.attention.source.empty());
+    CHECK_FALSE(set.elementwise.source.empty());
+    CHECK_FALSE(set.grad_dtype.source.empty());
+    CHECK_FALSE(set.sharding.source.empty());
+    CHECK_FALSE(set.fp8_recipe.source.empty());
+    CHECK_FALSE(set.selective_recompute.source.empty());
+    CHECK_FALSE(set.fp32_loss.source.empty());
+    CHECK_FALSE(set.bf16_params.source.empty());
+    CHECK_FALSE(set.fp8_keeps_quantized_inputs.source.empty());
+  }
+}
+
+TEST_CASE("frameworks: NeMo Automodel trains a bf16 model with Transformer Engine's kernels") {
+  const FrameworkParameters& automodel = framework_parameters(Framework::nemo_automodel);
+  CHECK(automodel.bf16_params.value);
+  CHECK(automodel.grad_dtype.value == GradDtype::bf16);
+  CHECK(automodel.attention.value == AttentionKernel::cudnn);
+  CHECK(automodel.elementwise.value == ElementwiseKernels::fused);
+  CHECK(automodel.fp32_loss.value);  // MaskedCrossEntropy's default; its benchmark configs turn it off
+  // Every other framework keeps fp32 master weights and upcasts the loss.
+  for (const Framework f : kFrameworks) {
+    if (f == Framework::nemo_automodel) continue;
+    CAPTURE(framework_name(f));
+    CHECK_FALSE(framework_parameters(f).bf16_params.value);
+    CHECK(framework_parameters(f).fp32_loss.value);
+  }
+}
+
+}  // namespace
+}  // namespace clustersim::models
