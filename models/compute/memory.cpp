@@ -160,7 +160,8 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
   const double q_over_h = static_cast<double>(model.heads * qk_head_dim(model)) / h;
   const double o_over_h = static_cast<double>(model.heads * value_head_dim(model)) / h;
   const bool kernel_reads_output = training.attention != AttentionKernel::unfused;
-  const double attention_output = !kernel_reads_output ? gemm_input : gemm_input < 2.0 ? 2.0 + gemm_input : 2.0;
+  const double fp8_copy = gemm_input < 2.0 ? gemm_input : 0.0;
+  const double attention_output = kernel_reads_output ? 2.0 + fp8_copy : gemm_input;
   const double kv = kv_width_per_rank(model, parallelism.tp);
   const double v = kv / static_cast<double>(qk_head_dim(model)) * static_cast<double>(value_head_dim(model));
   const double latents =
@@ -255,9 +256,9 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   if (is_first_stage && model.dropout > 0.0) mem.other_bytes += sbh / sp_split * micro_batches_in_flight;
   if (is_last_stage) {
     // Final norm input and logits-projection input (2 bytes each), the loss's softmax of the logits
-    // (fp32, or bf16 without the loss's upcast, training.fp32_loss). Only
-    // the last model chunk makes them, and outside GPipe its backward follows its forward at once:
-    // one micro-batch holds them at a time.
+    // (fp32, or bf16 without the loss's upcast, training.fp32_loss). Only the last model chunk
+    // makes them, and outside GPipe its backward follows its forward at once: one micro-batch holds
+    // them at a time.
     const double last_chunk_in_flight =
         training.schedule == Schedule::gpipe ? micro_batches_in_flight : std::min(1.0, micro_batches_in_flight);
     const double loss_bytes = training.fp32_loss ? 4.0 : 2.0;
