@@ -69,7 +69,7 @@ StateBytes state_bytes_per_parameter(const ParallelismSpec& p, const TrainingSpe
       // the optimizer adds its moments only.
       const ShardingParameters s = sharding_parameters(p.sharding, t.bf16_params);
       return {s.shard_bytes_per_param / d, s.reduce_bytes_per_param / d,
-              (shard_is_optimizer_copy(s, t.bf16_params) ? adam_moments : optimizer) / d};
+              (s.optimizer_steps_shard ? adam_moments : optimizer) / d};
     }
   }
 }

@@ -48,7 +48,8 @@ struct FrameworkParameters {
   FrameworkChoice<bool> bf16_params{};
   // Whether an fp8 linear layer keeps the fp8 copy of its input (1 byte an element) for its
   // weight-gradient GEMM, or the bf16 input, cast again in the backward. A fact of the framework's
-  // fp8 layers, not an option either of them offers, so no scenario key overrides it.
+  // fp8 layers (neither Transformer Engine nor torchao offers the other way), so no scenario key
+  // overrides it.
   FrameworkChoice<bool> fp8_keeps_quantized_inputs{};
 };
 

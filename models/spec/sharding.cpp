@@ -16,6 +16,7 @@ constexpr std::array kParameterSets{
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 4,
         .shard_bytes_per_param = 4,
+        .optimizer_steps_shard = true,
         .gather_staging_passes = 2,
         .reduce_staging_passes = 1.5,
         .staging_on_compute_stream = true,
@@ -35,6 +36,7 @@ constexpr std::array kParameterSets{
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 2,
         .shard_bytes_per_param = 4,
+        .optimizer_steps_shard = true,
         .source = "PyTorch FullyShardedDataParallel docs: FULL_SHARD, transformer_auto_wrap_policy per block, "
                   "BackwardPrefetch.BACKWARD_PRE and limit_all_gathers (two gathers in flight: one unit ahead); "
                   "MixedPrecision reduce_dtype defaults to param_dtype (bf16); the flat parameter's shard stays "
@@ -101,6 +103,7 @@ ShardingParameters sharding_parameters(ShardingFramework framework, bool bf16_pa
   if (bf16_params) {
     s.shard_bytes_per_param = 2;
     s.reduce_bytes_per_param = 2;
+    s.optimizer_steps_shard = true;
   }
   return s;
 }

@@ -51,10 +51,11 @@ struct ShardingParameters {
   bool reshard_after_forward = true;  // gather again before the backward
   double gather_bytes_per_param = 2;  // gathered parameters (16-bit)
   double reduce_bytes_per_param = 2;  // reduced gradients
-  // The parameter shard a rank keeps between steps: 4 where it is the fp32 master the optimizer
-  // updates in place (no other copy of the weights persists), 2 where a 16-bit shard sits beside
-  // the optimizer's own fp32 master.
+  // The parameter shard a rank keeps between steps: 4 for an fp32 shard, 2 for a 16-bit one.
   double shard_bytes_per_param = 2;
+  // Whether the optimizer updates that shard in place, as its own copy of the weights (FSDP's fp32
+  // shard, or any shard of bf16 parameters), rather than keeping an fp32 master beside it.
+  bool optimizer_steps_shard = false;
   double persistence_threshold_params = 0;  // tensor units: smaller tensors are never gathered
   double recompute_reuse_distance_params = 0;  // > 0: recomputed forwards release (layer_tensors.hpp)
   double host_ops_per_rank = 0;       // eager PyTorch ops issued per group rank, per collective
@@ -79,19 +80,10 @@ constexpr std::string_view sharding_name(ShardingFramework f) {
 /// The parameter set of `framework`.
 const ShardingParameters& sharding_parameters(ShardingFramework framework);
 
-/// Whether the sharded parameters are the optimizer's fp32 master weights (shard_bytes_per_param 4).
-inline bool shard_is_fp32_master(const ShardingParameters& s) { return s.shard_bytes_per_param == 4; }
-
 /// The parameter set of `framework` as a model of bf16 parameters runs it (training.bf16_params):
-/// the shard is the bf16 parameters themselves, the optimizer's own copy, and its gradients are
+/// the shard is the bf16 parameters themselves, which the optimizer steps, and its gradients are
 /// bf16 and reduced so (FSDP2's reduce dtype defaults to the parameters' dtype; NeMo Automodel's
 /// FSDP2Manager sets bfloat16 anyway).
 ShardingParameters sharding_parameters(ShardingFramework framework, bool bf16_params);
-
-/// Whether the optimizer steps the shard itself and keeps no master copy beside it: an fp32 shard
-/// (FSDP), or any shard of bf16 parameters.
-inline bool shard_is_optimizer_copy(const ShardingParameters& s, bool bf16_params) {
-  return bf16_params || shard_is_fp32_master(s);
-}
 
 }  // namespace clustersim::models

@@ -24,14 +24,18 @@ namespace clustersim::models {
 namespace {
 
 constexpr double kBf16Bytes = 2.0;
-// Bytes an Adam step moves per parameter of its shard: reads fp32 master, m, v and the fp32
-// gradient, writes master, m, v and the bf16 weight (4 x 4 + 3 x 4 + 2); where the shard is the
-// fp32 master itself (FSDP), no bf16 copy is written (4 x 4 + 3 x 4); on bf16 parameters with bf16
-// moments (training.bf16_params), the parameter, m and v read and written at 2 B and the gradient
-// read at its own width.
-constexpr double kAdamBytesPerParameter = 30.0;
-constexpr double kAdamOnMasterShardBytesPerParameter = 28.0;
-constexpr double kAdamOnBf16ParametersBytesPerParameter = 3 * 2.0 * 2.0;
+// Bytes an Adam step moves per parameter of its shard. Mixed precision: it reads the fp32 master, m,
+// v and the fp32 gradient and writes master, m, v and the bf16 weight (4 x 4 + 3 x 4 + 2), or no
+// bf16 copy where it steps an fp32 shard in place (FSDP: 4 x 4 + 3 x 4). On bf16 parameters with
+// bf16 moments (training.bf16_params) it reads and writes the parameter, m and v at 2 B and reads
+// the gradient at the width it was reduced in.
+double adam_bytes_per_parameter(const ParallelismSpec& p, const TrainingSpec& t, const ShardingParameters& sharding) {
+  if (t.bf16_params) {
+    const double gradient = p.zero >= 3 ? sharding.reduce_bytes_per_param : t.grad_dtype == GradDtype::bf16 ? 2.0 : 4.0;
+    return 3 * 2.0 * 2.0 + gradient;
+  }
+  return p.zero >= 3 && sharding.optimizer_steps_shard ? 28.0 : 30.0;
+}
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -500,13 +504,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
     const double expert_shard = p.zero >= 1 ? static_cast<double>(groups.ep_dp.ranks) : 1.0;
     const double shard_params = stage_params / shard + stage_expert_params / expert_shard;
     const std::int64_t launches = adam_launches(shard_params);
-    const bool master_shard = p.zero >= 3 && shard_is_fp32_master(sharding);
-    const double gradient_bytes = p.zero >= 3 ? sharding.reduce_bytes_per_param
-                                  : t.grad_dtype == GradDtype::bf16 ? kBf16Bytes : 4.0;
-    const double adam_bytes = t.bf16_params ? kAdamOnBf16ParametersBytesPerParameter + gradient_bytes
-                              : master_shard ? kAdamOnMasterShardBytesPerParameter
-                                             : kAdamBytesPerParameter;
-    const double adam_gpu_s = shard_params * adam_bytes /
+    const double adam_gpu_s = shard_params * adam_bytes_per_parameter(p, t, sharding) /
                                   (in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value) +
                               static_cast<double>(launches) * in.compute.launch_overhead_s.value;
     stage.optimizer_s = host.per_kernel_s + issued_stretch_s(adam_gpu_s, launches - 1, host, false);
