@@ -330,7 +330,10 @@ void Run::expire_group(ResourceId r) {
     g.total_weight -= weight(flights_[m.slot]);
     finishing_.push_back({m.task, m.slot});
   }
-  if (g.members.empty()) g.total_weight = 0.0;  // no drift carried into the next busy period
+  if (g.members.empty()) {  // no drift carried into the next busy period
+    g.total_weight = 0.0;
+    g.virtual_now = 0.0;
+  }
   ++timeline_.sharing_solves;
   schedule_group(r);
 }

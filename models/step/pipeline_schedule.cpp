@@ -20,6 +20,15 @@ PassRef interleaved_unit(std::int64_t k, bool forward, std::int64_t pp, std::int
 
 }  // namespace
 
+std::int64_t warmup_units(Schedule schedule, std::int64_t pp, std::int64_t vp, std::int64_t micro_batches,
+                          std::int64_t stage) {
+  const std::int64_t units = micro_batches * vp;
+  if (schedule == Schedule::gpipe) return units;
+  // 1F1B is interleaved with one chunk; both share the warm-up / steady / drain shape.
+  const std::int64_t warmup = schedule == Schedule::interleaved ? 2 * (pp - stage - 1) + (vp - 1) * pp : pp - stage - 1;
+  return std::min(warmup, units);
+}
+
 std::vector<PassRef> stage_pass_order(Schedule schedule, std::int64_t pp, std::int64_t vp,
                                       std::int64_t micro_batches, std::int64_t stage) {
   const std::int64_t m = micro_batches;
@@ -30,11 +39,8 @@ std::vector<PassRef> stage_pass_order(Schedule schedule, std::int64_t pp, std::i
     for (std::int64_t b = 0; b < m; ++b) order.push_back({false, 0, static_cast<std::int32_t>(b)});
     return order;
   }
-  // 1F1B is interleaved with one chunk; both share the warm-up / steady / drain shape.
   const std::int64_t units = m * vp;
-  std::int64_t warmup = schedule == Schedule::interleaved ? 2 * (pp - stage - 1) + (vp - 1) * pp
-                                                          : pp - stage - 1;
-  warmup = std::min(warmup, units);
+  const std::int64_t warmup = warmup_units(schedule, pp, vp, m, stage);
   std::int64_t next_forward = 0, next_backward = 0;
   auto forward = [&] { order.push_back(interleaved_unit(next_forward++, true, pp, vp)); };
   auto backward = [&] { order.push_back(interleaved_unit(next_backward++, false, pp, vp)); };

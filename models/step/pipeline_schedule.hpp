@@ -21,6 +21,11 @@ struct PassRef {
   std::int32_t micro_batch = 0;
 };
 
+/// Forward units stage `stage` runs before its first backward (1F1B and interleaved; every unit
+/// under GPipe), at most m x vp.
+std::int64_t warmup_units(Schedule schedule, std::int64_t pp, std::int64_t vp, std::int64_t micro_batches,
+                          std::int64_t stage);
+
 /// Passes of stage `stage` in execution order: 2 x m x vp entries.
 std::vector<PassRef> stage_pass_order(Schedule schedule, std::int64_t pp, std::int64_t vp,
                                       std::int64_t micro_batches, std::int64_t stage);

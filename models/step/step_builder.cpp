@@ -173,7 +173,12 @@ StepGraph Builder::build(std::vector<sim::Resource> links) {
     out_.trace.comm_spans.reserve(passes * 2);  // a send and a collective a pass, about
     out_.trace.hops.reserve(passes);
   }
-  for (std::int64_t s = 0; s < pp_; ++s) lower_stage(s);
+  out_.pass_begin.reserve(static_cast<std::size_t>(pp_) * (passes / static_cast<std::size_t>(pp_) + 1));
+  for (std::int64_t s = 0; s < pp_; ++s) {
+    out_.stage_begin.push_back(static_cast<TaskId>(out_.graph.size()));
+    lower_stage(s);
+  }
+  out_.stage_begin.push_back(static_cast<TaskId>(out_.graph.size()));
   connect_stages();
   return std::move(out_);
 }
@@ -194,8 +199,11 @@ void Builder::lower_stage(std::int64_t s) {
 
   StreamTail stream_tail;
   std::vector<TaskId> grad_reduces;
-  for (const PassRef& ref : stage_pass_order(plan_.schedule, pp_, vp_, m_, s))
+  for (const PassRef& ref : stage_pass_order(plan_.schedule, pp_, vp_, m_, s)) {
+    out_.pass_begin.push_back(static_cast<TaskId>(out_.graph.size()));
     lower_pass(s, ref, stream_tail, grad_reduces);
+  }
+  out_.pass_begin.push_back(static_cast<TaskId>(out_.graph.size()));
 
   sim::TaskLabel label = stage_label;
   label.phase = static_cast<std::uint8_t>(TaskPhase::optimizer);

@@ -63,6 +63,13 @@ struct StepGraph {
     const bool forward = label.phase == static_cast<std::uint8_t>(TaskPhase::forward);
     return static_cast<std::size_t>((label.stage * chunks_per_stage + label.layer) * 2 + (forward ? 0 : 1));
   }
+  /// Where each stage's tasks lie: stage s's are [stage_begin[s], stage_begin[s + 1]), and its i-th
+  /// pass in schedule order (pipeline_schedule.hpp) is [pass_begin[s x (n + 1) + i], the next
+  /// entry) of its n = 2 x m x vp passes. Before the first pass come what the stage runs once
+  /// before its passes, after the last entry what it runs once after them.
+  std::vector<sim::TaskId> stage_begin;
+  std::vector<sim::TaskId> pass_begin;
+  std::size_t passes_per_stage() const { return pass_begin.size() / (stage_begin.size() - 1) - 1; }
   /// For the trace only (step_trace_record.hpp): nothing simulated reads it.
   StepTraceRecord trace;
 };

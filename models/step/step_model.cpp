@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <fmt/format.h>
 
 #include "models/compute/compute_time.hpp"
@@ -11,6 +12,7 @@
 #include "models/compute/memory.hpp"
 #include "models/step/flow_step.hpp"
 #include "models/step/overlap_cost.hpp"
+#include "models/step/periodic_step.hpp"
 #include "models/step/pipeline_schedule.hpp"
 #include "models/step/step_durations.hpp"
 #include "models/step/step_comm.hpp"
@@ -518,32 +520,40 @@ StepSimulation simulate(const StepInputs& in, TraceRecords trace) {
   const StepPlan plan = plan_step(in);
   check_step_durations(plan, in);
   StepSimulation out;
-  std::vector<std::string> failed;
-  if (in.fidelity == CommFidelity::flow) {
-    FlowNetwork network(in.cluster, in.comm);
-    std::vector<sim::Resource> links = network.resources();
-    for (const topologies::LinkId id : network.failed()) failed.push_back(links[id].name);
-    FlowLowering lowering(network, static_cast<sim::ResourceId>(3 * plan.stages.size()));
-    FlowStep flow(in.parallelism, in.cluster, in.comm, lowering);
-    out.step = build_step_graph(
-        plan,
-        [&flow](sim::TaskGraph& graph, std::span<const CommPart> parts, sim::TaskLabel label) {
-          return flow.lower(graph, parts, label);
-        },
-        std::move(links), trace);
-  } else {
-    out.step = build_step_graph(plan, {}, {}, trace);
-  }
-  out.step.trace.ranks = {.tp = in.parallelism.tp, .cp = in.parallelism.cp, .dp = in.parallelism.dp};
+  StepReport& r = out.report;
   try {
-    out.timeline = sim::Engine(out.step.resources).run(out.step.graph);
+    // A step that is only measured, with closed-form communication, takes its figures from its
+    // steady state simulated once where that is proven exact (periodic_step.hpp).
+    std::optional<StepTimes> periodic;
+    if (trace == TraceRecords::skip && in.fidelity == CommFidelity::analytic) periodic = periodic_step_times(plan);
+    if (periodic) {
+      r.times = std::move(*periodic);
+    } else {
+      std::vector<std::string> failed;
+      if (in.fidelity == CommFidelity::flow) {
+        FlowNetwork network(in.cluster, in.comm);
+        std::vector<sim::Resource> links = network.resources();
+        for (const topologies::LinkId id : network.failed()) failed.push_back(links[id].name);
+        FlowLowering lowering(network, static_cast<sim::ResourceId>(3 * plan.stages.size()));
+        FlowStep flow(in.parallelism, in.cluster, in.comm, lowering);
+        out.step = build_step_graph(
+            plan,
+            [&flow](sim::TaskGraph& graph, std::span<const CommPart> parts, sim::TaskLabel label) {
+              return flow.lower(graph, parts, label);
+            },
+            std::move(links), trace);
+      } else {
+        out.step = build_step_graph(plan, {}, {}, trace);
+      }
+      out.step.trace.ranks = {.tp = in.parallelism.tp, .cp = in.parallelism.cp, .dp = in.parallelism.dp};
+      out.timeline = sim::Engine(out.step.resources).run(out.step.graph);
+      r.failed_links = std::move(failed);
+      r.times = measure_step(out.step, out.timeline);
+    }
   } catch (const sim::TimeRangeError& error) {  // flows slower than their analytic cost, sharing links
     throw StepTimeError(fmt::format("step time out of range: simulating the step, {}; it follows from {}",
                                     error.what(), step_duration_inputs(in, true, true)));
   }
-  StepReport& r = out.report;
-  r.failed_links = std::move(failed);
-  r.times = measure_step(out.step, out.timeline);
   r.micro_batches = plan.micro_batches;
   const auto& p = in.parallelism;
   const auto& t = in.training;

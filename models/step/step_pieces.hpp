@@ -14,25 +14,29 @@
 
 namespace clustersim::models {
 
+/// Calls visit(label, kind, resource, begin_ns, end_ns) for the pieces of task t, run from begin_ns
+/// to end_ns.
+template <class Visit>
+void visit_pieces(const StepGraph& step, sim::TaskId t, std::int64_t begin, std::int64_t end, Visit&& visit) {
+  const sim::TaskLabel& label = step.graph.label(t);
+  const auto kind = static_cast<TaskKind>(label.kind);
+  const sim::ResourceId resource = step.graph.first_resource(t);
+  if (kind != TaskKind::compute_then_tp) {
+    visit(label, kind, resource, begin, end);
+    return;
+  }
+  const std::int64_t split = std::max(begin, end - step.tp_tail_ns[step.tp_tail_index(label)]);
+  visit(label, TaskKind::compute, resource, begin, split);
+  visit(label, TaskKind::tp_comm, step.stages[static_cast<std::size_t>(label.stage)].nvlink, split, end);
+}
+
 /// Calls visit(label, kind, resource, begin_ns, end_ns) for every piece, in task order.
 template <class Visit>
 void for_each_piece(const StepGraph& step, const sim::Timeline& timeline, Visit&& visit) {
   // The count read once: the compiler cannot tell that visit() leaves the graph alone.
   const std::size_t tasks = step.graph.size();
-  for (sim::TaskId t = 0; t < tasks; ++t) {
-    const sim::TaskLabel& label = step.graph.label(t);
-    const auto kind = static_cast<TaskKind>(label.kind);
-    const sim::ResourceId resource = step.graph.first_resource(t);
-    const std::int64_t begin = timeline.tasks[t].start.ns();
-    const std::int64_t end = timeline.tasks[t].finish.ns();
-    if (kind != TaskKind::compute_then_tp) {
-      visit(label, kind, resource, begin, end);
-      continue;
-    }
-    const std::int64_t split = std::max(begin, end - step.tp_tail_ns[step.tp_tail_index(label)]);
-    visit(label, TaskKind::compute, resource, begin, split);
-    visit(label, TaskKind::tp_comm, step.stages[static_cast<std::size_t>(label.stage)].nvlink, split, end);
-  }
+  for (sim::TaskId t = 0; t < tasks; ++t)
+    visit_pieces(step, t, timeline.tasks[t].start.ns(), timeline.tasks[t].finish.ns(), visit);
 }
 
 }  // namespace clustersim::models
