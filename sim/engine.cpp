@@ -330,7 +330,7 @@ void Run::expire_group(ResourceId r) {
     g.total_weight -= weight(flights_[m.slot]);
     finishing_.push_back({m.task, m.slot});
   }
-  if (g.members.empty()) {  // no drift carried into the next busy period
+  if (g.members.empty()) {  // the next busy period starts from nothing (SharingGroup::virtual_now)
     g.total_weight = 0.0;
     g.virtual_now = 0.0;
   }

@@ -99,7 +99,10 @@ Time pack(SuccessorList list) {
 /// of its resources' lists (first_slot, slot_): that back-pointer is what lets a finish leave its
 /// resources in O(1) each.
 struct SharingGroup {
-  double virtual_now = 0.0;  // work one unit of weight has received since the run started
+  // Work one unit of weight has received since the resource's busy period started: it starts over
+  // at 0 whenever the group empties, so that a busy period's arithmetic (and its rounding) depends
+  // only on its own tasks and instants relative to its start, never on what ran before.
+  double virtual_now = 0.0;
   Time last_update = Time::zero();
   double total_weight = 0.0;
   struct Member {

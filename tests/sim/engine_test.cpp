@@ -223,6 +223,45 @@ TEST_CASE("engine: two runs of the same graph are identical to the nanosecond") 
   for (TaskId t = 0; t < g.size(); ++t) CHECK_LE(a.tasks[t].start, a.tasks[t].finish);
 }
 
+TEST_CASE("engine: a busy period runs the same whenever it starts, after whatever ran before") {
+  // Bursts of 2 to 4 transfers sharing one link, each burst after the last one
+  // ended and a gap. Bursts of one size are the same pattern, so each must take the same
+  // nanoseconds after its start however much the link carried before: the pipeline's periodic
+  // steady state (models/step/periodic_step.hpp) relies on it.
+  const Engine engine({{"link", 1.0}});
+  clustersim::test::Xorshift64 random(0x9E3779B97F4A7C15ull);
+  std::vector<double> sizes;
+  // Whole microseconds and a tenth of a picosecond: a finish a hair past a whole nanosecond, where
+  // rounding in a clock that carried earlier work would round it down instead of up.
+  for (int i = 0; i < 4; ++i) sizes.push_back(1e-6 * static_cast<double>(random() % 100000 + 1) + 1e-13);
+  TaskGraph g;
+  std::vector<std::vector<TaskId>> bursts;
+  TaskId gap = g.add_task({.work = 1e-4, .rate_cap_per_s = 1.0});  // a delay before each burst
+  for (int b = 0; b < 400; ++b) {
+    if (b == 3) {  // a long burst between: work its clock would carry into later ones, to a tenth of a ns
+      std::vector<TaskId> long_burst;
+      for (int i = 0; i < 2; ++i)
+        long_burst.push_back(g.add_task({.work = 1e6 + i}, std::vector<ResourceId>{0}, std::vector<TaskId>{gap}));
+      gap = g.add_task({.work = 1e-4, .rate_cap_per_s = 1.0}, {}, long_burst);
+    }
+    std::vector<TaskId> burst;
+    for (std::size_t i = 0; i < 2 + static_cast<std::size_t>(b % 3); ++i)
+      burst.push_back(g.add_task({.work = sizes[i]}, std::vector<ResourceId>{0}, std::vector<TaskId>{gap}));
+    gap = g.add_task({.work = 1e-4, .rate_cap_per_s = 1.0}, {}, burst);
+    bursts.push_back(burst);
+  }
+  const Timeline tl = engine.run(g);
+  for (std::size_t b = 3; b < bursts.size(); ++b) {
+    CAPTURE(b);
+    const auto& first = bursts[b % 3];  // the first burst of the same size
+    const Time offset = tl.tasks[bursts[b].front()].start - tl.tasks[first.front()].start;
+    for (std::size_t i = 0; i < first.size(); ++i) {
+      CHECK(tl.tasks[bursts[b][i]].start == tl.tasks[first[i]].start + offset);
+      CHECK(tl.tasks[bursts[b][i]].finish == tl.tasks[first[i]].finish + offset);
+    }
+  }
+}
+
 TEST_CASE("engine: a one-million-task graph completes") {
   // 1,000 chains of 1,000 compute tasks, each chain on its own GPU; chain i's task j also waits
   // for chain (i+1)'s task j-1, so all chains advance in lockstep: 1,000 tasks of 1 ms each = 1 s.
