@@ -42,15 +42,15 @@ std::vector<std::string> words_of(const std::string& line) {
   return words;
 }
 
-const std::regex number(R"(-?[0-9]+(\.[0-9]+)?)");
+const std::regex number_pattern(R"(-?[0-9]+(\.[0-9]+)?)");
 
 // A table row keeps its columns: each number becomes blanks ending in '#' where the number ended,
 // so a field printed wider or narrower, or with its right edge elsewhere, still differs. A comment
 // line is free text: each number becomes one '#'.
 std::string masked(const std::string& line) {
-  if (line.starts_with('#')) return std::regex_replace(line, number, "#");
+  if (line.starts_with('#')) return std::regex_replace(line, number_pattern, "#");
   std::string out = line;
-  for (std::sregex_iterator it(line.begin(), line.end(), number), end; it != end; ++it) {
+  for (std::sregex_iterator it(line.begin(), line.end(), number_pattern), end; it != end; ++it) {
     const auto start = static_cast<std::size_t>(it->position()), length = static_cast<std::size_t>(it->length());
     out.replace(start, length, std::string(length - 1, ' ') + "#");
   }
