@@ -10,6 +10,7 @@
 #include "models/step/step_builder.hpp"
 #include "models/step/step_metrics.hpp"
 #include "sim/engine.hpp"
+#include "tests/models/step/same_step_times.hpp"
 #include "tests/models/step/step_fixtures.hpp"
 
 using namespace clustersim::models;
@@ -19,27 +20,6 @@ namespace {
 StepTimes whole_step(const StepPlan& plan) {
   const StepGraph step = build_step_graph(plan);
   return measure_step(step, clustersim::sim::Engine(step.resources).run(step.graph));
-}
-
-void check_identical(const StepTimes& a, const StepTimes& b) {
-  CHECK(a.step_time_s == b.step_time_s);
-  CHECK(a.bubble_fraction == b.bubble_fraction);
-  CHECK(a.exposed_comm_fraction == b.exposed_comm_fraction);
-  CHECK(a.compute_fraction == b.compute_fraction);
-  REQUIRE(a.stages.size() == b.stages.size());
-  for (std::size_t s = 0; s < a.stages.size(); ++s) {
-    CAPTURE(s);
-    const StageTimes& x = a.stages[s];
-    const StageTimes& y = b.stages[s];
-    CHECK(x.compute_s == y.compute_s);
-    CHECK(x.exposed_comm_s == y.exposed_comm_s);
-    CHECK(x.bubble_s == y.bubble_s);
-    CHECK(x.tp_comm_s == y.tp_comm_s);
-    CHECK(x.pp_comm_s == y.pp_comm_s);
-    CHECK(x.dp_comm_s == y.dp_comm_s);
-    CHECK(x.cp_comm_s == y.cp_comm_s);
-    CHECK(x.ep_comm_s == y.ep_comm_s);
-  }
 }
 
 struct Case {
@@ -89,7 +69,7 @@ TEST_CASE("periodic step: the steady state simulated once gives the whole step's
     const StepPlan plan = plan_step(c.in);
     const std::optional<StepTimes> periodic = periodic_step_times(plan);
     REQUIRE(periodic.has_value());  // every layout above repeats: the proof must find it
-    check_identical(*periodic, whole_step(plan));
+    test::check_same_step_times(*periodic, whole_step(plan));
   }
 }
 
@@ -102,7 +82,7 @@ TEST_CASE("periodic step: the textbook pipeline's time, 3 s a slot over m + p - 
   REQUIRE(periodic.has_value());
   CHECK(periodic->step_time_s == doctest::Approx(3.0 * (64 + 4 - 1)).epsilon(1e-12));
   CHECK(periodic->bubble_fraction == doctest::Approx(3.0 / 67.0).epsilon(1e-9));
-  check_identical(*periodic, whole_step(plan));
+  test::check_same_step_times(*periodic, whole_step(plan));
 }
 
 TEST_CASE("periodic step: no proof, no shortcut: GPipe and steps too short to repeat are simulated whole") {

@@ -7,6 +7,7 @@
 #include "models/step/periodic_step.hpp"
 #include "models/step/step_model.hpp"
 #include "planning/search/layout_search.hpp"
+#include "tests/models/step/same_step_times.hpp"
 #include "tests/models/step/step_fixtures.hpp"
 
 namespace clustersim {
@@ -25,20 +26,7 @@ TEST_CASE("search: a sample of the 70B search's steps, shortcut or not, bit for 
     const models::StepTimes whole = models::simulate_step(in).report.times;  // every task simulated
     ++sampled;
     proven += models::periodic_step_times(models::plan_step(in)).has_value() ? 1 : 0;
-    CHECK(searched.step_time_s == whole.step_time_s);
-    CHECK(searched.bubble_fraction == whole.bubble_fraction);
-    CHECK(searched.exposed_comm_fraction == whole.exposed_comm_fraction);
-    CHECK(searched.compute_fraction == whole.compute_fraction);
-    REQUIRE(searched.stages.size() == whole.stages.size());
-    for (std::size_t s = 0; s < whole.stages.size(); ++s) {
-      CHECK(searched.stages[s].compute_s == whole.stages[s].compute_s);
-      CHECK(searched.stages[s].exposed_comm_s == whole.stages[s].exposed_comm_s);
-      CHECK(searched.stages[s].bubble_s == whole.stages[s].bubble_s);
-      CHECK(searched.stages[s].tp_comm_s == whole.stages[s].tp_comm_s);
-      CHECK(searched.stages[s].pp_comm_s == whole.stages[s].pp_comm_s);
-      CHECK(searched.stages[s].dp_comm_s == whole.stages[s].dp_comm_s);
-      CHECK(searched.stages[s].cp_comm_s == whole.stages[s].cp_comm_s);
-    }
+    models::test::check_same_step_times(searched, whole);
   }
   // Most of the sample took the shortcut, so the comparison above is not of two whole simulations.
   CHECK(sampled >= 100);
