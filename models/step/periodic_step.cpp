@@ -116,9 +116,9 @@ bool same_task(const sim::TaskGraph& a, TaskId t, const sim::TaskGraph& b, TaskI
          a.first_resource(t) == b.first_resource(v);
 }
 
-/// A resource's tasks (with work: a task without joins no resource) in its busy period at `at`:
-/// those on it that started by then since it was last idle; empty if it is idle at `at`.
-/// `by_resource` lists each resource's tasks in order of start.
+/// The tasks of a resource's busy period at `at`: those on it that started by then since it was
+/// last idle; none if it is idle at `at`. `on_resource`: the resource's tasks with work (a task
+/// without work never joins its resource), in order of start.
 std::vector<TaskId> busy_period(const ShortRun& run, const std::vector<TaskId>& on_resource, std::int64_t at) {
   std::size_t first = 0;
   std::int64_t busy_until = std::numeric_limits<std::int64_t>::min();
