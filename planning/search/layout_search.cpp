@@ -89,6 +89,7 @@ std::string plan_key(const models::StepPlan& plan) {
       }
       put(c.layers);
       put(c.moe_layers);
+      put(c.grad_buckets);
     }
   }
   return key;
