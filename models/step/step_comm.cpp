@@ -46,6 +46,8 @@ CommParts tp_share(const StepPlan& plan, const ChunkCosts& chunk, bool forward, 
            .second = layer.tp[1].group.ranks > 1 ? &layer.tp[1] : nullptr,
            .repeat = layer.tp_per_layer,
            .scale = (forward ? tp_layers : tp_layers * layer.tp_backward_factor) * share});
+  if (!forward && layer.tp_recomputed_gathers > 0.0)
+    out.add({.first = &layer.tp[0], .repeat = layer.tp_recomputed_gathers, .scale = tp_layers * share});
   return out;
 }
 

@@ -65,6 +65,26 @@ constexpr double kChunkParameterBytes = 2.0 * (1744896000.0 + 262668288.0);
 
 }  // namespace
 
+TEST_CASE("step comm: torchtitan's op-level checkpointing gathers the attention and MLP inputs again in the backward") {
+  // Its policy saves reduce-scatter outputs, not all-gather outputs: a layer's backward runs the
+  // forward's two all-gathers again beside its own two all-gathers and two reduce-scatters.
+  StepInputs in = small_layout();
+  in.training.recompute = Recompute::op;
+  const StepPlan plan = plan_step(in);
+  CHECK(plan.layer.tp_recomputed_gathers == 2.0);
+  const ChunkCosts& chunk = plan.stages.front().chunks.front();
+  const double gather_s = plan.layer.tp[0].seconds, scatter_s = plan.layer.tp[1].seconds;
+  const double layers = chunk.tp_layers;
+  CHECK(chunk.tp_forward_s == doctest::Approx(layers * 2.0 * (gather_s + scatter_s)).epsilon(1e-12));
+  CHECK(chunk.tp_backward_s == doctest::Approx(layers * (4.0 * gather_s + 2.0 * scatter_s)).epsilon(1e-12));
+  // Megatron's selective recompute redoes attention's core only: no collective again.
+  in.training.recompute = Recompute::selective;
+  const StepPlan selective = plan_step(in);
+  CHECK(selective.layer.tp_recomputed_gathers == 0.0);
+  CHECK(selective.stages.front().chunks.front().tp_backward_s ==
+        doctest::Approx(selective.stages.front().chunks.front().tp_forward_s).epsilon(1e-12));
+}
+
 TEST_CASE("collective records: the plan holds each collective once, with the bytes and group it moves") {
   const StepInputs in = small_layout();
   const StepPlan plan = plan_step(in);
