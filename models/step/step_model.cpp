@@ -253,10 +253,11 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   }
   plan.layer.tp_per_layer = 2.0;
   plan.layer.tp_backward_factor = t.recompute == Recompute::full ? 2.0 : 1.0;  // redone forward
-  // torchtitan's op-level policy (torchtitan/distributed/activation_checkpoint.py, its default save
-  // ops) keeps reduce_scatter_tensor's output but recomputes all_gather_into_tensor's: the backward
-  // gathers the inputs of the attention and the MLP again for the k and w3 projections it redoes
-  // and for every weight gradient of those inputs.
+  // torchtitan's op-level policy keeps reduce_scatter_tensor's output but recomputes
+  // all_gather_into_tensor's (its _save_list in torchtitan/models/llama3/parallelize_llama.py at
+  // 820504e, June 2025; the default save ops of torchtitan/distributed/activation_checkpoint.py
+  // since): the backward gathers the inputs of the attention and the MLP again for the k and w3
+  // projections it redoes and for every weight gradient of those inputs.
   if (t.recompute == Recompute::op && p.sp) plan.layer.tp_recomputed_gathers = 2.0;
 
   // Context parallel (ring attention): each layer passes its K and V block around the ring, c - 1

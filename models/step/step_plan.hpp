@@ -27,7 +27,7 @@ struct LayerCollectives {
   double tp_backward_factor = 1.0;
   // All-gathers a layer's backward runs again, beside those above: torchtitan's op-level
   // checkpointing saves reduce-scatter outputs but not all-gather outputs, so the gathers feeding
-  // the attention and the MLP are redone for the matmuls it recomputes (0 otherwise).
+  // the attention and the MLP run again (plan_step says where; 0 otherwise).
   double tp_recomputed_gathers = 0.0;
   // Context parallel (ring attention): one hop of the K/V block, `cp_hops` a forward pass and
   // twice that backward (K, V and their gradients); none for cp = 1.
