@@ -97,8 +97,9 @@ constexpr std::array kSets{
                        "torchao Float8Linear's default, tensorwise dynamic scaling: each tensor's own amax "
                        "(torchtitan --model.converters float8)"},
         .selective_recompute = {Recompute::op,
-                                "torchtitan's selective_ac_option \"op\" (its llama3 configs' default): attention and "
-                                "matmul outputs are saved except every second matmul of a block "
+                                "torchtitan's selective_ac_option \"op\" (its llama3 configs' default): attention, "
+                                "reduce-scatter and matmul outputs are saved except every second matmul of a block, "
+                                "and the all-gathers run again in the backward "
                                 "(torchtitan/distributed/activation_checkpoint.py)"},
         .fp32_loss = {true, "torchtitan's cross_entropy_loss upcasts the logits: pred.float() (components/loss.py)"},
         .bf16_params = {false, "torchtitan builds the model in fp32 and FSDP2 shards that; bf16 is only the "
