@@ -354,6 +354,7 @@ void Run::dissolve_group(ResourceId r) {
   }
   g.members.clear();
   g.total_weight = 0.0;
+  g.virtual_now = 0.0;  // emptied: the group's next busy period starts from nothing
   mark_dirty(r);  // its former members now need individual rates
 }
 
