@@ -226,7 +226,9 @@ std::optional<StepTimes> prove(const StepPlan& plan, std::int64_t q, std::int64_
     if (b.finish(v) > cut && b.finish(v) <= cut_b) period.push_back(v);
   const std::int64_t last_shift = checked_product(copies, delta);
   const sim::Time makespan = b.timeline.makespan + sim::Time::from_ns(last_shift);  // throws past 2^63 ns
-  StepMeter meter(plan.stages.size(), gb.size() + static_cast<std::size_t>(copies) * period.size());
+  // Room for the short run's pieces: the copies mostly extend its intervals rather than add new
+  // ones, and a step of millions of micro-batches must not reserve for each.
+  StepMeter meter(plan.stages.size(), gb.size());
   const auto add = [&meter](const sim::TaskLabel& label, TaskKind kind, sim::ResourceId, std::int64_t begin,
                             std::int64_t end) { meter.add(label.stage, kind, begin, end); };
   for (TaskId v = 0; v < gb.size(); ++v)
