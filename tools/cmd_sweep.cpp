@@ -65,6 +65,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   scenario_args.add_to(options);
   std::string configs_path, csv_path, report_path, shard_text, validation_path, resume_path;
   bool search = false;
+  bool whole_steps = false;
   constexpr std::size_t unset = std::numeric_limits<std::size_t>::max();
   std::size_t top = unset;
   unsigned jobs = planning::default_jobs();
@@ -85,6 +86,9 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
       ("search", po::bool_switch(&search),
        "enumerate every valid layout (tp, pp, dp, cp, vp, micro-batch, recompute, ZeRO, SP), set "
        "apart those that cannot fit in memory, simulate the rest")
+      ("whole-steps", po::bool_switch(&whole_steps),
+       "with --search: simulate every pass of every step instead of each step's steady state once where that "
+       "is proven exact: the same rows, bit for bit, more slowly (a check of the shortcut)")
       ("flow-check", integer_option("flow-check", &flow_check, flow_check_range)->value_name("N"),
        with_rule("with --search: re-simulate the first N rows of the analytic ranking under the flow fidelity "
                  "on the scenario's network, where contention and the topology count, and rank those N by it "
@@ -111,7 +115,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
       .name = "sweep",
       .usage = "[SCENARIO] [--configs FILE | --search] [--top N] [--flow-check N] [--csv FILE] [--report FILE.html]\n"
                "                        [--validation FILE.csv] [--export FRAMEWORK] [--export-row N] [--jobs N] [--shard I/N]\n"
-               "                        [--resume FILE] [--set path=value ...]",
+               "                        [--resume FILE] [--whole-steps] [--set path=value ...]",
       .description =
           "Rank parallelism layouts of one model on one cluster: step time, tokens/s per GPU, MFU,\n"
           "pipeline bubble, exposed communication, memory per GPU and whether it fits (and why not).\n"
@@ -125,6 +129,7 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
   if (search && !configs_path.empty()) throw CliError("sweep: --search and --configs exclude each other");
   if (!resume_path.empty() && !search) throw CliError("sweep: --resume needs --search");
   if (flow_check > 0 && !search) throw CliError("sweep: --flow-check needs --search");
+  if (whole_steps && !search) throw CliError("sweep: --whole-steps needs --search");
   if (flow_check > 0 && (!shard_text.empty() || !csv_path.empty() || !resume_path.empty()))
     throw CliError("sweep: --flow-check re-ranks the first rows of one whole search: not with --shard, --csv or --resume");
   if (!resume_path.empty()) check_resume_path(resume_path, {csv_path, report_path});
@@ -146,7 +151,8 @@ int cmd_sweep(std::span<const std::string> args, std::ostream& out) {
       scenario.training = candidates.front().layout.training;
     }
   }
-  const models::StepInputs base = calibration::step_inputs(scenario);
+  models::StepInputs base = calibration::step_inputs(scenario);
+  base.steady_state_shortcut = !whole_steps;
   std::optional<planning::BandTable> own_table;
   std::string validation_key;  // bands from another CSV make another sweep: merge must not mix them
   if (!validation_path.empty()) {

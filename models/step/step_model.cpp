@@ -531,7 +531,8 @@ StepSimulation simulate(const StepInputs& in, TraceRecords trace) {
     // A step that is only measured, with closed-form communication, takes its figures from its
     // steady state simulated once where that is proven exact (periodic_step.hpp).
     std::optional<StepTimes> periodic;
-    if (trace == TraceRecords::skip && in.fidelity == CommFidelity::analytic) periodic = periodic_step_times(plan);
+    if (trace == TraceRecords::skip && in.fidelity == CommFidelity::analytic && in.steady_state_shortcut)
+      periodic = periodic_step_times(plan);
     if (periodic) {
       r.times = std::move(*periodic);
     } else {

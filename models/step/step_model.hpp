@@ -37,6 +37,10 @@ struct StepInputs {
   CommFidelity fidelity = CommFidelity::analytic;
   // The CPU's cost of issuing kernels, by issuing style (host_launch.hpp).
   HostIssueCosts host_issue = builtin_host_issue_costs();
+  // A step that is only measured (step_report) takes its figures from its steady state simulated
+  // once where that is proven exact (periodic_step.hpp); false simulates every pass: the same
+  // figures, bit for bit, more slowly.
+  bool steady_state_shortcut = true;
 };
 
 /// Throws LayoutError for the first rule of layout_rules.hpp the inputs break.

@@ -94,6 +94,21 @@ TEST_CASE("sweep: the output does not depend on the thread count") {
   CHECK(one.out == three.out);
 }
 
+TEST_CASE("sweep: --whole-steps simulates every pass and prints the same rows, bit for bit") {
+  // The default search takes each long step's figures from its steady state, simulated once where
+  // the repetition is proven (models/step/periodic_step.hpp); --whole-steps simulates every pass.
+  // Llama 3 8B on 16 H100, 128 sequences: thousands of layouts, many of 8-128 micro-batches.
+  const std::string search =
+      "sweep --search --json --top 0 --set model.preset=llama3-8b --set cluster.num_gpus=16 "
+      "--set training.global_batch=128";
+  const Outcome shortcut = run_clustersim(search);
+  const Outcome whole = run_clustersim(search + " --whole-steps");
+  REQUIRE(shortcut.exit_code == 0);
+  REQUIRE(whole.exit_code == 0);
+  CHECK(nlohmann::json::parse(shortcut.out).at("counts").at("fit").get<int>() > 1000);
+  CHECK(shortcut.out == whole.out);
+}
+
 TEST_CASE("sweep: a search that sets layouts aside by their step-time bound ranks its top rows exactly") {
   // --top N lets the search skip layouts whose lower bound exceeds the N-th best time found: the N
   // rows shown, and the counts, must be those of the search that simulates every layout.
@@ -167,6 +182,7 @@ TEST_CASE("sweep: bad command lines fail with one line, exit 2 and no file") {
                                      " --csv " + csv),
                       "bad.json: /0/parallelism/tpp: unknown key");
   check_fails_cleanly(run_clustersim("sweep --search --configs x.json"), "exclude each other");
+  check_fails_cleanly(run_clustersim("sweep --whole-steps"), "--whole-steps needs --search");
   CHECK_FALSE(std::filesystem::exists(csv));
 }
 
