@@ -74,10 +74,9 @@ std::vector<std::size_t> first_differing_pass(const StepPlan& plan, const ShortR
 }
 
 /// The earliest instant at which a task of the last pass each stage shares with longer steps
-/// became ready; -1 if a stage shares none.
-std::int64_t last_shared_pass_ready(const StepPlan& plan, const ShortRun& run) {
+/// (the one before `differing`, first_differing_pass's) became ready; -1 if a stage shares none.
+std::int64_t last_shared_pass_ready(const ShortRun& run, const std::vector<std::size_t>& differing) {
   std::int64_t earliest = std::numeric_limits<std::int64_t>::max();
-  const std::vector<std::size_t> differing = first_differing_pass(plan, run);
   for (std::size_t s = 0; s < differing.size(); ++s) {
     if (differing[s] == 0) return -1;
     for (TaskId t = run.pass_begin(s, differing[s] - 1); t < run.pass_begin(s, differing[s]); ++t)
@@ -163,16 +162,17 @@ std::optional<StepTimes> prove(const StepPlan& plan, std::int64_t q, std::int64_
   if (!covered(ga) || !covered(gb)) return std::nullopt;
 
   // The instant T: before the last shared pass of any stage became ready in the shorter run.
-  const std::int64_t ready_a = last_shared_pass_ready(plan, a);
+  const std::vector<std::size_t> differing_a = first_differing_pass(plan, a);
+  const std::int64_t ready_a = last_shared_pass_ready(a, differing_a);
   if (ready_a <= 0) return std::nullopt;
   const std::int64_t cut = ready_a - 1;
   const auto vp = static_cast<std::int64_t>(plan.stages.front().chunks.size());
   const std::vector<TaskId> image = images(a, b, static_cast<std::size_t>(2 * q * vp));
   // Δ, by the first task of stage 0's last shared pass, which has not started by T.
-  const TaskId reference = a.pass_begin(0, first_differing_pass(plan, a)[0] - 1);
+  const TaskId reference = a.pass_begin(0, differing_a[0] - 1);
   if (image[reference] == no_task) return std::nullopt;
   const std::int64_t delta = b.start(image[reference]) - a.start(reference);
-  if (delta <= 0 || cut + delta >= last_shared_pass_ready(plan, b)) return std::nullopt;
+  if (delta <= 0 || cut + delta >= last_shared_pass_ready(b, first_differing_pass(plan, b))) return std::nullopt;
   const std::int64_t cut_b = cut + delta;
 
   // Unfinished tasks: images of each other, started Δ apart or not yet, in the same order.
