@@ -637,7 +637,7 @@ std::vector<Section> build_sections() {
                         std::array<std::string_view, 6>{"megatron-core", "megatron-lm", "megatron-deepspeed",
                                                         "torchtitan", "llm-foundry", "nemo-automodel"},
                         "what runs the job: its parameter set gives attention, elementwise, grad_dtype, "
-                        "fp8_recipe, fp32_loss, bf16_params and parallelism.sharding unless the scenario writes "
+                        "grad_accumulation, fp8_recipe, fp32_loss, bf16_params and parallelism.sharding unless the scenario writes "
                         "them (`clustersim explain` lists them)"),
             from_framework(enumeration("fp8_recipe", member(training, &TrainingSpec::fp8_recipe),
                                        std::array<std::string_view, 4>{"delayed", "current", "blockwise", "mxfp8"},
@@ -685,6 +685,18 @@ std::vector<Section> build_sections() {
                                        "gradient buffer of ZeRO 0-2: fp32 (Megatron-LM main_grad) or bf16 "
                                        "(NeMo grad_sync_dtype bf16); ZeRO-3 uses its sharding's reduce dtype"),
                            member(training, &TrainingSpec::grad_dtype), &FrameworkParameters::grad_dtype),
+            from_framework(enumeration("grad_accumulation", member(training, &TrainingSpec::grad_accumulation),
+                                       std::array<std::string_view, 4>{"fused", "autograd", "main_grad_add",
+                                                                       "fp32_cast_add"},
+                                       "ZeRO 0-2: how each micro-batch's gradients join the step's buffer: fused "
+                                       "into the weight-gradient GEMM (Megatron gradient_accumulation_fusion), "
+                                       "autograd (an in-place add into the 16-bit .grad from the second "
+                                       "micro-batch on, 6 B a parameter), main_grad_add (Megatron's DDP hook "
+                                       "without the fusion: 2 B plus the grad_dtype buffer read and written, every "
+                                       "micro-batch) or fp32_cast_add (DeepSpeed's BF16_Optimizer: cast to fp32 "
+                                       "and add, 18 B a parameter every micro-batch)"),
+                           member(training, &TrainingSpec::grad_accumulation),
+                           &FrameworkParameters::grad_accumulation),
             number("tokens", member(training, &TrainingSpec::tokens), tokens, key_bounds::training_tokens,
                    "training budget, for time-to-train"),
             boolean("overlap_grad_reduce", member(training, &TrainingSpec::overlap_grad_reduce),

@@ -470,6 +470,14 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     }
     t.overlap_grad_reduce = family.overlap_grad_reduce.value;
     if (!t.overlap_grad_reduce && p.dp * p.cp > 1) assumed.emplace_back(family.overlap_grad_reduce.reason);
+    t.grad_accumulation = family.grad_accumulation ? family.grad_accumulation->value : set.grad_accumulation.value;
+    if (t.grad_accumulation != models::GradAccumulation::fused) {
+      assumed.push_back(family.grad_accumulation
+                            ? std::string(family.grad_accumulation->reason)
+                            : fmt::format("grad_accumulation={}: {}",
+                                          models::grad_accumulation_name(t.grad_accumulation),
+                                          set.grad_accumulation.source));
+    }
   }
 
   // Tensor-parallel overlap where the row says it ran (Megatron-LM's flag, torchtitan's async TP, or in words).

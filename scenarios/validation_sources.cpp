@@ -123,7 +123,12 @@ constexpr std::array families{
         .grad_dtype = FamilyDefault<models::GradDtype>{models::GradDtype::bf16,
                        "grad_dtype=16-bit: the runs trained in 16-bit mixed precision, and Megatron-LM reduces "
                        "16-bit gradients unless --accumulate-allreduce-grads-in-fp32 is given (megatron/arguments.py "
-                       "forces fp32 for bf16 only)"}},
+                       "forces fp32 for bf16 only)"},
+        .grad_accumulation = FamilyDefault<models::GradAccumulation>{
+            models::GradAccumulation::autograd,
+            "grad_accumulation=autograd: Megatron-LM of 2021 left each micro-batch's 16-bit gradient to autograd, "
+            "which adds it into .grad (megatron/model/distributed.py at a8d172b, 2021-04: contiguous buffers off by "
+            "default); gradient accumulation fusion came on 2022-02-13 (commit 83b1e42), after the paper's runs"}},
     SourceFamily{
         .name = "Korthikanti 2022",
         .needle = "Korthikanti",

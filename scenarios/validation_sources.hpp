@@ -73,6 +73,8 @@ struct SourceFamily {
                                      "--attention-dropout"};
   // ZeRO 0-2 rows: a gradient buffer dtype other than the framework's.
   std::optional<FamilyDefault<models::GradDtype>> grad_dtype{};
+  // ZeRO 0-2 rows: a gradient accumulation other than the framework's (an older release's).
+  std::optional<FamilyDefault<models::GradAccumulation>> grad_accumulation{};
   // Whether the loss upcasts the logits to fp32 (training.fp32_loss), where not as the framework's.
   std::optional<FamilyDefault<bool>> fp32_loss{};
 };

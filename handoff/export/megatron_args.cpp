@@ -269,6 +269,15 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
     if (t.overlap_param_gather && t.overlap_grad_reduce && (p.zero >= 1)) f.add("--overlap-param-gather");
   }
   if (t.grad_dtype == models::GradDtype::bf16) f.add("--grad-reduce-in-bf16");
+  if (!zero3_fsdp2 && p.zero < 3) {
+    if (t.grad_accumulation == models::GradAccumulation::main_grad_add) f.add("--no-gradient-accumulation-fusion");
+    if (t.grad_accumulation == models::GradAccumulation::autograd ||
+        t.grad_accumulation == models::GradAccumulation::fp32_cast_add)
+      launch.notes.push_back(fmt::format("training.grad_accumulation {} has no Megatron-LM form: it fuses the "
+                                         "accumulation into the weight-gradient GEMM, or adds into main_grad with "
+                                         "--no-gradient-accumulation-fusion (main_grad_add)",
+                                         models::grad_accumulation_name(t.grad_accumulation)));
+  }
   if (t.grad_bucket_params > 0) f.add("--ddp-bucket-size", t.grad_bucket_params);
 
   f.add("--bf16");

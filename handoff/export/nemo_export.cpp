@@ -198,6 +198,16 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
   set("dist.use_megatron_fsdp", boolean(mfsdp));
   set("dist.use_torch_fsdp2", boolean(fsdp2));
   set("checkpoint.ckpt_format", mfsdp ? "fsdp_dtensor" : "torch_dist");
+  if (!fsdp2 && p.zero < 3) {
+    if (t.grad_accumulation == models::GradAccumulation::main_grad_add)
+      set("model.gradient_accumulation_fusion", "false");
+    if (t.grad_accumulation == models::GradAccumulation::autograd ||
+        t.grad_accumulation == models::GradAccumulation::fp32_cast_add)
+      notes.push_back(fmt::format("training.grad_accumulation {} has no Megatron-Bridge form: Megatron-Core fuses the "
+                                  "accumulation into the weight-gradient GEMM, or adds into main_grad with "
+                                  "model.gradient_accumulation_fusion false (main_grad_add)",
+                                  models::grad_accumulation_name(t.grad_accumulation)));
+  }
   if (fsdp2) {
     set("model.gradient_accumulation_fusion", "false");
     notes.push_back("torch FSDP2: gradient accumulation fusion off, as Megatron-LM requires of it; Megatron-Bridge's "

@@ -254,7 +254,6 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
   }
   r.has("ddp.data_parallel_sharding_strategy");
   r.has("checkpoint.ckpt_format");
-  r.has("model.gradient_accumulation_fusion");
   if (m.experts > 0) {
     p.ep = r.integer("model.expert_model_parallel_size", 1);
     const std::int64_t etp = r.integer("model.expert_tensor_parallel_size", p.tp);
@@ -305,6 +304,9 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
   t.overlap_param_gather = fsdp2 || r.boolean("ddp.overlap_param_gather", false);
   r.has("optimizer.overlap_param_gather");
   t.grad_dtype = r.boolean("ddp.grad_reduce_in_fp32", true) ? models::GradDtype::fp32 : models::GradDtype::bf16;
+  const bool accumulation_fused = r.boolean("model.gradient_accumulation_fusion", true);
+  t.grad_accumulation = !accumulation_fused && !fsdp2 ? models::GradAccumulation::main_grad_add
+                                                      : models::GradAccumulation::fused;
   t.grad_bucket_params = r.integer("ddp.bucket_size", 0);
   const std::string graphs = r.text("model.cuda_graph_impl").value_or("none");
   t.cuda_graphs = graphs != "none";

@@ -111,6 +111,7 @@ nlohmann::ordered_json scenario_json(std::string_view name, const models::Transf
             {"attention", models::attention_kernel_name(t.attention)},
             {"schedule", models::schedule_name(t.schedule)},
             {"grad_dtype", t.grad_dtype == models::GradDtype::bf16 ? "bf16" : "fp32"},
+            {"grad_accumulation", models::grad_accumulation_name(t.grad_accumulation)},
             {"tokens", t.tokens},
             {"overlap_grad_reduce", t.overlap_grad_reduce},
             {"overlap_param_gather", t.overlap_param_gather},

@@ -16,6 +16,13 @@ constexpr std::string_view kMegatronFusedKernels =
 constexpr std::string_view kMegatronFp32Grads =
     "Megatron-LM reduces gradients in fp32 unless --grad-reduce-in-bf16 (megatron/training/arguments.py: "
     "accumulate_allreduce_grads_in_fp32 is forced on for bf16)";
+constexpr std::string_view kMegatronFusedAccumulation =
+    "Megatron-LM's gradient_accumulation_fusion, on by default since 2022-02-13 (commit 83b1e42; "
+    "--no-gradient-accumulation-fusion turns it off): the weight-gradient GEMM adds into the fp32 main_grad, "
+    "through Transformer Engine's fuse_wgrad_accumulation in Megatron-Core";
+constexpr std::string_view kAutogradAccumulation =
+    "PyTorch's AccumulateGrad adds each micro-batch's gradient into the parameter's .grad in place; no "
+    "framework hook fuses it into the weight-gradient GEMM";
 constexpr std::string_view kSdpaFlash =
     "torch.nn.functional.scaled_dot_product_attention picks its flash backend (FlashAttention-2): cuDNN "
     "attention is opt-in since PyTorch 2.5.1 (pytorch/pytorch#138522)";
@@ -44,6 +51,7 @@ constexpr std::array kSets{
         .attention = {AttentionKernel::cudnn, kTeAttention},
         .elementwise = {ElementwiseKernels::fused, kMegatronFusedKernels},
         .grad_dtype = {GradDtype::fp32, kMegatronFp32Grads},
+        .grad_accumulation = {GradAccumulation::fused, kMegatronFusedAccumulation},
         .sharding = {ShardingFramework::fsdp2,
                      "Megatron-LM shards parameters with PyTorch FSDP2 under --use-torch-fsdp2; its own Megatron-FSDP "
                      "(--use-megatron-fsdp) is parallelism.sharding=megatron_fsdp"},
@@ -60,6 +68,7 @@ constexpr std::array kSets{
                       "FlashAttention appeared in 2022 (Dao et al., NeurIPS 2022) and Megatron-LM adopted it in 2023"},
         .elementwise = {ElementwiseKernels::fused, kMegatronFusedKernels},
         .grad_dtype = {GradDtype::fp32, kMegatronFp32Grads},
+        .grad_accumulation = {GradAccumulation::fused, kMegatronFusedAccumulation},
         .sharding = {ShardingFramework::fsdp2,
                      "Megatron-LM had no ZeRO-3 before Megatron-Core: its later --use-torch-fsdp2 stands in"},
         .fp8_recipe = {Fp8Recipe::delayed, kTeDelayedScaling},
@@ -77,6 +86,10 @@ constexpr std::array kSets{
         .grad_dtype = {GradDtype::fp32,
                        "DeepSpeed's bf16 optimizer (runtime/bf16_optimizer.py) accumulates gradients in fp32 "
                        "buffers and reduces those"},
+        .grad_accumulation = {GradAccumulation::fp32_cast_add,
+                              "DeepSpeed's BF16_Optimizer, as its pipeline engine runs it: after each micro-batch's "
+                              "backward, update_hp_grads casts every bf16 gradient to fp32 and adds it into the fp32 "
+                              "buffer (runtime/bf16_optimizer.py, pipe/engine.py _exec_backward_pass, v0.6-0.7)"},
         .sharding = {ShardingFramework::deepspeed_zero3_2021,
                      "DeepSpeed ZeRO stage 3 (runtime/zero/stage3.py); the one DeepSpeed parameter set here is its "
                      "2021 form, whose gathers were per parameter tensor"},
@@ -92,6 +105,7 @@ constexpr std::array kSets{
         .elementwise = {ElementwiseKernels::eager, kEagerModules},
         .grad_dtype = {GradDtype::fp32,
                        "torchtitan's mixed_precision_reduce defaults to float32 (torchtitan/config/job_config.py)"},
+        .grad_accumulation = {GradAccumulation::autograd, kAutogradAccumulation},
         .sharding = {ShardingFramework::fsdp2, "torchtitan shards with FSDP2 (fully_shard per transformer block)"},
         .fp8_recipe = {Fp8Recipe::current,
                        "torchao Float8Linear's default, tensorwise dynamic scaling: each tensor's own amax "
@@ -118,6 +132,7 @@ constexpr std::array kSets{
         .grad_dtype = {GradDtype::bf16,
                        "Composer FSDP mixed_precision PURE, as llm-foundry's example configs set it: parameters, "
                        "gradients and their reduction in bf16"},
+        .grad_accumulation = {GradAccumulation::autograd, kAutogradAccumulation},
         .sharding = {ShardingFramework::fsdp1,
                      "Composer wraps the model with PyTorch FSDP1 (FullyShardedDataParallel, FULL_SHARD)"},
         .fp8_recipe = {Fp8Recipe::delayed,
@@ -139,6 +154,7 @@ constexpr std::array kSets{
         .grad_dtype = {GradDtype::bf16,
                        "FSDP2Manager's MixedPrecisionPolicy reduces in bfloat16 (NVIDIA-NeMo/Automodel @037e04a, "
                        "components/distributed/fsdp2.py)"},
+        .grad_accumulation = {GradAccumulation::autograd, kAutogradAccumulation},
         .sharding = {ShardingFramework::fsdp2, "FSDP2Manager: PyTorch fully_shard per transformer block"},
         .fp8_recipe = {Fp8Recipe::current,
                        "components/quantization/fp8.py: torchao Float8Linear, tensorwise scaling unless a recipe is "

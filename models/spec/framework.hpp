@@ -1,7 +1,7 @@
 #pragma once
 /// The training framework that runs a job, as a named set of the choices the step model needs:
 /// the attention kernel, fused or eager elementwise kernels, the dtype ZeRO 0-2 reduce gradients
-/// in, the way ZeRO-3 shards (sharding.hpp) and the fp8 scaling recipe. `training.framework` picks a set; every choice
+/// in and how they accumulate them, the way ZeRO-3 shards (sharding.hpp) and the fp8 scaling recipe. `training.framework` picks a set; every choice
 /// stays a scenario key of its own, and a key the scenario writes wins over the set.
 /// Sets:
 /// - megatron-core: Megatron-LM on Megatron-Core with Transformer Engine, which NeMo and
@@ -38,6 +38,8 @@ struct FrameworkParameters {
   FrameworkChoice<AttentionKernel> attention{};
   FrameworkChoice<ElementwiseKernels> elementwise{};
   FrameworkChoice<GradDtype> grad_dtype{};
+  // How ZeRO 0-2 adds each micro-batch's gradients into the step's buffer (training.grad_accumulation).
+  FrameworkChoice<GradAccumulation> grad_accumulation{};
   FrameworkChoice<ShardingFramework> sharding{};
   FrameworkChoice<Fp8Recipe> fp8_recipe{};
   // What the framework's selective activation checkpointing recomputes.

@@ -77,6 +77,29 @@ enum class ElementwiseKernels { fused, eager };
 /// reads (ZeRO 0-2; ZeRO-3 takes its framework's reduce dtype): `fp32` (Megatron-LM's default
 /// main_grad buffer) or `bf16` (NeMo's performance configs: optim.grad_sync_dtype bf16).
 enum class GradDtype { fp32, bf16 };
+/// How ZeRO 0-2 adds a micro-batch's weight gradients into the step's gradient buffer, each a
+/// memory-bound pass over the rank's parameters on the compute stream but the first:
+/// - `fused`: the weight-gradient GEMM accumulates into the buffer itself (Megatron-LM's
+///   gradient_accumulation_fusion since February 2022, Transformer Engine's
+///   fuse_wgrad_accumulation): no extra pass;
+/// - `autograd`: PyTorch's AccumulateGrad adds each micro-batch's 16-bit gradient into .grad in
+///   place from the second micro-batch on: read both, write one, 3 x 2 bytes a parameter;
+/// - `main_grad_add`: Megatron's DDP hook adds each micro-batch's 16-bit gradient into the
+///   main_grad buffer of training.grad_dtype (param.main_grad.add_(param.grad), what
+///   --no-gradient-accumulation-fusion runs): 2 bytes read, the buffer read and written;
+/// - `fp32_cast_add`: after each micro-batch's backward, each 16-bit gradient is cast to fp32 and
+///   added into an fp32 buffer (DeepSpeed's BF16_Optimizer.update_hp_grads:
+///   hp_grad.add_(lp.grad.to(float32))): 2 + 4 bytes for the cast, 3 x 4 for the add.
+enum class GradAccumulation { fused, autograd, main_grad_add, fp32_cast_add };
+constexpr std::string_view grad_accumulation_name(GradAccumulation g) {
+  switch (g) {
+    case GradAccumulation::fused: return "fused";
+    case GradAccumulation::autograd: return "autograd";
+    case GradAccumulation::main_grad_add: return "main_grad_add";
+    case GradAccumulation::fp32_cast_add: return "fp32_cast_add";
+  }
+  return "?";
+}
 
 /// The training framework that ran the job (framework.hpp holds each one's parameter set).
 enum class Framework { megatron_core, megatron_lm, megatron_deepspeed, torchtitan, llm_foundry, nemo_automodel };
@@ -138,8 +161,8 @@ struct TrainingSpec {
   std::int64_t micro_batch = 1;
   std::int64_t global_batch = 1024;  // sequences per optimizer step
   Precision precision = Precision::bf16;
-  // What ran the job: the defaults of attention, elementwise, grad_dtype, fp8_recipe, fp32_loss,
-  // bf16_params and parallelism.sharding.
+  // What ran the job: the defaults of attention, elementwise, grad_dtype, grad_accumulation,
+  // fp8_recipe, fp32_loss, bf16_params and parallelism.sharding.
   Framework framework = Framework::megatron_core;
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
   // fp8 only: false runs the forward GEMMs in fp8 and the dgrad and wgrad GEMMs in bf16.
@@ -149,6 +172,7 @@ struct TrainingSpec {
   ElementwiseKernels elementwise = ElementwiseKernels::fused;
   Schedule schedule = Schedule::one_f_one_b;
   GradDtype grad_dtype = GradDtype::fp32;
+  GradAccumulation grad_accumulation = GradAccumulation::fused;
   // The cross-entropy upcasts the bf16 logits to fp32 and keeps its fp32 softmax for the backward
   // (Megatron-Core's vocab-parallel cross-entropy, torchtitan's loss); false keeps them in bf16
   // (NeMo Automodel's MaskedCrossEntropy(fp32_upcast=False)).

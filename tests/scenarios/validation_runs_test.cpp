@@ -262,6 +262,27 @@ TEST_CASE("validation: pre-2023 Megatron families run unfused attention; their Z
   CHECK(mentions(modern, "framework=megatron-core"));
 }
 
+TEST_CASE("validation: each era's gradient accumulation: autograd in 2021, fused from 2022, DeepSpeed's cast-add") {
+  const auto mentions = [](const ValidationCase& v, std::string_view text) {
+    return std::any_of(v.assumptions.begin(), v.assumptions.end(),
+                       [&](const std::string& a) { return a.find(text) != std::string::npos; });
+  };
+  // Narayanan 2021 ran before gradient accumulation fusion (Megatron-LM 83b1e42, 2022-02-13).
+  const ValidationCase narayanan = mapped(gpt_1_7b());
+  CHECK(narayanan.scenario.training.grad_accumulation == models::GradAccumulation::autograd);
+  CHECK(mentions(narayanan, "83b1e42"));
+
+  ValidationRow row = gpt_1_7b();
+  row.source = "Korthikanti et al. 2022 'Reducing Activation Recomputation'";
+  CHECK(mapped(row).scenario.training.grad_accumulation == models::GradAccumulation::fused);
+  row.source = "bigscience-workshop/bigscience train/tr11-176B-ml README";
+  const ValidationCase bloom = mapped(row);
+  CHECK(bloom.scenario.training.grad_accumulation == models::GradAccumulation::fp32_cast_add);
+  CHECK(mentions(bloom, "update_hp_grads"));
+  row.source = kMegatronCore;
+  CHECK(mapped(row).scenario.training.grad_accumulation == models::GradAccumulation::fused);
+}
+
 // torchtitan's Dec 2024 benchmarks on Grand Teton (benchmarks/llama3_h100_202412_torchtitan.md),
 // Table 5: Llama 3.1 405B on 512 H100 96GB at 500 W, FSDP8 x TP8 x PP8, Interleaved 1F1B, compile,
 // Float8 and AsyncTP, global batch 256; micro-batch count and V not stated.

@@ -23,7 +23,7 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.088 today (0.087 over the 106 dense runs), with every row on its GPU's bundled
+// the step model can express. The model measures 0.087 today (0.086 over the 106 dense runs), with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
@@ -46,7 +46,7 @@ namespace {
 // is 11-13 % too slow where MLPerf 3.1's, at 4,096-10,752 GPUs, is 7-11 % too fast. The gate sits just above the measured level against
 // regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
 // per-row corrections.
-constexpr double kMaxValidationMape = 0.089;
+constexpr double kMaxValidationMape = 0.088;
 // The mixture-of-experts rows together, the MoE issue's accuracy goal.
 constexpr double kMaxMoeMape = 0.15;
 // The mean signed error of each source family, held at its measured level (a little margin) on
@@ -61,7 +61,7 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Narayanan 2021", -0.06, 0.06},     FamilyBiasBound{"Korthikanti 2022", -0.06, 0.06},
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.165, 0.06},
-    FamilyBiasBound{"MLPerf 3.1", -0.095, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.20, 0.06},
+    FamilyBiasBound{"MLPerf 3.1", -0.095, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.14, 0.06},
     FamilyBiasBound{"torchtitan", -0.10, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.12, 0.06},
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
     FamilyBiasBound{"MLPerf 5.1", -0.28, 0.06},      FamilyBiasBound{"MLPerf 4.1", -0.06, 0.10},
