@@ -32,6 +32,7 @@ enum class CommScope : std::uint8_t {
   ep,            // MoE: the stage's expert-parallel groups (token dispatch and combine)
   ep_dp,         // MoE: the ranks holding the same experts (their gradient reduction)
   ep_tp,         // MoE: the etp ranks splitting each expert (expert tensor parallelism)
+  pp_ends,       // each rank of the first stage and its peer on the last (a tied embedding's gradient)
 };
 
 /// What a collective moves under the `flow` fidelity: every rank of each group of its scope sends

@@ -101,6 +101,11 @@ const FlowStep::UnitTransfers& FlowStep::unit_transfers(CommScope scope, std::in
             out.ring.push_back({.src = rank(stage, d, c, t), .dst = rank(peer, d, c, t), .bytes = 1.0});
       break;
     }
+    case CommScope::pp_ends:  // the same position on the first and the last stage
+      for (std::int64_t d = 0; d < dp_; ++d)
+        for (std::int64_t c = 0; c < cp_; ++c)
+          for (std::int64_t t = 0; t < tp_; ++t) group({rank(0, d, c, t), rank(pp_ - 1, d, c, t)});
+      break;
   }
   return out;
 }

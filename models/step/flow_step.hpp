@@ -59,7 +59,7 @@ class FlowStep {
   };
   const UnitTransfers& unit_transfers(CommScope scope, std::int64_t stage);
 
-  static constexpr std::int64_t kScopes = 10;  // CommScope's values
+  static constexpr std::int64_t kScopes = 11;  // CommScope's values
   std::int64_t tp_, pp_, dp_, cp_;
   std::int64_t ep_, etp_;  // an expert-parallel group, and the ranks splitting each expert (parallelism_spec.hpp)
   std::int64_t shard_group_;  // ranks of one ZeRO-3 shard group (dp x cp without hybrid sharding)

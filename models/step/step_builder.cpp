@@ -216,6 +216,21 @@ void Builder::lower_stage(std::int64_t s) {
       grad_reduces.push_back(reduce.last);
     }
   }
+  // A tied embedding's gradient: summed with the other end of the pipeline once this stage's own
+  // reductions are done (Megatron's finalize_model_grads), before the optimizer reads it. Each end
+  // waits for its own stage only: the first stage ends the backward last under 1F1B and
+  // interleaving, so the step's end is right, and the last stage's optimizer may start early.
+  if (stage.tied_grad_reduce.seconds > 0.0) {
+    const FlowSpan tied = comm(stage.tied_grad_reduce.seconds, res.network, label, TaskKind::dp_comm,
+                               CommRole::tied_grad_reduce, [&] {
+                                 CommParts parts;
+                                 parts.add({.first = &stage.tied_grad_reduce});
+                                 return parts;
+                               });
+    after(stream_tail, tied.first);
+    for (TaskId t : grad_reduces) after(t, tied.first);
+    grad_reduces.push_back(tied.last);
+  }
   const TaskId optimizer = add(stage.optimizer_s, res.compute, label, TaskKind::compute);
   after(stream_tail, optimizer);
   for (TaskId t : grad_reduces) after(t, optimizer);

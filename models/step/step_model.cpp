@@ -59,6 +59,7 @@ double grad_accumulation_bytes_per_param(const TrainingSpec& t, std::int64_t mic
 /// The groups each parallel dimension talks over. Rank order, innermost first: TP, CP, DP, PP.
 struct Groups {
   CommGroup tp, cp, dp, pp_neighbours;
+  CommGroup pp_ends;  // a rank of the first stage and its peer on the last
   CommGroup shard, replica;  // ZeRO-3: a shard group of the dp x cp ranks, and across the groups
   CommGroup ep, ep_dp, etp;  // MoE: an expert-parallel group, the ranks holding the same experts, an expert's ranks
 };
@@ -75,6 +76,8 @@ Groups make_groups(const ParallelismSpec& p, const ClusterSpec& c) {
   g.dp = {.ranks = p.dp * p.cp, .ranks_per_node = std::min(p.dp * p.cp, cp_stride_per_node)};
   const bool neighbours_share_node = p.tp * p.cp * p.dp < node;
   g.pp_neighbours = {.ranks = 2, .ranks_per_node = neighbours_share_node ? 2 : 1};
+  const bool ends_share_node = (p.pp - 1) * p.tp * p.cp * p.dp < node;
+  g.pp_ends = {.ranks = 2, .ranks_per_node = ends_share_node ? 2 : 1};
   const std::int64_t shard = p.shard_group > 0 ? p.shard_group : p.dp * p.cp;
   g.shard = {.ranks = shard, .ranks_per_node = std::min(shard, cp_stride_per_node)};
   const std::int64_t groups = p.dp * p.cp / shard;
@@ -527,6 +530,12 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       stage_params += params;
       stage_expert_params += expert_params;
       stage.chunks.push_back(chunk);
+    }
+    // A tied embedding split across stages: the first stage's lookup table and the last stage's
+    // output layer sum their gradients before the optimizer, in the dtype of the gradient buffer.
+    if (model.tied_embeddings && p.pp > 1 && p.zero < 3 && (s == 0 || s == p.pp - 1)) {
+      const double tied_grad_bytes = head_params * (t.grad_dtype == GradDtype::fp32 ? 4.0 : kBf16Bytes);
+      stage.tied_grad_reduce = collective(CollectiveOp::all_reduce, tied_grad_bytes, groups.pp_ends, CommScope::pp_ends);
     }
     const double shard = p.zero >= 3   ? static_cast<double>(groups.shard.ranks)
                          : p.zero >= 1 ? static_cast<double>(p.dp * p.cp)

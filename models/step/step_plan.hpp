@@ -116,6 +116,11 @@ struct StagePlan {
   double send_forward_s = 0.0;       // their analytic seconds
   double send_backward_s = 0.0;
   double optimizer_s = 0.0;        // the optimizer step on this stage's shard
+  // ZeRO 0-2 with tied embeddings across stages: the first stage's embedding and the last stage's
+  // output layer are one matrix, whose gradient the two all-reduce after the backward and before
+  // the optimizer (Megatron's embedding group in finalize_model_grads, DeepSpeed's
+  // ReduceTiedGrads); on those two stages only.
+  CollectiveRecord tied_grad_reduce{};
 };
 
 struct StepPlan {

@@ -28,6 +28,7 @@ enum class CommRole : std::uint8_t {
   grad_bucket,   // one bucket of a chunk's gradient reduction, released by its last backward
   grad_reduce,   // the whole stage's gradient reduction after the last backward (no overlap)
   param_gather,  // the distributed optimizer's parameter all-gather of the whole stage
+  tied_grad_reduce,  // a tied embedding's gradient, all-reduced between the first and the last stage
 };
 
 /// One communication task as built: its tasks are the consecutive ids first..last (one task under

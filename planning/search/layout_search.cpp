@@ -77,6 +77,7 @@ std::string plan_key(const models::StepPlan& plan) {
     put(stage.send_forward_s);
     put(stage.send_backward_s);
     put(stage.optimizer_s);
+    put(stage.tied_grad_reduce.seconds);
     put(stage.chunks.size());
     for (const models::ChunkCosts& c : stage.chunks) {
       for (const double v : {c.forward_s, c.backward_s, c.tp_forward_s, c.tp_backward_s, c.tp_hidden_forward_s,

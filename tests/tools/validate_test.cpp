@@ -43,7 +43,7 @@ namespace {
 // 0.17 s, 2,048-4,096 tokens a GPU) are 12-42 % too fast: a step that short is set by per-call
 // costs (small attention calls of the context-parallel ring, kernel ramps) the model charges
 // too little. MLPerf 4.1's GPT-3 175B on 256 and 512 H100 (micro-batch 2, 128 and 64 micro-batches)
-// is 11-13 % too slow where MLPerf 3.1's, at 4,096-10,752 GPUs, is 7-11 % too fast. The gate sits just above the measured level against
+// is 11-13 % too slow where MLPerf 3.1's, at 4,096-10,752 GPUs, is 7-10 % too fast. The gate sits just above the measured level against
 // regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
 // per-row corrections.
 constexpr double kMaxValidationMape = 0.088;
@@ -61,7 +61,7 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Narayanan 2021", -0.06, 0.06},     FamilyBiasBound{"Korthikanti 2022", -0.06, 0.06},
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.165, 0.06},
-    FamilyBiasBound{"MLPerf 3.1", -0.095, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.14, 0.06},
+    FamilyBiasBound{"MLPerf 3.1", -0.09, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.135, 0.06},
     FamilyBiasBound{"torchtitan", -0.10, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.12, 0.06},
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
     FamilyBiasBound{"MLPerf 5.1", -0.28, 0.06},      FamilyBiasBound{"MLPerf 4.1", -0.06, 0.10},

@@ -43,6 +43,7 @@ Track track_of(CommRole role) {
     case CommRole::zero3_tail:
     case CommRole::grad_bucket:
     case CommRole::grad_reduce:
+    case CommRole::tied_grad_reduce:
     case CommRole::param_gather: return Track::dp;
   }
   return Track::dp;
@@ -176,6 +177,9 @@ class TraceWriter {
       case CommRole::param_gather:
         return fmt::format("dp all-gather params stage {} {}{}", label.stage, stage_layers(label.stage),
                            forward ? " (for the next step)" : "");
+      case CommRole::tied_grad_reduce:
+        return fmt::format("all-reduce of the tied embedding's gradient, stage {} with stage {}", label.stage,
+                           label.stage == 0 ? pp - 1 : 0);
     }
     return pass_name(label);
   }

@@ -53,6 +53,7 @@ std::string_view scope_name(models::CommScope scope) {
     case models::CommScope::ep: return "ep";
     case models::CommScope::ep_dp: return "ep_dp";
     case models::CommScope::ep_tp: return "ep_tp";
+    case models::CommScope::pp_ends: return "pp_ends";
   }
   return "?";
 }

@@ -46,6 +46,9 @@ std::vector<Case> layouts() {
   blocking.training.overlap_grad_reduce = false;
   blocking.training.overlap_param_gather = false;
   cases.push_back({"no overlap: one reduction after the last backward, the gather after the optimizer", blocking});
+  StepInputs tied = llama70b_on_256();
+  tied.model.tied_embeddings = true;
+  cases.push_back({"tied embeddings: the two ends all-reduce the embedding's gradient before the optimizer", tied});
   StepInputs tp_overlap = llama70b_on_256();
   tp_overlap.parallelism.tp_comm_overlap = true;
   cases.push_back({"TP overlap: the hidden collectives on NVLink beside the GEMMs", tp_overlap});

@@ -337,3 +337,43 @@ TEST_CASE("collective records: tensor-parallel overlap leaves the first chunk an
   CHECK(o.tp_exposed_forward == doctest::Approx(expected / c).epsilon(1e-12));
   CHECK(o.tp_forward_s < c);
 }
+
+TEST_CASE("step comm: a tied embedding's gradient is all-reduced between the first and the last stage") {
+  // Llama 3 8B with its embedding tied: the first stage's table and the last stage's output layer
+  // are one 128,256 x 4,096 matrix, half of it on each tensor rank, whose fp32 gradient the two
+  // stages sum before the optimizer; the stages are on different nodes.
+  StepInputs in = small_layout();
+  in.model.tied_embeddings = true;
+  const StepPlan plan = plan_step(in);
+  const double tied_grad_bytes = 128256.0 * 4096.0 / 2.0 * 4.0;
+  for (const StagePlan& stage : plan.stages)
+    check_record(stage.tied_grad_reduce, CollectiveOp::all_reduce, tied_grad_bytes, {.ranks = 2, .ranks_per_node = 1},
+                 CommScope::pp_ends, in);
+  CHECK(plan.stages.front().tied_grad_reduce.seconds > 0.0);
+
+  // Its seconds join the step after the last backward: the step is at least that much longer than
+  // the untied model's, whose output layer holds as many parameters and the same compute.
+  StepInputs untied = small_layout();
+  const double tied_s = simulate_step(in).report.times.step_time_s;
+  const double untied_s = simulate_step(untied).report.times.step_time_s;
+  CHECK(tied_s - untied_s == doctest::Approx(plan.stages.front().tied_grad_reduce.seconds).epsilon(0.05));
+
+  SUBCASE("none without a pipeline, without tying, or under ZeRO-3") {
+    StepInputs one_stage = in;
+    one_stage.parallelism.pp = 1;
+    one_stage.parallelism.dp = 4;
+    CHECK(plan_step(one_stage).stages.front().tied_grad_reduce.seconds == 0.0);
+    for (const StagePlan& stage : plan_step(untied).stages) CHECK(stage.tied_grad_reduce.seconds == 0.0);
+    StepInputs sharded = in;
+    sharded.parallelism.zero = 3;
+    for (const StagePlan& stage : plan_step(sharded).stages) CHECK(stage.tied_grad_reduce.seconds == 0.0);
+  }
+  SUBCASE("the flow fidelity sends it between the two ends, pair by pair") {
+    CommParts parts;
+    parts.add({.first = &plan.stages.front().tied_grad_reduce});
+    const Sent sent = lower_task_alone(in, parts, 0);
+    // A pair for each of the dp 2 x tp 2 positions, each a ring of two ranks in which every rank
+    // sends 2 (n - 1) / n = 1 gradient: 4 pairs x 2 ranks x the gradient.
+    CHECK(sent.bytes == doctest::Approx(4.0 * 2.0 * tied_grad_bytes).epsilon(1e-9));
+  }
+}
