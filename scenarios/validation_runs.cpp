@@ -210,9 +210,11 @@ std::optional<int> parse_zero(std::string_view text) {
   const std::string t = lower(trim(text));
   if (t.empty()) return std::nullopt;
   if (t.front() >= '0' && t.front() <= '3') return t.front() - '0';
-  // Llama 3: optimizer state and gradients sharded, parameters kept after the forward: the
-  // communication of ZeRO-2 (one parameter all-gather per step), not of ZeRO-3.
-  if (contains(t, "not resharded")) return 2;
+  // Llama 3: parameters kept whole through the step (not resharded after the forward), gradients
+  // accumulated in FP32 over the micro-batches and then reduce-scattered for the sharded optimizer
+  // (the paper's section 3.3.2, numerical stability): one reduction and one parameter all-gather a
+  // step, the communication and memory of ZeRO-1 here. ZeRO-2 reduce-scatters every micro-batch.
+  if (contains(t, "not resharded")) return 1;
   if (contains(t, "fsdp")) return 3;
   return std::nullopt;
 }
@@ -299,7 +301,13 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     assumed.push_back("ffn_hidden = 4 x hidden (Megatron default; not given)");
   }
   m.mlp = m.ffn_hidden == 4 * m.hidden ? models::MlpKind::gelu : models::MlpKind::swiglu;
-  m.tied_embeddings = m.mlp == models::MlpKind::gelu;
+  // GPT-style models (4h, non-gated MLP) tie the embedding to the output layer, as Megatron's GPT
+  // does by default; Nemotron-4 (squared-ReLU, also 4h) unties them
+  // (share_embeddings_and_output_weights: false in NeMo-Framework-Launcher's
+  // conf/training/nemotron/*.yaml).
+  const bool nemotron = contains(lower(row.model), "nemotron");
+  m.tied_embeddings = m.mlp == models::MlpKind::gelu && !nemotron;
+  if (nemotron) assumed.emplace_back("tied_embeddings=false: Nemotron-4's configs set share_embeddings_and_output_weights false");
   const FamilyDefault<double> dropout = dropout_for_model(family, row.model, row.notes);
   m.dropout = dropout.value;
   if (!dropout.reason.empty()) assumed.emplace_back(dropout.reason);

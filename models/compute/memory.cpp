@@ -272,6 +272,11 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     stored.recompute = Recompute::none;
     mem.other_bytes += activation_bytes_per_layer(model, parallelism, stored);
   }
+  if (parallelism.zero == 2) {
+    // ZeRO-2: a layer's unsharded gradients, held until their reduce-scatter into the shard.
+    const double grad_bytes = training.grad_dtype == GradDtype::bf16 ? 2.0 : 4.0;
+    mem.other_bytes += layer_parameters_per_gpu(model, parallelism.tp) * grad_bytes;
+  }
   if (parallelism.zero >= 3) {
     mem.other_bytes += zero3_buffer_bytes(model, parallelism, training.bf16_params);
     if (moe_layers > 0) {  // a MoE layer's unit gathers its routed experts too (block units only)

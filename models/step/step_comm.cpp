@@ -63,7 +63,7 @@ CommParts tp_hidden_comm(const StepPlan& plan, const ChunkCosts& chunk, bool for
 
 CommParts dp_before_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
   CommParts out;
-  if (!plan.dp_per_pass || !gathers(plan, forward)) return out;
+  if (!plan.gathers_per_pass || !gathers(plan, forward)) return out;
   const double blocking = gathers_of(chunk, forward) - prefetched_of(chunk, forward);
   if (blocking > 0.0) add_unit_gathers(out, chunk, chunk.unit_gather, chunk.expert_gather, blocking, forward);
   return out;
@@ -71,9 +71,9 @@ CommParts dp_before_comm(const StepPlan& plan, const ChunkCosts& chunk, bool for
 
 CommParts dp_beside_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
   CommParts out;
-  if (!plan.dp_per_pass) return out;
+  if (!plan.reduces_per_pass) return out;
   const double ahead = prefetched_of(chunk, forward), other_reductions = chunk.reduce_units - 1.0;
-  if (gathers(plan, forward) && ahead > 0.0)
+  if (plan.gathers_per_pass && gathers(plan, forward) && ahead > 0.0)
     add_unit_gathers(out, chunk, chunk.unit_gather_ahead, chunk.expert_gather_ahead, ahead, forward);
   if (!forward && plan.overlap_grad_reduce && other_reductions > 0.0) add_unit_reductions(out, chunk, other_reductions);
   return out;
@@ -81,13 +81,13 @@ CommParts dp_beside_comm(const StepPlan& plan, const ChunkCosts& chunk, bool for
 
 CommParts dp_after_comm(const StepPlan& plan, const ChunkCosts& chunk) {
   CommParts out;
-  if (plan.dp_per_pass && !plan.overlap_grad_reduce) add_unit_reductions(out, chunk, chunk.reduce_units);
+  if (plan.reduces_per_pass && !plan.overlap_grad_reduce) add_unit_reductions(out, chunk, chunk.reduce_units);
   return out;
 }
 
 CommParts dp_tail_comm(const StepPlan& plan, const ChunkCosts& chunk) {
   CommParts out;
-  if (plan.dp_per_pass && plan.overlap_grad_reduce) add_unit_reductions(out, chunk, 1.0);
+  if (plan.reduces_per_pass && plan.overlap_grad_reduce) add_unit_reductions(out, chunk, 1.0);
   return out;
 }
 
@@ -123,7 +123,7 @@ CommParts send_comm(const StagePlan& stage, bool forward) {
 
 CommParts grad_reduce_comm(const StepPlan& plan, const ChunkCosts& chunk, double share) {
   CommParts out;
-  if (plan.dp_per_pass) return out;
+  if (plan.reduces_per_pass) return out;
   out.add({.first = &chunk.grad_reduce, .scale = share});
   if (chunk.expert_grad_reduce.group.ranks > 1) out.add({.first = &chunk.expert_grad_reduce, .scale = share});
   return out;
@@ -131,7 +131,7 @@ CommParts grad_reduce_comm(const StepPlan& plan, const ChunkCosts& chunk, double
 
 CommParts param_gather_comm(const StepPlan& plan, const ChunkCosts& chunk) {
   CommParts out;
-  if (plan.dp_per_pass) return out;
+  if (plan.gathers_per_pass) return out;
   out.add({.first = &chunk.param_gather});
   if (chunk.expert_param_gather.group.ranks > 1) out.add({.first = &chunk.expert_param_gather});
   return out;

@@ -254,7 +254,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   plan.micro_batches = micro_batches_per_step(p, t);
   plan.overlap_grad_reduce = t.overlap_grad_reduce;
   plan.overlap_param_gather = t.overlap_param_gather;
-  plan.dp_per_pass = p.zero >= 3;
+  plan.gathers_per_pass = p.zero >= 3;
+  plan.reduces_per_pass = p.zero >= 2;
   plan.ep_overlap = p.ep_comm_overlap;
   const ShardingParameters sharding = sharding_parameters(p.sharding, t.bf16_params);
   plan.reshard_after_forward = sharding.reshard_after_forward;
@@ -368,10 +369,11 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         chunk.backward_s += issued_s(output_backward, host, false);
         params += head_params;
       }
-      // ZeRO 0-2: each backward adds its gradients into the step's buffer, unless the
-      // weight-gradient GEMMs accumulate there themselves. The launches, one or two a parameter
+      // ZeRO 0-1: each backward adds its gradients into the step's buffer, unless the
+      // weight-gradient GEMMs accumulate there themselves (ZeRO-2 and 3 reduce-scatter them into
+      // the shard every backward instead). The launches, one or two a parameter
       // tensor, are left out: a dozen tensors a layer, under 2 % of the pass's adds.
-      if (p.zero < 3) {
+      if (p.zero < 2) {
         chunk.grad_accumulation_s = (params + expert_params) *
                                     grad_accumulation_bytes_per_param(t, plan.micro_batches) /
                                     (in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value);
@@ -398,12 +400,31 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         if (expert_params > 0.0)
           chunk.expert_grad_reduce =
               collective(CollectiveOp::all_reduce, expert_grad_bytes, groups.ep_dp, CommScope::ep_dp);
-      } else if (p.zero <= 2) {
+      } else if (p.zero == 1) {
         chunk.grad_reduce = collective(CollectiveOp::reduce_scatter, reduced_grad_bytes, groups.dp, CommScope::dp);
         chunk.param_gather = collective(CollectiveOp::all_gather, param_bytes, groups.dp, CommScope::dp);
         if (expert_params > 0.0) {
           chunk.expert_grad_reduce =
               collective(CollectiveOp::reduce_scatter, expert_grad_bytes, groups.ep_dp, CommScope::ep_dp);
+          chunk.expert_param_gather =
+              collective(CollectiveOp::all_gather, expert_params * kBf16Bytes, groups.ep_dp, CommScope::ep_dp);
+        }
+      } else if (p.zero == 2) {
+        // ZeRO-2 keeps only its shard of the gradients, so every backward reduce-scatters what it
+        // produced into that shard instead of accumulating the whole buffer for one reduction a step:
+        // DeepSpeed's stage 2 at every micro-step (stage_1_and_2.py,
+        // reduce_ready_partitions_and_remove_grads: partition_gradients or the accumulation
+        // boundary), Megatron-FSDP's optim_grads "on all microbatches" (mcore_fsdp_adapter.py), a
+        // layer (and the embedding and the output layer) at a time, beside the backward. The
+        // updated parameters are gathered once a step, as ZeRO-1's are.
+        const double ends = (first ? 1.0 : 0.0) + (last ? 1.0 : 0.0);
+        chunk.reduce_units = layers + ends;
+        chunk.unit_reduce = collective(CollectiveOp::reduce_scatter, reduced_grad_bytes / chunk.reduce_units,
+                                       groups.dp, CommScope::dp);
+        chunk.param_gather = collective(CollectiveOp::all_gather, param_bytes, groups.dp, CommScope::dp);
+        if (expert_params > 0.0) {
+          chunk.expert_reduce = collective(CollectiveOp::reduce_scatter, expert_grad_bytes / moe_layers, groups.ep_dp,
+                                           CommScope::ep_dp);
           chunk.expert_param_gather =
               collective(CollectiveOp::all_gather, expert_params * kBf16Bytes, groups.ep_dp, CommScope::ep_dp);
         }

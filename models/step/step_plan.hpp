@@ -67,7 +67,7 @@ struct ChunkCosts {
   // The same for the chunk's routed experts, over the ranks that hold the same experts.
   CollectiveRecord expert_grad_reduce{};
   CollectiveRecord expert_param_gather{};
-  // ZeRO-3 / FSDP (StepPlan::dp_per_pass), per unit of the chunk (sharding.hpp) and pass: the
+  // ZeRO-3 / FSDP (StepPlan::gathers_per_pass), per unit of the chunk (sharding.hpp) and pass: the
   // gather of a unit's parameters, and after its backward the reduce-scatter of its gradients in
   // the shard group and, with hybrid sharding, the all-reduce of the shard across groups.
   CollectiveRecord unit_gather{};
@@ -128,7 +128,10 @@ struct StepPlan {
   std::int64_t micro_batches = 1;
   std::vector<StagePlan> stages;  // pp entries
   LayerCollectives layer{};
-  bool dp_per_pass = false;  // ZeRO-3 / FSDP: gather per unit before each pass, reduce after each backward
+  // ZeRO-3 / FSDP: gather each unit's parameters before each pass. ZeRO-2 and 3: reduce-scatter each
+  // unit's gradients after each backward, into the rank's shard (ZeRO-0 and 1 reduce once a step).
+  bool gathers_per_pass = false;
+  bool reduces_per_pass = false;
   bool reshard_after_forward = true;  // ZeRO-3: the backward gathers the parameters again
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;

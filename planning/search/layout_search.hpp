@@ -78,7 +78,7 @@ struct LayoutCandidate {
 std::vector<LayoutCandidate> search_layouts(const models::StepInputs& base, const SearchSpace& space = {});
 
 /// The bytes of a step plan: layouts whose plans have equal keys lower to the same task graph and
-/// so simulate to the same times (ZeRO-1 and ZeRO-2 differ only in memory, for one), which lets a
+/// so simulate to the same times (a ZeRO-3 implementation named beside ZeRO-1, for one), which lets a
 /// search simulate each distinct plan once.
 std::string plan_key(const models::StepPlan& plan);
 

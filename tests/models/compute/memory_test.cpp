@@ -163,6 +163,17 @@ TEST_CASE("memory: Adam state bytes per parameter for each ZeRO stage") {
   CHECK(cp2.optimizer_bytes == doctest::Approx(12.0 / 16.0 * n));
 }
 
+TEST_CASE("memory: ZeRO-2 holds one layer's unsharded fp32 gradients until their reduce-scatter") {
+  // Llama 3 8B, dp = 8: a layer is 218,103,808 matrix entries + 2 x 4,096 norm gains = 218,112,000
+  // parameters, whose fp32 gradients (872,448,000 B) wait for their reduce-scatter into the shard.
+  const auto other = [](int zero) {
+    return memory_per_gpu(test::llama3_8b(), {.dp = 8, .zero = zero}, {.seq_len = 8192, .micro_batch = 1},
+                          test::h100(), 32, true, true, 1.0)
+        .other_bytes;
+  };
+  CHECK(other(2) - other(1) == doctest::Approx(218112000.0 * 4.0));
+}
+
 TEST_CASE("memory: bf16 parameters keep no fp32 master and bf16 Adam moments") {
   // Llama 3 8B, dp = 8, as above, with the model cast to bf16 (training.bf16_params): ZeRO-1
   // 2 + 4 (fp32 main gradients) + 4/8 (bf16 m and v) = 6.5 B; FSDP2 shards the bf16 parameters and

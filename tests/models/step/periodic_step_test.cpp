@@ -42,6 +42,9 @@ std::vector<Case> layouts() {
   StepInputs fsdp = llama70b_on_256();
   fsdp.parallelism = {.tp = 4, .pp = 4, .dp = 16, .sp = true, .zero = 3};
   cases.push_back({"ZeRO-3: gathers before and beside each pass, reductions after", fsdp});
+  StepInputs zero2 = llama70b_on_256();
+  zero2.parallelism.zero = 2;
+  cases.push_back({"ZeRO-2: every backward's reductions beside it, the parameters gathered once", zero2});
   StepInputs blocking = llama70b_on_256();
   blocking.training.overlap_grad_reduce = false;
   blocking.training.overlap_param_gather = false;

@@ -94,7 +94,8 @@ TEST_CASE("collective records: the plan holds each collective once, with the byt
   CHECK(plan.layer.tp_per_layer == 2.0);
   CHECK(plan.layer.tp_backward_factor == 1.0);  // selective recompute redoes no collective
   CHECK(plan.layer.cp_hops == 0.0);
-  CHECK_FALSE(plan.dp_per_pass);
+  CHECK_FALSE(plan.gathers_per_pass);
+  CHECK_FALSE(plan.reduces_per_pass);
   REQUIRE(plan.stages.size() == 2);
   for (const StagePlan& stage : plan.stages) {
     // Sends: the activation split over the 2 tensor ranks, one rank per node at each end.
@@ -161,7 +162,8 @@ TEST_CASE("collective records: FSDP2 gathers and reduces each unit around every 
   in.parallelism.zero = 3;
   in.training.overlap_grad_reduce = false;
   const StepPlan plan = plan_step(in);
-  CHECK(plan.dp_per_pass);
+  CHECK(plan.gathers_per_pass);
+  CHECK(plan.reduces_per_pass);
   CHECK(plan.reshard_after_forward);
   const ChunkCosts& chunk = plan.stages[0].chunks.front();
   // No once-a-step reduction or gather.
@@ -376,4 +378,44 @@ TEST_CASE("step comm: a tied embedding's gradient is all-reduced between the fir
     // sends 2 (n - 1) / n = 1 gradient: 4 pairs x 2 ranks x the gradient.
     CHECK(sent.bytes == doctest::Approx(4.0 * 2.0 * tied_grad_bytes).epsilon(1e-9));
   }
+}
+
+TEST_CASE("collective records: ZeRO-2 reduce-scatters each backward's gradients into the shard, gathers once a step") {
+  // Its gradient buffer is the shard, so every micro-batch's backward reduce-scatters what it made
+  // (DeepSpeed stage 2, Megatron-FSDP optim_grads), a layer at a time beside the backward; the
+  // updated parameters come back once a step, as under ZeRO-1.
+  StepInputs in = small_layout();
+  in.parallelism.zero = 2;
+  const StepPlan plan = plan_step(in);
+  CHECK_FALSE(plan.gathers_per_pass);
+  CHECK(plan.reduces_per_pass);
+  const ChunkCosts& chunk = plan.stages[0].chunks.front();
+  const CommGroup node_pair{.ranks = 2, .ranks_per_node = 2};
+  // Stage 0: 16 layers and the embedding, 17 reductions of the fp32 gradients a backward.
+  CHECK(chunk.reduce_units == 17.0);
+  CHECK(chunk.units == 0.0);
+  check_record(chunk.unit_reduce, CollectiveOp::reduce_scatter, 2.0 * kChunkParameterBytes / 17.0, node_pair,
+               CommScope::dp, in);
+  check_record(chunk.param_gather, CollectiveOp::all_gather, kChunkParameterBytes, node_pair, CommScope::dp, in);
+  CHECK(chunk.grad_reduce_s == 0.0);
+  CHECK(grad_reduce_comm(plan, chunk).count == 0);
+  CHECK(chunk.param_gather_s == chunk.param_gather.seconds);
+  // No gathers before or beside a pass; 16 reductions beside the backward, the last after it.
+  const double r = chunk.unit_reduce.seconds;
+  CHECK(chunk.dp_before_forward_s == 0.0);
+  CHECK(chunk.dp_before_backward_s == 0.0);
+  CHECK(chunk.dp_beside_forward_s == 0.0);
+  CHECK(chunk.dp_beside_backward_s == doctest::Approx(16.0 * r).epsilon(1e-12));
+  CHECK(chunk.dp_tail_backward_s == doctest::Approx(r).epsilon(1e-12));
+  // The shard takes the gradients: no pass over a whole buffer to accumulate them.
+  StepInputs autograd = in;
+  autograd.training.grad_accumulation = GradAccumulation::autograd;
+  CHECK(plan_step(autograd).stages[0].chunks.front().grad_accumulation_s == 0.0);
+
+  // Every micro-batch reduces: the step's DP traffic is m = 4 times ZeRO-1's once-a-step reduction.
+  StepInputs one = in;
+  one.parallelism.zero = 1;
+  const ChunkCosts& zero1 = plan_step(one).stages[0].chunks.front();
+  REQUIRE(plan.micro_batches == 4);
+  CHECK(4.0 * 17.0 * chunk.unit_reduce.bytes == doctest::Approx(4.0 * zero1.grad_reduce.bytes).epsilon(1e-12));
 }

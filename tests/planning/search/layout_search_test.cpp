@@ -150,22 +150,28 @@ TEST_CASE("layout search: a layout fits when its peak, runtime memory included, 
   CHECK(too_large > 0);
 }
 
-TEST_CASE("layout search: equal plan keys mean equal simulated steps, ZeRO-1 and ZeRO-2 among them") {
+TEST_CASE("layout search: equal plan keys mean equal simulated steps; ZeRO-1, 2 and 3 have keys of their own") {
   StepInputs base = tiny();
   base.model = test::llama3_8b();
   base.cluster.num_gpus = 16;
   base.cluster.gpus_per_node = 8;
   base.training = {.seq_len = 2048, .micro_batch = 1, .global_batch = 32};
   planning::Layout one{.parallelism = {.tp = 4, .pp = 2, .dp = 2, .zero = 1}, .training = base.training};
+  // A ZeRO-3 implementation named beside ZeRO-1 changes nothing the step runs.
+  planning::Layout same = one;
+  same.parallelism.sharding = ShardingFramework::fsdp1;
   planning::Layout two = one;
   two.parallelism.zero = 2;
   planning::Layout three = one;
   three.parallelism.zero = 3;
   const auto plan = [&](const planning::Layout& l) { return planning::plan_key(plan_step(planning::with_layout(base, l))); };
-  CHECK(plan(one) == plan(two));
-  CHECK(plan(one) != plan(three));
+  CHECK(plan(one) == plan(same));
   CHECK(simulate_step(planning::with_layout(base, one)).report.times.step_time_s ==
-        simulate_step(planning::with_layout(base, two)).report.times.step_time_s);
+        simulate_step(planning::with_layout(base, same)).report.times.step_time_s);
+  // ZeRO-2 reduce-scatters every micro-batch's gradients, ZeRO-1 once a step.
+  CHECK(plan(one) != plan(two));
+  CHECK(plan(one) != plan(three));
+  CHECK(plan(two) != plan(three));
 }
 
 TEST_CASE("layout search: a plan key covers ZeRO-3's blocking data-parallel time") {
