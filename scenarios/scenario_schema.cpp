@@ -688,7 +688,7 @@ std::vector<Section> build_sections() {
             from_framework(enumeration("grad_accumulation", member(training, &TrainingSpec::grad_accumulation),
                                        std::array<std::string_view, 4>{"fused", "autograd", "main_grad_add",
                                                                        "fp32_cast_add"},
-                                       "ZeRO 0-2: how each micro-batch's gradients join the step's buffer: fused "
+                                       "ZeRO 0-1: how each micro-batch's gradients join the step's buffer: fused "
                                        "into the weight-gradient GEMM (Megatron gradient_accumulation_fusion), "
                                        "autograd (an in-place add into the 16-bit .grad from the second "
                                        "micro-batch on, 6 B a parameter), main_grad_add (Megatron's DDP hook "

@@ -269,7 +269,7 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
     if (t.overlap_param_gather && t.overlap_grad_reduce && (p.zero >= 1)) f.add("--overlap-param-gather");
   }
   if (t.grad_dtype == models::GradDtype::bf16) f.add("--grad-reduce-in-bf16");
-  if (!zero3_fsdp2 && p.zero < 3) {
+  if (!zero3_fsdp2 && p.zero < 2) {
     if (t.grad_accumulation == models::GradAccumulation::main_grad_add) f.add("--no-gradient-accumulation-fusion");
     if (t.grad_accumulation == models::GradAccumulation::autograd ||
         t.grad_accumulation == models::GradAccumulation::fp32_cast_add)

@@ -198,7 +198,7 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
   set("dist.use_megatron_fsdp", boolean(mfsdp));
   set("dist.use_torch_fsdp2", boolean(fsdp2));
   set("checkpoint.ckpt_format", mfsdp ? "fsdp_dtensor" : "torch_dist");
-  if (!fsdp2 && p.zero < 3) {
+  if (!fsdp2 && p.zero < 2) {
     if (t.grad_accumulation == models::GradAccumulation::main_grad_add)
       set("model.gradient_accumulation_fusion", "false");
     if (t.grad_accumulation == models::GradAccumulation::autograd ||

@@ -416,8 +416,9 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
   t.overlap_grad_reduce = fsdp2 || r.has("--overlap-grad-reduce");
   t.overlap_param_gather = fsdp2 || r.has("--overlap-param-gather");
   t.grad_dtype = r.has("--grad-reduce-in-bf16") ? models::GradDtype::bf16 : models::GradDtype::fp32;
-  t.grad_accumulation = r.has("--no-gradient-accumulation-fusion") && !fsdp2 ? models::GradAccumulation::main_grad_add
-                                                                             : models::GradAccumulation::fused;
+  // The flag matters where a whole gradient buffer accumulates: ZeRO 0-1.
+  t.grad_accumulation = r.has("--no-gradient-accumulation-fusion") && p.zero < 2 ? models::GradAccumulation::main_grad_add
+                                                                                 : models::GradAccumulation::fused;
   t.grad_bucket_params = r.integer("--ddp-bucket-size", 0);
   const std::string graphs = r.value("--cuda-graph-impl");
   t.cuda_graphs = (!graphs.empty() && graphs != "none") || r.has("--enable-cuda-graph") || r.has("--external-cuda-graph");

@@ -305,8 +305,8 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
   r.has("optimizer.overlap_param_gather");
   t.grad_dtype = r.boolean("ddp.grad_reduce_in_fp32", true) ? models::GradDtype::fp32 : models::GradDtype::bf16;
   const bool accumulation_fused = r.boolean("model.gradient_accumulation_fusion", true);
-  t.grad_accumulation = !accumulation_fused && !fsdp2 ? models::GradAccumulation::main_grad_add
-                                                      : models::GradAccumulation::fused;
+  t.grad_accumulation = !accumulation_fused && p.zero < 2 ? models::GradAccumulation::main_grad_add
+                                                          : models::GradAccumulation::fused;
   t.grad_bucket_params = r.integer("ddp.bucket_size", 0);
   const std::string graphs = r.text("model.cuda_graph_impl").value_or("none");
   t.cuda_graphs = graphs != "none";

@@ -38,7 +38,7 @@ struct FrameworkParameters {
   FrameworkChoice<AttentionKernel> attention{};
   FrameworkChoice<ElementwiseKernels> elementwise{};
   FrameworkChoice<GradDtype> grad_dtype{};
-  // How ZeRO 0-2 adds each micro-batch's gradients into the step's buffer (training.grad_accumulation).
+  // How ZeRO 0-1 adds each micro-batch's gradients into the step's buffer (training.grad_accumulation).
   FrameworkChoice<GradAccumulation> grad_accumulation{};
   FrameworkChoice<ShardingFramework> sharding{};
   FrameworkChoice<Fp8Recipe> fp8_recipe{};

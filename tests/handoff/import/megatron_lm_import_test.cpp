@@ -64,20 +64,21 @@ void check_round_trip(const std::string& preset, const planning::Layout& layout)
 }
 
 TEST_CASE("megatron-lm import: the round trip keeps a MoE model with an uneven interleaved split, and fp8") {
-  // Mixtral 8x7B's 32 layers on 4 stages x 3 chunks (12 chunks: 8 of 3, 4 of 2), EP 4, full recompute.
+  // Mixtral 8x7B's 32 layers on 4 stages x 3 chunks (12 chunks: 8 of 3, 4 of 2), EP 4, full
+  // recompute, and the gradients added into main_grad by the DDP hook
+  // (--no-gradient-accumulation-fusion).
   check_round_trip("mixtral-8x7b",
                    {.parallelism = {.tp = 2, .pp = 4, .dp = 32, .vp = 3, .sp = true, .ep = 4},
                     .training = {.seq_len = 4096, .micro_batch = 1, .global_batch = 1024,
                                  .recompute = models::Recompute::full, .schedule = models::Schedule::interleaved,
+                                 .grad_accumulation = models::GradAccumulation::main_grad_add,
                                  .moe_dispatcher = models::MoeDispatcher::deepep}});
-  // Llama 3 8B in fp8 with current scaling, CUDA graphs, bf16 gradient reduction, ZeRO-2, and
-  // the gradients added into main_grad by the DDP hook (--no-gradient-accumulation-fusion).
+  // Llama 3 8B in fp8 with current scaling, CUDA graphs, bf16 gradient reduction, ZeRO-2.
   check_round_trip("llama3-8b",
                    {.parallelism = {.tp = 2, .pp = 2, .dp = 64, .sp = true, .zero = 2, .tp_comm_overlap = true},
                     .training = {.seq_len = 8192, .micro_batch = 1, .global_batch = 512,
                                  .precision = models::Precision::fp8, .fp8_recipe = models::Fp8Recipe::current,
                                  .recompute = models::Recompute::none, .grad_dtype = models::GradDtype::bf16,
-                                 .grad_accumulation = models::GradAccumulation::main_grad_add,
                                  .cuda_graphs = true}});
 }
 
