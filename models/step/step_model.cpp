@@ -379,7 +379,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
                                     (in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value);
         chunk.backward_s += chunk.grad_accumulation_s;
       }
-      // ZeRO 0-2: a gradient bucket is reduced once its last gradient is ready; the backward
+      // ZeRO 0-1: a gradient bucket is reduced once its last gradient is ready; the backward
       // releases the buckets evenly.
       chunk.grad_buckets = chunk.layers;
       if (t.grad_bucket_params > 0) {

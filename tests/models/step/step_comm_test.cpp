@@ -415,7 +415,8 @@ TEST_CASE("collective records: ZeRO-2 reduce-scatters each backward's gradients 
   // Every micro-batch reduces: the step's DP traffic is m = 4 times ZeRO-1's once-a-step reduction.
   StepInputs one = in;
   one.parallelism.zero = 1;
-  const ChunkCosts& zero1 = plan_step(one).stages[0].chunks.front();
+  const StepPlan zero1_plan = plan_step(one);
+  const ChunkCosts& zero1 = zero1_plan.stages[0].chunks.front();
   REQUIRE(plan.micro_batches == 4);
   CHECK(4.0 * 17.0 * chunk.unit_reduce.bytes == doctest::Approx(4.0 * zero1.grad_reduce.bytes).epsilon(1e-12));
 }
