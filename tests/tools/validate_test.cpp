@@ -146,8 +146,8 @@ constexpr std::array kKnownMisfits{
                 "of 8 layers in flight on stage 1 (89 GiB of activations); Meta's own schedule and V are not "
                 "modelled"},
     KnownMisfit{"llama3-t4-16384-cp1",
-                "9.6 GiB over on stage 1: the FP32 gradients the paper accumulates over the micro-batches before "
-                "its one reduce-scatter a step (11.9 GiB), and 63.5 GiB of activations in flight under the V = 2 "
+                "9.6 GiB over on stage 1: the FP32 gradients accumulated over the micro-batches before one "
+                "reduce-scatter a step, as the mapping reads the paper (11.9 GiB), and 63.5 GiB of activations in flight under the V = 2 "
                 "the mapping assumes (22 micro-batches of 8 layers, where 1F1B keeps 15)"},
     KnownMisfit{"llama3-t4-16384-cp16",
                 "9.6 GiB over on stage 1, as llama3-t4-16384-cp1: the paper's FP32 gradient buffer and the "
