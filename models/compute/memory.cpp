@@ -59,7 +59,7 @@ StateBytes state_bytes_per_parameter(const ParallelismSpec& p, const TrainingSpe
   // bf16 parameters themselves (training.bf16_params, no master).
   const double adam_moments = t.bf16_params ? 4.0 : 8.0;
   const double optimizer = t.bf16_params ? adam_moments : 4.0 + adam_moments;
-  const double gradients = t.grad_dtype == GradDtype::bf16 ? 2.0 : 4.0;
+  const double gradients = grad_dtype_bytes(t.grad_dtype);
   switch (p.zero) {
     case 0: return {weights, gradients, optimizer};
     case 1: return {weights, gradients, optimizer / d};
@@ -274,8 +274,7 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   }
   if (parallelism.zero == 2) {
     // ZeRO-2: a layer's unsharded gradients, held until their reduce-scatter into the shard.
-    const double grad_bytes = training.grad_dtype == GradDtype::bf16 ? 2.0 : 4.0;
-    mem.other_bytes += layer_parameters_per_gpu(model, parallelism.tp) * grad_bytes;
+    mem.other_bytes += layer_parameters_per_gpu(model, parallelism.tp) * grad_dtype_bytes(training.grad_dtype);
   }
   if (parallelism.zero >= 3) {
     mem.other_bytes += zero3_buffer_bytes(model, parallelism, training.bf16_params);

@@ -77,6 +77,8 @@ enum class ElementwiseKernels { fused, eager };
 /// reads (ZeRO 0-2; ZeRO-3 takes its framework's reduce dtype): `fp32` (Megatron-LM's default
 /// main_grad buffer) or `bf16` (NeMo's performance configs: optim.grad_sync_dtype bf16).
 enum class GradDtype { fp32, bf16 };
+/// Bytes of one gradient element in the buffer of `dtype`.
+constexpr double grad_dtype_bytes(GradDtype dtype) { return dtype == GradDtype::fp32 ? 4.0 : 2.0; }
 /// How ZeRO 0-1 adds a micro-batch's weight gradients into the step's gradient buffer, each a
 /// memory-bound pass over the rank's parameters on the compute stream but the first:
 /// - `fused`: the weight-gradient GEMM accumulates into the buffer itself (Megatron-LM's

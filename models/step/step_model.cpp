@@ -33,7 +33,7 @@ constexpr double kBf16Bytes = 2.0;
 // the gradient at the width it was reduced in.
 double adam_bytes_per_parameter(const ParallelismSpec& p, const TrainingSpec& t, const ShardingParameters& sharding) {
   if (t.bf16_params) {
-    const double gradient = p.zero >= 3 ? sharding.reduce_bytes_per_param : t.grad_dtype == GradDtype::bf16 ? 2.0 : 4.0;
+    const double gradient = p.zero >= 3 ? sharding.reduce_bytes_per_param : grad_dtype_bytes(t.grad_dtype);
     return 3 * 2.0 * 2.0 + gradient;
   }
   return p.zero >= 3 && sharding.optimizer_steps_shard ? 28.0 : 30.0;
@@ -45,7 +45,7 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 // averaged over the step's micro-batches (TrainingSpec::grad_accumulation): autograd's in-place
 // add skips the first micro-batch, whose gradient becomes .grad as it is.
 double grad_accumulation_bytes_per_param(const TrainingSpec& t, std::int64_t micro_batches) {
-  const double buffer = t.grad_dtype == GradDtype::fp32 ? 4.0 : kBf16Bytes;
+  const double buffer = grad_dtype_bytes(t.grad_dtype);
   switch (t.grad_accumulation) {
     case GradAccumulation::fused: return 0.0;
     case GradAccumulation::autograd:
@@ -393,8 +393,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       // fp32 unless --grad-reduce-in-bf16 (megatron/training/arguments.py); the distributed
       // optimizer gathers the updated bf16 parameters.
       const double param_bytes = params * kBf16Bytes;
-      const double reduced_grad_bytes = params * (t.grad_dtype == GradDtype::fp32 ? 4.0 : kBf16Bytes);
-      const double expert_grad_bytes = expert_params * (t.grad_dtype == GradDtype::fp32 ? 4.0 : kBf16Bytes);
+      const double reduced_grad_bytes = params * grad_dtype_bytes(t.grad_dtype);
+      const double expert_grad_bytes = expert_params * grad_dtype_bytes(t.grad_dtype);
       if (p.zero == 0) {
         chunk.grad_reduce = collective(CollectiveOp::all_reduce, reduced_grad_bytes, groups.dp, CommScope::dp);
         if (expert_params > 0.0)
@@ -555,7 +555,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
     // A tied embedding split across stages: the first stage's lookup table and the last stage's
     // output layer sum their gradients before the optimizer, in the dtype of the gradient buffer.
     if (model.tied_embeddings && p.pp > 1 && p.zero < 3 && (s == 0 || s == p.pp - 1)) {
-      const double tied_grad_bytes = head_params * (t.grad_dtype == GradDtype::fp32 ? 4.0 : kBf16Bytes);
+      const double tied_grad_bytes = head_params * grad_dtype_bytes(t.grad_dtype);
       stage.tied_grad_reduce = collective(CollectiveOp::all_reduce, tied_grad_bytes, groups.pp_ends, CommScope::pp_ends);
     }
     const double shard = p.zero >= 3   ? static_cast<double>(groups.shard.ranks)

@@ -56,7 +56,7 @@ struct ChunkCosts {
   double backward_s = 0.0;           // GPU compute of the backward pass, recompute included
   double interference_forward_s = 0.0;  // of which the slow-down by communication beside it
   double interference_backward_s = 0.0; // (overlap_cost.hpp)
-  // ZeRO 0-2: of backward_s, adding the pass's gradients into the step's buffer, the mean over the
+  // ZeRO 0-1: of backward_s, adding the pass's gradients into the step's buffer, the mean over the
   // step's micro-batches (TrainingSpec::grad_accumulation); 0 when the GEMMs accumulate themselves.
   double grad_accumulation_s = 0.0;
   // ZeRO-0 to 2: the chunk's data-parallel collectives over its parameters' bf16 bytes, once a
