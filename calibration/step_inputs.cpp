@@ -2,8 +2,11 @@
 
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "calibration/apply_profile.hpp"
 #include "models/comm/comm_on_cluster.hpp"
+#include "models/compute/power_limit.hpp"
 #include "scenarios/embedded_files.hpp"
 #include "scenarios/presets.hpp"
 #include "scenarios/scenario_error.hpp"
@@ -61,10 +64,30 @@ std::string communication_constants(const scenarios::Scenario& scenario) {
 
 namespace {
 
+// The profile's clock is the one its GPU holds under its rated power limit; a board held to a
+// lower limit (cluster.gpu.power_w) runs its tensor cores at a lower clock (power_limit.hpp).
+void apply_power_limit(const scenarios::Scenario& scenario, models::StepInputs& inputs) {
+  const double limit_w = scenario.cluster.gpu.power_w;
+  const models::PowerEnvelope envelope = models::power_envelope(bundled_profile_gpu(scenario));
+  double factor = 1.0;
+  try {
+    factor = models::power_limited_clock_factor(envelope, limit_w);
+  } catch (const std::invalid_argument& e) {
+    throw scenarios::ScenarioError(scenario.name, "/cluster/gpu/power_w", e.what());
+  }
+  if (factor == 1.0) return;
+  models::Sourced<double>& clock = inputs.compute.sustained_clock_ratio;
+  clock.value *= factor;
+  clock.source += fmt::format("; x {:.4f} under a {:g} W power limit: ((P - {:.0f} W idle) / ({:.0f} W rated - idle))^(1/3) "
+                              "(models/compute/power_limit.hpp)",
+                              factor, limit_w, envelope.idle_w.value, envelope.rated_w.value);
+}
+
 // The constants as the profile states them, before they are carried to the scenario's network.
 models::StepInputs measured_inputs(const scenarios::Scenario& scenario) {
   models::StepInputs inputs = builtin_step_inputs(scenario);
   if (const std::string profile = resolved_profile(scenario); !profile.empty()) apply_profile(profile, inputs);
+  apply_power_limit(scenario, inputs);
   return inputs;
 }
 
