@@ -579,7 +579,7 @@ std::vector<Section> build_sections() {
                                 gb_per_s, key_bounds::nvlink_gb_per_s, "NVLink bandwidth per GPU, per direction"),
                          shape),
             with_default(number("power_w", member(gpu, &GpuSpec::power_w), watts, key_bounds::power_w,
-                                "board power (TDP)"),
+                                "board power limit: the rated TDP, or a lower cap, under which the tensor cores run at a lower clock (models/compute/power_limit.hpp)"),
                          shape)}},
       {.pointer = "/parallelism",
        .meaning = "how the job is split over GPUs; GPUs = tp * pp * dp * cp",

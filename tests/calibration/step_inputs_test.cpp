@@ -7,6 +7,7 @@
 
 #include "models/comm/collectives.hpp"
 #include "models/compute/compute_profile.hpp"
+#include "scenarios/scenario_error.hpp"
 #include "scenarios/scenario_io.hpp"
 
 namespace {
@@ -56,6 +57,40 @@ TEST_CASE("step inputs: a GPU preset without measurements of its own runs with t
   // Its built-in constants remain on request.
   const scenarios::Scenario builtin = scenarios::default_scenario({"cluster.gpu=h100-96gb-500w", "calibration.profile=built-in"});
   CHECK(calibration::step_inputs(builtin).comm.curves.empty());
+}
+
+TEST_CASE("step inputs: a board held below its rated power runs its tensor cores at a lower clock") {
+  const models::StepInputs sxm = calibration::step_inputs(scenarios::default_scenario({"cluster.gpu=h100-sxm"}));
+  const models::StepInputs teton = calibration::step_inputs(scenarios::default_scenario({"cluster.gpu=h100-96gb-500w"}));
+  const models::StepInputs capped =
+      calibration::step_inputs(scenarios::default_scenario({"cluster.gpu=h100-sxm", "cluster.gpu.power_w=500"}));
+  // ((500 - 111) / (700 - 111))^(1/3) = 0.87078 of the clock Hopper holds at 700 W.
+  CHECK(teton.compute.sustained_clock_ratio.value ==
+        doctest::Approx(sxm.compute.sustained_clock_ratio.value * 0.87078).epsilon(1e-4));
+  CHECK(capped.compute.sustained_clock_ratio.value == teton.compute.sustained_clock_ratio.value);
+  CHECK(capped.compute.sustained_clock_ratio.source.find("500 W power limit") != std::string::npos);
+  // The memory-bound rate stays: a cap lowers the SM clock, not the memory clock.
+  CHECK(capped.compute.hbm_efficiency.value == sxm.compute.hbm_efficiency.value);
+  // Tensor-core work slows by at most 1 / 0.87078 (the HBM-bound part and communication do not).
+  const double sxm_s = models::simulate_step(sxm).report.times.step_time_s;
+  const double capped_s = models::simulate_step(capped).report.times.step_time_s;
+  CHECK(capped_s > sxm_s * 1.05);
+  CHECK(capped_s < sxm_s / 0.87078);
+  // A rated limit or none leaves the clock as the profile has it.
+  for (const std::string watts : {"700", "0"}) {
+    CAPTURE(watts);
+    const models::StepInputs in =
+        calibration::step_inputs(scenarios::default_scenario({"cluster.gpu=h100-sxm", "cluster.gpu.power_w=" + watts}));
+    CHECK(in.compute.sustained_clock_ratio.value == sxm.compute.sustained_clock_ratio.value);
+  }
+  // Under the board's rest draw no clock runs: an error naming the key.
+  try {
+    calibration::step_inputs(scenarios::default_scenario({"cluster.gpu=h100-sxm", "cluster.gpu.power_w=100"}));
+    FAIL("a 100 W limit on an H100 was accepted");
+  } catch (const scenarios::ScenarioError& e) {
+    CHECK(e.pointer() == "/cluster/gpu/power_w");
+    CHECK(std::string(e.what()).find("111 W") != std::string::npos);
+  }
 }
 
 TEST_CASE("step inputs: the latency keys take effect under the default profile, in both fidelities") {

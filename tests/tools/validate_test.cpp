@@ -23,7 +23,7 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.087 today (0.086 over the 106 dense runs), with every row on its GPU's bundled
+// the step model can express. The model measures 0.079 today, with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
@@ -31,9 +31,9 @@ namespace {
 // latencies over 384-2,240 ranks, per-rank host work and HBM staging copies costed); NeMo's long-sequence
 // H100 rows of 2024 are too fast where attention dominates (they imply about 0.3 of the bf16 peak,
 // where cuDNN measures 0.52-0.54 in 2024 and 2026 alike), while its B200 rows of 2025 are within
-// 5 % where attention dominates; torchtitan's thirteen Grand Teton rows (H100 capped at
-// 500 W) are 3-29 % too fast, since nothing models the clock at a power cap below the 700 W the
-// constants stand for, and the June 2025 TP 8 runs of Llama 3.1 8B are the worst (-16 to -29 %).
+// 5 % where attention dominates; among torchtitan's thirteen Grand Teton rows (H100 capped at
+// 500 W, their tensor cores at the clock that limit leaves) the June 2025 TP 8 runs of Llama 3.1
+// 8B are the worst (-9 to -21 %): the model gives async TP more than it measured.
 // NeMo Automodel's six MoE rows are 11.6 % off on average, all too fast, with
 // their bf16 parameters, bf16 gradient reduction and bf16 loss as the recipe runs them: the
 // DeepSeek-V3 and Qwen3 rows 5-7 % once their fake balanced gate's routing is modelled (each
@@ -46,7 +46,7 @@ namespace {
 // is 11-13 % too slow where MLPerf 3.1's, at 4,096-10,752 GPUs, is 7-10 % too fast. The gate sits just above the measured level against
 // regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
 // per-row corrections.
-constexpr double kMaxValidationMape = 0.088;
+constexpr double kMaxValidationMape = 0.080;
 // The mixture-of-experts rows together, the MoE issue's accuracy goal.
 constexpr double kMaxMoeMape = 0.15;
 // The mean signed error of each source family, held at its measured level (a little margin) on
@@ -62,7 +62,7 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.165, 0.06},
     FamilyBiasBound{"MLPerf 3.1", -0.09, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.135, 0.06},
-    FamilyBiasBound{"torchtitan", -0.10, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.12, 0.06},
+    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.12, 0.06},
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
     FamilyBiasBound{"MLPerf 5.1", -0.28, 0.06},      FamilyBiasBound{"MLPerf 4.1", -0.06, 0.10},
 };
