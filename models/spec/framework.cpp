@@ -45,6 +45,20 @@ constexpr std::string_view kTeKeepsFp8Inputs =
     "override_linear_precision.wgrad; layernorm_linear.py and layernorm_mlp.py save the fp8 ln_out and the fp8 "
     "activation output); Transformer Engine 2 keeps the quantized tensor's column-wise data the same way";
 
+constexpr std::string_view kTeBulkDgradReduce =
+    "Transformer Engine's userbuffers run the reduce-scatter of the fused QKV and FC1 GEMMs' input gradient "
+    "beside their weight-gradient GEMM (Megatron-Core model_parallel_config.py: tp_comm_bulk_dgrad, on by "
+    "default, passed as ub_bulk_dgrad)";
+constexpr std::string_view kMicroPipelineTp =
+    "PyTorch's micro-pipeline TP pass fuses a reduce-scatter only with the one matmul that produces its input "
+    "(torch/_inductor/fx_passes/micro_pipeline_tp.py, fuse_matmul_reduce_scatter); a model with separate q, k, v "
+    "and gate, up linears (torchtitan's Llama) reduce-scatters a sum of matmuls in the backward, which stays on "
+    "the stream";
+constexpr std::string_view kMegatronAsyncInputGrad =
+    "Megatron-LM's LinearWithGradAccumulationAndAsyncCommunication starts the input gradient's reduction "
+    "(all-reduce, or reduce-scatter under sequence parallelism) and runs the weight-gradient GEMM beside it "
+    "(megatron/core/tensor_parallel/layers.py); QKV and the first MLP projection are one GEMM each";
+
 constexpr std::array kSets{
     FrameworkParameters{
         .framework = Framework::megatron_core,
@@ -60,6 +74,7 @@ constexpr std::array kSets{
         .fp32_loss = {true, kMegatronFp32Loss},
         .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
+        .tp_overlap_hides_input_grad_reduce = {true, kTeBulkDgradReduce},
     },
     FrameworkParameters{
         .framework = Framework::megatron_lm,
@@ -76,6 +91,7 @@ constexpr std::array kSets{
         .fp32_loss = {true, kMegatronFp32Loss},
         .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
+        .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
     },
     FrameworkParameters{
         .framework = Framework::megatron_deepspeed,
@@ -98,6 +114,7 @@ constexpr std::array kSets{
         .fp32_loss = {true, "Megatron-DeepSpeed runs Megatron's vocab-parallel cross-entropy, which upcasts to fp32"},
         .bf16_params = {false, "DeepSpeed's BF16_Optimizer keeps fp32 master weights (runtime/bf16_optimizer.py)"},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
+        .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
     },
     FrameworkParameters{
         .framework = Framework::torchtitan,
@@ -123,6 +140,7 @@ constexpr std::array kSets{
                                        "(float8_linear.py, matmul_with_hp_or_float8_args: "
                                        "ctx.save_for_backward(input_hp, weight_hp_t)) and casts them again in "
                                        "its backward"},
+        .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
     },
     FrameworkParameters{
         .framework = Framework::llm_foundry,
@@ -142,6 +160,11 @@ constexpr std::array kSets{
         .fp32_loss = {true, "Composer's bf16 autocast runs cross_entropy in fp32 (an autocast fp32 op)"},
         .bf16_params = {false, "FSDP1 keeps the flat parameter's shard in full precision (see sharding)"},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
+        .tp_overlap_hides_input_grad_reduce = {true,
+                                               "llm-foundry's MPT blocks run Wqkv and up_proj as one linear each, so "
+                                               "PyTorch's micro-pipeline TP pass can fuse each input gradient's "
+                                               "reduce-scatter with the matmul that produces it "
+                                               "(torch/_inductor/fx_passes/micro_pipeline_tp.py)"},
     },
     FrameworkParameters{
         .framework = Framework::nemo_automodel,
@@ -169,6 +192,7 @@ constexpr std::array kSets{
                         "checkpoint/checkpointing.py load_base_model), so FSDP2 shards bf16 parameters and "
                         "torch.optim.Adam keeps its moments in their dtype"},
         .fp8_keeps_quantized_inputs = {false, "fp8 runs through torchao's Float8Linear, which keeps the bf16 input"},
+        .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
     },
 };
 

@@ -53,6 +53,10 @@ struct FrameworkParameters {
   // fp8 layers (neither Transformer Engine nor torchao offers the other way), so no scenario key
   // overrides it.
   FrameworkChoice<bool> fp8_keeps_quantized_inputs{};
+  // Under tensor-parallel overlap, whether the backward's reduce-scatters of the input gradients
+  // of the attention's and the MLP's input projections run beside compute, or stay on the stream.
+  // A fact of the framework's overlap machinery, so no scenario key overrides it.
+  FrameworkChoice<bool> tp_overlap_hides_input_grad_reduce{};
 };
 
 /// The parameter set of `framework`.

@@ -1,5 +1,7 @@
 #include "models/step/step_model.hpp"
 
+#include "models/spec/framework.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -17,6 +19,7 @@
 #include "models/step/step_durations.hpp"
 #include "models/step/step_comm.hpp"
 #include "models/compute/transformer_costs.hpp"
+#include "models/spec/framework.hpp"
 #include "models/spec/moe.hpp"
 #include "models/spec/sharding.hpp"
 #include "sim/engine.hpp"
@@ -195,6 +198,13 @@ double tp_exposed_share(double tp_s, double gemm_s, std::int64_t tp) {
   const double exposed = pipelined_exposed_s(tp_s / 2.0, gemm_s / 2.0, static_cast<double>(tp)) +
                          pipelined_exposed_s(tp_s / 2.0, gemm_s / 2.0, kPipelineSplits);
   return std::min(1.0, exposed / tp_s);
+}
+
+/// tp_exposed_share where `unhidden_s` of the `tp_s` stays on the stream whatever the overlap.
+double tp_exposed_share_with_unhidden(double tp_s, double unhidden_s, double gemm_s, std::int64_t tp) {
+  if (!(tp_s > 0.0)) return 1.0;
+  const double hideable_s = std::max(0.0, tp_s - unhidden_s);
+  return std::min(1.0, (unhidden_s + tp_exposed_share(hideable_s, gemm_s, tp) * hideable_s) / tp_s);
 }
 
 /// One layer's passes: the seconds the host issues them in and the GPU time by what bounds it.
@@ -529,7 +539,13 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         const double forward_gemm_s = dense_layers * dense.forward.gemm_s + moe_layers * moe.forward.gemm_s;
         const double backward_gemm_s = dense_layers * dense.backward.gemm_s + moe_layers * moe.backward.gemm_s;
         chunk.tp_exposed_forward = tp_exposed_share(comm_seconds(forward_tp.span()), forward_gemm_s, p.tp);
-        chunk.tp_exposed_backward = tp_exposed_share(comm_seconds(backward_tp.span()), backward_gemm_s, p.tp);
+        // The backward's reduce-scatters of the input projections' input gradients, one per
+        // projection group and layer, where the framework cannot run them beside compute.
+        const double unhidden_s = framework_parameters(t.framework).tp_overlap_hides_input_grad_reduce.value
+                                      ? 0.0
+                                      : plan.layer.tp[1].seconds * plan.layer.tp_per_layer * chunk.tp_layers;
+        chunk.tp_exposed_backward =
+            tp_exposed_share_with_unhidden(comm_seconds(backward_tp.span()), unhidden_s, backward_gemm_s, p.tp);
       }
       set_comm_seconds(plan, chunk);
       // Communication under the compute takes SMs and HBM bandwidth from it (overlap_cost.hpp).

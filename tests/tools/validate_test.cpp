@@ -33,7 +33,7 @@ namespace {
 // where cuDNN measures 0.52-0.54 in 2024 and 2026 alike), while its B200 rows of 2025 are within
 // 5 % where attention dominates; among torchtitan's thirteen Grand Teton rows (H100 capped at
 // 500 W, their tensor cores at the clock that limit leaves) the June 2025 TP 8 runs of Llama 3.1
-// 8B are the worst (-9 to -21 %): the model gives async TP more than it measured.
+// 8B are the worst (-9 to -17 %): the model gives async TP more than it measured.
 // NeMo Automodel's six MoE rows are 11.6 % off on average, all too fast, with
 // their bf16 parameters, bf16 gradient reduction and bf16 loss as the recipe runs them: the
 // DeepSeek-V3 and Qwen3 rows 5-7 % once their fake balanced gate's routing is modelled (each

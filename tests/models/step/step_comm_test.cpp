@@ -340,6 +340,38 @@ TEST_CASE("collective records: tensor-parallel overlap leaves the first chunk an
   CHECK(o.tp_forward_s < c);
 }
 
+TEST_CASE("collective records: torchtitan's async TP leaves the backward's input-gradient reduce-scatters on the stream") {
+  // PyTorch's micro-pipeline TP pass fuses a reduce-scatter only with the one matmul producing its
+  // input; torchtitan's separate q, k, v and gate, up linears reduce-scatter a sum of matmuls in the
+  // backward: two reduce-scatters a layer of u seconds stay exposed, the rest h = c - 2 u pipelines
+  // as Megatron's does all of c: max(h / n, h - G (n - 1) / n) for the gathers' and the
+  // reduce-scatters' halves.
+  for (const Framework framework : {Framework::megatron_core, Framework::torchtitan}) {
+    CAPTURE(static_cast<int>(framework));
+    StepInputs in = small_layout();
+    in.training.framework = framework;
+    in.training.recompute = Recompute::none;
+    const StepPlan plain = plan_step(in);
+    in.parallelism.tp_comm_overlap = true;
+    const StepPlan overlapped = plan_step(in);
+    const ChunkCosts& p = plain.stages[1].chunks.front();
+    const ChunkCosts& o = overlapped.stages[1].chunks.front();
+    const LayerCosts layer = layer_costs(in.model, in.parallelism, in.training);
+    double gemm_backward_s = 0.0;
+    for (const OpCost& op : layer.backward)
+      if (op.kind == OpKind::gemm) gemm_backward_s += op_time_s(op, in.cluster.gpu, in.compute, in.training.precision);
+    gemm_backward_s *= 16.0;
+    const double c = p.tp_backward_s;
+    REQUIRE(c > 0.0);
+    const double u = framework == Framework::torchtitan ? 2.0 * 16.0 * overlapped.layer.tp[1].seconds : 0.0;
+    const double h = c - u;
+    const auto exposed = [](double cs, double g, double n) { return std::max(cs / n, cs - g * (n - 1.0) / n); };
+    const double expected = u + exposed(h / 2.0, gemm_backward_s / 2.0, 2.0) + exposed(h / 2.0, gemm_backward_s / 2.0, 4.0);
+    CHECK(o.tp_backward_s == doctest::Approx(expected).epsilon(1e-12));
+    CHECK(o.tp_backward_s < c);
+  }
+}
+
 TEST_CASE("step comm: a tied embedding's gradient is all-reduced between the first and the last stage") {
   // Llama 3 8B with its embedding tied: the first stage's table and the last stage's output layer
   // are one 128,256 x 4,096 matrix, half of it on each tensor rank, whose fp32 gradient the two
