@@ -239,6 +239,14 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   mem.weights_bytes = dense * per_param.weights + experts * per_expert_param.weights;
   mem.gradients_bytes = dense * per_param.gradients + experts * per_expert_param.gradients;
   mem.optimizer_bytes = dense * per_param.optimizer + experts * per_expert_param.optimizer;
+  // FSDP2 under a pipeline holds the stage's gathered parameters and its unsharded gradients, in
+  // the reduce dtype, from the first forward to the last backward (sharding.hpp).
+  const ShardingParameters sharding = sharding_parameters(parallelism.sharding, training.bf16_params);
+  const bool once_a_step = gathers_once_a_step(sharding, parallelism.zero, parallelism.pp);
+  if (once_a_step) {
+    mem.weights_bytes += mem.parameters * sharding.gather_bytes_per_param;
+    mem.gradients_bytes += mem.parameters * sharding.reduce_bytes_per_param;
+  }
 
   const auto moe = static_cast<double>(moe_layers);
   mem.activations_bytes =
@@ -276,7 +284,10 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     // ZeRO-2: a layer's unsharded gradients, held until their reduce-scatter into the shard.
     mem.other_bytes += layer_parameters_per_gpu(model, parallelism.tp) * grad_dtype_bytes(training.grad_dtype);
   }
-  if (parallelism.zero >= 3) {
+  if (once_a_step && sharding.reduce_bytes_per_param != sharding.gather_bytes_per_param) {
+    // The 16-bit gradient of the unit a backward is producing, before it is added into the buffer.
+    mem.other_bytes += layer_parameters_per_gpu(model, parallelism.tp) * sharding.gather_bytes_per_param;
+  } else if (parallelism.zero >= 3 && !once_a_step) {
     mem.other_bytes += zero3_buffer_bytes(model, parallelism, training.bf16_params);
     if (moe_layers > 0) {  // a MoE layer's unit gathers its routed experts too (block units only)
       const ShardingParameters s = sharding_parameters(parallelism.sharding, training.bf16_params);

@@ -20,6 +20,7 @@ constexpr std::array kParameterSets{
         .gather_staging_passes = 2,
         .reduce_staging_passes = 1.5,
         .staging_on_compute_stream = true,
+        .pipeline_gathers_once = true,
         .source = "PyTorch fully_shard (FSDP2) docs: one unit per wrapped block, reshard_after_forward=True, the "
                   "next unit's all-gather issued one unit ahead; torchtitan's defaults mixed_precision_param = "
                   "bfloat16, mixed_precision_reduce = float32; MixedPrecisionPolicy's param_dtype is the dtype of "
@@ -27,7 +28,13 @@ constexpr std::array kParameterSets{
                   "optimizer steps; _fsdp_collectives.py: foreach_all_gather_copy_out "
                   "copies the gathered buffer out to the parameters (split_with_sizes_copy: a read and a write), "
                   "foreach_reduce copies the bf16 gradients into the fp32 reduce-scatter buffer (_chunk_cat: 2 B "
-                  "read and 4 B written a parameter, 1.5 passes of the fp32 buffer), both on the current stream"},
+                  "read and 4 B written a parameter, 1.5 passes of the fp32 buffer), both on the current stream; under "
+                  "PyTorch's pipelining every backward but the last skips the reduce-scatter and the reshard "
+                  "(torch/distributed/pipelining/stage.py, backward_maybe_with_nosync: set_requires_gradient_sync"
+                  "(False), set_reshard_after_backward(False), and the last one's post_backward runs after the "
+                  "stage's backward), torchtitan keeps the parameters gathered after the forward when PP is on "
+                  "(fsdp_reshard_after_forward \"default\": not pp_enabled), and FSDP2 accumulates the unsharded "
+                  "gradient in the reduce dtype (_fsdp_param.py, to_accumulated_grad_if_needed)"},
     ShardingParameters{
         .framework = ShardingFramework::fsdp1,
         .unit = ShardingUnit::transformer_block,

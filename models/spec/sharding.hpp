@@ -28,6 +28,9 @@
 ///   out to its parameters and its gradients (widened to the reduce dtype) into the
 ///   reduce-scatter's buffer on the compute stream, which they hold up; FSDP1 and Megatron-FSDP
 ///   gather into and reduce out of the flat buffer their parameters and gradients are views of;
+/// - under a pipeline schedule, whether every micro-batch gathers and reduces (the units as above)
+///   or the stage gathers once and reduce-scatters once a step, holding its unsharded parameters
+///   and gradients in between (FSDP2 under PyTorch's pipelining, as torchtitan runs it);
 /// A scenario picks one by `parallelism.sharding` and may shard inside groups of
 /// `parallelism.shard_group` ranks, replicating across groups (hybrid sharding, HSDP): gathers
 /// and reduce-scatters run inside a group, and each unit's reduced shard is all-reduced across the
@@ -64,6 +67,10 @@ struct ShardingParameters {
   double gather_staging_passes = 0;
   double reduce_staging_passes = 0;
   bool staging_on_compute_stream = false;  // the copies hold up the compute (else the collective)
+  // Under a pipeline schedule (pp > 1): the parameters stay gathered and the gradients accumulate
+  // unsharded, in the reduce dtype, through the step's micro-batches, so each unit is gathered once
+  // and reduce-scattered once a step, after the stage's last backward.
+  bool pipeline_gathers_once = false;
   std::string_view source;
 };
 
@@ -75,6 +82,11 @@ constexpr std::string_view sharding_name(ShardingFramework f) {
     case ShardingFramework::deepspeed_zero3_2021: return "deepspeed_zero3_2021";
   }
   return "?";
+}
+
+/// Whether a ZeRO-3 layout with `pp` stages gathers and reduces once a step (pipeline_gathers_once).
+constexpr bool gathers_once_a_step(const ShardingParameters& s, int zero, std::int64_t pp) {
+  return zero >= 3 && pp > 1 && s.pipeline_gathers_once;
 }
 
 /// The parameter set of `framework`.

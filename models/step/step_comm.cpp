@@ -125,6 +125,8 @@ CommParts grad_reduce_comm(const StepPlan& plan, const ChunkCosts& chunk, double
   CommParts out;
   if (plan.reduces_per_pass) return out;
   out.add({.first = &chunk.grad_reduce, .scale = share});
+  // FSDP2 under a pipeline with hybrid sharding: the reduced shard, all-reduced across the groups.
+  if (chunk.unit_replica_reduce.group.ranks > 1) out.add({.first = &chunk.unit_replica_reduce, .scale = share});
   if (chunk.expert_grad_reduce.group.ranks > 1) out.add({.first = &chunk.expert_grad_reduce, .scale = share});
   return out;
 }

@@ -264,10 +264,14 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   plan.micro_batches = micro_batches_per_step(p, t);
   plan.overlap_grad_reduce = t.overlap_grad_reduce;
   plan.overlap_param_gather = t.overlap_param_gather;
-  plan.gathers_per_pass = p.zero >= 3;
-  plan.reduces_per_pass = p.zero >= 2;
-  plan.ep_overlap = p.ep_comm_overlap;
   const ShardingParameters sharding = sharding_parameters(p.sharding, t.bf16_params);
+  // FSDP2 under a pipeline gathers and reduces once a step, the reduction after the stage's last
+  // backward (sharding.hpp).
+  const bool once_a_step = gathers_once_a_step(sharding, p.zero, p.pp);
+  plan.gathers_per_pass = p.zero >= 3 && !once_a_step;
+  plan.reduces_per_pass = p.zero >= 2 && !once_a_step;
+  if (once_a_step) plan.overlap_grad_reduce = false;
+  plan.ep_overlap = p.ep_comm_overlap;
   plan.reshard_after_forward = sharding.reshard_after_forward;
 
   // Tensor parallel, per layer and micro-batch: 2 all-reduces of the b x s/cp x h activation each
@@ -438,6 +442,34 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
           chunk.expert_param_gather =
               collective(CollectiveOp::all_gather, expert_params * kBf16Bytes, groups.ep_dp, CommScope::ep_dp);
         }
+      } else if (once_a_step) {
+        // The stage's parameters gathered once, before its first forward, and its gradients, held
+        // unsharded in the reduce dtype, reduce-scattered once after its last backward; hybrid
+        // sharding all-reduces the shard across the groups. Each backward adds its 16-bit gradients
+        // into that buffer: cast into it the first time (2 B read, 4 written a parameter), added
+        // to it after (2 + 4 read, 4 written), or added in place where the dtypes agree.
+        const double reduced = params * sharding.reduce_bytes_per_param;
+        chunk.grad_reduce = collective(CollectiveOp::reduce_scatter, reduced, groups.shard, CommScope::dp_shard);
+        if (groups.replica.ranks > 1)
+          chunk.unit_replica_reduce = collective(CollectiveOp::all_reduce, reduced / static_cast<double>(groups.shard.ranks),
+                                                 groups.replica, CommScope::dp_replica);
+        chunk.param_gather =
+            collective(CollectiveOp::all_gather, params * sharding.gather_bytes_per_param, groups.shard, CommScope::dp_shard);
+        if (expert_params > 0.0 && groups.ep_dp.ranks > 1) {
+          chunk.expert_grad_reduce = collective(CollectiveOp::reduce_scatter,
+                                                expert_params * sharding.reduce_bytes_per_param, groups.ep_dp,
+                                                CommScope::ep_dp);
+          chunk.expert_param_gather = collective(CollectiveOp::all_gather, expert_params * sharding.gather_bytes_per_param,
+                                                 groups.ep_dp, CommScope::ep_dp);
+        }
+        const auto m = static_cast<double>(plan.micro_batches);
+        const double widened = sharding.reduce_bytes_per_param > kBf16Bytes
+                                    ? (kBf16Bytes + sharding.reduce_bytes_per_param +
+                                       (m - 1.0) * (kBf16Bytes + 2.0 * sharding.reduce_bytes_per_param)) / m
+                                    : 3.0 * kBf16Bytes * (m - 1.0) / m;
+        chunk.grad_accumulation_s = (params + expert_params) * widened /
+                                    (in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value);
+        chunk.backward_s += chunk.grad_accumulation_s;
       } else {
         // Units: the chunk's layers, or their parameter tensors, and the embedding and the output
         // layer on the ends; each of their average size. Tensor units gather only the tensors the

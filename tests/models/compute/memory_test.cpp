@@ -320,6 +320,23 @@ TEST_CASE("memory: ZeRO-3 holds its framework's gathered units and one unit's un
         doctest::Approx(3623878656.0));
 }
 
+TEST_CASE("memory: FSDP2 under a pipeline holds the stage's gathered parameters and fp32 gradients") {
+  // Llama 3 8B, 16 layers a stage (pp = 2, a middle stage: no embedding), dp = 8: 16 x 218,112,000
+  // = 3,489,792,000 parameters, gathered in bf16 (2 B) and accumulated unsharded in fp32 (4 B) on
+  // top of the shard's (4 + 4 + 8) / 8 B; in place of the per-pass units, one unit's bf16 gradient
+  // before it is added in (2 x 218,112,000 B).
+  const double n = 16.0 * 218112000.0;
+  const TrainingSpec training{.seq_len = 8192, .micro_batch = 1};
+  const MemoryBreakdown piped =
+      memory_per_gpu(test::llama3_8b(), {.pp = 2, .dp = 8, .zero = 3}, training, test::h100(), 16, false, false, 1.0);
+  CHECK(piped.weights_bytes == doctest::Approx(n * (4.0 / 8.0 + 2.0)));
+  CHECK(piped.gradients_bytes == doctest::Approx(n * (4.0 / 8.0 + 4.0)));
+  CHECK(piped.optimizer_bytes == doctest::Approx(n * 8.0 / 8.0));
+  const MemoryBreakdown flat =
+      memory_per_gpu(test::llama3_8b(), {.pp = 1, .dp = 8, .zero = 3}, training, test::h100(), 16, false, false, 1.0);
+  CHECK(piped.other_bytes - flat.other_bytes == doctest::Approx(2.0 * 218112000.0 - 8.0 * 218112000.0));
+}
+
 TEST_CASE("memory: the runtime's parts: NCCL connections, channels, communicators") {
   // One connection: Simple 4,194,304 + LL128 120 x 640 x 8 x 8 = 4,915,200 + LL 8 x 512 x 8 x 16 =
   // 524,288 = 9,633,792 B.

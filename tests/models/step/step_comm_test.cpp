@@ -157,9 +157,10 @@ TEST_CASE("collective records: the flow lowering sends what the records say") {
   CHECK(send.latency_ns == clustersim::sim::Time::from_seconds(in.comm.launch_latency_s + in.comm.network_hop_latency_s).ns());
 }
 
-TEST_CASE("collective records: FSDP2 gathers and reduces each unit around every pass") {
+TEST_CASE("collective records: Megatron-FSDP gathers and reduces each unit around every pass") {
   StepInputs in = small_layout();
   in.parallelism.zero = 3;
+  in.parallelism.sharding = ShardingFramework::megatron_fsdp;  // per pass under a pipeline too
   in.training.overlap_grad_reduce = false;
   const StepPlan plan = plan_step(in);
   CHECK(plan.gathers_per_pass);
@@ -172,7 +173,7 @@ TEST_CASE("collective records: FSDP2 gathers and reduces each unit around every 
   CHECK(chunk.grad_reduce_s == 0.0);
   CHECK(chunk.param_gather_s == 0.0);
   // Stage 0's chunk: 16 blocks and the embedding, 17 units of the average size; bf16 gathers,
-  // fp32 reduce-scatters (torchtitan's FSDP2 defaults), both over the 2 data-parallel ranks.
+  // fp32 reduce-scatters (Megatron's defaults), both over the 2 data-parallel ranks.
   const CommGroup node_pair{.ranks = 2, .ranks_per_node = 2};
   CHECK(chunk.units == 17.0);
   CHECK(chunk.prefetched_forward == 16.0);
@@ -202,19 +203,26 @@ TEST_CASE("collective records: FSDP2 gathers and reduces each unit around every 
   CHECK(o.dp_tail_backward_s == doctest::Approx(r).epsilon(1e-12));
   CHECK(o.dp_after_backward_s == 0.0);
 
-  // FSDP2 copies each gathered unit out to its parameters on the compute stream (a read and a
-  // write of the 16-bit buffer at HBM rate), and each unit's bf16 gradients into the fp32
-  // reduce-scatter buffer (2 + 4 bytes a parameter); FSDP1 gathers into the flat parameter itself.
-  CHECK(chunk.unit_gather.staging_s == 0.0);  // not the collective's: the compute's
+  // FSDP2 (per pass without a pipeline: 32 blocks and both ends, 34 units) copies each gathered
+  // unit out to its parameters on the compute stream (a read and a write of the 16-bit buffer at
+  // HBM rate), and each unit's bf16 gradients into the fp32 reduce-scatter buffer (2 + 4 bytes a
+  // parameter); FSDP1 gathers into the flat parameter itself.
   const double hbm = 3.35e12 * in.compute.hbm_efficiency.value;
-  StepInputs flat = in;
-  flat.parallelism.sharding = ShardingFramework::fsdp1;
-  const StepPlan flat_plan = plan_step(flat);
-  const ChunkCosts& f = flat_plan.stages[0].chunks.front();
-  CHECK((chunk.forward_s - chunk.interference_forward_s) - (f.forward_s - f.interference_forward_s) ==
-        doctest::Approx(17.0 * 2.0 * chunk.unit_gather.bytes / hbm).epsilon(1e-9));
-  CHECK((chunk.backward_s - chunk.interference_backward_s) - (f.backward_s - f.interference_backward_s) ==
-        doctest::Approx(17.0 * 2.0 * chunk.unit_gather.bytes / hbm + 17.0 * 1.5 * chunk.unit_reduce.bytes / hbm)
+  StepInputs fsdp2 = in;
+  fsdp2.parallelism.sharding = ShardingFramework::fsdp2;
+  fsdp2.parallelism.pp = 1;
+  fsdp2.parallelism.dp = 4;
+  StepInputs fsdp1 = fsdp2;
+  fsdp1.parallelism.sharding = ShardingFramework::fsdp1;
+  const StepPlan fsdp2_plan = plan_step(fsdp2), fsdp1_plan = plan_step(fsdp1);
+  const ChunkCosts& c = fsdp2_plan.stages[0].chunks.front();
+  const ChunkCosts& f = fsdp1_plan.stages[0].chunks.front();
+  REQUIRE(c.units == 34.0);
+  CHECK(c.unit_gather.staging_s == 0.0);  // not the collective's: the compute's
+  CHECK((c.forward_s - c.interference_forward_s) - (f.forward_s - f.interference_forward_s) ==
+        doctest::Approx(34.0 * 2.0 * c.unit_gather.bytes / hbm).epsilon(1e-9));
+  CHECK((c.backward_s - c.interference_backward_s) - (f.backward_s - f.interference_backward_s) ==
+        doctest::Approx(34.0 * 2.0 * c.unit_gather.bytes / hbm + 34.0 * 1.5 * c.unit_reduce.bytes / hbm)
             .epsilon(1e-9));
 
   // No prefetch: every gather blocks its pass.
@@ -410,6 +418,43 @@ TEST_CASE("step comm: a tied embedding's gradient is all-reduced between the fir
     // sends 2 (n - 1) / n = 1 gradient: 4 pairs x 2 ranks x the gradient.
     CHECK(sent.bytes == doctest::Approx(4.0 * 2.0 * tied_grad_bytes).epsilon(1e-9));
   }
+}
+
+TEST_CASE("collective records: FSDP2 under a pipeline gathers once and reduce-scatters once a step, after the last backward") {
+  // PyTorch's pipelining skips every backward's reduce-scatter and reshard but the last, and
+  // torchtitan keeps the parameters gathered after the forward: the stage's bf16 parameters come
+  // once, its fp32 gradients go once, after its last backward (no overlap with it).
+  StepInputs in = small_layout();  // pp = 2, 4 micro-batches
+  in.parallelism.zero = 3;
+  const StepPlan plan = plan_step(in);
+  CHECK_FALSE(plan.gathers_per_pass);
+  CHECK_FALSE(plan.reduces_per_pass);
+  CHECK_FALSE(plan.overlap_grad_reduce);
+  const ChunkCosts& chunk = plan.stages[0].chunks.front();
+  const CommGroup node_pair{.ranks = 2, .ranks_per_node = 2};
+  CHECK(chunk.units == 0.0);
+  CHECK(chunk.reduce_units == 0.0);
+  check_record(chunk.grad_reduce, CollectiveOp::reduce_scatter, 2.0 * kChunkParameterBytes, node_pair,
+               CommScope::dp_shard, in);
+  check_record(chunk.param_gather, CollectiveOp::all_gather, kChunkParameterBytes, node_pair, CommScope::dp_shard, in);
+  CHECK(chunk.grad_reduce_s == chunk.grad_reduce.seconds);
+  CHECK(chunk.param_gather_s == chunk.param_gather.seconds);
+  CHECK(chunk.dp_before_forward_s == 0.0);
+  CHECK(chunk.dp_beside_backward_s == 0.0);
+  CHECK(chunk.dp_tail_backward_s == 0.0);
+  // Each backward adds its bf16 gradients into the fp32 buffer: cast in the first time (2 + 4 B a
+  // parameter), added after (2 + 4 + 4 B): (6 + 3 x 10) / 4 = 9 B a parameter a backward.
+  const double hbm = in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value;
+  CHECK(chunk.grad_accumulation_s == doctest::Approx(kChunkParameterBytes / 2.0 * 9.0 / hbm).epsilon(1e-12));
+  // Without a pipeline FSDP2 gathers and reduces around every pass; Megatron-FSDP does under one too.
+  StepInputs flat = in;
+  flat.parallelism.pp = 1;
+  flat.parallelism.dp = 4;
+  CHECK(plan_step(flat).gathers_per_pass);
+  StepInputs megatron = in;
+  megatron.parallelism.sharding = ShardingFramework::megatron_fsdp;
+  CHECK(plan_step(megatron).gathers_per_pass);
+  CHECK(plan_step(megatron).reduces_per_pass);
 }
 
 TEST_CASE("collective records: ZeRO-2 reduce-scatters each backward's gradients into the shard, gathers once a step") {
