@@ -1,7 +1,5 @@
 #include "models/step/step_model.hpp"
 
-#include "models/spec/framework.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -447,7 +445,9 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         // unsharded in the reduce dtype, reduce-scattered once after its last backward; hybrid
         // sharding all-reduces the shard across the groups. Each backward adds its 16-bit gradients
         // into that buffer: cast into it the first time (2 B read, 4 written a parameter), added
-        // to it after (2 + 4 read, 4 written), or added in place where the dtypes agree.
+        // to it after (2 + 4 read, 4 written), or added in place where the dtypes agree. The HBM
+        // copies around the two collectives, a pass or two over the stage's buffers a step, are
+        // not charged.
         const double reduced = params * sharding.reduce_bytes_per_param;
         chunk.grad_reduce = collective(CollectiveOp::reduce_scatter, reduced, groups.shard, CommScope::dp_shard);
         if (groups.replica.ranks > 1)
