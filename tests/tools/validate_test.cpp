@@ -36,10 +36,10 @@ namespace {
 // 8B are the worst (-9 to -17 %): the model gives async TP more than it measured.
 // NeMo Automodel's six MoE rows are 17.1 % off on average, all too fast, with
 // their bf16 parameters, bf16 gradient reduction and bf16 loss as the recipe runs them and, under
-// PP, FSDP2 gathering and reducing once a pipeline run: Qwen3 7 % once its fake balanced gate's
+// PP, FSDP2 gathering and reducing once a step: Qwen3 7 % once its fake balanced gate's
 // routing is modelled (each token's experts on one node), GPT-OSS 20B 9 % with its published
 // config's activation checkpointing, DeepSeek-V3 12 % on 256 GPUs and 26 % on 1,024 (four pipeline
-// runs a step there, each with its fill, drain, gather and reduction, simulated as one), Kimi K2
+// runs a step there, each with its fill and drain, simulated as one), Kimi K2
 // (DeepSeek-V3's design with 384 experts, on PP8 EP32, two runs) 25 % and GPT-OSS 120B 23 %
 // (attention sinks and FlexAttention's own rate are not modelled, nor measured grouped GEMMs). MLPerf 5.1's two Llama 3.1 8B steps on GB200 (0.09 and
 // 0.17 s, 2,048-4,096 tokens a GPU) are 12-42 % too fast: a step that short is set by per-call
