@@ -33,8 +33,10 @@ constexpr std::array kParameterSets{
                   "(torch/distributed/pipelining/stage.py, backward_maybe_with_nosync: set_requires_gradient_sync"
                   "(False), set_reshard_after_backward(False), and the last one's post_backward runs after the "
                   "stage's backward), torchtitan keeps the parameters gathered after the forward when PP is on "
-                  "(fsdp_reshard_after_forward \"default\": not pp_enabled), and FSDP2 accumulates the unsharded "
-                  "gradient in the reduce dtype (_fsdp_param.py, to_accumulated_grad_if_needed)"},
+                  "(fsdp_reshard_after_forward \"default\": not pp_enabled), NeMo Automodel's MoE models do the same "
+                  "(components/moe/fsdp_mixin.py, patched_backward_maybe_with_nosync; its benchmark configs set "
+                  "reshard_after_forward: false), and FSDP2 accumulates the unsharded gradient in the reduce dtype "
+                  "(_fsdp_param.py, to_accumulated_grad_if_needed)"},
     ShardingParameters{
         .framework = ShardingFramework::fsdp1,
         .unit = ShardingUnit::transformer_block,
