@@ -100,6 +100,7 @@ constexpr Bounds micro_batch{.min = 1, .max = 1 << 16};
 // Sequences per step: DeepSeek-V3 15,360, Llama 3 2,048 at 8k (16M tokens); 2^20 is 70 times
 // that. The step's micro-batches are bounded again by the graph they make (layout_rules.hpp).
 constexpr Bounds global_batch{.min = 1, .max = 1 << 20};
+constexpr Bounds pipeline_runs{.min = 1, .max = 1 << 20};
 // Llama 3 trained on 15.6T tokens; 1e16 is 600 times that.
 constexpr Bounds training_tokens{.min = 1, .max = 1e16};
 // Busiest expert rank's tokens over the mean: 1 balanced; with an expert of E taking every token

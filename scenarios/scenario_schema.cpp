@@ -630,6 +630,11 @@ std::vector<Section> build_sections() {
                     key_bounds::micro_batch, "sequences per micro-batch per model replica"),
             integer("global_batch", member(training, &TrainingSpec::global_batch), sequences,
                     key_bounds::global_batch, "sequences per optimizer step, all replicas"),
+            integer("pipeline_runs", member(training, &TrainingSpec::pipeline_runs), count, key_bounds::pipeline_runs,
+                    "the step's micro-batches run as this many pipeline schedules back to back, each with its "
+                    "own fill and drain (torchtitan and NeMo Automodel run the schedule once per "
+                    "gradient-accumulation step); gradients are reduced once a step, as NeMo Automodel's MoE models "
+                    "do (PyTorch's pipelining otherwise reduces after each run)"),
             enumeration("precision", member(training, &TrainingSpec::precision),
                         std::array<std::string_view, 2>{"bf16", "fp8"},
                         "tensor-core precision of the matmuls"),

@@ -502,6 +502,18 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     const char* digits = notes.data() + at + 12;
     if (std::from_chars(digits, notes.data() + notes.size(), bucket).ec == std::errc{}) t.grad_bucket_params = bucket;
   }
+  // Gradient accumulation over pipeline runs, where the row gives its steps (GA=N) and pipelines.
+  if (const auto at = notes.find(" ga="); at != std::string::npos && p.pp > 1) {
+    std::int64_t runs = 0;
+    const char* digits = notes.data() + at + 4;
+    if (std::from_chars(digits, notes.data() + notes.size(), runs).ec == std::errc{} && runs > 1) {
+      t.pipeline_runs = runs;
+      assumed.push_back(fmt::format("pipeline_runs={}: the row's GA={}, and its framework calls the pipeline schedule "
+                                    "once per gradient-accumulation step, each run filling and draining the pipeline "
+                                    "(NeMo Automodel's train loop; torchtitan's likewise)",
+                                    runs, runs));
+    }
+  }
 
   if (unstated_interleaving) {
     if (!find_violation(s)) {

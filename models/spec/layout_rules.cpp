@@ -28,6 +28,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::parallelism_sharding: return "parallelism.sharding";
     case LayoutField::training_micro_batch: return "training.micro_batch";
     case LayoutField::training_global_batch: return "training.global_batch";
+    case LayoutField::training_pipeline_runs: return "training.pipeline_runs";
     case LayoutField::training_seq_len: return "training.seq_len";
     case LayoutField::training_schedule: return "training.schedule";
     case LayoutField::training_precision: return "training.precision";
@@ -181,12 +182,22 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
   if (const std::int64_t per_step = p.dp * t.micro_batch; t.global_batch % per_step != 0)
     return broken(F::training_global_batch, fmt::format("must be divisible by dp*micro_batch = {}*{} = {}, got {}",
                                                         p.dp, t.micro_batch, per_step, t.global_batch));
-  if (const std::int64_t micro_batches = t.global_batch / (p.dp * t.micro_batch);
+  if (t.pipeline_runs < 1)
+    return broken(F::training_pipeline_runs, fmt::format("must be >= 1, got {}", t.pipeline_runs));
+  if (const std::int64_t micro_batches = t.global_batch / (p.dp * t.micro_batch); micro_batches % t.pipeline_runs != 0)
+    return broken(F::training_pipeline_runs,
+                  fmt::format("must divide the micro-batches per step, global_batch/(dp*micro_batch) = {}, got {}",
+                              micro_batches, t.pipeline_runs));
+  if (const std::int64_t micro_batches = t.global_batch / (p.dp * t.micro_batch) / t.pipeline_runs;
       interleaved && micro_batches % p.pp != 0)
     return broken(F::training_global_batch,
-                  fmt::format("the interleaved schedule needs the micro-batches per step, "
-                              "global_batch/(dp*micro_batch) = {}, to be a multiple of pp={}",
-                              micro_batches, p.pp));
+                  t.pipeline_runs == 1
+                      ? fmt::format("the interleaved schedule needs the micro-batches per step, "
+                                    "global_batch/(dp*micro_batch) = {}, to be a multiple of pp={}",
+                                    micro_batches, p.pp)
+                      : fmt::format("the interleaved schedule needs the micro-batches per pipeline run, "
+                                    "global_batch/(dp*micro_batch*pipeline_runs) = {}, to be a multiple of pp={}",
+                                    micro_batches, p.pp));
   if (const std::int64_t passes = p.pp * p.vp * (t.global_batch / (p.dp * t.micro_batch)); passes > kMaxChunkPasses)
     return broken(F::training_global_batch,
                   fmt::format("pp*vp*micro-batches = {}*{}*{} = {} chunk passes a step: at most {} are simulated (one "

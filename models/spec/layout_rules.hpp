@@ -80,6 +80,7 @@ enum class LayoutField {
   parallelism_sharding,
   training_micro_batch,
   training_global_batch,
+  training_pipeline_runs,
   training_seq_len,
   training_schedule,
   training_precision,

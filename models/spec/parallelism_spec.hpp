@@ -162,6 +162,13 @@ struct TrainingSpec {
   std::int64_t seq_len = 4096;
   std::int64_t micro_batch = 1;
   std::int64_t global_batch = 1024;  // sequences per optimizer step
+  // The step's micro-batches run as this many pipeline schedules back to back, each of
+  // micro-batches / pipeline_runs with its own fill and drain (torchtitan and NeMo Automodel call
+  // the pipeline schedule once per gradient-accumulation step); 1: one schedule a step. Gradients
+  // are still reduced once a step, as NeMo Automodel's MoE models do (components/moe/fsdp_mixin.py:
+  // the post-backward only on the optimizer step); PyTorch's own pipelining reduces after every
+  // run (stage.py, backward_maybe_with_nosync), which is not modelled.
+  std::int64_t pipeline_runs = 1;
   Precision precision = Precision::bf16;
   // What ran the job: the defaults of attention, elementwise, grad_dtype, grad_accumulation,
   // fp8_recipe, fp32_loss, bf16_params and parallelism.sharding.

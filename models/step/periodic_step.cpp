@@ -243,7 +243,10 @@ std::optional<StepTimes> prove(const StepPlan& plan, std::int64_t q, std::int64_
 }  // namespace
 
 std::optional<StepTimes> periodic_step_times(const StepPlan& plan) {
-  if (plan.schedule == Schedule::gpipe || plan.stages.empty() || plan.stages.front().chunks.empty())
+  // Several pipeline runs a step: the steady state ends at each run's drain, so the step is
+  // simulated whole.
+  if (plan.schedule == Schedule::gpipe || plan.pipeline_runs > 1 || plan.stages.empty() ||
+      plan.stages.front().chunks.empty())
     return std::nullopt;
   const auto pp = static_cast<std::int64_t>(plan.stages.size());
   const auto vp = static_cast<std::int64_t>(plan.stages.front().chunks.size());

@@ -30,7 +30,20 @@ std::int64_t warmup_units(Schedule schedule, std::int64_t pp, std::int64_t vp, s
 }
 
 std::vector<PassRef> stage_pass_order(Schedule schedule, std::int64_t pp, std::int64_t vp,
-                                      std::int64_t micro_batches, std::int64_t stage) {
+                                      std::int64_t micro_batches, std::int64_t stage, std::int64_t runs) {
+  if (runs > 1) {
+    assert(micro_batches % runs == 0);
+    const std::int64_t per_run = micro_batches / runs;
+    std::vector<PassRef> order;
+    order.reserve(static_cast<std::size_t>(2 * micro_batches * vp));
+    for (std::int64_t r = 0; r < runs; ++r) {
+      for (PassRef ref : stage_pass_order(schedule, pp, vp, per_run, stage)) {
+        ref.micro_batch += static_cast<std::int32_t>(r * per_run);
+        order.push_back(ref);
+      }
+    }
+    return order;
+  }
   const std::int64_t m = micro_batches;
   std::vector<PassRef> order;
   order.reserve(static_cast<std::size_t>(2 * m * vp));

@@ -26,9 +26,10 @@ struct PassRef {
 std::int64_t warmup_units(Schedule schedule, std::int64_t pp, std::int64_t vp, std::int64_t micro_batches,
                           std::int64_t stage);
 
-/// Passes of stage `stage` in execution order: 2 x m x vp entries.
+/// Passes of stage `stage` in execution order: 2 x m x vp entries. With `runs` > 1 the m
+/// micro-batches run as that many schedules of m / runs one after the other (m a multiple of runs).
 std::vector<PassRef> stage_pass_order(Schedule schedule, std::int64_t pp, std::int64_t vp,
-                                      std::int64_t micro_batches, std::int64_t stage);
+                                      std::int64_t micro_batches, std::int64_t stage, std::int64_t runs = 1);
 
 /// Layers of each model chunk, in model order (chunk c of stage s is entry c x pp + s).
 /// Even where pp x vp divides the layers; otherwise chunks differ by one layer and the smaller ones

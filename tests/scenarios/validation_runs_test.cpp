@@ -377,6 +377,22 @@ TEST_CASE("validation: torchtitan's Grand Teton rows run on h100-96gb-500w with 
   CHECK(f.measured.step_time_s == doctest::Approx(2.843457).epsilon(1e-6));
 }
 
+TEST_CASE("validation: a pipelined row's gradient-accumulation steps are its pipeline runs") {
+  // 512 sequences on dp 8 x pp 4, one a micro-batch: 64 micro-batches a step, GA=4 runs of 16.
+  ValidationRow row = gpt_1_7b();
+  row.num_gpus = "32";
+  row.pp = "4";
+  row.dp = "8";
+  row.notes = "Selene DGX A100 (8x200Gb/s HDR IB per node). LBS=16, GA=4.";
+  const ValidationCase c = mapped(row);
+  CHECK(c.scenario.training.pipeline_runs == 4);
+  CHECK(assumes(c, "pipeline_runs=4: the row's GA=4"));
+  // Without a pipeline, accumulation steps are micro-batches of one schedule.
+  ValidationRow flat = gpt_1_7b();
+  flat.notes = row.notes;
+  CHECK(mapped(flat).scenario.training.pipeline_runs == 1);
+}
+
 TEST_CASE("validation: a row without micro_batch outside torchtitan runs one sequence per micro-batch") {
   ValidationRow row = torchtitan_405b();
   row.source = kMegatronCore;

@@ -23,7 +23,7 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.082 today, with every row on its GPU's bundled
+// the step model can express. The model measures 0.081 today, with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
@@ -34,13 +34,13 @@ namespace {
 // 5 % where attention dominates; among torchtitan's thirteen Grand Teton rows (H100 capped at
 // 500 W, their tensor cores at the clock that limit leaves) the June 2025 TP 8 runs of Llama 3.1
 // 8B are the worst (-9 to -17 %): the model gives async TP more than it measured.
-// NeMo Automodel's six MoE rows are 17.1 % off on average, all too fast, with
+// NeMo Automodel's six MoE rows are 15.6 % off on average, all too fast, with
 // their bf16 parameters, bf16 gradient reduction and bf16 loss as the recipe runs them and, under
 // PP, FSDP2 gathering and reducing once a step: Qwen3 7 % once its fake balanced gate's
 // routing is modelled (each token's experts on one node), GPT-OSS 20B 9 % with its published
-// config's activation checkpointing, DeepSeek-V3 12 % on 256 GPUs and 26 % on 1,024 (four pipeline
-// runs a step there, each with its fill and drain, simulated as one), Kimi K2
-// (DeepSeek-V3's design with 384 experts, on PP8 EP32, two runs) 25 % and GPT-OSS 120B 23 %
+// config's activation checkpointing, DeepSeek-V3 12 % on 256 GPUs and 24 % on 1,024 (four pipeline
+// runs a step there, each with its fill and drain), Kimi K2 (DeepSeek-V3's design with 384
+// experts, on PP8 EP32, two runs) 18 % and GPT-OSS 120B 23 %
 // (attention sinks and FlexAttention's own rate are not modelled, nor measured grouped GEMMs). MLPerf 5.1's two Llama 3.1 8B steps on GB200 (0.09 and
 // 0.17 s, 2,048-4,096 tokens a GPU) are 12-42 % too fast: a step that short is set by per-call
 // costs (small attention calls of the context-parallel ring, kernel ramps) the model charges
@@ -48,10 +48,10 @@ namespace {
 // is 11-13 % too slow where MLPerf 3.1's, at 4,096-10,752 GPUs, is 7-10 % too fast. The gate sits just above the measured level against
 // regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
 // per-row corrections.
-constexpr double kMaxValidationMape = 0.083;
+constexpr double kMaxValidationMape = 0.082;
 // The mixture-of-experts rows together, at their measured level (the MoE issue asked for 15 %: the
 // rows met it while FSDP2 under a pipeline was simulated gathering every micro-batch).
-constexpr double kMaxMoeMape = 0.175;
+constexpr double kMaxMoeMape = 0.16;
 // The mean signed error of each source family, held at its measured level (a little margin) on
 // both sides so that no family drifts further while the overall MAPE holds; the goal is within
 // +/-6 %.
@@ -65,7 +65,7 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.165, 0.06},
     FamilyBiasBound{"MLPerf 3.1", -0.09, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.135, 0.06},
-    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.175, 0.06},
+    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.16, 0.06},
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
     FamilyBiasBound{"MLPerf 5.1", -0.28, 0.06},      FamilyBiasBound{"MLPerf 4.1", -0.06, 0.10},
 };

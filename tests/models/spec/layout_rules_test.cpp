@@ -111,6 +111,23 @@ TEST_CASE("layout rules: one rule at a time, each naming its field") {
   CHECK(v.rule == "the interleaved schedule needs the micro-batches per step, global_batch/(dp*micro_batch) = 6, "
                   "to be a multiple of pp=4");
 
+  // Pipeline runs split the step's micro-batches evenly, and under interleaving each run's too.
+  v = broken([](Fixture& l) {
+    l.training.global_batch = 48;
+    l.training.pipeline_runs = 4;
+  });
+  CHECK(v.field == LayoutField::training_pipeline_runs);
+  CHECK(v.rule == "must divide the micro-batches per step, global_batch/(dp*micro_batch) = 6, got 4");
+  v = broken([](Fixture& l) {
+    l.training.global_batch = 96;
+    l.training.pipeline_runs = 2;
+    l.parallelism.vp = 2;
+    l.training.schedule = Schedule::interleaved;
+  });
+  CHECK(v.field == LayoutField::training_global_batch);
+  CHECK(v.rule == "the interleaved schedule needs the micro-batches per pipeline run, "
+                  "global_batch/(dp*micro_batch*pipeline_runs) = 6, to be a multiple of pp=4");
+
   v = broken([](Fixture& l) {
     l.parallelism = {.tp = 8, .pp = 4, .dp = 4, .cp = 2, .vp = 1, .sp = false, .zero = 1};
     l.training.seq_len = 4095;

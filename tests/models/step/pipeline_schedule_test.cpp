@@ -73,6 +73,25 @@ TEST_CASE("schedule: interleaved bubble equals (p-1)/(v m + p-1)") {
       }
 }
 
+TEST_CASE("schedule: each pipeline run fills and drains the pipeline, 3 (m + r (p - 1)) s for r runs") {
+  // torchtitan and NeMo Automodel call the schedule once per gradient-accumulation step: r runs of
+  // m / r micro-batches one after the other, each paying the p - 1 slots of fill and drain of the
+  // closed form above; interleaved, (p - 1) / v slots each.
+  CHECK(order_string(stage_pass_order(Schedule::one_f_one_b, 2, 1, 4, 0, 2)) == "F0 F1 B0 B1 F2 F3 B2 B3 ");
+  for (std::int64_t p : {2, 4})
+    for (std::int64_t r : {1, 2, 4}) {
+      CAPTURE(p);
+      CAPTURE(r);
+      StepPlan plan = uniform_plan(Schedule::one_f_one_b, p, 1, 8);
+      plan.pipeline_runs = r;
+      CHECK(simulate(plan).step_time_s == doctest::Approx(3.0 * static_cast<double>(8 + r * (p - 1))));
+      StepPlan interleaved = uniform_plan(Schedule::interleaved, p, 2, 16);
+      interleaved.pipeline_runs = r;
+      CHECK(simulate(interleaved).step_time_s ==
+            doctest::Approx(3.0 * (16.0 + static_cast<double>(r * (p - 1)) / 2.0)));
+    }
+}
+
 TEST_CASE("schedule: GPipe and 1F1B take the same time; 1F1B holds fewer micro-batches") {
   // Both fill and drain the pipeline once: (m + p - 1)(t_f + t_b). 1F1B's first stage holds p
   // micro-batches' activations at its peak, GPipe's holds all m (Narayanan et al. 2021, 2.2).
