@@ -115,6 +115,10 @@ LaunchConfig export_deepspeed(const models::TransformerSpec& model, const models
                                             deepspeed::kDeepSpeedCommit, deepspeed::kMegatronDeepSpeedCommit),
                       .breaches = std::move(mapping.breaches),
                       .notes = std::move(mapping.notes)};
+  if (layout.training.pipeline_runs > 1)
+    config.notes.push_back(fmt::format("training.pipeline_runs {} is not exported: DeepSpeed's pipeline engine runs a "
+                                       "step's micro-batches as one schedule",
+                                       layout.training.pipeline_runs));
   const std::string script = deepspeed::launch_script(model, cluster, mapping.layout);
   // Checked as the launcher would run it: the written script parsed back.
   for (RuleBreach& b : deepspeed::check_launch(deepspeed::parse_launch_script(script, "pretrain_gpt.sh"))) {

@@ -287,6 +287,10 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
     if (!t.fp8_backward)
       launch.notes.push_back("training.fp8_backward false (bf16 dgrad and wgrad GEMMs) has no Megatron-LM flag");
   }
+  if (t.pipeline_runs > 1)
+    launch.notes.push_back(fmt::format("training.pipeline_runs {} is not exported: Megatron-LM runs a step's "
+                                       "micro-batches as one pipeline schedule",
+                                       t.pipeline_runs));
   if (t.bf16_params)
     launch.notes.push_back("training.bf16_params (bf16 parameters, no fp32 master) is not exported: Megatron-LM keeps "
                            "fp32 main parameters");

@@ -225,6 +225,10 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
     notes.push_back("training.fp8_backward false has no mixed-precision recipe of its own");
   if (t.bf16_params)
     notes.push_back("training.bf16_params is not exported: Megatron-Core's optimizer keeps fp32 main parameters");
+  if (t.pipeline_runs > 1)
+    notes.push_back(fmt::format("training.pipeline_runs {} is not exported: Megatron-Core runs a step's micro-batches "
+                                "as one pipeline schedule",
+                                t.pipeline_runs));
   if (!t.fp32_loss)
     notes.push_back("training.fp32_loss false has no Megatron-Bridge setting: Megatron-Core's cross-entropy upcasts to fp32");
   return o;

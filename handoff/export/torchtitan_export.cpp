@@ -64,7 +64,8 @@ Json job_document(const models::TransformerSpec& model, const planning::Layout& 
   const bool pipelined = p.pp > 1;
   const std::int64_t steps = static_cast<std::int64_t>(
       std::ceil(t.tokens / (static_cast<double>(t.global_batch) * static_cast<double>(t.seq_len))));
-  Json training{{"local_batch_size", pipelined ? t.global_batch / p.dp : t.micro_batch},
+  // Under a pipeline a local batch is one run of the schedule (training.pipeline_runs of them a step).
+  Json training{{"local_batch_size", pipelined ? t.global_batch / (p.dp * t.pipeline_runs) : t.micro_batch},
                 {"global_batch_size", t.global_batch},
                 {"seq_len", t.seq_len},
                 {"steps", steps},

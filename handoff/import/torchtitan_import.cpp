@@ -165,9 +165,8 @@ ImportedScenario import_torchtitan(std::string_view text, std::string_view sourc
   if (pp > 1) {
     const std::int64_t micro = f.integer("parallelism", "pipeline_parallel_microbatch_size", 1);
     training["micro_batch"] = micro;
-    if (global != local * dp)
-      result.notes.push_back(fmt::format("{} gradient-accumulation steps of pipeline flushes: clustersim runs the step "
-                                         "as one flush of all its micro-batches", global / (local * dp)));
+    // Each gradient-accumulation step runs the pipeline schedule once: a run of its own.
+    if (global != local * dp) training["pipeline_runs"] = global / (local * dp);
     const std::string name_of_schedule = f.text("parallelism", "pipeline_parallel_schedule", "1F1B");
     const std::int64_t in_w = f.integer("parallelism", "pipeline_parallel_first_stage_less_layers", 1);
     const std::int64_t out_w = f.integer("parallelism", "pipeline_parallel_last_stage_less_layers", 1);

@@ -237,6 +237,23 @@ TEST_CASE("torchtitan round trip: a pipeline of 32 stages over 80 layers, one da
             .layout.parallelism.zero == 0);
 }
 
+TEST_CASE("torchtitan round trip: gradient accumulation over pipeline runs is the local batch") {
+  // Each gradient-accumulation step runs torchtitan's pipeline schedule once: 4 runs of the 1,024
+  // sequences over 8 data-parallel ranks are local batches of 1024 / (8 x 4) = 32.
+  planning::Layout runs = testing::twelve_layouts()[0].layout;
+  REQUIRE(runs.parallelism.pp > 1);
+  REQUIRE(runs.parallelism.dp == 8);
+  runs.training.pipeline_runs = 4;
+  const LaunchConfig config = export_of(runs);
+  const Json job = exported_job(config);
+  CHECK(job["training"]["local_batch_size"] == 32);
+  CHECK(job["training"]["global_batch_size"] == 1024);
+  const ImportedScenario imported =
+      import_config(Framework::torchtitan, config.files[0].content, "job.toml", {.nodes = 32, .gpus_per_node = 8});
+  const scenarios::Scenario back = scenarios::load_scenario_text(imported.scenario.dump(), "imported");
+  CHECK(back.training.pipeline_runs == 4);
+}
+
 TEST_CASE("torchtitan: Qwen3 30B-A3B with expert parallelism exports as qwen3's flavor and round-trips") {
   const models::TransformerSpec qwen = scenarios::model_preset("qwen3-30b-a3b");
   const models::ClusterSpec& cluster = testing::twelve_layouts_scenario().cluster;
