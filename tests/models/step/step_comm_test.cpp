@@ -39,6 +39,19 @@ void check_record(const CollectiveRecord& r, CollectiveOp op, double bytes, Comm
   CHECK(r.seconds == collective_time_s(op, bytes, group, in.cluster, in.comm));
 }
 
+/// A middle chunk's GEMM seconds of one pass, by hand: the layer's ops of kind gemm, 16 layers.
+double chunk_gemm_s(const StepInputs& in, bool forward) {
+  const LayerCosts layer = layer_costs(in.model, in.parallelism, in.training);
+  double seconds = 0.0;
+  for (const OpCost& op : forward ? layer.forward : layer.backward)
+    if (op.kind == OpKind::gemm) seconds += op_time_s(op, in.cluster.gpu, in.compute, in.training.precision);
+  return 16.0 * seconds;
+}
+
+/// Seconds exposed of a collective of c seconds split into n chunks pipelined with g seconds of
+/// GEMM: the first chunk, and whatever of the rest the other n - 1 GEMM chunks do not cover.
+double pipelined_exposed(double c, double g, double n) { return std::max(c / n, c - g * (n - 1.0) / n); }
+
 /// What the flow fidelity sends for one communication task, lowered alone: bytes over all flows
 /// and the latency its start task pays.
 struct Sent {
@@ -333,16 +346,11 @@ TEST_CASE("collective records: tensor-parallel overlap leaves the first chunk an
   const StepPlan overlapped = plan_step(in);
   const ChunkCosts& p = plain.stages[1].chunks.front();
   const ChunkCosts& o = overlapped.stages[1].chunks.front();
-  // The chunk's GEMMs by hand: the forward ops of kind gemm, 16 layers.
-  const LayerCosts layer = layer_costs(in.model, in.parallelism, in.training);
-  double gemm_forward_s = 0.0;
-  for (const OpCost& op : layer.forward)
-    if (op.kind == OpKind::gemm) gemm_forward_s += op_time_s(op, in.cluster.gpu, in.compute, in.training.precision);
-  gemm_forward_s *= 16.0;
+  const double gemm_forward_s = chunk_gemm_s(in, true);
   const double c = p.tp_forward_s;
   REQUIRE(c > 0.0);
-  const auto exposed = [](double cs, double g, double n) { return std::max(cs / n, cs - g * (n - 1.0) / n); };
-  const double expected = exposed(c / 2.0, gemm_forward_s / 2.0, 2.0) + exposed(c / 2.0, gemm_forward_s / 2.0, 4.0);
+  const double expected =
+      pipelined_exposed(c / 2.0, gemm_forward_s / 2.0, 2.0) + pipelined_exposed(c / 2.0, gemm_forward_s / 2.0, 4.0);
   CHECK(o.tp_forward_s == doctest::Approx(expected).epsilon(1e-12));
   CHECK(o.tp_exposed_forward == doctest::Approx(expected / c).epsilon(1e-12));
   CHECK(o.tp_forward_s < c);
@@ -364,17 +372,13 @@ TEST_CASE("collective records: torchtitan's async TP leaves the backward's input
     const StepPlan overlapped = plan_step(in);
     const ChunkCosts& p = plain.stages[1].chunks.front();
     const ChunkCosts& o = overlapped.stages[1].chunks.front();
-    const LayerCosts layer = layer_costs(in.model, in.parallelism, in.training);
-    double gemm_backward_s = 0.0;
-    for (const OpCost& op : layer.backward)
-      if (op.kind == OpKind::gemm) gemm_backward_s += op_time_s(op, in.cluster.gpu, in.compute, in.training.precision);
-    gemm_backward_s *= 16.0;
+    const double gemm_backward_s = chunk_gemm_s(in, false);
     const double c = p.tp_backward_s;
     REQUIRE(c > 0.0);
     const double u = framework == Framework::torchtitan ? 2.0 * 16.0 * overlapped.layer.tp[1].seconds : 0.0;
     const double h = c - u;
-    const auto exposed = [](double cs, double g, double n) { return std::max(cs / n, cs - g * (n - 1.0) / n); };
-    const double expected = u + exposed(h / 2.0, gemm_backward_s / 2.0, 2.0) + exposed(h / 2.0, gemm_backward_s / 2.0, 4.0);
+    const double expected = u + pipelined_exposed(h / 2.0, gemm_backward_s / 2.0, 2.0) +
+                            pipelined_exposed(h / 2.0, gemm_backward_s / 2.0, 4.0);
     CHECK(o.tp_backward_s == doctest::Approx(expected).epsilon(1e-12));
     CHECK(o.tp_backward_s < c);
   }
