@@ -184,25 +184,21 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
                                                         p.dp, t.micro_batch, per_step, t.global_batch));
   if (t.pipeline_runs < 1)
     return broken(F::training_pipeline_runs, fmt::format("must be >= 1, got {}", t.pipeline_runs));
-  if (const std::int64_t micro_batches = t.global_batch / (p.dp * t.micro_batch); micro_batches % t.pipeline_runs != 0)
+  const std::int64_t micro_batches = t.global_batch / (p.dp * t.micro_batch);
+  if (micro_batches % t.pipeline_runs != 0)
     return broken(F::training_pipeline_runs,
                   fmt::format("must divide the micro-batches per step, global_batch/(dp*micro_batch) = {}, got {}",
                               micro_batches, t.pipeline_runs));
-  if (const std::int64_t micro_batches = t.global_batch / (p.dp * t.micro_batch) / t.pipeline_runs;
-      interleaved && micro_batches % p.pp != 0)
+  if (interleaved && (micro_batches / t.pipeline_runs) % p.pp != 0)
     return broken(F::training_global_batch,
-                  t.pipeline_runs == 1
-                      ? fmt::format("the interleaved schedule needs the micro-batches per step, "
-                                    "global_batch/(dp*micro_batch) = {}, to be a multiple of pp={}",
-                                    micro_batches, p.pp)
-                      : fmt::format("the interleaved schedule needs the micro-batches per pipeline run, "
-                                    "global_batch/(dp*micro_batch*pipeline_runs) = {}, to be a multiple of pp={}",
-                                    micro_batches, p.pp));
-  if (const std::int64_t passes = p.pp * p.vp * (t.global_batch / (p.dp * t.micro_batch)); passes > kMaxChunkPasses)
+                  fmt::format("the interleaved schedule needs the micro-batches of each pipeline run, "
+                              "global_batch/(dp*micro_batch*pipeline_runs) = {}, to be a multiple of pp={}",
+                              micro_batches / t.pipeline_runs, p.pp));
+  if (const std::int64_t passes = p.pp * p.vp * micro_batches; passes > kMaxChunkPasses)
     return broken(F::training_global_batch,
                   fmt::format("pp*vp*micro-batches = {}*{}*{} = {} chunk passes a step: at most {} are simulated (one "
                               "pipeline's task graph grows with each; raise micro_batch or dp)",
-                              p.pp, p.vp, t.global_batch / (p.dp * t.micro_batch), passes, kMaxChunkPasses));
+                              p.pp, p.vp, micro_batches, passes, kMaxChunkPasses));
   if (t.seq_len % p.cp != 0)
     return broken(F::training_seq_len, fmt::format("must be divisible by cp={}, got {}", p.cp, t.seq_len));
   if (p.sp && p.tp < 2)

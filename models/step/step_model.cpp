@@ -45,16 +45,30 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 // HBM bytes per parameter that adding one micro-batch's gradients into the step's buffer moves,
 // averaged over the step's micro-batches (TrainingSpec::grad_accumulation): autograd's in-place
 // add skips the first micro-batch, whose gradient becomes .grad as it is.
+double autograd_add_bytes_per_param(std::int64_t micro_batches) {
+  return 3.0 * kBf16Bytes * static_cast<double>(micro_batches - 1) / static_cast<double>(micro_batches);
+}
+
 double grad_accumulation_bytes_per_param(const TrainingSpec& t, std::int64_t micro_batches) {
   const double buffer = grad_dtype_bytes(t.grad_dtype);
   switch (t.grad_accumulation) {
     case GradAccumulation::fused: return 0.0;
-    case GradAccumulation::autograd:
-      return 3.0 * kBf16Bytes * static_cast<double>(micro_batches - 1) / static_cast<double>(micro_batches);
+    case GradAccumulation::autograd: return autograd_add_bytes_per_param(micro_batches);
     case GradAccumulation::main_grad_add: return kBf16Bytes + 2.0 * buffer;
     case GradAccumulation::fp32_cast_add: return (kBf16Bytes + 4.0) + 3.0 * 4.0;
   }
   return 0.0;
+}
+
+// FSDP2 under a pipeline (sharding.hpp): each backward adds its 16-bit gradients into the stage's
+// unsharded buffer of the reduce dtype, a cast into it the first time (2 B read, 4 written a
+// parameter) and an add after (2 + 4 read, 4 written); where the dtypes agree autograd adds in
+// place. Averaged over the step's micro-batches.
+double fsdp2_accumulation_bytes_per_param(const ShardingParameters& sharding, std::int64_t micro_batches) {
+  const double buffer = sharding.reduce_bytes_per_param;
+  if (buffer <= kBf16Bytes) return autograd_add_bytes_per_param(micro_batches);
+  const auto m = static_cast<double>(micro_batches);
+  return (kBf16Bytes + buffer + (m - 1.0) * (kBf16Bytes + 2.0 * buffer)) / m;
 }
 
 /// The groups each parallel dimension talks over. Rank order, innermost first: TP, CP, DP, PP.
@@ -236,6 +250,10 @@ std::int64_t micro_batches_per_step(const ParallelismSpec& parallelism, const Tr
   return training.global_batch / (parallelism.dp * training.micro_batch);
 }
 
+std::int64_t micro_batches_per_run(const ParallelismSpec& parallelism, const TrainingSpec& training) {
+  return micro_batches_per_step(parallelism, training) / std::max<std::int64_t>(1, training.pipeline_runs);
+}
+
 void check_layout(const StepInputs& in) { require_layout(in, in.parallelism, in.training); }
 
 StepPlan plan_step(const StepInputs& in) { return plan_step(in, in.parallelism, in.training); }
@@ -270,6 +288,9 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   plan.gathers_per_pass = p.zero >= 3 && !once_a_step;
   plan.reduces_per_pass = p.zero >= 2 && !once_a_step;
   if (once_a_step) plan.overlap_grad_reduce = false;
+  const bool hides_input_grad_reduce = framework_parameters(t.framework).tp_overlap_hides_input_grad_reduce.value;
+  // What memory-bound passes over parameters and gradients run at.
+  const double hbm_bytes_per_s = in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value;
   plan.ep_overlap = p.ep_comm_overlap;
   plan.reshard_after_forward = sharding.reshard_after_forward;
 
@@ -382,16 +403,15 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         chunk.backward_s += issued_s(output_backward, host, false);
         params += head_params;
       }
-      // ZeRO 0-1: each backward adds its gradients into the step's buffer, unless the
-      // weight-gradient GEMMs accumulate there themselves (ZeRO-2 and 3 reduce-scatter them into
-      // the shard every backward instead). The launches, one or two a parameter
-      // tensor, are left out: a dozen tensors a layer, under 2 % of the pass's adds.
-      if (p.zero < 2) {
-        chunk.grad_accumulation_s = (params + expert_params) *
-                                    grad_accumulation_bytes_per_param(t, plan.micro_batches) /
-                                    (in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value);
-        chunk.backward_s += chunk.grad_accumulation_s;
-      }
+      // Each backward adds its gradients into a whole buffer of the step: ZeRO 0-1's, unless the
+      // weight-gradient GEMMs accumulate there themselves, and FSDP2's under a pipeline (ZeRO-2
+      // and 3 otherwise reduce-scatter them into the shard every backward). The launches, one or
+      // two a parameter tensor, are left out: a dozen tensors a layer, under 2 % of the pass's adds.
+      const double accumulated_bytes = p.zero < 2   ? grad_accumulation_bytes_per_param(t, plan.micro_batches)
+                                       : once_a_step ? fsdp2_accumulation_bytes_per_param(sharding, plan.micro_batches)
+                                                     : 0.0;
+      chunk.grad_accumulation_s = (params + expert_params) * accumulated_bytes / hbm_bytes_per_s;
+      chunk.backward_s += chunk.grad_accumulation_s;
       // ZeRO 0-1: a gradient bucket is reduced once its last gradient is ready; the backward
       // releases the buckets evenly.
       chunk.grad_buckets = chunk.layers;
@@ -444,11 +464,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       } else if (once_a_step) {
         // The stage's parameters gathered once, before its first forward, and its gradients, held
         // unsharded in the reduce dtype, reduce-scattered once after its last backward; hybrid
-        // sharding all-reduces the shard across the groups. Each backward adds its 16-bit gradients
-        // into that buffer: cast into it the first time (2 B read, 4 written a parameter), added
-        // to it after (2 + 4 read, 4 written), or added in place where the dtypes agree. The HBM
-        // copies around the two collectives, a pass or two over the stage's buffers a step, are
-        // not charged.
+        // sharding all-reduces the shard across the groups. The HBM copies around the two
+        // collectives, a pass or two over the stage's buffers a step, are not charged.
         const double reduced = params * sharding.reduce_bytes_per_param;
         chunk.grad_reduce = collective(CollectiveOp::reduce_scatter, reduced, groups.shard, CommScope::dp_shard);
         if (groups.replica.ranks > 1)
@@ -463,14 +480,6 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
           chunk.expert_param_gather = collective(CollectiveOp::all_gather, expert_params * sharding.gather_bytes_per_param,
                                                  groups.ep_dp, CommScope::ep_dp);
         }
-        const auto m = static_cast<double>(plan.micro_batches);
-        const double widened = sharding.reduce_bytes_per_param > kBf16Bytes
-                                    ? (kBf16Bytes + sharding.reduce_bytes_per_param +
-                                       (m - 1.0) * (kBf16Bytes + 2.0 * sharding.reduce_bytes_per_param)) / m
-                                    : 3.0 * kBf16Bytes * (m - 1.0) / m;
-        chunk.grad_accumulation_s = (params + expert_params) * widened /
-                                    (in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value);
-        chunk.backward_s += chunk.grad_accumulation_s;
       } else {
         // Units: the chunk's layers, or their parameter tensors, and the embedding and the output
         // layer on the ends; each of their average size. Tensor units gather only the tensors the
@@ -510,7 +519,6 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         chunk.unit_reduce = collective(CollectiveOp::reduce_scatter, grad_bytes, groups.shard, CommScope::dp_shard);
         // The buffer's passes through HBM around the NCCL call (sharding.hpp), the gathered or
         // reduced tensor whole on every rank.
-        const double hbm_bytes_per_s = in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value;
         const double gather_staging_s = sharding.gather_staging_passes * unit_params * sharding.gather_bytes_per_param / hbm_bytes_per_s;
         const double reduce_staging_s = sharding.reduce_staging_passes * grad_bytes / hbm_bytes_per_s;
         const bool on_compute = sharding.staging_on_compute_stream;
@@ -574,9 +582,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         chunk.tp_exposed_forward = tp_exposed_share(comm_seconds(forward_tp.span()), forward_gemm_s, p.tp);
         // The backward's reduce-scatters of the input projections' input gradients, one per
         // projection group and layer, where the framework cannot run them beside compute.
-        const double unhidden_s = framework_parameters(t.framework).tp_overlap_hides_input_grad_reduce.value
-                                      ? 0.0
-                                      : plan.layer.tp[1].seconds * plan.layer.tp_per_layer * chunk.tp_layers;
+        const double unhidden_s =
+            hides_input_grad_reduce ? 0.0 : plan.layer.tp[1].seconds * plan.layer.tp_per_layer * chunk.tp_layers;
         chunk.tp_exposed_backward =
             tp_exposed_share_with_unhidden(comm_seconds(backward_tp.span()), unhidden_s, backward_gemm_s, p.tp);
       }
@@ -615,8 +622,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
     const double expert_shard = p.zero >= 1 ? static_cast<double>(groups.ep_dp.ranks) : 1.0;
     const double shard_params = stage_params / shard + stage_expert_params / expert_shard;
     const std::int64_t launches = adam_launches(shard_params);
-    const double adam_gpu_s = shard_params * adam_bytes_per_parameter(p, t, sharding) /
-                                  (in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value) +
+    const double adam_gpu_s = shard_params * adam_bytes_per_parameter(p, t, sharding) / hbm_bytes_per_s +
                               static_cast<double>(launches) * in.compute.launch_overhead_s.value;
     stage.optimizer_s = host.per_kernel_s + issued_stretch_s(adam_gpu_s, launches - 1, host, false);
   }
@@ -684,8 +690,7 @@ StepSimulation simulate(const StepInputs& in, TraceRecords trace) {
     std::int64_t stage_layers = 0;
     for (std::int64_t c = 0; c < p.vp; ++c) stage_layers += r.layers_per_chunk[static_cast<std::size_t>(c * p.pp + s)];
     // Each pipeline run fills and drains on its own: at most its micro-batches are in flight.
-    const double in_flight =
-        micro_batches_in_flight(t.schedule, p.pp, p.vp, plan.micro_batches / plan.pipeline_runs, s);
+    const double in_flight = micro_batches_in_flight(t.schedule, p.pp, p.vp, micro_batches_per_run(p, t), s);
     r.memory_per_stage.push_back(
         memory_per_gpu(in.model, p, t, in.cluster.gpu, stage_layers, s == 0, s == p.pp - 1, in_flight,
                        moe_layers_of_stage(in.model, r.layers_per_chunk, p.pp, s)));

@@ -47,6 +47,8 @@ struct StepInputs {
 void check_layout(const StepInputs& in);
 
 std::int64_t micro_batches_per_step(const ParallelismSpec& parallelism, const TrainingSpec& training);
+/// Micro-batches of one pipeline run (TrainingSpec::pipeline_runs): at most these are in flight.
+std::int64_t micro_batches_per_run(const ParallelismSpec& parallelism, const TrainingSpec& training);
 
 StepPlan plan_step(const StepInputs& in);
 /// The same for another layout of the same model and cluster (`in`'s parallelism and training

@@ -35,8 +35,7 @@ bool contains(const std::vector<bool>& values, bool v) {
 std::vector<models::MemoryBreakdown> memory_per_stage(const models::StepInputs& in) {
   const auto& p = in.parallelism;
   const auto& t = in.training;
-  // A pipeline run's micro-batches: at most they are in flight (step_model.cpp).
-  const std::int64_t m = models::micro_batches_per_step(p, t) / std::max<std::int64_t>(1, t.pipeline_runs);
+  const std::int64_t m = models::micro_batches_per_run(p, t);
   const std::vector<std::int64_t> split = models::split_layers(in.model.layers, p.pp, p.vp);
   std::vector<models::MemoryBreakdown> stages;
   stages.reserve(static_cast<std::size_t>(p.pp));

@@ -274,8 +274,8 @@ TEST_CASE("validation: each rule names the key to change") {
       {{"parallelism.tp=1", "parallelism.dp=64"}, "/parallelism/sp",
        "sequence parallelism splits activations over the TP group: it needs parallelism.tp > 1"},
       {{"parallelism.vp=2", "training.schedule=interleaved", "training.global_batch=48"}, "/training/global_batch",
-       "the interleaved schedule needs the micro-batches per step, global_batch/(dp*micro_batch) = 6, to be a "
-       "multiple of pp=4"},
+       "the interleaved schedule needs the micro-batches of each pipeline run, "
+       "global_batch/(dp*micro_batch*pipeline_runs) = 6, to be a multiple of pp=4"},
       {{"parallelism.dp=4"}, "/parallelism",
        "tp*pp*dp*cp = 8*4*4*1 = 128 must equal cluster.num_gpus=256"},
       {{"cluster.num_gpus=252"}, "/cluster/num_gpus",

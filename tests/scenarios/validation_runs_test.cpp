@@ -379,8 +379,7 @@ TEST_CASE("validation: torchtitan's Grand Teton rows run on h100-96gb-500w with 
 
 TEST_CASE("validation: a pipelined row's gradient-accumulation steps are its pipeline runs") {
   // 512 sequences on dp 8 x pp 4, one a micro-batch: 64 micro-batches a step, GA=4 runs of 16.
-  ValidationRow row = gpt_1_7b();
-  row.num_gpus = "32";
+  ValidationRow row = gpt_1_7b();  // 32 GPUs
   row.pp = "4";
   row.dp = "8";
   row.notes = "Selene DGX A100 (8x200Gb/s HDR IB per node). LBS=16, GA=4.";
@@ -463,7 +462,8 @@ TEST_CASE("validation: rows the step model cannot express are skipped with the r
     row.vp = "2";
     row.global_batch = "16";
     CHECK(skip_reason(row) == "layout rejected: /training/global_batch: the interleaved schedule needs the "
-                              "micro-batches per step, global_batch/(dp*micro_batch) = 8, to be a multiple of pp=16");
+                              "micro-batches of each pipeline run, global_batch/(dp*micro_batch*pipeline_runs) = 8, "
+                              "to be a multiple of pp=16");
   }
 }
 

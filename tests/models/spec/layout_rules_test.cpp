@@ -108,8 +108,8 @@ TEST_CASE("layout rules: one rule at a time, each naming its field") {
     l.training.schedule = Schedule::interleaved;
   });
   CHECK(v.field == LayoutField::training_global_batch);
-  CHECK(v.rule == "the interleaved schedule needs the micro-batches per step, global_batch/(dp*micro_batch) = 6, "
-                  "to be a multiple of pp=4");
+  CHECK(v.rule == "the interleaved schedule needs the micro-batches of each pipeline run, "
+                  "global_batch/(dp*micro_batch*pipeline_runs) = 6, to be a multiple of pp=4");
 
   // Pipeline runs split the step's micro-batches evenly, and under interleaving each run's too.
   v = broken([](Fixture& l) {
@@ -125,7 +125,7 @@ TEST_CASE("layout rules: one rule at a time, each naming its field") {
     l.training.schedule = Schedule::interleaved;
   });
   CHECK(v.field == LayoutField::training_global_batch);
-  CHECK(v.rule == "the interleaved schedule needs the micro-batches per pipeline run, "
+  CHECK(v.rule == "the interleaved schedule needs the micro-batches of each pipeline run, "
                   "global_batch/(dp*micro_batch*pipeline_runs) = 6, to be a multiple of pp=4");
 
   v = broken([](Fixture& l) {
