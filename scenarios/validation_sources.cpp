@@ -226,7 +226,11 @@ constexpr std::array families{
                  .zero = {1, "zero=1: BF16Optimizer shards optimizer state like ZeRO-1"},
                  .recompute = {Recompute::full, "recompute=full assumed, as its FLOP count"},
                  .sp = {SpDefault::off, "sp=off: Megatron-DeepSpeed 2022 had none"},
-                 .overlap_grad_reduce = overlapped,
+                 .overlap_grad_reduce = {false, "gradient reduction after the pipeline's last backward: "
+                                                "DeepSpeed's PipelineEngine ends each step's schedule in "
+                                                "ReduceTiedGrads, ReduceGrads and OptimizerStep "
+                                                "(runtime/pipe/schedule.py TrainSchedule, engine.py "
+                                                "_exec_reduce_grads, v0.7)"},
                  .seq_len = no_seq_len,
                  .framework = {Framework::megatron_deepspeed,
                                 "framework=megatron-deepspeed: BigScience's Megatron-DeepSpeed fork"},
