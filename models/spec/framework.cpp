@@ -59,6 +59,14 @@ constexpr std::string_view kMegatronAsyncInputGrad =
     "(all-reduce, or reduce-scatter under sequence parallelism) and runs the weight-gradient GEMM beside it "
     "(megatron/core/tensor_parallel/layers.py); QKV and the first MLP projection are one GEMM each";
 
+constexpr std::string_view kDistributedOptimizerReduceScatter =
+    "Megatron's distributed optimizer reduce-scatters the gradient buckets into each rank's shard "
+    "(megatron/core/distributed/param_and_grad_buffer.py: reduce_scatter_tensor under "
+    "use_distributed_optimizer)";
+constexpr std::string_view kNoZero1 =
+    "no ZeRO-1 of its own (it shards with FSDP): parallelism.zero=1 stands for a reduce-scatter into the shard, "
+    "as Megatron's distributed optimizer does";
+
 constexpr std::array kSets{
     FrameworkParameters{
         .framework = Framework::megatron_core,
@@ -75,6 +83,7 @@ constexpr std::array kSets{
         .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_overlap_hides_input_grad_reduce = {true, kTeBulkDgradReduce},
+        .zero1_all_reduces_gradients = {false, kDistributedOptimizerReduceScatter},
     },
     FrameworkParameters{
         .framework = Framework::megatron_lm,
@@ -92,6 +101,7 @@ constexpr std::array kSets{
         .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
+        .zero1_all_reduces_gradients = {false, kDistributedOptimizerReduceScatter},
     },
     FrameworkParameters{
         .framework = Framework::megatron_deepspeed,
@@ -115,6 +125,11 @@ constexpr std::array kSets{
         .bf16_params = {false, "DeepSpeed's BF16_Optimizer keeps fp32 master weights (runtime/bf16_optimizer.py)"},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
+        .zero1_all_reduces_gradients = {true,
+                                        "DeepSpeed's BF16_Optimizer under the pipeline engine all-reduces the fp32 "
+                                        "gradients (pipe/engine.py _bf16_reduce_grads: buffered_allreduce_fallback), "
+                                        "updates its shard and all-gathers the bf16 parameters (bf16_optimizer.py "
+                                        "step: all_gather_dp_groups), v0.7"},
     },
     FrameworkParameters{
         .framework = Framework::torchtitan,
@@ -141,6 +156,7 @@ constexpr std::array kSets{
                                        "ctx.save_for_backward(input_hp, weight_hp_t)) and casts them again in "
                                        "its backward"},
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
+        .zero1_all_reduces_gradients = {false, kNoZero1},
     },
     FrameworkParameters{
         .framework = Framework::llm_foundry,
@@ -165,6 +181,7 @@ constexpr std::array kSets{
                                                "PyTorch's micro-pipeline TP pass can fuse each input gradient's "
                                                "reduce-scatter with the matmul that produces it "
                                                "(torch/_inductor/fx_passes/micro_pipeline_tp.py)"},
+        .zero1_all_reduces_gradients = {false, kNoZero1},
     },
     FrameworkParameters{
         .framework = Framework::nemo_automodel,
@@ -193,6 +210,7 @@ constexpr std::array kSets{
                         "torch.optim.Adam keeps its moments in their dtype"},
         .fp8_keeps_quantized_inputs = {false, "fp8 runs through torchao's Float8Linear, which keeps the bf16 input"},
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
+        .zero1_all_reduces_gradients = {false, kNoZero1},
     },
 };
 

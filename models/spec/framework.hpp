@@ -57,6 +57,10 @@ struct FrameworkParameters {
   // of the attention's and the MLP's input projections run beside compute, or stay on the stream.
   // A fact of the framework's overlap machinery, so no scenario key overrides it.
   FrameworkChoice<bool> tp_overlap_hides_input_grad_reduce{};
+  // Under ZeRO-1, whether the gradients are all-reduced (each rank then updating its shard of the
+  // optimizer state) or reduce-scattered into the shard. A fact of the framework's optimizer, so
+  // no scenario key overrides it.
+  FrameworkChoice<bool> zero1_all_reduces_gradients{};
 };
 
 /// The parameter set of `framework`.

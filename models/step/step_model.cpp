@@ -288,7 +288,9 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   plan.gathers_per_pass = p.zero >= 3 && !once_a_step;
   plan.reduces_per_pass = p.zero >= 2 && !once_a_step;
   if (once_a_step) plan.overlap_grad_reduce = false;
-  const bool hides_input_grad_reduce = framework_parameters(t.framework).tp_overlap_hides_input_grad_reduce.value;
+  const FrameworkParameters& framework = framework_parameters(t.framework);
+  const bool hides_input_grad_reduce = framework.tp_overlap_hides_input_grad_reduce.value;
+  const bool zero1_all_reduces = framework.zero1_all_reduces_gradients.value;
   // What memory-bound passes over parameters and gradients run at.
   const double hbm_bytes_per_s = in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value;
   plan.ep_overlap = p.ep_comm_overlap;
@@ -420,7 +422,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         chunk.grad_buckets = std::clamp<std::int64_t>(buckets, 1, std::max<std::int64_t>(1, chunk.layers));
       }
       // Data parallel over the chunk's parameters: ZeRO-0 all-reduces the gradients; ZeRO-1 and 2
-      // reduce-scatter them and all-gather the updated parameters, once a step; ZeRO-3 / FSDP
+      // reduce-scatter them (DeepSpeed's ZeRO-1 all-reduces) and all-gather the updated parameters,
+      // once a step; ZeRO-3 / FSDP
       // gathers each unit before each pass and reduces it after each backward (step_comm.hpp).
       // Gradients travel in training.grad_dtype: Megatron-LM reduces bf16 training's gradients in
       // fp32 unless --grad-reduce-in-bf16 (megatron/training/arguments.py); the distributed
@@ -434,11 +437,12 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
           chunk.expert_grad_reduce =
               collective(CollectiveOp::all_reduce, expert_grad_bytes, groups.ep_dp, CommScope::ep_dp);
       } else if (p.zero == 1) {
-        chunk.grad_reduce = collective(CollectiveOp::reduce_scatter, reduced_grad_bytes, groups.dp, CommScope::dp);
+        // DeepSpeed's BF16_Optimizer all-reduces the gradients and then updates its shard (framework.hpp).
+        const CollectiveOp reduce = zero1_all_reduces ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
+        chunk.grad_reduce = collective(reduce, reduced_grad_bytes, groups.dp, CommScope::dp);
         chunk.param_gather = collective(CollectiveOp::all_gather, param_bytes, groups.dp, CommScope::dp);
         if (expert_params > 0.0) {
-          chunk.expert_grad_reduce =
-              collective(CollectiveOp::reduce_scatter, expert_grad_bytes, groups.ep_dp, CommScope::ep_dp);
+          chunk.expert_grad_reduce = collective(reduce, expert_grad_bytes, groups.ep_dp, CommScope::ep_dp);
           chunk.expert_param_gather =
               collective(CollectiveOp::all_gather, expert_params * kBf16Bytes, groups.ep_dp, CommScope::ep_dp);
         }

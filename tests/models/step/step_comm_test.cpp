@@ -461,6 +461,27 @@ TEST_CASE("collective records: FSDP2 under a pipeline gathers once and reduce-sc
   CHECK(plan_step(megatron).reduces_per_pass);
 }
 
+TEST_CASE("collective records: DeepSpeed's ZeRO-1 all-reduces the gradients, then gathers the updated parameters") {
+  // DeepSpeed's BF16_Optimizer under the pipeline engine all-reduces the fp32 gradients and updates
+  // its shard; Megatron's distributed optimizer reduce-scatters them into the shard. Both gather
+  // the bf16 parameters back.
+  StepInputs in = small_layout();
+  in.training.framework = Framework::megatron_deepspeed;
+  const StepPlan plan = plan_step(in);
+  const CommGroup node_pair{.ranks = 2, .ranks_per_node = 2};
+  for (const StagePlan& stage : plan.stages) {
+    const ChunkCosts& chunk = stage.chunks.front();
+    const double params = chunk.param_gather.bytes / 2.0;  // bf16 parameters
+    check_record(chunk.grad_reduce, CollectiveOp::all_reduce, 4.0 * params, node_pair, CommScope::dp, in);
+    check_record(chunk.param_gather, CollectiveOp::all_gather, 2.0 * params, node_pair, CommScope::dp, in);
+  }
+  StepInputs megatron = in;
+  megatron.training.framework = Framework::megatron_core;
+  const ChunkCosts& sharded = plan_step(megatron).stages[0].chunks.front();
+  CHECK(sharded.grad_reduce.op == CollectiveOp::reduce_scatter);
+  CHECK(sharded.grad_reduce.bytes == plan.stages[0].chunks.front().grad_reduce.bytes);
+}
+
 TEST_CASE("collective records: ZeRO-2 reduce-scatters each backward's gradients into the shard, gathers once a step") {
   // Its gradient buffer is the shard, so every micro-batch's backward reduce-scatters what it made
   // (DeepSpeed stage 2, Megatron-FSDP optim_grads), a layer at a time beside the backward; the
