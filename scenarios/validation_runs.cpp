@@ -496,6 +496,15 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   // CUDA graphs where the row says they ran: the whole step (Megatron-Core's full_cuda_graph) or
   // each layer (NeMo's LAYER_CUDA_GRAPH); either way each layer pass is one graph launch.
   if (contains(notes, "full cuda graph") || contains(notes, "layer cuda graph")) t.cuda_graphs = true;
+  // fp8 parameters gathered in fp8 where the row says so: NeMo's FP8_PARAMS and FP8_PARAM_GATHER
+  // (the distributed optimizer's fp8 all-gather), torchtitan's FSDP float8 all-gather.
+  if (t.precision == models::Precision::fp8 && p.zero >= 1 &&
+      (contains(notes, "fp8_params=true") || contains(notes, "fp8_param_gather=true") ||
+       contains(precision, "fsdp float8 all-gather"))) {
+    t.fp8_param_gather = true;
+    assumed.push_back("fp8_param_gather: the row's parameters are gathered in fp8 (FP8_PARAMS or FP8_PARAM_GATHER, "
+                      "or FSDP's float8 all-gather)");
+  }
   // Gradient buckets of the size the row names (NeMo's BUCKET_SIZE, parameters a bucket).
   if (const auto at = notes.find("bucket_size="); at != std::string::npos) {
     std::int64_t bucket = 0;

@@ -274,9 +274,9 @@ constexpr std::array families{
                  .fp8_recipe = FamilyDefault<models::Fp8Recipe>{models::Fp8Recipe::current,
                                 "fp8_recipe=current: torchao Float8Linear on the linear layers, dynamic tensorwise "
                                 "scaling unless a recipe is named (torchtitan @9dec370, of the Dec 2024 runs, also "
-                                "leaves the output projection in bf16, simulated at the fp8 rate); a float8 FSDP "
-                                "all-gather (enable_fsdp_float8_all_gather) is not expressed: parameters are "
-                                "gathered in bf16"},
+                                "leaves the output projection in bf16, simulated at the fp8 rate); FSDP gathers "
+                                "bf16 parameters unless the row names the float8 all-gather "
+                                "(enable_fsdp_float8_all_gather, training.fp8_param_gather)"},
         .dropout = no_dropout},
     SourceFamily{.name = "NeMo Automodel 2025",
                  .needle = "Automodel",

@@ -284,6 +284,10 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
   if (t.precision == models::Precision::fp8) {
     f.add("--fp8-format", "hybrid");
     f.add("--fp8-recipe", std::string(fp8_recipe_flag(t.fp8_recipe)));
+    if (t.fp8_param_gather) f.add("--fp8-param-gather");
+    if (t.fp8_param_gather && zero3_fsdp2)
+      launch.notes.push_back("--fp8-param-gather under --use-torch-fsdp2: Megatron-LM turns it off with Transformer "
+                             "Engine 2.0 and later (arguments.py) and gathers bf16");
     if (!t.fp8_backward)
       launch.notes.push_back("training.fp8_backward false (bf16 dgrad and wgrad GEMMs) has no Megatron-LM flag");
   }

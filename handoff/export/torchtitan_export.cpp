@@ -128,6 +128,12 @@ Json job_document(const models::TransformerSpec& model, const planning::Layout& 
   if (t.precision == models::Precision::fp8) {
     if (t.fp8_recipe == models::Fp8Recipe::mxfp8)
       job["quantize"] = {{"linear", {{"mx", {{"recipe_name", "mxfp8_cublas"}}}}}};
+    else if (t.fp8_param_gather)
+      job["quantize"] = {{"linear",
+                          {{"float8",
+                            {{"recipe_name", "tensorwise"},
+                             {"enable_fsdp_float8_all_gather", true},
+                             {"precompute_float8_dynamic_scale_for_fsdp", true}}}}}};
     else
       job["quantize"] = {{"linear", {{"float8", {{"recipe_name", "tensorwise"}}}}}};
   }

@@ -425,6 +425,12 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
     t.fp8_recipe = models::Fp8Recipe::delayed;
     t.fp8_backward = true;
   }
+  if (t.fp8_param_gather) {
+    m.breaches.push_back(breach("fp8-param-gather", mds_at(args_py),
+                                "DeepSpeed keeps and gathers 16-bit parameters: it has no fp8 parameter gather",
+                                "16-bit parameter gathers"));
+    t.fp8_param_gather = false;
+  }
   if (t.attention == models::AttentionKernel::cudnn || t.attention == models::AttentionKernel::flash3)
     m.notes.push_back(fmt::format("{} attention runs as flash-attn 2 (--use-flash-attn-v2), Megatron-DeepSpeed's "
                                   "fused attention", models::attention_kernel_name(t.attention)));

@@ -345,6 +345,13 @@ const MegatronRule kRules[] = {
     {"cuda-graph-one-flag", kArguments, "--enable-cuda-graph (deprecated) and --cuda-graph-impl exclude each other",
      "--cuda-graph-impl local",
      [](const MegatronArguments& a) { return !(a.has("--enable-cuda-graph") && a.has("--cuda-graph-impl")); }},
+    {"fp8-param-gather-needs-sharding", kArguments,
+     "--fp8-param-gather only with --use-distributed-optimizer, --use-torch-fsdp2 or --use-megatron-fsdp",
+     "--use-distributed-optimizer",
+     [](const MegatronArguments& a) {
+       return !a.has("--fp8-param-gather") || a.has("--use-distributed-optimizer") || a.has("--use-torch-fsdp2") ||
+              a.has("--use-megatron-fsdp");
+     }},
     {"one-half-precision", kArguments, "--fp16 and --bf16 exclude each other", "",
      [](const MegatronArguments& a) { return !(a.has("--fp16") && a.has("--bf16")); }},
     {"fp8-format-known", kTransformerConfig,

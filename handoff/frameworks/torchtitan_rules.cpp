@@ -407,6 +407,13 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
                                   "current (tensorwise) scaling"));
       t.fp8_recipe = models::Fp8Recipe::current;
     }
+    if (t.fp8_param_gather && t.fp8_recipe == models::Fp8Recipe::mxfp8) {
+      m.breaches.push_back(breach("fp8-param-gather", "config/job_config.py (Float8Linear.enable_fsdp_float8_all_gather)",
+                                  "FSDP's float8 all-gather belongs to the float8 (tensorwise) converter: the MX "
+                                  "converter gathers 16-bit weights",
+                                  "16-bit parameter gathers"));
+      t.fp8_param_gather = false;
+    }
     if (!t.fp8_backward) {
       m.breaches.push_back(breach("fp8-recipe", "config/job_config.py (Float8Linear.recipe_name)",
                                   "torchtitan's recipes run the backward GEMMs in fp8 (rowwise_with_gw_hp keeps only "

@@ -107,6 +107,7 @@ nlohmann::ordered_json scenario_json(std::string_view name, const models::Transf
             {"global_batch", t.global_batch},
             {"precision", t.precision == models::Precision::fp8 ? "fp8" : "bf16"},
             {"fp8_recipe", models::fp8_recipe_name(t.fp8_recipe)},
+            {"fp8_param_gather", t.fp8_param_gather},
             {"recompute", models::recompute_name(t.recompute)},
             {"attention", models::attention_kernel_name(t.attention)},
             {"schedule", models::schedule_name(t.schedule)},

@@ -220,6 +220,8 @@ ImportedScenario import_torchtitan(std::string_view text, std::string_view sourc
   } else if (has("quantize.linear.float8")) {
     training["precision"] = "fp8";
     const std::string recipe = f.text("quantize.linear.float8", "recipe_name", "tensorwise");
+    training["fp8_param_gather"] = f.flag("quantize.linear.float8", "enable_fsdp_float8_all_gather", false);
+    f.flag("quantize.linear.float8", "precompute_float8_dynamic_scale_for_fsdp", false);
     if (recipe == "tensorwise") {
       training["fp8_recipe"] = "current";
     } else {

@@ -74,12 +74,29 @@ StateBytes state_bytes_per_parameter(const ParallelismSpec& p, const TrainingSpe
   }
 }
 
+// Bytes a gathered layer parameter holds: its fp8 copy under training.fp8_param_gather, else the
+// sharding's 16-bit gather.
+double gathered_layer_bytes_per_param(const TrainingSpec& t, const ShardingParameters& s) {
+  return t.fp8_param_gather ? 1.0 : s.gather_bytes_per_param;
+}
+
+// The embedding's and the output layer's parameters on a stage's rank (16-bit under any gather).
+double end_parameters_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism, bool is_first_stage,
+                              bool is_last_stage) {
+  const double vocab_matrix =
+      static_cast<double>(model.vocab) * static_cast<double>(model.hidden) / static_cast<double>(parallelism.tp);
+  int vocab_matrices = (is_first_stage ? 1 : 0) + (is_last_stage ? 1 : 0);
+  if (model.tied_embeddings && is_first_stage && is_last_stage) vocab_matrices = 1;
+  return vocab_matrices * vocab_matrix;
+}
+
 // ZeRO-3: the gathered parameters of the unit at work and of those prefetched, and the unit's
 // unsharded gradient before its reduce-scatter. A unit is a transformer block (FSDP,
 // Megatron-FSDP) or one parameter tensor (DeepSpeed ZeRO-3 of 2021, which prefetches a tensor only
 // while fewer than its live limit of parameters are gathered).
-double zero3_buffer_bytes(const TransformerSpec& model, const ParallelismSpec& p, bool bf16_params) {
-  const ShardingParameters s = sharding_parameters(p.sharding, bf16_params);
+double zero3_buffer_bytes(const TransformerSpec& model, const ParallelismSpec& p, const TrainingSpec& t) {
+  const ShardingParameters s = sharding_parameters(p.sharding, t.bf16_params);
+  const double gather_bytes = gathered_layer_bytes_per_param(t, s);
   double unit = layer_parameters_per_gpu(model, p.tp);
   double gathered_units = 1.0 + s.prefetch_depth;
   if (s.unit == ShardingUnit::parameter_tensor) {
@@ -87,7 +104,7 @@ double zero3_buffer_bytes(const TransformerSpec& model, const ParallelismSpec& p
     const bool prefetched = s.max_live_params <= 0.0 || unit < s.max_live_params;
     gathered_units = 1.0 + (prefetched ? s.prefetch_depth : 0);
   }
-  return unit * (gathered_units * s.gather_bytes_per_param + s.reduce_bytes_per_param);
+  return unit * (gathered_units * gather_bytes + s.reduce_bytes_per_param);
 }
 
 }  // namespace
@@ -107,15 +124,12 @@ double moe_layer_expert_parameters_per_gpu(const TransformerSpec& model, std::in
 
 double parameters_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism,
                           std::int64_t stage_layers, bool is_first_stage, bool is_last_stage, std::int64_t moe_layers) {
-  const double vocab_matrix =
-      static_cast<double>(model.vocab) * static_cast<double>(model.hidden) / static_cast<double>(parallelism.tp);
-  int vocab_matrices = (is_first_stage ? 1 : 0) + (is_last_stage ? 1 : 0);
-  if (model.tied_embeddings && is_first_stage && is_last_stage) vocab_matrices = 1;
   const auto moe = static_cast<double>(moe_layers);
   return (static_cast<double>(stage_layers) - moe) * layer_parameters_per_gpu(model, parallelism.tp) +
          moe * (moe_layer_dense_parameters_per_gpu(model, parallelism.tp) +
                 moe_layer_expert_parameters_per_gpu(model, parallelism.ep, parallelism.etp)) +
-         vocab_matrices * vocab_matrix + (is_last_stage ? static_cast<double>(model.hidden) : 0.0);
+         end_parameters_per_gpu(model, parallelism, is_first_stage, is_last_stage) +
+         (is_last_stage ? static_cast<double>(model.hidden) : 0.0);
 }
 
 double activation_bytes_per_layer(const TransformerSpec& model, const ParallelismSpec& parallelism,
@@ -237,6 +251,13 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
       static_cast<double>(parallelism.tp * parallelism.cp * parallelism.dp) /
           static_cast<double>(parallelism.ep * parallelism.etp));
   mem.weights_bytes = dense * per_param.weights + experts * per_expert_param.weights;
+  // The end layers' 16-bit parameters, which an fp8 gather leaves 16-bit.
+  const double ends = end_parameters_per_gpu(model, parallelism, is_first_stage, is_last_stage);
+  if (training.fp8_param_gather && (parallelism.zero == 1 || parallelism.zero == 2)) {
+    // The distributed optimizer's parameter buffer holds the layers' fp8 copies (Megatron-LM
+    // --fp8-param-gather: Transformer Engine's fp8 model parameters), 1 byte each.
+    mem.weights_bytes -= (mem.parameters - ends) * (per_param.weights - 1.0);
+  }
   mem.gradients_bytes = dense * per_param.gradients + experts * per_expert_param.gradients;
   mem.optimizer_bytes = dense * per_param.optimizer + experts * per_expert_param.optimizer;
   // FSDP2 under a pipeline holds the stage's gathered parameters and its unsharded gradients, in
@@ -244,7 +265,8 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   const ShardingParameters sharding = sharding_parameters(parallelism.sharding, training.bf16_params);
   const bool once_a_step = gathers_once_a_step(sharding, parallelism.zero, parallelism.pp);
   if (once_a_step) {
-    mem.weights_bytes += mem.parameters * sharding.gather_bytes_per_param;
+    mem.weights_bytes += (mem.parameters - ends) * gathered_layer_bytes_per_param(training, sharding) +
+                         ends * sharding.gather_bytes_per_param;
     mem.gradients_bytes += mem.parameters * sharding.reduce_bytes_per_param;
   }
 
@@ -288,11 +310,12 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     // The 16-bit gradient of the unit a backward is producing, before it is added into the buffer.
     mem.other_bytes += layer_parameters_per_gpu(model, parallelism.tp) * sharding.gather_bytes_per_param;
   } else if (parallelism.zero >= 3 && !once_a_step) {
-    mem.other_bytes += zero3_buffer_bytes(model, parallelism, training.bf16_params);
+    mem.other_bytes += zero3_buffer_bytes(model, parallelism, training);
     if (moe_layers > 0) {  // a MoE layer's unit gathers its routed experts too (block units only)
       const ShardingParameters s = sharding_parameters(parallelism.sharding, training.bf16_params);
       mem.other_bytes += moe_layer_expert_parameters_per_gpu(model, parallelism.ep, parallelism.etp) *
-                         ((1.0 + s.prefetch_depth) * s.gather_bytes_per_param + s.reduce_bytes_per_param);
+                         ((1.0 + s.prefetch_depth) * gathered_layer_bytes_per_param(training, s) +
+                          s.reduce_bytes_per_param);
     }
   }
 

@@ -34,6 +34,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::training_precision: return "training.precision";
     case LayoutField::training_moe_capacity_factor: return "training.moe_capacity_factor";
     case LayoutField::training_fp8_recipe: return "training.fp8_recipe";
+    case LayoutField::training_fp8_param_gather: return "training.fp8_param_gather";
     case LayoutField::training_attention: return "training.attention";
     case LayoutField::cluster_num_gpus: return "cluster.num_gpus";
     case LayoutField::cluster_gpus_per_node: return "cluster.gpus_per_node";
@@ -229,6 +230,16 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
   if (t.precision == Precision::fp8 && !(c.gpu.fp8_flops_per_s > 0))
     return broken(F::training_precision, fmt::format("fp8 needs a GPU with FP8 tensor cores; {} has fp8_tflops=0",
                                                      c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
+  if (t.fp8_param_gather && t.precision != Precision::fp8)
+    return broken(F::training_fp8_param_gather, "fp8 parameter gathers need training.precision = fp8");
+  if (t.fp8_param_gather && p.zero < 1)
+    return broken(F::training_fp8_param_gather,
+                  "fp8 parameter gathers need a distributed optimizer or sharded parameters: parallelism.zero >= 1 "
+                  "(Megatron-LM's --fp8-param-gather rule)");
+  if (t.fp8_param_gather && p.zero >= 3 && p.sharding == ShardingFramework::deepspeed_zero3_2021)
+    return broken(F::training_fp8_param_gather,
+                  "DeepSpeed ZeRO-3 (2021) gathers 16-bit parameters; fp8 parameter gathers need fsdp2, fsdp1 or "
+                  "megatron_fsdp, or ZeRO 1-2");
   const bool blackwell = c.gpu.name.starts_with("b200") || c.gpu.name.starts_with("gb200");
   if (t.precision == Precision::fp8 && t.fp8_recipe == Fp8Recipe::mxfp8 && !blackwell)
     return broken(F::training_fp8_recipe,

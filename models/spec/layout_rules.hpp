@@ -86,6 +86,7 @@ enum class LayoutField {
   training_precision,
   training_moe_capacity_factor,
   training_fp8_recipe,
+  training_fp8_param_gather,
   training_attention,
   cluster_num_gpus,
   cluster_gpus_per_node,

@@ -176,6 +176,11 @@ struct TrainingSpec {
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
   // fp8 only: false runs the forward GEMMs in fp8 and the dgrad and wgrad GEMMs in bf16.
   bool fp8_backward = true;
+  // fp8 with a distributed optimizer or ZeRO-3: the layers' linear weights are kept and gathered
+  // as their fp8 copies, 1 byte a parameter instead of 2 (Megatron-LM's --fp8-param-gather,
+  // torchtitan's enable_fsdp_float8_all_gather); the embedding, the output layer and the norms
+  // stay 16-bit.
+  bool fp8_param_gather = false;
   Recompute recompute = Recompute::selective;
   AttentionKernel attention = AttentionKernel::cudnn;
   ElementwiseKernels elementwise = ElementwiseKernels::fused;

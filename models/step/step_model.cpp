@@ -27,6 +27,7 @@ namespace clustersim::models {
 namespace {
 
 constexpr double kBf16Bytes = 2.0;
+constexpr double kFp8Bytes = 1.0;
 // Bytes an Adam step moves per parameter of its shard. Mixed precision: it reads the fp32 master, m,
 // v and the fp32 gradient and writes master, m, v and the bf16 weight (4 x 4 + 3 x 4 + 2), or no
 // bf16 copy where it steps an fp32 shard in place (FSDP: 4 x 4 + 3 x 4). On bf16 parameters with
@@ -395,16 +396,25 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       chunk.backward_s = dense_layers * dense.backward_s + moe_layers * moe.backward_s;
       double params = dense_layers * layer_params + moe_layers * moe_layer_params;
       const double expert_params = moe_layers * local_expert_params;
+      double end_params = 0.0;  // the embedding's and the output layer's, 16-bit whatever the gather
       if (first) {
         chunk.forward_s += issued_s(embedding_forward, host, false);
         chunk.backward_s += issued_s(embedding_backward, host, false);
-        params += head_params;
+        end_params += head_params;
       }
       if (last) {
         chunk.forward_s += issued_s(output_forward, host, false);
         chunk.backward_s += issued_s(output_backward, host, false);
-        params += head_params;
+        end_params += head_params;
       }
+      params += end_params;
+      // The bytes of gathering the chunk's parameters: the layers' at `layer_bytes` each (their
+      // linear weights' fp8 copies under training.fp8_param_gather), the ends' 16-bit.
+      const auto gathered_bytes = [&](double chunk_params, double bytes) {
+        const double layer_bytes = t.fp8_param_gather ? kFp8Bytes : bytes;
+        return (chunk_params - end_params) * layer_bytes + end_params * bytes;
+      };
+      const double expert_gather_bytes = t.fp8_param_gather ? kFp8Bytes : sharding.gather_bytes_per_param;
       // Each backward adds its gradients into a whole buffer of the step: ZeRO 0-1's, unless the
       // weight-gradient GEMMs accumulate there themselves, and FSDP2's under a pipeline (ZeRO-2
       // and 3 otherwise reduce-scatter them into the shard every backward). The launches, one or
@@ -428,7 +438,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       // Gradients travel in training.grad_dtype: Megatron-LM reduces bf16 training's gradients in
       // fp32 unless --grad-reduce-in-bf16 (megatron/training/arguments.py); the distributed
       // optimizer gathers the updated bf16 parameters.
-      const double param_bytes = params * kBf16Bytes;
+      const double param_bytes = gathered_bytes(params, kBf16Bytes);
       const double reduced_grad_bytes = params * grad_dtype_bytes(t.grad_dtype);
       const double expert_grad_bytes = expert_params * grad_dtype_bytes(t.grad_dtype);
       if (p.zero == 0) {
@@ -443,8 +453,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         chunk.param_gather = collective(CollectiveOp::all_gather, param_bytes, groups.dp, CommScope::dp);
         if (expert_params > 0.0) {
           chunk.expert_grad_reduce = collective(reduce, expert_grad_bytes, groups.ep_dp, CommScope::ep_dp);
-          chunk.expert_param_gather =
-              collective(CollectiveOp::all_gather, expert_params * kBf16Bytes, groups.ep_dp, CommScope::ep_dp);
+          chunk.expert_param_gather = collective(CollectiveOp::all_gather, expert_params * expert_gather_bytes,
+                                                 groups.ep_dp, CommScope::ep_dp);
         }
       } else if (p.zero == 2) {
         // ZeRO-2 keeps only its shard of the gradients, so every backward reduce-scatters what it
@@ -462,8 +472,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         if (expert_params > 0.0) {
           chunk.expert_reduce = collective(CollectiveOp::reduce_scatter, expert_grad_bytes / moe_layers, groups.ep_dp,
                                            CommScope::ep_dp);
-          chunk.expert_param_gather =
-              collective(CollectiveOp::all_gather, expert_params * kBf16Bytes, groups.ep_dp, CommScope::ep_dp);
+          chunk.expert_param_gather = collective(CollectiveOp::all_gather, expert_params * expert_gather_bytes,
+                                                 groups.ep_dp, CommScope::ep_dp);
         }
       } else if (once_a_step) {
         // The stage's parameters gathered once, before its first forward, and its gradients, held
@@ -475,13 +485,14 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         if (groups.replica.ranks > 1)
           chunk.unit_replica_reduce = collective(CollectiveOp::all_reduce, reduced / static_cast<double>(groups.shard.ranks),
                                                  groups.replica, CommScope::dp_replica);
-        chunk.param_gather =
-            collective(CollectiveOp::all_gather, params * sharding.gather_bytes_per_param, groups.shard, CommScope::dp_shard);
+        chunk.param_gather = collective(CollectiveOp::all_gather,
+                                        gathered_bytes(params, sharding.gather_bytes_per_param), groups.shard,
+                                        CommScope::dp_shard);
         if (expert_params > 0.0 && groups.ep_dp.ranks > 1) {
           chunk.expert_grad_reduce = collective(CollectiveOp::reduce_scatter,
                                                 expert_params * sharding.reduce_bytes_per_param, groups.ep_dp,
                                                 CommScope::ep_dp);
-          chunk.expert_param_gather = collective(CollectiveOp::all_gather, expert_params * sharding.gather_bytes_per_param,
+          chunk.expert_param_gather = collective(CollectiveOp::all_gather, expert_params * expert_gather_bytes,
                                                  groups.ep_dp, CommScope::ep_dp);
         }
       } else {
@@ -512,18 +523,19 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
           chunk.prefetched_forward = prefetch ? layers * tensors.prefetched_forward : 0.0;
           chunk.prefetched_backward = prefetch ? layers * tensors.prefetched_backward : 0.0;
         }
-        const double unit_params = gathered_params / chunk.units;
+        // A unit's gather: the chunk's average unit, at its average bytes a gathered parameter (fp8
+        // layers, 16-bit ends).
+        const double unit_gather_bytes = gathered_bytes(gathered_params, sharding.gather_bytes_per_param) / chunk.units;
         // Host work per collective that grows with the group (sharding.hpp): eager ops per rank,
         // views and copies autograd does not record.
         const double host_s =
             sharding.host_ops_per_rank * static_cast<double>(groups.shard.ranks) * eager_untracked_op().value;
-        chunk.unit_gather = collective(CollectiveOp::all_gather, unit_params * sharding.gather_bytes_per_param,
-                                       groups.shard, CommScope::dp_shard);
+        chunk.unit_gather = collective(CollectiveOp::all_gather, unit_gather_bytes, groups.shard, CommScope::dp_shard);
         const double grad_bytes = params / chunk.reduce_units * sharding.reduce_bytes_per_param;
         chunk.unit_reduce = collective(CollectiveOp::reduce_scatter, grad_bytes, groups.shard, CommScope::dp_shard);
         // The buffer's passes through HBM around the NCCL call (sharding.hpp), the gathered or
         // reduced tensor whole on every rank.
-        const double gather_staging_s = sharding.gather_staging_passes * unit_params * sharding.gather_bytes_per_param / hbm_bytes_per_s;
+        const double gather_staging_s = sharding.gather_staging_passes * unit_gather_bytes / hbm_bytes_per_s;
         const double reduce_staging_s = sharding.reduce_staging_passes * grad_bytes / hbm_bytes_per_s;
         const bool on_compute = sharding.staging_on_compute_stream;
         const auto charge_host_and_staging = [&](CollectiveRecord& record, double staging_s) {
@@ -559,12 +571,12 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         // experts, with the same host work and staging as the layer's unit.
         if (expert_params > 0.0 && groups.ep_dp.ranks > 1) {
           const double expert_unit = local_expert_params;
-          chunk.expert_gather = collective(CollectiveOp::all_gather, expert_unit * sharding.gather_bytes_per_param,
-                                           groups.ep_dp, CommScope::ep_dp);
+          chunk.expert_gather = collective(CollectiveOp::all_gather, expert_unit * expert_gather_bytes, groups.ep_dp,
+                                           CommScope::ep_dp);
           chunk.expert_reduce = collective(CollectiveOp::reduce_scatter, expert_unit * sharding.reduce_bytes_per_param,
                                            groups.ep_dp, CommScope::ep_dp);
           const double expert_gather_staging_s =
-              sharding.gather_staging_passes * expert_unit * sharding.gather_bytes_per_param / hbm_bytes_per_s;
+              sharding.gather_staging_passes * expert_unit * expert_gather_bytes / hbm_bytes_per_s;
           const double expert_reduce_staging_s =
               sharding.reduce_staging_passes * expert_unit * sharding.reduce_bytes_per_param / hbm_bytes_per_s;
           charge_host_and_staging(chunk.expert_gather, expert_gather_staging_s);

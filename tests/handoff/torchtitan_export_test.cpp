@@ -153,7 +153,15 @@ TEST_CASE("torchtitan round trip: fp8, async TP, hybrid sharding, plain DDP, GPi
   CHECK(job["quantize"]["linear"]["float8"]["recipe_name"] == "tensorwise");
   CHECK(job["parallelism"]["enable_async_tensor_parallel"] == true);
   CHECK(job["compile"]["enable"] == true);
+  CHECK_FALSE(job["quantize"]["linear"]["float8"].contains("enable_fsdp_float8_all_gather"));
   check_round_trip(fp8);
+  // FSDP's float8 all-gather, as torchtitan's H200 benchmark runs it.
+  planning::Layout fp8_gather = fp8;
+  fp8_gather.training.fp8_param_gather = true;
+  const Json gather_job = exported_job(export_of(fp8_gather));
+  CHECK(gather_job["quantize"]["linear"]["float8"]["enable_fsdp_float8_all_gather"] == true);
+  CHECK(gather_job["quantize"]["linear"]["float8"]["precompute_float8_dynamic_scale_for_fsdp"] == true);
+  check_round_trip(fp8_gather);
 
   planning::Layout mx = base;
   mx.training.precision = models::Precision::fp8;

@@ -392,6 +392,28 @@ TEST_CASE("validation: a pipelined row's gradient-accumulation steps are its pip
   CHECK(mapped(flat).scenario.training.pipeline_runs == 1);
 }
 
+TEST_CASE("validation: a row whose parameters are fp8 gathers them in fp8") {
+  // NeMo's MLPerf configs (FP8_PARAMS=True, FP8_PARAM_GATHER=True) under the distributed optimizer.
+  ValidationRow row = gpt_1_7b();
+  row.source = kMegatronCore;
+  row.gpu = "H100-SXM5-80GB";
+  row.precision = "fp8";
+  row.zero_stage = "1";
+  row.notes = "FP8 parameters (FP8_PARAMS=True), gathered in fp8.";
+  const ValidationCase c = mapped(row);
+  CHECK(c.scenario.training.fp8_param_gather);
+  CHECK(assumes(c, "fp8_param_gather: the row's parameters are gathered in fp8"));
+  row.notes = "FP8 parameter all-gather (FP8_PARAM_GATHER=True).";
+  CHECK(mapped(row).scenario.training.fp8_param_gather);
+  // Not without fp8, nor without a sharded optimizer to gather with.
+  ValidationRow bf16 = row;
+  bf16.precision = "bf16";
+  CHECK_FALSE(mapped(bf16).scenario.training.fp8_param_gather);
+  ValidationRow zero0 = row;
+  zero0.zero_stage = "0";
+  CHECK_FALSE(mapped(zero0).scenario.training.fp8_param_gather);
+}
+
 TEST_CASE("validation: a row without micro_batch outside torchtitan runs one sequence per micro-batch") {
   ValidationRow row = torchtitan_405b();
   row.source = kMegatronCore;

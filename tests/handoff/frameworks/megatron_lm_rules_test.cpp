@@ -141,6 +141,12 @@ TEST_CASE("megatron-lm rules: every rule fires on arguments that break it, and h
          set(a, "--enable-cuda-graph");
          set(a, "--cuda-graph-impl", "local");
        }},
+      {"fp8-param-gather-needs-sharding", "dense",
+       [](auto& a) {
+         set(a, "--fp8-param-gather");
+         drop(a, "--use-distributed-optimizer");
+         drop(a, "--overlap-param-gather");
+       }},
       {"one-half-precision", "dense", [](auto& a) { set(a, "--fp16"); }},
       {"fp8-format-known", "dense", [](auto& a) { set(a, "--fp8-format", "e5m2"); }},
   };

@@ -160,6 +160,8 @@ TEST_CASE("megatron-lm import: Megatron-LM's Llama 3 8B fp8 example script, arra
   CHECK(s.training.global_batch == 128);
   CHECK(s.training.precision == models::Precision::fp8);  // DTYPE="fp8": the if branch adds --fp8-format hybrid
   CHECK(s.training.fp8_recipe == models::Fp8Recipe::delayed);
+  CHECK(s.training.fp8_param_gather);  // --fp8-param-gather, with the distributed optimizer
+  CHECK_FALSE(mentions(imported.unmapped, "--fp8-param-gather"));
   CHECK(s.training.grad_dtype == models::GradDtype::bf16);
   CHECK(s.training.overlap_param_gather);
   CHECK(s.training.tokens == doctest::Approx(1953125000.0 * 8192));

@@ -320,6 +320,30 @@ TEST_CASE("memory: ZeRO-3 holds its framework's gathered units and one unit's un
         doctest::Approx(3623878656.0));
 }
 
+TEST_CASE("memory: fp8 parameter gathers hold the layers' fp8 copies, the embedding 16-bit") {
+  // Llama 3 8B, all 32 layers and the embedding on one rank (a first stage, no output layer):
+  // 32 x 218,112,000 = 6,979,584,000 layer parameters and 128,256 x 4,096 = 525,336,576 embedding
+  // parameters. ZeRO-1's parameter buffer (Megatron-LM --fp8-param-gather) keeps the layers in fp8
+  // (1 B) and the embedding in bf16 (2 B).
+  const double layers = 32.0 * 218112000.0, embedding = 128256.0 * 4096.0;
+  TrainingSpec training{.seq_len = 8192, .micro_batch = 1, .precision = Precision::fp8};
+  const ParallelismSpec zero1{.dp = 8, .zero = 1};
+  const MemoryBreakdown bf16 = memory_per_gpu(test::llama3_8b(), zero1, training, test::h100(), 32, true, false, 1.0);
+  training.fp8_param_gather = true;
+  const MemoryBreakdown fp8 = memory_per_gpu(test::llama3_8b(), zero1, training, test::h100(), 32, true, false, 1.0);
+  CHECK(bf16.weights_bytes == doctest::Approx(2.0 * (layers + embedding)));
+  CHECK(fp8.weights_bytes == doctest::Approx(1.0 * layers + 2.0 * embedding));
+  // FSDP2: the gathered block and its prefetched neighbour in fp8 (2 x 1 B) and the block's fp32
+  // gradient (4 B): 6 B a layer parameter where bf16 gathers take 8 (the test above).
+  TrainingSpec full = training;
+  full.recompute = Recompute::full;
+  const MemoryBreakdown fsdp2 = memory_per_gpu(test::llama3_8b(), {.dp = 8, .zero = 3}, full, test::h100(), 32, false, false, 1.0);
+  TrainingSpec stored = full;
+  stored.recompute = Recompute::none;
+  CHECK(fsdp2.other_bytes - activation_bytes_per_layer(test::llama3_8b(), {.dp = 8, .zero = 3}, stored) ==
+        doctest::Approx(6.0 * 218112000.0));
+}
+
 TEST_CASE("memory: FSDP2 under a pipeline holds the stage's gathered parameters and fp32 gradients") {
   // Llama 3 8B, 16 layers a stage (pp = 2, a middle stage: no embedding), dp = 8: 16 x 218,112,000
   // = 3,489,792,000 parameters, gathered in bf16 (2 B) and accumulated unsharded in fp32 (4 B) on

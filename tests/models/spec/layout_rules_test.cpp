@@ -203,6 +203,31 @@ TEST_CASE("layout rules: mxfp8 runs on Blackwell, and the recipe is ignored with
   }
 }
 
+TEST_CASE("layout rules: fp8 parameter gathers need fp8, a sharded optimizer, and not DeepSpeed's ZeRO-3") {
+  Fixture fp8;
+  fp8.training.precision = Precision::fp8;
+  fp8.training.fp8_param_gather = true;
+  CHECK_FALSE(fp8.violation().has_value());
+  const auto bf16 = broken([](Fixture& f) { f.training.fp8_param_gather = true; });
+  CHECK(bf16.field == LayoutField::training_fp8_param_gather);
+  CHECK(bf16.rule == "fp8 parameter gathers need training.precision = fp8");
+  const auto zero0 = broken([](Fixture& f) {
+    f.training.precision = Precision::fp8;
+    f.training.fp8_param_gather = true;
+    f.parallelism.zero = 0;
+  });
+  CHECK(zero0.field == LayoutField::training_fp8_param_gather);
+  CHECK(zero0.rule.find("parallelism.zero >= 1") != std::string::npos);
+  const auto deepspeed = broken([](Fixture& f) {
+    f.training.precision = Precision::fp8;
+    f.training.fp8_param_gather = true;
+    f.parallelism.zero = 3;
+    f.parallelism.sharding = ShardingFramework::deepspeed_zero3_2021;
+  });
+  CHECK(deepspeed.field == LayoutField::training_fp8_param_gather);
+  CHECK(deepspeed.rule.find("DeepSpeed ZeRO-3 (2021) gathers 16-bit parameters") == 0);
+}
+
 TEST_CASE("layout rules: keys a layout built in code may leave out of range") {
   CHECK(broken([](Fixture& l) { l.model.heads = 0; }).field == LayoutField::model_heads);
   CHECK(broken([](Fixture& l) { l.model.kv_heads = 0; }).field == LayoutField::model_kv_heads);

@@ -461,6 +461,35 @@ TEST_CASE("collective records: FSDP2 under a pipeline gathers once and reduce-sc
   CHECK(plan_step(megatron).reduces_per_pass);
 }
 
+TEST_CASE("collective records: fp8 parameter gathers move the layers' fp8 copies, the embedding 16-bit") {
+  // Llama 3 8B on TP 2: stage 0 holds 16 layers (16 x 109,056,000 = 1,744,896,000 parameters a rank)
+  // and the embedding (262,668,288); the distributed optimizer gathers the layers at 1 B each.
+  StepInputs in = small_layout();
+  in.training.precision = Precision::fp8;
+  in.training.fp8_param_gather = true;
+  const StepPlan plan = plan_step(in);
+  const CommGroup node_pair{.ranks = 2, .ranks_per_node = 2};
+  const ChunkCosts& chunk = plan.stages[0].chunks.front();
+  check_record(chunk.param_gather, CollectiveOp::all_gather, 1744896000.0 + 2.0 * 262668288.0, node_pair,
+               CommScope::dp, in);
+  // FSDP2 without a pipeline, per unit: 34 units (32 blocks, the embedding and the output layer),
+  // each at the chunk's average bytes a gathered parameter.
+  StepInputs fsdp = in;
+  fsdp.parallelism.zero = 3;
+  fsdp.parallelism.pp = 1;
+  fsdp.parallelism.dp = 4;
+  const StepPlan fsdp_plan = plan_step(fsdp);
+  const ChunkCosts& units = fsdp_plan.stages[0].chunks.front();
+  const double layer_params = 32.0 * 109056000.0, ends = 2.0 * 262668288.0;
+  CHECK(units.units == 34.0);
+  CHECK(units.unit_gather.bytes == doctest::Approx((layer_params + 2.0 * ends) / 34.0).epsilon(1e-12));
+  // Without the key the same units gather 2 B a parameter.
+  StepInputs bf16_gather = fsdp;
+  bf16_gather.training.fp8_param_gather = false;
+  CHECK(plan_step(bf16_gather).stages[0].chunks.front().unit_gather.bytes ==
+        doctest::Approx(2.0 * (layer_params + ends) / 34.0).epsilon(1e-12));
+}
+
 TEST_CASE("collective records: DeepSpeed's ZeRO-1 all-reduces the gradients, then gathers the updated parameters") {
   // DeepSpeed's BF16_Optimizer under the pipeline engine all-reduces the fp32 gradients and updates
   // its shard; Megatron's distributed optimizer reduce-scatters them into the shard. Both gather
@@ -477,7 +506,8 @@ TEST_CASE("collective records: DeepSpeed's ZeRO-1 all-reduces the gradients, the
   }
   StepInputs megatron = in;
   megatron.training.framework = Framework::megatron_core;
-  const ChunkCosts& sharded = plan_step(megatron).stages[0].chunks.front();
+  const StepPlan megatron_plan = plan_step(megatron);
+  const ChunkCosts& sharded = megatron_plan.stages[0].chunks.front();
   CHECK(sharded.grad_reduce.op == CollectiveOp::reduce_scatter);
   CHECK(sharded.grad_reduce.bytes == plan.stages[0].chunks.front().grad_reduce.bytes);
 }
