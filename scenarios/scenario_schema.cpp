@@ -669,8 +669,7 @@ std::vector<Section> build_sections() {
             boolean("fp8_param_gather", member(training, &TrainingSpec::fp8_param_gather),
                     "fp8 with ZeRO 1-3 only: the layers' linear weights are kept and gathered in fp8, 1 byte a "
                     "parameter instead of 2 (Megatron-LM's --fp8-param-gather, torchtitan's "
-                    "enable_fsdp_float8_all_gather); the embedding, the output layer and the norms stay "
-                    "16-bit"),
+                    "enable_fsdp_float8_all_gather); the embedding and the output layer stay 16-bit"),
             enumeration("recompute", member(training, &TrainingSpec::recompute),
                         std::array<std::string_view, 4>{"none", "selective", "full", "op"},
                         "activation recomputation: selective (the attention core, Megatron-LM), full (each "

@@ -384,7 +384,10 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
     else if (recipe == "mxfp8") t.fp8_recipe = models::Fp8Recipe::mxfp8;
     else if (recipe == "delayed") t.fp8_recipe = models::Fp8Recipe::delayed;
     else result.unmapped.push_back(fmt::format("--fp8-recipe {}: imported as delayed scaling", recipe));
-    t.fp8_param_gather = r.has("--fp8-param-gather");
+    t.fp8_param_gather = r.has("--fp8-param-gather") && p.zero >= 1;
+    if (r.has("--fp8-param-gather") && p.zero < 1)
+      result.unmapped.push_back("--fp8-param-gather without --use-distributed-optimizer or FSDP: Megatron-LM refuses "
+                                "it (arguments.py); imported with 16-bit gathers");
   }
   if (!r.has("--bf16")) {
     result.notes.push_back(r.has("--fp16") ? "--fp16: clustersim models bf16 (the same bytes and tensor-core rate)"

@@ -178,8 +178,8 @@ struct TrainingSpec {
   bool fp8_backward = true;
   // fp8 with a distributed optimizer or ZeRO-3: the layers' linear weights are kept and gathered
   // as their fp8 copies, 1 byte a parameter instead of 2 (Megatron-LM's --fp8-param-gather,
-  // torchtitan's enable_fsdp_float8_all_gather); the embedding, the output layer and the norms
-  // stay 16-bit.
+  // torchtitan's enable_fsdp_float8_all_gather); the embedding and the output layer stay 16-bit
+  // (a layer's norms, a few thousand parameters, are counted with its weights).
   bool fp8_param_gather = false;
   Recompute recompute = Recompute::selective;
   AttentionKernel attention = AttentionKernel::cudnn;

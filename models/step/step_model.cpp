@@ -433,8 +433,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       }
       // Data parallel over the chunk's parameters: ZeRO-0 all-reduces the gradients; ZeRO-1 and 2
       // reduce-scatter them (DeepSpeed's ZeRO-1 all-reduces) and all-gather the updated parameters,
-      // once a step; ZeRO-3 / FSDP
-      // gathers each unit before each pass and reduces it after each backward (step_comm.hpp).
+      // once a step; ZeRO-3 / FSDP gathers each unit before each pass and reduces it after each
+      // backward (step_comm.hpp).
       // Gradients travel in training.grad_dtype: Megatron-LM reduces bf16 training's gradients in
       // fp32 unless --grad-reduce-in-bf16 (megatron/training/arguments.py); the distributed
       // optimizer gathers the updated bf16 parameters.
