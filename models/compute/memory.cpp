@@ -74,12 +74,6 @@ StateBytes state_bytes_per_parameter(const ParallelismSpec& p, const TrainingSpe
   }
 }
 
-// Bytes a gathered layer parameter holds: its fp8 copy under training.fp8_param_gather, else the
-// sharding's 16-bit gather.
-double gathered_layer_bytes_per_param(const TrainingSpec& t, const ShardingParameters& s) {
-  return t.fp8_param_gather ? 1.0 : s.gather_bytes_per_param;
-}
-
 // The embedding's and the output layer's parameters on a stage's rank (16-bit under any gather).
 double end_parameters_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism, bool is_first_stage,
                               bool is_last_stage) {
@@ -96,7 +90,7 @@ double end_parameters_per_gpu(const TransformerSpec& model, const ParallelismSpe
 // while fewer than its live limit of parameters are gathered).
 double zero3_buffer_bytes(const TransformerSpec& model, const ParallelismSpec& p, const TrainingSpec& t) {
   const ShardingParameters s = sharding_parameters(p.sharding, t.bf16_params);
-  const double gather_bytes = gathered_layer_bytes_per_param(t, s);
+  const double gather_bytes = gathered_layer_bytes(t, s.gather_bytes_per_param);
   double unit = layer_parameters_per_gpu(model, p.tp);
   double gathered_units = 1.0 + s.prefetch_depth;
   if (s.unit == ShardingUnit::parameter_tensor) {
@@ -253,10 +247,10 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   mem.weights_bytes = dense * per_param.weights + experts * per_expert_param.weights;
   // The end layers' 16-bit parameters, which an fp8 gather leaves 16-bit.
   const double ends = end_parameters_per_gpu(model, parallelism, is_first_stage, is_last_stage);
-  if (training.fp8_param_gather && (parallelism.zero == 1 || parallelism.zero == 2)) {
-    // The distributed optimizer's parameter buffer holds the layers' fp8 copies (Megatron-LM
-    // --fp8-param-gather: Transformer Engine's fp8 model parameters), 1 byte each.
-    mem.weights_bytes -= (mem.parameters - ends) * (per_param.weights - 1.0);
+  if (parallelism.zero == 1 || parallelism.zero == 2) {
+    // The distributed optimizer's parameter buffer holds the layers in the dtype it gathers them
+    // in (Megatron-LM --fp8-param-gather: Transformer Engine's fp8 model parameters).
+    mem.weights_bytes -= (mem.parameters - ends) * (per_param.weights - gathered_layer_bytes(training, per_param.weights));
   }
   mem.gradients_bytes = dense * per_param.gradients + experts * per_expert_param.gradients;
   mem.optimizer_bytes = dense * per_param.optimizer + experts * per_expert_param.optimizer;
@@ -265,7 +259,7 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   const ShardingParameters sharding = sharding_parameters(parallelism.sharding, training.bf16_params);
   const bool once_a_step = gathers_once_a_step(sharding, parallelism.zero, parallelism.pp);
   if (once_a_step) {
-    mem.weights_bytes += (mem.parameters - ends) * gathered_layer_bytes_per_param(training, sharding) +
+    mem.weights_bytes += (mem.parameters - ends) * gathered_layer_bytes(training, sharding.gather_bytes_per_param) +
                          ends * sharding.gather_bytes_per_param;
     mem.gradients_bytes += mem.parameters * sharding.reduce_bytes_per_param;
   }
@@ -314,7 +308,7 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     if (moe_layers > 0) {  // a MoE layer's unit gathers its routed experts too (block units only)
       const ShardingParameters s = sharding_parameters(parallelism.sharding, training.bf16_params);
       mem.other_bytes += moe_layer_expert_parameters_per_gpu(model, parallelism.ep, parallelism.etp) *
-                         ((1.0 + s.prefetch_depth) * gathered_layer_bytes_per_param(training, s) +
+                         ((1.0 + s.prefetch_depth) * gathered_layer_bytes(training, s.gather_bytes_per_param) +
                           s.reduce_bytes_per_param);
     }
   }

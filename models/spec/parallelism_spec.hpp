@@ -225,4 +225,11 @@ struct TrainingSpec {
   friend bool operator==(const TrainingSpec&, const TrainingSpec&) = default;
 };
 
+/// Bytes a layer parameter is gathered and held in where its parameters are gathered (ZeRO 1-3):
+/// its fp8 copy, 1 B, under training.fp8_param_gather, else `sixteen_bit_bytes`. The embedding
+/// and the output layer stay 16-bit either way.
+constexpr double gathered_layer_bytes(const TrainingSpec& training, double sixteen_bit_bytes) {
+  return training.fp8_param_gather ? 1.0 : sixteen_bit_bytes;
+}
+
 }  // namespace clustersim::models

@@ -27,7 +27,6 @@ namespace clustersim::models {
 namespace {
 
 constexpr double kBf16Bytes = 2.0;
-constexpr double kFp8Bytes = 1.0;
 // Bytes an Adam step moves per parameter of its shard. Mixed precision: it reads the fp32 master, m,
 // v and the fp32 gradient and writes master, m, v and the bf16 weight (4 x 4 + 3 x 4 + 2), or no
 // bf16 copy where it steps an fp32 shard in place (FSDP: 4 x 4 + 3 x 4). On bf16 parameters with
@@ -408,13 +407,12 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         end_params += head_params;
       }
       params += end_params;
-      // The bytes of gathering the chunk's parameters: the layers' at `layer_bytes` each (their
-      // linear weights' fp8 copies under training.fp8_param_gather), the ends' 16-bit.
+      // The bytes of gathering the chunk's parameters whose 16-bit gather moves `bytes` each: the
+      // layers' in their gathered dtype (parallelism_spec.hpp), the ends' 16-bit.
       const auto gathered_bytes = [&](double chunk_params, double bytes) {
-        const double layer_bytes = t.fp8_param_gather ? kFp8Bytes : bytes;
-        return (chunk_params - end_params) * layer_bytes + end_params * bytes;
+        return (chunk_params - end_params) * gathered_layer_bytes(t, bytes) + end_params * bytes;
       };
-      const double expert_gather_bytes = t.fp8_param_gather ? kFp8Bytes : sharding.gather_bytes_per_param;
+      const double expert_gather_bytes = gathered_layer_bytes(t, sharding.gather_bytes_per_param);
       // Each backward adds its gradients into a whole buffer of the step: ZeRO 0-1's, unless the
       // weight-gradient GEMMs accumulate there themselves, and FSDP2's under a pipeline (ZeRO-2
       // and 3 otherwise reduce-scatter them into the shard every backward). The launches, one or
