@@ -317,13 +317,15 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
 
   // Context parallel (ring attention): each layer passes its K and V block around the ring, c - 1
   // hops forward and about twice that backward (K, V and their gradients). Each hop is costed as a
-  // send between two ranks; the flow fidelity runs it on the whole ring.
+  // send between two ranks; the flow fidelity runs it on the whole ring. Every rank waits for its
+  // block before the next step, so a ring that spans NVLink domains advances at the pace of the
+  // hops that cross between them: the pair is a cross-domain one unless the whole ring is in one.
   if (p.cp > 1) {
     const double kv_heads_per_rank = static_cast<double>(std::max<std::int64_t>(1, model.kv_heads / p.tp));
     const double head_dim = static_cast<double>(model.hidden / model.heads);
     const double kv_block_bytes =
         static_cast<double>(t.micro_batch * (t.seq_len / p.cp)) * 2.0 * kv_heads_per_rank * head_dim * kBf16Bytes;
-    const CommGroup cp_pair{.ranks = 2, .ranks_per_node = groups.cp.ranks_per_node > 1 ? 2 : 1};
+    const CommGroup cp_pair{.ranks = 2, .ranks_per_node = groups.cp.ranks_per_node == p.cp ? 2 : 1};
     plan.layer.cp_kv = collective(CollectiveOp::send_recv, kv_block_bytes, cp_pair, CommScope::cp);
     plan.layer.cp_hops = static_cast<double>(p.cp - 1);
   }

@@ -136,6 +136,27 @@ TEST_CASE("collective records: the plan holds each collective once, with the byt
   }
 }
 
+TEST_CASE("collective records: a context-parallel ring that spans nodes steps at the pace of its cross-node hops") {
+  // Llama 3 8B, TP 2 x CP 4 on 2 nodes of 4 GPUs: two CP ranks a node, so the ring's hops alternate
+  // between NVLink and the network. Each rank waits for its K/V block before the next step: the
+  // step is the network hop. One K/V block: b x s/cp x 2 x (8 k/v heads / 2) x 128 x 2 bytes.
+  StepInputs in = small_layout();
+  in.parallelism = {.tp = 2, .pp = 1, .dp = 1, .cp = 4, .vp = 1, .sp = true, .zero = 1};
+  in.training.global_batch = 1;
+  const double kv_block = 1024.0 * 2.0 * 4.0 * 128.0 * 2.0;
+  const StepPlan spanning = plan_step(in);
+  check_record(spanning.layer.cp_kv, CollectiveOp::send_recv, kv_block, {.ranks = 2, .ranks_per_node = 1},
+               CommScope::cp, in);
+  CHECK(spanning.layer.cp_hops == 3.0);
+  // On one node of 8 the whole ring is on NVLink.
+  in.cluster.gpus_per_node = 8;
+  in.cluster.nics_per_node = 8;
+  const StepPlan one_node = plan_step(in);
+  check_record(one_node.layer.cp_kv, CollectiveOp::send_recv, kv_block, {.ranks = 2, .ranks_per_node = 2},
+               CommScope::cp, in);
+  CHECK(one_node.layer.cp_kv.seconds < spanning.layer.cp_kv.seconds);
+}
+
 TEST_CASE("collective records: the flow lowering sends what the records say") {
   const StepInputs in = small_layout();
   const StepPlan plan = plan_step(in);
