@@ -147,6 +147,25 @@ Field from_framework(Field field, Access access, models::FrameworkChoice<T> mode
   return field;
 }
 
+// training.cross_entropy: the framework's kernel for the loss, which torch.compile (elementwise
+// fused) may change, so it is derived after training.elementwise.
+Field cross_entropy_field() {
+  Field field = enumeration("cross_entropy", member(training, &models::TrainingSpec::cross_entropy),
+                            std::array<std::string_view, 2>{"fused", "eager"},
+                            "the loss over the logits: fused (one kernel each way, the softmax kept once and its "
+                            "gradient written in place: Megatron's vocab-parallel cross-entropy, flash-attn's, a "
+                            "compiled loss) or eager (PyTorch's log_softmax and nll_loss op by op: three copies of "
+                            "the logits at the loss's precision in the backward, and about twice the traffic)");
+  field.default_kind = DefaultKind::derived;
+  field.derived_from = "training.framework's parameter set and training.elementwise";
+  field.derive = [](Scenario& s) -> std::optional<std::string> {
+    s.training.cross_entropy =
+        models::framework_cross_entropy(models::framework_parameters(s.training.framework), s.training.elementwise);
+    return std::nullopt;
+  };
+  return field;
+}
+
 // sweep.configs: the JSON text of the array is the value; scenarios/sweep_configs.hpp checks it.
 Field sweep_configs() {
   return {.key = "configs",
@@ -642,7 +661,8 @@ std::vector<Section> build_sections() {
                         std::array<std::string_view, 6>{"megatron-core", "megatron-lm", "megatron-deepspeed",
                                                         "torchtitan", "llm-foundry", "nemo-automodel"},
                         "what runs the job: its parameter set gives attention, elementwise, grad_dtype, "
-                        "grad_accumulation, fp8_recipe, fp32_loss, bf16_params and parallelism.sharding unless the scenario writes "
+                        "grad_accumulation, fp8_recipe, fp32_loss, cross_entropy, bf16_params and parallelism.sharding unless the "
+                        "scenario writes "
                         "them (`clustersim explain` lists them)"),
             from_framework(enumeration("fp8_recipe", member(training, &TrainingSpec::fp8_recipe),
                                        std::array<std::string_view, 4>{"delayed", "current", "blockwise", "mxfp8"},
@@ -686,6 +706,7 @@ std::vector<Section> build_sections() {
                                        "norm, residual, activation and RoPE kernels: fused (Megatron-LM, "
                                        "Transformer Engine, torch.compile) or eager (one PyTorch op per kernel)"),
                            member(training, &TrainingSpec::elementwise), &FrameworkParameters::elementwise),
+            cross_entropy_field(),
             enumeration("schedule", member(training, &TrainingSpec::schedule),
                         std::array<std::string_view, 3>{"gpipe", "1f1b", "interleaved"},
                         "pipeline schedule"),

@@ -458,6 +458,12 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   }
   t.fp32_loss = family.fp32_loss ? family.fp32_loss->value : set.fp32_loss.value;
   if (family.fp32_loss) assumed.emplace_back(family.fp32_loss->reason);
+  t.cross_entropy = family.cross_entropy ? family.cross_entropy->value : models::framework_cross_entropy(set, t.elementwise);
+  if (family.cross_entropy) {
+    assumed.emplace_back(family.cross_entropy->reason);
+  } else if (t.cross_entropy == models::CrossEntropyKernel::eager) {
+    assumed.push_back(fmt::format("cross_entropy=eager: {}", set.cross_entropy.source));
+  }
   t.bf16_params = set.bf16_params.value;
   if (t.bf16_params) assumed.push_back(fmt::format("bf16_params=true: {}", set.bf16_params.source));
   if (p.zero >= 3) {

@@ -95,6 +95,52 @@ constexpr SourceFamily mlperf_5_1 = [] {
   return family;
 }();
 
+// torchtitan's benchmarks: FSDP2 with its selective op-level checkpointing, its defaults unless a
+// row says otherwise.
+constexpr SourceFamily torchtitan{
+    .name = "torchtitan",
+    .needle = "torchtitan",
+    .tflops_count = model_flops,
+    .zero = {3, "zero=3: FSDP2"},
+    .recompute = {Recompute::selective,
+                  "recompute=selective: torchtitan's llama3 configs default to "
+                  "selective (op) activation checkpointing"},
+    .sp = {SpDefault::when_tp, "sp=on when tp > 1: torchtitan's TP plan shards "
+                               "norms and dropout by sequence"},
+    .overlap_grad_reduce = overlapped,
+    .seq_len = {8192, "seq_len=8192: torchtitan's llama3 configs default (the row "
+                      "does not restate it)"},
+    .micro_batch = {MicroBatchDefault::pp_micro_batches,
+                    "micro_batch = global_batch / (dp pp): torchtitan splits a replica's batch into "
+                    "pipeline_parallel_microbatches, by default the pp degree "
+                    "(torchtitan/parallelisms/pipelining_utils.py @9dec370)"},
+    .unstated_vp = {2, "vp=2: torchtitan's looped schedules (Interleaved1F1B) run 2 stages per rank "
+                       "when no split points are given (torchtitan/parallelisms/pipelining_utils.py "
+                       "@9dec370)"},
+    .framework = {Framework::torchtitan,
+                   "framework=torchtitan: the source's own"},
+    .fp8_recipe = FamilyDefault<models::Fp8Recipe>{models::Fp8Recipe::current,
+                   "fp8_recipe=current: torchao Float8Linear on the linear layers, dynamic tensorwise "
+                   "scaling unless a recipe is named (torchtitan @9dec370, of the Dec 2024 runs, also "
+                   "leaves the output projection in bf16, simulated at the fp8 rate); FSDP gathers "
+                   "bf16 parameters unless the row names the float8 all-gather "
+                   "(enable_fsdp_float8_all_gather, training.fp8_param_gather)"},
+    .dropout = no_dropout};
+
+// The December 2024 runs (torchtitan 9dec370) compiled the model but not the loss: train.py kept
+// it eager ("compiling loss function causes CUDA errors, turning off for now"); the loss has been
+// compiled with the model since 2025-04-02 (bbb1b616e).
+constexpr SourceFamily torchtitan_before_compiled_loss = [] {
+  SourceFamily family = torchtitan;
+  family.needle = "torchtitan 9dec370";
+  family.cross_entropy = FamilyDefault<models::CrossEntropyKernel>{
+      models::CrossEntropyKernel::eager,
+      "cross_entropy=eager: torchtitan @9dec370 leaves the loss out of torch.compile (train.py: 'compiling loss "
+      "function causes CUDA errors, turning off for now'); it is compiled with the model since 2025-04-02 "
+      "(bbb1b616e)"};
+  return family;
+}();
+
 constexpr std::array families{
     SourceFamily{
         .name = "Narayanan 2021",
@@ -250,34 +296,8 @@ constexpr std::array families{
             "sharding=fsdp1: FairScale FSDP, the design PyTorch FSDP1 took up"},
         .dropout = {0.1, "dropout=0.1: the OPT paper (Zhang et al. 2022, section 2.2) trains with "
                          "dropout 0.1"}},
-    SourceFamily{.name = "torchtitan",
-                 .needle = "torchtitan",
-                 .tflops_count = model_flops,
-                 .zero = {3, "zero=3: FSDP2"},
-                 .recompute = {Recompute::selective,
-                               "recompute=selective: torchtitan's llama3 configs default to "
-                               "selective (op) activation checkpointing"},
-                 .sp = {SpDefault::when_tp, "sp=on when tp > 1: torchtitan's TP plan shards "
-                                            "norms and dropout by sequence"},
-                 .overlap_grad_reduce = overlapped,
-                 .seq_len = {8192, "seq_len=8192: torchtitan's llama3 configs default (the row "
-                                   "does not restate it)"},
-                 .micro_batch = {MicroBatchDefault::pp_micro_batches,
-                                 "micro_batch = global_batch / (dp pp): torchtitan splits a replica's batch into "
-                                 "pipeline_parallel_microbatches, by default the pp degree "
-                                 "(torchtitan/parallelisms/pipelining_utils.py @9dec370)"},
-                 .unstated_vp = {2, "vp=2: torchtitan's looped schedules (Interleaved1F1B) run 2 stages per rank "
-                                    "when no split points are given (torchtitan/parallelisms/pipelining_utils.py "
-                                    "@9dec370)"},
-                 .framework = {Framework::torchtitan,
-                                "framework=torchtitan: the source's own"},
-                 .fp8_recipe = FamilyDefault<models::Fp8Recipe>{models::Fp8Recipe::current,
-                                "fp8_recipe=current: torchao Float8Linear on the linear layers, dynamic tensorwise "
-                                "scaling unless a recipe is named (torchtitan @9dec370, of the Dec 2024 runs, also "
-                                "leaves the output projection in bf16, simulated at the fp8 rate); FSDP gathers "
-                                "bf16 parameters unless the row names the float8 all-gather "
-                                "(enable_fsdp_float8_all_gather, training.fp8_param_gather)"},
-        .dropout = no_dropout},
+    torchtitan_before_compiled_loss,
+    torchtitan,
     SourceFamily{.name = "NeMo Automodel 2025",
                  .needle = "Automodel",
                  .tflops_count = model_flops,

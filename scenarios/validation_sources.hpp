@@ -77,6 +77,9 @@ struct SourceFamily {
   std::optional<FamilyDefault<models::GradAccumulation>> grad_accumulation{};
   // Whether the loss upcasts the logits to fp32 (training.fp32_loss), where not as the framework's.
   std::optional<FamilyDefault<bool>> fp32_loss{};
+  // The loss's kernel (training.cross_entropy), where not what the framework's current release
+  // runs with the row's elementwise kernels.
+  std::optional<FamilyDefault<models::CrossEntropyKernel>> cross_entropy{};
 };
 
 /// The dropout of a row's model: none for Llama and Nemotron models, MLPerf's for a row whose notes

@@ -234,6 +234,8 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
                                 t.pipeline_runs));
   if (!t.fp32_loss)
     notes.push_back("training.fp32_loss false has no Megatron-Bridge setting: Megatron-Core's cross-entropy upcasts to fp32");
+  if (t.cross_entropy == models::CrossEntropyKernel::eager)
+    notes.push_back("training.cross_entropy eager has no Megatron-Bridge setting: Megatron-Core's cross-entropy is fused");
   return o;
 }
 

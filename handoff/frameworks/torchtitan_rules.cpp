@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "models/spec/framework.hpp"
 #include "models/spec/layout_rules.hpp"
 #include "models/step/pipeline_schedule.hpp"
 
@@ -454,6 +455,13 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
   if (!t.fp32_loss)
     m.notes.push_back("training.fp32_loss false has no torchtitan setting: its cross_entropy_loss upcasts the logits "
                       "to fp32 (components/loss.py)");
+  if (t.cross_entropy != models::framework_cross_entropy(models::framework_parameters(models::Framework::torchtitan),
+                                                          t.elementwise))
+    m.notes.push_back(fmt::format("training.cross_entropy {} has no torchtitan setting: its loss is compiled with the "
+                                  "model, so it is {} with compile {} (components/loss.py)",
+                                  t.cross_entropy == models::CrossEntropyKernel::eager ? "eager" : "fused",
+                                  t.elementwise == models::ElementwiseKernels::fused ? "fused" : "eager",
+                                  t.elementwise == models::ElementwiseKernels::fused ? "on" : "off"));
   if (auto v = models::layout_violation(model, p, t, cluster))
     m.notes.push_back(fmt::format("the layout offered breaks clustersim's rule: {}", v->rule));
   return m;

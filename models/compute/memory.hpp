@@ -46,6 +46,10 @@ struct MemoryBreakdown {
     return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + other_bytes;
   }
   double runtime_bytes() const { return cuda_context_bytes + nccl_bytes + workspace_bytes + fragmentation_bytes; }
+  // What PyTorch's caching allocator reserves at the peak (torch.cuda.memory_stats
+  // "reserved_bytes.all.peak", torchtitan's logged memory): the tensors, the cuBLAS workspaces and
+  // the fragmentation; the CUDA context and NCCL's buffers are allocated outside it.
+  double allocator_reserved_bytes() const { return total_bytes - cuda_context_bytes - nccl_bytes; }
 };
 
 /// Parameters one GPU of a stage holds: its layers' matrices / tp (norm gains replicated), plus the

@@ -679,17 +679,31 @@ HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parall
   costs.output_forward.push_back({.name = "final_norm", .kind = OpKind::elementwise,
                                   .flops = 5.0 * norm_elems, .bytes = 4.0 * norm_elems});
   costs.output_forward.push_back(gemm_forward("logits", d, d.tokens, d.vocab, d.hidden));
-  // Cross-entropy: read the bf16 logits, then about 3.5 passes over the softmax's copy (max, exp,
-  // sum, normalise), as Megatron-LM's unfused implementation does: 4 bytes an element after the
-  // fp32 upcast, 2 without it.
   const double loss_bytes = training.fp32_loss ? 4.0 : kActivationBytes;
-  costs.output_forward.push_back({.name = "cross_entropy", .kind = OpKind::elementwise,
-                                  .flops = 5.0 * logits, .bytes = logits * (2.0 + loss_bytes * 3.5),
-                                  .kernels = 4});
-
-  // Gradient of the logits: softmax minus one-hot, read at the loss's precision and written in bf16.
-  costs.output_backward.push_back({.name = "cross_entropy_bwd", .kind = OpKind::elementwise,
-                                   .flops = 2.0 * logits, .bytes = logits * (loss_bytes + 2.0)});
+  if (training.cross_entropy == CrossEntropyKernel::fused) {
+    // Read the bf16 logits, then about 3.5 passes over the softmax's copy (max, exp, sum,
+    // normalise), as Megatron-LM's vocab-parallel cross-entropy does: 4 bytes an element after the
+    // fp32 upcast, 2 without it. Its backward reads the softmax and writes the bf16 gradient.
+    costs.output_forward.push_back({.name = "cross_entropy", .kind = OpKind::elementwise,
+                                    .flops = 5.0 * logits, .bytes = logits * (2.0 + loss_bytes * 3.5),
+                                    .kernels = 4});
+    costs.output_backward.push_back({.name = "cross_entropy_bwd", .kind = OpKind::elementwise,
+                                     .flops = 2.0 * logits, .bytes = logits * (loss_bytes + 2.0)});
+  } else {
+    // PyTorch op by op (aten/src/ATen/native/cuda/SoftMax.cu): the upcast copy (2 read + 4 written),
+    // log_softmax's three passes (max, sum of exp, then the output: 3 reads and a write), nll_loss
+    // picking one element a row. Backward: nll_loss's dense gradient (zero-filled, then scattered:
+    // one write), log_softmax's backward (the gradient's row sum, then gradient and output read and
+    // the input gradient written: 4 passes) and the cast back to bf16 (4 read + 2 written).
+    const double upcast = training.fp32_loss ? 2.0 + 4.0 : 0.0;
+    const int upcast_kernels = training.fp32_loss ? 1 : 0;
+    costs.output_forward.push_back({.name = "cross_entropy", .kind = OpKind::elementwise,
+                                    .flops = 5.0 * logits, .bytes = logits * (upcast + 4.0 * loss_bytes),
+                                    .kernels = 2 + upcast_kernels});
+    costs.output_backward.push_back({.name = "cross_entropy_bwd", .kind = OpKind::elementwise,
+                                     .flops = 3.0 * logits, .bytes = logits * (5.0 * loss_bytes + upcast),
+                                     .kernels = 3 + upcast_kernels});
+  }
   costs.output_backward.push_back(gemm_dgrad("logits_dgrad", d, d.tokens, d.vocab, d.hidden));
   costs.output_backward.push_back(gemm_wgrad("logits_wgrad", d, d.tokens, d.vocab, d.hidden));
   costs.output_backward.push_back({.name = "final_norm_bwd", .kind = OpKind::elementwise,

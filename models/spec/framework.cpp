@@ -36,6 +36,10 @@ constexpr std::string_view kTeDelayedScaling = "Transformer Engine's DelayedScal
 constexpr std::string_view kMegatronFp32Loss =
     "Megatron-Core's vocab-parallel cross-entropy upcasts the logits (tensor_parallel/cross_entropy.py, "
     "calculate_logits_max: vocab_parallel_logits.float())";
+constexpr std::string_view kMegatronFusedCrossEntropy =
+    "Megatron-Core's vocab-parallel cross-entropy (tensor_parallel/cross_entropy.py): exp of the fp32 logits "
+    "in place, divided in place and saved as the softmax, whose buffer the backward turns into the gradient";
+constexpr std::string_view kAlreadyFused = "its cross-entropy is one fused kernel either way";
 constexpr std::string_view kMegatronMainParams =
     "Megatron's mixed-precision optimizers keep fp32 main parameters beside the bf16 model "
     "(Float16OptimizerWithFloat16Params, DistributedOptimizer)";
@@ -80,6 +84,8 @@ constexpr std::array kSets{
         .fp8_recipe = {Fp8Recipe::delayed, kTeDelayedScaling},
         .selective_recompute = {Recompute::selective, kMegatronSelective},
         .fp32_loss = {true, kMegatronFp32Loss},
+        .cross_entropy = {CrossEntropyKernel::fused, kMegatronFusedCrossEntropy},
+        .compile_fuses_loss = {true, kAlreadyFused},
         .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_overlap_hides_input_grad_reduce = {true, kTeBulkDgradReduce},
@@ -98,6 +104,8 @@ constexpr std::array kSets{
         .fp8_recipe = {Fp8Recipe::delayed, kTeDelayedScaling},
         .selective_recompute = {Recompute::selective, kMegatronSelective},
         .fp32_loss = {true, kMegatronFp32Loss},
+        .cross_entropy = {CrossEntropyKernel::fused, kMegatronFusedCrossEntropy},
+        .compile_fuses_loss = {true, kAlreadyFused},
         .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
@@ -122,6 +130,10 @@ constexpr std::array kSets{
         .fp8_recipe = {Fp8Recipe::delayed, "Transformer Engine's DelayedScaling, where its layers are used"},
         .selective_recompute = {Recompute::selective, kMegatronSelective},
         .fp32_loss = {true, "Megatron-DeepSpeed runs Megatron's vocab-parallel cross-entropy, which upcasts to fp32"},
+        .cross_entropy = {CrossEntropyKernel::fused, "Megatron-DeepSpeed runs Megatron's vocab-parallel cross-entropy "
+                                                     "(megatron/core/tensor_parallel/cross_entropy.py): the softmax "
+                                                     "computed and kept in place, its gradient written over it"},
+        .compile_fuses_loss = {true, kAlreadyFused},
         .bf16_params = {false, "DeepSpeed's BF16_Optimizer keeps fp32 master weights (runtime/bf16_optimizer.py)"},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
@@ -148,6 +160,13 @@ constexpr std::array kSets{
                                 "and the all-gathers run again in the backward "
                                 "(torchtitan/distributed/activation_checkpoint.py)"},
         .fp32_loss = {true, "torchtitan's cross_entropy_loss upcasts the logits: pred.float() (components/loss.py)"},
+        .cross_entropy = {CrossEntropyKernel::eager,
+                          "torchtitan's cross_entropy_loss is F.cross_entropy(pred.float()) in eager PyTorch "
+                          "(components/loss.py): log_softmax and nll_loss op by op"},
+        .compile_fuses_loss = {true,
+                               "build_cross_entropy_loss compiles the loss when training.compile is on, since "
+                               "2025-04-02 (pytorch/torchtitan bbb1b616e); before, train.py left it eager "
+                               "('compiling loss function causes CUDA errors', @9dec370)"},
         .bf16_params = {false, "torchtitan builds the model in fp32 and FSDP2 shards that; bf16 is only the "
                                  "gathered copy (mixed_precision_param)"},
         .fp8_keeps_quantized_inputs = {false,
@@ -174,6 +193,10 @@ constexpr std::array kSets{
         .selective_recompute = {Recompute::full,
                                 "llm-foundry's activation_checkpointing wraps whole blocks; it has no finer policy"},
         .fp32_loss = {true, "Composer's bf16 autocast runs cross_entropy in fp32 (an autocast fp32 op)"},
+        .cross_entropy = {CrossEntropyKernel::fused,
+                          "llm-foundry's loss_fn defaults to fused_crossentropy: flash-attn's CrossEntropyLoss, one "
+                          "kernel each way (llmfoundry/models/mpt/modeling_mpt.py, ComposerMPTCausalLM)"},
+        .compile_fuses_loss = {true, kAlreadyFused},
         .bf16_params = {false, "FSDP1 keeps the flat parameter's shard in full precision (see sharding)"},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_overlap_hides_input_grad_reduce = {true,
@@ -203,6 +226,11 @@ constexpr std::array kSets{
                                 "activation_checkpointing wraps whole transformer blocks (moe/parallelizer.py)"},
         .fp32_loss = {true, "MaskedCrossEntropy's fp32_upcast defaults to True (NVIDIA-NeMo/Automodel @037e04a, "
                             "components/loss/masked_ce.py)"},
+        .cross_entropy = {CrossEntropyKernel::eager,
+                          "MaskedCrossEntropy calls F.cross_entropy on the logits (NVIDIA-NeMo/Automodel @037e04a, "
+                          "components/loss/masked_ce.py): log_softmax and nll_loss op by op"},
+        .compile_fuses_loss = {false, "the recipes compile the model, not the loss (MaskedCrossEntropy is called "
+                                      "outside it)"},
         .bf16_params = {true,
                         "models are initialised with initialize_weights(dtype=torch.bfloat16), which ends in "
                         "self.to(dtype) (NVIDIA-NeMo/Automodel @037e04a: components/models/*/model.py, "
@@ -220,6 +248,11 @@ const FrameworkParameters& framework_parameters(Framework framework) {
   for (const auto& set : kSets)
     if (set.framework == framework) return set;
   throw std::logic_error("no parameter set for this framework");
+}
+
+CrossEntropyKernel framework_cross_entropy(const FrameworkParameters& set, ElementwiseKernels elementwise) {
+  if (elementwise == ElementwiseKernels::fused && set.compile_fuses_loss.value) return CrossEntropyKernel::fused;
+  return set.cross_entropy.value;
 }
 
 }  // namespace clustersim::models

@@ -46,6 +46,11 @@ struct FrameworkParameters {
   FrameworkChoice<Recompute> selective_recompute{};
   // Whether the cross-entropy upcasts the logits to fp32 (training.fp32_loss).
   FrameworkChoice<bool> fp32_loss{};
+  // The cross-entropy's kernel as the framework runs it without torch.compile
+  // (training.cross_entropy), and whether turning torch.compile on (training.elementwise fused)
+  // compiles the loss too.
+  FrameworkChoice<CrossEntropyKernel> cross_entropy{};
+  FrameworkChoice<bool> compile_fuses_loss{};
   // Whether the model's parameters are bf16 with no fp32 master (training.bf16_params).
   FrameworkChoice<bool> bf16_params{};
   // Whether an fp8 linear layer keeps the fp8 copy of its input (1 byte an element) for its
@@ -65,5 +70,8 @@ struct FrameworkParameters {
 
 /// The parameter set of `framework`.
 const FrameworkParameters& framework_parameters(Framework framework);
+
+/// The cross-entropy kernel `set` runs with its elementwise ops as `elementwise`.
+CrossEntropyKernel framework_cross_entropy(const FrameworkParameters& set, ElementwiseKernels elementwise);
 
 }  // namespace clustersim::models

@@ -248,6 +248,13 @@ TEST_CASE("memory: the last stage holds the output norm, logits input and fp32 l
                                                    {.seq_len = 2048, .micro_batch = 1, .fp32_loss = false},
                                                    test::h100(), 12, false, true, 1.0);
   CHECK(bf16_loss.other_bytes == doctest::Approx(65011712.0 - 26214400.0));
+  // An eager cross-entropy holds the fp32 log-probabilities, nll_loss's dense fp32 gradient and
+  // log_softmax's fp32 gradient at once: 3 x 52,428,800 B instead of one.
+  const MemoryBreakdown eager = memory_per_gpu(test::gpt3_175b(), {.tp = 8, .pp = 8, .sp = true},
+                                               {.seq_len = 2048, .micro_batch = 1,
+                                                .cross_entropy = CrossEntropyKernel::eager},
+                                               test::h100(), 12, false, true, 1.0);
+  CHECK(eager.other_bytes == doctest::Approx(12582912.0 + 3.0 * 52428800.0));
 }
 
 TEST_CASE("memory: full recompute keeps layer inputs plus one layer's working set") {

@@ -237,6 +237,25 @@ TEST_CASE("transformer costs: the cross-entropy's passes are 4 bytes an element 
   CHECK(find(kept.output_backward, "cross_entropy_bwd").bytes == doctest::Approx(logits * 4.0));
 }
 
+TEST_CASE("transformer costs: an eager cross-entropy runs PyTorch's passes one op at a time") {
+  // Forward: the upcast (2 B read, 4 written), log_softmax's max, sum and output passes (3 reads
+  // and a write of 4 B): 22 B an element. Backward: nll_loss's dense gradient (4 B written),
+  // log_softmax's row sum then gradient and output read and the gradient written (16 B), the cast
+  // back to bf16 (4 + 2 B): 26 B. Without the upcast the passes are over 2 B and there is no cast.
+  const double logits = 8192.0 * 32064.0;
+  const TrainingSpec fp32{.seq_len = 4096, .micro_batch = 2, .cross_entropy = CrossEntropyKernel::eager};
+  TrainingSpec bf16 = fp32;
+  bf16.fp32_loss = false;
+  const HeadCosts upcast = head_costs(test::llama3_8b(), {.tp = 4}, fp32);
+  const HeadCosts kept = head_costs(test::llama3_8b(), {.tp = 4}, bf16);
+  CHECK(find(upcast.output_forward, "cross_entropy").bytes == doctest::Approx(logits * 22.0));
+  CHECK(find(upcast.output_backward, "cross_entropy_bwd").bytes == doctest::Approx(logits * 26.0));
+  CHECK(find(kept.output_forward, "cross_entropy").bytes == doctest::Approx(logits * 8.0));
+  CHECK(find(kept.output_backward, "cross_entropy_bwd").bytes == doctest::Approx(logits * 10.0));
+  CHECK(find(upcast.output_forward, "cross_entropy").kernels == 3);
+  CHECK(find(upcast.output_backward, "cross_entropy_bwd").kernels == 4);
+}
+
 double attention_core(const OpList& ops, double OpCost::*field) {
   double sum = 0.0;
   for (const OpCost& op : ops) {

@@ -22,6 +22,8 @@ TEST_CASE("frameworks: every choice of every parameter set names its source") {
     CHECK_FALSE(set.fp8_recipe.source.empty());
     CHECK_FALSE(set.selective_recompute.source.empty());
     CHECK_FALSE(set.fp32_loss.source.empty());
+    CHECK_FALSE(set.cross_entropy.source.empty());
+    CHECK_FALSE(set.compile_fuses_loss.source.empty());
     CHECK_FALSE(set.bf16_params.source.empty());
     CHECK_FALSE(set.fp8_keeps_quantized_inputs.source.empty());
   }
@@ -41,6 +43,22 @@ TEST_CASE("frameworks: NeMo Automodel trains a bf16 model with Transformer Engin
     CHECK_FALSE(framework_parameters(f).bf16_params.value);
     CHECK(framework_parameters(f).fp32_loss.value);
   }
+}
+
+TEST_CASE("frameworks: the loss is fused in Megatron and llm-foundry, eager in torchtitan unless compiled") {
+  using enum CrossEntropyKernel;
+  for (const Framework f : {Framework::megatron_core, Framework::megatron_lm, Framework::megatron_deepspeed,
+                            Framework::llm_foundry}) {
+    CAPTURE(framework_name(f));
+    CHECK(framework_cross_entropy(framework_parameters(f), ElementwiseKernels::eager) == fused);
+    CHECK(framework_cross_entropy(framework_parameters(f), ElementwiseKernels::fused) == fused);
+  }
+  const FrameworkParameters& torchtitan = framework_parameters(Framework::torchtitan);
+  CHECK(framework_cross_entropy(torchtitan, ElementwiseKernels::eager) == eager);
+  CHECK(framework_cross_entropy(torchtitan, ElementwiseKernels::fused) == fused);  // torch.compile on
+  // NeMo Automodel's MaskedCrossEntropy runs outside the compiled model.
+  const FrameworkParameters& automodel = framework_parameters(Framework::nemo_automodel);
+  CHECK(framework_cross_entropy(automodel, ElementwiseKernels::fused) == eager);
 }
 
 }  // namespace
