@@ -23,7 +23,7 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.081 today, with every row on its GPU's bundled
+// the step model can express. The model measures 0.083 today, with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
@@ -31,9 +31,10 @@ namespace {
 // latencies over 384-2,240 ranks, per-rank host work and HBM staging copies costed); NeMo's long-sequence
 // H100 rows of 2024 are too fast where attention dominates (they imply about 0.3 of the bf16 peak,
 // where cuDNN measures 0.52-0.54 in 2024 and 2026 alike), while its B200 rows of 2025 are within
-// 5 % where attention dominates; among torchtitan's thirteen Grand Teton rows (H100 capped at
-// 500 W, their tensor cores at the clock that limit leaves) the June 2025 TP 8 runs of Llama 3.1
-// 8B are the worst (-9 to -17 %): the model gives async TP more than it measured.
+// 5 % where attention dominates; among torchtitan's 21 Grand Teton rows (H100 capped at 500 W,
+// their tensor cores at the clock that limit leaves) the June 2025 TP 8 runs of Llama 3.1 8B are
+// -9 to -17 % (the model gives async TP more than it measured) and the December 2024 runs with
+// context parallelism (PyTorch's all-gather rotation, 32K-256K tokens) -18 to +16 %.
 // NeMo Automodel's six MoE rows are 15.6 % off on average, all too fast, with
 // their bf16 parameters, bf16 gradient reduction and bf16 loss as the recipe runs them and, under
 // PP, FSDP2 gathering and reducing once a step: Qwen3 7 % once its fake balanced gate's
@@ -48,7 +49,7 @@ namespace {
 // is 11-13 % too slow where MLPerf 3.1's, at 4,096-10,752 GPUs, is 7-10 % too fast. The gate sits just above the measured level against
 // regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
 // per-row corrections.
-constexpr double kMaxValidationMape = 0.082;
+constexpr double kMaxValidationMape = 0.084;
 // The mixture-of-experts rows together, at their measured level (the MoE issue asked for 15 %: the
 // rows met it while FSDP2 under a pipeline was simulated gathering every micro-batch).
 constexpr double kMaxMoeMape = 0.16;
@@ -63,13 +64,13 @@ struct FamilyBiasBound {
 constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Narayanan 2021", -0.06, 0.06},     FamilyBiasBound{"Korthikanti 2022", -0.06, 0.06},
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
-    FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.165, 0.06},
+    FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.16, 0.06},
     FamilyBiasBound{"MLPerf 3.1", -0.09, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.12, 0.06},
     FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.16, 0.06},
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
     FamilyBiasBound{"MLPerf 5.1", -0.28, 0.06},      FamilyBiasBound{"MLPerf 4.1", -0.06, 0.10},
 };
-// Rows that must take part, so that the gate cannot pass by skipping (112 of 117 are expressible
+// Rows that must take part, so that the gate cannot pass by skipping (120 of 125 are expressible
 // today).
 constexpr std::int64_t kMinValidatedRows = 40;
 
