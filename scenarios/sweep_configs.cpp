@@ -184,6 +184,12 @@ Scenario apply_sweep_config(const Scenario& base, const SweepConfig& config) {
   if (!overrides.contains("parallelism") || !overrides.at("parallelism").contains("dp")) {
     document["parallelism"].erase("dp");
   }
+  // training.cross_entropy follows the framework and the elementwise kernels (torch.compile may
+  // compile the loss): a config that changes either derives it again unless it names it.
+  const json training = overrides.value("training", json::object());
+  if ((training.contains("elementwise") || training.contains("framework")) && !training.contains("cross_entropy")) {
+    document["training"].erase("cross_entropy");
+  }
   document.merge_patch(overrides);
   Scenario result = load_scenario_text(document.dump(), "sweep config \"" + config.name + "\"");
   result.sweep = base.sweep;

@@ -60,6 +60,23 @@ TEST_CASE("sweep configs: a config changes only its keys and dp follows the GPU 
       ScenarioError);
 }
 
+TEST_CASE("sweep configs: a config that turns torch.compile on or off derives the loss's kernel again") {
+  // torchtitan's loss is eager unless torch.compile (elementwise fused) compiles it with the model.
+  const Scenario eager = default_scenario({"training.framework=torchtitan"});
+  REQUIRE(eager.training.elementwise == models::ElementwiseKernels::eager);
+  REQUIRE(eager.training.cross_entropy == models::CrossEntropyKernel::eager);
+  const Scenario compiled =
+      apply_sweep_config(eager, {.name = "compile", .overrides_json = R"({"training":{"elementwise":"fused"}})"});
+  CHECK(compiled.training.cross_entropy == models::CrossEntropyKernel::fused);
+  // A config that names the kernel keeps it.
+  const Scenario named = apply_sweep_config(
+      eager, {.name = "named", .overrides_json = R"({"training":{"elementwise":"fused","cross_entropy":"eager"}})"});
+  CHECK(named.training.cross_entropy == models::CrossEntropyKernel::eager);
+  // A config that changes neither keeps the base's.
+  const Scenario other = apply_sweep_config(eager, {.name = "mb2", .overrides_json = R"({"training":{"micro_batch":2}})"});
+  CHECK(other.training.cross_entropy == models::CrossEntropyKernel::eager);
+}
+
 TEST_CASE("sweep configs: the seed file's twelve layouts load and all are valid") {
   const Scenario s = load_scenario_file(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/seed/twelve-layouts.json");
   REQUIRE(s.sweep.configs.size() == 12);
