@@ -155,9 +155,14 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
   const double gemm_input = keeps_fp8_gemm_inputs(training) ? 1.0 : 2.0;
   // Replicated across TP unless sequence parallel (bytes per token and hidden unit): two norm
   // inputs 4, QKV input and MLP input (the norms' outputs; 2 each, 1 in fp8); with dropout, the
-  // masks after attention and after the MLP (1 each).
+  // masks after attention and after the MLP (1 each). Under sequence parallelism the QKV and MLP
+  // inputs are kept as the rank's shard, or gathered whole where the framework's TP layers keep
+  // the all-gathered input (FrameworkParameters::tp_keeps_gathered_inputs).
   const bool dropout = model.dropout > 0.0;
-  const double replicated = (4.0 + 2.0 * gemm_input + (dropout ? 2.0 : 0.0)) * sbh / sp_split;
+  const double gathered_split =
+      framework_parameters(training.framework).tp_keeps_gathered_inputs.value ? 1.0 : sp_split;
+  const double replicated =
+      (4.0 + (dropout ? 2.0 : 0.0)) * sbh / sp_split + 2.0 * gemm_input * sbh / gathered_split;
   // Split by TP: Q 2, the attention output (the projection's input; a flash-style kernel's backward
   // reads it too, in bf16, beside the projection's fp8 copy), MLP activation input (2 f, or 4 f for
   // the gate and up halves of SwiGLU) and activation output (the second projection's input, 2 f or

@@ -49,6 +49,15 @@ constexpr std::string_view kTeKeepsFp8Inputs =
     "override_linear_precision.wgrad; layernorm_linear.py and layernorm_mlp.py save the fp8 ln_out and the fp8 "
     "activation output); Transformer Engine 2 keeps the quantized tensor's column-wise data the same way";
 
+constexpr std::string_view kMegatronRegathers =
+    "Megatron-LM's column-parallel linear under sequence parallelism saves its input shard and all-gathers it "
+    "again in the backward for the weight gradient (megatron/core/tensor_parallel/layers.py, "
+    "LinearWithGradAccumulationAndAsyncCommunication; Transformer Engine's Linear the same: "
+    "backward_input_needs_gather)";
+constexpr std::string_view kDTensorKeepsGathered =
+    "PyTorch's tensor parallelism (DTensor ColwiseParallel after SequenceParallel) all-gathers the input to a "
+    "replicated tensor that the matmul's autograd node saves (derivatives.yaml, mm: the backward of mat2 needs "
+    "self), so the gathered s b h stays on every TP rank";
 constexpr std::string_view kTeBulkDgradReduce =
     "Transformer Engine's userbuffers run the reduce-scatter of the fused QKV and FC1 GEMMs' input gradient "
     "beside their weight-gradient GEMM (Megatron-Core model_parallel_config.py: tp_comm_bulk_dgrad, on by "
@@ -88,6 +97,7 @@ constexpr std::array kSets{
         .compile_fuses_loss = {true, kAlreadyFused},
         .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
+        .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
         .tp_overlap_hides_input_grad_reduce = {true, kTeBulkDgradReduce},
         .zero1_all_reduces_gradients = {false, kDistributedOptimizerReduceScatter},
     },
@@ -108,6 +118,7 @@ constexpr std::array kSets{
         .compile_fuses_loss = {true, kAlreadyFused},
         .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
+        .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
         .zero1_all_reduces_gradients = {false, kDistributedOptimizerReduceScatter},
     },
@@ -136,6 +147,7 @@ constexpr std::array kSets{
         .compile_fuses_loss = {true, kAlreadyFused},
         .bf16_params = {false, "DeepSpeed's BF16_Optimizer keeps fp32 master weights (runtime/bf16_optimizer.py)"},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
+        .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
         .zero1_all_reduces_gradients = {true,
                                         "DeepSpeed's BF16_Optimizer under the pipeline engine all-reduces the fp32 "
@@ -174,6 +186,7 @@ constexpr std::array kSets{
                                        "(float8_linear.py, matmul_with_hp_or_float8_args: "
                                        "ctx.save_for_backward(input_hp, weight_hp_t)) and casts them again in "
                                        "its backward"},
+        .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
         .zero1_all_reduces_gradients = {false, kNoZero1},
     },
@@ -199,6 +212,7 @@ constexpr std::array kSets{
         .compile_fuses_loss = {true, kAlreadyFused},
         .bf16_params = {false, "FSDP1 keeps the flat parameter's shard in full precision (see sharding)"},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
+        .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
         .tp_overlap_hides_input_grad_reduce = {true,
                                                "llm-foundry's MPT blocks run Wqkv and up_proj as one linear each, so "
                                                "PyTorch's micro-pipeline TP pass can fuse each input gradient's "
@@ -237,6 +251,7 @@ constexpr std::array kSets{
                         "checkpoint/checkpointing.py load_base_model), so FSDP2 shards bf16 parameters and "
                         "torch.optim.Adam keeps its moments in their dtype"},
         .fp8_keeps_quantized_inputs = {false, "fp8 runs through torchao's Float8Linear, which keeps the bf16 input"},
+        .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
         .zero1_all_reduces_gradients = {false, kNoZero1},
     },

@@ -58,6 +58,11 @@ struct FrameworkParameters {
   // fp8 layers (neither Transformer Engine nor torchao offers the other way), so no scenario key
   // overrides it.
   FrameworkChoice<bool> fp8_keeps_quantized_inputs{};
+  // Under sequence parallelism, whether a column-parallel linear layer keeps its all-gathered input
+  // for its weight-gradient GEMM (s b h on every TP rank), or its own sequence shard, gathered
+  // again in the backward (s b h / t). A fact of the framework's TP layers, so no scenario key
+  // overrides it.
+  FrameworkChoice<bool> tp_keeps_gathered_inputs{};
   // Under tensor-parallel overlap, whether the backward's reduce-scatters of the input gradients
   // of the attention's and the MLP's input projections run beside compute, or stay on the stream.
   // A fact of the framework's overlap machinery, so no scenario key overrides it.

@@ -71,15 +71,34 @@ TEST_CASE("memory: Transformer Engine's fp8 layers keep their GEMM inputs as 1-b
   fp8.framework = Framework::megatron_core;
   CHECK(activation_bytes_per_layer(test::llama3_70b(), {.tp = 8, .sp = true}, fp8) ==
         doctest::Approx(3.625 * sbh));
-  // torchao's Float8Linear keeps the bf16 input, and bf16 weight gradients need it: 4.1875 sbh.
+  // torchao's Float8Linear keeps the bf16 input, and bf16 weight gradients need it: 4.1875 sbh
+  // with Megatron's sequence shards; torchtitan's DTensor layers keep the QKV and MLP inputs
+  // gathered, 2 + 2 sbh instead of (2 + 2) sbh / 8: 7.6875 sbh.
   TrainingSpec torchao = fp8;
   torchao.framework = Framework::torchtitan;
   CHECK(activation_bytes_per_layer(test::llama3_70b(), {.tp = 8, .sp = true}, torchao) ==
-        doctest::Approx(4.1875 * sbh));
+        doctest::Approx(7.6875 * sbh));
   TrainingSpec bf16_backward = fp8;
   bf16_backward.fp8_backward = false;
   CHECK(activation_bytes_per_layer(test::llama3_70b(), {.tp = 8, .sp = true}, bf16_backward) ==
         doctest::Approx(4.1875 * sbh));
+}
+
+TEST_CASE("memory: PyTorch's TP layers keep their gathered inputs, Megatron's the sequence shard") {
+  // Llama 3 70B, tp = 8, SP, bf16, no recompute: the QKV and MLP inputs are 2 + 2 bytes per token
+  // and hidden unit, kept as the rank's 1/8 by Megatron-LM and whole by DTensor's ColwiseParallel:
+  // 4 sbh (1 - 1/8) = 3.5 sbh more under torchtitan, whatever else the two frameworks keep alike.
+  const double sbh = 8192.0 * 8192.0;
+  TrainingSpec megatron{.seq_len = 8192, .micro_batch = 1, .recompute = Recompute::none};
+  megatron.framework = Framework::megatron_core;
+  TrainingSpec dtensor = megatron;
+  dtensor.framework = Framework::torchtitan;
+  const double kept = activation_bytes_per_layer(test::llama3_70b(), {.tp = 8, .sp = true}, dtensor) -
+                      activation_bytes_per_layer(test::llama3_70b(), {.tp = 8, .sp = true}, megatron);
+  CHECK(kept == doctest::Approx(3.5 * sbh));
+  // Without TP there is nothing to gather.
+  CHECK(activation_bytes_per_layer(test::llama3_70b(), {.tp = 1}, dtensor) ==
+        doctest::Approx(activation_bytes_per_layer(test::llama3_70b(), {.tp = 1}, megatron)));
 }
 
 TEST_CASE("memory: torchtitan's op-level checkpointing keeps attention and every other matmul's output") {
