@@ -31,7 +31,7 @@ namespace {
 // latencies over 384-2,240 ranks, per-rank host work and HBM staging copies costed); NeMo's long-sequence
 // H100 rows of 2024 are too fast where attention dominates (they imply about 0.3 of the bf16 peak,
 // where cuDNN measures 0.52-0.54 in 2024 and 2026 alike), while its B200 rows of 2025 are within
-// 5 % where attention dominates; among torchtitan's 21 Grand Teton rows (H100 capped at 500 W,
+// 8 % where attention dominates; among torchtitan's 21 Grand Teton rows (H100 capped at 500 W,
 // their tensor cores at the clock that limit leaves) the June 2025 TP 8 runs of Llama 3.1 8B are
 // -9 to -17 % (the model gives async TP more than it measured) and the December 2024 runs with
 // context parallelism (PyTorch's all-gather rotation, 32K-256K tokens) -18 to +16 %.
