@@ -57,6 +57,28 @@ AlphaBetaSegment constant_segment(std::span<const CollectivePoint> points, Segme
   return s;
 }
 
+// Bandwidth-bound with no measurable latency: where the free fit's intercept comes out negative
+// (a range of sizes whose time grows faster than linearly, as when NCCL's tuner changes algorithm
+// inside it), a time cannot be negative at zero bytes, so the line goes through the origin:
+// alpha = 0 and the relative-LS slope alone.
+AlphaBetaSegment origin_segment(std::span<const CollectivePoint> points, double bus_factor,
+                                SegmentCovariance& covariance) {
+  std::vector<double> design, y;
+  for (const auto& p : points) {
+    design.push_back(static_cast<double>(p.bytes) / p.time_us);
+    y.push_back(1.0);
+  }
+  const LinearFit fit = least_squares(design, y);
+  AlphaBetaSegment s;
+  s.alpha_us = 0.0;
+  s.alpha_lo_us = s.alpha_hi_us = 0.0;
+  s.busbw_gb_per_s = busbw_from_slope(bus_factor, fit.beta[0]);
+  s.busbw_lo = fit.dof > 0 ? busbw_from_slope(bus_factor, fit.upper95(0)) : kNaN;
+  s.busbw_hi = fit.dof > 0 ? busbw_from_slope(bus_factor, fit.lower95(0)) : kNaN;
+  covariance = {.var_alpha = 0.0, .cov_alpha_slope = 0.0, .var_slope = fit.covariance[0], .t95 = fit.t95};
+  return s;
+}
+
 }  // namespace
 
 std::string_view scope_name(LinkScope scope) { return scope == LinkScope::nvlink ? "nvlink" : "network"; }
@@ -101,6 +123,8 @@ AlphaBetaSegment fit_alpha_beta(std::span<const CollectivePoint> points, double 
   AlphaBetaSegment s;
   if (fit.beta[1] <= 0.0) {
     s = constant_segment(points, cov);
+  } else if (fit.beta[0] < 0.0) {
+    s = origin_segment(points, bus_factor, cov);
   } else {
     cov = {.var_alpha = fit.covariance[0], .cov_alpha_slope = fit.covariance[1], .var_slope = fit.covariance[3],
            .t95 = fit.t95};

@@ -109,6 +109,27 @@ TEST_CASE("collective fit: a profile fitted from each real log reproduces its bu
   }
 }
 
+TEST_CASE("collective fit: a segment whose free intercept is negative goes through the origin") {
+  // All-to-all on 4 x 8 H100 over AWS EFA, 256 MiB-2 GiB (calibration/published/
+  // h100_4n32g_alltoall_aws-efa.jsonl): busbw flat at 53.8-54.3 GB/s, so the free line's intercept
+  // is noise around zero and comes out at -35 us, a negative time the profile loader refuses. The
+  // segment is then bandwidth alone: alpha 0, busbw within the measured range.
+  CollectiveGroup group{.op = CollectiveOp::all_to_all, .ranks = 32, .ranks_per_node = 8, .source = "EFA"};
+  const double bus_factor = 31.0 / 32.0;
+  const double busbw[] = {54.28, 53.84, 53.75, 54.07};
+  for (int i = 0; i < 4; ++i) {
+    const auto bytes = std::int64_t{268435456} << i;
+    group.points.push_back({bytes, static_cast<double>(bytes) * bus_factor / (busbw[i] * 1e3), i + 1});
+  }
+  const auto fit = fit_collective(group, {.tolerance = 0.03, .max_segments = 1});
+  REQUIRE(fit.model.segments.size() == 1);
+  const auto& s = fit.model.segments[0];
+  CHECK(s.alpha_us == 0.0);
+  CHECK(s.busbw_gb_per_s >= 53.75);
+  CHECK(s.busbw_gb_per_s <= 54.28);
+  CHECK(s.max_relative < 0.01);
+}
+
 TEST_CASE("collective fit: too few sizes is an error naming the group") {
   CollectiveGroup group{.op = CollectiveOp::all_gather, .ranks = 8, .ranks_per_node = 8, .source = "one.jsonl"};
   group.points.push_back({1024, 10.0, 3});
