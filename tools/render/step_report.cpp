@@ -22,7 +22,8 @@ nlohmann::ordered_json memory_json(const models::MemoryBreakdown& m) {
           {"nccl_buffers_gib", m.nccl_bytes / kGiB},
           {"cublas_workspaces_gib", m.workspace_bytes / kGiB},
           {"allocator_fragmentation_gib", m.fragmentation_bytes / kGiB},
-          {"total_gib", m.total_bytes / kGiB}};
+          {"total_gib", m.total_bytes / kGiB},
+          {"allocator_reserved_gib", m.allocator_reserved_bytes() / kGiB}};
 }
 
 std::string layout(const scenarios::Scenario& s) {
@@ -156,6 +157,9 @@ std::string step_report_text(const scenarios::Scenario& scenario, const models::
                    "allocator fragmentation {:.2f}",
                    m.cuda_context_bytes / kGiB, m.nccl_bytes / kGiB, m.workspace_bytes / kGiB,
                    m.fragmentation_bytes / kGiB));
+  // What a training log's torch.cuda.max_memory_reserved() (torchtitan's "memory") would read.
+  line(fmt::format("    PyTorch's allocator reserves {:.1f} GiB of it (the CUDA context and NCCL's buffers are outside)",
+                   m.allocator_reserved_bytes() / kGiB));
   line(fmt::format("  fits in memory: {}", r.fits_in_memory ? "yes" : "NO"));
   for (const std::string& note : r.notes) line("  note: " + note);
   return out;
