@@ -158,6 +158,7 @@ Field cross_entropy_field() {
                             "the logits at the loss's precision in the backward, and about twice the traffic)");
   field.default_kind = DefaultKind::derived;
   field.derived_from = "training.framework's parameter set and training.elementwise";
+  field.rederived_when = {"/training/framework", "/training/elementwise"};
   field.derive = [](Scenario& s) -> std::optional<std::string> {
     s.training.cross_entropy =
         models::framework_cross_entropy(models::framework_parameters(s.training.framework), s.training.elementwise);
@@ -428,6 +429,7 @@ std::vector<Section> build_sections() {
                      "cluster.num_gpus derives it again unless dp is --set too");
   dp.default_kind = DefaultKind::derived;
   dp.derived_from = "num_gpus / (tp * pp * cp)";
+  dp.rederived_when = {"/parallelism/tp", "/parallelism/pp", "/parallelism/cp", "/cluster/num_gpus"};
   dp.derive = [](Scenario& s) -> std::optional<std::string> {
     if (auto violation = models::derive_dp(s.parallelism, s.cluster)) return std::move(violation->rule);
     return std::nullopt;

@@ -68,6 +68,9 @@ struct Field {
   std::vector<std::string_view> choices{};  // enumeration names, in the enum's order
   DefaultKind default_kind = DefaultKind::value;
   std::string_view derived_from{};          // derived: the rule, as shown by explain
+  // derived: the keys (JSON pointers) the rule reads whose change by --set or by a sweep config
+  // makes a value the document writes stale, so that it is derived again unless set as well.
+  std::vector<std::string_view> rederived_when{};
   std::function<FieldValue(const Scenario&)> get{};         // in the key's unit
   std::function<void(Scenario&, const FieldValue&)> set{};  // value must pass check()
   // derived: fills the value in; returns the broken rule when it cannot.

@@ -53,14 +53,20 @@ Scenario with_section_preset(const Scenario& scenario, PresetKind kind, std::str
   return result;
 }
 
-// dp is fixed by num_gpus / (tp * pp * cp), so a dp written in the file only restates the file's own
-// layout: a --set of any of those four makes it derived again, unless dp is --set as well.
+// A derived key the document writes only restates what its rule gave for the document's own
+// inputs (dp = num_gpus / (tp * pp * cp) for the file's layout): a --set of any key its rule reads
+// (Field::rederived_when) makes it derived again, unless it is --set as well.
 void rederive_after_sets(const std::vector<std::string>& set_pointers, json& document) {
-  const bool layout_set = is_set(set_pointers, "/parallelism/tp") || is_set(set_pointers, "/parallelism/pp") ||
-                          is_set(set_pointers, "/parallelism/cp") || is_set(set_pointers, "/cluster/num_gpus");
-  if (!layout_set || is_set(set_pointers, "/parallelism/dp")) return;
-  const auto layout = document.find("parallelism");
-  if (layout != document.end() && layout->is_object()) layout->erase("dp");
+  for (const auto& section : scenario_sections()) {
+    for (const auto& field : section.fields) {
+      const std::string pointer = std::string(section.pointer) + "/" + std::string(field.key);
+      const bool input_set = std::any_of(field.rederived_when.begin(), field.rederived_when.end(),
+                                         [&](std::string_view input) { return is_set(set_pointers, input); });
+      if (!input_set || is_set(set_pointers, pointer)) continue;
+      const json::json_pointer at{std::string(section.pointer)};
+      if (document.contains(at) && document.at(at).is_object()) document.at(at).erase(std::string(field.key));
+    }
+  }
 }
 
 std::vector<std::string> kept_preset_value_notes(const json& file, const std::vector<std::string>& set_pointers,

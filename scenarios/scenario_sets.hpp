@@ -13,8 +13,10 @@
 
 namespace clustersim::scenarios {
 
-/// After the --sets wrote the keys at `set_pointers` into `document`: a dp written there is dropped
-/// when a --set changed tp, pp, cp or num_gpus but not dp, so that dp is derived again.
+/// After the --sets (or a sweep config) wrote the keys at `set_pointers` into `document`: a derived
+/// key written there is dropped when a key its rule reads (Field::rederived_when: dp's tp, pp, cp
+/// and num_gpus; cross_entropy's framework and elementwise) was set but it was not, so that it is
+/// derived again.
 /// (A --set of another preset needs nothing here: the document holds only the fields the file and
 /// the --sets wrote, which stay, and the new preset supplies the rest when it is read.)
 void rederive_after_sets(const std::vector<std::string>& set_pointers, nlohmann::json& document);

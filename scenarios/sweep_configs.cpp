@@ -12,6 +12,7 @@
 #include "scenarios/json_input.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "scenarios/scenario_schema.hpp"
+#include "scenarios/scenario_sets.hpp"
 
 namespace clustersim::scenarios {
 namespace {
@@ -181,15 +182,14 @@ Scenario apply_sweep_config(const Scenario& base, const SweepConfig& config) {
   json document = json::parse(to_json(base));
   document.erase("sweep");
   const json overrides = json::parse(config.overrides_json);
-  if (!overrides.contains("parallelism") || !overrides.at("parallelism").contains("dp")) {
-    document["parallelism"].erase("dp");
+  // The keys the config writes, as pointers: a derived key whose rule reads one of them (dp from
+  // the layout, the loss's kernel from the framework and torch.compile) is derived again.
+  std::vector<std::string> written;
+  for (const auto& [section, keys] : overrides.items()) {
+    if (!keys.is_object()) continue;
+    for (const auto& [key, value] : keys.items()) written.push_back("/" + section + "/" + key);
   }
-  // training.cross_entropy follows the framework and the elementwise kernels (torch.compile may
-  // compile the loss): a config that changes either derives it again unless it names it.
-  const json training = overrides.value("training", json::object());
-  if ((training.contains("elementwise") || training.contains("framework")) && !training.contains("cross_entropy")) {
-    document["training"].erase("cross_entropy");
-  }
+  rederive_after_sets(written, document);
   document.merge_patch(overrides);
   Scenario result = load_scenario_text(document.dump(), "sweep config \"" + config.name + "\"");
   result.sweep = base.sweep;

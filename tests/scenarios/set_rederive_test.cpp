@@ -1,5 +1,6 @@
 // A --set re-derives what followed from the value it replaces: the fields of an old model or GPU
-// preset that the file did not write, and dp from tp, pp, cp and num_gpus (issue 22, item 10).
+// preset that the file did not write, dp from tp, pp, cp and num_gpus (issue 22, item 10), and the
+// loss's kernel from the framework and torch.compile (Field::rederived_when).
 // What a file writes explicitly is kept: tests/scenarios/preset_provenance_test.cpp.
 
 #include <doctest/doctest.h>
@@ -99,6 +100,23 @@ TEST_CASE("printed scenarios write a preset and only the fields written explicit
     const std::string printed = to_json(load_scenario_text(spelled_out, "s.json"));
     CHECK(load_scenario_text(printed, "printed.json", sets) == direct);
   }
+}
+
+TEST_CASE("--set of training.elementwise or framework derives the loss's kernel again unless it is --set too") {
+  // A printed torchtitan scenario writes its derived cross_entropy (eager: no torch.compile).
+  const std::string printed = to_json(default_scenario({"training.framework=torchtitan"}));
+  REQUIRE(printed.find(R"("cross_entropy": "eager")") != std::string::npos);
+  // torch.compile on compiles torchtitan's loss too; a --set of the kernel itself wins.
+  CHECK(load_scenario_text(printed, "s.json", {"training.elementwise=fused"}).training.cross_entropy ==
+        models::CrossEntropyKernel::fused);
+  CHECK(load_scenario_text(printed, "s.json", {"training.elementwise=fused", "training.cross_entropy=eager"})
+            .training.cross_entropy == models::CrossEntropyKernel::eager);
+  // Megatron-Core's loss is fused whatever its elementwise kernels.
+  CHECK(load_scenario_text(printed, "s.json", {"training.framework=megatron-core"}).training.cross_entropy ==
+        models::CrossEntropyKernel::fused);
+  // Another --set leaves the written kernel alone.
+  CHECK(load_scenario_text(printed, "s.json", {"training.seq_len=2048"}).training.cross_entropy ==
+        models::CrossEntropyKernel::eager);
 }
 
 TEST_CASE("--set of tp, pp, cp or num_gpus derives dp again unless dp is --set too") {
