@@ -5,7 +5,9 @@
 /// NCCL changes protocol, algorithm and channel count with the message size, so its measured busbw
 /// climbs over decades of sizes in a way one alpha-beta line cannot follow; the segments can.
 /// Units: bytes (nccl-tests' "size"), seconds, bytes/s.
-/// Limitations: between and beyond the measured sizes the nearest segment (in log size) predicts.
+/// Between two segments' sizes the time is interpolated, straight in log time against log size,
+/// from the lower segment's largest size to the upper one's smallest.
+/// Limitations: below and above the measured sizes the nearest segment's line extrapolates.
 /// Source: calibration/collective_fit.hpp (how the segments are fitted).
 
 #include <cstdint>
