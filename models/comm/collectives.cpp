@@ -237,14 +237,15 @@ LatencySteps latency_steps(CollectiveOp op, const CommGroup& group, const Cluste
   return {.nvlink = passes * static_cast<double>(group.ranks - nodes), .network = passes * static_cast<double>(nodes - 1)};
 }
 
-double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
-                         const CommProfile& profile) {
-  if (group.ranks <= 1 || cluster.ideal_network || bytes <= 0.0) return 0.0;
+namespace {
+
+// The time without a curve of the group's own layout: across nodes the node's measured curve
+// extended by the model, else the alpha-beta line of NCCL's best ring protocol.
+double modelled_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
+                       const CommProfile& profile) {
   const std::int64_t per_node = std::min(group.ranks_per_node, group.ranks);
   const std::int64_t nodes = (group.ranks + per_node - 1) / per_node;
   const CommGroup effective{.ranks = group.ranks, .ranks_per_node = per_node};
-  if (const auto own = curve_time_s(profile, op, group.ranks, per_node, bytes)) return *own;
-
   const LatencySteps steps = latency_steps(op, effective, cluster, profile);
   if (nodes > 1) {
     if (const auto node = curve_time_s(profile, op, per_node, per_node, bytes)) {
@@ -265,6 +266,51 @@ double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, 
     }
   }
   return collective_protocol(op, bytes, group, cluster, profile).seconds;
+}
+
+// The multi-node layout the profile measured nearest to `nodes` nodes of `per_node` ranks, on
+// one side: the most nodes below (below = true) or the fewest above; 0 when there is none.
+std::int64_t measured_nodes(const CommProfile& profile, CollectiveOp op, std::int64_t per_node, std::int64_t nodes,
+                            bool below) {
+  std::int64_t best = 0;
+  for (const auto& curve : profile.curves) {
+    if (curve.op != op || curve.ranks_per_node != per_node || curve.ranks % per_node != 0) continue;
+    const std::int64_t n = curve.ranks / per_node;
+    if (n < 2 || n == nodes) continue;
+    if (below ? (n < nodes && n > best) : (n > nodes && (best == 0 || n < best))) best = n;
+  }
+  return best;
+}
+
+}  // namespace
+
+double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
+                         const CommProfile& profile) {
+  if (group.ranks <= 1 || cluster.ideal_network || bytes <= 0.0) return 0.0;
+  const std::int64_t per_node = std::min(group.ranks_per_node, group.ranks);
+  const std::int64_t nodes = (group.ranks + per_node - 1) / per_node;
+  if (const auto own = curve_time_s(profile, op, group.ranks, per_node, bytes)) return *own;
+  if (nodes < 2 || group.ranks % per_node != 0) return modelled_time_s(op, bytes, group, cluster, profile);
+
+  // Measured at other node counts of the same node layout: the measurement holds the level and
+  // the model only the change with the node count. Between two measured counts the time runs
+  // straight in log time against log node count; beyond them the nearest measured time is scaled
+  // by the model's ratio between the two counts.
+  const std::int64_t lo = measured_nodes(profile, op, per_node, nodes, true);
+  const std::int64_t hi = measured_nodes(profile, op, per_node, nodes, false);
+  const auto measured_s = [&](std::int64_t n) { return *curve_time_s(profile, op, n * per_node, per_node, bytes); };
+  if (lo > 0 && hi > 0) {
+    const double t_lo = measured_s(lo);
+    const double t_hi = measured_s(hi);
+    const double f = std::log(static_cast<double>(nodes) / static_cast<double>(lo)) /
+                     std::log(static_cast<double>(hi) / static_cast<double>(lo));
+    return std::exp(std::log(t_lo) + f * (std::log(t_hi) - std::log(t_lo)));
+  }
+  const double modelled = modelled_time_s(op, bytes, group, cluster, profile);
+  const std::int64_t nearest = lo > 0 ? lo : hi;
+  if (nearest == 0) return modelled;
+  const CommGroup at_nearest{.ranks = nearest * per_node, .ranks_per_node = per_node};
+  return measured_s(nearest) * modelled / modelled_time_s(op, bytes, at_nearest, cluster, profile);
 }
 
 namespace {

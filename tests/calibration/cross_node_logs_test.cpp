@@ -20,18 +20,24 @@
 //   whose measured busbw falls with the node count faster than the model's (32 MiB: 147 GB/s on 2
 //   nodes, 66 on 32), and up to 23 % too slow from 4 GiB, where the tuner's algorithm beats the
 //   model's (478 GB/s on 2 nodes). `clustersim calibrate` fitted to these logs reproduces them at their node counts.
+// A second test holds the other use of these logs: a profile fitted to some node counts predicting
+// the others (collectives.hpp: measured node counts hold the level, the model the change).
 // No public multi-node all_gather, reduce_scatter or sendrecv log with full size sweeps was found
 // for H100/H200/A100 outside the sources this project may not use, so those ops have no row here.
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "calibration/calibrate.hpp"
 #include "calibration/raw_inputs.hpp"
 #include "calibration/step_inputs.hpp"
 #include "models/comm/collectives.hpp"
@@ -98,4 +104,48 @@ TEST_CASE("cross-node logs: every multi-node published log is predicted within i
     }
   }
   CHECK(checked == static_cast<int>(cross_node_bounds().size()));
+}
+
+TEST_CASE("cross-node logs: a profile fitted to 2, 8 and 32 nodes of p5 predicts their 4- and 16-node logs") {
+  const std::filesystem::path dir = std::filesystem::path(CLUSTERSIM_SOURCE_DIR) / "calibration" / "published";
+  const auto log = [&](int nodes, const char* op) {
+    return (dir / ("h100_" + std::to_string(nodes) + "n" + std::to_string(8 * nodes) + "g_" + op + "_aws-efa.jsonl"))
+        .string();
+  };
+  std::vector<std::string> fitted;
+  for (const char* op : {"allreduce", "alltoall"})
+    for (int nodes : {2, 8, 32}) fitted.push_back(log(nodes, op));
+  // p5: 32 EFA NICs of 100 Gb/s a node, an Ethernet RDMA fabric (RoCE's class here).
+  const calibration::Calibration fit = calibration::calibrate(
+      fitted, {.gpu = "h100-sxm", .nic_gbit_per_s = 100.0, .nics_per_node = 32, .fabric = models::Fabric::roce});
+  const auto profile_path =
+      std::filesystem::temp_directory_path() / ("clustersim-p5-holdout-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(profile_path) << calibration::profile_to_json(fit.profile);
+  const models::StepInputs fitted_inputs = calibration::step_inputs(scenarios::default_scenario(
+      {"cluster.gpu=h100-sxm", "cluster.fabric=roce", "cluster.nics_per_node=32", "cluster.nic_gbit_per_s=100",
+       "calibration.profile=" + profile_path.string()}));
+  std::filesystem::remove(profile_path);
+  // The held-out logs, and the worst |busbw error| from 1 MiB each is held to (the measured worst
+  // plus a little): NCCL's tuner on EFA changes algorithm at sizes that move with the node count,
+  // which no interpolation between node counts follows. The built-in constants miss the same
+  // all-reduce logs by 61 and 65 % (the first test).
+  const std::map<std::string, double> held_out{{log(4, "allreduce"), 0.25}, {log(16, "allreduce"), 0.23},
+                                               {log(4, "alltoall"), 0.17}, {log(16, "alltoall"), 0.08}};
+  for (const auto& [file, bound] : held_out) {
+    const std::vector<std::string> paths{file};
+    const calibration::RawInputs in = calibration::read_raw_inputs(paths, std::nullopt);
+    REQUIRE(in.groups.size() == 1);
+    const auto& group = in.groups.begin()->second;
+    double worst = 0.0;
+    for (const auto& p : group.points) {
+      const double predicted_us =
+          1e6 * models::collective_time_s(group.op, static_cast<double>(p.bytes),
+                                          {.ranks = group.ranks, .ranks_per_node = group.ranks_per_node},
+                                          fitted_inputs.cluster, fitted_inputs.comm);
+      worst = std::max(worst, std::abs(p.time_us / predicted_us - 1.0));
+    }
+    CAPTURE(file);
+    MESSAGE(std::filesystem::path(file).filename().string() << ": worst |error| held out " << worst);
+    CHECK(worst <= bound);
+  }
 }
