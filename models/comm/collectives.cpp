@@ -7,6 +7,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 namespace clustersim::models {
 
 namespace {
@@ -283,6 +285,33 @@ std::int64_t measured_nodes(const CommProfile& profile, CollectiveOp op, std::in
 }
 
 }  // namespace
+
+std::string collective_basis(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster,
+                             const CommProfile& profile) {
+  if (group.ranks <= 1 || cluster.ideal_network) return "no communication";
+  const std::int64_t per_node = std::min(group.ranks_per_node, group.ranks);
+  const std::int64_t nodes = (group.ranks + per_node - 1) / per_node;
+  if (curve_time_s(profile, op, group.ranks, per_node, 1.0)) {
+    return fmt::format("the profile's curve of {} ranks, {} a node", group.ranks, per_node);
+  }
+  if (nodes > 1 && group.ranks % per_node == 0) {
+    const std::int64_t lo = measured_nodes(profile, op, per_node, nodes, true);
+    const std::int64_t hi = measured_nodes(profile, op, per_node, nodes, false);
+    if (lo > 0 && hi > 0) {
+      return fmt::format("the profile's curves of {} and {} nodes, interpolated to {} in log time against log nodes",
+                         lo, hi, nodes);
+    }
+    if (lo > 0 || hi > 0) {
+      return fmt::format("the profile's curve of {} nodes, scaled by the model's change from {} to {} nodes",
+                         lo > 0 ? lo : hi, lo > 0 ? lo : hi, nodes);
+    }
+  }
+  if (nodes > 1 && curve_time_s(profile, op, per_node, per_node, 1.0)) {
+    return fmt::format("the profile's one-node curve ({} ranks), extended across {} nodes by the model", per_node,
+                       nodes);
+  }
+  return "the alpha-beta line (NCCL's protocols priced by the profile's efficiencies and latencies)";
+}
 
 double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
                          const CommProfile& profile) {

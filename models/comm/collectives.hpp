@@ -162,6 +162,12 @@ struct Protocol {
 Protocol collective_protocol(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
                              const CommProfile& profile);
 
+/// What collective_time_s prices `group` from under `profile`, in words: the profile's curve of
+/// the layout, its curves at other node counts (interpolated, or the nearest scaled by the model),
+/// the node's curve extended across nodes, or the alpha-beta line.
+std::string collective_basis(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster,
+                             const CommProfile& profile);
+
 /// Seconds for one collective of `bytes` over `group`; 0 for a group of one rank or with
 /// cluster.ideal_network.
 double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,

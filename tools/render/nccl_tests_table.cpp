@@ -83,6 +83,7 @@ NcclTestsRun predict_nccl_tests_run(models::CollectiveOp op, std::int64_t nodes,
           : models::CommGroup{.ranks = run.ranks, .ranks_per_node = std::min(run.ranks, models::nvlink_domain(cluster))};
   const bool flow = inputs.fidelity == models::CommFidelity::flow;
   run.fidelity = flow ? "flow" : "analytic";
+  if (!flow) run.basis = models::collective_basis(op, group, cluster, inputs.comm);
   std::optional<models::FlowNetwork> network;
   if (flow) network.emplace(cluster, inputs.comm);
   double busbw_sum = 0.0;
@@ -160,6 +161,7 @@ std::string nccl_tests_text(const NcclTestsRun& run, const std::string& scenario
                       run.nodes, run.gpus_per_node, run.gpu);
   text += fmt::format("# clustersim scenario: {}, {} fidelity\n", scenario_name, run.fidelity);
   if (!run.constants.empty()) text += fmt::format("# clustersim communication constants: {}\n", run.constants);
+  if (!run.basis.empty()) text += fmt::format("# clustersim priced from: {}\n", run.basis);
   text += "# clustersim: times are predicted, not measured; both placements carry the one prediction; #wrong 0 "
           "checks nothing (no data is moved); the Rank lines stand for the scenario's nodes\n";
   return text;
@@ -175,10 +177,12 @@ nlohmann::ordered_json nccl_tests_json(const NcclTestsRun& run, const std::strin
                     {"algbw_gbps", row.algbw_gbps},
                     {"busbw_gbps", row.busbw_gbps}});
   }
+  nlohmann::ordered_json basis = nullptr;  // the flow fidelity routes every collective as flows
+  if (!run.basis.empty()) basis = run.basis;
   return {{"scenario", scenario_name},   {"op", test_name(run.op)},     {"gpu", run.gpu},
           {"nodes", run.nodes},          {"ranks", run.ranks},          {"gpus_per_node", run.gpus_per_node},
-          {"fidelity", run.fidelity},      {"constants", run.constants},  {"rows", std::move(rows)},
-          {"avg_busbw_gbps", run.avg_busbw_gbps}};
+          {"fidelity", run.fidelity},      {"constants", run.constants},  {"basis", std::move(basis)},
+          {"rows", std::move(rows)},     {"avg_busbw_gbps", run.avg_busbw_gbps}};
 }
 
 }  // namespace clustersim::tools

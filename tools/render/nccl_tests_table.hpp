@@ -51,6 +51,7 @@ struct NcclTestsRun {
   std::string gpu{};
   std::string fidelity{};  // "analytic" or "flow"
   std::string constants{};  // which constants priced it (calibration::communication_constants)
+  std::string basis{};      // what of them priced it (models::collective_basis; analytic only)
   double factor = 2.0;
   std::int64_t min_bytes = 0;  // as asked (nccl-tests' -b, -e), before rounding to elements
   std::int64_t max_bytes = 0;

@@ -67,3 +67,17 @@ TEST_CASE("collective node counts: beyond the measured node counts the nearest o
   CHECK(collective_time_s(CollectiveOp::all_reduce, bytes, {.ranks = 64, .ranks_per_node = 4}, cluster, profile) ==
         doctest::Approx(collective_time_s(CollectiveOp::all_reduce, bytes, {.ranks = 64, .ranks_per_node = 4}, cluster, bare)));
 }
+
+TEST_CASE("collective node counts: the basis names what priced the collective") {
+  const ClusterSpec cluster = test::h100_cluster(256);
+  CommProfile profile = default_comm_profile(cluster);
+  profile.curves = {measured(CollectiveOp::all_reduce, 2, 300e-6, 350e9), measured(CollectiveOp::all_reduce, 8, 700e-6, 250e9)};
+  const auto basis = [&](CollectiveOp op, std::int64_t nodes) {
+    return collective_basis(op, {.ranks = nodes * 8, .ranks_per_node = 8}, cluster, profile);
+  };
+  CHECK(basis(CollectiveOp::all_reduce, 2) == "the profile's curve of 16 ranks, 8 a node");
+  CHECK(basis(CollectiveOp::all_reduce, 4) ==
+        "the profile's curves of 2 and 8 nodes, interpolated to 4 in log time against log nodes");
+  CHECK(basis(CollectiveOp::all_reduce, 32) == "the profile's curve of 8 nodes, scaled by the model's change from 8 to 32 nodes");
+  CHECK(basis(CollectiveOp::all_gather, 4).starts_with("the alpha-beta line"));
+}
