@@ -284,62 +284,100 @@ std::int64_t measured_nodes(const CommProfile& profile, CollectiveOp op, std::in
   return best;
 }
 
+bool has_curve(const CommProfile& profile, CollectiveOp op, std::int64_t ranks, std::int64_t ranks_per_node) {
+  return std::any_of(profile.curves.begin(), profile.curves.end(), [&](const CollectiveCurve& c) {
+    return c.op == op && c.ranks == ranks && c.ranks_per_node == ranks_per_node;
+  });
+}
+
+// What prices a group, in collective_time_s's order of precedence (collectives.hpp).
+enum class Basis { none, own_curve, between_node_counts, nearest_node_count, node_curve, line };
+
+struct Pricing {
+  Basis basis = Basis::none;
+  std::int64_t per_node = 1;
+  std::int64_t nodes = 1;
+  std::int64_t lo = 0;  // measured node counts either side (between), or the nearest in lo
+  std::int64_t hi = 0;
+};
+
+Pricing pricing(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
+  Pricing p;
+  if (group.ranks <= 1 || cluster.ideal_network) return p;
+  p.per_node = std::min(group.ranks_per_node, group.ranks);
+  p.nodes = (group.ranks + p.per_node - 1) / p.per_node;
+  if (has_curve(profile, op, group.ranks, p.per_node)) {
+    p.basis = Basis::own_curve;
+    return p;
+  }
+  if (p.nodes > 1 && group.ranks % p.per_node == 0) {
+    p.lo = measured_nodes(profile, op, p.per_node, p.nodes, true);
+    p.hi = measured_nodes(profile, op, p.per_node, p.nodes, false);
+    if (p.lo > 0 && p.hi > 0) {
+      p.basis = Basis::between_node_counts;
+      return p;
+    }
+    if (p.lo > 0 || p.hi > 0) {
+      p.lo = std::max(p.lo, p.hi);
+      p.basis = Basis::nearest_node_count;
+      return p;
+    }
+  }
+  p.basis = p.nodes > 1 && has_curve(profile, op, p.per_node, p.per_node) ? Basis::node_curve : Basis::line;
+  return p;
+}
+
 }  // namespace
 
 std::string collective_basis(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster,
                              const CommProfile& profile) {
-  if (group.ranks <= 1 || cluster.ideal_network) return "no communication";
-  const std::int64_t per_node = std::min(group.ranks_per_node, group.ranks);
-  const std::int64_t nodes = (group.ranks + per_node - 1) / per_node;
-  if (curve_time_s(profile, op, group.ranks, per_node, 1.0)) {
-    return fmt::format("the profile's curve of {} ranks, {} a node", group.ranks, per_node);
-  }
-  if (nodes > 1 && group.ranks % per_node == 0) {
-    const std::int64_t lo = measured_nodes(profile, op, per_node, nodes, true);
-    const std::int64_t hi = measured_nodes(profile, op, per_node, nodes, false);
-    if (lo > 0 && hi > 0) {
+  const Pricing p = pricing(op, group, cluster, profile);
+  switch (p.basis) {
+    case Basis::none: return "no communication";
+    case Basis::own_curve: return fmt::format("the profile's curve of {} ranks, {} a node", group.ranks, p.per_node);
+    case Basis::between_node_counts:
       return fmt::format("the profile's curves of {} and {} nodes, interpolated to {} in log time against log nodes",
-                         lo, hi, nodes);
-    }
-    if (lo > 0 || hi > 0) {
-      return fmt::format("the profile's curve of {} nodes, scaled by the model's change from {} to {} nodes",
-                         lo > 0 ? lo : hi, lo > 0 ? lo : hi, nodes);
-    }
-  }
-  if (nodes > 1 && curve_time_s(profile, op, per_node, per_node, 1.0)) {
-    return fmt::format("the profile's one-node curve ({} ranks), extended across {} nodes by the model", per_node,
-                       nodes);
+                         p.lo, p.hi, p.nodes);
+    case Basis::nearest_node_count:
+      return fmt::format("the profile's curve of {} nodes, scaled by the model's change from {} to {} nodes", p.lo,
+                         p.lo, p.nodes);
+    case Basis::node_curve:
+      return fmt::format("the profile's one-node curve ({} ranks), extended across {} nodes by the model", p.per_node,
+                         p.nodes);
+    case Basis::line: break;
   }
   return "the alpha-beta line (NCCL's protocols priced by the profile's efficiencies and latencies)";
 }
 
 double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
                          const CommProfile& profile) {
-  if (group.ranks <= 1 || cluster.ideal_network || bytes <= 0.0) return 0.0;
-  const std::int64_t per_node = std::min(group.ranks_per_node, group.ranks);
-  const std::int64_t nodes = (group.ranks + per_node - 1) / per_node;
-  if (const auto own = curve_time_s(profile, op, group.ranks, per_node, bytes)) return *own;
-  if (nodes < 2 || group.ranks % per_node != 0) return modelled_time_s(op, bytes, group, cluster, profile);
-
-  // Measured at other node counts of the same node layout: the measurement holds the level and
-  // the model only the change with the node count. Between two measured counts the time runs
-  // straight in log time against log node count; beyond them the nearest measured time is scaled
-  // by the model's ratio between the two counts.
-  const std::int64_t lo = measured_nodes(profile, op, per_node, nodes, true);
-  const std::int64_t hi = measured_nodes(profile, op, per_node, nodes, false);
-  const auto measured_s = [&](std::int64_t n) { return *curve_time_s(profile, op, n * per_node, per_node, bytes); };
-  if (lo > 0 && hi > 0) {
-    const double t_lo = measured_s(lo);
-    const double t_hi = measured_s(hi);
-    const double f = std::log(static_cast<double>(nodes) / static_cast<double>(lo)) /
-                     std::log(static_cast<double>(hi) / static_cast<double>(lo));
-    return std::exp(std::log(t_lo) + f * (std::log(t_hi) - std::log(t_lo)));
+  if (bytes <= 0.0) return 0.0;
+  const Pricing p = pricing(op, group, cluster, profile);
+  const auto measured_s = [&](std::int64_t nodes) {
+    return *curve_time_s(profile, op, nodes * p.per_node, p.per_node, bytes);
+  };
+  switch (p.basis) {
+    case Basis::none: return 0.0;
+    case Basis::own_curve: return *curve_time_s(profile, op, group.ranks, p.per_node, bytes);
+    case Basis::between_node_counts: {
+      // The measurements hold the level; between two measured node counts the time runs straight
+      // in log time against log node count.
+      const double t_lo = measured_s(p.lo);
+      const double t_hi = measured_s(p.hi);
+      const double f = std::log(static_cast<double>(p.nodes) / static_cast<double>(p.lo)) /
+                       std::log(static_cast<double>(p.hi) / static_cast<double>(p.lo));
+      return std::exp(std::log(t_lo) + f * (std::log(t_hi) - std::log(t_lo)));
+    }
+    case Basis::nearest_node_count: {
+      // Beyond them the nearest measured time, scaled by the model's change with the node count.
+      const CommGroup at_nearest{.ranks = p.lo * p.per_node, .ranks_per_node = p.per_node};
+      return measured_s(p.lo) * modelled_time_s(op, bytes, group, cluster, profile) /
+             modelled_time_s(op, bytes, at_nearest, cluster, profile);
+    }
+    case Basis::node_curve:
+    case Basis::line: break;
   }
-  const double modelled = modelled_time_s(op, bytes, group, cluster, profile);
-  const std::int64_t nearest = lo > 0 ? lo : hi;
-  if (nearest == 0) return modelled;
-  const CommGroup at_nearest{.ranks = nearest * per_node, .ranks_per_node = per_node};
-  return measured_s(nearest) * modelled / modelled_time_s(op, bytes, at_nearest, cluster, profile);
+  return modelled_time_s(op, bytes, group, cluster, profile);
 }
 
 namespace {
