@@ -711,6 +711,17 @@ HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parall
   return costs;
 }
 
+ColumnParallelGrad column_parallel_grad(const OpCost& op) {
+  if (op.kind != OpKind::gemm) return ColumnParallelGrad::none;
+  for (const std::string_view layer : {"qkv_proj", "q_proj", "q_up_proj", "kv_up_proj", "mlp_up"}) {
+    if (!op.name.starts_with(layer)) continue;
+    const std::string_view rest = op.name.substr(layer.size());
+    if (rest == "_dgrad") return ColumnParallelGrad::input_grad;
+    if (rest == "_wgrad") return ColumnParallelGrad::weight_grad;
+  }
+  return ColumnParallelGrad::none;
+}
+
 double total_flops(std::span<const OpCost> ops) {
   double sum = 0.0;
   for (const OpCost& op : ops) sum += op.flops;

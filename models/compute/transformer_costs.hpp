@@ -136,6 +136,12 @@ double moe_routed_rows(const TransformerSpec& model, const ParallelismSpec& para
 HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parallelism,
                      const TrainingSpec& training);
 
+/// Which backward GEMM of a column-parallel linear layer (the attention's input projections but
+/// the latent down projections, which every TP rank holds whole; the MLP's up projection) `op` is:
+/// the GEMMs beside which Megatron's layers run their backward TP collectives.
+enum class ColumnParallelGrad { none, input_grad, weight_grad };
+ColumnParallelGrad column_parallel_grad(const OpCost& op);
+
 double total_flops(std::span<const OpCost> ops);
 double total_model_flops(std::span<const OpCost> ops);
 double total_bytes(std::span<const OpCost> ops);

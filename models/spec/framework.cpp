@@ -72,6 +72,19 @@ constexpr std::string_view kMegatronAsyncInputGrad =
     "(all-reduce, or reduce-scatter under sequence parallelism) and runs the weight-gradient GEMM beside it "
     "(megatron/core/tensor_parallel/layers.py); QKV and the first MLP projection are one GEMM each";
 
+constexpr std::string_view kMegatronAsyncBackward =
+    "Megatron-LM's LinearWithGradAccumulationAndAsyncCommunication.backward under sequence parallelism starts "
+    "the all-gather of the saved input (async_op=True) before the input-gradient GEMM and the reduce-scatter of "
+    "that gradient before the weight-gradient GEMM, waiting on each after (megatron/mpu/layers.py @d63c254, "
+    "2022-08; megatron/core/tensor_parallel/layers.py since)";
+constexpr std::string_view kTeAsyncBackward =
+    "Transformer Engine's column-parallel LayerNormLinear and Linear backward under sequence parallelism: "
+    "gather_along_first_dim(ln_out, async_op=True) before the dgrad GEMM, reduce_scatter_along_first_dim(dgrad, "
+    "async_op=True) before the wgrad GEMM (v1.8 pytorch/module/layernorm_linear.py and linear.py)";
+constexpr std::string_view kDTensorOnStream =
+    "PyTorch's DTensor redistributes in the backward wait for their collective before the next op (functional "
+    "collectives, no async hand-off to a later GEMM); async TP (parallelism.tp_comm_overlap) is its overlap";
+
 constexpr std::string_view kDistributedOptimizerReduceScatter =
     "Megatron's distributed optimizer reduce-scatters the gradient buckets into each rank's shard "
     "(megatron/core/distributed/param_and_grad_buffer.py: reduce_scatter_tensor under "
@@ -99,6 +112,7 @@ constexpr std::array kSets{
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
         .tp_overlap_hides_input_grad_reduce = {true, kTeBulkDgradReduce},
+        .tp_backward_collectives_beside_gemms = {true, kTeAsyncBackward},
         .zero1_all_reduces_gradients = {false, kDistributedOptimizerReduceScatter},
     },
     FrameworkParameters{
@@ -120,6 +134,7 @@ constexpr std::array kSets{
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
+        .tp_backward_collectives_beside_gemms = {true, kMegatronAsyncBackward},
         .zero1_all_reduces_gradients = {false, kDistributedOptimizerReduceScatter},
     },
     FrameworkParameters{
@@ -149,6 +164,7 @@ constexpr std::array kSets{
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
+        .tp_backward_collectives_beside_gemms = {true, kMegatronAsyncBackward},
         .zero1_all_reduces_gradients = {true,
                                         "DeepSpeed's BF16_Optimizer under the pipeline engine all-reduces the fp32 "
                                         "gradients (pipe/engine.py _bf16_reduce_grads: buffered_allreduce_fallback), "
@@ -188,6 +204,7 @@ constexpr std::array kSets{
                                        "its backward"},
         .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
+        .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},
         .zero1_all_reduces_gradients = {false, kNoZero1},
     },
     FrameworkParameters{
@@ -218,6 +235,7 @@ constexpr std::array kSets{
                                                "PyTorch's micro-pipeline TP pass can fuse each input gradient's "
                                                "reduce-scatter with the matmul that produces it "
                                                "(torch/_inductor/fx_passes/micro_pipeline_tp.py)"},
+        .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},
         .zero1_all_reduces_gradients = {false, kNoZero1},
     },
     FrameworkParameters{
@@ -253,6 +271,7 @@ constexpr std::array kSets{
         .fp8_keeps_quantized_inputs = {false, "fp8 runs through torchao's Float8Linear, which keeps the bf16 input"},
         .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
+        .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},
         .zero1_all_reduces_gradients = {false, kNoZero1},
     },
 };

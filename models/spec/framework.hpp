@@ -67,6 +67,12 @@ struct FrameworkParameters {
   // of the attention's and the MLP's input projections run beside compute, or stay on the stream.
   // A fact of the framework's overlap machinery, so no scenario key overrides it.
   FrameworkChoice<bool> tp_overlap_hides_input_grad_reduce{};
+  // Without tensor-parallel overlap, under sequence parallelism: whether a column-parallel linear
+  // layer's backward issues its two collectives asynchronously, the all-gather of its saved input
+  // shard beside the input-gradient GEMM and the reduce-scatter of that input gradient beside the
+  // weight-gradient GEMM, or runs them on the compute stream. A fact of the framework's TP layers,
+  // so no scenario key overrides it.
+  FrameworkChoice<bool> tp_backward_collectives_beside_gemms{};
   // Under ZeRO-1, whether the gradients are all-reduced (each rank then updating its shard of the
   // optimizer state) or reduce-scattered into the shard. A fact of the framework's optimizer, so
   // no scenario key overrides it.

@@ -151,6 +151,7 @@ StepGraph Builder::build(std::vector<sim::Resource> links) {
   }
   out_.chunks_per_stage = vp_;
   out_.tp_tail_ns.assign(static_cast<std::size_t>(pp_ * vp_ * 2), 0);
+  out_.tp_beside_ns.assign(out_.tp_tail_ns.size(), 0);
   for (std::int64_t s = 0; s < pp_; ++s)
     for (std::int64_t c = 0; c < vp_; ++c) {
       const ChunkCosts& chunk = plan_.stages[static_cast<std::size_t>(s)].chunks[static_cast<std::size_t>(c)];
@@ -159,6 +160,8 @@ StepGraph Builder::build(std::vector<sim::Resource> links) {
                                    .phase = static_cast<std::uint8_t>(forward ? TaskPhase::forward : TaskPhase::backward)};
         out_.tp_tail_ns[out_.tp_tail_index(label)] =
             sim::Time::from_seconds(forward ? chunk.tp_forward_s : chunk.tp_backward_s).ns();
+        out_.tp_beside_ns[out_.tp_tail_index(label)] =
+            sim::Time::from_seconds(forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s).ns();
       }
     }
   record_layers();
@@ -299,14 +302,18 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
                      [&] { return dp_beside_comm(plan_, chunk, ref.forward); })
           .last;
   const std::int64_t pieces = bucketed ? std::max<std::int64_t>(1, chunk.grad_buckets) : 1;
-  // With TP overlap, the collectives' hidden share runs on NVLink beside the compute.
+  // Under the analytic fidelity a pass of one piece is one task with its tensor-parallel time,
+  // the share beside its compute included where it ends within the compute.
+  const double hidden_s = ref.forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s;
+  const bool fused = !lower_comm_ && !bucketed && (tp_s > 0.0 || hidden_s > 0.0) && hidden_s <= compute_s;
+  // Otherwise the collectives' hidden share (TP overlap, or Megatron's asynchronous backward
+  // collectives) is a task of its own on NVLink beside the compute.
   const FlowSpan hidden =
-      beside_compute(ref.forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s, res.nvlink,
-                     TaskKind::tp_comm, CommRole::tp_hidden, [&] { return tp_hidden_comm(plan_, chunk, ref.forward); });
+      fused ? FlowSpan{none, none}
+            : beside_compute(hidden_s, res.nvlink, TaskKind::tp_comm, CommRole::tp_hidden,
+                             [&] { return tp_hidden_comm(plan_, chunk, ref.forward); });
   const TaskId tp_hidden = hidden.last;
   if (hidden.first != none) tasks.tp_hidden = hidden.first;
-  // Under the analytic fidelity a pass of one piece is one task with its tensor-parallel time.
-  const bool fused = !lower_comm_ && !bucketed && tp_hidden == none && tp_s > 0.0;
   TaskId previous = none;
   for (std::int64_t i = 0; i < pieces; ++i) {
     const TaskId piece = fused ? add(compute_s + tp_s, res.compute, label, TaskKind::compute_then_tp)

@@ -12,9 +12,10 @@
 /// TP collectives on NVLink; the last unit's overlapped reduction after it; then the send to the
 /// neighbouring stage. Under the `analytic` fidelity nothing but
 /// that stream uses a stage's compute engine and NVLink, and the stream runs one pass at a time, so
-/// a pass's compute and collectives always take their own times back to back: one task of kind
-/// compute_then_tp stands for both, a third fewer tasks to simulate (step_pieces.hpp splits it
-/// again for reports). A chunk's last backward, whose gradient buckets follow its layers, keeps
+/// a pass's compute and collectives always take their own times back to back, and the hidden
+/// share of its collectives, beside the compute on NVLink, ends within the compute: one task of
+/// kind compute_then_tp stands for all three, up to two thirds fewer tasks to simulate
+/// (step_pieces.hpp splits it again for reports). A chunk's last backward, whose gradient buckets follow its layers, keeps
 /// them apart. Passes on a stage run in the schedule's order (pipeline_schedule.hpp). The gradient
 /// reduction of a chunk is bucketed per layer over its last backward pass, as Megatron-LM's
 /// --overlap-grad-reduce does; the optimizer follows all reductions; the parameter all-gather of
@@ -58,6 +59,9 @@ struct StepGraph {
   std::size_t link_count = 0;
   /// The tensor-parallel time that ends each compute_then_tp task, by tp_tail_index().
   std::vector<std::int64_t> tp_tail_ns;
+  /// The tensor-parallel time that runs beside each compute_then_tp task's compute from its start
+  /// (the hidden share, never longer than the compute), by tp_tail_index().
+  std::vector<std::int64_t> tp_beside_ns;
   std::int64_t chunks_per_stage = 1;
   std::size_t tp_tail_index(const sim::TaskLabel& label) const {
     const bool forward = label.phase == static_cast<std::uint8_t>(TaskPhase::forward);

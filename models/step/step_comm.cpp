@@ -42,12 +42,20 @@ CommParts tp_share(const StepPlan& plan, const ChunkCosts& chunk, bool forward, 
   const double tp_layers = chunk.tp_layers;
   CommParts out;
   if (!(share > 0.0)) return out;
-  out.add({.first = &layer.tp[0],
-           .second = layer.tp[1].group.ranks > 1 ? &layer.tp[1] : nullptr,
-           .repeat = layer.tp_per_layer,
-           .scale = (forward ? tp_layers : tp_layers * layer.tp_backward_factor) * share});
-  if (!forward && layer.tp_recomputed_gathers > 0.0)
-    out.add({.first = &layer.tp[0], .repeat = layer.tp_recomputed_gathers, .scale = tp_layers * share});
+  const auto add_pair = [&](const std::array<CollectiveRecord, 2>& pair, double layers) {
+    out.add({.first = &pair[0],
+             .second = pair[1].group.ranks > 1 ? &pair[1] : nullptr,
+             .repeat = layer.tp_per_layer,
+             .scale = layers * share});
+  };
+  if (forward) {
+    add_pair(layer.tp, tp_layers);
+    return out;
+  }
+  add_pair(layer.tp_backward, tp_layers);
+  if (layer.tp_backward_factor > 1.0) add_pair(layer.tp, tp_layers * (layer.tp_backward_factor - 1.0));
+  if (layer.tp_regathers > 0.0)
+    out.add({.first = &layer.tp_regather, .repeat = layer.tp_regathers, .scale = tp_layers * share});
   return out;
 }
 

@@ -4,7 +4,8 @@
 /// the analytic seconds and by the step builder for the flow fidelity's traffic.
 /// Per pass of a chunk and micro-batch:
 /// - tensor parallel: layers x (tp_per_layer x the layer's TP collectives) x the share left
-///   exposed (all of it without TP overlap); backward x tp_backward_factor;
+///   exposed (the rest beside the compute); backward: their mirror images, the forward's again
+///   under full recompute (tp_backward_factor - 1) and the regathers of the saved input shards;
 /// - ZeRO-3 / FSDP, over the chunk's units (sharding.hpp): the gathers the pass issues ahead
 ///   (ChunkCosts::prefetched_*: with block units all but the first, U - 1; tensor units as
 ///   layer_tensors.hpp says) beside the compute, the others before it; in the backward the

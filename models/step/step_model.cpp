@@ -27,6 +27,7 @@ namespace clustersim::models {
 namespace {
 
 constexpr double kBf16Bytes = 2.0;
+constexpr double kFp8Bytes = 1.0;
 // Bytes an Adam step moves per parameter of its shard. Mixed precision: it reads the fp32 master, m,
 // v and the fp32 gradient and writes master, m, v and the bf16 weight (4 x 4 + 3 x 4 + 2), or no
 // bf16 copy where it steps an fp32 shard in place (FSDP: 4 x 4 + 3 x 4). On bf16 parameters with
@@ -225,6 +226,10 @@ struct LayerPasses {
   double backward_s = 0.0;
   PassCompute forward;
   PassCompute backward;
+  // The column-parallel layers' input- and weight-gradient GEMMs of the backward
+  // (column_parallel_grad): what their asynchronous TP collectives can hide behind.
+  double column_input_grad_s = 0.0;
+  double column_weight_grad_s = 0.0;
 };
 
 /// A layer's pass is the unit the CPU issues (and a CUDA graph captures); the ends are issued
@@ -233,10 +238,17 @@ LayerPasses layer_passes(const LayerCosts& layer, const StepInputs& in, const Tr
   const OpsTime forward_ops = time_ops(layer.forward.span(), in, t.precision);
   OpsTime backward_ops = time_ops(layer.backward.span(), in, t.precision);
   backward_ops += time_ops(layer.recompute.span(), in, t.precision);  // redone in the backward's unit
-  return {.forward_s = issued_s(forward_ops, host, true),
-          .backward_s = issued_s(backward_ops, host, true),
-          .forward = forward_ops.split,
-          .backward = backward_ops.split};
+  LayerPasses passes{.forward_s = issued_s(forward_ops, host, true),
+                     .backward_s = issued_s(backward_ops, host, true),
+                     .forward = forward_ops.split,
+                     .backward = backward_ops.split};
+  for (const OpCost& op : layer.backward) {
+    const ColumnParallelGrad grad = column_parallel_grad(op);
+    if (grad == ColumnParallelGrad::none) continue;
+    const double s = op_time_s(op, in.cluster.gpu, in.compute, t.precision);
+    (grad == ColumnParallelGrad::input_grad ? passes.column_input_grad_s : passes.column_weight_grad_s) += s;
+  }
+  return passes;
 }
 
 /// Throws LayoutError for the first rule `p` and `t` break with the inputs' model and cluster.
@@ -297,23 +309,47 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   plan.reshard_after_forward = sharding.reshard_after_forward;
 
   // Tensor parallel, per layer and micro-batch: 2 all-reduces of the b x s/cp x h activation each
-  // way, or with sequence parallelism a reduce-scatter and an all-gather in their place.
+  // way, or with sequence parallelism all-gathers and reduce-scatters in their place. What is
+  // gathered is a linear layer's input: under fp8 its cast, 1 byte an element, since the layers
+  // cast their rows before the gather (fp8_casts in transformer_costs.cpp; Transformer Engine v1.8
+  // layernorm_linear.py gathers the fp8 ln_out, base.py grad_output_preprocess the fp8 output
+  // gradient). Reductions carry the bf16 GEMM outputs. The fp8 scales are not counted.
   const double activation_bytes =
       static_cast<double>(t.micro_batch * (t.seq_len / p.cp) * model.hidden) * kBf16Bytes;
+  const bool fp8 = t.precision == Precision::fp8;
+  const double fp8_share = kFp8Bytes / kBf16Bytes;
   if (p.sp) {
-    plan.layer.tp[0] = collective(CollectiveOp::all_gather, activation_bytes, groups.tp, CommScope::tp);
-    plan.layer.tp[1] = collective(CollectiveOp::reduce_scatter, activation_bytes, groups.tp, CommScope::tp);
+    const double input_bytes = activation_bytes * (fp8 ? fp8_share : 1.0);
+    const double output_grad_bytes = activation_bytes * (fp8 && t.fp8_backward ? fp8_share : 1.0);
+    const CollectiveRecord reduce = collective(CollectiveOp::reduce_scatter, activation_bytes, groups.tp, CommScope::tp);
+    plan.layer.tp = {collective(CollectiveOp::all_gather, input_bytes, groups.tp, CommScope::tp), reduce};
+    plan.layer.tp_backward = {collective(CollectiveOp::all_gather, output_grad_bytes, groups.tp, CommScope::tp),
+                              reduce};
   } else {
     plan.layer.tp[0] = collective(CollectiveOp::all_reduce, activation_bytes, groups.tp, CommScope::tp);
+    plan.layer.tp_backward = plan.layer.tp;
   }
   plan.layer.tp_per_layer = 2.0;
   plan.layer.tp_backward_factor = t.recompute == Recompute::full ? 2.0 : 1.0;  // redone forward
-  // torchtitan's op-level policy keeps reduce_scatter_tensor's output but recomputes
-  // all_gather_into_tensor's (its _save_list in torchtitan/models/llama3/parallelize_llama.py at
-  // 820504e, June 2025; the default save ops of torchtitan/distributed/activation_checkpoint.py
-  // since): the backward gathers the inputs of the attention and the MLP again for the k and w3
-  // projections it redoes and for every weight gradient of those inputs.
-  if (t.recompute == Recompute::op && p.sp) plan.layer.tp_recomputed_gathers = 2.0;
+  // The backward's weight gradients of the column-parallel layers need their whole input again.
+  // Megatron's and Transformer Engine's layers saved their sequence shard (the fp8 one where the
+  // layer keeps its cast input) and gather it again. torchtitan's op-level policy keeps
+  // reduce_scatter_tensor's output but recomputes all_gather_into_tensor's (its _save_list in
+  // torchtitan/models/llama3/parallelize_llama.py at 820504e, June 2025; the default save ops of
+  // torchtitan/distributed/activation_checkpoint.py since): the backward gathers the inputs of the
+  // attention and the MLP again for the k and w3 projections it redoes and for every weight
+  // gradient of those inputs.
+  if (p.sp && p.tp > 1) {
+    const bool recomputed = t.recompute == Recompute::op;
+    if (recomputed || !framework.tp_keeps_gathered_inputs.value) {
+      const bool keeps_fp8 = fp8 && t.fp8_backward && framework.fp8_keeps_quantized_inputs.value;
+      const double saved_bytes = activation_bytes * (keeps_fp8 ? fp8_share : 1.0);
+      plan.layer.tp_regather = recomputed ? plan.layer.tp[0]
+                                          : collective(CollectiveOp::all_gather, saved_bytes, groups.tp, CommScope::tp);
+      plan.layer.tp_regathers = 2.0;
+    }
+    plan.layer.tp_backward_beside_gemms = framework.tp_backward_collectives_beside_gemms.value;
+  }
 
   // Context parallel (ring attention): each layer passes its K and V block around the ring, c - 1
   // hops forward and about twice that backward (K, V and their gradients). Each hop is costed as a
@@ -598,10 +634,23 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         chunk.tp_exposed_forward = tp_exposed_share(comm_seconds(forward_tp.span()), forward_gemm_s, p.tp);
         // The backward's reduce-scatters of the input projections' input gradients, one per
         // projection group and layer, where the framework cannot run them beside compute.
-        const double unhidden_s =
-            hides_input_grad_reduce ? 0.0 : plan.layer.tp[1].seconds * plan.layer.tp_per_layer * chunk.tp_layers;
+        const double unhidden_s = hides_input_grad_reduce ? 0.0
+                                                          : plan.layer.tp_backward[1].seconds *
+                                                                plan.layer.tp_per_layer * chunk.tp_layers;
         chunk.tp_exposed_backward =
             tp_exposed_share_with_unhidden(comm_seconds(backward_tp.span()), unhidden_s, backward_gemm_s, p.tp);
+      } else if (plan.layer.tp_backward_beside_gemms) {
+        // The regathers run beside the column-parallel layers' input-gradient GEMMs and the input
+        // gradients' reduce-scatters beside their weight-gradient GEMMs, each exposed only by what
+        // outlasts its GEMMs; the output gradients' gathers (and a full recompute's forward
+        // collectives) stay on the stream.
+        const double backward_s = comm_seconds(tp_comm(plan, chunk, false).span());
+        const double regather_s = plan.layer.tp_regather.seconds * plan.layer.tp_regathers * chunk.tp_layers;
+        const double reduce_s = plan.layer.tp_backward[1].seconds * plan.layer.tp_per_layer * chunk.tp_layers;
+        const double input_grad_s = dense_layers * dense.column_input_grad_s + moe_layers * moe.column_input_grad_s;
+        const double weight_grad_s = dense_layers * dense.column_weight_grad_s + moe_layers * moe.column_weight_grad_s;
+        const double hidden_s = std::min(regather_s, input_grad_s) + std::min(reduce_s, weight_grad_s);
+        if (backward_s > 0.0) chunk.tp_exposed_backward = std::clamp(1.0 - hidden_s / backward_s, 0.0, 1.0);
       }
       set_comm_seconds(plan, chunk);
       // Communication under the compute takes SMs and HBM bandwidth from it (overlap_cost.hpp).

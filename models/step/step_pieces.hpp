@@ -2,8 +2,9 @@
 /// A simulated step's tasks as reports show them. A task of kind compute_then_tp (the analytic
 /// fidelity's pass: compute, then its tensor-parallel collectives) is two pieces, its compute on
 /// the stage's compute engine and then its collectives on the stage's NVLink, split where the
-/// collectives' time before its finish begins; every other task is one piece of its own kind, on
-/// its first resource (0 for a task with none).
+/// collectives' time before its finish begins, and a third where some of its collectives run
+/// beside the compute from its start; every other task is one piece of its own kind, on its first
+/// resource (0 for a task with none).
 
 #include <algorithm>
 #include <cstdint>
@@ -25,9 +26,12 @@ void visit_pieces(const StepGraph& step, sim::TaskId t, std::int64_t begin, std:
     visit(label, kind, resource, begin, end);
     return;
   }
-  const std::int64_t split = std::max(begin, end - step.tp_tail_ns[step.tp_tail_index(label)]);
+  const std::size_t index = step.tp_tail_index(label);
+  const std::int64_t split = std::max(begin, end - step.tp_tail_ns[index]);
+  const sim::ResourceId nvlink = step.stages[static_cast<std::size_t>(label.stage)].nvlink;
   visit(label, TaskKind::compute, resource, begin, split);
-  visit(label, TaskKind::tp_comm, step.stages[static_cast<std::size_t>(label.stage)].nvlink, split, end);
+  if (step.tp_beside_ns[index] > 0) visit(label, TaskKind::tp_comm, nvlink, begin, std::min(split, begin + step.tp_beside_ns[index]));
+  if (split < end) visit(label, TaskKind::tp_comm, nvlink, split, end);
 }
 
 /// Calls visit(label, kind, resource, begin_ns, end_ns) for every piece, in task order.

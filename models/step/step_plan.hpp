@@ -19,16 +19,26 @@ namespace clustersim::models {
 
 /// The collectives of one layer's pass and micro-batch, the same in every chunk.
 struct LayerCollectives {
-  // Tensor parallel: an all-reduce of the activation (second absent) or, with sequence
-  // parallelism, an all-gather and a reduce-scatter in its place; each `tp_per_layer` times a
-  // pass, and `tp_backward_factor` times that backward (full recompute redoes the forward's).
+  // Tensor parallel, `tp_per_layer` times a pass each: in the forward an all-reduce of the
+  // activation (second absent) or, with sequence parallelism, the all-gather of a column-parallel
+  // layer's input and the reduce-scatter of a row-parallel layer's output; in the backward their
+  // mirror images (`tp_backward`: the all-gather of a row-parallel layer's output gradient and the
+  // reduction of a column-parallel layer's input gradient). Under fp8 the gathered tensors are the
+  // fp8 casts. `tp_backward_factor` - 1 more forward sets run in the backward (full recompute).
   std::array<CollectiveRecord, 2> tp{};
+  std::array<CollectiveRecord, 2> tp_backward{};
   double tp_per_layer = 2.0;
   double tp_backward_factor = 1.0;
-  // All-gathers a layer's backward runs again, beside those above: torchtitan's op-level
-  // checkpointing saves reduce-scatter outputs but not all-gather outputs, so the gathers feeding
-  // the attention and the MLP run again (plan_step says where; 0 otherwise).
-  double tp_recomputed_gathers = 0.0;
+  // All-gathers of column-parallel layers' inputs a layer's backward runs for its weight
+  // gradients (plan_step says where; 0 otherwise): Megatron's layers save the sequence shard and
+  // gather it again; torchtitan's op-level checkpointing saves reduce-scatter outputs but not
+  // all-gather outputs, so the gathers feeding the attention and the MLP run again.
+  CollectiveRecord tp_regather{};
+  double tp_regathers = 0.0;
+  // Without TP overlap: whether the regathers and the input-gradient reduce-scatters run beside
+  // the column-parallel layers' input- and weight-gradient GEMMs (FrameworkParameters::
+  // tp_backward_collectives_beside_gemms), or on the stream.
+  bool tp_backward_beside_gemms = false;
   // Context parallel (ring attention): one hop of the K/V block, `cp_hops` a forward pass and
   // twice that backward (K, V and their gradients); none for cp = 1.
   CollectiveRecord cp_kv{};

@@ -243,16 +243,22 @@ class TraceWriter {
       }
       // The analytic fidelity's pass of compute and then its collectives: two slices, split where
       // the collectives' time before the finish begins (step_pieces.hpp).
-      const std::int64_t split = std::max(begin, end - step_.tp_tail_ns[step_.tp_tail_index(label)]);
+      const std::size_t index = step_.tp_tail_index(label);
+      const std::int64_t split = std::max(begin, end - step_.tp_tail_ns[index]);
       slice.end_ns = split;
-      Slice tp{.name = pass_name(label) + " tp comm",
-               .cat = models::kind_name(TaskKind::tp_comm),
-               .label = label,
-               .track = Track::tp,
-               .begin_ns = split,
-               .end_ns = end};
+      const auto tp_slice = [&](std::string name, std::int64_t from, std::int64_t to) {
+        return Slice{.name = std::move(name),
+                     .cat = models::kind_name(TaskKind::tp_comm),
+                     .label = label,
+                     .track = Track::tp,
+                     .begin_ns = from,
+                     .end_ns = to};
+      };
       add(std::move(slice), t, t);
-      slices_.push_back(std::move(tp));
+      if (step_.tp_beside_ns[index] > 0)
+        slices_.push_back(tp_slice(pass_name(label) + " tp comm under the GEMMs", begin,
+                                   std::min(split, begin + step_.tp_beside_ns[index])));
+      if (split < end) slices_.push_back(tp_slice(pass_name(label) + " tp comm", split, end));
     }
   }
 

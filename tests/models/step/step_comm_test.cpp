@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <string_view>
 
 #include "models/comm/flow_collectives.hpp"
 #include "models/compute/compute_time.hpp"
@@ -48,6 +49,15 @@ double chunk_gemm_s(const StepInputs& in, bool forward) {
   return 16.0 * seconds;
 }
 
+/// Seconds of the layer's backward op `name` by hand.
+double named_op_s(const StepInputs& in, std::string_view name) {
+  const LayerCosts layer = layer_costs(in.model, in.parallelism, in.training);
+  for (const OpCost& op : layer.backward)
+    if (op.name == name) return op_time_s(op, in.cluster.gpu, in.compute, in.training.precision);
+  FAIL("no op " << name);
+  return 0.0;
+}
+
 /// Seconds exposed of a collective of c seconds split into n chunks pipelined with g seconds of
 /// GEMM: the first chunk, and whatever of the rest the other n - 1 GEMM chunks do not cover.
 double pipelined_exposed(double c, double g, double n) { return std::max(c / n, c - g * (n - 1.0) / n); }
@@ -82,9 +92,10 @@ TEST_CASE("step comm: torchtitan's op-level checkpointing gathers the attention 
   // Its policy saves reduce-scatter outputs, not all-gather outputs: a layer's backward runs the
   // forward's two all-gathers again beside its own two all-gathers and two reduce-scatters.
   StepInputs in = small_layout();
+  in.training.framework = Framework::torchtitan;
   in.training.recompute = Recompute::op;
   const StepPlan plan = plan_step(in);
-  CHECK(plan.layer.tp_recomputed_gathers == 2.0);
+  CHECK(plan.layer.tp_regathers == 2.0);
   const ChunkCosts& chunk = plan.stages.front().chunks.front();
   const double gather_s = plan.layer.tp[0].seconds, scatter_s = plan.layer.tp[1].seconds;
   const double layers = chunk.tp_layers;
@@ -93,7 +104,7 @@ TEST_CASE("step comm: torchtitan's op-level checkpointing gathers the attention 
   // Megatron's selective recompute redoes attention's core only: no collective again.
   in.training.recompute = Recompute::selective;
   const StepPlan selective = plan_step(in);
-  CHECK(selective.layer.tp_recomputed_gathers == 0.0);
+  CHECK(selective.layer.tp_regathers == 0.0);  // PyTorch's layers keep the gathered input
   CHECK(selective.stages.front().chunks.front().tp_backward_s ==
         doctest::Approx(selective.stages.front().chunks.front().tp_forward_s).epsilon(1e-12));
 }
@@ -127,7 +138,16 @@ TEST_CASE("collective records: the plan holds each collective once, with the byt
     const double ag = collective_time_s(CollectiveOp::all_gather, kActivation, node_pair, in.cluster, in.comm);
     const double rs = collective_time_s(CollectiveOp::reduce_scatter, kActivation, node_pair, in.cluster, in.comm);
     CHECK(chunk.tp_forward_s == 16.0 * (2.0 * (ag + rs)));
-    CHECK(chunk.tp_backward_s == chunk.tp_forward_s);
+    // The backward: the output gradients' two gathers on the stream; Megatron's layers gather their
+    // saved input shards again beside the QKV and up projections' input-gradient GEMMs and
+    // reduce-scatter those input gradients beside their weight-gradient GEMMs, each exposed by
+    // what outlasts its GEMMs.
+    const double input_grad_s = 16.0 * (named_op_s(in, "qkv_proj_dgrad") + named_op_s(in, "mlp_up_dgrad"));
+    const double weight_grad_s = 16.0 * (named_op_s(in, "qkv_proj_wgrad") + named_op_s(in, "mlp_up_wgrad"));
+    const double hidden_s = std::min(16.0 * 2.0 * ag, input_grad_s) + std::min(16.0 * 2.0 * rs, weight_grad_s);
+    CHECK(hidden_s > 0.0);
+    CHECK(chunk.tp_backward_s == doctest::Approx(16.0 * (4.0 * ag + 2.0 * rs) - hidden_s).epsilon(1e-12));
+    CHECK(chunk.tp_hidden_backward_s == doctest::Approx(hidden_s).epsilon(1e-12));
     CHECK(chunk.grad_reduce_s == chunk.grad_reduce.seconds);
     CHECK(chunk.param_gather_s == chunk.param_gather.seconds);
     CHECK(chunk.cp_forward_s == 0.0);
@@ -394,9 +414,9 @@ TEST_CASE("collective records: torchtitan's async TP leaves the backward's input
     const ChunkCosts& p = plain.stages[1].chunks.front();
     const ChunkCosts& o = overlapped.stages[1].chunks.front();
     const double gemm_backward_s = chunk_gemm_s(in, false);
-    const double c = p.tp_backward_s;
+    const double c = p.tp_backward_s + p.tp_hidden_backward_s;  // all of the backward's TP traffic
     REQUIRE(c > 0.0);
-    const double u = framework == Framework::torchtitan ? 2.0 * 16.0 * overlapped.layer.tp[1].seconds : 0.0;
+    const double u = framework == Framework::torchtitan ? 2.0 * 16.0 * overlapped.layer.tp_backward[1].seconds : 0.0;
     const double h = c - u;
     const double expected = u + pipelined_exposed(h / 2.0, gemm_backward_s / 2.0, 2.0) +
                             pipelined_exposed(h / 2.0, gemm_backward_s / 2.0, 4.0);
@@ -572,4 +592,46 @@ TEST_CASE("collective records: ZeRO-2 reduce-scatters each backward's gradients 
   const ChunkCosts& zero1 = zero1_plan.stages[0].chunks.front();
   REQUIRE(plan.micro_batches == 4);
   CHECK(4.0 * 17.0 * chunk.unit_reduce.bytes == doctest::Approx(4.0 * zero1.grad_reduce.bytes).epsilon(1e-12));
+}
+
+TEST_CASE("collective records: under fp8 the tensor-parallel gathers move the 1-byte casts, the reductions bf16") {
+  // The layers cast their rows before they gather them (Transformer Engine's LayerNormLinear
+  // gathers its fp8 ln_out, its backward the fp8 output gradient); the reduce-scatters carry the
+  // GEMMs' bf16 outputs. Megatron's layers keep their fp8 input shard and gather it again.
+  StepInputs in = small_layout();
+  in.training.precision = Precision::fp8;
+  const StepPlan plan = plan_step(in);
+  CHECK(plan.layer.tp[0].bytes == kActivation / 2.0);
+  CHECK(plan.layer.tp[1].bytes == kActivation);
+  CHECK(plan.layer.tp_backward[0].bytes == kActivation / 2.0);
+  CHECK(plan.layer.tp_backward[1].bytes == kActivation);
+  CHECK(plan.layer.tp_regather.bytes == kActivation / 2.0);
+  CHECK(plan.layer.tp_regathers == 2.0);
+  // fp8 forward GEMMs only: the output gradients and the saved inputs stay bf16.
+  in.training.fp8_backward = false;
+  const StepPlan forward_only = plan_step(in);
+  CHECK(forward_only.layer.tp[0].bytes == kActivation / 2.0);
+  CHECK(forward_only.layer.tp_backward[0].bytes == kActivation);
+  CHECK(forward_only.layer.tp_regather.bytes == kActivation);
+}
+
+TEST_CASE("collective records: PyTorch's TP backward keeps its gathered inputs and runs its collectives on the stream") {
+  // torchtitan's DTensor layers saved the gathered input: no regather. Its backward's gathers and
+  // reduce-scatters wait on the stream, where Megatron's run beside the GEMMs.
+  StepInputs in = small_layout();
+  in.training.framework = Framework::torchtitan;
+  in.training.recompute = Recompute::none;
+  const StepPlan titan = plan_step(in);
+  CHECK(titan.layer.tp_regathers == 0.0);
+  CHECK_FALSE(titan.layer.tp_backward_beside_gemms);
+  const ChunkCosts& t = titan.stages[1].chunks.front();
+  CHECK(t.tp_backward_s == doctest::Approx(t.tp_forward_s).epsilon(1e-12));
+  CHECK(t.tp_hidden_backward_s == 0.0);
+  for (const Framework megatron : {Framework::megatron_core, Framework::megatron_lm}) {
+    in.training.framework = megatron;
+    const StepPlan plan = plan_step(in);
+    CHECK(plan.layer.tp_backward_beside_gemms);
+    CHECK(plan.layer.tp_regathers == 2.0);
+    CHECK(plan.stages[1].chunks.front().tp_hidden_backward_s > 0.0);
+  }
 }
