@@ -139,6 +139,19 @@ OpCost gemm_wgrad(std::string_view name, const Dims& d, double m, double n, doub
           .bf16_gemm = d.bf16_backward, .fp8_rate = d.fp8_gemm_rate};
 }
 
+/// A linear layer's input- and weight-gradient GEMMs over the rank's tokens, marked as a
+/// column-parallel layer's where it is one.
+void add_linear_backward(OpList& ops, const Dims& d, std::string_view dgrad, std::string_view wgrad, double n, double k,
+                         bool column_parallel) {
+  OpCost input_grad = gemm_dgrad(dgrad, d, d.tokens, n, k), weight_grad = gemm_wgrad(wgrad, d, d.tokens, n, k);
+  if (column_parallel) {
+    input_grad.column_grad = ColumnParallelGrad::input_grad;
+    weight_grad.column_grad = ColumnParallelGrad::weight_grad;
+  }
+  ops.push_back(input_grad);
+  ops.push_back(weight_grad);
+}
+
 /// Keys FlashAttention's forward and backward take per tile on Hopper and Ampere (kBlockN for head
 /// dims up to 128 in FlashAttention-2's and -3's kernel traits).
 constexpr double kKeyBlock = 128.0;
@@ -296,10 +309,11 @@ std::array<LayerGemm, 4> layer_gemms(const Dims& d) {
 
 /// The projections into the attention: one fused QKV GEMM, or with multi-head latent attention
 /// (attention_shape.hpp) the query's and the keys' and values' down and up projections; the down
-/// projections are whole on every TP rank.
+/// projections are whole on every TP rank, the others column-parallel.
 struct Projection {
   std::string_view fwd, dgrad, wgrad;
   double n, k;
+  bool column_parallel = true;
 };
 
 int attention_projections(const Dims& d, const LayerGemm& qkv, std::array<Projection, 4>& out) {
@@ -309,13 +323,13 @@ int attention_projections(const Dims& d, const LayerGemm& qkv, std::array<Projec
   }
   int n = 0;
   if (d.q_latent > 0.0) {
-    out[n++] = {"q_down_proj", "q_down_proj_dgrad", "q_down_proj_wgrad", d.q_latent, d.hidden};
+    out[n++] = {"q_down_proj", "q_down_proj_dgrad", "q_down_proj_wgrad", d.q_latent, d.hidden, false};
     out[n++] = {"q_up_proj", "q_up_proj_dgrad", "q_up_proj_wgrad", d.q_width, d.q_latent};
   } else {
     out[n++] = {"q_proj", "q_proj_dgrad", "q_proj_wgrad", d.q_width, d.hidden};
   }
   const double rope = d.kv_latent - d.kv_lora;
-  out[n++] = {"kv_down_proj", "kv_down_proj_dgrad", "kv_down_proj_wgrad", d.kv_latent, d.hidden};
+  out[n++] = {"kv_down_proj", "kv_down_proj_dgrad", "kv_down_proj_wgrad", d.kv_latent, d.hidden, false};
   out[n++] = {"kv_up_proj", "kv_up_proj_dgrad", "kv_up_proj_wgrad", d.kv_width - d.heads * rope + d.v_width, d.kv_lora};
   return n;
 }
@@ -329,10 +343,7 @@ void add_projections_forward(OpList& ops, const Dims& d, const LayerGemm& qkv) {
 void add_projections_backward(OpList& ops, const Dims& d, const LayerGemm& qkv) {
   std::array<Projection, 4> p{};
   const int n = attention_projections(d, qkv, p);
-  for (int i = n - 1; i >= 0; --i) {
-    ops.push_back(gemm_dgrad(p[i].dgrad, d, d.tokens, p[i].n, p[i].k));
-    ops.push_back(gemm_wgrad(p[i].wgrad, d, d.tokens, p[i].n, p[i].k));
-  }
+  for (int i = n - 1; i >= 0; --i) add_linear_backward(ops, d, p[i].dgrad, p[i].wgrad, p[i].n, p[i].k, p[i].column_parallel);
 }
 
 /// The fp8 casts around the linear layers. An fp8 GEMM takes fp8 operands, and Hopper's fp8 tensor
@@ -478,10 +489,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
 
   costs.backward.push_back(elementwise_backward(d));
   if (fp8 && training.fp8_backward) costs.backward.push_back(fp8_casts(gemms, d, training, true));
-  for (const LayerGemm* g : {&down, &up, &out}) {
-    costs.backward.push_back(gemm_dgrad(g->dgrad, d, d.tokens, g->n, g->k));
-    costs.backward.push_back(gemm_wgrad(g->wgrad, d, d.tokens, g->n, g->k));
-  }
+  for (const LayerGemm* g : {&down, &up, &out}) add_linear_backward(costs.backward, d, g->dgrad, g->wgrad, g->n, g->k, g == &up);
   add_attention_backward(costs.backward, d, training.attention);
   add_projections_backward(costs.backward, d, qkv);
 
@@ -617,10 +625,8 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
 
   costs.backward.push_back(elementwise_backward(d));
   if (shared_ffn > 0.0) {
-    for (const LayerGemm* g : {&down, &up}) {
-      costs.backward.push_back(gemm_dgrad("shared_dgrad", d, d.tokens, g->n, g->k));
-      costs.backward.push_back(gemm_wgrad("shared_wgrad", d, d.tokens, g->n, g->k));
-    }
+    for (const LayerGemm* g : {&down, &up})
+      add_linear_backward(costs.backward, d, "shared_dgrad", "shared_wgrad", g->n, g->k, g == &up);
   }
   costs.backward.push_back(backward_of(unpermute, "unpermute_bwd"));
   costs.backward.push_back(grouped(gemm_dgrad("experts_down_dgrad", d, expert_rows, h, f), expert_rows, local, f * h,
@@ -636,8 +642,7 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   costs.backward.push_back(backward_of(router_topk, "router_topk_bwd"));
   costs.backward.push_back(bf16(gemm_dgrad("router_dgrad", d, tokens, experts, h)));
   costs.backward.push_back(bf16(gemm_wgrad("router_wgrad", d, tokens, experts, h)));
-  costs.backward.push_back(gemm_dgrad(out.dgrad, d, d.tokens, out.n, out.k));
-  costs.backward.push_back(gemm_wgrad(out.wgrad, d, d.tokens, out.n, out.k));
+  add_linear_backward(costs.backward, d, out.dgrad, out.wgrad, out.n, out.k, false);
   add_attention_backward(costs.backward, d, training.attention);
   add_projections_backward(costs.backward, d, qkv);
 
@@ -709,17 +714,6 @@ HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parall
   costs.output_backward.push_back({.name = "final_norm_bwd", .kind = OpKind::elementwise,
                                    .flops = 10.0 * norm_elems, .bytes = 8.0 * norm_elems});
   return costs;
-}
-
-ColumnParallelGrad column_parallel_grad(const OpCost& op) {
-  if (op.kind != OpKind::gemm) return ColumnParallelGrad::none;
-  for (const std::string_view layer : {"qkv_proj", "q_proj", "q_up_proj", "kv_up_proj", "mlp_up"}) {
-    if (!op.name.starts_with(layer)) continue;
-    const std::string_view rest = op.name.substr(layer.size());
-    if (rest == "_dgrad") return ColumnParallelGrad::input_grad;
-    if (rest == "_wgrad") return ColumnParallelGrad::weight_grad;
-  }
-  return ColumnParallelGrad::none;
 }
 
 double total_flops(std::span<const OpCost> ops) {

@@ -58,6 +58,11 @@ namespace clustersim::models {
 /// efficiency at bf16 whatever the precision, elementwise ops by HBM bandwidth alone.
 enum class OpKind { gemm, attention, attention_gemm, elementwise };
 
+/// Which backward GEMM of a column-parallel linear layer an op is (the attention's input
+/// projections but the latent down projections, which every TP rank holds whole; the MLP's up
+/// projection): the GEMMs beside which Megatron's layers run their backward TP collectives.
+enum class ColumnParallelGrad { none, input_grad, weight_grad };
+
 struct OpCost {
   std::string_view name;     // static string: "qkv_proj", "attention_bwd", ...
   OpKind kind = OpKind::elementwise;
@@ -75,6 +80,7 @@ struct OpCost {
   AttentionKernel attention_kernel = AttentionKernel::cudnn;  // fused attention: which kernel
   bool bf16_gemm = false;    // a linear-layer GEMM kept at the bf16 rate at fp8 (fp8_backward false)
   double fp8_rate = 1.0;     // fp8 GEMM throughput relative to per-tensor scaling (block scales < 1)
+  ColumnParallelGrad column_grad = ColumnParallelGrad::none;
 };
 
 /// A fixed-capacity list of ops: layer costs are evaluated in sweeps, so no heap allocation.
@@ -135,12 +141,6 @@ double moe_routed_rows(const TransformerSpec& model, const ParallelismSpec& para
                        const TrainingSpec& training);
 HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parallelism,
                      const TrainingSpec& training);
-
-/// Which backward GEMM of a column-parallel linear layer (the attention's input projections but
-/// the latent down projections, which every TP rank holds whole; the MLP's up projection) `op` is:
-/// the GEMMs beside which Megatron's layers run their backward TP collectives.
-enum class ColumnParallelGrad { none, input_grad, weight_grad };
-ColumnParallelGrad column_parallel_grad(const OpCost& op);
 
 double total_flops(std::span<const OpCost> ops);
 double total_model_flops(std::span<const OpCost> ops);

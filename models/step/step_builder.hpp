@@ -8,8 +8,8 @@
 /// Every pass becomes: ZeRO-3's gathers the compute waits for (the first unit's, or all without
 /// prefetch); the compute; its exposed tensor-parallel collectives and any ZeRO-3 reductions that
 /// do not overlap, on the same stream; beside the compute ZeRO-3's prefetched gathers and
-/// overlapped reductions, the context-parallel ring and, with TP overlap, the hidden share of the
-/// TP collectives on NVLink; the last unit's overlapped reduction after it; then the send to the
+/// overlapped reductions, the context-parallel ring and the hidden share of the TP collectives on
+/// NVLink (TP overlap, or Megatron's asynchronous backward collectives); the last unit's overlapped reduction after it; then the send to the
 /// neighbouring stage. Under the `analytic` fidelity nothing but
 /// that stream uses a stage's compute engine and NVLink, and the stream runs one pass at a time, so
 /// a pass's compute and collectives always take their own times back to back, and the hidden

@@ -124,6 +124,10 @@ struct OpsTime {
   double total_s = 0.0;
   PassCompute split;
   std::int64_t kernels = 0;
+  // Of the GEMMs, the column-parallel layers' input- and weight-gradient ones (OpCost::column_grad):
+  // what their asynchronous backward TP collectives can hide behind.
+  double column_input_grad_s = 0.0;
+  double column_weight_grad_s = 0.0;
 };
 
 OpsTime time_ops(std::span<const OpCost> ops, const StepInputs& in, Precision precision) {
@@ -138,6 +142,8 @@ OpsTime time_ops(std::span<const OpCost> ops, const StepInputs& in, Precision pr
     } else {
       split.compute_bound_s += s;
       if (op.kind == OpKind::gemm) split.gemm_s += s;
+      if (op.column_grad == ColumnParallelGrad::input_grad) out.column_input_grad_s += s;
+      if (op.column_grad == ColumnParallelGrad::weight_grad) out.column_weight_grad_s += s;
     }
   }
   return out;
@@ -161,6 +167,8 @@ OpsTime& operator+=(OpsTime& a, const OpsTime& b) {
   a.total_s += b.total_s;
   a.split += b.split;
   a.kernels += b.kernels;
+  a.column_input_grad_s += b.column_input_grad_s;
+  a.column_weight_grad_s += b.column_weight_grad_s;
   return a;
 }
 
@@ -226,8 +234,7 @@ struct LayerPasses {
   double backward_s = 0.0;
   PassCompute forward;
   PassCompute backward;
-  // The column-parallel layers' input- and weight-gradient GEMMs of the backward
-  // (column_parallel_grad): what their asynchronous TP collectives can hide behind.
+  // The backward's column-parallel input- and weight-gradient GEMMs (OpsTime).
   double column_input_grad_s = 0.0;
   double column_weight_grad_s = 0.0;
 };
@@ -238,17 +245,12 @@ LayerPasses layer_passes(const LayerCosts& layer, const StepInputs& in, const Tr
   const OpsTime forward_ops = time_ops(layer.forward.span(), in, t.precision);
   OpsTime backward_ops = time_ops(layer.backward.span(), in, t.precision);
   backward_ops += time_ops(layer.recompute.span(), in, t.precision);  // redone in the backward's unit
-  LayerPasses passes{.forward_s = issued_s(forward_ops, host, true),
-                     .backward_s = issued_s(backward_ops, host, true),
-                     .forward = forward_ops.split,
-                     .backward = backward_ops.split};
-  for (const OpCost& op : layer.backward) {
-    const ColumnParallelGrad grad = column_parallel_grad(op);
-    if (grad == ColumnParallelGrad::none) continue;
-    const double s = op_time_s(op, in.cluster.gpu, in.compute, t.precision);
-    (grad == ColumnParallelGrad::input_grad ? passes.column_input_grad_s : passes.column_weight_grad_s) += s;
-  }
-  return passes;
+  return {.forward_s = issued_s(forward_ops, host, true),
+          .backward_s = issued_s(backward_ops, host, true),
+          .forward = forward_ops.split,
+          .backward = backward_ops.split,
+          .column_input_grad_s = backward_ops.column_input_grad_s,
+          .column_weight_grad_s = backward_ops.column_weight_grad_s};
 }
 
 /// Throws LayoutError for the first rule `p` and `t` break with the inputs' model and cluster.
@@ -348,8 +350,10 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
                                           : collective(CollectiveOp::all_gather, saved_bytes, groups.tp, CommScope::tp);
       plan.layer.tp_regathers = 2.0;
     }
-    plan.layer.tp_backward_beside_gemms = framework.tp_backward_collectives_beside_gemms.value;
   }
+  // Without TP overlap, under SP: whether the regathers and the input-gradient reduce-scatters run
+  // beside the column-parallel layers' input- and weight-gradient GEMMs, or on the stream.
+  const bool tp_backward_beside_gemms = p.sp && p.tp > 1 && framework.tp_backward_collectives_beside_gemms.value;
 
   // Context parallel (ring attention): each layer passes its K and V block around the ring, c - 1
   // hops forward and about twice that backward (K, V and their gradients). Each hop is costed as a
@@ -639,7 +643,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
                                                                 plan.layer.tp_per_layer * chunk.tp_layers;
         chunk.tp_exposed_backward =
             tp_exposed_share_with_unhidden(comm_seconds(backward_tp.span()), unhidden_s, backward_gemm_s, p.tp);
-      } else if (plan.layer.tp_backward_beside_gemms) {
+      } else if (tp_backward_beside_gemms) {
         // The regathers run beside the column-parallel layers' input-gradient GEMMs and the input
         // gradients' reduce-scatters beside their weight-gradient GEMMs, each exposed only by what
         // outlasts its GEMMs; the output gradients' gathers (and a full recompute's forward

@@ -35,10 +35,6 @@ struct LayerCollectives {
   // all-gather outputs, so the gathers feeding the attention and the MLP run again.
   CollectiveRecord tp_regather{};
   double tp_regathers = 0.0;
-  // Without TP overlap: whether the regathers and the input-gradient reduce-scatters run beside
-  // the column-parallel layers' input- and weight-gradient GEMMs (FrameworkParameters::
-  // tp_backward_collectives_beside_gemms), or on the stream.
-  bool tp_backward_beside_gemms = false;
   // Context parallel (ring attention): one hop of the K/V block, `cp_hops` a forward pass and
   // twice that backward (K, V and their gradients); none for cp = 1.
   CollectiveRecord cp_kv{};
@@ -95,15 +91,16 @@ struct ChunkCosts {
   // Gathers of each pass issued ahead, running while the unit before computes; the rest block.
   double prefetched_forward = 0.0;
   double prefetched_backward = 0.0;
-  // Tensor-parallel overlap (ParallelismSpec::tp_comm_overlap): the share of the chunk's TP
-  // collectives each pass leaves exposed on the stream; 1 without overlap.
+  // The share of the chunk's TP collectives each pass leaves exposed on the stream, the rest under
+  // its GEMMs: with TP overlap (ParallelismSpec::tp_comm_overlap), and in the backward where the
+  // framework runs its regathers and input-gradient reductions beside the GEMMs; 1 otherwise.
   double tp_exposed_forward = 1.0;
   double tp_exposed_backward = 1.0;
   // Analytic seconds of the chunk's communication tasks (step_comm.hpp), from the records above
   // and the plan's LayerCollectives.
   double tp_forward_s = 0.0;         // tensor-parallel collectives, blocking the compute stream
   double tp_backward_s = 0.0;
-  double tp_hidden_forward_s = 0.0;  // with TP overlap, the rest: under the GEMMs
+  double tp_hidden_forward_s = 0.0;  // the rest: under the GEMMs
   double tp_hidden_backward_s = 0.0;
   double dp_before_forward_s = 0.0;  // ZeRO-3 gathers the pass's compute waits for: the first
   double dp_before_backward_s = 0.0; // unit's, or every unit's without prefetch

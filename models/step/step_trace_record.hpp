@@ -17,7 +17,7 @@ namespace clustersim::models {
 /// Which of the builder's communication tasks (step_builder.hpp, step_comm.hpp) a span is.
 enum class CommRole : std::uint8_t {
   tp,            // a pass's tensor-parallel collectives on its stream
-  tp_hidden,     // with TP overlap, their share under the GEMMs
+  tp_hidden,     // their share under the GEMMs (TP overlap, Megatron's asynchronous backward)
   cp,            // the context-parallel ring beside the compute
   ep,            // MoE dispatch and combine all-to-alls
   pp_send,       // activations or gradients to the neighbouring stage

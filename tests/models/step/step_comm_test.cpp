@@ -623,14 +623,12 @@ TEST_CASE("collective records: PyTorch's TP backward keeps its gathered inputs a
   in.training.recompute = Recompute::none;
   const StepPlan titan = plan_step(in);
   CHECK(titan.layer.tp_regathers == 0.0);
-  CHECK_FALSE(titan.layer.tp_backward_beside_gemms);
   const ChunkCosts& t = titan.stages[1].chunks.front();
   CHECK(t.tp_backward_s == doctest::Approx(t.tp_forward_s).epsilon(1e-12));
   CHECK(t.tp_hidden_backward_s == 0.0);
   for (const Framework megatron : {Framework::megatron_core, Framework::megatron_lm}) {
     in.training.framework = megatron;
     const StepPlan plan = plan_step(in);
-    CHECK(plan.layer.tp_backward_beside_gemms);
     CHECK(plan.layer.tp_regathers == 2.0);
     CHECK(plan.stages[1].chunks.front().tp_hidden_backward_s > 0.0);
   }
