@@ -15,6 +15,20 @@
 
 namespace clustersim::models {
 
+/// Where a compute_then_tp task run from begin to end splits: its compute ends at `split`, its
+/// collectives after it run to the end, those beside the compute from begin to `beside_end`
+/// (begin when none).
+struct ComputeThenTpSplit {
+  std::int64_t split = 0;
+  std::int64_t beside_end = 0;
+};
+inline ComputeThenTpSplit compute_then_tp_split(const StepGraph& step, const sim::TaskLabel& label, std::int64_t begin,
+                                                std::int64_t end) {
+  const std::size_t index = step.tp_tail_index(label);
+  const std::int64_t split = std::max(begin, end - step.tp_tail_ns[index]);
+  return {.split = split, .beside_end = std::min(split, begin + step.tp_beside_ns[index])};
+}
+
 /// Calls visit(label, kind, resource, begin_ns, end_ns) for the pieces of task t, run from begin_ns
 /// to end_ns.
 template <class Visit>
@@ -26,11 +40,10 @@ void visit_pieces(const StepGraph& step, sim::TaskId t, std::int64_t begin, std:
     visit(label, kind, resource, begin, end);
     return;
   }
-  const std::size_t index = step.tp_tail_index(label);
-  const std::int64_t split = std::max(begin, end - step.tp_tail_ns[index]);
+  const auto [split, beside_end] = compute_then_tp_split(step, label, begin, end);
   const sim::ResourceId nvlink = step.stages[static_cast<std::size_t>(label.stage)].nvlink;
   visit(label, TaskKind::compute, resource, begin, split);
-  if (step.tp_beside_ns[index] > 0) visit(label, TaskKind::tp_comm, nvlink, begin, std::min(split, begin + step.tp_beside_ns[index]));
+  if (beside_end > begin) visit(label, TaskKind::tp_comm, nvlink, begin, beside_end);
   if (split < end) visit(label, TaskKind::tp_comm, nvlink, split, end);
 }
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/step/step_labels.hpp"
+#include "models/step/step_pieces.hpp"
 #include "models/step/step_trace_record.hpp"
 
 namespace clustersim::tools {
@@ -241,10 +242,9 @@ class TraceWriter {
         add(std::move(slice), t, t);
         continue;
       }
-      // The analytic fidelity's pass of compute and then its collectives: two slices, split where
-      // the collectives' time before the finish begins (step_pieces.hpp).
-      const std::size_t index = step_.tp_tail_index(label);
-      const std::int64_t split = std::max(begin, end - step_.tp_tail_ns[index]);
+      // The analytic fidelity's pass of compute and its collectives, after it and beside it: a slice
+      // each (step_pieces.hpp).
+      const auto [split, beside_end] = models::compute_then_tp_split(step_, label, begin, end);
       slice.end_ns = split;
       const auto tp_slice = [&](std::string name, std::int64_t from, std::int64_t to) {
         return Slice{.name = std::move(name),
@@ -255,9 +255,7 @@ class TraceWriter {
                      .end_ns = to};
       };
       add(std::move(slice), t, t);
-      if (step_.tp_beside_ns[index] > 0)
-        slices_.push_back(tp_slice(pass_name(label) + " tp comm under the GEMMs", begin,
-                                   std::min(split, begin + step_.tp_beside_ns[index])));
+      if (beside_end > begin) slices_.push_back(tp_slice(pass_name(label) + " tp comm under the GEMMs", begin, beside_end));
       if (split < end) slices_.push_back(tp_slice(pass_name(label) + " tp comm", split, end));
     }
   }
