@@ -315,7 +315,10 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   // gathered is a linear layer's input: under fp8 its cast, 1 byte an element, since the layers
   // cast their rows before the gather (fp8_casts in transformer_costs.cpp; Transformer Engine v1.8
   // layernorm_linear.py gathers the fp8 ln_out, base.py grad_output_preprocess the fp8 output
-  // gradient). Reductions carry the bf16 GEMM outputs. The fp8 scales are not counted.
+  // gradient; torchao's float8 TP, which torchtitan runs for tensorwise scaling, casts in
+  // PrepareFloat8ModuleInput before the gather and, in the backward, in Float8RowwiseParallel's
+  // output hook before the gradient's gather: torchao v0.8 float8/float8_tensor_parallel.py).
+  // Reductions carry the bf16 GEMM outputs. The fp8 scales are not counted.
   const double activation_bytes =
       static_cast<double>(t.micro_batch * (t.seq_len / p.cp) * model.hidden) * kBf16Bytes;
   const bool fp8 = t.precision == Precision::fp8;
