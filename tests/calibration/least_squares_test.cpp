@@ -44,7 +44,7 @@ TEST_CASE("least squares: a line through four points, with its standard errors b
   CHECK(fit.residuals[1] == doctest::Approx(0.6));
 }
 
-TEST_CASE("least squares: exact fits have no interval; dependent columns are refused") {
+TEST_CASE("least squares: exact fits have no interval, dependent columns are refused") {
   const auto exact = least_squares(std::vector<double>{1, 1, 1, 2}, std::vector<double>{3, 5});
   CHECK(exact.beta[1] == doctest::Approx(2.0));
   CHECK(exact.dof == 0);

@@ -106,7 +106,7 @@ TEST_CASE("overlap fit: SMs held and HBM bytes per byte from overlap_bench recor
   CHECK(uncovered_note);
 }
 
-TEST_CASE("overlap fit: the profile's overlap section round-trips; absent, the built-in constants") {
+TEST_CASE("overlap fit: the profile's overlap section round-trips, absent, the built-in constants") {
   const Calibration c = calibrate_records();
   const std::string text = profile_to_json(c.profile);
   const CalibrationProfile back = parse_profile(text, "p.json");

@@ -44,7 +44,7 @@ TEST_CASE("json input: a number beyond a double names its pointer and the rule")
   CHECK(parse_json_input("[1e308, 1e-400]").at(1).get<double>() == 0.0);  // underflow is a zero, not an error
 }
 
-TEST_CASE("json input: duplicate keys are refused; control characters are escaped in messages") {
+TEST_CASE("json input: duplicate keys are refused, control characters are escaped in messages") {
   CHECK(json_error_of(R"({"a": {"b": 1, "b": 2}})") == "/a/b: duplicate key");
   CHECK(json_error_of(R"({"a/b~": 1, "a/b~": 2})") == "/a~1b~0: duplicate key");
   const JsonInputError error("/\u0001\n", "rule");

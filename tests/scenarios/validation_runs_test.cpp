@@ -71,7 +71,7 @@ std::string error_of(F f) {
 
 // --- CSV ------------------------------------------------------------------------------------
 
-TEST_CASE("csv: quoted fields keep commas, doubled quotes and line breaks; records remember their line") {
+TEST_CASE("csv: quoted fields keep commas, doubled quotes and line breaks, records remember their line") {
   // RFC 4180: "a,b" is one field, "" inside quotes is one quote, and a quoted field may span
   // lines, so the third record starts on line 4. CRLF and LF both end records.
   const std::string text = "id,note,n\r\n"
@@ -232,7 +232,7 @@ TEST_CASE("validation: NeMo and MLPerf fp8 rows run Transformer Engine's delayed
   CHECK(models::framework_parameters(models::Framework::torchtitan).fp8_recipe.value == models::Fp8Recipe::current);
 }
 
-TEST_CASE("validation: pre-2023 Megatron families run unfused attention; their ZeRO-3 rows do not overlap") {
+TEST_CASE("validation: pre-2023 Megatron families run unfused attention, their ZeRO-3 rows do not overlap") {
   // Narayanan 2021 (and Korthikanti 2022, BLOOM) predate FlashAttention in Megatron-LM; the reason
   // is among the row's assumptions. Their DeepSpeed ZeRO-3 rows block on gathers and reduce-scatters.
   const ValidationCase c = mapped(gpt_1_7b());

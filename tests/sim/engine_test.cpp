@@ -70,7 +70,7 @@ TEST_CASE("engine: a diamond DAG runs its two middle tasks in parallel") {
   CHECK(tl.busy_s[1] == doctest::Approx(3.0));
 }
 
-TEST_CASE("engine: a flow over two links is held to the slower; caps and weights apply") {
+TEST_CASE("engine: a flow over two links is held to the slower, caps and weights apply") {
   // Links A = 10 B/s and B = 4 B/s. f1 (40 B) crosses both, f2 (60 B) only A.
   // Rates 4 and 6 (max-min): f1 ends at 10 s and f2 at 10 s as well.
   // f3 (weight 2 = two identical 10 B flows, capped at 1 B/s each) alone on a 100 B/s link: 10 s.
@@ -110,7 +110,7 @@ TEST_CASE("engine: a task that names a link twice loads it twice and leaves it c
   CHECK(tl.units_served[0] == doctest::Approx(25.0 + 2 * 300.0 + 1000.0));
 }
 
-TEST_CASE("engine: delays chain without resources; a rate-capped task needs none") {
+TEST_CASE("engine: delays chain without resources, a rate-capped task needs none") {
   Engine engine({});
   TaskGraph g;
   const auto d1 = g.add_task({.latency = Time::from_ns(500)});

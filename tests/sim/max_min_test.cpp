@@ -71,7 +71,7 @@ TEST_CASE("sharing: the bottleneck moves as the fill level rises") {
   CHECK(r[3] == doctest::Approx(4.5));
 }
 
-TEST_CASE("sharing: a flow over no link gets its cap; clear() starts a new problem") {
+TEST_CASE("sharing: a flow over no link gets its cap, clear() starts a new problem") {
   MaxMinSolver s;
   s.add_flow({}, 1.0, 7.0);
   CHECK(s.solve()[0] == doctest::Approx(7));

@@ -58,7 +58,7 @@ TEST_CASE("write_file_atomically: an unwritable path throws naming it") {
   CHECK(error_of("", "x") == "cannot write : an empty file name");
 }
 
-TEST_CASE("write_file_atomically: a replaced file keeps its mode; a new one gets the umask's") {
+TEST_CASE("write_file_atomically: a replaced file keeps its mode, a new one gets the umask's") {
   const TempDir dir;
   const fs::path secret = dir / "secret.json";
   std::ofstream(secret) << "old";
@@ -96,7 +96,7 @@ TEST_CASE("write_file_atomically: a symbolic link is written through to its targ
   CHECK(error_of(dir / "loop-a", "x").find("loop-a: ") != std::string::npos);
 }
 
-TEST_CASE("write_file_atomically: devices are written in place; a failed write is an error") {
+TEST_CASE("write_file_atomically: devices are written in place, a failed write is an error") {
   write_file_atomically("/dev/null", "discarded");
   CHECK(S_ISCHR(mode_of("/dev/null")));
   CHECK(error_of("/dev/full", "x") == "cannot write /dev/full: No space left on device");
@@ -145,7 +145,7 @@ TEST_CASE("cli outputs: run s.json --trace s.json is refused and leaves the scen
                       "it is one of this command's input files");
 }
 
-TEST_CASE("cli outputs: --trace /dev/full fails with exit 2; a mode-600 trace stays 600") {
+TEST_CASE("cli outputs: --trace /dev/full fails with exit 2, a mode-600 trace stays 600") {
   check_fails_cleanly(run_clustersim("run --trace /dev/full"), "cannot write /dev/full: No space left on device");
   const TempDir dir;
   const fs::path trace = dir / "trace.json";
@@ -168,7 +168,7 @@ TEST_CASE("cli outputs: --trace - sends the trace to stdout instead of the repor
   check_fails_cleanly(run_clustersim("run --trace - --report -"), "another output already goes to standard output");
 }
 
-TEST_CASE("cli outputs: a FIFO is written in place; /dev/stdout is standard output") {
+TEST_CASE("cli outputs: a FIFO is written in place, /dev/stdout is standard output") {
   const TempDir dir;
   const std::string fifo = dir / "trace.fifo", got = dir / "got.json";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);

@@ -37,7 +37,7 @@ TEST_CASE("flow cli: run --links lists the busiest links with what crossed them"
   CHECK(text.out.find("communication: flow fidelity") != std::string::npos);
 }
 
-TEST_CASE("flow cli: failed spine cables are routed around; traffic that never reaches a spine is untouched") {
+TEST_CASE("flow cli: failed spine cables are routed around, traffic that never reaches a spine is untouched") {
   // 4 nodes in one scalable unit of the rail-optimized fat tree: every flow is rail-aligned (TP in
   // the node, DP and PP between same-rail GPUs through one leaf), so failing 3 leaf-spine cables
   // changes nothing; the report names them.

@@ -42,7 +42,7 @@ TEST_CASE("cli inputs: 1e999 and 1e309 name the pointer and the rule") {
                       scenario + ": /training/tokens: must be a finite number (a double), got 1e309");
 }
 
-TEST_CASE("cli inputs: garbage after a NUL byte is refused; a NUL key does not cut the message") {
+TEST_CASE("cli inputs: garbage after a NUL byte is refused, a NUL key does not cut the message") {
   const TempDir dir;
   using namespace std::string_literals;
   const std::string nul = write_input(dir, "nul.json", "{\"model\": {\"preset\": \"llama3-8b\"}}\0garbage"s);

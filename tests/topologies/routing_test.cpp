@@ -93,7 +93,7 @@ TEST_CASE("topologies: ECMP in a three-tier fat tree reaches every core") {
   CHECK(cores.size() == 16);
 }
 
-TEST_CASE("topologies: a failed cable is routed around; a cut-off pair names both ends") {
+TEST_CASE("topologies: a failed cable is routed around, a cut-off pair names both ends") {
   // Two-tier k = 4 fat tree, 8 hosts. Fail the leaf-0 uplink that flow 0 of rank 0 -> 4 uses:
   // the route moves to the other spine and stays 6 links long. Failing leaf 0's other uplink too
   // cuts hosts 0 and 1 off from the rest, but 0 -> 1 (same leaf) still works.

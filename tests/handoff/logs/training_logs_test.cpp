@@ -102,7 +102,7 @@ TEST_CASE("training logs: MLPerf MLLOG train_step_timing of training_results_v4.
   CHECK(c.measured_s.median == doctest::Approx((18.366836547851562 + 18.367719650268555) / 2).epsilon(1e-12));
 }
 
-TEST_CASE("training logs: the format is detected per file; other files are refused with file and line") {
+TEST_CASE("training logs: the format is detected per file, other files are refused with file and line") {
   CHECK(read_training_log(std::string(CLUSTERSIM_SOURCE_DIR) +
                           "/tests/calibration/data/h100_2n16g_ib-ndr_allreduce_nccl-tests-309.txt")
             .format == LogFormat::nccl_tests);

@@ -176,7 +176,7 @@ TEST_CASE("fp8 recipes: block-scaled GEMMs run at FBGEMM's measured fraction of 
         doctest::Approx(op_time_s(op_named(plain_layer.forward, "mlp_up"), test::h100(), profile, Precision::bf16)));
 }
 
-TEST_CASE("fp8 recipes: ZeRO-3 casts the weights every micro-batch; recompute reuses them") {
+TEST_CASE("fp8 recipes: ZeRO-3 casts the weights every micro-batch, recompute reuses them") {
   const LayerCosts zero3 = layer_costs(tiny_gelu(), {.tp = 8, .zero = 3}, fp8_training(Fp8Recipe::delayed));
   const OpCost& weights = op_named(zero3.forward, "fp8_weight_cast");
   CHECK(weights.bytes == doctest::Approx(kWeightElements * 4.0));

@@ -95,7 +95,7 @@ TEST_CASE("tco: the network of a 4-SU SuperPOD is priced from its counted parts"
   CHECK(b.network_usd == doctest::Approx(48 * 36000.0 + 2048 * (2 * 550.0 + 179.0)));
 }
 
-TEST_CASE("tco: a training run costs its GPU-hours; a reservation its calendar time") {
+TEST_CASE("tco: a training run costs its GPU-hours, a reservation its calendar time") {
   const ClusterSpec cluster{.gpu = test::h100(), .num_gpus = 16};
   CostSpec cost = bare_costs();
   cost.hours_per_day = 12;

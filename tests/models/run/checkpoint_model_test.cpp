@@ -46,7 +46,7 @@ TEST_CASE("checkpoint: sync stalls for the write, async only for the snapshot") 
   CHECK(async.commit_after_stall_s == doctest::Approx(sync.stall_s));
 }
 
-TEST_CASE("checkpoint: local NVMe with an upload commits after the upload; a node loss reads the remote copy") {
+TEST_CASE("checkpoint: local NVMe with an upload commits after the upload, a node loss reads the remote copy") {
   const auto model = test::llama3_70b();
   const StorageSpec storage{};
   const CheckpointSpec spec{.target = StorageKind::local_nvme, .second_target = SecondTarget::nfs};

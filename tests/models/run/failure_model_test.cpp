@@ -14,7 +14,7 @@ TEST_CASE("failures: the default rates are Llama 3's 419 interruptions on 2,048 
   CHECK(1.0 / job_interruption_rate(spec, 2048) / 3600.0 == doctest::Approx(3.09).epsilon(0.005));
 }
 
-TEST_CASE("failures: an MTBF in hours replaces the rate; routed-around links do not interrupt") {
+TEST_CASE("failures: an MTBF in hours replaces the rate, routed-around links do not interrupt") {
   FailureSpec spec{};
   spec.gpu.mtbf_s = 1000.0 * 3600.0;
   const auto rates = job_failure_rates(spec, 10);

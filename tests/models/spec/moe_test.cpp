@@ -22,7 +22,7 @@ TEST_CASE("moe: Mixtral 8x7B holds 46.7B parameters, 12.9B of them active per to
   CHECK(moe_layer_count(m) == 32);
 }
 
-TEST_CASE("moe: DeepSeek-V3 holds 671B parameters, 37B activated; Qwen3-30B-A3B 30.5B, 3.3B activated") {
+TEST_CASE("moe: DeepSeek-V3 holds 671B parameters, 37B activated, Qwen3-30B-A3B 30.5B, 3.3B activated") {
   // DeepSeek-V3 report (arXiv:2412.19437) abstract: 671B total parameters with 37B activated for
   // each token (the 14B multi-token-prediction module is not part of the main model).
   const TransformerSpec ds = test::deepseek_v3();

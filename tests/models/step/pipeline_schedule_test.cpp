@@ -92,7 +92,7 @@ TEST_CASE("schedule: each pipeline run fills and drains the pipeline, 3 (m + r (
     }
 }
 
-TEST_CASE("schedule: GPipe and 1F1B take the same time; 1F1B holds fewer micro-batches") {
+TEST_CASE("schedule: GPipe and 1F1B take the same time, 1F1B holds fewer micro-batches") {
   // Both fill and drain the pipeline once: (m + p - 1)(t_f + t_b). 1F1B's first stage holds p
   // micro-batches' activations at its peak, GPipe's holds all m (Narayanan et al. 2021, 2.2).
   const StepTimes gpipe = simulate(uniform_plan(Schedule::gpipe, 4, 1, 16));

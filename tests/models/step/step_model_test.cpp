@@ -38,7 +38,7 @@ TEST_CASE("collectives: a ring all-reduce inside one node costs launch + 2(n-1) 
   CHECK(t == doctest::Approx(5151.6e-6).epsilon(0.001).scale(0));  // relative: doctest adds 1 to the scale
 }
 
-TEST_CASE("collectives: NVLS beats the ring inside an NVSwitch node; NCCL's tree joins nodes") {
+TEST_CASE("collectives: NVLS beats the ring inside an NVSwitch node, NCCL's tree joins nodes") {
   const ClusterSpec cluster{.gpu = test::h100(), .num_gpus = 16, .gpus_per_node = 8};
   const CommProfile profile = default_comm_profile(cluster);
   // NVLS algbw 275 GB/s: 1 GiB in 13.6 us + 1073741824 / 275e9 s = 3918.1 us (busbw 481 GB/s, as

@@ -198,7 +198,7 @@ HandGrid hand_grid() {
   return grid;
 }
 
-TEST_CASE("plan options: time and cost from tokens/s, hours a day, price and GPUs; the front and choice by hand") {
+TEST_CASE("plan options: time and cost from tokens/s, hours a day, price and GPUs, the front and choice by hand") {
   const HandGrid grid = hand_grid();
   const OptionSettings settings{.topologies = {models::TopologyKind::rail_optimized},
                                 .oversubscription = 2.0,

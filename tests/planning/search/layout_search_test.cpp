@@ -150,7 +150,7 @@ TEST_CASE("layout search: a layout fits when its peak, runtime memory included, 
   CHECK(too_large > 0);
 }
 
-TEST_CASE("layout search: equal plan keys mean equal simulated steps; ZeRO-1, 2 and 3 have keys of their own") {
+TEST_CASE("layout search: equal plan keys mean equal simulated steps, ZeRO-1, 2 and 3 have keys of their own") {
   StepInputs base = tiny();
   base.model = test::llama3_8b();
   base.cluster.num_gpus = 16;
