@@ -429,13 +429,26 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   // forward and 85 % backward on H100, so this is the fast end.
   const bool te_kernels = contains(notes, "kernels: te");
   const bool flex = contains(notes, "flexattn");
-  t.attention = flex ? models::AttentionKernel::flash2 : te_kernels ? models::AttentionKernel::cudnn : set.attention.value;
-  assumed.push_back(flex ? std::string("attention=flash2: the row's attention is FlexAttention, taken at "
-                                       "FlashAttention-2's rate (it reaches about 85-90 % of it on H100)")
-                    : te_kernels ? std::string("attention=cudnn: the row's kernels are Transformer Engine's, whose "
-                                               "attention on Hopper is cuDNN fused attention")
-                                 : fmt::format("attention={}: {}", models::attention_kernel_name(t.attention),
-                                               set.attention.source));
+  if (flex) {
+    t.attention = models::AttentionKernel::flash2;
+    assumed.emplace_back("attention=flash2: the row's attention is FlexAttention, taken at FlashAttention-2's rate "
+                         "(it reaches about 85-90 % of it on H100)");
+  } else if (te_kernels) {
+    t.attention = models::AttentionKernel::cudnn;
+    assumed.emplace_back("attention=cudnn: the row's kernels are Transformer Engine's, whose attention on Hopper is "
+                         "cuDNN fused attention");
+  } else if (contains(notes, "nvte_fused_attn=")) {  // Transformer Engine's switch, as the row's run set it
+    t.attention = contains(notes, "nvte_fused_attn=1") ? models::AttentionKernel::cudnn : models::AttentionKernel::flash2;
+    assumed.push_back(fmt::format("attention={}: the row's run set NVTE_FUSED_ATTN={} (its notes)",
+                                  models::attention_kernel_name(t.attention),
+                                  t.attention == models::AttentionKernel::cudnn ? 1 : 0));
+  } else if (family.attention) {
+    t.attention = family.attention->value;
+    assumed.emplace_back(family.attention->reason);
+  } else {
+    t.attention = set.attention.value;
+    assumed.push_back(fmt::format("attention={}: {}", models::attention_kernel_name(t.attention), set.attention.source));
+  }
   t.fp8_recipe = family.fp8_recipe ? family.fp8_recipe->value : set.fp8_recipe.value;
   if (t.precision == models::Precision::fp8) {
     assumed.push_back(family.fp8_recipe ? std::string(family.fp8_recipe->reason)

@@ -38,6 +38,14 @@ constexpr FamilyDefault<models::GradDtype> nemo_bf16_grads{
     "(NeMo-Framework-Launcher conf/training/gpt3/20b_fp8_performance.yaml, gpt3/175b_mlperf.yaml, "
     "nemotron/nemotron_340b.yaml), taken for the family"};
 constexpr FamilyDefault<std::int64_t> no_seq_len{0, ""};
+// NeMo's performance runs of containers 24.03 to 24.07 were launched by NeMo-Framework-Launcher,
+// whose conf/config.yaml turned cuDNN's fused attention off for every job in that window.
+constexpr FamilyDefault<models::AttentionKernel> nemo_launcher_flash2{
+    models::AttentionKernel::flash2,
+    "attention=flash2: NeMo-Framework-Launcher's launcher_scripts/conf/config.yaml set NVTE_FUSED_ATTN=0 "
+    "('Disable cudnn FA until we've tested it more') from 562dcb4 (2024-02-13) to 04b8d09 (2024-08-29), the "
+    "window of containers 24.03 to 24.07, so Transformer Engine ran flash-attn's FlashAttention-2; taken for "
+    "the family's runs, launched as NeMo's performance runs were"};
 constexpr FamilyDefault<models::Fp8Recipe> te_delayed{
     models::Fp8Recipe::delayed,
     "fp8_recipe=delayed: Transformer Engine's DelayedScaling, the only fp8 recipe of the TE 1.x releases in "
@@ -55,6 +63,11 @@ constexpr SourceFamily mlperf_3_1{
     .seq_len = no_seq_len,
     .framework = {Framework::megatron_core,
                   "framework=megatron-core: NVIDIA's submission runs NeMo on Megatron-Core with Transformer Engine"},
+    .attention = FamilyDefault<models::AttentionKernel>{
+        models::AttentionKernel::flash2,
+        "attention=flash2: the submission's Dockerfile installs flash-attn 2.0.8 and Transformer Engine at 09ba842, "
+        "whose DotProductAttention tries flash-attn before cuDNN's fused attention (TE 1.2 first preferred cuDNN on "
+        "sm90)"},
     .fp8_recipe = te_delayed,
     .dropout = mlperf_dropout,
     .grad_dtype = nemo_bf16_grads};
@@ -92,6 +105,14 @@ constexpr SourceFamily mlperf_5_1 = [] {
       models::Fp8Recipe::current,
       "fp8_recipe=current: FP8_RECIPE=tensorwise (per-tensor current scaling, the submission's config_common.sh), "
       "attention in bf16 (NVTE_DPA_FP8_RECIPE=F16)"};
+  return family;
+}();
+
+// v4.1 kept v3.1's settings on Transformer Engine 1.x, which prefers cuDNN's fused attention on sm90
+// (config_common.sh leaves NVTE_FUSED_ATTN=0 commented out).
+constexpr SourceFamily mlperf_4_1 = [] {
+  SourceFamily family = renamed(mlperf_3_1, "MLPerf 4.1", "mlcommons/training_results_v4.1");
+  family.attention.reset();
   return family;
 }();
 
@@ -243,6 +264,7 @@ constexpr std::array families{
                  .seq_len = no_seq_len,
         .framework = {Framework::megatron_core,
                        "framework=megatron-core: NeMo runs Megatron-Core with Transformer Engine"},
+        .attention = nemo_launcher_flash2,
         .fp8_recipe = te_delayed,
         .dropout = no_dropout},
     SourceFamily{.name = "NeMo 24.07",
@@ -255,6 +277,7 @@ constexpr std::array families{
                  .seq_len = no_seq_len,
         .framework = {Framework::megatron_core,
                        "framework=megatron-core: NeMo runs Megatron-Core with Transformer Engine"},
+        .attention = nemo_launcher_flash2,
         .fp8_recipe = te_delayed,
         .dropout = {0.1, "dropout=0.1: NeMo's GPT-3 configurations set hidden_dropout 0.1 and keep "
                          "attention_dropout's default 0.1 (NeMo-Framework-Launcher "
@@ -262,7 +285,7 @@ constexpr std::array families{
         .grad_dtype = nemo_bf16_grads},
     mlperf_5_0,
     mlperf_5_1,
-    renamed(mlperf_3_1, "MLPerf 4.1", "mlcommons/training_results_v4.1"),
+    mlperf_4_1,
     mlperf_3_1,
     SourceFamily{.name = "BLOOM 2022",
                  .needle = "bigscience",

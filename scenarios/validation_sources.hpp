@@ -62,6 +62,10 @@ struct SourceFamily {
   // the compute (sets overlap_param_gather and overlap_grad_reduce; replaces the family's
   // overlap_grad_reduce, which describes its non-ZeRO-3 rows).
   FamilyDefault<bool> zero3_overlap{true, ""};
+  // The attention kernel, where not the one the framework's parameter set picks: a launcher or a
+  // release that turned a backend off or ranked the backends otherwise. A row whose notes name
+  // NVTE_FUSED_ATTN=1 or =0 (Transformer Engine's switch for cuDNN's fused attention) says its own.
+  std::optional<FamilyDefault<models::AttentionKernel>> attention{};
   // fp8 rows: a recipe other than the framework's, or the framework's with what it does that the
   // scenario does not express.
   std::optional<FamilyDefault<models::Fp8Recipe>> fp8_recipe{};

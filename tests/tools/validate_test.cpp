@@ -23,15 +23,17 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.083 today, with every row on its GPU's bundled
+// the step model can express. The model measures 0.087 today, with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
 // per-tensor collectives, the gathers again after each recomputed forward, NCCL's protocol
 // latencies over 384-2,240 ranks, per-rank host work and HBM staging copies costed); NeMo's long-sequence
-// H100 rows of 2024 are too fast where attention dominates (they imply about 0.3 of the bf16 peak,
-// where cuDNN measures 0.52-0.54 in 2024 and 2026 alike), while its B200 rows of 2025 are within
-// 8 % where attention dominates; among torchtitan's 21 Grand Teton rows (H100 capped at 500 W,
+// H100 rows of 2024, which ran FlashAttention-2 (the launcher of that time turned cuDNN's attention
+// off), are 7-37 % too slow, the more the longer the sequence: where attention is nearly all of the
+// step they imply about 0.33 of the bf16 peak for it, the flash-attn package's rate in the
+// FlashAttention-3 paper at its benchmark clock, where the model has PyTorch's FlashAttention-2
+// (0.29, measured) at the sustained clock (0.25); its B200 rows of 2025 are within 8 %; among torchtitan's 21 Grand Teton rows (H100 capped at 500 W,
 // their tensor cores at the clock that limit leaves) the June 2025 TP 8 runs of Llama 3.1 8B are
 // -10 to -20 % (the model gives async TP more than it measured) and the December 2024 runs with
 // context parallelism (PyTorch's all-gather rotation, 32K-256K tokens) -18 to +16 %.
@@ -46,10 +48,10 @@ namespace {
 // 0.17 s, 2,048-4,096 tokens a GPU) are 12-42 % too fast: a step that short is set by per-call
 // costs (small attention calls of the context-parallel ring, kernel ramps) the model charges
 // too little. MLPerf 4.1's GPT-3 175B on 256 and 512 H100 (micro-batch 2, 128 and 64 micro-batches)
-// is 10-12 % too slow where MLPerf 3.1's, at 4,096-10,752 GPUs, is 7-10 % too fast. The gate sits just above the measured level against
+// is 10-12 % too slow where MLPerf 3.1's, at 4,096-10,752 GPUs, is 5-8 % too fast. The gate sits just above the measured level against
 // regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
 // per-row corrections.
-constexpr double kMaxValidationMape = 0.084;
+constexpr double kMaxValidationMape = 0.088;
 // The mixture-of-experts rows together, at their measured level (the MoE issue asked for 15 %: the
 // rows met it while FSDP2 under a pipeline was simulated gathering every micro-batch).
 constexpr double kMaxMoeMape = 0.16;
@@ -64,8 +66,8 @@ struct FamilyBiasBound {
 constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Narayanan 2021", -0.06, 0.06},     FamilyBiasBound{"Korthikanti 2022", -0.06, 0.06},
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
-    FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.17, 0.06},
-    FamilyBiasBound{"MLPerf 3.1", -0.09, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.12, 0.06},
+    FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.06, 0.24},
+    FamilyBiasBound{"MLPerf 3.1", -0.07, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.12, 0.06},
     FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.16, 0.06},
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
     FamilyBiasBound{"MLPerf 5.1", -0.28, 0.06},      FamilyBiasBound{"MLPerf 4.1", -0.06, 0.10},
