@@ -51,10 +51,12 @@ constexpr FamilyDefault<models::Fp8Recipe> te_delayed{
     "fp8_recipe=delayed: Transformer Engine's DelayedScaling, the only fp8 recipe of the TE 1.x releases in "
     "these NeMo containers (current and block scaling came with TE 2)"};
 
-// NVIDIA's MLPerf Training submissions, one family a round: what their configs set.
-constexpr SourceFamily mlperf_3_1{
-    .name = "MLPerf 3.1",
-    .needle = "mlcommons/training_results_v3.1",
+// NVIDIA's MLPerf Training submissions, one family a round: what their configs set. v4.1's
+// Transformer Engine (1.x, container 24.09) ranks cuDNN's fused attention first on sm90, and its
+// config_common.sh leaves NVTE_FUSED_ATTN=0 commented out: the framework's attention.
+constexpr SourceFamily mlperf_4_1{
+    .name = "MLPerf 4.1",
+    .needle = "mlcommons/training_results_v4.1",
     .tflops_count = model_flops,
     .zero = distributed_optimizer,
     .recompute = no_recompute,
@@ -63,11 +65,6 @@ constexpr SourceFamily mlperf_3_1{
     .seq_len = no_seq_len,
     .framework = {Framework::megatron_core,
                   "framework=megatron-core: NVIDIA's submission runs NeMo on Megatron-Core with Transformer Engine"},
-    .attention = FamilyDefault<models::AttentionKernel>{
-        models::AttentionKernel::flash2,
-        "attention=flash2: the submission's Dockerfile installs flash-attn 2.0.8 and Transformer Engine at 09ba842, "
-        "whose DotProductAttention tries flash-attn before cuDNN's fused attention (TE 1.2 first preferred cuDNN on "
-        "sm90)"},
     .fp8_recipe = te_delayed,
     .dropout = mlperf_dropout,
     .grad_dtype = nemo_bf16_grads};
@@ -108,11 +105,14 @@ constexpr SourceFamily mlperf_5_1 = [] {
   return family;
 }();
 
-// v4.1 kept v3.1's settings on Transformer Engine 1.x, which prefers cuDNN's fused attention on sm90
-// (config_common.sh leaves NVTE_FUSED_ATTN=0 commented out).
-constexpr SourceFamily mlperf_4_1 = [] {
-  SourceFamily family = renamed(mlperf_3_1, "MLPerf 4.1", "mlcommons/training_results_v4.1");
-  family.attention.reset();
+// v3.1 ran the same settings on an older Transformer Engine.
+constexpr SourceFamily mlperf_3_1 = [] {
+  SourceFamily family = renamed(mlperf_4_1, "MLPerf 3.1", "mlcommons/training_results_v3.1");
+  family.attention = FamilyDefault<models::AttentionKernel>{
+      models::AttentionKernel::flash2,
+      "attention=flash2: the submission's Dockerfile installs flash-attn 2.0.8 and Transformer Engine at 09ba842, "
+      "whose DotProductAttention tries flash-attn before cuDNN's fused attention (TE 1.2 first preferred cuDNN on "
+      "sm90)"};
   return family;
 }();
 
