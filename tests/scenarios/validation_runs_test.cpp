@@ -264,6 +264,24 @@ TEST_CASE("validation: pre-2023 Megatron families run unfused attention, their Z
   CHECK(mentions(modern, "framework=megatron-core"));
 }
 
+TEST_CASE("validation: the attention kernel the run's software ran, by family and by the row's NVTE_FUSED_ATTN") {
+  // NeMo's launcher turned cuDNN's attention off from 2024-02-13 to 2024-08-29 (NeMo 24.07's table
+  // ran FlashAttention-2), but for the GPT-3 175B job, whose rows say NVTE_FUSED_ATTN=1; MLPerf v3.1
+  // ran flash-attn first, v4.1 Transformer Engine's default, cuDNN.
+  ValidationRow row = gpt_1_7b();
+  row.source = "NVIDIA/NeMo docs/source/performance/performance_summary.md, container NeMo 24.07";
+  CHECK(mapped(row).scenario.training.attention == models::AttentionKernel::flash2);
+  row.notes = "NVTE_FUSED_ATTN=1: the launcher's GPT-3 175B job";
+  CHECK(mapped(row).scenario.training.attention == models::AttentionKernel::cudnn);
+  row.notes = "NVTE_FUSED_ATTN=0";
+  row.source = "mlcommons/training_results_v4.1 NVIDIA/results";
+  CHECK(mapped(row).scenario.training.attention == models::AttentionKernel::flash2);  // the row over its family
+  row.notes = "";
+  CHECK(mapped(row).scenario.training.attention == models::AttentionKernel::cudnn);
+  row.source = "mlcommons/training_results_v3.1 NVIDIA/results";
+  CHECK(mapped(row).scenario.training.attention == models::AttentionKernel::flash2);
+}
+
 TEST_CASE("validation: each era's gradient accumulation: autograd in 2021, fused from 2022, DeepSpeed's cast-add") {
   const auto mentions = [](const ValidationCase& v, std::string_view text) {
     return std::any_of(v.assumptions.begin(), v.assumptions.end(),
