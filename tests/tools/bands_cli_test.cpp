@@ -152,8 +152,11 @@ TEST_CASE("sweep bands: a search that prunes by the slow end ranks its top rows 
 TEST_CASE("sweep bands: shards whose bands come from different runs do not merge") {
   const TempDir dir;
   write_file(dir / "runs.csv", hopper_fixture(1.3, 1.0));
-  const Outcome one = run_clustersim(std::string(kBandsSearch) + " --shard 1/2");
-  const Outcome two = run_clustersim(std::string(kBandsSearch) + " --shard 2/2 --validation " + (dir / "runs.csv"));
+  // The search of kBandsSearch on one node: what is refused is the shards' provenance, not their size.
+  const std::string search = std::string(kBandsSearch) + " --set cluster.num_gpus=8 --set parallelism.pp=1 "
+                                                         "--set training.global_batch=8";
+  const Outcome one = run_clustersim(search + " --shard 1/2");
+  const Outcome two = run_clustersim(search + " --shard 2/2 --validation " + (dir / "runs.csv"));
   REQUIRE(one.exit_code == 0);
   REQUIRE(two.exit_code == 0);
   write_file(dir / "1.json", one.out);

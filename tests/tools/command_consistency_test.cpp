@@ -185,7 +185,7 @@ TEST_CASE("command consistency: --json prints exactly one JSON object, and --qui
       {"failures", "failures --runs 20"},
       {"import", "import " + (dir / "pretrain.sh") + " --nodes 4"},
       {"merge", "merge " + (dir / "shard1.json") + " " + (dir / "shard2.json")},
-      {"plan", "plan --deadline-days 50 --gpus h100-sxm --min-gpus 128 --max-gpus 128 --topologies rail_optimized"},
+      {"plan", "plan --deadline-days 50 --gpus h100-sxm --min-gpus 16 --max-gpus 16 --topologies rail_optimized"},
       {"run", "run"},
       {"sweep", "sweep scenarios/seed/twelve-layouts.json"},
       {"tco", "tco scenarios/seed/rent-vs-build.json --runs 20"},

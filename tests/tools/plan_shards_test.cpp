@@ -14,9 +14,9 @@
 namespace clustersim::test {
 namespace {
 
-// Two GPU types at two sizes and two topologies: four clusters, eight options, a second.
+// Two GPU types at two sizes and two topologies: four clusters, eight options.
 constexpr const char* kShardedPlan =
-    "plan --deadline-days 40 --gpus a100-80gb,b200 --min-gpus 128 --max-gpus 192 "
+    "plan --deadline-days 40 --gpus a100-80gb,b200 --min-gpus 16 --max-gpus 24 "
     "--topologies rail_optimized,fat_tree --flow-check 1 --quiet";
 
 // Writes shard I/N of kShardedPlan (with `extra` arguments) to DIR/NAME-I.json; returns its path.
