@@ -478,7 +478,15 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     assumed.push_back(fmt::format("cross_entropy=eager: {}", set.cross_entropy.source));
   }
   t.bf16_params = set.bf16_params.value;
-  if (t.bf16_params) assumed.push_back(fmt::format("bf16_params=true: {}", set.bf16_params.source));
+  if (t.bf16_params) {
+    assumed.push_back(fmt::format("bf16_params=true: {}", set.bf16_params.source));
+  } else if (contains(notes, "optim.dtype=bf16")) {
+    // NeMo 1.x's distributed_fused_adam at the model's own dtype: Apex steps the bf16 weights with
+    // bf16 moments and keeps no master copy, as a model cast to bf16 trains.
+    t.bf16_params = true;
+    assumed.emplace_back("bf16_params=true: the row's optimizer runs at the bf16 weights' dtype (its notes: "
+                         "optim.dtype=bf16)");
+  }
   if (p.zero >= 3) {
     p.sharding = family.sharding ? family.sharding->value : set.sharding.value;
     if (p.dp * p.cp > 1) {

@@ -282,6 +282,16 @@ TEST_CASE("validation: the attention kernel the run's software ran, by family an
   CHECK(mapped(row).scenario.training.attention == models::AttentionKernel::flash2);
 }
 
+TEST_CASE("validation: a NeMo optimizer at the model's bf16 keeps no master, as a bf16 model trains") {
+  // NeMo 1.x's distributed_fused_adam with optim.dtype bf16 on a bf16 model: Apex steps the bf16
+  // weights with bf16 moments (store_params False), 4 B of optimizer state a parameter, not 12.
+  ValidationRow row = gpt_1_7b();
+  row.source = "NVIDIA/NeMo docs/source/performance/performance_summary.md, container NeMo 24.07";
+  CHECK_FALSE(mapped(row).scenario.training.bf16_params);
+  row.notes = "optim.dtype=bf16: the launcher's configuration";
+  CHECK(mapped(row).scenario.training.bf16_params);
+}
+
 TEST_CASE("validation: each era's gradient accumulation: autograd in 2021, fused from 2022, DeepSpeed's cast-add") {
   const auto mentions = [](const ValidationCase& v, std::string_view text) {
     return std::any_of(v.assumptions.begin(), v.assumptions.end(),

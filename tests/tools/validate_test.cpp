@@ -158,10 +158,6 @@ constexpr std::array kKnownMisfits{
     KnownMisfit{"llama3-t4-16384-cp16",
                 "9.6 GiB over on stage 1, as llama3-t4-16384-cp1: the paper's FP32 gradient buffer and the "
                 "activations of an interleaved schedule whose V it does not give"},
-    KnownMisfit{"nemo2407-h100-nemotron-340b-128",
-                "2.5 GiB over: Adam state over dp = 2 is 32 GiB (NeMo 1.x's mcore_distributed_optim passes no "
-                "dtype to Megatron's optimizer, so the config's optim dtype bf16 does not lower it), and 103 "
-                "layer-micro-batches of activations are in flight on stage 0 of the interleaved schedule"},
 };
 
 TEST_CASE("validate: every published run fits in memory but the known misfits") {
