@@ -95,26 +95,29 @@ constexpr SourceFamily renamed(SourceFamily family, std::string_view name, std::
   family.needle = needle;
   return family;
 }
-// v5.1 changed one setting: FP8_RECIPE=tensorwise.
-constexpr SourceFamily mlperf_5_1 = [] {
-  SourceFamily family = renamed(mlperf_5_0, "MLPerf 5.1", "mlcommons/training_results_v5.1");
-  family.fp8_recipe = FamilyDefault<models::Fp8Recipe>{
-      models::Fp8Recipe::current,
-      "fp8_recipe=current: FP8_RECIPE=tensorwise (per-tensor current scaling, the submission's config_common.sh), "
-      "attention in bf16 (NVTE_DPA_FP8_RECIPE=F16)"};
+
+/// `family` with one of its optional choices set: a release or a commit that changed one setting.
+template <typename T>
+constexpr SourceFamily with_choice(SourceFamily family, std::optional<FamilyDefault<T>> SourceFamily::*choice,
+                                   FamilyDefault<T> value) {
+  family.*choice = value;
   return family;
-}();
+}
+
+// v5.1 changed one setting: FP8_RECIPE=tensorwise.
+constexpr SourceFamily mlperf_5_1 = with_choice(
+    renamed(mlperf_5_0, "MLPerf 5.1", "mlcommons/training_results_v5.1"), &SourceFamily::fp8_recipe,
+    {models::Fp8Recipe::current,
+     "fp8_recipe=current: FP8_RECIPE=tensorwise (per-tensor current scaling, the submission's config_common.sh), "
+     "attention in bf16 (NVTE_DPA_FP8_RECIPE=F16)"});
 
 // v3.1 ran the same settings on an older Transformer Engine.
-constexpr SourceFamily mlperf_3_1 = [] {
-  SourceFamily family = renamed(mlperf_4_1, "MLPerf 3.1", "mlcommons/training_results_v3.1");
-  family.attention = FamilyDefault<models::AttentionKernel>{
-      models::AttentionKernel::flash2,
-      "attention=flash2: the submission's Dockerfile installs flash-attn 2.0.8 and Transformer Engine at 09ba842, "
-      "whose DotProductAttention tries flash-attn before cuDNN's fused attention (TE 1.2 first preferred cuDNN on "
-      "sm90)"};
-  return family;
-}();
+constexpr SourceFamily mlperf_3_1 = with_choice(
+    renamed(mlperf_4_1, "MLPerf 3.1", "mlcommons/training_results_v3.1"), &SourceFamily::attention,
+    {models::AttentionKernel::flash2,
+     "attention=flash2: the submission's Dockerfile installs flash-attn 2.0.8 and Transformer Engine at 09ba842, "
+     "whose DotProductAttention tries flash-attn before cuDNN's fused attention (TE 1.2 first preferred cuDNN on "
+     "sm90)"});
 
 // torchtitan's benchmarks: FSDP2 with its selective op-level checkpointing, its defaults unless a
 // row says otherwise.
@@ -151,16 +154,12 @@ constexpr SourceFamily torchtitan{
 // The December 2024 runs (torchtitan 9dec370) compiled the model but not the loss: train.py kept
 // it eager ("compiling loss function causes CUDA errors, turning off for now"); the loss has been
 // compiled with the model since 2025-04-02 (bbb1b616e).
-constexpr SourceFamily torchtitan_before_compiled_loss = [] {
-  SourceFamily family = torchtitan;
-  family.needle = "torchtitan 9dec370";
-  family.cross_entropy = FamilyDefault<models::CrossEntropyKernel>{
-      models::CrossEntropyKernel::eager,
-      "cross_entropy=eager: torchtitan @9dec370 leaves the loss out of torch.compile (train.py: 'compiling loss "
-      "function causes CUDA errors, turning off for now'); it is compiled with the model since 2025-04-02 "
-      "(bbb1b616e)"};
-  return family;
-}();
+constexpr SourceFamily torchtitan_before_compiled_loss = with_choice(
+    renamed(torchtitan, torchtitan.name, "torchtitan 9dec370"), &SourceFamily::cross_entropy,
+    {models::CrossEntropyKernel::eager,
+     "cross_entropy=eager: torchtitan @9dec370 leaves the loss out of torch.compile (train.py: 'compiling loss "
+     "function causes CUDA errors, turning off for now'); it is compiled with the model since 2025-04-02 "
+     "(bbb1b616e)"});
 
 constexpr std::array families{
     SourceFamily{
