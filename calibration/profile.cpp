@@ -320,7 +320,7 @@ std::string profile_to_json(const CalibrationProfile& p) {
   root["collectives"] = std::move(collectives);
   if (p.network) {
     ordered_json network;
-    network["fabric"] = p.network->fabric == models::Fabric::roce ? "roce" : "infiniband";
+    network["fabric"] = std::string(models::fabric_name(p.network->fabric));
     network["nic_gbit_per_s"] = p.network->nic_bytes_per_s * 8.0 / 1e9;
     network["nics_per_node"] = p.network->nics_per_node;
     network["source"] = p.network_source;
@@ -437,11 +437,12 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
     const ordered_json& network = root.at("network");
     r.only_keys(network, "/network", {"fabric", "nic_gbit_per_s", "nics_per_node", "source"});
     const std::string fabric = r.text(r.member(network, "/network", "fabric"), "/network/fabric");
-    if (fabric != "infiniband" && fabric != "roce") r.fail("/network/fabric", "must be \"infiniband\" or \"roce\"");
+    const std::optional<models::Fabric> measured_fabric = models::fabric_from_name(fabric);
+    if (!measured_fabric) r.fail("/network/fabric", "must be \"infiniband\", \"roce\" or \"omnipath\"");
     const double gbit = r.number(r.member(network, "/network", "nic_gbit_per_s"), "/network/nic_gbit_per_s");
     r.in_range(gbit, scenarios::key_bounds::nic_gbit_per_s, "/network/nic_gbit_per_s");
     p.network = models::MeasuredNetwork{
-        .fabric = fabric == "roce" ? models::Fabric::roce : models::Fabric::infiniband,
+        .fabric = measured_fabric.value_or(models::Fabric::infiniband),
         .nic_bytes_per_s = gbit * 1e9 / 8.0,
         .nics_per_node = r.integer(r.member(network, "/network", "nics_per_node"), "/network/nics_per_node", 1)};
     r.in_range(static_cast<double>(p.network->nics_per_node), scenarios::key_bounds::nics_per_node,

@@ -545,8 +545,9 @@ std::vector<Section> build_sections() {
             integer("nics_per_node", member(cluster, &ClusterSpec::nics_per_node), count, key_bounds::nics_per_node,
                     "scale-out NICs per node"),
             enumeration("fabric", member(cluster, &ClusterSpec::fabric),
-                        std::array<std::string_view, 2>{"infiniband", "roce"},
-                        "scale-out network technology"),
+                        std::array<std::string_view, 3>{"infiniband", "roce", "omnipath"},
+                        "scale-out network technology (omnipath: Intel Omni-Path, which NCCL reaches through "
+                        "verbs without GPUDirect RDMA)"),
             enumeration("topology", member(cluster, &ClusterSpec::topology),
                         std::array<std::string_view, 4>{"rail_optimized", "fat_tree", "dragonfly",
                                                         "torus"},

@@ -18,7 +18,7 @@ constexpr std::array<std::pair<std::string_view, SystemNetwork>, 8> systems{{
     {"16 trays a rack assumed",
      {"GB200 NVL72 racks, 16 trays each: 4 GPUs and 4 x 400 Gb/s NDR InfiniBand a tray", 4, 400.0,
       Fabric::infiniband, true, 4, 64}},
-    {"Jean Zay", {"Jean Zay: 4 x 100 Gb/s Omni-Path per node", 4, 100.0, Fabric::infiniband}},
+    {"Jean Zay", {"Jean Zay: 4 x 100 Gb/s Omni-Path per node", 4, 100.0, Fabric::omnipath}},
     {"Selene", {"Selene DGX A100: 8 x 200 Gb/s HDR InfiniBand per node", 8, 200.0, Fabric::infiniband}},
     {"Eos", {"Eos DGX H100: 8 x 400 Gb/s NDR InfiniBand per node", 8, 400.0, Fabric::infiniband}},
     {"RoCE 400Gb/s per GPU", {"Llama 3 fabric: RoCE, 400 Gb/s per GPU", 8, 400.0, Fabric::roce}},

@@ -60,7 +60,8 @@ int cmd_calibrate(std::span<const std::string> args, std::ostream& out) {
       ("nics-per-node", integer_option("nics-per-node", &options.nics_per_node, nics_range)->value_name("N"),
        with_rule("NICs per node, for network_efficiency (default 8)", nics_range.rule()).c_str())
       ("fabric", po::value(&fabric)->value_name("NAME"),
-       "infiniband (default) or roce: with the NIC rate and count, the network the inputs were measured on")
+       "infiniband (default), roce or omnipath: with the NIC rate and count, the network the inputs were "
+       "measured on")
       ("network-source", po::value(&options.network_source)->value_name("TEXT"),
        "where that network (fabric, NIC rate, NICs per node) is stated, kept in the profile")
       ("note", po::value(&options.note)->value_name("TEXT"),
@@ -87,10 +88,10 @@ int cmd_calibrate(std::span<const std::string> args, std::ostream& out) {
   if (!parse_command_line(args, help, command, out)) return 0;
   if (inputs.empty()) throw CliError("calibrate: no raw inputs given (see clustersim calibrate --help)");
   if (out_path.empty()) throw CliError("calibrate: --out PROFILE.json is required");
-  if (fabric == "roce") {
-    options.fabric = models::Fabric::roce;
-  } else if (fabric != "infiniband") {
-    throw CliError("calibrate: --fabric " + fabric + ": not infiniband or roce");
+  if (const std::optional<models::Fabric> f = models::fabric_from_name(fabric)) {
+    options.fabric = *f;
+  } else {
+    throw CliError("calibrate: --fabric " + fabric + ": not infiniband, roce or omnipath");
   }
   if (!collective.empty()) {
     options.collective = cal::parse_collective_name(collective);

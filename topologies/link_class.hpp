@@ -13,9 +13,9 @@
 
 namespace clustersim::topologies {
 
-enum class LinkClass : std::uint8_t { nvlink, pcie, infiniband_ndr, infiniband_hdr, roce, ethernet };
+enum class LinkClass : std::uint8_t { nvlink, pcie, infiniband_ndr, infiniband_hdr, roce, omnipath, ethernet };
 
-inline constexpr std::size_t link_class_count = 6;
+inline constexpr std::size_t link_class_count = 7;
 
 struct LinkClassInfo {
   std::string_view name;
@@ -48,6 +48,11 @@ inline constexpr std::array<LinkClassInfo, link_class_count> link_classes = {{
      "RoCEv2 over 400 GbE = 50 GB/s per direction (Llama 3 cluster, 400 Gb/s per GPU; "
      "measurements.md section 1.4); efficiency and latency: assumptions (no NCCL RoCE measurement "
      "in the references)"},
+    {"omnipath", 12.5e9, 0.3e-6, 5.068 / 12.5,
+     "Intel Omni-Path 100 Gb/s = 12.5 GB/s per direction, driven by NCCL's verbs transport without "
+     "GPUDirect RDMA; efficiency: one NIC carried 5.07 GB/s a direction in a 4-node all-reduce on Jean "
+     "Zay (calibration/published/a100_4n32g_allreduce_jean-zay-omnipath.jsonl); latency: assumption, "
+     "as InfiniBand"},
     {"ethernet", 12.5e9, 1.0e-6, 0.90,
      "Ethernet 100 GbE = 12.5 GB/s per direction, e.g. a front-end or storage network; rate, "
      "efficiency and latency: assumptions"},

@@ -2,14 +2,22 @@
 /// The hardware a job runs on: GPUs, how they group into nodes, and the scale-out network.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "models/spec/gpu_spec.hpp"
 
 namespace clustersim::models {
 
-enum class Fabric { infiniband, roce };
+/// The scale-out network technology. omnipath: Intel Omni-Path, which NCCL drives through its
+/// InfiniBand verbs transport without GPUDirect RDMA (data staged through host memory).
+enum class Fabric { infiniband, roce, omnipath };
 enum class TopologyKind { rail_optimized, fat_tree, dragonfly, torus };
+
+/// The fabric's scenario name ("infiniband", "roce", "omnipath"), and back (nullopt: no such fabric).
+std::string_view fabric_name(Fabric fabric);
+std::optional<Fabric> fabric_from_name(std::string_view name);
 
 struct ClusterSpec {
   GpuSpec gpu;

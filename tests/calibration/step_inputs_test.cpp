@@ -107,6 +107,19 @@ TEST_CASE("step inputs: the latency keys take effect under the default profile, 
   CHECK(two_node_all_reduce_s({"cluster.network_latency_us=0"}, 1 << 20) < 1e-3);
 }
 
+TEST_CASE("step inputs: an Omni-Path node moves what its NICs moved on Jean Zay") {
+  // A100 nodes with 4 x 100 Gb/s Omni-Path: one NIC held 5.068 GB/s a direction through NCCL in a
+  // 4-node all-reduce (calibration/published/a100_4n32g_allreduce_jean-zay-omnipath.jsonl), so a
+  // large ring all-reduce that spreads over all 4 NICs reaches 4 x 5.068 GB/s of busbw.
+  const models::StepInputs in = calibration::step_inputs(scenarios::default_scenario(
+      {"cluster.gpu=a100-80gb", "cluster.fabric=omnipath", "cluster.nics_per_node=4", "cluster.nic_gbit_per_s=100"}));
+  const double bytes = 4e9;
+  const double t = models::collective_time_s(models::CollectiveOp::all_reduce, bytes, {.ranks = 32, .ranks_per_node = 8},
+                                             in.cluster, in.comm);
+  const double busbw = 2.0 * 31.0 / 32.0 * bytes / t;
+  CHECK(busbw == doctest::Approx(4 * 5.068e9).epsilon(0.03));
+}
+
 TEST_CASE("step inputs: under the bundled profile InfiniBand and RoCE price differently") {
   const double ib = two_node_all_reduce_s({"cluster.fabric=infiniband"}, 1 << 30);
   const double roce = two_node_all_reduce_s({"cluster.fabric=roce"}, 1 << 30);

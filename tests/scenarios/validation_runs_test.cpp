@@ -205,6 +205,7 @@ TEST_CASE("validation: gated MLPs, interleaving, ZeRO spellings and named networ
   CHECK(c.scenario.parallelism.zero == 3);
   CHECK(c.scenario.cluster.nics_per_node == 4);
   CHECK(c.scenario.cluster.nic_bytes_per_s == doctest::Approx(100e9 / 8));
+  CHECK(c.scenario.cluster.fabric == models::Fabric::omnipath);
 
   // Llama 3's FSDP keeps the parameters whole and reduces the FP32-accumulated gradients once a
   // step: ZeRO-1's communication, not ZeRO-2's reduction every micro-batch.
