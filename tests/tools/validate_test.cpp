@@ -23,7 +23,7 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.087 today, with every row on its GPU's bundled
+// the step model can express. The model measures 0.086 today, with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
@@ -48,10 +48,13 @@ namespace {
 // 0.17 s, 2,048-4,096 tokens a GPU) are 12-42 % too fast: a step that short is set by per-call
 // costs (small attention calls of the context-parallel ring, kernel ramps) the model charges
 // too little. MLPerf 4.1's GPT-3 175B on 256 and 512 H100 (micro-batch 2, 128 and 64 micro-batches)
-// is 10-12 % too slow where MLPerf 3.1's, at 4,096-10,752 GPUs, is 5-8 % too fast. The gate sits just above the measured level against
+// is 10-12 % too slow where MLPerf 3.1's, at 4,096-10,752 GPUs, is 5-8 % too fast. BLOOM's 18 rows
+// on Jean Zay's Omni-Path (the production run and 17 layouts of its February 2022 search) are 4-8 %
+// too fast, three 16-19 %: TP 8 at micro-batch 2 twice, and 104 heads, whose measured cost the
+// model has no kernel for. The gate sits just above the measured level against
 // regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
 // per-row corrections.
-constexpr double kMaxValidationMape = 0.088;
+constexpr double kMaxValidationMape = 0.087;
 // The mixture-of-experts rows together, at their measured level (the MoE issue asked for 15 %: the
 // rows met it while FSDP2 under a pipeline was simulated gathering every micro-batch).
 constexpr double kMaxMoeMape = 0.16;
@@ -67,12 +70,12 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Narayanan 2021", -0.06, 0.06},     FamilyBiasBound{"Korthikanti 2022", -0.06, 0.06},
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.06, 0.24},
-    FamilyBiasBound{"MLPerf 3.1", -0.07, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.12, 0.06},
+    FamilyBiasBound{"MLPerf 3.1", -0.07, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.09, 0.06},
     FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.16, 0.06},
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
     FamilyBiasBound{"MLPerf 5.1", -0.28, 0.06},      FamilyBiasBound{"MLPerf 4.1", -0.06, 0.10},
 };
-// Rows that must take part, so that the gate cannot pass by skipping (120 of 125 are expressible
+// Rows that must take part, so that the gate cannot pass by skipping (137 of 142 are expressible
 // today).
 constexpr std::int64_t kMinValidatedRows = 40;
 
