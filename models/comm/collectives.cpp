@@ -30,7 +30,8 @@ constexpr std::array kFabricLinkClasses{
     FabricLinkClass{.fabric = Fabric::roce, .efficiency = 0.85, .hop_latency_s = 7e-6},
     // Omni-Path 100 through NCCL's verbs transport, no GPUDirect RDMA (NCCL 2.10.3 on Jean Zay's
     // A100 nodes, 4 x hfi1 a node): a 4 GB all-reduce over 4 nodes x 8 GPUs held 5.07 GB/s busbw
-    // (median of 160 rank readings; calibration/published/a100_4n32g_allreduce_jean-zay-omnipath.jsonl),
+    // (median of the 128 rank readings after the first trial;
+    // calibration/published/a100_4n32g_allreduce_jean-zay-omnipath.jsonl),
     // and on every node both rings entered through one NIC and left through another, so one NIC
     // carried 5.07 GB/s a direction: 0.405 of its 12.5 GB/s. Taken to hold for every NIC of a node
     // when all carry traffic. Hop latency: InfiniBand's, an assumption (the log has no small size).
