@@ -258,6 +258,12 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     mem.weights_bytes -= (mem.parameters - ends) * (per_param.weights - gathered_layer_bytes(training, per_param.weights));
   }
   mem.gradients_bytes = dense * per_param.gradients + experts * per_expert_param.gradients;
+  if (training.grad_accumulation == GradAccumulation::fp32_cast_add) {
+    // DeepSpeed's BF16_Optimizer keeps each parameter's 16-bit .grad after adding it into the fp32
+    // buffer (update_hp_grads(clear_lp_grads=False), as its pipeline engine calls it; v0.6-0.7), and
+    // frees it only before the next micro-batch's backward: both gradients are held at the peak.
+    mem.gradients_bytes += mem.parameters * 2.0;  // bf16
+  }
   mem.optimizer_bytes = dense * per_param.optimizer + experts * per_expert_param.optimizer;
   // FSDP2 under a pipeline holds the stage's gathered parameters and its unsharded gradients, in
   // the reduce dtype, from the first forward to the last backward (sharding.hpp).

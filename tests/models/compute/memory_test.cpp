@@ -318,6 +318,11 @@ TEST_CASE("memory: gradients take the configured dtype, ZeRO-3 its framework's r
             .gradients_bytes == doctest::Approx(4.0 * n));
   CHECK(memory_per_gpu(test::llama3_8b(), {.dp = 8, .zero = 1}, bf16, test::h100(), 32, true, true, 1.0)
             .gradients_bytes == doctest::Approx(2.0 * n));
+  // DeepSpeed's BF16_Optimizer holds the 16-bit .grad beside its fp32 buffer: 4 + 2 B.
+  TrainingSpec bf16_optimizer = fp32;
+  bf16_optimizer.grad_accumulation = GradAccumulation::fp32_cast_add;
+  CHECK(memory_per_gpu(test::llama3_8b(), {.dp = 8, .zero = 1}, bf16_optimizer, test::h100(), 32, true, true, 1.0)
+            .gradients_bytes == doctest::Approx(6.0 * n));
   // ZeRO-3 shards DeepSpeed's fp16 gradients: 2 / 8 B per parameter, whatever grad_dtype says.
   const ParallelismSpec ds{.dp = 8, .zero = 3, .sharding = ShardingFramework::deepspeed_zero3_2021};
   CHECK(memory_per_gpu(test::llama3_8b(), ds, fp32, test::h100(), 32, true, true, 1.0).gradients_bytes ==
