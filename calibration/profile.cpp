@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "calibration/nccl_tests_log.hpp"
@@ -438,7 +439,9 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
     r.only_keys(network, "/network", {"fabric", "nic_gbit_per_s", "nics_per_node", "source"});
     const std::string fabric = r.text(r.member(network, "/network", "fabric"), "/network/fabric");
     const std::optional<models::Fabric> measured_fabric = models::fabric_from_name(fabric);
-    if (!measured_fabric) r.fail("/network/fabric", "must be \"infiniband\", \"roce\" or \"omnipath\"");
+    if (!measured_fabric) {
+      r.fail("/network/fabric", fmt::format("must be one of \"{}\"", fmt::join(models::kFabricNames, "\", \"")));
+    }
     const double gbit = r.number(r.member(network, "/network", "nic_gbit_per_s"), "/network/nic_gbit_per_s");
     r.in_range(gbit, scenarios::key_bounds::nic_gbit_per_s, "/network/nic_gbit_per_s");
     p.network = models::MeasuredNetwork{

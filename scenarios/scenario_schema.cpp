@@ -544,8 +544,7 @@ std::vector<Section> build_sections() {
                    key_bounds::nic_gbit_per_s, "line rate of one scale-out NIC, per direction"),
             integer("nics_per_node", member(cluster, &ClusterSpec::nics_per_node), count, key_bounds::nics_per_node,
                     "scale-out NICs per node"),
-            enumeration("fabric", member(cluster, &ClusterSpec::fabric),
-                        std::array<std::string_view, 3>{"infiniband", "roce", "omnipath"},
+            enumeration("fabric", member(cluster, &ClusterSpec::fabric), models::kFabricNames,
                         "scale-out network technology (omnipath: Intel Omni-Path, which NCCL reaches through "
                         "verbs without GPUDirect RDMA)"),
             enumeration("topology", member(cluster, &ClusterSpec::topology),

@@ -1,6 +1,9 @@
 // `clustersim calibrate`: raw benchmark results and nccl-tests logs in, a fitted calibration profile out.
 // The fit is calibration/calibrate.hpp's; the report is tools/render/calibration_report.hpp's.
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "calibration/calibrate.hpp"
 #include "calibration/nccl_tests_log.hpp"
 #include "calibration/profile.hpp"
@@ -91,7 +94,7 @@ int cmd_calibrate(std::span<const std::string> args, std::ostream& out) {
   if (const std::optional<models::Fabric> f = models::fabric_from_name(fabric)) {
     options.fabric = *f;
   } else {
-    throw CliError("calibrate: --fabric " + fabric + ": not infiniband, roce or omnipath");
+    throw CliError(fmt::format("calibrate: --fabric {}: not one of {}", fabric, fmt::join(models::kFabricNames, ", ")));
   }
   if (!collective.empty()) {
     options.collective = cal::parse_collective_name(collective);

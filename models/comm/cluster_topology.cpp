@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "models/comm/collectives.hpp"
 #include "topologies/network.hpp"
 
 namespace clustersim::models {
@@ -13,10 +14,7 @@ namespace {
 constexpr std::int64_t kSwitchRadix = 64;  // NVIDIA Quantum-2 QM9700: 64 x 400 Gb/s ports
 
 topologies::LinkSpec fabric_link(const ClusterSpec& c) {
-  const topologies::LinkClass link_class = c.fabric == Fabric::roce       ? topologies::LinkClass::roce
-                                           : c.fabric == Fabric::omnipath ? topologies::LinkClass::omnipath
-                                                                          : topologies::LinkClass::infiniband_ndr;
-  return {.link_class = link_class, .bytes_per_s = c.nic_bytes_per_s};
+  return {.link_class = fabric_topology_link(c.fabric), .bytes_per_s = c.nic_bytes_per_s};
 }
 
 // The topology's server is the NVLink domain: one node, or a rack of trays on one NVLink fabric

@@ -17,6 +17,7 @@ namespace {
 // data, so that no cost formula branches on the fabric.
 struct FabricLinkClass {
   Fabric fabric;
+  topologies::LinkClass link_class;  // its NIC links in the flow fidelity's topology
   double efficiency;     // per-NIC busbw / NIC line rate
   double hop_latency_s;  // per network step of the alpha-beta line
 };
@@ -25,17 +26,21 @@ constexpr std::array kFabricLinkClasses{
     // 46-48 GB/s per 400 Gb/s NDR NIC (NCCL maintainer, nccl-tests #290); 24 of 25 GB/s per HDR
     // NIC (nccl-tests #160). 8 B all-reduce: 13.7 us on one node of 8 x H100 (dgxc-benchmarking),
     // 25 us on 2 nodes (nccl-tests #309): one tree level up and down adds ~11 us.
-    FabricLinkClass{.fabric = Fabric::infiniband, .efficiency = 0.94, .hop_latency_s = 5.5e-6},
+    FabricLinkClass{.fabric = Fabric::infiniband,
+                    .link_class = topologies::LinkClass::infiniband_ndr,
+                    .efficiency = 0.94,
+                    .hop_latency_s = 5.5e-6},
     // RoCE without DCQCN tuning keeps less bandwidth and adds latency: assumptions, no measurement.
-    FabricLinkClass{.fabric = Fabric::roce, .efficiency = 0.85, .hop_latency_s = 7e-6},
-    // Omni-Path 100 through NCCL's verbs transport, no GPUDirect RDMA (NCCL 2.10.3 on Jean Zay's
-    // A100 nodes, 4 x hfi1 a node): a 4 GB all-reduce over 4 nodes x 8 GPUs held 5.07 GB/s busbw
-    // (median of the 128 rank readings after the first trial;
-    // calibration/published/a100_4n32g_allreduce_jean-zay-omnipath.jsonl),
-    // and on every node both rings entered through one NIC and left through another, so one NIC
-    // carried 5.07 GB/s a direction: 0.405 of its 12.5 GB/s. Taken to hold for every NIC of a node
-    // when all carry traffic. Hop latency: InfiniBand's, an assumption (the log has no small size).
-    FabricLinkClass{.fabric = Fabric::omnipath, .efficiency = 5.068 / 12.5, .hop_latency_s = 5.5e-6},
+    FabricLinkClass{
+        .fabric = Fabric::roce, .link_class = topologies::LinkClass::roce, .efficiency = 0.85, .hop_latency_s = 7e-6},
+    // Omni-Path through NCCL's verbs transport without GPUDirect RDMA: the measured rate of its
+    // link class (topologies/link_class.hpp: one NIC moved 5.07 GB/s a direction on Jean Zay),
+    // taken to hold for every NIC of a node when all carry traffic. Hop latency: InfiniBand's, an
+    // assumption (the log has one message size only).
+    FabricLinkClass{.fabric = Fabric::omnipath,
+                    .link_class = topologies::LinkClass::omnipath,
+                    .efficiency = topologies::link_class_info(topologies::LinkClass::omnipath).efficiency,
+                    .hop_latency_s = 5.5e-6},
 };
 
 const FabricLinkClass& fabric_link_class(Fabric fabric) {
@@ -48,6 +53,7 @@ const FabricLinkClass& fabric_link_class(Fabric fabric) {
 }  // namespace
 
 double fabric_efficiency(Fabric fabric) { return fabric_link_class(fabric).efficiency; }
+topologies::LinkClass fabric_topology_link(Fabric fabric) { return fabric_link_class(fabric).link_class; }
 double fabric_hop_latency_s(Fabric fabric) { return fabric_link_class(fabric).hop_latency_s; }
 
 CommProfile default_comm_profile(const ClusterSpec& cluster) {

@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "models/spec/cluster_spec.hpp"
+#include "topologies/link_class.hpp"
 #include "models/comm/collective_curve.hpp"
 
 namespace clustersim::models {
@@ -100,6 +101,8 @@ struct CommProfile {
 /// latency of one of its hops on the alpha-beta line: the fabric's only constants.
 double fabric_efficiency(Fabric fabric);
 double fabric_hop_latency_s(Fabric fabric);
+/// The link class of the fabric's NIC links in the flow fidelity's topology.
+topologies::LinkClass fabric_topology_link(Fabric fabric);
 
 /// Defaults for the cluster's GPU generation and fabric (RoCE: lower efficiency, higher latency).
 CommProfile default_comm_profile(const ClusterSpec& cluster);

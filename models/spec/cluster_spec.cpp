@@ -1,27 +1,14 @@
 #include "models/spec/cluster_spec.hpp"
 
-#include <array>
-#include <utility>
-
 #include <fmt/format.h>
 
 namespace clustersim::models {
 
-namespace {
-constexpr std::array<std::pair<Fabric, std::string_view>, 3> kFabricNames{
-    {{Fabric::infiniband, "infiniband"}, {Fabric::roce, "roce"}, {Fabric::omnipath, "omnipath"}}};
-}  // namespace
-
-std::string_view fabric_name(Fabric fabric) {
-  for (const auto& [f, name] : kFabricNames) {
-    if (f == fabric) return name;
-  }
-  return "infiniband";
-}
+std::string_view fabric_name(Fabric fabric) { return kFabricNames.at(static_cast<std::size_t>(fabric)); }
 
 std::optional<Fabric> fabric_from_name(std::string_view name) {
-  for (const auto& [f, n] : kFabricNames) {
-    if (n == name) return f;
+  for (std::size_t i = 0; i < kFabricNames.size(); ++i) {
+    if (kFabricNames[i] == name) return static_cast<Fabric>(i);
   }
   return std::nullopt;
 }

@@ -1,6 +1,7 @@
 #pragma once
 /// The hardware a job runs on: GPUs, how they group into nodes, and the scale-out network.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,7 +16,8 @@ namespace clustersim::models {
 enum class Fabric { infiniband, roce, omnipath };
 enum class TopologyKind { rail_optimized, fat_tree, dragonfly, torus };
 
-/// The fabric's scenario name ("infiniband", "roce", "omnipath"), and back (nullopt: no such fabric).
+/// The fabrics' scenario names, in the enum's order; and a name's fabric (nullopt: no such fabric).
+inline constexpr std::array<std::string_view, 3> kFabricNames{"infiniband", "roce", "omnipath"};
 std::string_view fabric_name(Fabric fabric);
 std::optional<Fabric> fabric_from_name(std::string_view name);
 
