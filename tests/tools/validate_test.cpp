@@ -23,7 +23,7 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.086 today, with every row on its GPU's bundled
+// the step model can express. The model measures 0.082 today, with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
@@ -53,8 +53,9 @@ namespace {
 // too fast, three 16-19 %: TP 8 at micro-batch 2 twice, and 104 heads (the same shape with 64
 // or 128 heads is 6 % too fast; nothing in the model tells those head counts apart). The gate sits just above the measured level against
 // regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
-// per-row corrections.
-constexpr double kMaxValidationMape = 0.087;
+// per-row corrections. Narayanan's Table 1 rows run the micro-batch and interleaving of the
+// authors' own launch script (Megatron-LM examples/sc21/run_table_1.sh) and are within -6 .. +3 %.
+constexpr double kMaxValidationMape = 0.083;
 // The mixture-of-experts rows together, at their measured level (the MoE issue asked for 15 %: the
 // rows met it while FSDP2 under a pipeline was simulated gathering every micro-batch).
 constexpr double kMaxMoeMape = 0.16;
