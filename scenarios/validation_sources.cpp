@@ -27,7 +27,8 @@ constexpr FamilyDefault<SpDefault> sp_with_tp{
 constexpr FamilyDefault<bool> overlapped{true, ""};
 constexpr FamilyDefault<double> megatron_dropout{
     0.1, "dropout=0.1 assumed: Megatron-LM's default --hidden-dropout and --attention-dropout (the "
-         "paper does not state it; Korthikanti's 34 s b h counts the masks)"};
+         "papers do not state it, the authors' SC21 launch scripts, Megatron-LM examples/sc21/CONFIG.sh, leave "
+         "both unset; Korthikanti's 34 s b h counts the masks)"};
 constexpr FamilyDefault<double> no_dropout{0.0, ""};
 constexpr FamilyDefault<double> mlperf_dropout{
     0.0, "dropout=0: the MLPerf GPT-3 175B configuration sets hidden_dropout and attention_dropout 0.0 "

@@ -23,7 +23,7 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.082 today, with every row on its GPU's bundled
+// the step model can express. The model measures 0.081 today, with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
@@ -48,14 +48,16 @@ namespace {
 // 0.17 s, 2,048-4,096 tokens a GPU) are 12-42 % too fast: a step that short is set by per-call
 // costs (small attention calls of the context-parallel ring, kernel ramps) the model charges
 // too little. MLPerf 4.1's GPT-3 175B on 256 and 512 H100 (micro-batch 2, 128 and 64 micro-batches)
-// is 10-12 % too slow where MLPerf 3.1's, at 4,096-10,752 GPUs, is 5-8 % too fast. BLOOM's 18 rows
+// is 10-12 % too slow. MLPerf 3.1's (micro-batch 1) is within 0.5 % on 512 and 768 H100 (128
+// micro-batches a step; on 512 GPUs the same global batch as 4.1's, which ran 14 % faster) and 5-8 %
+// too fast on 4,096-10,752 (8-16 micro-batches a step). BLOOM's 18 rows
 // on Jean Zay's Omni-Path (the production run and 17 layouts of its February 2022 search) are 4-8 %
 // too fast, three 16-19 %: TP 8 at micro-batch 2 twice, and 104 heads (the same shape with 64
 // or 128 heads is 6 % too fast; nothing in the model tells those head counts apart). The gate sits just above the measured level against
 // regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
 // per-row corrections. Narayanan's Table 1 rows run the micro-batch and interleaving of the
 // authors' own launch script (Megatron-LM examples/sc21/run_table_1.sh) and are within -6 .. +3 %.
-constexpr double kMaxValidationMape = 0.083;
+constexpr double kMaxValidationMape = 0.082;
 // The mixture-of-experts rows together, at their measured level (the MoE issue asked for 15 %: the
 // rows met it while FSDP2 under a pipeline was simulated gathering every micro-batch).
 constexpr double kMaxMoeMape = 0.16;
@@ -76,7 +78,7 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
     FamilyBiasBound{"MLPerf 5.1", -0.28, 0.06},      FamilyBiasBound{"MLPerf 4.1", -0.06, 0.10},
 };
-// Rows that must take part, so that the gate cannot pass by skipping (137 of 142 are expressible
+// Rows that must take part, so that the gate cannot pass by skipping (141 of 146 are expressible
 // today).
 constexpr std::int64_t kMinValidatedRows = 40;
 
