@@ -21,7 +21,8 @@ constexpr std::array<std::pair<std::string_view, SystemNetwork>, 9> systems{{
     {"Jean Zay", {"Jean Zay: 4 x 100 Gb/s Omni-Path per node", 4, 100.0, Fabric::omnipath}},
     {"Selene", {"Selene DGX A100: 8 x 200 Gb/s HDR InfiniBand per node", 8, 200.0, Fabric::infiniband}},
     {"Eos", {"Eos DGX H100: 8 x 400 Gb/s NDR InfiniBand per node", 8, 400.0, Fabric::infiniband}},
-    {"OCI BM.GPU.H100.8", {"OCI BM.GPU.H100.8: 16 x 200 Gb/s RoCE per node", 16, 200.0, Fabric::roce}},
+    // 16 RoCE ports a node in the submission's NCCL_IB_HCA; their rate is not stated.
+    {"OCI BM.GPU.H100.8", {"OCI BM.GPU.H100.8: 16 RoCE NICs per node, 200 Gb/s each assumed", 16, 200.0, Fabric::roce, true}},
     {"RoCE 400Gb/s per GPU", {"Llama 3 fabric: RoCE, 400 Gb/s per GPU", 8, 400.0, Fabric::roce}},
     {"400Gb/s RDMA per GPU", {"Grand Teton: RoCE, 400 Gb/s per GPU", 8, 400.0, Fabric::roce}},
     {"400Gb/s CX-7 per GPU", {"ConnectX-7, 400 Gb/s per GPU", 8, 400.0, Fabric::infiniband}},

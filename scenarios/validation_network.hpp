@@ -19,7 +19,7 @@ struct SystemNetwork {
   std::int64_t nics_per_node = 8;
   double nic_gbit_per_s = 400.0;
   models::Fabric fabric = models::Fabric::infiniband;
-  bool assumed = false;  // the row names no system: the GPU's DGX default
+  bool assumed = false;  // not all of it is the row's: the GPU's DGX default, or a figure the source omits
   // The server: GPUs sharing its NICs, and GPUs on one NVLink fabric (0: the server's).
   std::int64_t gpus_per_node = 8;
   std::int64_t nvlink_domain_gpus = 0;

@@ -341,7 +341,7 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   s.cluster.nics_per_node = network.nics_per_node;
   s.cluster.nic_bytes_per_s = network.nic_gbit_per_s * 1e9 / 8.0;
   s.cluster.fabric = network.fabric;
-  if (network.assumed) assumed.push_back(fmt::format("network: {} (row names none)", network.description));
+  if (network.assumed) assumed.push_back(fmt::format("network: {} (not all of it given by the row)", network.description));
 
   // Parallelism.
   models::ParallelismSpec& p = s.parallelism;
