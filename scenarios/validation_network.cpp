@@ -9,7 +9,7 @@ namespace {
 using models::Fabric;
 
 // First match wins: the named systems before the generic per-GPU phrases.
-constexpr std::array<std::pair<std::string_view, SystemNetwork>, 9> systems{{
+constexpr std::array<std::pair<std::string_view, SystemNetwork>, 10> systems{{
     // GB200 jobs placed 16 trays to a rack (Slurm block segments of 16 nodes), so that whole
     // NVLink domains of 64 GPUs tile the job; the named or the assumed placement.
     {"SEGMENT=16",
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<std::string_view, SystemNetwork>, 9> systems{{
     {"Jean Zay", {"Jean Zay: 4 x 100 Gb/s Omni-Path per node", 4, 100.0, Fabric::omnipath}},
     {"Selene", {"Selene DGX A100: 8 x 200 Gb/s HDR InfiniBand per node", 8, 200.0, Fabric::infiniband}},
     {"Eos", {"Eos DGX H100: 8 x 400 Gb/s NDR InfiniBand per node", 8, 400.0, Fabric::infiniband}},
+    {"Nebius, 8x NDR400 IB", {"Nebius H200: 8 x 400 Gb/s NDR InfiniBand per node", 8, 400.0, Fabric::infiniband}},
     // 16 RoCE ports a node in the submission's NCCL_IB_HCA; their rate is not stated.
     {"OCI BM.GPU.H100.8", {"OCI BM.GPU.H100.8: 16 RoCE NICs per node, 200 Gb/s each assumed", 16, 200.0, Fabric::roce, true}},
     {"RoCE 400Gb/s per GPU", {"Llama 3 fabric: RoCE, 400 Gb/s per GPU", 8, 400.0, Fabric::roce}},

@@ -112,6 +112,11 @@ constexpr SourceFamily mlperf_5_1 = with_choice(
      "fp8_recipe=current: FP8_RECIPE=tensorwise (per-tensor current scaling, the submission's config_common.sh), "
      "attention in bf16 (NVTE_DPA_FP8_RECIPE=F16)"});
 
+// Nebius's v5.1 runs used the v5.0 implementation (NeMo 25.01: FP8_RECIPE unset, so conf/custom.yaml's
+// delayed scaling), reported apart from NVIDIA's v5.1 submission.
+constexpr SourceFamily mlperf_5_1_nebius =
+    renamed(mlperf_5_0, "MLPerf 5.1 Nebius", "mlcommons/training_results_v5.1 Nebius/");
+
 // v3.1 ran the same settings on an older Transformer Engine.
 constexpr SourceFamily mlperf_3_1 = with_choice(
     renamed(mlperf_4_1, "MLPerf 3.1", "mlcommons/training_results_v3.1"), &SourceFamily::attention,
@@ -284,6 +289,7 @@ constexpr std::array families{
                          "conf/training/gpt3/20b_fp8_performance.yaml)"},
         .grad_dtype = nemo_bf16_grads},
     mlperf_5_0,
+    mlperf_5_1_nebius,  // before mlperf_5_1, whose needle also matches its rows
     mlperf_5_1,
     mlperf_4_1,
     mlperf_3_1,
