@@ -44,21 +44,23 @@ namespace {
 // config's activation checkpointing, DeepSeek-V3 12 % on 256 GPUs and 24 % on 1,024 (four pipeline
 // runs a step there, each with its fill and drain), Kimi K2 (DeepSeek-V3's design with 384
 // experts, on PP8 EP32, two runs) 18 % and GPT-OSS 120B 23 %
-// (attention sinks and FlexAttention's own rate are not modelled, nor measured grouped GEMMs). MLPerf 5.1's Llama 3.1 8B, one micro-batch a step, is 3 % slow
-// on one DGX B200 and too fast across nodes: 19 % on eight DGX B200, 11 % and 42 % on 72 and 512
-// GB200 (0.17 and 0.09 s steps): the two B200 runs imply a fixed 71 ms a step, about the gradient
-// reduce-scatter and parameter all-gather across nodes, which the model hides under the one
-// micro-batch. MLPerf 4.1's GPT-3 175B on 256 and 512 H100 (micro-batch 2, 128 and 64 micro-batches)
-// is 10-12 % too slow. MLPerf 3.1's (micro-batch 1) is within 0.5 % on 512 and 768 H100 (128
-// micro-batches a step; on 512 GPUs the same global batch as 4.1's, which ran 14 % faster) and 5-8 %
-// too fast on 4,096-10,752 (8-16 micro-batches a step), as 4.1's 11,616-GPU run is 11 % (6 a step).
-// BLOOM's 18 rows
-// on Jean Zay's Omni-Path (the production run and 17 layouts of its February 2022 search) are 4-8 %
-// too fast, three 16-19 %: TP 8 at micro-batch 2 twice, and 104 heads (the same shape with 64
-// or 128 heads is 6 % too fast; nothing in the model tells those head counts apart). The gate sits just above the measured level against
-// regressions and is tightened as the physics closes the gap. Never met by skipping rows or by
-// per-row corrections. Narayanan's Table 1 rows run the micro-batch and interleaving of the
+// (attention sinks and FlexAttention's own rate are not modelled, nor measured grouped GEMMs).
+// MLPerf 5.1's Llama 3.1 8B, one micro-batch a step, is 3 % slow on one DGX B200 and too fast
+// across nodes: 19 % on eight DGX B200, 11 % and 42 % on 72 and 512 GB200 (0.17 and 0.09 s
+// steps): the two B200 runs imply a fixed 71 ms a step, about the gradient reduce-scatter and
+// parameter all-gather across nodes, which the model hides under the one micro-batch. MLPerf
+// 4.1's GPT-3 175B on 256 and 512 H100 (micro-batch 2, 128 and 64 micro-batches) is 10-12 % too
+// slow. MLPerf 3.1's (micro-batch 1) is within 0.5 % on 512 and 768 H100 (128 micro-batches a step;
+// on 512 GPUs the same global batch as 4.1's, which ran 14 % faster) and 5-8 % too fast on
+// 4,096-10,752 (8-16 micro-batches a step), as 4.1's 11,616-GPU run is 11 % (6 a step); Oracle's
+// two 4.1 runs are +6 % on 1,536 H100 and -4.5 % on 3,072. Nebius's 405B on 512 and 1,024 H200 is
+// 6-7 % slow. BLOOM's 18 rows on Jean Zay's Omni-Path (the production run and 17 layouts of its
+// February 2022 search) are 4-8 % too fast, three 16-19 %: TP 8 at micro-batch 2 twice, and 104
+// heads (the same shape with 64 or 128 heads is 6 % too fast; nothing in the model tells those
+// head counts apart). Narayanan's Table 1 rows run the micro-batch and interleaving of the
 // authors' own launch script (Megatron-LM examples/sc21/run_table_1.sh) and are within -6 .. +3 %.
+// The gate sits just above the measured level against regressions and is tightened as the
+// physics closes the gap. Never met by skipping rows or by per-row corrections.
 constexpr double kMaxValidationMape = 0.080;
 // The mixture-of-experts rows together, at their measured level (the MoE issue asked for 15 %: the
 // rows met it while FSDP2 under a pipeline was simulated gathering every micro-batch).
@@ -78,7 +80,8 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"MLPerf 3.1", -0.07, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.09, 0.06},
     FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.16, 0.06},
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
-    FamilyBiasBound{"MLPerf 5.1", -0.28, 0.06},  FamilyBiasBound{"MLPerf 5.1 Nebius", -0.06, 0.08},      FamilyBiasBound{"MLPerf 4.1", -0.06, 0.10},
+    FamilyBiasBound{"MLPerf 5.1", -0.28, 0.06},      FamilyBiasBound{"MLPerf 4.1", -0.06, 0.10},
+    FamilyBiasBound{"MLPerf 5.1 Nebius", -0.06, 0.08},
 };
 // Rows that must take part, so that the gate cannot pass by skipping (153 of 158 are expressible
 // today).
