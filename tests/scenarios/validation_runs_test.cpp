@@ -265,6 +265,20 @@ TEST_CASE("validation: pre-2023 Megatron families run unfused attention, their Z
   CHECK(mentions(modern, "framework=megatron-core"));
 }
 
+TEST_CASE("validation: Megatron-LM 2021 reduces after the backward, but with --DDP-impl torch during it") {
+  // The local DDP of Narayanan's runs all-reduced after the last backward; the SC21 scripts ran the
+  // models up to 18B with PyTorch's DistributedDataParallel, whose buckets reduce during it.
+  ValidationRow row = gpt_1_7b();
+  CHECK_FALSE(mapped(row).scenario.training.overlap_grad_reduce);
+  row.notes = "micro-batch 16, --DDP-impl torch: the authors' launch script";
+  const ValidationCase torch_ddp = mapped(row);
+  CHECK(torch_ddp.scenario.training.overlap_grad_reduce);
+  CHECK(std::any_of(torch_ddp.assumptions.begin(), torch_ddp.assumptions.end(),
+                    [](const std::string& a) { return a.find("--DDP-impl torch") != std::string::npos; }));
+  row.notes = "--DDP-impl local";
+  CHECK_FALSE(mapped(row).scenario.training.overlap_grad_reduce);
+}
+
 TEST_CASE("validation: the attention kernel the run's software ran, by family and by the row's NVTE_FUSED_ATTN") {
   // NeMo's launcher turned cuDNN's attention off from 2024-02-13 to 2024-08-29 (NeMo 24.07's table
   // ran FlashAttention-2), but for the GPT-3 175B job, whose rows say NVTE_FUSED_ATTN=1; MLPerf v3.1
