@@ -445,7 +445,7 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
     const double gbit = r.number(r.member(network, "/network", "nic_gbit_per_s"), "/network/nic_gbit_per_s");
     r.in_range(gbit, scenarios::key_bounds::nic_gbit_per_s, "/network/nic_gbit_per_s");
     p.network = models::MeasuredNetwork{
-        .fabric = measured_fabric.value_or(models::Fabric::infiniband),
+        .fabric = *measured_fabric,  // r.fail throws on any other name
         .nic_bytes_per_s = gbit * 1e9 / 8.0,
         .nics_per_node = r.integer(r.member(network, "/network", "nics_per_node"), "/network/nics_per_node", 1)};
     r.in_range(static_cast<double>(p.network->nics_per_node), scenarios::key_bounds::nics_per_node,

@@ -504,16 +504,15 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
                                                                                  ? "fp32" : "bf16",
                                                         set.grad_dtype.source));
     }
-    t.overlap_grad_reduce = family.overlap_grad_reduce.value;
     // Megatron-LM's --DDP-impl torch wraps the model in PyTorch's DistributedDataParallel, whose
     // bucketed all-reduce runs during the backward (the schedule keeps it in no_sync but for the last
     // micro-batch), where the local implementation reduces after it.
     const bool torch_ddp = contains(notes, "--ddp-impl torch");
-    if (torch_ddp) t.overlap_grad_reduce = true;
-    if (torch_ddp && p.dp * p.cp > 1) {
+    t.overlap_grad_reduce = torch_ddp || family.overlap_grad_reduce.value;
+    if (p.dp * p.cp > 1 && torch_ddp) {
       assumed.emplace_back("overlap_grad_reduce=true: --DDP-impl torch (PyTorch DistributedDataParallel all-reduces "
                            "its buckets during the last micro-batch's backward), the row's launch script");
-    } else if (!t.overlap_grad_reduce && p.dp * p.cp > 1) {
+    } else if (p.dp * p.cp > 1 && !t.overlap_grad_reduce) {
       assumed.emplace_back(family.overlap_grad_reduce.reason);
     }
     t.grad_accumulation = family.grad_accumulation ? family.grad_accumulation->value : set.grad_accumulation.value;
