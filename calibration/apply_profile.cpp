@@ -55,6 +55,7 @@ constexpr std::array kBanded{
     BandedConstant{"/compute/launch_overhead_s", [](models::StepInputs& in) { return &in.compute.launch_overhead_s.value; }, false},
     BandedConstant{"/compute/attention_cudnn_efficiency", [](models::StepInputs& in) { return &in.compute.attention_cudnn_efficiency.value; }, true},
     BandedConstant{"/compute/attention_flash3_efficiency", [](models::StepInputs& in) { return &in.compute.attention_flash3_efficiency.value; }, true},
+    BandedConstant{"/compute/attention_sdpa_flash_efficiency", [](models::StepInputs& in) { return &in.compute.attention_sdpa_flash_efficiency.value; }, true},
     BandedConstant{"/compute/sustained_clock_ratio", [](models::StepInputs& in) { return &in.compute.sustained_clock_ratio.value; }, true},
     BandedConstant{"/comm/nvlink_efficiency", [](models::StepInputs& in) { return &in.comm.nvlink_efficiency; }, true},
     BandedConstant{"/comm/network_efficiency", [](models::StepInputs& in) { return &in.comm.network_efficiency; }, true},

@@ -155,8 +155,10 @@ void read_attention(const Record& r, BenchRecords& out) {
   }
   const std::string kernel = r.text("kernel");
   if (kernel.find("cudnn") != std::string::npos) s.kernel = models::AttentionKernel::cudnn;
-  if (kernel.find("flash-attention-3") != std::string::npos || kernel.find("flash3") != std::string::npos)
+  else if (kernel.find("flash-attention-3") != std::string::npos || kernel.find("flash3") != std::string::npos)
     s.kernel = models::AttentionKernel::flash3;
+  else if (kernel.find("sdpa") != std::string::npos)
+    s.kernel = models::AttentionKernel::sdpa_flash;
   out.attention.push_back(std::move(s));
 }
 

@@ -60,8 +60,9 @@ struct AttentionSample {
   // 2.5 x forward), from batch, seq, heads and head_dim; 0 when the record does not give them.
   double call_flops = 0.0;
   // The kernel measured, from the record's "kernel" text: cuDNN fused attention when it names
-  // cudnn, FlashAttention-3 when it names flash3 or flash-attention-3, else FlashAttention-2 (the
-  // kernel of every record that predates the field).
+  // cudnn, FlashAttention-3 when it names flash3 or flash-attention-3, PyTorch's flash backend when
+  // it names sdpa (scaled_dot_product_attention), else FlashAttention-2 as the flash-attn package
+  // builds it (the kernel of every record that predates the field).
   models::AttentionKernel kernel = models::AttentionKernel::flash2;
 };
 

@@ -100,7 +100,7 @@ class ProfileBuilder {
     auto& c = out_.profile.compute;
     for (auto* s : {&c.gemm_max_efficiency_bf16, &c.gemm_max_efficiency_fp8, &c.k_half, &c.attention_efficiency,
                     &c.hbm_efficiency, &c.launch_overhead_s, &c.sustained_clock_ratio,
-                    &c.attention_cudnn_efficiency, &c.attention_flash3_efficiency}) {
+                    &c.attention_cudnn_efficiency, &c.attention_flash3_efficiency, &c.attention_sdpa_flash_efficiency}) {
       s->source = std::string(kBuiltIn) + s->source;
     }
     for (auto* s : {&c.sm_count, &c.tile_m, &c.tile_n}) s->source = std::string(kBuiltIn) + s->source;
@@ -195,7 +195,9 @@ class ProfileBuilder {
     };
     for (const Kernel& k : {Kernel{models::AttentionKernel::flash2, "FlashAttention-2", &c.attention_efficiency},
                             Kernel{models::AttentionKernel::cudnn, "cuDNN fused attention", &c.attention_cudnn_efficiency},
-                            Kernel{models::AttentionKernel::flash3, "FlashAttention-3", &c.attention_flash3_efficiency}}) {
+                            Kernel{models::AttentionKernel::flash3, "FlashAttention-3", &c.attention_flash3_efficiency},
+                            Kernel{models::AttentionKernel::sdpa_flash, "PyTorch scaled_dot_product_attention's flash backend",
+                                   &c.attention_sdpa_flash_efficiency}}) {
       std::vector<AttentionSample> runs;
       for (const auto& s : in.attention)
         if (s.kernel == k.kernel) runs.push_back(s);

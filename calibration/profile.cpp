@@ -65,6 +65,8 @@ constexpr std::array kComputeDoubles{
                 "not in the profile: as FlashAttention-2 (attention_efficiency)", "attention_efficiency"},
     DoubleField{"attention_flash3_efficiency", &models::ComputeProfile::attention_flash3_efficiency, kNaN,
                 "not in the profile: as FlashAttention-2 (attention_efficiency)", "attention_efficiency"},
+    DoubleField{"attention_sdpa_flash_efficiency", &models::ComputeProfile::attention_sdpa_flash_efficiency, kNaN,
+                "not in the profile: as FlashAttention-2 (attention_efficiency)", "attention_efficiency"},
 };
 constexpr std::array kComputeInts{
     IntField{"sm_count", &models::ComputeProfile::sm_count},
@@ -108,6 +110,7 @@ constexpr std::array kRanges{
     FieldRange{"attention_efficiency", kEfficiency},
     FieldRange{"attention_cudnn_efficiency", kEfficiency},
     FieldRange{"attention_flash3_efficiency", kEfficiency},
+    FieldRange{"attention_sdpa_flash_efficiency", kEfficiency},
     FieldRange{"hbm_efficiency", kEfficiency},
     FieldRange{"launch_overhead_s", kLatencyS},
     // Sustained over measured clock: 0.84 on Hopper at its power limit; 2 allows a measurement

@@ -698,10 +698,12 @@ std::vector<Section> build_sections() {
                         "layer from its input), op (torchtitan's op-level selective: attention and every "
                         "other matmul kept)"),
             from_framework(enumeration("attention", member(training, &TrainingSpec::attention),
-                                       std::array<std::string_view, 4>{"cudnn", "flash2", "flash3", "unfused"},
+                                       std::array<std::string_view, 5>{"cudnn", "flash2", "sdpa_flash", "flash3",
+                                                                       "unfused"},
                                        "attention kernel: cudnn (cuDNN fused attention, Transformer Engine), "
-                                       "flash2 (FlashAttention-2), flash3 (FlashAttention-3, Hopper only), or "
-                                       "unfused with s x s scores in HBM (Megatron-LM before 2023)"),
+                                       "flash2 (FlashAttention-2, the flash-attn package), sdpa_flash (PyTorch "
+                                       "scaled_dot_product_attention's flash backend), flash3 (FlashAttention-3, "
+                                       "Hopper only), or unfused with s x s scores in HBM (Megatron-LM before 2023)"),
                            member(training, &TrainingSpec::attention), &FrameworkParameters::attention),
             from_framework(enumeration("elementwise", member(training, &TrainingSpec::elementwise),
                                        std::array<std::string_view, 2>{"fused", "eager"},

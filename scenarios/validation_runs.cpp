@@ -424,15 +424,16 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   }
   // A row whose notes say it runs Transformer Engine's kernels ("kernels: TE + ...") takes TE's
   // attention (cuDNN fused attention on Hopper) and its fused norms and activations.
-  // FlexAttention (attention sinks need it) is taken at FlashAttention-2's rate: PyTorch's
-  // FlexAttention announcement (pytorch.org blog, Aug 2024) puts it at about 90 % of FlashAttention-2
-  // forward and 85 % backward on H100, so this is the fast end.
+  // FlexAttention (attention sinks need it) is taken at the rate of PyTorch's own FlashAttention-2
+  // build: PyTorch's FlexAttention announcement (pytorch.org blog, Aug 2024) puts it at about 90 % of
+  // FlashAttention-2 forward and 85 % backward on H100, so this is the fast end.
   const bool te_kernels = contains(notes, "kernels: te");
   const bool flex = contains(notes, "flexattn");
   if (flex) {
-    t.attention = models::AttentionKernel::flash2;
-    assumed.emplace_back("attention=flash2: the row's attention is FlexAttention, taken at FlashAttention-2's rate "
-                         "(it reaches about 85-90 % of it on H100)");
+    t.attention = models::AttentionKernel::sdpa_flash;
+    assumed.emplace_back("attention=sdpa_flash: the row's attention is FlexAttention, a PyTorch kernel taken at the "
+                         "rate of PyTorch's FlashAttention-2 build (it reaches about 85-90 % of FlashAttention-2 on "
+                         "H100)");
   } else if (te_kernels) {
     t.attention = models::AttentionKernel::cudnn;
     assumed.emplace_back("attention=cudnn: the row's kernels are Transformer Engine's, whose attention on Hopper is "

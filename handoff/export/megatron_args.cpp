@@ -141,6 +141,7 @@ std::string_view attention_backend(models::AttentionKernel k) {
   switch (k) {
     case models::AttentionKernel::cudnn: return "fused";
     case models::AttentionKernel::flash2:
+    case models::AttentionKernel::sdpa_flash:
     case models::AttentionKernel::flash3: return "flash";
     case models::AttentionKernel::unfused: return "unfused";
   }

@@ -53,31 +53,42 @@ void set_gemm_fit(ComputeProfile& p, const GemmFitCopy& fit) {
   p.k_half = {fit.k_half, how};
 }
 
-/// Attention on Hopper, by kernel: cuDNN fused attention (as Transformer Engine runs it) and
-/// FlashAttention-2 (PyTorch's flash backend), causal bf16, head dim 128, fitted by calibrate to
-/// the five forward + backward runs of each in calibration/measured/h200-2026-11-30/
-/// attention_{cudnn,flash2}.jsonl (90-1924 GFLOP a call); copied from the bundled profiles as the
-/// GEMM fits are.
+/// Attention on Hopper, by kernel, causal bf16, head dim 128, each fitted by calibrate to calls of
+/// several sizes and copied from the bundled profiles as the GEMM fits are:
+/// - cuDNN fused attention (as Transformer Engine runs it) and PyTorch's scaled_dot_product_attention
+///   flash backend, measured on one H200 (calibration/measured/h200-2026-11-30/attention_{cudnn,
+///   flash2}.jsonl, 90-1924 GFLOP a call);
+/// - FlashAttention-2 as the flash-attn package builds it, which Transformer Engine and Megatron-LM
+///   call, and FlashAttention-3: the paper's H100 figures (calibration/published/
+///   h100_attention_flash{2,3}.jsonl, Shah et al. 2024), kernel-timed at the clock of a short run.
+/// The same shape on both sources tells the builds apart: cuDNN's forward at batch 2 x 8,192 tokens
+/// x 16 heads is 537 TF/s on the H200 and 529 in the paper, while PyTorch's FlashAttention-2 gives
+/// 296 against the package's 333.
 constexpr double kHopperCudnnAttention = 0.536972024946867;
-constexpr double kHopperFlash2Attention = 0.29380178194274653;
-/// FlashAttention-3 on H100, fitted the same way to the paper's figures
-/// (calibration/published/h100_attention_flash3.jsonl): kernel-timed, at the clock of a short run.
+constexpr double kHopperFlash2Attention = 0.3387544449141928;
+constexpr double kHopperSdpaFlashAttention = 0.29380178194274653;
 constexpr double kHopperFlash3Attention = 0.6153852385024169;
 
 void set_attention_fits(ComputeProfile& p) {
-  const auto how = [&](std::string_view kernel, std::string_view file) {
+  const auto measured = [&](std::string_view kernel, std::string_view file) {
     return fmt::format(
         "fit (calibration/profiles/{}.json): {}, causal bf16, head dim 128, on one H200 "
         "(calibration/measured/h200-2026-11-30/{}); the H100 has the same SMs and clocks",
         p.gpu, kernel, file);
   };
-  p.attention_cudnn_efficiency = {kHopperCudnnAttention, how("cuDNN fused attention", "attention_cudnn.jsonl")};
-  p.attention_efficiency = {kHopperFlash2Attention, how("FlashAttention-2", "attention_flash2.jsonl")};
-  p.attention_flash3_efficiency = {
-      kHopperFlash3Attention,
-      fmt::format("fit (calibration/profiles/{}.json): FlashAttention-3, causal bf16, head dim 128, H100 SXM5 "
-                  "(calibration/published/h100_attention_flash3.jsonl: Shah et al. 2024)",
-                  p.gpu)};
+  const auto published = [&](std::string_view kernel, std::string_view file) {
+    return fmt::format("fit (calibration/profiles/{}.json): {}, causal bf16, head dim 128, H100 SXM5 "
+                       "(calibration/published/{}: Shah et al. 2024)",
+                       p.gpu, kernel, file);
+  };
+  p.attention_cudnn_efficiency = {kHopperCudnnAttention, measured("cuDNN fused attention", "attention_cudnn.jsonl")};
+  p.attention_sdpa_flash_efficiency = {
+      kHopperSdpaFlashAttention,
+      measured("PyTorch scaled_dot_product_attention's flash backend", "attention_flash2.jsonl")};
+  p.attention_efficiency = {kHopperFlash2Attention,
+                            published("FlashAttention-2 (the flash-attn package)", "h100_attention_flash2.jsonl")};
+  p.attention_flash3_efficiency = {kHopperFlash3Attention,
+                                   published("FlashAttention-3", "h100_attention_flash3.jsonl")};
 }
 
 /// Attention on Blackwell, cuDNN fused attention and FlashAttention-2, causal bf16, head dim 128,
@@ -99,6 +110,11 @@ Sourced<double> blackwell_attention(double efficiency, std::string_view kernel, 
 void flash3_as_flash2(ComputeProfile& p) {
   p.attention_flash3_efficiency = {p.attention_efficiency.value,
                                    "FlashAttention-3 runs on Hopper only: as FlashAttention-2 (attention_efficiency)"};
+}
+/// GPUs where PyTorch's build of FlashAttention-2 is not measured apart from the package's.
+void sdpa_flash_as_flash2(ComputeProfile& p) {
+  p.attention_sdpa_flash_efficiency = {
+      p.attention_efficiency.value, "not measured apart from the flash-attn package: as FlashAttention-2 (attention_efficiency)"};
 }
 
 /// GPUs whose cuDNN attention is not measured: as their FlashAttention-2. FlashAttention-3 runs on
@@ -163,12 +179,14 @@ ComputeProfile a100() {
       .attention_efficiency = {179.5 / 312.0, fmt::format("{}; A100 179.5 TF/s at head dim 64", kFlashAttention2)},
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
+      .attention_sdpa_flash_efficiency = {},
       .hbm_efficiency = {1.61 / 2.039, fmt::format("{}: A100-80GB 1.61 / 2.039 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("a100-80gb"),
   };
   set_gemm_fit(p, kA100Fit);
   cudnn_as_flash2(p);
+  sdpa_flash_as_flash2(p);
   return p;
 }
 
@@ -185,6 +203,7 @@ ComputeProfile h100() {
       .attention_efficiency = {},
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
+      .attention_sdpa_flash_efficiency = {},
       .hbm_efficiency = {2.90 / 3.35, fmt::format("{}: H100 2.90 / 3.35 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("h100-sxm"),
@@ -207,6 +226,7 @@ ComputeProfile h200() {
       .attention_efficiency = {},
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
+      .attention_sdpa_flash_efficiency = {},
       .hbm_efficiency = {4.01 / 4.8, fmt::format("{}: H200 4.01 / 4.8 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("h200-sxm"),
@@ -229,6 +249,7 @@ ComputeProfile b200() {
       .attention_efficiency = {},  // set below
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
+      .attention_sdpa_flash_efficiency = {},
       .hbm_efficiency = blackwell_hbm(),
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("b200"),
@@ -237,6 +258,7 @@ ComputeProfile b200() {
   p.attention_cudnn_efficiency = blackwell_attention(kBlackwellCudnnAttention, "cuDNN fused attention 9.10.2", "");
   p.attention_efficiency = blackwell_attention(kBlackwellFlash2Attention, "FlashAttention-2 2.7.4", "");
   flash3_as_flash2(p);
+  sdpa_flash_as_flash2(p);
   return p;
 }
 
@@ -256,6 +278,7 @@ ComputeProfile gb200() {
       .attention_efficiency = {373.9 / 2450.0, fmt::format("{}: GB200 373.9 / 2450 TF/s", kFlashAttention2)},
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
+      .attention_sdpa_flash_efficiency = {},
       .hbm_efficiency = blackwell_hbm(),
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("gb200"),
@@ -267,6 +290,7 @@ ComputeProfile gb200() {
   p.attention_cudnn_efficiency = blackwell_attention(kBlackwellCudnnAttention, "cuDNN fused attention 9.10.2",
                                                      ", taken as a fraction of the GB200's peak");
   flash3_as_flash2(p);
+  sdpa_flash_as_flash2(p);
   return p;
 }
 
@@ -318,6 +342,7 @@ double gemm_efficiency(const ComputeProfile& profile, Precision precision, int m
 double attention_sustained_efficiency(const ComputeProfile& profile, AttentionKernel kernel) {
   const double e = kernel == AttentionKernel::cudnn    ? profile.attention_cudnn_efficiency.value
                    : kernel == AttentionKernel::flash3 ? profile.attention_flash3_efficiency.value
+                   : kernel == AttentionKernel::sdpa_flash ? profile.attention_sdpa_flash_efficiency.value
                                                        : profile.attention_efficiency.value;
   return e * profile.sustained_clock_ratio.value;
 }

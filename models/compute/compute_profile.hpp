@@ -55,11 +55,13 @@ struct ComputeProfile {
   // attention measurements the efficiencies were fitted to; scales tensor-core work only.
   Sourced<double> sustained_clock_ratio;
   // Fused attention, by kernel: the rate its calls add per executed (causal-halved) FLOP, as a
-  // fraction of bf16 dense peak. FlashAttention-2 (attention_efficiency) and cuDNN fused attention
-  // (Transformer Engine's kernel on Hopper and later).
+  // fraction of bf16 dense peak. FlashAttention-2 as the flash-attn package builds it
+  // (attention_efficiency), PyTorch's build of it behind scaled_dot_product_attention, and cuDNN
+  // fused attention (Transformer Engine's kernel on Hopper and later).
   Sourced<double> attention_efficiency;
   Sourced<double> attention_cudnn_efficiency;
   Sourced<double> attention_flash3_efficiency;  // FlashAttention-3 (Hopper only)
+  Sourced<double> attention_sdpa_flash_efficiency;
   Sourced<double> hbm_efficiency;        // of the datasheet HBM bandwidth
   Sourced<double> launch_overhead_s;     // per kernel
   OverlapInterference overlap;  // what a communication kernel running beside compute takes from it
@@ -83,7 +85,7 @@ double gemm_efficiency(const ComputeProfile& profile, Precision precision, int m
 /// The same for `groups` problems of that shape run as one grouped GEMM.
 double grouped_gemm_efficiency(const ComputeProfile& profile, Precision precision, int groups, int m, int n, int k);
 
-/// Fraction of bf16 peak a fused attention kernel (cudnn, flash2 or flash3) sustains: its efficiency x
+/// Fraction of bf16 peak a fused attention kernel (cudnn, flash2, sdpa_flash or flash3) sustains: its efficiency x
 /// sustained_clock_ratio.
 double attention_sustained_efficiency(const ComputeProfile& profile, AttentionKernel kernel);
 

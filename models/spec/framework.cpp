@@ -24,8 +24,8 @@ constexpr std::string_view kAutogradAccumulation =
     "PyTorch's AccumulateGrad adds each micro-batch's gradient into the parameter's .grad in place; no "
     "framework hook fuses it into the weight-gradient GEMM";
 constexpr std::string_view kSdpaFlash =
-    "torch.nn.functional.scaled_dot_product_attention picks its flash backend (FlashAttention-2): cuDNN "
-    "attention is opt-in since PyTorch 2.5.1 (pytorch/pytorch#138522)";
+    "torch.nn.functional.scaled_dot_product_attention picks its flash backend (PyTorch's build of "
+    "FlashAttention-2): cuDNN attention is opt-in since PyTorch 2.5.1 (pytorch/pytorch#138522)";
 constexpr std::string_view kEagerModules =
     "plain PyTorch modules, one kernel per op, unless torch.compile is on (a row or scenario that says so sets "
     "elementwise=fused)";
@@ -173,7 +173,7 @@ constexpr std::array kSets{
     },
     FrameworkParameters{
         .framework = Framework::torchtitan,
-        .attention = {AttentionKernel::flash2, kSdpaFlash},
+        .attention = {AttentionKernel::sdpa_flash, kSdpaFlash},
         .elementwise = {ElementwiseKernels::eager, kEagerModules},
         .grad_dtype = {GradDtype::fp32,
                        "torchtitan's mixed_precision_reduce defaults to float32 (torchtitan/config/job_config.py)"},

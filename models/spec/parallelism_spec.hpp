@@ -55,14 +55,17 @@ constexpr std::string_view fp8_recipe_name(Fp8Recipe r) {
 /// The attention core's kernel. The fused kernels keep the s x s scores out of HBM and skip the
 /// causal blocks above the diagonal; they differ in how fast they run (compute_profile.hpp):
 /// `cudnn` (cuDNN fused attention, as Transformer Engine runs it on Hopper and later), `flash2`
-/// (FlashAttention-2: the flash-attn package, or PyTorch's scaled_dot_product_attention flash
-/// backend), `flash3` (FlashAttention-3, Hopper only: warp-specialised, TMA-fed). `unfused`: two batched GEMMs around a softmax and a dropout kernel that materialise
-/// the s x s scores, as Megatron-LM did before 2023.
-enum class AttentionKernel { cudnn, flash2, flash3, unfused };
+/// (FlashAttention-2 as the flash-attn package builds it, which Transformer Engine and Megatron-LM
+/// call), `sdpa_flash` (PyTorch's scaled_dot_product_attention flash backend: PyTorch's own build
+/// of FlashAttention-2, measured slower on Hopper), `flash3` (FlashAttention-3, Hopper only:
+/// warp-specialised, TMA-fed). `unfused`: two batched GEMMs around a softmax and a dropout kernel
+/// that materialise the s x s scores, as Megatron-LM did before 2023.
+enum class AttentionKernel { cudnn, flash2, sdpa_flash, flash3, unfused };
 constexpr std::string_view attention_kernel_name(AttentionKernel k) {
   switch (k) {
     case AttentionKernel::cudnn: return "cudnn";
     case AttentionKernel::flash2: return "flash2";
+    case AttentionKernel::sdpa_flash: return "sdpa_flash";
     case AttentionKernel::flash3: return "flash3";
     case AttentionKernel::unfused: return "unfused";
   }

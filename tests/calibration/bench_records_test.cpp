@@ -29,6 +29,9 @@ TEST_CASE("bench records: each kind, with times and rates derived from each othe
       "{\"bench\":\"gemm\",\"m\":1024,\"n\":1024,\"k\":1024,\"dtype\":\"fp8_e4m3\",\"tflops\":274.1}\n"
       "{\"bench\":\"membw\",\"bytes\":1073741824,\"time_us\":1000.0}\n"
       "{\"bench\":\"attention\",\"dtype\":\"bf16\",\"tflops\":327.9}\n"
+      "{\"bench\":\"attention\",\"dtype\":\"bf16\",\"tflops\":279.3,\"kernel\":\"torch 2.11 sdpa flash2\"}\n"
+      "{\"bench\":\"attention\",\"dtype\":\"bf16\",\"tflops\":495.1,\"kernel\":\"cudnn 9.10 (torch sdpa)\"}\n"
+      "{\"bench\":\"attention\",\"dtype\":\"bf16\",\"tflops\":570.6,\"kernel\":\"flash-attention-3\"}\n"
       "{\"bench\":\"nccl\",\"op\":\"all_reduce\",\"ranks\":8,\"bytes\":1048576,\"busbw_gb_per_s\":43.70}\n",
       "r.jsonl");
   REQUIRE(records.devices.size() == 1);
@@ -43,6 +46,13 @@ TEST_CASE("bench records: each kind, with times and rates derived from each othe
   // 1 GiB copied in 1 ms: 2 x 1073741824 B read + written / 1e-3 s = 2147.5 GB/s.
   CHECK(records.membw[0].gb_per_s == doctest::Approx(2147.483648));
   CHECK(records.attention[0].tflops == doctest::Approx(327.9));
+  // The kernel from its text: none named is the flash-attn package's FlashAttention-2; sdpa names
+  // PyTorch's build unless cuDNN is named; flash-attention-3 its own.
+  REQUIRE(records.attention.size() == 4);
+  CHECK(records.attention[0].kernel == clustersim::models::AttentionKernel::flash2);
+  CHECK(records.attention[1].kernel == clustersim::models::AttentionKernel::sdpa_flash);
+  CHECK(records.attention[2].kernel == clustersim::models::AttentionKernel::cudnn);
+  CHECK(records.attention[3].kernel == clustersim::models::AttentionKernel::flash3);
   REQUIRE(records.collectives.size() == 1);
   CHECK(records.collectives[0].op == CollectiveOp::all_reduce);
   CHECK(records.collectives[0].ranks_per_node == 8);  // one node unless told

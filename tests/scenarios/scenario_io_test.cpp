@@ -65,13 +65,13 @@ TEST_CASE("scenario: absent keys take the struct defaults and dp is derived") {
 }
 
 TEST_CASE("scenario: training.framework sets the keys the scenario leaves out, and a written key wins") {
-  // torchtitan: FlashAttention-2 through scaled_dot_product_attention, eager PyTorch modules,
+  // torchtitan: PyTorch's FlashAttention-2 through scaled_dot_product_attention, eager PyTorch modules,
   // FSDP2, fp32 gradient reduction (models/spec/framework.cpp and its sources).
   const std::string titan = R"({"model": {"preset": "llama3-8b"}, "cluster": {"gpu": "h100-sxm"},
                                 "training": {"framework": "torchtitan"}})";
   const Scenario t = load_scenario_text(titan, "titan.json");
   CHECK(t.training.framework == models::Framework::torchtitan);
-  CHECK(t.training.attention == models::AttentionKernel::flash2);
+  CHECK(t.training.attention == models::AttentionKernel::sdpa_flash);
   CHECK(t.training.elementwise == models::ElementwiseKernels::eager);
   CHECK(t.parallelism.sharding == models::ShardingFramework::fsdp2);
   CHECK(t.training.grad_dtype == models::GradDtype::fp32);
@@ -87,7 +87,7 @@ TEST_CASE("scenario: training.framework sets the keys the scenario leaves out, a
           "training": {"framework": "torchtitan", "elementwise": "fused"}})",
       "compiled.json");
   CHECK(compiled.training.elementwise == models::ElementwiseKernels::fused);
-  CHECK(compiled.training.attention == models::AttentionKernel::flash2);
+  CHECK(compiled.training.attention == models::AttentionKernel::sdpa_flash);
   // The default framework is Megatron-Core, whose Transformer Engine runs cuDNN attention.
   const Scenario m = load_scenario_text(minimal, "minimal.json");
   CHECK(m.training.framework == models::Framework::megatron_core);
