@@ -23,17 +23,17 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.079 today, with every row on its GPU's bundled
+// the step model can express. The model measures 0.072 today, with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
 // per-tensor collectives, the gathers again after each recomputed forward, NCCL's protocol
 // latencies over 384-2,240 ranks, per-rank host work and HBM staging copies costed); NeMo's long-sequence
-// H100 rows of 2024, which ran FlashAttention-2 (the launcher of that time turned cuDNN's attention
-// off), are 7-37 % too slow, the more the longer the sequence: where attention is nearly all of the
-// step they imply about 0.33 of the bf16 peak for it, the flash-attn package's rate in the
-// FlashAttention-3 paper at its benchmark clock, where the model has PyTorch's FlashAttention-2
-// (0.29, measured) at the sustained clock (0.25); its B200 rows of 2025 are within 8 %; among torchtitan's 21 Grand Teton rows (H100 capped at 500 W,
+// H100 rows of 2024, which ran the flash-attn package's FlashAttention-2 (the launcher of that time
+// turned cuDNN's attention off), are 4-21 % too slow, the more the longer the sequence: where
+// attention is nearly all of the step they imply about 0.33 of the bf16 peak for it, the package's
+// rate in the FlashAttention-3 paper at its benchmark clock, where the model has that rate at the
+// sustained clock (0.285); its B200 rows of 2025 are within 8 %; among torchtitan's 21 Grand Teton rows (H100 capped at 500 W,
 // their tensor cores at the clock that limit leaves) the June 2025 TP 8 runs of Llama 3.1 8B are
 // -10 to -20 % (the model gives async TP more than it measured) and the December 2024 runs with
 // context parallelism (PyTorch's all-gather rotation, 32K-256K tokens) -18 to +16 %.
@@ -50,8 +50,8 @@ namespace {
 // steps): the two B200 runs imply a fixed 71 ms a step, about the gradient reduce-scatter and
 // parameter all-gather across nodes, which the model hides under the one micro-batch. MLPerf
 // 4.1's GPT-3 175B on 256 and 512 H100 (micro-batch 2, 128 and 64 micro-batches) is 10-12 % too
-// slow. MLPerf 3.1's (micro-batch 1) is within 0.5 % on 512 and 768 H100 (128 micro-batches a step;
-// on 512 GPUs the same global batch as 4.1's, which ran 14 % faster) and 5-8 % too fast on
+// slow. MLPerf 3.1's (micro-batch 1) is within 1.1 % on 512 and 768 H100 (128 micro-batches a step;
+// on 512 GPUs the same global batch as 4.1's, which ran 14 % faster) and 5-9 % too fast on
 // 4,096-10,752 (8-16 micro-batches a step), as 4.1's 11,616-GPU run is 11 % (6 a step); Oracle's
 // two 4.1 runs are +6 % on 1,536 H100 and -4.5 % on 3,072. Nebius's 405B on 512 and 1,024 H200 is
 // 6-7 % slow. BLOOM's 18 rows on Jean Zay's Omni-Path (the production run and 17 layouts of its
@@ -61,7 +61,7 @@ namespace {
 // authors' own launch script (Megatron-LM examples/sc21/run_table_1.sh) and are within -6 .. +2 %.
 // The gate sits just above the measured level against regressions and is tightened as the
 // physics closes the gap. Never met by skipping rows or by per-row corrections.
-constexpr double kMaxValidationMape = 0.080;
+constexpr double kMaxValidationMape = 0.075;
 // The mixture-of-experts rows together, at their measured level (the MoE issue asked for 15 %: the
 // rows met it while FSDP2 under a pipeline was simulated gathering every micro-batch).
 constexpr double kMaxMoeMape = 0.16;
@@ -76,7 +76,7 @@ struct FamilyBiasBound {
 constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Narayanan 2021", -0.06, 0.06},     FamilyBiasBound{"Korthikanti 2022", -0.06, 0.06},
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
-    FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.06, 0.24},
+    FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.06, 0.13},
     FamilyBiasBound{"MLPerf 3.1", -0.06, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.09, 0.06},
     FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.16, 0.06},
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
