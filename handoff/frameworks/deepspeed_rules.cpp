@@ -431,7 +431,8 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
                                 "16-bit parameter gathers"));
     t.fp8_param_gather = false;
   }
-  if (t.attention == models::AttentionKernel::cudnn || t.attention == models::AttentionKernel::flash3)
+  if (t.attention == models::AttentionKernel::cudnn || t.attention == models::AttentionKernel::flash3 ||
+      t.attention == models::AttentionKernel::sdpa_flash)
     m.notes.push_back(fmt::format("{} attention runs as flash-attn 2 (--use-flash-attn-v2), Megatron-DeepSpeed's "
                                   "fused attention", models::attention_kernel_name(t.attention)));
   if (p.zero == 3)
