@@ -205,6 +205,25 @@ void read_overlap(const Record& r, BenchRecords& out) {
   out.overlap.push_back(std::move(s));
 }
 
+void read_clock(const Record& r, BenchRecords& out) {
+  r.allow_only({"work", "dtype", "kernel", "sm_mhz_first_s", "sm_mhz", "power_w", "power_limit_w", "seconds", "tflops",
+                "gb_per_s"});
+  ClockSample s{.line = r.line(), .work = r.required_text("work"), .dtype = r.text("dtype"), .kernel = r.text("kernel")};
+  if (s.work != "gemm" && s.work != "attention" && s.work != "copy" && s.work != "idle")
+    r.fail("work", fmt::format("\"{}\" is not gemm, attention, copy or idle", s.work));
+  if (s.work == "gemm" && s.dtype != "bf16" && s.dtype != "fp8")
+    r.fail("dtype", fmt::format("a GEMM's is bf16 or fp8, not \"{}\"", s.dtype));
+  for (const char* key : {"sm_mhz_first_s", "sm_mhz", "power_w"})
+    if (!r.has(key)) r.fail(key, "is required");
+  s.sm_mhz_first_s = r.positive_number("sm_mhz_first_s");
+  s.sm_mhz = r.positive_number("sm_mhz");
+  s.power_w = r.positive_number("power_w");
+  if (r.has("power_limit_w")) s.power_limit_w = r.positive_number("power_limit_w");
+  if (r.has("tflops")) s.rate = r.positive_number("tflops");
+  else if (r.has("gb_per_s")) s.rate = r.positive_number("gb_per_s");
+  out.clocks.push_back(std::move(s));
+}
+
 }  // namespace
 
 BenchRecords parse_bench_records(std::string_view text, const std::string& file) {
@@ -224,7 +243,7 @@ BenchRecords parse_bench_records(std::string_view text, const std::string& file)
     if (!object.is_object()) throw InputError(file, number, "each line must be one JSON object");
     const Record record(object, file, number);
     if (!object.contains("bench") || !object.at("bench").is_string()) {
-      record.fail("bench", "is required: device, gemm, membw, attention, nccl or overlap");
+      record.fail("bench", "is required: device, gemm, membw, attention, nccl, overlap or clock");
     }
     const std::string kind = object.at("bench").get<std::string>();
     if (kind == "device") read_device(record, records);
@@ -233,7 +252,8 @@ BenchRecords parse_bench_records(std::string_view text, const std::string& file)
     else if (kind == "attention") read_attention(record, records);
     else if (kind == "nccl") read_nccl(record, records);
     else if (kind == "overlap") read_overlap(record, records);
-    else record.fail("bench", fmt::format("\"{}\" is not device, gemm, membw, attention, nccl or overlap", kind));
+    else if (kind == "clock") read_clock(record, records);
+    else record.fail("bench", fmt::format("\"{}\" is not device, gemm, membw, attention, nccl, overlap or clock", kind));
   }
   return records;
 }

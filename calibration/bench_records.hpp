@@ -10,6 +10,8 @@
 ///   {"bench":"nccl","op":"all_reduce","ranks":8,"ranks_per_node":8,"bytes":1048576,"time_us":27.4}
 ///   {"bench":"overlap","victim":"gemm","comm":"nccl_all_reduce","ranks":8,"alone_s":1.2e-3,
 ///    "overlapped_s":1.5e-3,"comm_gb_per_s":310.0, ...}   (calibration/bench/overlap_bench)
+///   {"bench":"clock","work":"gemm","dtype":"bf16","sm_mhz_first_s":1980,"sm_mhz":1590,"power_w":699,
+///    ...}   (calibration/bench/clock_under_load.py)
 /// Units: bytes, microseconds, TFLOP/s (1e12 FLOP/s, 2 per multiply-add), GB/s (1e9 bytes/s).
 /// membw's gb_per_s counts bytes read plus bytes written (2 x bytes per copy), as STREAM's Copy.
 /// Where a record gives only a rate (published tables often do), the time is derived from it
@@ -93,6 +95,20 @@ struct OverlapSample {
   bool covered = true;    // the transfer ran for the whole of the victim's timed interval
 };
 
+/// The SM clock one kind of work holds when run back to back for seconds: the median of its first
+/// second (the clock a short benchmark call sees) and of its last half, with the board's power then.
+struct ClockSample {
+  int line = 0;
+  std::string work{};    // "gemm", "attention", "copy" or "idle"
+  std::string dtype{};   // gemm: "bf16" or "fp8"; empty otherwise
+  std::string kernel{};  // free text: what ran
+  double sm_mhz_first_s = 0.0;
+  double sm_mhz = 0.0;
+  double power_w = 0.0;
+  double power_limit_w = 0.0;  // 0: not given
+  double rate = 0.0;           // tflops (gemm, attention) or gb_per_s (copy); 0: not given
+};
+
 struct BenchRecords {
   std::string file{};
   std::vector<DeviceRecord> devices{};
@@ -101,6 +117,7 @@ struct BenchRecords {
   std::vector<AttentionSample> attention{};
   std::vector<CollectiveSample> collectives{};
   std::vector<OverlapSample> overlap{};
+  std::vector<ClockSample> clocks{};
 };
 
 /// Parses JSON-lines text; `file` names it in errors: InputError "<file>:<line>: <pointer>: <rule>".

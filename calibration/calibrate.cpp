@@ -173,6 +173,7 @@ class ProfileBuilder {
                                       best, used, in.membw_from.text(), gpu_.hbm_bytes_per_s / 1e9)};
     }
     if (!in.attention.empty()) fit_attention(in);
+    if (!in.clocks.empty()) fit_clocks(in);
   }
 
  private:
@@ -186,6 +187,37 @@ class ProfileBuilder {
   // benchmark call spends outside the kernel (host dispatch, autograd), which a training step
   // hides by issuing ahead and is reported, not kept. Without two sizes the efficiency is the mean
   // TF/s of the runs.
+  // The step model scales all tensor-core work by one clock ratio: the sustained bf16 GEMM's.
+  // A record of other work that holds a different share of its first-second clock is reported
+  // beside it, since the ratio a kernel holds follows the power it draws at the limit.
+  void fit_clocks(const RawInputs& in) {
+    double sum = 0.0;
+    int gemms = 0;
+    for (const auto& s : in.clocks) {
+      out_.clocks.push_back(s);
+      if (s.work == "gemm" && s.dtype == "bf16") {
+        sum += s.sm_mhz / s.sm_mhz_first_s;
+        ++gemms;
+      }
+    }
+    if (gemms == 0) {
+      out_.notes.push_back("clock: no bf16 GEMM record, so sustained_clock_ratio keeps its built-in value");
+      return;
+    }
+    const double gemm_ratio = sum / gemms;
+    out_.profile.compute.sustained_clock_ratio = {
+        gemm_ratio, fmt::format("measured: SM clock of back-to-back bf16 GEMMs over their first second's, mean of {} "
+                                "run(s) in {}",
+                                gemms, in.clocks_from.text())};
+    for (const auto& s : in.clocks) {
+      if (s.work != "attention") continue;
+      out_.notes.push_back(fmt::format("clock: {} held {:.0f} MHz, {:.3f} of its first second's, at {:.0f} W; the step "
+                                       "model scales attention by the bf16 GEMM's {:.3f}",
+                                       s.kernel.empty() ? "attention" : s.kernel, s.sm_mhz, s.sm_mhz / s.sm_mhz_first_s,
+                                       s.power_w, gemm_ratio));
+    }
+  }
+
   void fit_attention(const RawInputs& in) {
     auto& c = out_.profile.compute;
     struct Kernel {

@@ -18,7 +18,10 @@
 ///   rate (FlashAttention-2, cuDNN and FlashAttention-3 apart) from time = W / rate + t0 over its
 ///   runs of two call sizes or more, or the mean TFLOP/s / bf16 peak of runs without their shape;
 /// - the overlap constants from overlap_bench records (overlap_fit.hpp), into the profile's
-///   "overlap" section, which is written only when there are such records.
+///   "overlap" section, which is written only when there are such records;
+/// - sustained_clock_ratio from clock records (calibration/bench/clock_under_load.py): the SM
+///   clock back-to-back bf16 GEMMs hold over their first second's, the clock of the short calls
+///   the GEMM and attention rates are fitted to. Every clock record is reported.
 /// Every constant without inputs keeps the built-in value (models::default_compute_profile,
 /// default_comm_profile on InfiniBand), its source prefixed "built-in, not calibrated here".
 /// Units: SI in the profile; the report carries the inputs' units.
@@ -74,6 +77,7 @@ struct Calibration {
   std::vector<SingleRankReport> single_rank{};
   std::optional<GemmFit> gemm{};
   std::optional<OverlapFit> overlap{};
+  std::vector<ClockSample> clocks{};  // as read; the report gives each one's held / first-second clock
   std::vector<std::string> notes{};  // what was not fitted, and anything a user should check
 };
 

@@ -57,7 +57,7 @@ RawInputs read_raw_inputs(std::span<const std::string> paths, std::optional<mode
       record.kind = "json lines";
       record.records = static_cast<int>(records.devices.size() + records.gemm.size() + records.membw.size() +
                                         records.attention.size() + records.collectives.size() +
-                                        records.overlap.size());
+                                        records.overlap.size() + records.clocks.size());
       if (record.records == 0) throw InputError(path, 0, "no records (neither an nccl-tests log nor JSON lines)");
       for (const auto& d : records.devices) {
         in.device_names.insert(d.name);
@@ -76,6 +76,10 @@ RawInputs read_raw_inputs(std::span<const std::string> paths, std::optional<mode
         in.attention_from.add(path, s.line);
       }
       for (const auto& s : records.overlap) in.overlap.push_back({.sample = s, .file = path});
+      for (const auto& s : records.clocks) {
+        in.clocks.push_back(s);
+        in.clocks_from.add(path, s.line);
+      }
       for (const auto& s : records.collectives) {
         auto& group = in.groups[{path, s.op, s.ranks, s.ranks_per_node}];
         group.op = s.op;

@@ -1,7 +1,7 @@
 #pragma once
 /// The raw inputs of one calibration, read and grouped: collective timings per input file and rank
 /// layout (nccl-tests logs and JSON-lines "nccl" records), GEMM, copy-bandwidth and attention
-/// samples, overlap measurements, device names and SM counts, and a fingerprint of every file for the profile's metadata.
+/// samples, overlap measurements, clocks under sustained load, device names and SM counts, and a fingerprint of every file for the profile's metadata.
 /// A file is an nccl-tests log when it has a "# nThread" header line, else JSON lines.
 /// A log of one rank (one GPU) measures no bus: it is kept apart (`single_rank`), with its
 /// out-of-place times only, since NCCL returns from an in-place call on one rank without moving
@@ -49,6 +49,8 @@ struct RawInputs {
   std::vector<AttentionSample> attention{};
   Provenance attention_from{};
   std::vector<OverlapInput> overlap{};
+  std::vector<ClockSample> clocks{};
+  Provenance clocks_from{};
   std::vector<std::pair<std::string, int>> sm_counts{};  // ("file line n", count)
   std::set<std::string> device_names{};
   std::vector<ProfileInput> files{};

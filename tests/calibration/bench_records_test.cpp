@@ -61,6 +61,32 @@ TEST_CASE("bench records: each kind, with times and rates derived from each othe
   CHECK(records.collectives[0].time_us == doctest::Approx(1048576.0 * 1.75 / 43.70e9 * 1e6));
 }
 
+TEST_CASE("bench records: a clock record keeps the first second's clock, the held one and the power") {
+  const auto records = parse_bench_records(
+      "{\"bench\":\"clock\",\"work\":\"gemm\",\"dtype\":\"bf16\",\"kernel\":\"matmul\",\"tflops\":702.1,"
+      "\"sm_mhz_first_s\":1980,\"sm_mhz\":1590,\"power_w\":699.2,\"power_limit_w\":700,\"seconds\":20}\n"
+      "{\"bench\":\"clock\",\"work\":\"copy\",\"gb_per_s\":4300,\"sm_mhz_first_s\":1980,\"sm_mhz\":1980,"
+      "\"power_w\":420}\n",
+      "c.jsonl");
+  REQUIRE(records.clocks.size() == 2);
+  CHECK(records.clocks[0].work == "gemm");
+  CHECK(records.clocks[0].dtype == "bf16");
+  CHECK(records.clocks[0].sm_mhz_first_s == 1980.0);
+  CHECK(records.clocks[0].sm_mhz == 1590.0);
+  CHECK(records.clocks[0].power_w == doctest::Approx(699.2));
+  CHECK(records.clocks[0].power_limit_w == 700.0);
+  CHECK(records.clocks[0].rate == doctest::Approx(702.1));
+  CHECK(records.clocks[1].rate == 4300.0);
+  CHECK(records.clocks[1].power_limit_w == 0.0);
+  CHECK(records.clocks[1].line == 2);
+  CHECK(parse_error("{\"bench\":\"clock\",\"work\":\"fft\",\"sm_mhz_first_s\":1,\"sm_mhz\":1,\"power_w\":1}\n") ==
+        "r.jsonl:1: /work: \"fft\" is not gemm, attention, copy or idle");
+  CHECK(parse_error("{\"bench\":\"clock\",\"work\":\"gemm\",\"sm_mhz_first_s\":1,\"sm_mhz\":1,\"power_w\":1}\n") ==
+        "r.jsonl:1: /dtype: a GEMM's is bf16 or fp8, not \"\"");
+  CHECK(parse_error("{\"bench\":\"clock\",\"work\":\"idle\",\"sm_mhz_first_s\":1,\"power_w\":1}\n") ==
+        "r.jsonl:1: /sm_mhz: is required");
+}
+
 TEST_CASE("bench records: errors name the file, the line, the key and the rule") {
   CHECK(parse_error("{\"bench\":\"gemm\",\"m\":0,\"n\":1,\"k\":1,\"dtype\":\"bf16\",\"tflops\":1}\n") ==
         "r.jsonl:1: /m: must be a positive integer");
@@ -84,7 +110,7 @@ TEST_CASE("bench records: errors name the file, the line, the key and the rule")
   CHECK(parse_error("# a deep line\n" + std::string(65, '[') + std::string(65, ']') + "\n") ==
         "r.jsonl:2: not a JSON object: nested deeper than 64 levels at line 1, column 65");
   CHECK(parse_error("[1, 2]\n") == "r.jsonl:1: each line must be one JSON object");
-  CHECK(parse_error("{\"bench\":\"fft\"}\n") == "r.jsonl:1: /bench: \"fft\" is not device, gemm, membw, attention, nccl or overlap");
+  CHECK(parse_error("{\"bench\":\"fft\"}\n") == "r.jsonl:1: /bench: \"fft\" is not device, gemm, membw, attention, nccl, overlap or clock");
 }
 
 }  // namespace

@@ -194,6 +194,34 @@ TEST_CASE("calibrate: the built-in GEMM and attention constants are the bundled 
   CHECK(gb200_built_in.k_half.value == doctest::Approx(gb200.at("k_half").at("value").get<double>()).epsilon(1e-6));
 }
 
+TEST_CASE("calibrate: the bf16 GEMM's held clock over its first second's is the sustained clock ratio") {
+  // clock_under_load.py's form: back-to-back bf16 GEMMs fall from 1980 to 1590 MHz at the 700 W
+  // limit, back-to-back attention holds 1900: the ratio is 1590 / 1980 = 0.803, and attention's
+  // 1900 / 1980 = 0.960 is reported beside it.
+  const auto dir = scratch();
+  const auto input = dir / "clock.jsonl";
+  std::ofstream(input) << "{\"bench\":\"device\",\"name\":\"NVIDIA H200\",\"sm_count\":132}\n"
+                          "{\"bench\":\"clock\",\"work\":\"gemm\",\"dtype\":\"bf16\",\"kernel\":\"matmul\",\"tflops\":702,"
+                          "\"sm_mhz_first_s\":1980,\"sm_mhz\":1590,\"power_w\":699,\"power_limit_w\":700}\n"
+                          "{\"bench\":\"clock\",\"work\":\"attention\",\"kernel\":\"sdpa flash2\",\"tflops\":300,"
+                          "\"sm_mhz_first_s\":1980,\"sm_mhz\":1900,\"power_w\":610,\"power_limit_w\":700}\n";
+  const auto profile = dir / "clock-profile.json";
+  const Outcome outcome = calibrate("'" + input.string() + "' --json --out '" + profile.string() + "'");
+  CAPTURE(outcome.err);
+  REQUIRE(outcome.exit_code == 0);
+  const json report = json::parse(outcome.out);
+  const json written = json::parse(read_text(profile));
+  const json& ratio = written.at("compute").at("sustained_clock_ratio");
+  CHECK(ratio.at("value").get<double>() == doctest::Approx(1590.0 / 1980.0));
+  CHECK(ratio.at("source").get<std::string>().starts_with("measured: SM clock of back-to-back bf16 GEMMs"));
+  REQUIRE(report.at("clocks").size() == 2);
+  CHECK(report.at("clocks")[1].at("held").get<double>() == doctest::Approx(1900.0 / 1980.0));
+  bool noted = false;
+  for (const auto& note : report.at("notes")) noted = noted || note.get<std::string>().starts_with("clock: sdpa flash2 held 1900 MHz, 0.960");
+  CHECK(noted);
+  fs::remove_all(scratch());
+}
+
 TEST_CASE("calibrate: a one-GPU log gives NCCL's per-call cost from its out-of-place times") {
   // calibration/measured/h200-2026-11-30/nccl_all_reduce.txt, one rank: out-of-place times of the
   // 14 sizes 8 B .. 64 KiB are 9.08 9.35 9.10 9.00 8.70 8.85 9.11 8.90 9.15 9.58 8.84 9.19 9.77

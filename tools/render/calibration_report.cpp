@@ -125,6 +125,8 @@ std::string render_constants(const cal::CalibrationProfile& p) {
   row("/compute/attention_efficiency", c.attention_efficiency.value, c.attention_efficiency.source);
   row("/compute/attention_cudnn_efficiency", c.attention_cudnn_efficiency.value, c.attention_cudnn_efficiency.source);
   row("/compute/attention_flash3_efficiency", c.attention_flash3_efficiency.value, c.attention_flash3_efficiency.source);
+  row("/compute/attention_sdpa_flash_efficiency", c.attention_sdpa_flash_efficiency.value,
+      c.attention_sdpa_flash_efficiency.source);
   row("/compute/hbm_efficiency", c.hbm_efficiency.value, c.hbm_efficiency.source);
   row("/compute/launch_overhead_s", c.launch_overhead_s.value, c.launch_overhead_s.source);
   row("/compute/sustained_clock_ratio", c.sustained_clock_ratio.value, c.sustained_clock_ratio.source);
@@ -165,6 +167,19 @@ std::string render_overlap(const cal::OverlapFit& fit) {
   return text;
 }
 
+std::string render_clocks(const std::vector<cal::ClockSample>& clocks) {
+  std::string text = "Clocks under sustained load: median SM clock of the first second and of the last half of each\n"
+                     "back-to-back run, the board's power then; HELD = last half / first second.\n";
+  text += fmt::format("  {:<10} {:<5} {:>9} {:>9} {:>6} {:>8} {:>8}  {}\n", "WORK", "DTYPE", "FIRST_MHZ", "HELD_MHZ",
+                      "HELD", "POWER_W", "RATE", "KERNEL");
+  for (const auto& s : clocks) {
+    text += fmt::format("  {:<10} {:<5} {:>9.0f} {:>9.0f} {:>6.3f} {:>8.1f} {:>8}  {}\n", s.work, s.dtype,
+                        s.sm_mhz_first_s, s.sm_mhz, s.sm_mhz / s.sm_mhz_first_s, s.power_w,
+                        s.rate > 0.0 ? fmt::format("{:.1f}", s.rate) : std::string("-"), s.kernel);
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string calibration_report_text(const cal::Calibration& result, const std::string& out_path) {
@@ -189,6 +204,7 @@ std::string calibration_report_text(const cal::Calibration& result, const std::s
   }
   if (result.gemm) text += render_gemm(*result.gemm) + "\n";
   if (result.overlap) text += render_overlap(*result.overlap) + "\n";
+  if (!result.clocks.empty()) text += render_clocks(result.clocks) + "\n";
   text += render_constants(result.profile);
   if (!result.notes.empty()) {
     text += "\nNotes:\n";
@@ -269,6 +285,14 @@ std::string calibration_report_json(const cal::Calibration& result, const std::s
     }
     j["overlap"] = std::move(estimates);
   }
+  ordered_json clocks = ordered_json::array();
+  for (const auto& s : result.clocks) {
+    clocks.push_back({{"work", s.work}, {"dtype", s.dtype}, {"kernel", s.kernel}, {"sm_mhz_first_s", s.sm_mhz_first_s},
+                      {"sm_mhz", s.sm_mhz}, {"held", s.sm_mhz / s.sm_mhz_first_s}, {"power_w", s.power_w},
+                      {"power_limit_w", s.power_limit_w > 0.0 ? ordered_json(s.power_limit_w) : ordered_json(nullptr)},
+                      {"rate", s.rate > 0.0 ? ordered_json(s.rate) : ordered_json(nullptr)}});
+  }
+  j["clocks"] = std::move(clocks);
   j["notes"] = result.notes;
   j["profile"] = ordered_json::parse(profile_text);
   return j.dump(2) + "\n";
