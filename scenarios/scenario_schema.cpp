@@ -546,7 +546,8 @@ std::vector<Section> build_sections() {
                     "scale-out NICs per node"),
             enumeration("fabric", member(cluster, &ClusterSpec::fabric), models::kFabricNames,
                         "scale-out network technology (omnipath: Intel Omni-Path, which NCCL reaches through "
-                        "verbs without GPUDirect RDMA)"),
+                        "verbs without GPUDirect RDMA; efa: AWS Elastic Fabric Adapter, whose all-reduce "
+                        "algorithm the AWS OFI NCCL plugin's tuner picks)"),
             enumeration("topology", member(cluster, &ClusterSpec::topology),
                         std::array<std::string_view, 4>{"rail_optimized", "fat_tree", "dragonfly",
                                                         "torus"},

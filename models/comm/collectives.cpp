@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "models/comm/efa_all_reduce.hpp"
+
 namespace clustersim::models {
 
 namespace {
@@ -41,6 +43,13 @@ constexpr std::array kFabricLinkClasses{
                     .link_class = topologies::LinkClass::omnipath,
                     .efficiency = topologies::link_class_info(topologies::LinkClass::omnipath).efficiency,
                     .hop_latency_s = 5.5e-6},
+    // AWS EFA (SRD over Ethernet). Its all-to-all logs (calibration/published/h100_*_alltoall_aws-
+    // efa.jsonl) fit best at 0.85 of the NICs' line rate (19 % worst with the all-to-all constants of
+    // default_comm_profile, 22 % at 0.883), the rate the other collectives take; its all-reduces
+    // run the AWS tuner's choices at their own rates (efa_all_reduce.hpp), ring Simple at 0.883. No
+    // log tells the step latency: RoCE's assumed 7 us, as another Ethernet RDMA fabric.
+    FabricLinkClass{
+        .fabric = Fabric::efa, .link_class = topologies::LinkClass::roce, .efficiency = 0.85, .hop_latency_s = 7e-6},
 };
 
 const FabricLinkClass& fabric_link_class(Fabric fabric) {
@@ -262,6 +271,12 @@ double modelled_time_s(CollectiveOp op, double bytes, const CommGroup& group, co
   const std::int64_t per_node = std::min(group.ranks_per_node, group.ranks);
   const std::int64_t nodes = (group.ranks + per_node - 1) / per_node;
   const CommGroup effective{.ranks = group.ranks, .ranks_per_node = per_node};
+  // On EFA the AWS plugin's tuner picks the all-reduce's algorithm (efa_all_reduce.hpp), on the
+  // NVLS nodes its regions are drawn for.
+  if (op == CollectiveOp::all_reduce && cluster.fabric == Fabric::efa && profile.nvls_algbw_efficiency > 0.0) {
+    if (const auto choice = efa_all_reduce_algorithm(bytes, group.ranks, per_node))
+      return efa_all_reduce_time_s(*choice, bytes, effective, cluster, profile);
+  }
   const LatencySteps steps = latency_steps(op, effective, cluster, profile);
   if (nodes > 1) {
     if (const auto node = curve_time_s(profile, op, per_node, per_node, bytes)) {

@@ -13,11 +13,11 @@ namespace clustersim::models {
 
 /// The scale-out network technology. omnipath: Intel Omni-Path, which NCCL drives through its
 /// InfiniBand verbs transport without GPUDirect RDMA (data staged through host memory).
-enum class Fabric { infiniband, roce, omnipath };
+enum class Fabric { infiniband, roce, omnipath, efa };
 enum class TopologyKind { rail_optimized, fat_tree, dragonfly, torus };
 
 /// The fabrics' scenario names, in the enum's order; and a name's fabric (nullopt: no such fabric).
-inline constexpr std::array<std::string_view, 3> kFabricNames{"infiniband", "roce", "omnipath"};
+inline constexpr std::array<std::string_view, 4> kFabricNames{"infiniband", "roce", "omnipath", "efa"};
 std::string_view fabric_name(Fabric fabric);
 std::optional<Fabric> fabric_from_name(std::string_view name);
 
