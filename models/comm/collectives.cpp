@@ -264,6 +264,14 @@ LatencySteps latency_steps(CollectiveOp op, const CommGroup& group, const Cluste
 
 namespace {
 
+// On EFA the AWS plugin's tuner picks an all-reduce's algorithm (efa_all_reduce.hpp) where its
+// regions are drawn: NVLS nodes (p5) with all 8 ranks of each node in the group.
+bool runs_efa_tuner(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
+  const std::int64_t per_node = std::min(group.ranks_per_node, group.ranks);
+  return op == CollectiveOp::all_reduce && cluster.fabric == Fabric::efa && profile.nvls_algbw_efficiency > 0.0 &&
+         per_node == 8 && group.ranks > per_node;
+}
+
 // The time without a curve of the group's own layout: across nodes the node's measured curve
 // extended by the model, else the alpha-beta line of NCCL's best ring protocol.
 double modelled_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
@@ -271,9 +279,7 @@ double modelled_time_s(CollectiveOp op, double bytes, const CommGroup& group, co
   const std::int64_t per_node = std::min(group.ranks_per_node, group.ranks);
   const std::int64_t nodes = (group.ranks + per_node - 1) / per_node;
   const CommGroup effective{.ranks = group.ranks, .ranks_per_node = per_node};
-  // On EFA the AWS plugin's tuner picks the all-reduce's algorithm (efa_all_reduce.hpp), on the
-  // NVLS nodes its regions are drawn for.
-  if (op == CollectiveOp::all_reduce && cluster.fabric == Fabric::efa && profile.nvls_algbw_efficiency > 0.0) {
+  if (runs_efa_tuner(op, effective, cluster, profile)) {
     if (const auto choice = efa_all_reduce_algorithm(bytes, group.ranks, per_node))
       return efa_all_reduce_time_s(*choice, bytes, effective, cluster, profile);
   }
@@ -361,6 +367,8 @@ Pricing pricing(CollectiveOp op, const CommGroup& group, const ClusterSpec& clus
 std::string collective_basis(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster,
                              const CommProfile& profile) {
   const Pricing p = pricing(op, group, cluster, profile);
+  if ((p.basis == Basis::node_curve || p.basis == Basis::line) && runs_efa_tuner(op, group, cluster, profile))
+    return "EFA: the AWS OFI plugin's regions pick each size's algorithm, at its rate fitted to AWS p5 logs";
   switch (p.basis) {
     case Basis::none: return "no communication";
     case Basis::own_curve: return fmt::format("the profile's curve of {} ranks, {} a node", group.ranks, p.per_node);

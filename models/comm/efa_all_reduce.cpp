@@ -1,7 +1,6 @@
 #include "models/comm/efa_all_reduce.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <span>
 #include <vector>
@@ -112,21 +111,9 @@ ChoiceCost cost_of(EfaAllReduceAlgorithm algorithm) {
 
 }  // namespace
 
-std::string_view efa_algorithm_name(EfaAllReduceAlgorithm algorithm) {
-  switch (algorithm) {
-    case EfaAllReduceAlgorithm::tree_ll128: return "tree LL128";
-    case EfaAllReduceAlgorithm::nvls_tree_simple: return "NVLSTree Simple";
-    case EfaAllReduceAlgorithm::ring_ll128: return "ring LL128";
-    case EfaAllReduceAlgorithm::ring_simple: return "ring Simple";
-  }
-  return "?";
-}
-
 std::optional<EfaAllReduceAlgorithm> efa_all_reduce_algorithm(double bytes, std::int64_t ranks,
                                                               std::int64_t ranks_per_node) {
   if (ranks_per_node != 8 || ranks <= ranks_per_node) return std::nullopt;
-  // On two nodes the plugin leaves the choice to NCCL, whose NVLSTree the 2-node log follows: its
-  // busbw reaches 478 GB/s, past what a ring can draw from 400 GB/s of NICs.
   if (ranks <= 2 * ranks_per_node) return EfaAllReduceAlgorithm::nvls_tree_simple;
   const Point p = at(bytes, static_cast<double>(ranks));
   for (const Region& region : p5_regions())
