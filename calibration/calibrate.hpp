@@ -14,9 +14,10 @@
 ///   otherwise held at the built-in value (the source says so); one-rank logs (one GPU) take part
 ///   with zero steps, so a single GPU's logs alone give the launch latency as their mean alpha;
 /// - GEMM e_max and k_half from gemm_fit; SM count from a device record; hbm_efficiency from the
-///   best membw copy rate (>= 64 MiB) / datasheet HBM bandwidth; each attention kernel's
-///   rate (FlashAttention-2, cuDNN and FlashAttention-3 apart) from time = W / rate + t0 over its
-///   runs of two call sizes or more, or the mean TFLOP/s / bf16 peak of runs without their shape;
+///   best membw copy rate (>= 64 MiB) / datasheet HBM bandwidth; each attention kernel's rate
+///   (the flash-attn package's and PyTorch's FlashAttention-2, cuDNN and FlashAttention-3 apart)
+///   from time = W / rate + t0 over its runs of two call sizes or more, or the mean TFLOP/s / bf16
+///   peak of runs without their shape;
 /// - the overlap constants from overlap_bench records (overlap_fit.hpp), into the profile's
 ///   "overlap" section, which is written only when there are such records;
 /// - sustained_clock_ratio from clock records (calibration/bench/clock_under_load.py): the SM
