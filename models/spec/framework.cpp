@@ -85,6 +85,16 @@ constexpr std::string_view kDTensorOnStream =
     "PyTorch's DTensor redistributes in the backward wait for their collective before the next op (functional "
     "collectives, no async hand-off to a later GEMM); async TP (parallelism.tp_comm_overlap) is its overlap";
 
+constexpr std::string_view kMegatronSequenceFirst =
+    "Megatron-LM keeps activations sequence first ([s, b, h]), so its sequence-parallel gathers and "
+    "reduce-scatters work on NCCL's own dimension (megatron/core/tensor_parallel/mappings.py: "
+    "_gather_along_first_dim, _reduce_scatter_along_first_dim)";
+constexpr std::string_view kDTensorSequenceSecond =
+    "PyTorch's SequenceParallel shards [b, s, h] on dim 1: functional collectives' all_gather_tensor "
+    "concatenates the gathered chunks again along dim 1 (torch.cat, a copy unless every dim before it is 1, "
+    "i.e. micro-batch 1) and reduce_scatter_tensor concatenates its input's dim-1 chunks along dim 0 before "
+    "the collective, a copy always (torch/distributed/_functional_collectives.py)";
+
 constexpr std::string_view kDistributedOptimizerReduceScatter =
     "Megatron's distributed optimizer reduce-scatters the gradient buckets into each rank's shard "
     "(megatron/core/distributed/param_and_grad_buffer.py: reduce_scatter_tensor under "
@@ -111,6 +121,7 @@ constexpr std::array kSets{
         .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
+        .tp_collectives_copy_sequence = {false, kMegatronSequenceFirst},
         .tp_overlap_hides_input_grad_reduce = {true, kTeBulkDgradReduce},
         .tp_backward_collectives_beside_gemms = {true, kTeAsyncBackward},
         .zero1_all_reduces_gradients = {false, kDistributedOptimizerReduceScatter},
@@ -133,6 +144,7 @@ constexpr std::array kSets{
         .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
+        .tp_collectives_copy_sequence = {false, kMegatronSequenceFirst},
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
         .tp_backward_collectives_beside_gemms = {true, kMegatronAsyncBackward},
         .zero1_all_reduces_gradients = {false, kDistributedOptimizerReduceScatter},
@@ -163,6 +175,7 @@ constexpr std::array kSets{
         .bf16_params = {false, "DeepSpeed's BF16_Optimizer keeps fp32 master weights (runtime/bf16_optimizer.py)"},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
+        .tp_collectives_copy_sequence = {false, kMegatronSequenceFirst},
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
         .tp_backward_collectives_beside_gemms = {true, kMegatronAsyncBackward},
         .zero1_all_reduces_gradients = {true,
@@ -203,6 +216,7 @@ constexpr std::array kSets{
                                        "ctx.save_for_backward(input_hp, weight_hp_t)) and casts them again in "
                                        "its backward"},
         .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
+        .tp_collectives_copy_sequence = {true, kDTensorSequenceSecond},
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
         .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},
         .zero1_all_reduces_gradients = {false, kNoZero1},
@@ -230,6 +244,7 @@ constexpr std::array kSets{
         .bf16_params = {false, "FSDP1 keeps the flat parameter's shard in full precision (see sharding)"},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
+        .tp_collectives_copy_sequence = {true, kDTensorSequenceSecond},
         .tp_overlap_hides_input_grad_reduce = {true,
                                                "llm-foundry's MPT blocks run Wqkv and up_proj as one linear each, so "
                                                "PyTorch's micro-pipeline TP pass can fuse each input gradient's "
@@ -270,6 +285,7 @@ constexpr std::array kSets{
                         "torch.optim.Adam keeps its moments in their dtype"},
         .fp8_keeps_quantized_inputs = {false, "fp8 runs through torchao's Float8Linear, which keeps the bf16 input"},
         .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
+        .tp_collectives_copy_sequence = {true, kDTensorSequenceSecond},
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
         .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},
         .zero1_all_reduces_gradients = {false, kNoZero1},

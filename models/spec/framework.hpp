@@ -63,6 +63,11 @@ struct FrameworkParameters {
   // again in the backward (s b h / t). A fact of the framework's TP layers, so no scenario key
   // overrides it.
   FrameworkChoice<bool> tp_keeps_gathered_inputs{};
+  // Under sequence parallelism without tensor-parallel overlap, whether each all-gather and
+  // reduce-scatter of the activations also copies the whole tensor once, because the framework
+  // shards the sequence in a dimension other than the first, which NCCL's collectives work on.
+  // A fact of the framework's tensor layout, so no scenario key overrides it.
+  FrameworkChoice<bool> tp_collectives_copy_sequence{};
   // Under tensor-parallel overlap, whether the backward's reduce-scatters of the input gradients
   // of the attention's and the MLP's input projections run beside compute, or stay on the stream.
   // A fact of the framework's overlap machinery, so no scenario key overrides it.

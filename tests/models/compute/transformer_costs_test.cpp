@@ -79,6 +79,45 @@ TEST_CASE("transformer costs: torchtitan's op-level recompute redoes the k, outp
         doctest::Approx(32.0 * gemm_flops(costs.recompute)));
 }
 
+TEST_CASE("transformer costs: eager DTensor TP copies each sequence-parallel collective's tensor once") {
+  // Llama 3 8B on tp = 8 with SP, torchtitan without torch.compile, b = 12, s = 8192: the gathered
+  // b s h = 12 x 8192 x 4096 bf16 elements. Forward: two all-gathers re-concatenated along the
+  // sequence and two reduce-scatter inputs concatenated, each read and written once:
+  // 2 x (2 x 2 x 402,653,184 B); the backward the same; op-level recompute gathers again and
+  // re-concatenates, but keeps the reduce-scatters' outputs.
+  const double elements = 12.0 * 8192 * 4096;
+  const ParallelismSpec tp8{.tp = 8, .sp = true};
+  TrainingSpec titan{.seq_len = 8192, .micro_batch = 12, .framework = Framework::torchtitan, .recompute = Recompute::op,
+                     .elementwise = ElementwiseKernels::eager};
+  const LayerCosts costs = layer_costs(test::llama3_8b(), tp8, titan);
+  CHECK(find(costs.forward, "tp_gather_copy").bytes == doctest::Approx(2.0 * 2.0 * 2.0 * elements));
+  CHECK(find(costs.forward, "tp_scatter_copy").bytes == doctest::Approx(2.0 * 2.0 * 2.0 * elements));
+  CHECK(find(costs.backward, "tp_gather_copy_bwd").bytes == doctest::Approx(2.0 * 2.0 * 2.0 * elements));
+  CHECK(find(costs.backward, "tp_scatter_copy_bwd").bytes == doctest::Approx(2.0 * 2.0 * 2.0 * elements));
+  CHECK(find(costs.recompute, "tp_gather_copy").bytes == doctest::Approx(2.0 * 2.0 * 2.0 * elements));
+  for (const OpCost& op : costs.recompute) CHECK(op.name != "tp_scatter_copy");
+  // One sequence a micro-batch: the gather's chunks are already in place, only the scatters copy.
+  titan.micro_batch = 1;
+  for (const OpCost& op : layer_costs(test::llama3_8b(), tp8, titan).forward) CHECK(op.name != "tp_gather_copy");
+  // None where the sequence is the first dimension (Megatron), or under torch.compile or async TP.
+  const auto copies = [&](const ParallelismSpec& p, const TrainingSpec& t) {
+    int n = 0;
+    for (const OpCost& op : layer_costs(test::llama3_8b(), p, t).forward) n += op.name.starts_with("tp_") ? 1 : 0;
+    return n;
+  };
+  titan.micro_batch = 12;
+  CHECK(copies(tp8, titan) == 2);
+  TrainingSpec megatron = titan;
+  megatron.framework = Framework::megatron_core;
+  CHECK(copies(tp8, megatron) == 0);
+  TrainingSpec compiled = titan;
+  compiled.elementwise = ElementwiseKernels::fused;
+  CHECK(copies(tp8, compiled) == 0);
+  ParallelismSpec async_tp = tp8;
+  async_tp.tp_comm_overlap = true;
+  CHECK(copies(async_tp, titan) == 0);
+}
+
 TEST_CASE("transformer costs: Llama 3 70B on tp = 8, cp = 2 has per-rank GEMM shapes") {
   // b = 1, s = 8192, cp = 2: 4096 tokens per rank. h = 8192, 64 heads of 128, 8 kv heads (one per
   // TP rank), f = 28672. QKV: n = (8192 + 2 x 1024) / 8 = 1280, k = 8192. SwiGLU up (gate + up):
