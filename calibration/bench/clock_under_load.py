@@ -26,6 +26,7 @@ Needs PyTorch with CUDA and nvidia-smi; not run by the tests (no GPU here).
 """
 import argparse
 import json
+import math
 import statistics
 import subprocess
 import sys
@@ -163,14 +164,17 @@ def main():
         time.sleep(3.0)
         t = time.monotonic()
         idle = sampler.window(t - 2.0, t)
-        print(json.dumps({"bench": "clock", "work": "idle", "kernel": "idle GPU",
-                          "sm_mhz_first_s": statistics.median(m for m, _ in idle),
-                          "sm_mhz": statistics.median(m for m, _ in idle),
-                          "power_w": statistics.median(w for _, w in idle), "power_limit_w": limit, "seconds": 2.0}),
-              flush=True)
+        if idle:
+            idle_mhz = statistics.median(m for m, _ in idle)
+            print(json.dumps({"bench": "clock", "work": "idle", "kernel": "idle GPU", "sm_mhz_first_s": idle_mhz,
+                              "sm_mhz": idle_mhz, "power_w": statistics.median(w for _, w in idle),
+                              "power_limit_w": limit, "seconds": 2.0}), flush=True)
         for work, dtype, kernel, step, per_step, unit in workloads():
             time.sleep(2.0)  # let the board cool back towards idle, as a fresh short benchmark would find it
             first, held, watts, rate = run_for(step, args.seconds, sampler, per_step)
+            if any(math.isnan(x) for x in (first, held, watts)):
+                print(f"# {kernel}: nvidia-smi gave no samples, no record", file=sys.stderr)
+                continue
             record = {"bench": "clock", "work": work, "kernel": kernel, unit: round(rate / 1e12 if unit == "tflops" else rate / 1e9, 1),
                       "sm_mhz_first_s": first, "sm_mhz": held, "power_w": round(watts, 1), "power_limit_w": limit,
                       "seconds": args.seconds}
