@@ -6,7 +6,7 @@
 /// Units: FLOPs (2 per multiply-add) and bytes. Forward ops are listed in execution order; the
 /// backward list splits each GEMM into its input-gradient (dgrad) and weight-gradient (wgrad) GEMM.
 /// Attention core, by training.attention:
-/// - cudnn, flash2: one fused kernel each way; no s^2 activations reach HBM and causal masking
+/// - cudnn, flash2, sdpa_flash, flash3: one fused kernel each way; no s^2 activations reach HBM and causal masking
 ///   skips half the blocks. With context parallelism the rank launches one call per ring step
 ///   (Transformer Engine's ring attention: cp steps, each over the s/cp keys of one peer chunk).
 /// - unfused (Megatron-LM before 2023, Megatron-DeepSpeed): per (sequence, head) of the rank,
