@@ -2,6 +2,11 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
+#include <string>
+#include <string_view>
+#include <utility>
+
 #include "tests/models/model_fixtures.hpp"
 
 using namespace clustersim::models;
@@ -44,6 +49,33 @@ TEST_CASE("EFA all-reduce: the AWS plugin's p5 regions pick each size's algorith
   CHECK(choice(32 * MiB, 16) == A::nvls_tree_simple);
   CHECK_FALSE(efa_all_reduce_algorithm(1 * GiB, 32, 4).has_value());
   CHECK_FALSE(efa_all_reduce_algorithm(1 * GiB, 8, 8).has_value());
+}
+
+TEST_CASE("EFA all-reduce: each size of AWS's 4-32 node logs lands in the region a second reading of the polygons gives") {
+  // The same polygons, read again by an even-odd ray cast written apart from this code (a Python
+  // script, run once): for 32 MiB, 64 MiB, ..., 8 GiB at 32, 64, 128 and 256 ranks, T tree LL128,
+  // R ring LL128, S ring Simple, N NVLSTree Simple. The logs' busbw jumps where these letters
+  // change (4 nodes: 280 GB/s at 1 GiB in ring LL128, 348 at 2 GiB in ring Simple).
+  const std::array<std::pair<std::int64_t, std::string_view>, 4> expected{
+      {{32, "TRRRRRSSS"}, {64, "TTRRRRRSS"}, {128, "TTTTRRRNS"}, {256, "TTTTNNRNN"}}};
+  const auto letter = [](EfaAllReduceAlgorithm a) {
+    switch (a) {
+      case EfaAllReduceAlgorithm::tree_ll128: return 'T';
+      case EfaAllReduceAlgorithm::ring_ll128: return 'R';
+      case EfaAllReduceAlgorithm::ring_simple: return 'S';
+      case EfaAllReduceAlgorithm::nvls_tree_simple: return 'N';
+    }
+    return '?';
+  };
+  for (const auto& [ranks, letters] : expected) {
+    CAPTURE(ranks);
+    std::string got;
+    for (double bytes = 32.0 * MiB; bytes <= 8.0 * GiB; bytes *= 2.0) {
+      const auto choice = efa_all_reduce_algorithm(bytes, ranks, 8);
+      got += choice ? letter(*choice) : '-';
+    }
+    CHECK(got == letters);
+  }
 }
 
 TEST_CASE("EFA all-reduce: a ring Simple all-reduce costs its bytes at 0.883 of the NICs and a step latency per hop") {
