@@ -62,6 +62,7 @@ class Record {
   }
 
   double positive_number(std::string_view key) const {
+    if (!has(key)) fail(key, "is required");
     const json& value = object_.at(std::string(key));
     if (!value.is_number() || !(value.get<double>() > 0.0) || !std::isfinite(value.get<double>())) {
       fail(key, "must be a positive number");
@@ -213,8 +214,6 @@ void read_clock(const Record& r, BenchRecords& out) {
     r.fail("work", fmt::format("\"{}\" is not gemm, attention, copy or idle", s.work));
   if (s.work == "gemm" && s.dtype != "bf16" && s.dtype != "fp8")
     r.fail("dtype", fmt::format("a GEMM's is bf16 or fp8, not \"{}\"", s.dtype));
-  for (const char* key : {"sm_mhz_first_s", "sm_mhz", "power_w"})
-    if (!r.has(key)) r.fail(key, "is required");
   s.sm_mhz_first_s = r.positive_number("sm_mhz_first_s");
   s.sm_mhz = r.positive_number("sm_mhz");
   s.power_w = r.positive_number("power_w");

@@ -15,13 +15,14 @@ namespace clustersim::models {
 
 namespace {
 
-// What a collective's network steps see on each fabric: the only fabric-dependent constants, as
-// data, so that no cost formula branches on the fabric.
+// What a collective's network steps see on each fabric, and who picks its all-reduce's algorithm:
+// the only fabric-dependent facts, as data, so that no cost formula branches on the fabric.
 struct FabricLinkClass {
   Fabric fabric;
   topologies::LinkClass link_class;  // its NIC links in the flow fidelity's topology
   double efficiency;     // per-NIC busbw / NIC line rate
   double hop_latency_s;  // per network step of the alpha-beta line
+  bool aws_ofi_tuner = false;  // all-reduce algorithms chosen by the AWS OFI plugin (efa_all_reduce.hpp)
 };
 
 constexpr std::array kFabricLinkClasses{
@@ -49,7 +50,11 @@ constexpr std::array kFabricLinkClasses{
     // run the AWS tuner's choices at their own rates (efa_all_reduce.hpp), ring Simple at 0.883. No
     // log tells the step latency: RoCE's assumed 7 us, as another Ethernet RDMA fabric.
     FabricLinkClass{
-        .fabric = Fabric::efa, .link_class = topologies::LinkClass::roce, .efficiency = 0.85, .hop_latency_s = 7e-6},
+        .fabric = Fabric::efa,
+        .link_class = topologies::LinkClass::roce,
+        .efficiency = 0.85,
+        .hop_latency_s = 7e-6,
+        .aws_ofi_tuner = true},
 };
 
 const FabricLinkClass& fabric_link_class(Fabric fabric) {
@@ -64,6 +69,7 @@ const FabricLinkClass& fabric_link_class(Fabric fabric) {
 double fabric_efficiency(Fabric fabric) { return fabric_link_class(fabric).efficiency; }
 topologies::LinkClass fabric_topology_link(Fabric fabric) { return fabric_link_class(fabric).link_class; }
 double fabric_hop_latency_s(Fabric fabric) { return fabric_link_class(fabric).hop_latency_s; }
+bool fabric_runs_aws_ofi_tuner(Fabric fabric) { return fabric_link_class(fabric).aws_ofi_tuner; }
 
 CommProfile default_comm_profile(const ClusterSpec& cluster) {
   CommProfile p;
@@ -138,9 +144,7 @@ std::int64_t node_count(const CommGroup& group) {
 
 // What the group's ranks on one node can push through their NICs, per direction.
 double node_network_bytes_per_s(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
-  const double nic_per_gpu = cluster.nic_bytes_per_s * static_cast<double>(cluster.nics_per_node) /
-                             static_cast<double>(cluster.gpus_per_node);
-  return static_cast<double>(group.ranks_per_node) * nic_per_gpu * profile.network_efficiency;
+  return node_nic_line_rate(group, cluster) * profile.network_efficiency;
 }
 
 // Algorithm bandwidth (buffer bytes per second) of an all-reduce inside one node of `per_node`
@@ -184,6 +188,18 @@ std::optional<double> curve_time_s(const CommProfile& profile, CollectiveOp op, 
 
 }  // namespace
 
+double node_nic_line_rate(const CommGroup& group, const ClusterSpec& cluster) {
+  const double nic_per_gpu = cluster.nic_bytes_per_s * static_cast<double>(cluster.nics_per_node) /
+                             static_cast<double>(cluster.gpus_per_node);
+  return static_cast<double>(group.ranks_per_node) * nic_per_gpu;
+}
+
+double pipeline_rate(double a, double b, double exponent) {
+  if (!(exponent > 0.0)) return std::min(a, b);
+  // In GB/s, so that the powers stay in range.
+  return 1e9 * std::pow(std::pow(a / 1e9, -exponent) + std::pow(b / 1e9, -exponent), -1.0 / exponent);
+}
+
 double bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
   const double nvlink = cluster.gpu.nvlink_bytes_per_s * profile.nvlink_efficiency;
   if (node_count(group) <= 1) return nvlink;
@@ -206,12 +222,8 @@ TreeStages tree_stages(const CommGroup& group, const ClusterSpec& cluster, const
           .between = node_network_bytes_per_s(group, cluster, profile) * profile.tree_efficiency * n / (2.0 * (n - 1.0))};
 }
 
-// The pipeline's rate: the soft minimum of its stages' (the plain one with exponent 0). Rates are
-// taken in GB/s so that their powers stay in range; a free stage (infinite rate) drops out.
 double tree_pipeline_algbw(const TreeStages& s, const CommProfile& profile) {
-  const double p = profile.tree_coupling_exponent;
-  if (!(p > 0.0)) return std::min(s.inside, s.between);
-  return 1e9 * std::pow(std::pow(s.inside / 1e9, -p) + std::pow(s.between / 1e9, -p), -1.0 / p);
+  return pipeline_rate(s.inside, s.between, profile.tree_coupling_exponent);
 }
 
 double tree_bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
@@ -268,8 +280,8 @@ namespace {
 // regions are drawn: NVLS nodes (p5) with all 8 ranks of each node in the group.
 bool runs_efa_tuner(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
   const std::int64_t per_node = std::min(group.ranks_per_node, group.ranks);
-  return op == CollectiveOp::all_reduce && cluster.fabric == Fabric::efa && profile.nvls_algbw_efficiency > 0.0 &&
-         per_node == 8 && group.ranks > per_node;
+  return op == CollectiveOp::all_reduce && fabric_runs_aws_ofi_tuner(cluster.fabric) &&
+         profile.nvls_algbw_efficiency > 0.0 && per_node == 8 && group.ranks > per_node;
 }
 
 // The time without a curve of the group's own layout: across nodes the node's measured curve

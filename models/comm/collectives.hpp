@@ -100,11 +100,22 @@ struct CommProfile {
 };
 
 /// What a fabric's network steps keep of the NIC line rate (per-NIC busbw / line rate) and the
-/// latency of one of its hops on the alpha-beta line: the fabric's only constants.
+/// latency of one of its hops on the alpha-beta line: the fabric's only constants, with whether
+/// the AWS plugin picks its all-reduces (below).
 double fabric_efficiency(Fabric fabric);
 double fabric_hop_latency_s(Fabric fabric);
 /// The link class of the fabric's NIC links in the flow fidelity's topology.
 topologies::LinkClass fabric_topology_link(Fabric fabric);
+/// Whether NCCL's all-reduce algorithm on the fabric is the AWS OFI plugin's choice
+/// (efa_all_reduce.hpp) rather than NCCL's own tuner's.
+bool fabric_runs_aws_ofi_tuner(Fabric fabric);
+
+/// Line rate (bytes/s, per direction) of the NICs the group's ranks on one node use: their share
+/// of the node's NICs.
+double node_nic_line_rate(const CommGroup& group, const ClusterSpec& cluster);
+/// The rate of two pipelined stages: the soft minimum (a^-p + b^-p)^(-1/p) of their rates in
+/// bytes/s, the plain minimum where p <= 0; a free stage (infinite rate) drops out.
+double pipeline_rate(double a, double b, double exponent);
 
 /// Defaults for the cluster's GPU generation and fabric (RoCE: lower efficiency, higher latency).
 CommProfile default_comm_profile(const ClusterSpec& cluster);

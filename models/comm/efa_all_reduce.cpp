@@ -125,8 +125,7 @@ double efa_all_reduce_time_s(EfaAllReduceAlgorithm algorithm, double bytes, cons
                              const ClusterSpec& cluster, const CommProfile& profile) {
   const double n = static_cast<double>(group.ranks);
   const double nodes = std::ceil(n / static_cast<double>(group.ranks_per_node));
-  const double line_rate = static_cast<double>(group.ranks_per_node) * cluster.nic_bytes_per_s *
-                           static_cast<double>(cluster.nics_per_node) / static_cast<double>(cluster.gpus_per_node);
+  const double line_rate = node_nic_line_rate(group, cluster);
   // The scenario's (or profile's) hop latency against EFA's own moves every choice's steps alike.
   const double shift = profile.network_hop_latency_s - fabric_hop_latency_s(Fabric::efa);
   const ChoiceCost c = cost_of(algorithm);
@@ -141,9 +140,7 @@ double efa_all_reduce_time_s(EfaAllReduceAlgorithm algorithm, double bytes, cons
     case EfaAllReduceAlgorithm::tree_ll128: return c.fixed_s + tree_levels * hop + bytes / tree_rate;
     case EfaAllReduceAlgorithm::nvls_tree_simple: {
       const double inside = cluster.gpu.nvlink_bytes_per_s * profile.nvls_algbw_efficiency;
-      const double p = c.coupling;
-      const double rate = 1e9 * std::pow(std::pow(inside / 1e9, -p) + std::pow(tree_rate / 1e9, -p), -1.0 / p);
-      return bytes / rate + tree_levels * hop;
+      return bytes / pipeline_rate(inside, tree_rate, c.coupling) + tree_levels * hop;
     }
   }
   return 0.0;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <optional>
 
 #include "models/spec/attention_shape.hpp"
 #include "models/spec/framework.hpp"
@@ -478,26 +477,18 @@ OpCost without_model_flops(OpCost op) {
 /// and of torchtitan's two compiled TP 8 runs of June 2025 costing the copies takes Llama 3.1 8B
 /// from 10 % too fast to 2 % and 70B from 1 % to 6 % too slow, so no copy is charged there. Async
 /// TP's fused collectives are taken to need none either.
-struct SequenceCopies {
-  std::optional<OpCost> gather;
-  OpCost scatter;
-};
-std::optional<SequenceCopies> sequence_copies(const Dims& d, const ParallelismSpec& p, const TrainingSpec& t,
-                                              bool backward) {
+void add_sequence_copies(OpList& pass, const Dims& d, const ParallelismSpec& p, const TrainingSpec& t, bool backward) {
   if (!p.sp || p.tp <= 1 || p.tp_comm_overlap || !d.eager ||
       !framework_parameters(t.framework).tp_collectives_copy_sequence.value)
-    return std::nullopt;
+    return;
   const double elements = d.tokens * d.hidden;
-  const double gathered_bytes = backward ? d.grad_input_bytes : d.input_bytes;
-  SequenceCopies copies{.gather = std::nullopt,
-                        .scatter = {.name = backward ? "tp_scatter_copy_bwd" : "tp_scatter_copy",
-                                    .kind = OpKind::elementwise, .bytes = 2.0 * 2.0 * elements * kActivationBytes,
-                                    .kernels = 2}};
   if (t.micro_batch > 1) {
-    copies.gather = OpCost{.name = backward ? "tp_gather_copy_bwd" : "tp_gather_copy", .kind = OpKind::elementwise,
-                           .bytes = 2.0 * 2.0 * elements * gathered_bytes, .kernels = 2};
+    const double gathered_bytes = backward ? d.grad_input_bytes : d.input_bytes;
+    pass.push_back({.name = backward ? "tp_gather_copy_bwd" : "tp_gather_copy", .kind = OpKind::elementwise,
+                    .bytes = 2.0 * 2.0 * elements * gathered_bytes, .kernels = 2});
   }
-  return copies;
+  pass.push_back({.name = backward ? "tp_scatter_copy_bwd" : "tp_scatter_copy", .kind = OpKind::elementwise,
+                  .bytes = 2.0 * 2.0 * elements * kActivationBytes, .kernels = 2});
 }
 
 }  // namespace
@@ -527,13 +518,8 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   for (const LayerGemm* g : {&down, &up, &out}) add_linear_backward(costs.backward, d, g->dgrad, g->wgrad, g->n, g->k, g == &up);
   add_attention_backward(costs.backward, d, training.attention);
   add_projections_backward(costs.backward, d, qkv);
-  for (const bool backward : {false, true}) {
-    if (const auto copies = sequence_copies(d, parallelism, training, backward)) {
-      OpList& pass = backward ? costs.backward : costs.forward;
-      if (copies->gather) pass.push_back(*copies->gather);
-      pass.push_back(copies->scatter);
-    }
-  }
+  add_sequence_copies(costs.forward, d, parallelism, training, false);
+  add_sequence_copies(costs.backward, d, parallelism, training, true);
 
   // Recomputed work is hardware FLOPs only: the model-FLOPs convention does not count it.
   switch (training.recompute) {
