@@ -7,6 +7,7 @@
 
 #include "models/spec/framework.hpp"
 #include "models/spec/layout_rules.hpp"
+#include "scenarios/layers_per_chunk.hpp"
 #include "scenarios/scenario_bounds.hpp"
 #include "scenarios/sweep_configs.hpp"
 
@@ -178,6 +179,22 @@ Field sweep_configs() {
             s.sweep.configs = parse_sweep_configs(std::get<std::string>(v));
           },
           .check_array = check_sweep_configs};
+}
+
+// parallelism.layers_per_chunk: the JSON text of the array is the value; the layout rules check it
+// against pp, vp and the model's layers.
+Field layers_per_chunk() {
+  return {.key = "layers_per_chunk",
+          .type = ValueType::array,
+          .meaning = "transformer layers of each of the pp*vp model chunks in model order (chunk c of stage s is "
+                     "entry c*pp+s), as the job split them; the first chunk (with the embedding) and the last (with "
+                     "the loss) may hold none; []: an even split, the smaller chunks at the ends (sweep --search and plan "
+                     "try every pp and vp with even splits)",
+          .get = [](const Scenario& s) -> FieldValue { return layers_per_chunk_json(s.parallelism.layers_per_chunk); },
+          .set = [](Scenario& s, const FieldValue& v) {
+            s.parallelism.layers_per_chunk = parse_layers_per_chunk(std::get<std::string>(v));
+          },
+          .check_array = check_layers_per_chunk};
 }
 
 Field with_default(Field field, DefaultKind kind) {
@@ -616,6 +633,7 @@ std::vector<Section> build_sections() {
                           "context-parallel degree (sequence split for attention)"),
                   integer("vp", member(parallelism, &ParallelismSpec::vp), count, key_bounds::virtual_stages,
                           "model chunks per pipeline stage (interleaved schedule)"),
+                  layers_per_chunk(),
                   boolean("sp", member(parallelism, &ParallelismSpec::sp),
                           "sequence parallelism inside the tensor-parallel group"),
                   integer("zero", member(parallelism, &ParallelismSpec::zero), count,

@@ -61,7 +61,9 @@ std::optional<FieldValue> to_field_value(const json& value, const Field& field) 
     case ValueType::enumeration:
       if (!value.is_string()) return std::nullopt;
       return FieldValue{value.get<std::string>()};
-    case ValueType::array: return std::nullopt;  // no array keys inside parallelism or training
+    case ValueType::array:
+      if (!value.is_array() || field.check_array(value.dump())) return std::nullopt;
+      return FieldValue{value.dump()};
   }
   return std::nullopt;
 }

@@ -103,13 +103,14 @@ void add_model_flags(const models::TransformerSpec& m, const planning::Layout& l
 // The pipeline split of the layout, as clustersim simulates it.
 void add_pipeline_flags(const models::TransformerSpec& m, const models::ParallelismSpec& p, Flags& f) {
   if (p.pp <= 1) return;
-  const std::vector<std::int64_t> split = models::split_layers(m.layers, p.pp, p.vp);
+  const std::vector<std::int64_t> split = models::chunk_layers(m.layers, p);
   const bool even = std::all_of(split.begin(), split.end(), [&](std::int64_t n) { return n == split.front(); });
   if (even) {
     if (p.vp > 1) f.add("--num-layers-per-virtual-pipeline-stage", split.front());
     return;
   }
-  if (p.vp == 1) {
+  const bool ends_hold_layers = split.front() > 0 && split.back() > 0;
+  if (p.vp == 1 && ends_hold_layers) {
     const bool middle_equal = std::all_of(split.begin() + 1, split.end() - 1, [&](std::int64_t n) { return n == split[1]; });
     if (middle_equal) {
       f.add("--decoder-first-pipeline-num-layers", split.front());
@@ -117,14 +118,7 @@ void add_pipeline_flags(const models::TransformerSpec& m, const models::Parallel
       return;
     }
   }
-  std::string layout;
-  for (std::size_t c = 0; c < split.size(); ++c) {
-    if (c > 0) layout += '|';
-    if (c == 0) layout += 'E';
-    layout += fmt::format("t*{}", split[c]);
-    if (c + 1 == split.size()) layout += 'L';
-  }
-  f.add("--pipeline-model-parallel-layout", layout);
+  f.add("--pipeline-model-parallel-layout", pipeline_layout_text(split));
 }
 
 std::string_view fp8_recipe_flag(models::Fp8Recipe r) {

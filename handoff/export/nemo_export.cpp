@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "handoff/export/framework_exports.hpp"
+#include "handoff/frameworks/megatron_lm_rules.hpp"
 #include "handoff/frameworks/nemo_rules.hpp"
 #include "handoff/import/yaml_subset.hpp"
 #include "models/spec/moe.hpp"
@@ -71,16 +72,16 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
   std::string split_layout;
   std::int64_t first = 0, last = 0;
   if (p.pp > 1) {
-    const std::vector<std::int64_t> split = models::split_layers(m.layers, p.pp, p.vp);
+    const std::vector<std::int64_t> split = models::chunk_layers(m.layers, p);
     const bool even = std::all_of(split.begin(), split.end(), [&](std::int64_t n) { return n == split.front(); });
     const bool middle_equal =
-        p.vp == 1 && std::all_of(split.begin() + 1, split.end() - 1, [&](std::int64_t n) { return n == split[1]; });
+        p.vp == 1 && split.front() > 0 && split.back() > 0 &&
+        std::all_of(split.begin() + 1, split.end() - 1, [&](std::int64_t n) { return n == split[1]; });
     if (!even && middle_equal) {
       first = split.front();
       last = split.back();
     } else if (!even) {
-      for (std::size_t c = 0; c < split.size(); ++c)
-        split_layout += fmt::format("{}{}t*{}{}", c ? "|" : "", c == 0 ? "E" : "", split[c], c + 1 == split.size() ? "L" : "");
+      split_layout = pipeline_layout_text(split);
     }
   }
   set("model.virtual_pipeline_model_parallel_size", integer_or_null(p.vp, p.vp > 1));

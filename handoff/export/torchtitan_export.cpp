@@ -89,7 +89,7 @@ Json job_document(const models::TransformerSpec& model, const planning::Layout& 
   if (p.tp_comm_overlap) parallelism["enable_async_tensor_parallel"] = true;
   parallelism["pipeline_parallel_degree"] = p.pp;
   if (pipelined) {
-    const std::vector<std::int64_t> split = models::split_layers(model.layers, p.pp, p.vp);
+    const std::vector<std::int64_t> split = models::chunk_layers(model.layers, p);
     parallelism["pipeline_parallel_schedule"] = p.vp > 1 ? "Interleaved1F1B" : t.schedule == models::Schedule::gpipe ? "GPipe" : "1F1B";
     parallelism["pipeline_parallel_microbatch_size"] = t.micro_batch;
     if (const auto weights = stage_weights(split, model.layers)) {

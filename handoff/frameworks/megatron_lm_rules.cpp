@@ -29,6 +29,17 @@ std::int64_t MegatronArguments::integer(std::string_view flag, std::int64_t fall
   return v;
 }
 
+std::string pipeline_layout_text(const std::vector<std::int64_t>& layers_per_chunk) {
+  std::string layout;
+  for (std::size_t c = 0; c < layers_per_chunk.size(); ++c) {
+    if (c > 0) layout += '|';
+    if (c == 0) layout += 'E';
+    if (layers_per_chunk[c] > 0) layout += fmt::format("t*{}", layers_per_chunk[c]);
+    if (c + 1 == layers_per_chunk.size()) layout += 'L';
+  }
+  return layout;
+}
+
 std::vector<std::string> pipeline_layout_stages(std::string_view layout) {
   // Megatron-LM unrolls "(...)*n" first, then "x*n", then splits at '|'
   // (pipeline_parallel_layer_layout.py, parse_str_to_list).

@@ -66,4 +66,9 @@ std::vector<RuleBreach> megatron_lm_breaches(const MegatronArguments& arguments)
 /// or a repeat it does not know.
 std::vector<std::string> pipeline_layout_stages(std::string_view layout);
 
+/// The --pipeline-model-parallel-layout of a split (layers of each model chunk, in model order):
+/// one '|'-separated stage a chunk, the embedding (E) on the first, the loss (L) on the last, its
+/// decoder layers as t*n; a chunk of no layer is its E or L alone ("E|t*8|...|t*8|L").
+std::string pipeline_layout_text(const std::vector<std::int64_t>& layers_per_chunk);
+
 }  // namespace clustersim::handoff

@@ -305,6 +305,8 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
 
   // Model chunks per pipeline rank, and the split the configuration asks for.
   std::vector<std::int64_t> asked_split;
+  const std::int64_t embedding_slot = r.has("--account-for-embedding-in-pipeline-split") ? 1 : 0;
+  const std::int64_t loss_slot = r.has("--account-for-loss-in-pipeline-split") ? 1 : 0;
   if (r.has("--pipeline-model-parallel-layout")) {
     std::vector<std::string> stages;
     try {
@@ -321,10 +323,24 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
     p.vp = r.integer("--num-virtual-stages-per-pipeline-rank", 1);
   } else if (r.has("--num-layers-per-virtual-pipeline-stage")) {
     const std::int64_t per_chunk = r.integer("--num-layers-per-virtual-pipeline-stage", 1);
-    if (per_chunk <= 0 || model.layers % (p.pp * per_chunk) != 0)
+    if (per_chunk <= 0 || (model.layers + embedding_slot + loss_slot) % (p.pp * per_chunk) != 0)
       throw ImportError(fmt::format("{}: --num-layers-per-virtual-pipeline-stage {} does not divide the {} layers of "
-                                    "{} stages (megatron/training/arguments.py)", source, per_chunk, model.layers, p.pp));
-    p.vp = model.layers / p.pp / per_chunk;
+                                    "{} stages (megatron/training/arguments.py)", source, per_chunk,
+                                    model.layers + embedding_slot + loss_slot, p.pp));
+    p.vp = (model.layers + embedding_slot + loss_slot) / p.pp / per_chunk;
+  }
+  // The embedding and the loss counted as a layer each of the split, then left out of the first and
+  // the last chunk (Megatron-Core transformer_block.py, get_num_layers_to_build).
+  if ((embedding_slot > 0 || loss_slot > 0) && asked_split.empty()) {
+    const std::int64_t chunks = p.pp * p.vp;
+    const std::int64_t counted = model.layers + embedding_slot + loss_slot;
+    if (chunks <= 0 || counted % chunks != 0)
+      throw ImportError(fmt::format("{}: --account-for-embedding/loss-in-pipeline-split: the {} layers counted with "
+                                    "them do not divide into pp x vp = {} chunks (transformer_block.py)",
+                                    source, counted, chunks));
+    asked_split.assign(static_cast<std::size_t>(chunks), counted / chunks);
+    asked_split.front() -= embedding_slot;
+    asked_split.back() -= loss_slot;
   }
   const std::int64_t first = r.integer("--decoder-first-pipeline-num-layers", 0);
   const std::int64_t last = r.integer("--decoder-last-pipeline-num-layers", 0);
@@ -336,10 +352,9 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
     if (first > 0) asked_split.front() = first;
     if (last > 0) asked_split.back() = last;
   }
-  if (!asked_split.empty() && p.pp * p.vp <= model.layers &&
-      asked_split != models::split_layers(model.layers, p.pp, p.vp))
-    result.notes.push_back("the configuration's uneven pipeline split is not clustersim's (models::split_layers: the "
-                           "smaller chunks at the ends); the scenario simulates clustersim's");
+  // The split as the configuration asks for it, where clustersim's own differs.
+  if (!asked_split.empty() && (p.pp * p.vp > model.layers || asked_split != models::split_layers(model.layers, p.pp, p.vp)))
+    p.layers_per_chunk = asked_split;
 
   const bool sp = r.has("--sequence-parallel");
   p.sp = sp && p.tp > 1;

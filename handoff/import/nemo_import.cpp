@@ -5,6 +5,7 @@
 // must be in the file (model.num_layers, hidden_size, num_attention_heads, vocab_size), as
 // clustersim's export writes it. The cluster is ImportOptions' (the YAML does not say it).
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -17,6 +18,7 @@
 #include "handoff/import/scenario_json.hpp"
 #include "handoff/import/yaml_subset.hpp"
 #include "models/spec/moe.hpp"
+#include "models/step/pipeline_schedule.hpp"
 
 namespace clustersim::handoff {
 
@@ -216,6 +218,7 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
                                   "src/megatron/bridge/training/config.py); give --nodes / --gpus-per-node",
                                   source, cluster.num_gpus(), model_parallel));
   p.dp = cluster.num_gpus() / model_parallel;
+  std::vector<std::int64_t> asked_split;  // layers of each model chunk, where the configuration gives them
   if (const auto layout = r.text("model.pipeline_model_parallel_layout")) {
     std::vector<std::string> stages;
     try {
@@ -227,12 +230,25 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
       throw ImportError(fmt::format("{}: model.pipeline_model_parallel_layout has {} stages, not a multiple of {}",
                                     source, stages.size(), p.pp));
     p.vp = static_cast<std::int64_t>(stages.size()) / p.pp;
+    for (const std::string& stage : stages) asked_split.push_back(std::count(stage.begin(), stage.end(), 't'));
   } else {
     p.vp = r.integer("model.virtual_pipeline_model_parallel_size", 1);
   }
   r.has("model.virtual_pipeline_model_parallel_size");
-  r.has("model.num_layers_in_first_pipeline_stage");
-  r.has("model.num_layers_in_last_pipeline_stage");
+  // Uneven first and last stages without interleaving, the middle ones sharing the rest
+  // (Megatron-Core transformer_block.py, get_num_layers_to_build).
+  const std::int64_t first = r.integer("model.num_layers_in_first_pipeline_stage", 0);
+  const std::int64_t last = r.integer("model.num_layers_in_last_pipeline_stage", 0);
+  if (asked_split.empty() && (first > 0 || last > 0) && p.vp == 1 && p.pp > 1) {
+    const std::int64_t middle_stages = p.pp - (first > 0) - (last > 0);
+    const std::int64_t rest = m.layers - first - last;
+    asked_split.assign(static_cast<std::size_t>(p.pp), middle_stages > 0 ? rest / middle_stages : 0);
+    if (first > 0) asked_split.front() = first;
+    if (last > 0) asked_split.back() = last;
+  }
+  // The split as the configuration asks for it, where clustersim's own differs.
+  if (!asked_split.empty() && (p.pp * p.vp > m.layers || asked_split != models::split_layers(m.layers, p.pp, p.vp)))
+    p.layers_per_chunk = asked_split;
   p.sp = r.boolean("model.sequence_parallel", false) && p.tp > 1;
   p.tp_comm_overlap = r.boolean("comm_overlap.tp_comm_overlap", false) && p.sp;
   r.has("comm_overlap._target_");

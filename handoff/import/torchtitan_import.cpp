@@ -181,13 +181,26 @@ ImportedScenario import_torchtitan(std::string_view text, std::string_view sourc
     if (vp > 1 && name_of_schedule != "Interleaved1F1B")
       result.notes.push_back(fmt::format("pipeline_parallel_schedule {} has no clustersim schedule: run as "
                                          "interleaved 1F1B with {} chunks per stage", name_of_schedule, vp));
-    // clustersim splits the layers its own way (pipeline_schedule.hpp); say so where torchtitan's differs.
-    const std::vector<std::int64_t> own = models::split_layers(flavor->n_layers, pp, vp);
-    if (!f.find("parallelism", "module_fqns_per_model_part") &&
-        torchtitan::stage_layers(stages, flavor->n_layers, in_w, out_w) != own)
-      result.notes.push_back(fmt::format("torchtitan splits the layers {}; clustersim models its own split {}",
-                                         fmt::join(torchtitan::stage_layers(stages, flavor->n_layers, in_w, out_w), " "),
-                                         fmt::join(own, " ")));
+    // The layers of each model part as torchtitan splits them: its module lists, else its weighted
+    // split; where they differ from clustersim's even split, the scenario gives them.
+    std::vector<std::int64_t> theirs;
+    if (const Json* parts = f.find("parallelism", "module_fqns_per_model_part"); parts && parts->is_array()) {
+      for (const Json& part : *parts) {
+        std::int64_t layers = 0;
+        if (part.is_array())
+          for (const Json& module : part) layers += module.is_string() && module.get<std::string>().starts_with("layers.");
+        theirs.push_back(layers);
+      }
+    } else {
+      theirs = torchtitan::stage_layers(stages, flavor->n_layers, in_w, out_w);
+    }
+    const bool empty_middle = theirs.size() > 2 && std::find(theirs.begin() + 1, theirs.end() - 1, 0) != theirs.end() - 1;
+    if (empty_middle)
+      result.notes.push_back(fmt::format("torchtitan splits the layers {}: a model part between the first and the last "
+                                         "holds no layer, which clustersim does not model; it simulates an even split",
+                                         fmt::join(theirs, " ")));
+    else if (theirs != models::split_layers(flavor->n_layers, pp, vp) || pp * vp > flavor->n_layers)
+      parallelism["layers_per_chunk"] = theirs;
   } else {
     training["micro_batch"] = local;
   }

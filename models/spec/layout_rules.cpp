@@ -14,6 +14,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::parallelism_pp: return "parallelism.pp";
     case LayoutField::parallelism_dp: return "parallelism.dp";
     case LayoutField::parallelism_vp: return "parallelism.vp";
+    case LayoutField::parallelism_layers_per_chunk: return "parallelism.layers_per_chunk";
     case LayoutField::parallelism_sp: return "parallelism.sp";
     case LayoutField::parallelism_zero: return "parallelism.zero";
     case LayoutField::parallelism_shard_group: return "parallelism.shard_group";
@@ -133,6 +134,49 @@ std::optional<LayoutViolation> moe_violation(const TransformerSpec& m, const Par
 
 }  // namespace
 
+namespace {
+
+// The layers of the pp x vp model chunks: the job's own split (parallelism.layers_per_chunk), where
+// only the chunks that also hold the embedding (the first) and the loss (the last) may hold no
+// layer, or the even split, which needs a layer a chunk.
+std::optional<LayoutViolation> chunk_split_violation(const TransformerSpec& m, const ParallelismSpec& p) {
+  using F = LayoutField;
+  const std::int64_t chunks = p.pp * p.vp;
+  const std::vector<std::int64_t>& split = p.layers_per_chunk;
+  if (split.empty()) {
+    if (m.layers < chunks)
+      return LayoutViolation{F::parallelism_pp,
+                             fmt::format("pp*vp = {}*{} = {} exceeds layers={}: every pipeline chunk needs a layer "
+                                         "(parallelism.layers_per_chunk may leave the first and the last chunk "
+                                         "without one)",
+                                         p.pp, p.vp, chunks, m.layers)};
+    return std::nullopt;
+  }
+  if (static_cast<std::int64_t>(split.size()) != chunks)
+    return LayoutViolation{F::parallelism_layers_per_chunk,
+                           fmt::format("has {} entries, must have one per model chunk: pp*vp = {}*{} = {}",
+                                       split.size(), p.pp, p.vp, chunks)};
+  std::int64_t sum = 0;
+  for (std::size_t i = 0; i < split.size(); ++i) {
+    const bool end = i == 0 || i + 1 == split.size();
+    if (split[i] < 0)
+      return LayoutViolation{F::parallelism_layers_per_chunk,
+                             fmt::format("entry {} is {}: a layer count cannot be negative", i, split[i])};
+    if (split[i] == 0 && !end)
+      return LayoutViolation{F::parallelism_layers_per_chunk,
+                             fmt::format("entry {} is 0: only the first chunk (with the embedding) and the last (with "
+                                         "the loss) may hold no layer",
+                                         i)};
+    sum += split[i];
+  }
+  if (sum != m.layers)
+    return LayoutViolation{F::parallelism_layers_per_chunk,
+                           fmt::format("sums to {} layers, must sum to model.layers={}", sum, m.layers)};
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const ParallelismSpec& p,
                                                 const TrainingSpec& t, const ClusterSpec& c) {
   if (auto violation = divisor_violation(m, p, t, c)) return violation;
@@ -172,10 +216,7 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
       product != static_cast<double>(c.num_gpus))
     return broken(F::parallelism, fmt::format("tp*pp*dp*cp = {}*{}*{}*{} = {} must equal cluster.num_gpus={}", p.tp,
                                               p.pp, p.dp, p.cp, product, c.num_gpus));
-  if (const std::int64_t chunks = p.pp * p.vp; m.layers < chunks)
-    return broken(F::parallelism_pp,
-                  fmt::format("pp*vp = {}*{} = {} exceeds layers={}: every pipeline chunk needs a layer", p.pp, p.vp,
-                              chunks, m.layers));
+  if (const auto split = chunk_split_violation(m, p)) return split;
   const bool interleaved = t.schedule == Schedule::interleaved;
   if (p.vp > 1 && !interleaved)
     return broken(F::parallelism_vp, fmt::format("vp={} needs training.schedule \"interleaved\"", p.vp));

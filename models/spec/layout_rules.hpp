@@ -66,6 +66,7 @@ enum class LayoutField {
   parallelism_pp,
   parallelism_dp,
   parallelism_vp,
+  parallelism_layers_per_chunk,
   parallelism_sp,
   parallelism_zero,
   parallelism_shard_group,

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "models/spec/sharding.hpp"
 
@@ -150,6 +151,13 @@ struct ParallelismSpec {
   // the stream (DeepSeek-V3's DualPipe, Megatron-Core's --overlap-moe-expert-parallel-comm), taking
   // SMs and HBM bandwidth from it as any overlapped NCCL kernel does.
   bool ep_comm_overlap = false;
+  // Transformer layers of each of the pp x vp model chunks, in model order (chunk c of stage s is
+  // entry c x pp + s), as the job split them: Megatron-Core's --pipeline-model-parallel-layout or
+  // --decoder-first/last-pipeline-num-layers, torchtitan's layers per stage. The first chunk also
+  // holds the embedding and the last the output layer and loss, so either may hold no layer
+  // (Megatron-Core's --account-for-embedding/loss-in-pipeline-split can leave them only those).
+  // Empty: models::split_layers's even split.
+  std::vector<std::int64_t> layers_per_chunk{};
 
   friend bool operator==(const ParallelismSpec&, const ParallelismSpec&) = default;
 };

@@ -37,4 +37,7 @@ std::vector<PassRef> stage_pass_order(Schedule schedule, std::int64_t pp, std::i
 /// ran 126 layers on 16 stages: 7 on the first and last, 8 elsewhere.
 std::vector<std::int64_t> split_layers(std::int64_t layers, std::int64_t pp, std::int64_t vp);
 
+/// The layout's split: parallelism.layers_per_chunk where the job gives one, else split_layers.
+std::vector<std::int64_t> chunk_layers(std::int64_t layers, const ParallelismSpec& parallelism);
+
 }  // namespace clustersim::models

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "models/compute/compute_time.hpp"
 #include "models/compute/flops.hpp"
@@ -405,7 +406,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
                       collective(CollectiveOp::reduce_scatter, gathered, groups.etp, CommScope::ep_tp)};
   }
 
-  const std::vector<std::int64_t> split = split_layers(model.layers, p.pp, p.vp);
+  const std::vector<std::int64_t> split = chunk_layers(model.layers, p);
   std::vector<std::int64_t> first_layer(split.size(), 0);  // of each pipeline chunk, in model order
   for (std::size_t i = 1; i < split.size(); ++i) first_layer[i] = first_layer[i - 1] + split[i - 1];
   const double layer_params = static_cast<double>(layer_parameters(model)) / static_cast<double>(p.tp);
@@ -745,7 +746,7 @@ StepSimulation simulate(const StepInputs& in, TraceRecords trace) {
   r.micro_batches = plan.micro_batches;
   const auto& p = in.parallelism;
   const auto& t = in.training;
-  r.layers_per_chunk = split_layers(in.model.layers, p.pp, p.vp);
+  r.layers_per_chunk = chunk_layers(in.model.layers, p);
 
   const double step_s = r.times.step_time_s;
   const auto gpus = static_cast<double>(in.cluster.num_gpus);
@@ -781,7 +782,11 @@ StepSimulation simulate(const StepInputs& in, TraceRecords trace) {
     r.notes.push_back(fmt::format("{} micro-batches per step on {} stages: the pipeline never reaches its steady state",
                                   plan.micro_batches, p.pp));
   const auto [smallest, largest] = std::minmax_element(r.layers_per_chunk.begin(), r.layers_per_chunk.end());
-  if (*smallest != *largest)
+  if (!p.layers_per_chunk.empty())
+    r.notes.push_back(fmt::format("the pipeline split the job gives (parallelism.layers_per_chunk), layers a chunk in "
+                                  "model order: {}",
+                                  fmt::join(r.layers_per_chunk, " ")));
+  else if (*smallest != *largest)
     r.notes.push_back(fmt::format("{} layers do not divide into pp x vp = {} chunks: {} chunks of {} layers at the "
                                   "ends, {} elsewhere",
                                   in.model.layers, p.pp * p.vp,

@@ -36,7 +36,7 @@ std::vector<models::MemoryBreakdown> memory_per_stage(const models::StepInputs& 
   const auto& p = in.parallelism;
   const auto& t = in.training;
   const std::int64_t m = models::micro_batches_per_run(p, t);
-  const std::vector<std::int64_t> split = models::split_layers(in.model.layers, p.pp, p.vp);
+  const std::vector<std::int64_t> split = models::chunk_layers(in.model.layers, p);
   std::vector<models::MemoryBreakdown> stages;
   stages.reserve(static_cast<std::size_t>(p.pp));
   for (std::int64_t s = 0; s < p.pp; ++s) {

@@ -74,7 +74,8 @@ struct LayoutCandidate {
 
 /// Enumerates the valid layouts of `base` (model, cluster, sequence length, global batch and
 /// precision fixed), in enumeration order, each with its memory estimate: candidates whose
-/// memory.fits is false need not be simulated.
+/// memory.fits is false need not be simulated. Each splits its layers evenly (models::split_layers):
+/// a job's own split (parallelism.layers_per_chunk) belongs to the pp x vp it was written for.
 std::vector<LayoutCandidate> search_layouts(const models::StepInputs& base, const SearchSpace& space = {});
 
 /// The bytes of a step plan: layouts whose plans have equal keys lower to the same task graph and

@@ -70,6 +70,7 @@ inline void check_same_layout(const planning::Layout& expected, const scenarios:
   CHECK(got.parallelism.zero == p.zero);
   CHECK(got.parallelism.shard_group == p.shard_group);
   CHECK(got.parallelism.tp_comm_overlap == p.tp_comm_overlap);
+  CHECK(got.parallelism.layers_per_chunk == p.layers_per_chunk);
   CHECK(got.training.seq_len == t.seq_len);
   CHECK(got.training.micro_batch == t.micro_batch);
   CHECK(got.training.global_batch == t.global_batch);

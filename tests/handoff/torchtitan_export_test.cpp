@@ -245,6 +245,31 @@ TEST_CASE("torchtitan round trip: a pipeline of 32 stages over 80 layers, one da
             .layout.parallelism.zero == 0);
 }
 
+TEST_CASE("torchtitan round trip: the job's pipeline split, the first stage holding only the embedding") {
+  // ZeRO-2 and op-level recompute: what torchtitan runs (FSDP2 never resharding, selective_ac_option "op").
+  planning::Layout split = testing::twelve_layouts()[0].layout;
+  split.parallelism = {.tp = 8, .pp = 4, .dp = 8, .sp = true, .zero = 2, .layers_per_chunk = {0, 27, 27, 26}};
+  split.training.recompute = models::Recompute::op;
+  const LaunchConfig config = export_of(split);
+  CHECK(config.runs_as_given());
+  const Json job = exported_job(config);
+  CHECK(torchtitan::check_job(job, kWorld).empty());
+  // The first model part is the embedding alone, whichever way the job config says it.
+  std::vector<std::int64_t> torchtitan_split;
+  if (job["parallelism"].contains("module_fqns_per_model_part")) {
+    for (const Json& part : job["parallelism"]["module_fqns_per_model_part"]) {
+      std::int64_t layers = 0;
+      for (const Json& name : part) layers += name.get<std::string>().starts_with("layers.") ? 1 : 0;
+      torchtitan_split.push_back(layers);
+    }
+  } else {
+    torchtitan_split = torchtitan::stage_layers(4, 80, job["parallelism"]["pipeline_parallel_first_stage_less_layers"],
+                                                job["parallelism"]["pipeline_parallel_last_stage_less_layers"]);
+  }
+  CHECK(torchtitan_split == std::vector<std::int64_t>{0, 27, 27, 26});
+  check_round_trip(split);
+}
+
 TEST_CASE("torchtitan round trip: gradient accumulation over pipeline runs is the local batch") {
   // Each gradient-accumulation step runs torchtitan's pipeline schedule once: 4 runs of the 1,024
   // sequences over 8 data-parallel ranks are local batches of 1024 / (8 x 4) = 32.

@@ -82,6 +82,37 @@ TEST_CASE("megatron-lm import: the round trip keeps a MoE model with an uneven i
                                  .cuda_graphs = true}});
 }
 
+TEST_CASE("megatron-lm import: the job's pipeline split comes back, and Megatron-Core's embedding and loss slots") {
+  // Llama 3 70B's 80 layers on 4 stages, the first holding only the embedding: exported as
+  // --pipeline-model-parallel-layout "E|t*27|t*27|t*26L", imported as the same split.
+  check_round_trip("llama3-70b", {.parallelism = {.tp = 8, .pp = 4, .dp = 8, .sp = true, .layers_per_chunk = {0, 27, 27, 26}},
+                                  .training = {.seq_len = 4096, .global_batch = 1024}});
+  const scenarios::Scenario s = scenarios::default_scenario();
+  const planning::Layout layout{.parallelism = {.tp = 8, .pp = 4, .dp = 8, .sp = true, .layers_per_chunk = {0, 27, 27, 26}},
+                                .training = {.seq_len = 4096, .global_batch = 1024}};
+  const LaunchConfig c = export_launch(Framework::megatron_lm, s.model, s.cluster, layout);
+  CHECK(c.files[0].content.find("--pipeline-model-parallel-layout 'E|t*27|t*27|t*26L'") != std::string::npos);
+
+  // --account-for-embedding/loss-in-pipeline-split count the embedding and the loss as a layer each
+  // of the even split and leave them out of the first and the last chunk (Megatron-Core
+  // transformer_block.py): 30 layers + 2 on 4 stages x 8 chunks is a layer a chunk, the ends none.
+  const std::string line =
+      "--num-layers 30 --hidden-size 4096 --num-attention-heads 32 --seq-length 2048 --max-position-embeddings 2048 "
+      "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 4 --num-virtual-stages-per-pipeline-rank 8 "
+      "--global-batch-size 64 --vocab-size 32000 --account-for-embedding-in-pipeline-split "
+      "--account-for-loss-in-pipeline-split";
+  const scenarios::Scenario slots = loaded(import_config(Framework::megatron_lm, line, "args.txt", {.nodes = 4}));
+  std::vector<std::int64_t> expected(32, 1);
+  expected.front() = expected.back() = 0;
+  CHECK(slots.parallelism.vp == 8);
+  CHECK(slots.parallelism.layers_per_chunk == expected);
+  // 30 + 1 does not divide into 32 chunks: Megatron-Core refuses it, and so does the import.
+  std::string odd = line;
+  odd.erase(odd.find(" --account-for-loss-in-pipeline-split"));
+  CHECK_THROWS_WITH_AS(import_config(Framework::megatron_lm, odd, "args.txt", {.nodes = 4}),
+                       doctest::Contains("do not divide into pp x vp = 32 chunks"), ImportError);
+}
+
 TEST_CASE("megatron-lm import: every model preset survives export and import, for Megatron-LM and NeMo") {
   // A plain layout per preset: TP 8 (2 for models of fewer heads), PP 2, experts over 8 ranks.
   for (const std::string& name : scenarios::model_preset_names()) {

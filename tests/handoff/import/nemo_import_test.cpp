@@ -53,6 +53,16 @@ TEST_CASE("nemo import: the round trip keeps MoE, DeepEP, fp8, CUDA graphs, bf16
                                  .grad_dtype = models::GradDtype::bf16, .cuda_graphs = true}});
 }
 
+TEST_CASE("nemo import: the job's pipeline split comes back, an embedding-only first chunk and an uneven one") {
+  // Llama 3 70B's 80 layers on 4 stages: the first holds only the embedding (a layout), then a
+  // first and last stage of 14 without interleaving (num_layers_in_first/last_pipeline_stage).
+  const scenarios::Scenario s = scenarios::default_scenario();
+  check_round_trip(s, {.parallelism = {.tp = 8, .pp = 4, .dp = 8, .sp = true, .layers_per_chunk = {0, 27, 27, 26}},
+                       .training = {.seq_len = 4096, .global_batch = 1024}});
+  check_round_trip(s, {.parallelism = {.tp = 8, .pp = 4, .dp = 8, .sp = true, .layers_per_chunk = {14, 26, 26, 14}},
+                       .training = {.seq_len = 4096, .global_batch = 1024}});
+}
+
 TEST_CASE("nemo import: Megatron-Bridge's tutorial overrides name no model shape, and the import says so") {
   // tests/handoff/data/README.md: tutorials/recipes/llama/conf/llama32_1b_pretrain.yaml @067f987, which overrides
   // llama32_1b_pretrain_config's batch, sequence and parallel sizes but not its model.
