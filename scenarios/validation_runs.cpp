@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "models/spec/layout_rules.hpp"
+#include "models/step/pipeline_schedule.hpp"
 #include "scenarios/csv_reader.hpp"
 #include "scenarios/embedded_files.hpp"
 #include "scenarios/presets.hpp"
@@ -570,6 +571,16 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
                                     p.vp));
       p.vp = 1;
       t.schedule = models::Schedule::one_f_one_b;
+    }
+  }
+
+  if (family.pipeline_split.value == PipelineSplit::first_chunks_larger && p.pp > 1) {
+    const std::int64_t chunks = p.pp * p.vp;
+    std::vector<std::int64_t> split(static_cast<std::size_t>(chunks), s.model.layers / chunks);
+    for (std::int64_t c = 0; c < s.model.layers % chunks; ++c) ++split[static_cast<std::size_t>(c)];
+    if (split != models::split_layers(s.model.layers, p.pp, p.vp)) {
+      p.layers_per_chunk = split;
+      assumed.emplace_back(family.pipeline_split.reason);
     }
   }
 

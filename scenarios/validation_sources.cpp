@@ -339,7 +339,14 @@ constexpr std::array families{
         .dropout = no_dropout,
         .fp32_loss = FamilyDefault<bool>{false, "fp32_loss=false: every benchmark config of the rows' commit sets "
                                                 "loss_fn MaskedCrossEntropy with fp32_upcast: false "
-                                                "(NVIDIA-NeMo/Automodel examples/benchmark/configs/*.yaml @037e04a)"}},
+                                                "(NVIDIA-NeMo/Automodel examples/benchmark/configs/*.yaml @037e04a)"},
+        .pipeline_split = {PipelineSplit::first_chunks_larger,
+                           "layers_per_chunk: Automodel's split, the first layers mod chunks model parts a layer "
+                           "more, the embedding on the first and the output layer on the last "
+                           "(nemo_automodel/components/distributed/pipelining/functional.py, "
+                           "generate_hf_model_fqn_per_model_part, at 89e3a9fdd, the commit that added the rows' "
+                           "performance summary, whose ceil(layers / layers_per_stage) + 1 model parts give the "
+                           "rows' VP)"}},
 };
 
 constexpr SourceFamily other{.name = "other",

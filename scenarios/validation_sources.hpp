@@ -32,6 +32,12 @@ struct FamilyDefault {
 /// Sequence parallelism when a row leaves `sp` empty.
 enum class SpDefault { off, when_tp };  // when_tp: on whenever tp > 1
 
+/// How the family's framework splits a pipeline's layers over its model chunks.
+enum class PipelineSplit {
+  even,                 // clustersim's even split, the smaller chunks at the ends (models::split_layers)
+  first_chunks_larger,  // the first layers mod chunks chunks take a layer more, in model order
+};
+
 /// The micro-batch when a row leaves `micro_batch` empty.
 enum class MicroBatchDefault {
   one_sequence,    // 1
@@ -84,6 +90,8 @@ struct SourceFamily {
   // The loss's kernel (training.cross_entropy), where not what the framework's current release
   // runs with the row's elementwise kernels.
   std::optional<FamilyDefault<models::CrossEntropyKernel>> cross_entropy{};
+  // Pipelined rows: how the framework split the layers over the model chunks.
+  FamilyDefault<PipelineSplit> pipeline_split{PipelineSplit::even, ""};
 };
 
 /// The dropout of a row's model: none for Llama and Nemotron models, MLPerf's for a row whose notes

@@ -436,6 +436,25 @@ TEST_CASE("validation: a pipelined row's gradient-accumulation steps are its pip
   CHECK(mapped(flat).scenario.training.pipeline_runs == 1);
 }
 
+TEST_CASE("validation: an Automodel pipeline splits its layers as Automodel does, the first parts a layer more") {
+  // 30 layers on pp 4 x vp 2 = 8 model parts: Automodel gives the first 30 mod 8 = 6 parts 4 layers
+  // and the last two 3 (generate_hf_model_fqn_per_model_part); clustersim's even split would put
+  // the smaller parts at the two ends.
+  ValidationRow row = gpt_1_7b();
+  row.source = "NVIDIA-NeMo/Automodel docs/performance-summary.md";
+  row.layers = "30";
+  row.pp = "4";
+  row.vp = "2";
+  row.dp = "8";
+  row.global_batch = "64";
+  const ValidationCase c = mapped(row);
+  CHECK(c.scenario.parallelism.layers_per_chunk == std::vector<std::int64_t>{4, 4, 4, 4, 4, 4, 3, 3});
+  CHECK(assumes(c, "layers_per_chunk: Automodel's split"));
+  // Where Automodel's split is the even one, the scenario leaves it to the default.
+  row.layers = "32";
+  CHECK(mapped(row).scenario.parallelism.layers_per_chunk.empty());
+}
+
 TEST_CASE("validation: a row whose parameters are fp8 gathers them in fp8") {
   // NeMo's MLPerf configs (FP8_PARAMS=True, FP8_PARAM_GATHER=True) under the distributed optimizer.
   ValidationRow row = gpt_1_7b();

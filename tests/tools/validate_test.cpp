@@ -23,7 +23,7 @@ namespace clustersim::tools {
 namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
-// the step model can express. The model measures 0.072 today, with every row on its GPU's bundled
+// the step model can express. The model measures 0.071 today, with every row on its GPU's bundled
 // calibration profile (GEMMs fitted to cuBLASLt under sustained load, Hopper's tensor-core work at
 // the clock it holds at its power limit, attention by its framework's kernel and call size). The
 // DeepSpeed ZeRO-3 rows of Narayanan 2021 are the largest misses (2-26 % too fast, with their
@@ -37,13 +37,14 @@ namespace {
 // their tensor cores at the clock that limit leaves) the June 2025 TP 8 runs of Llama 3.1 8B are
 // -10 to -20 % (the model gives async TP more than it measured) and the December 2024 runs with
 // context parallelism (PyTorch's all-gather rotation, 32K-256K tokens) -18 to +16 %.
-// NeMo Automodel's six MoE rows are 15.6 % off on average, all too fast, with
+// NeMo Automodel's six MoE rows are 14.7 % off on average, all too fast, with
 // their bf16 parameters, bf16 gradient reduction and bf16 loss as the recipe runs them and, under
 // PP, FSDP2 gathering and reducing once a step: Qwen3 7 % once its fake balanced gate's
 // routing is modelled (each token's experts on one node), GPT-OSS 20B 9 % with its published
-// config's activation checkpointing, DeepSeek-V3 12 % on 256 GPUs and 24 % on 1,024 (four pipeline
-// runs a step there, each with its fill and drain), Kimi K2 (DeepSeek-V3's design with 384
-// experts, on PP8 EP32, two runs) 18 % and GPT-OSS 120B 23 %
+// config's activation checkpointing, DeepSeek-V3 11 % on 256 GPUs and 23 % on 1,024 (four pipeline
+// runs a step there, each with its fill and drain; Automodel's split of the layers, the first model
+// parts a layer more), Kimi K2 (DeepSeek-V3's design with 384 experts, on PP8 EP32, two runs) 17 %
+// and GPT-OSS 120B 22 %
 // (attention sinks and FlexAttention's own rate are not modelled, nor measured grouped GEMMs).
 // MLPerf 5.1's Llama 3.1 8B, one micro-batch a step, is 3 % slow on one DGX B200 and too fast
 // across nodes: 19 % on eight DGX B200, 11 % and 42 % on 72 and 512 GB200 (0.17 and 0.09 s
@@ -62,9 +63,9 @@ namespace {
 // The gate sits just above the measured level against regressions and is tightened as the
 // physics closes the gap. Never met by skipping rows or by per-row corrections.
 constexpr double kMaxValidationMape = 0.075;
-// The mixture-of-experts rows together, at their measured level (the MoE issue asked for 15 %: the
-// rows met it while FSDP2 under a pipeline was simulated gathering every micro-batch).
-constexpr double kMaxMoeMape = 0.16;
+// The mixture-of-experts rows together, at their measured level (14.7 %), which is the 15 % the
+// MoE issue asked for.
+constexpr double kMaxMoeMape = 0.15;
 // The mean signed error of each source family, held at its measured level (a little margin) on
 // both sides so that no family drifts further while the overall MAPE holds; the goal is within
 // +/-6 %.
@@ -78,7 +79,7 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.06, 0.13},
     FamilyBiasBound{"MLPerf 3.1", -0.06, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.09, 0.06},
-    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.16, 0.06},
+    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.15, 0.06},
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
     FamilyBiasBound{"MLPerf 5.1", -0.16, 0.06},      FamilyBiasBound{"MLPerf 4.1", -0.06, 0.06},
     FamilyBiasBound{"MLPerf 5.1 Nebius", -0.06, 0.08},
