@@ -29,6 +29,34 @@ std::int64_t MegatronArguments::integer(std::string_view flag, std::int64_t fall
   return v;
 }
 
+std::vector<std::int64_t> uneven_pipeline_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
+                                                std::int64_t first, std::int64_t last) {
+  if (pp < 2 || vp < 1 || first < 0 || last < 0) return {};
+  const std::int64_t middle_stages = pp - (first > 0) - (last > 0);
+  const std::int64_t rest = layers - first - last;
+  if (rest < 0 || (middle_stages > 0 && rest % middle_stages != 0) || (middle_stages == 0 && rest != 0)) return {};
+  const std::int64_t middle = middle_stages > 0 ? rest / middle_stages : 0;
+  std::vector<std::int64_t> split(static_cast<std::size_t>(pp * vp));
+  for (std::int64_t s = 0; s < pp; ++s) {
+    const std::int64_t stage = s == 0 && first > 0 ? first : s == pp - 1 && last > 0 ? last : middle;
+    if (stage % vp != 0) return {};
+    for (std::int64_t c = 0; c < vp; ++c) split[static_cast<std::size_t>(c * pp + s)] = stage / vp;
+  }
+  return split;
+}
+
+std::vector<std::int64_t> embedding_loss_pipeline_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
+                                                        bool embedding, bool loss) {
+  const std::int64_t chunks = pp * vp;
+  const std::int64_t counted = layers + (embedding ? 1 : 0) + (loss ? 1 : 0);
+  if (chunks < 1 || counted % chunks != 0) return {};
+  std::vector<std::int64_t> split(static_cast<std::size_t>(chunks), counted / chunks);
+  if (embedding) --split.front();
+  if (loss) --split.back();
+  if (split.front() < 0 || split.back() < 0) return {};
+  return split;
+}
+
 std::string pipeline_layout_text(const std::vector<std::int64_t>& layers_per_chunk) {
   std::string layout;
   for (std::size_t c = 0; c < layers_per_chunk.size(); ++c) {

@@ -66,6 +66,17 @@ std::vector<RuleBreach> megatron_lm_breaches(const MegatronArguments& arguments)
 /// or a repeat it does not know.
 std::vector<std::string> pipeline_layout_stages(std::string_view layout);
 
+/// The layers of each model chunk, in model order, as Megatron-Core builds them
+/// (transformer_block.py, get_num_layers_to_build) for an uneven first or last stage
+/// (--decoder-first/last-pipeline-num-layers, 0: not given; each stage's layers split evenly over
+/// its vp chunks), or for the embedding and the loss counted as a layer each of an even split
+/// (--account-for-embedding/loss-in-pipeline-split, then left out of the first and the last chunk).
+/// Empty where Megatron-Core's divisibility asserts refuse the numbers.
+std::vector<std::int64_t> uneven_pipeline_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
+                                                std::int64_t first, std::int64_t last);
+std::vector<std::int64_t> embedding_loss_pipeline_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
+                                                        bool embedding, bool loss);
+
 /// The --pipeline-model-parallel-layout of a split (layers of each model chunk, in model order):
 /// one '|'-separated stage a chunk, the embedding (E) on the first, the loss (L) on the last, its
 /// decoder layers as t*n; a chunk of no layer is its E or L alone ("E|t*8|...|t*8|L").

@@ -332,25 +332,21 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
   // The embedding and the loss counted as a layer each of the split, then left out of the first and
   // the last chunk (Megatron-Core transformer_block.py, get_num_layers_to_build).
   if ((embedding_slot > 0 || loss_slot > 0) && asked_split.empty()) {
-    const std::int64_t chunks = p.pp * p.vp;
-    const std::int64_t counted = model.layers + embedding_slot + loss_slot;
-    if (chunks <= 0 || counted % chunks != 0)
+    asked_split = embedding_loss_pipeline_split(model.layers, p.pp, p.vp, embedding_slot > 0, loss_slot > 0);
+    if (asked_split.empty())
       throw ImportError(fmt::format("{}: --account-for-embedding/loss-in-pipeline-split: the {} layers counted with "
                                     "them do not divide into pp x vp = {} chunks (transformer_block.py)",
-                                    source, counted, chunks));
-    asked_split.assign(static_cast<std::size_t>(chunks), counted / chunks);
-    asked_split.front() -= embedding_slot;
-    asked_split.back() -= loss_slot;
+                                    source, model.layers + embedding_slot + loss_slot, p.pp * p.vp));
   }
   const std::int64_t first = r.integer("--decoder-first-pipeline-num-layers", 0);
   const std::int64_t last = r.integer("--decoder-last-pipeline-num-layers", 0);
-  if ((first > 0 || last > 0) && p.vp == 1 && p.pp > 1) {
-    const std::int64_t middle_stages = p.pp - (first > 0) - (last > 0);
-    const std::int64_t rest = model.layers - first - last;
-    const std::int64_t middle = middle_stages > 0 ? rest / middle_stages : 0;
-    asked_split.assign(static_cast<std::size_t>(p.pp), middle);
-    if (first > 0) asked_split.front() = first;
-    if (last > 0) asked_split.back() = last;
+  if ((first > 0 || last > 0) && p.pp > 1 && asked_split.empty()) {
+    asked_split = uneven_pipeline_split(model.layers, p.pp, p.vp, first, last);
+    if (asked_split.empty())
+      throw ImportError(fmt::format("{}: --decoder-first/last-pipeline-num-layers {} and {} leave the {} layers no "
+                                    "whole number a chunk of the other stages over {} chunks a stage "
+                                    "(transformer_block.py)",
+                                    source, first, last, model.layers, p.vp));
   }
   // The split as the configuration asks for it, where clustersim's own differs.
   if (!asked_split.empty() && (p.pp * p.vp > model.layers || asked_split != models::split_layers(model.layers, p.pp, p.vp)))

@@ -106,6 +106,19 @@ TEST_CASE("megatron-lm import: the job's pipeline split comes back, and Megatron
   expected.front() = expected.back() = 0;
   CHECK(slots.parallelism.vp == 8);
   CHECK(slots.parallelism.layers_per_chunk == expected);
+  // An uneven first and last stage under interleaving: each stage's layers over its chunks, the
+  // middle stages sharing the rest (4 + 10 + 10 + 6 on 4 stages of 2 chunks).
+  std::string uneven = line;
+  uneven.replace(uneven.find("--account-for-embedding"), std::string::npos,
+                 "--decoder-first-pipeline-num-layers 4 --decoder-last-pipeline-num-layers 6");
+  uneven.replace(uneven.find("--num-virtual-stages-per-pipeline-rank 8"), 40, "--num-virtual-stages-per-pipeline-rank 2");
+  const scenarios::Scenario ends = loaded(import_config(Framework::megatron_lm, uneven, "args.txt", {.nodes = 4}));
+  CHECK(ends.parallelism.layers_per_chunk == std::vector<std::int64_t>{2, 5, 5, 3, 2, 5, 5, 3});
+  // A stage whose layers do not split over its chunks is refused, as Megatron-Core's assert does.
+  std::string odd_ends = uneven;
+  odd_ends.replace(odd_ends.find("--decoder-first-pipeline-num-layers 4"), 37, "--decoder-first-pipeline-num-layers 3");
+  CHECK_THROWS_WITH_AS(import_config(Framework::megatron_lm, odd_ends, "args.txt", {.nodes = 4}),
+                       doctest::Contains("--decoder-first/last-pipeline-num-layers 3 and 6"), ImportError);
   // 30 + 1 does not divide into 32 chunks: Megatron-Core refuses it, and so does the import.
   std::string odd = line;
   odd.erase(odd.find(" --account-for-loss-in-pipeline-split"));

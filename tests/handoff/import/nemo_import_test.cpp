@@ -63,6 +63,26 @@ TEST_CASE("nemo import: the job's pipeline split comes back, an embedding-only f
                        .training = {.seq_len = 4096, .global_batch = 1024}});
 }
 
+TEST_CASE("nemo import: Megatron-Core's embedding and loss slots give the first and the last chunk a layer less") {
+  // Llama 3 70B on 2 stages of 41 chunks: 80 layers + the embedding + the loss are a layer a
+  // chunk, the first holding only the embedding and the last only the loss.
+  const scenarios::Scenario s = scenarios::default_scenario();
+  const planning::Layout layout{.parallelism = {.tp = 8, .pp = 2, .dp = 16, .sp = true},
+                                .training = {.seq_len = 4096, .global_batch = 1024}};
+  std::string yaml = export_launch(Framework::nemo, s.model, s.cluster, layout).files[0].content;
+  const std::string vp = "  virtual_pipeline_model_parallel_size: null\n";
+  REQUIRE(yaml.find(vp) != std::string::npos);
+  yaml.replace(yaml.find(vp), vp.size(),
+               "  virtual_pipeline_model_parallel_size: 41\n  account_for_embedding_in_pipeline_split: true\n"
+               "  account_for_loss_in_pipeline_split: true\n");
+  const ImportOptions cluster{.nodes = 32, .gpus_per_node = 8, .gpu = "h100-sxm"};
+  const scenarios::Scenario back = loaded(import_config(Framework::nemo, yaml, "overrides.yaml", cluster));
+  std::vector<std::int64_t> expected(82, 1);
+  expected.front() = expected.back() = 0;
+  CHECK(back.parallelism.vp == 41);
+  CHECK(back.parallelism.layers_per_chunk == expected);
+}
+
 TEST_CASE("nemo import: Megatron-Bridge's tutorial overrides name no model shape, and the import says so") {
   // tests/handoff/data/README.md: tutorials/recipes/llama/conf/llama32_1b_pretrain.yaml @067f987, which overrides
   // llama32_1b_pretrain_config's batch, sequence and parallel sizes but not its model.
