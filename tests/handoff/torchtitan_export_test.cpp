@@ -59,6 +59,22 @@ void check_round_trip(const planning::Layout& layout) {
   testing::check_same_layout(mapping.layout, back);
 }
 
+/// The layers of each model part torchtitan builds from the job's parallelism table (its module
+/// lists, else its weighted split of the twelve layouts' 80 layers over `stages`).
+std::vector<std::int64_t> torchtitan_split(const Json& job, std::int64_t stages) {
+  const Json& par = job["parallelism"];
+  if (!par.contains("module_fqns_per_model_part"))
+    return torchtitan::stage_layers(stages, 80, par["pipeline_parallel_first_stage_less_layers"],
+                                    par["pipeline_parallel_last_stage_less_layers"]);
+  std::vector<std::int64_t> split;
+  for (const Json& part : par["module_fqns_per_model_part"]) {
+    std::int64_t layers = 0;
+    for (const Json& name : part) layers += name.get<std::string>().starts_with("layers.") ? 1 : 0;
+    split.push_back(layers);
+  }
+  return split;
+}
+
 void check_passes_job_rules(const NamedLayout& named) {
   CAPTURE(named.name);
   const LaunchConfig config = export_of(named.layout);
@@ -227,18 +243,7 @@ TEST_CASE("torchtitan round trip: a pipeline of 32 stages over 80 layers, one da
   CHECK(job["training"]["local_batch_size"] == 1024);
   // clustersim's uneven split, as the job config makes torchtitan split the 80 layers.
   const std::vector<std::int64_t> split = models::split_layers(80, 32, 1);
-  std::vector<std::int64_t> torchtitan_split;
-  if (job["parallelism"].contains("module_fqns_per_model_part")) {
-    for (const Json& part : job["parallelism"]["module_fqns_per_model_part"]) {
-      std::int64_t layers = 0;
-      for (const Json& name : part) layers += name.get<std::string>().starts_with("layers.") ? 1 : 0;
-      torchtitan_split.push_back(layers);
-    }
-  } else {
-    torchtitan_split = torchtitan::stage_layers(32, 80, job["parallelism"]["pipeline_parallel_first_stage_less_layers"],
-                                                job["parallelism"]["pipeline_parallel_last_stage_less_layers"]);
-  }
-  CHECK(torchtitan_split == split);
+  CHECK(torchtitan_split(job, 32) == split);
   CHECK(torchtitan::check_job(job, kWorld).empty());
   check_round_trip(deep);  // as ZeRO-0: one rank shards nothing
   CHECK(torchtitan::map_layout(testing::twelve_layouts_scenario().model, testing::twelve_layouts_scenario().cluster, deep)
@@ -255,18 +260,7 @@ TEST_CASE("torchtitan round trip: the job's pipeline split, the first stage hold
   const Json job = exported_job(config);
   CHECK(torchtitan::check_job(job, kWorld).empty());
   // The first model part is the embedding alone, whichever way the job config says it.
-  std::vector<std::int64_t> torchtitan_split;
-  if (job["parallelism"].contains("module_fqns_per_model_part")) {
-    for (const Json& part : job["parallelism"]["module_fqns_per_model_part"]) {
-      std::int64_t layers = 0;
-      for (const Json& name : part) layers += name.get<std::string>().starts_with("layers.") ? 1 : 0;
-      torchtitan_split.push_back(layers);
-    }
-  } else {
-    torchtitan_split = torchtitan::stage_layers(4, 80, job["parallelism"]["pipeline_parallel_first_stage_less_layers"],
-                                                job["parallelism"]["pipeline_parallel_last_stage_less_layers"]);
-  }
-  CHECK(torchtitan_split == std::vector<std::int64_t>{0, 27, 27, 26});
+  CHECK(torchtitan_split(job, 4) == std::vector<std::int64_t>{0, 27, 27, 26});
   check_round_trip(split);
 }
 
