@@ -132,10 +132,6 @@ std::optional<LayoutViolation> moe_violation(const TransformerSpec& m, const Par
   return std::nullopt;
 }
 
-}  // namespace
-
-namespace {
-
 // The layers of the pp x vp model chunks: the job's own split (parallelism.layers_per_chunk), where
 // only the chunks that also hold the embedding (the first) and the loss (the last) may hold no
 // layer, or the even split, which needs a layer a chunk.
