@@ -5,6 +5,7 @@
 /// Statistics are over |error|: MAPE (mean), median and max; `bias` is the mean signed error.
 /// Limitations: one simulated step per row with the analytic fidelity; rows keep CSV order.
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -40,10 +41,22 @@ struct ErrorStats {
 /// The statistics of signed errors; all zero for none.
 ErrorStats error_stats(std::span<const double> errors);
 
+/// The shares of the predicted step that communication leaves exposed, by which the report groups
+/// the runs: [0, 2 %), [2, 6 %), [6, 12 %), [12, 20 %), [20 %, 100 %]. Where a layout's prediction
+/// stands among them tells how far its communication model is trusted: the more of the step the
+/// model leaves to communication, the more its errors in collective rates and overlap show.
+inline constexpr std::array<double, 4> kExposedCommEdges{0.02, 0.06, 0.12, 0.20};
+
+/// "under 2 %", "2-6 %", ..., "20 % and more": the label of the group holding `exposed_fraction`.
+std::string exposed_comm_group(double exposed_fraction);
+
 struct ValidationReport {
   std::vector<ValidationResult> rows;                     // CSV order
   std::vector<scenarios::SkippedRow> skipped;             // CSV order
   std::vector<std::pair<std::string, ErrorStats>> by_source;  // families, in order of first row
+  // The runs grouped by their predicted exposed-communication share (kExposedCommEdges), least first;
+  // groups without a run are left out.
+  std::vector<std::pair<std::string, ErrorStats>> by_exposed_comm;
   // Validation families (family_label), in order of first row: the bands sweep and plan give.
   std::vector<std::pair<std::string, RunSpread>> by_validation_family;
   ErrorStats overall;

@@ -6,6 +6,7 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -219,6 +220,35 @@ TEST_CASE("validate: --json is one object with rows in CSV order, skips, per-sou
   CHECK(overall["count"] == j["rows"].size());
   CHECK(overall["skipped"] == j["skipped"].size());
   CHECK(overall["max"].get<double>() >= overall["median"].get<double>());
+}
+
+TEST_CASE("validate: the runs grouped by their predicted exposed communication, each group its rows' statistics") {
+  CHECK(planning::exposed_comm_group(0.0) == "under 2 %");
+  CHECK(planning::exposed_comm_group(0.0199) == "under 2 %");
+  CHECK(planning::exposed_comm_group(0.02) == "2-6 %");
+  CHECK(planning::exposed_comm_group(0.119) == "6-12 %");
+  CHECK(planning::exposed_comm_group(0.2) == "20 % and more");
+  const planning::ValidationReport& report = published_report();
+  // The groups, rebuilt here from each row's exposed share and error.
+  std::map<std::string, std::vector<double>> errors;
+  for (const auto& r : report.rows) errors[planning::exposed_comm_group(r.exposed_comm_fraction)].push_back(r.error);
+  std::int64_t counted = 0;
+  REQUIRE(report.by_exposed_comm.size() == errors.size());
+  for (const auto& entry : report.by_exposed_comm) {
+    const std::string& group = entry.first;
+    CAPTURE(group);
+    const planning::ErrorStats expected = planning::error_stats(errors.at(group));
+    CHECK(entry.second.count == expected.count);
+    CHECK(entry.second.bias == doctest::Approx(expected.bias));
+    CHECK(entry.second.mape == doctest::Approx(expected.mape));
+    counted += entry.second.count;
+  }
+  CHECK(counted == report.overall.count);
+  // Least exposed first.
+  CHECK(report.by_exposed_comm.front().first == "under 2 %");
+  const Outcome o = run({"validate"});
+  CHECK(o.out.find("EXPOSED COMM") != std::string::npos);
+  CHECK(nlohmann::json::parse(run({"validate", "--json"}).out)["by_exposed_comm"].size() == report.by_exposed_comm.size());
 }
 
 TEST_CASE("validate: a second run prints the same bytes") {

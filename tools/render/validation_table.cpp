@@ -62,6 +62,8 @@ std::string validation_report_json(const planning::ValidationReport& report) {
   for (const auto& s : report.skipped) skipped.push_back({{"id", s.id}, {"reason", s.reason}});
   ordered_json by_source = ordered_json::object();
   for (const auto& [name, stats] : report.by_source) by_source[name] = stats_json(stats);
+  ordered_json by_exposed_comm = ordered_json::object();
+  for (const auto& [group, stats] : report.by_exposed_comm) by_exposed_comm[group] = stats_json(stats);
   ordered_json overall = stats_json(report.overall);
   overall["skipped"] = report.skipped.size();
   ordered_json families = ordered_json::object();
@@ -73,6 +75,7 @@ std::string validation_report_json(const planning::ValidationReport& report) {
   result["rows"] = std::move(rows);
   result["skipped"] = std::move(skipped);
   result["by_source"] = std::move(by_source);
+  result["by_exposed_comm"] = std::move(by_exposed_comm);
   result["overall"] = std::move(overall);
   result["by_validation_family"] = std::move(families);
   return result.dump(2) + "\n";
@@ -118,6 +121,11 @@ std::string validation_report_text(const planning::ValidationReport& report, std
   for (const auto& [name, stats] : report.by_source) text += stats_line(name, stats);
   text += stats_line("overall", report.overall);
   text += "MAPE, MEDIAN and MAX are over |error|; BIAS is the mean signed error.\n";
+
+  text += fmt::format("\n{:<{}}  {:>5}  {:>7}  {:>7}  {:>7}  {:>7}\n", "EXPOSED COMM", w_name, "COUNT", "MAPE",
+                      "MEDIAN", "MAX", "BIAS");
+  for (const auto& [group, stats] : report.by_exposed_comm) text += stats_line(group, stats);
+  text += "The runs by the share of their predicted step that communication leaves exposed.\n";
 
   std::size_t w_family = 17;
   for (const auto& [label, spread] : report.by_validation_family) w_family = std::max(w_family, label.size());
