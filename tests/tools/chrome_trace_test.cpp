@@ -404,6 +404,23 @@ TEST_CASE("chrome trace: interleaved chunks name their model layers and flow fro
   check_trace(trace_of(kInterleaved), layout);
 }
 
+TEST_CASE("chrome trace: a chunk the job's split leaves without a layer is named for its embedding or output layer") {
+  const Trace first = trace_of("--set 'parallelism.layers_per_chunk=[0,27,27,26]' --set training.global_batch=64");
+  const Trace last = trace_of("--set 'parallelism.layers_per_chunk=[27,27,26,0]' --set training.global_batch=64");
+  std::size_t embedding = 0, output = 0;
+  for (const Slice& s : first.slices) {
+    CHECK(s.name.find("--1") == std::string::npos);
+    if (s.pid == 0 && s.name.starts_with("F mb")) embedding += s.name.ends_with(" c0 embedding") ? 1 : 0;
+  }
+  for (const Slice& s : last.slices) {
+    CHECK(s.name.find("--1") == std::string::npos);
+    if (s.pid == 3 && s.name.starts_with("F mb")) output += s.name.ends_with(" c0 output layer") ? 1 : 0;
+  }
+  // 64 sequences on 8 data-parallel ranks: 8 micro-batches, each one forward pass of the chunk.
+  CHECK(embedding == 8);
+  CHECK(output == 8);
+}
+
 // The other streams and phases: context-parallel rings (all of a stage's forwards' rings at once,
 // so many lanes), TP overlap, reductions after the backward, ZeRO-0's all-reduce in 300M-parameter
 // buckets, MoE all-to-alls, ZeRO-3 with pipeline sends under the flow fidelity.

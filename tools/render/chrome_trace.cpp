@@ -127,7 +127,9 @@ class TraceWriter {
     return static_cast<std::size_t>(stage * vp_ + chunk);
   }
   /// "L{first}-{last}" of `part` of `parts` equal shares of a chunk's layers, counted from its
-  /// last layer (the backward's and the buckets' order); the whole chunk for parts == 0.
+  /// last layer (the backward's and the buckets' order); the whole chunk for parts == 0. A share
+  /// of no layer is the chunk's end of the model: the embedding (the first chunk) or the output
+  /// layer (the last), which a job's split may leave alone in its chunk.
   std::string layers(std::int32_t stage, std::int32_t chunk, std::int32_t part = 0, std::int32_t parts = 0) const {
     const std::size_t at = chunk_index(stage, chunk);
     if (at >= record_.chunk_layers.size()) return "L?";
@@ -137,6 +139,7 @@ class TraceWriter {
       lo = count * (parts - 1 - part) / parts;
       hi = count * (parts - part) / parts;
     }
+    if (hi <= lo) return stage == 0 && chunk == 0 ? "embedding" : "output layer";
     return fmt::format("L{}-{}", first + lo, first + hi - 1);
   }
   std::string stage_layers(std::int32_t stage) const {
