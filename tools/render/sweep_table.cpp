@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "planning/validation/validation_report.hpp"
 #include "tools/render/band_text.hpp"
 
 namespace clustersim::tools {
@@ -128,6 +129,13 @@ std::string sweep_text(const planning::SweepHeader& header, const std::vector<pl
     out += "\nvalidation families of the rows shown (measured / predicted - 1 over their runs):\n" + family_notes(bands);
   }
   if (named) out += "ties: the ranks whose bands overlap the row's: the published runs cannot tell those layouts apart\n";
+  const double heavy = planning::kExposedCommEdges.back();
+  if (std::any_of(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n), [&](const planning::SweepRow& row) {
+        return row.status == planning::RowStatus::simulated && row.exposed_comm_fraction >= heavy;
+      }))
+    out += fmt::format("exp.comm of {:.0f} % or more: the published runs predicted to leave that much of their step to "
+                       "communication ran slower than predicted on average (clustersim validate, EXPOSED COMM)\n",
+                       100 * heavy);
   return out;
 }
 
