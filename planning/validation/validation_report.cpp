@@ -57,14 +57,25 @@ std::variant<ValidationResult, scenarios::SkippedRow> validate_case(scenarios::V
                           .fits_in_memory = step.fits_in_memory};
 }
 
-std::string exposed_comm_group(double exposed_fraction) {
-  const auto percent = [](double edge) { return static_cast<int>(std::lround(edge * 100.0)); };
-  if (exposed_fraction < kExposedCommEdges.front()) return fmt::format("under {} %", percent(kExposedCommEdges.front()));
-  for (std::size_t i = 1; i < kExposedCommEdges.size(); ++i)
-    if (exposed_fraction < kExposedCommEdges[i])
-      return fmt::format("{}-{} %", percent(kExposedCommEdges[i - 1]), percent(kExposedCommEdges[i]));
-  return fmt::format("{} % and more", percent(kExposedCommEdges.back()));
+namespace {
+
+// The group of an exposed share: the number of edges it reaches.
+std::size_t exposed_comm_index(double exposed_fraction) {
+  std::size_t group = 0;
+  while (group < kExposedCommEdges.size() && exposed_fraction >= kExposedCommEdges[group]) ++group;
+  return group;
 }
+
+std::string exposed_comm_label(std::size_t group) {
+  const auto percent = [](double edge) { return static_cast<int>(std::lround(edge * 100.0)); };
+  if (group == 0) return fmt::format("under {} %", percent(kExposedCommEdges.front()));
+  if (group == kExposedCommEdges.size()) return fmt::format("{} % and more", percent(kExposedCommEdges.back()));
+  return fmt::format("{}-{} %", percent(kExposedCommEdges[group - 1]), percent(kExposedCommEdges[group]));
+}
+
+}  // namespace
+
+std::string exposed_comm_group(double exposed_fraction) { return exposed_comm_label(exposed_comm_index(exposed_fraction)); }
 
 ValidationReport run_validation(std::string_view csv_text, std::string_view source_name) {
   ValidationReport report;
@@ -101,18 +112,11 @@ ValidationReport run_validation(std::string_view csv_text, std::string_view sour
   for (const auto& family : family_order) {
     report.by_source.emplace_back(family, error_stats(family_errors[family]));
   }
-  // The groups least exposed first: a run's group is the first whose upper edge it stays under.
+  // The groups, least exposed first.
   std::vector<std::vector<double>> exposed_errors(kExposedCommEdges.size() + 1);
-  for (const auto& r : report.rows) {
-    std::size_t group = 0;
-    while (group < kExposedCommEdges.size() && r.exposed_comm_fraction >= kExposedCommEdges[group]) ++group;
-    exposed_errors[group].push_back(r.error);
-  }
-  for (std::size_t g = 0; g < exposed_errors.size(); ++g) {
-    if (exposed_errors[g].empty()) continue;
-    const double representative = g == 0 ? 0.0 : kExposedCommEdges[g - 1];
-    report.by_exposed_comm.emplace_back(exposed_comm_group(representative), error_stats(exposed_errors[g]));
-  }
+  for (const auto& r : report.rows) exposed_errors[exposed_comm_index(r.exposed_comm_fraction)].push_back(r.error);
+  for (std::size_t g = 0; g < exposed_errors.size(); ++g)
+    if (!exposed_errors[g].empty()) report.by_exposed_comm.emplace_back(exposed_comm_label(g), error_stats(exposed_errors[g]));
   report.overall = error_stats(all_errors);
   return report;
 }

@@ -42,9 +42,9 @@ struct ErrorStats {
 ErrorStats error_stats(std::span<const double> errors);
 
 /// The shares of the predicted step that communication leaves exposed, by which the report groups
-/// the runs: [0, 2 %), [2, 6 %), [6, 12 %), [12, 20 %), [20 %, 100 %]. Where a layout's prediction
-/// stands among them tells how far its communication model is trusted: the more of the step the
-/// model leaves to communication, the more its errors in collective rates and overlap show.
+/// the runs: [0, 2 %), [2, 6 %), [6, 12 %), [12, 20 %), [20 %, 100 %]. The published runs' errors
+/// grow with that share, so a layout's share says how far its prediction is trusted beyond its
+/// validation family's band.
 inline constexpr std::array<double, 4> kExposedCommEdges{0.02, 0.06, 0.12, 0.20};
 
 /// "under 2 %", "2-6 %", ..., "20 % and more": the label of the group holding `exposed_fraction`.
