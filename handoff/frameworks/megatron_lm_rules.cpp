@@ -29,31 +29,43 @@ std::int64_t MegatronArguments::integer(std::string_view flag, std::int64_t fall
   return v;
 }
 
-std::vector<std::int64_t> uneven_pipeline_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
-                                                std::int64_t first, std::int64_t last) {
-  if (pp < 2 || vp < 1 || first < 0 || last < 0) return {};
-  const std::int64_t middle_stages = pp - (first > 0) - (last > 0);
-  const std::int64_t rest = layers - first - last;
-  if (rest < 0 || (middle_stages > 0 && rest % middle_stages != 0) || (middle_stages == 0 && rest != 0)) return {};
-  const std::int64_t middle = middle_stages > 0 ? rest / middle_stages : 0;
+std::vector<std::int64_t> megatron_core_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
+                                              const MegatronSplitSettings& settings) {
+  const bool uneven = settings.first > 0 || settings.last > 0;
+  const bool slots = settings.embedding || settings.loss;
+  if (pp < 2 || vp < 1 || (!uneven && !slots)) return {};
+  if (uneven && slots)
+    throw std::invalid_argument("uneven first or last stages and the embedding or loss counted as a layer cannot be "
+                                "set together (transformer_block.py)");
   std::vector<std::int64_t> split(static_cast<std::size_t>(pp * vp));
+  if (slots) {
+    const std::int64_t counted = layers + (settings.embedding ? 1 : 0) + (settings.loss ? 1 : 0);
+    if (counted % (pp * vp) != 0)
+      throw std::invalid_argument(fmt::format("the {} layers counted with the embedding and the loss do not divide "
+                                              "into pp x vp = {} chunks (transformer_block.py)",
+                                              counted, pp * vp));
+    std::fill(split.begin(), split.end(), counted / (pp * vp));
+    if (settings.embedding) --split.front();
+    if (settings.loss) --split.back();
+    return split;
+  }
+  const auto refuse = [&] {
+    return std::invalid_argument(fmt::format("first and last stages of {} and {} layers leave the {} layers no whole "
+                                             "number a chunk of the other stages, over {} chunks a stage "
+                                             "(transformer_block.py)",
+                                             settings.first, settings.last, layers, vp));
+  };
+  const std::int64_t middle_stages = pp - (settings.first > 0) - (settings.last > 0);
+  const std::int64_t rest = layers - settings.first - settings.last;
+  if (rest < 0 || (middle_stages > 0 ? rest % middle_stages != 0 : rest != 0)) throw refuse();
+  const std::int64_t middle = middle_stages > 0 ? rest / middle_stages : 0;
   for (std::int64_t s = 0; s < pp; ++s) {
-    const std::int64_t stage = s == 0 && first > 0 ? first : s == pp - 1 && last > 0 ? last : middle;
-    if (stage % vp != 0) return {};
+    const std::int64_t stage = s == 0 && settings.first > 0        ? settings.first
+                               : s == pp - 1 && settings.last > 0 ? settings.last
+                                                                  : middle;
+    if (stage % vp != 0) throw refuse();
     for (std::int64_t c = 0; c < vp; ++c) split[static_cast<std::size_t>(c * pp + s)] = stage / vp;
   }
-  return split;
-}
-
-std::vector<std::int64_t> embedding_loss_pipeline_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
-                                                        bool embedding, bool loss) {
-  const std::int64_t chunks = pp * vp;
-  const std::int64_t counted = layers + (embedding ? 1 : 0) + (loss ? 1 : 0);
-  if (chunks < 1 || counted % chunks != 0) return {};
-  std::vector<std::int64_t> split(static_cast<std::size_t>(chunks), counted / chunks);
-  if (embedding) --split.front();
-  if (loss) --split.back();
-  if (split.front() < 0 || split.back() < 0) return {};
   return split;
 }
 

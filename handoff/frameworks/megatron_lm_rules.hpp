@@ -66,16 +66,22 @@ std::vector<RuleBreach> megatron_lm_breaches(const MegatronArguments& arguments)
 /// or a repeat it does not know.
 std::vector<std::string> pipeline_layout_stages(std::string_view layout);
 
+/// What a configuration sets of Megatron-Core's pipeline split besides a layout.
+struct MegatronSplitSettings {
+  std::int64_t first = 0;  // --decoder-first-pipeline-num-layers (NeMo: model.num_layers_in_first_pipeline_stage); 0: not set
+  std::int64_t last = 0;   // --decoder-last-pipeline-num-layers
+  bool embedding = false;  // --account-for-embedding-in-pipeline-split
+  bool loss = false;       // --account-for-loss-in-pipeline-split
+};
+
 /// The layers of each model chunk, in model order, as Megatron-Core builds them
-/// (transformer_block.py, get_num_layers_to_build) for an uneven first or last stage
-/// (--decoder-first/last-pipeline-num-layers, 0: not given; each stage's layers split evenly over
-/// its vp chunks), or for the embedding and the loss counted as a layer each of an even split
-/// (--account-for-embedding/loss-in-pipeline-split, then left out of the first and the last chunk).
-/// Empty where Megatron-Core's divisibility asserts refuse the numbers.
-std::vector<std::int64_t> uneven_pipeline_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
-                                                std::int64_t first, std::int64_t last);
-std::vector<std::int64_t> embedding_loss_pipeline_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
-                                                        bool embedding, bool loss);
+/// (transformer_block.py, get_num_layers_to_build): an uneven first or last stage, the middle
+/// stages sharing the rest, each stage's layers split evenly over its vp chunks; or the embedding
+/// and the loss counted as a layer each of an even split, then left out of the first and the last
+/// chunk. Empty where none is set or pp is 1. Throws std::invalid_argument with the rule where
+/// Megatron-Core's asserts refuse the numbers.
+std::vector<std::int64_t> megatron_core_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
+                                              const MegatronSplitSettings& settings);
 
 /// The --pipeline-model-parallel-layout of a split (layers of each model chunk, in model order):
 /// one '|'-separated stage a chunk, the embedding (E) on the first, the loss (L) on the last, its

@@ -329,28 +329,19 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
                                     model.layers + embedding_slot + loss_slot, p.pp));
     p.vp = (model.layers + embedding_slot + loss_slot) / p.pp / per_chunk;
   }
-  // The embedding and the loss counted as a layer each of the split, then left out of the first and
-  // the last chunk (Megatron-Core transformer_block.py, get_num_layers_to_build).
-  if ((embedding_slot > 0 || loss_slot > 0) && asked_split.empty()) {
-    asked_split = embedding_loss_pipeline_split(model.layers, p.pp, p.vp, embedding_slot > 0, loss_slot > 0);
-    if (asked_split.empty())
-      throw ImportError(fmt::format("{}: --account-for-embedding/loss-in-pipeline-split: the {} layers counted with "
-                                    "them do not divide into pp x vp = {} chunks (transformer_block.py)",
-                                    source, model.layers + embedding_slot + loss_slot, p.pp * p.vp));
+  // Without a layout, Megatron-Core's uneven stages or its embedding and loss slots.
+  const MegatronSplitSettings settings{.first = r.integer("--decoder-first-pipeline-num-layers", 0),
+                                       .last = r.integer("--decoder-last-pipeline-num-layers", 0),
+                                       .embedding = embedding_slot > 0,
+                                       .loss = loss_slot > 0};
+  if (asked_split.empty()) {
+    try {
+      asked_split = megatron_core_split(model.layers, p.pp, p.vp, settings);
+    } catch (const std::invalid_argument& e) {
+      throw ImportError(fmt::format("{}: the pipeline split: {}", source, e.what()));
+    }
   }
-  const std::int64_t first = r.integer("--decoder-first-pipeline-num-layers", 0);
-  const std::int64_t last = r.integer("--decoder-last-pipeline-num-layers", 0);
-  if ((first > 0 || last > 0) && p.pp > 1 && asked_split.empty()) {
-    asked_split = uneven_pipeline_split(model.layers, p.pp, p.vp, first, last);
-    if (asked_split.empty())
-      throw ImportError(fmt::format("{}: --decoder-first/last-pipeline-num-layers {} and {} leave the {} layers no "
-                                    "whole number a chunk of the other stages over {} chunks a stage "
-                                    "(transformer_block.py)",
-                                    source, first, last, model.layers, p.vp));
-  }
-  // The split as the configuration asks for it, where clustersim's own differs.
-  if (!asked_split.empty() && (p.pp * p.vp > model.layers || asked_split != models::split_layers(model.layers, p.pp, p.vp)))
-    p.layers_per_chunk = asked_split;
+  p.layers_per_chunk = models::recorded_split(model.layers, p.pp, p.vp, std::move(asked_split));
 
   const bool sp = r.has("--sequence-parallel");
   p.sp = sp && p.tp > 1;

@@ -235,30 +235,19 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
     p.vp = r.integer("model.virtual_pipeline_model_parallel_size", 1);
   }
   r.has("model.virtual_pipeline_model_parallel_size");
-  // Uneven first and last stages, the middle ones sharing the rest (Megatron-Core).
-  const std::int64_t first = r.integer("model.num_layers_in_first_pipeline_stage", 0);
-  const std::int64_t last = r.integer("model.num_layers_in_last_pipeline_stage", 0);
-  if (asked_split.empty() && (first > 0 || last > 0) && p.pp > 1) {
-    asked_split = uneven_pipeline_split(m.layers, p.pp, p.vp, first, last);
-    if (asked_split.empty())
-      throw ImportError(fmt::format("{}: model.num_layers_in_first/last_pipeline_stage {} and {} leave the {} layers "
-                                    "no whole number a chunk of the other stages over {} chunks a stage "
-                                    "(transformer_block.py)",
-                                    source, first, last, m.layers, p.vp));
+  // Without a layout, Megatron-Core's uneven stages or its embedding and loss slots.
+  const MegatronSplitSettings settings{.first = r.integer("model.num_layers_in_first_pipeline_stage", 0),
+                                       .last = r.integer("model.num_layers_in_last_pipeline_stage", 0),
+                                       .embedding = r.boolean("model.account_for_embedding_in_pipeline_split", false),
+                                       .loss = r.boolean("model.account_for_loss_in_pipeline_split", false)};
+  if (asked_split.empty()) {
+    try {
+      asked_split = megatron_core_split(m.layers, p.pp, p.vp, settings);
+    } catch (const std::invalid_argument& e) {
+      throw ImportError(fmt::format("{}: the pipeline split: {}", source, e.what()));
+    }
   }
-  // The embedding and the loss counted as a layer each of an even split (Megatron-Core).
-  const bool embedding_slot = r.boolean("model.account_for_embedding_in_pipeline_split", false);
-  const bool loss_slot = r.boolean("model.account_for_loss_in_pipeline_split", false);
-  if (asked_split.empty() && (embedding_slot || loss_slot) && p.pp > 1) {
-    asked_split = embedding_loss_pipeline_split(m.layers, p.pp, p.vp, embedding_slot, loss_slot);
-    if (asked_split.empty())
-      throw ImportError(fmt::format("{}: model.account_for_embedding/loss_in_pipeline_split: the {} layers counted "
-                                    "with them do not divide into pp x vp = {} chunks (transformer_block.py)",
-                                    source, m.layers + embedding_slot + loss_slot, p.pp * p.vp));
-  }
-  // The split as the configuration asks for it, where clustersim's own differs.
-  if (!asked_split.empty() && (p.pp * p.vp > m.layers || asked_split != models::split_layers(m.layers, p.pp, p.vp)))
-    p.layers_per_chunk = asked_split;
+  p.layers_per_chunk = models::recorded_split(m.layers, p.pp, p.vp, std::move(asked_split));
   p.sp = r.boolean("model.sequence_parallel", false) && p.tp > 1;
   p.tp_comm_overlap = r.boolean("comm_overlap.tp_comm_overlap", false) && p.sp;
   r.has("comm_overlap._target_");

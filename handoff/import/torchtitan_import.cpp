@@ -199,8 +199,8 @@ ImportedScenario import_torchtitan(std::string_view text, std::string_view sourc
       result.notes.push_back(fmt::format("torchtitan splits the layers {}: a model part between the first and the last "
                                          "holds no layer, which clustersim does not model; it simulates an even split",
                                          fmt::join(theirs, " ")));
-    else if (theirs != models::split_layers(flavor->n_layers, pp, vp) || pp * vp > flavor->n_layers)
-      parallelism["layers_per_chunk"] = theirs;
+    else if (const auto recorded = models::recorded_split(flavor->n_layers, pp, vp, theirs); !recorded.empty())
+      parallelism["layers_per_chunk"] = recorded;
   } else {
     training["micro_batch"] = local;
   }

@@ -84,6 +84,12 @@ std::vector<std::int64_t> split_layers(std::int64_t layers, std::int64_t pp, std
   return split;
 }
 
+std::vector<std::int64_t> recorded_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
+                                         std::vector<std::int64_t> split) {
+  if (pp * vp <= layers && split == split_layers(layers, pp, vp)) return {};
+  return split;
+}
+
 std::vector<std::int64_t> chunk_layers(std::int64_t layers, const ParallelismSpec& parallelism) {
   if (!parallelism.layers_per_chunk.empty()) return parallelism.layers_per_chunk;
   return split_layers(layers, parallelism.pp, parallelism.vp);

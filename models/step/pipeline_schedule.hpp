@@ -40,4 +40,9 @@ std::vector<std::int64_t> split_layers(std::int64_t layers, std::int64_t pp, std
 /// The layout's split: parallelism.layers_per_chunk where the job gives one, else split_layers.
 std::vector<std::int64_t> chunk_layers(std::int64_t layers, const ParallelismSpec& parallelism);
 
+/// What parallelism.layers_per_chunk records of a split a configuration gives: the split, unless
+/// it is split_layers's own (then empty, the default).
+std::vector<std::int64_t> recorded_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
+                                         std::vector<std::int64_t> split);
+
 }  // namespace clustersim::models

@@ -118,7 +118,11 @@ TEST_CASE("megatron-lm import: the job's pipeline split comes back, and Megatron
   std::string odd_ends = uneven;
   odd_ends.replace(odd_ends.find("--decoder-first-pipeline-num-layers 4"), 37, "--decoder-first-pipeline-num-layers 3");
   CHECK_THROWS_WITH_AS(import_config(Framework::megatron_lm, odd_ends, "args.txt", {.nodes = 4}),
-                       doctest::Contains("--decoder-first/last-pipeline-num-layers 3 and 6"), ImportError);
+                       doctest::Contains("the pipeline split: first and last stages of 3 and 6 layers"), ImportError);
+  // Megatron-Core refuses uneven stages beside the slots.
+  CHECK_THROWS_WITH_AS(import_config(Framework::megatron_lm, line + " --decoder-first-pipeline-num-layers 4", "args.txt",
+                                     {.nodes = 4}),
+                       doctest::Contains("cannot be set together"), ImportError);
   // 30 + 1 does not divide into 32 chunks: Megatron-Core refuses it, and so does the import.
   std::string odd = line;
   odd.erase(odd.find(" --account-for-loss-in-pipeline-split"));
