@@ -633,6 +633,12 @@ std::vector<Section> build_sections() {
                           "context-parallel degree (sequence split for attention)"),
                   integer("vp", member(parallelism, &ParallelismSpec::vp), count, key_bounds::virtual_stages,
                           "model chunks per pipeline stage (interleaved schedule)"),
+                  integer("microbatch_group", member(parallelism, &ParallelismSpec::microbatch_group), count,
+                          key_bounds::microbatch_group,
+                          "interleaved schedule: micro-batches that run through one model chunk before the "
+                          "stage moves to its next (Megatron-Core --microbatch-group-size-per-virtual-pipeline-"
+                          "stage); 0: pp, the depth-first default; more hides point-to-point transfers at the "
+                          "cost of more micro-batches in flight"),
                   layers_per_chunk(),
                   boolean("sp", member(parallelism, &ParallelismSpec::sp),
                           "sequence parallelism inside the tensor-parallel group"),

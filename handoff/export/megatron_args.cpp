@@ -103,6 +103,7 @@ void add_model_flags(const models::TransformerSpec& m, const planning::Layout& l
 // The pipeline split of the layout, as clustersim simulates it.
 void add_pipeline_flags(const models::TransformerSpec& m, const models::ParallelismSpec& p, Flags& f) {
   if (p.pp <= 1) return;
+  if (p.microbatch_group > 0) f.add("--microbatch-group-size-per-virtual-pipeline-stage", p.microbatch_group);
   const std::vector<std::int64_t> split = models::chunk_layers(m.layers, p);
   const bool even = std::all_of(split.begin(), split.end(), [&](std::int64_t n) { return n == split.front(); });
   if (even) {

@@ -85,6 +85,7 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
     }
   }
   set("model.virtual_pipeline_model_parallel_size", integer_or_null(p.vp, p.vp > 1));
+  set("model.microbatch_group_size_per_vp_stage", integer_or_null(p.microbatch_group, p.microbatch_group > 0));
   set("model.pipeline_model_parallel_layout", split_layout.empty() ? std::string(kNull) : split_layout);
   set("model.num_layers_in_first_pipeline_stage", integer_or_null(first, first > 0));
   set("model.num_layers_in_last_pipeline_stage", integer_or_null(last, last > 0));

@@ -29,6 +29,13 @@ std::int64_t MegatronArguments::integer(std::string_view flag, std::int64_t fall
   return v;
 }
 
+bool megatron_core_microbatch_groups_hold(std::int64_t micro_batches, std::int64_t pp, std::int64_t group) {
+  const std::int64_t n = group > 0 ? group : pp;
+  if (pp <= 0 || n < pp || n > micro_batches) return false;
+  const std::int64_t last = micro_batches % n;
+  return last == 0 || last >= pp;
+}
+
 std::vector<std::int64_t> megatron_core_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
                                               const MegatronSplitSettings& settings) {
   const bool uneven = settings.first > 0 || settings.last > 0;
@@ -269,15 +276,17 @@ const MegatronRule kRules[] = {
        return a.has("--no-overlap-p2p-communication") ? pp(a) > 2 : pp(a) > 1;
      }},
     {"interleaved-microbatch-groups", kSchedules,
-     "with the interleaved schedule the micro-batches per step must be a multiple of the pipeline size (groups of "
-     "pp contiguous micro-batches per model chunk)", "",
+     "with the interleaved schedule the micro-batches per step run in groups of "
+     "--microbatch-group-size-per-virtual-pipeline-stage (the pipeline size by default), from the pipeline size to "
+     "the micro-batches per step, which must be a multiple of the group or leave a last group of at least the "
+     "pipeline size", "",
      [](const MegatronArguments& a) {
        if (virtual_stages(a) <= 1) return true;
        const std::int64_t mb = a.integer("--micro-batch-size", 1);
        const std::int64_t gb = a.integer("--global-batch-size", mb * dp(a));
        if (mb <= 0 || dp(a) <= 0) return false;
-       const std::int64_t m = gb / (mb * dp(a));
-       return m >= pp(a) && m % pp(a) == 0;
+       return megatron_core_microbatch_groups_hold(gb / (mb * dp(a)), pp(a),
+                                                   a.integer("--microbatch-group-size-per-virtual-pipeline-stage", 0));
      }},
     {"heads-divisible-by-tp", kTransformerConfig, "the attention heads must be a multiple of the tensor-parallel size",
      "", [](const MegatronArguments& a) { return tp(a) > 0 && a.integer("--num-attention-heads", 0) % tp(a) == 0; }},

@@ -83,6 +83,12 @@ struct MegatronSplitSettings {
 std::vector<std::int64_t> megatron_core_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
                                               const MegatronSplitSettings& settings);
 
+/// Whether Megatron-Core's interleaved schedule runs `micro_batches` a step in groups of `group`
+/// (--microbatch-group-size-per-virtual-pipeline-stage, pp when 0): the group in [pp,
+/// micro_batches], and the micro-batches a multiple of it or leaving a last group of at least pp
+/// (schedules.py, forward_backward_pipelining_with_interleaving).
+bool megatron_core_microbatch_groups_hold(std::int64_t micro_batches, std::int64_t pp, std::int64_t group);
+
 /// The --pipeline-model-parallel-layout of a split (layers of each model chunk, in model order):
 /// one '|'-separated stage a chunk, the embedding (E) on the first, the loss (L) on the last, its
 /// decoder layers as t*n; a chunk of no layer is its E or L alone ("E|t*8|...|t*8|L").

@@ -165,7 +165,9 @@ const NemoRule kRules[] = {
               std::count(flat.begin(), flat.end(), 'L') == 1 && std::count(flat.begin(), flat.end(), 't') == layers(o);
      }},
     {"interleaved-microbatch-groups", kSchedules,
-     "with interleaving the micro-batches per step must be a multiple of the pipeline size, at least one group", "",
+     "with interleaving the micro-batches per step run in groups of model.microbatch_group_size_per_vp_stage (the "
+     "pipeline size by default), from the pipeline size to the micro-batches per step, which must be a multiple of "
+     "the group or leave a last group of at least the pipeline size", "",
      [](const NemoOverrides& o) {
        if (vp(o) <= 1 && !layout(o)) return true;
        const std::int64_t chunks = layout(o)
@@ -174,7 +176,8 @@ const NemoRule kRules[] = {
                                              std::max<std::int64_t>(pp(o), 1)
                                        : vp(o);
        if (chunks <= 1) return true;
-       return microbatches(o) >= pp(o) && microbatches(o) % pp(o) == 0;
+       return megatron_core_microbatch_groups_hold(microbatches(o), pp(o),
+                                                   o.integer("model.microbatch_group_size_per_vp_stage", 0));
      }},
     {"recompute-settings", kTransformerConfig,
      "model.recompute_granularity is full or selective; full needs model.recompute_method (block or uniform) and "

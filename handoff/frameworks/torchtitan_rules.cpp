@@ -153,6 +153,11 @@ const Flavor* find_flavor(std::string_view name, std::string_view flavor) {
 bool known_schedule(std::string_view name) { return contains(kSingleStage, name) || contains(kMultiStage, name); }
 bool single_stage_schedule(std::string_view name) { return contains(kSingleStage, name); }
 
+std::int64_t interleaved_round(std::int64_t micro_batches, std::int64_t pp) {
+  const std::int64_t rounds = std::max<std::int64_t>(1, pp > 0 ? micro_batches / pp : 1);
+  return micro_batches % rounds == 0 ? micro_batches / rounds : 0;
+}
+
 std::vector<std::int64_t> stage_layers(std::int64_t stages, std::int64_t layers, std::int64_t input_weight,
                                        std::int64_t output_weight, std::string* why) {
   const auto refuse = [&](std::string reason) {
@@ -446,6 +451,24 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
     m.notes.push_back("ZeRO-2 is FSDP2 with fsdp_reshard_after_forward \"never\": parameters are sharded between "
                       "steps and held gathered from the forward to the backward, so peak memory is that of "
                       "unsharded parameters, as ZeRO-2's");
+  if (p.vp > 1) {
+    // PyTorch's interleaved schedule picks its rounds from the micro-batches of a run.
+    const std::int64_t per_run = t.global_batch / (p.dp * t.micro_batch * t.pipeline_runs);
+    if (const std::int64_t round = interleaved_round(per_run, p.pp); round == 0) {
+      m.breaches.push_back(breach("interleaved-rounds", "torch/distributed/pipelining/schedules.py (ScheduleInterleaved1F1B)",
+                                  fmt::format("PyTorch's interleaved schedule needs the {} micro-batches of a run to be "
+                                              "a multiple of its max(1, {} / {}) rounds",
+                                              per_run, per_run, p.pp)));
+    } else if (round != models::microbatch_group_size(p)) {
+      m.breaches.push_back(breach(
+          "interleaved-rounds", "torch/distributed/pipelining/schedules.py (ScheduleInterleaved1F1B)",
+          fmt::format("PyTorch's interleaved schedule runs {} micro-batches a run in rounds of {} through each model "
+                      "chunk, not groups of {}",
+                      per_run, round, models::microbatch_group_size(p)),
+          fmt::format("parallelism.microbatch_group {}", round)));
+      p.microbatch_group = round == p.pp ? 0 : round;
+    }
+  }
   if (p.pp > 1 && t.global_batch / (p.dp * t.micro_batch) < p.pp * p.vp)
     m.notes.push_back("fewer micro-batches than pipeline stages: torchtitan warns of the bubble but runs it");
   if (t.cuda_graphs) m.notes.push_back("CUDA graphs have no torchtitan setting at this commit; not exported");

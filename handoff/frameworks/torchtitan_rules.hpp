@@ -93,6 +93,12 @@ const Flavor* find_flavor(std::string_view name, std::string_view flavor);
 std::vector<std::int64_t> stage_layers(std::int64_t stages, std::int64_t layers, std::int64_t input_weight,
                                        std::int64_t output_weight, std::string* why = nullptr);
 
+/// The micro-batches PyTorch's ScheduleInterleaved1F1B runs through one model chunk before the
+/// next (torch/distributed/pipelining/schedules.py: rounds = max(1, m / pp), m / rounds a round):
+/// clustersim's parallelism.microbatch_group for m micro-batches a schedule on pp stages; 0 where
+/// the rounds do not divide m, which PyTorch refuses.
+std::int64_t interleaved_round(std::int64_t micro_batches, std::int64_t pp);
+
 /// Pipeline schedules torchtitan accepts by name, and whether each runs one stage per rank.
 bool known_schedule(std::string_view name);
 bool single_stage_schedule(std::string_view name);

@@ -94,6 +94,7 @@ nlohmann::ordered_json scenario_json(std::string_view name, const models::Transf
             {"dp", p.dp},
             {"cp", p.cp},
             {"vp", p.vp},
+            {"microbatch_group", p.microbatch_group},
             {"sp", p.sp},
             {"zero", p.zero},
             {"sharding", models::sharding_name(p.sharding)},

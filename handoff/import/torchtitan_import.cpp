@@ -181,6 +181,10 @@ ImportedScenario import_torchtitan(std::string_view text, std::string_view sourc
     if (vp > 1 && name_of_schedule != "Interleaved1F1B")
       result.notes.push_back(fmt::format("pipeline_parallel_schedule {} has no clustersim schedule: run as "
                                          "interleaved 1F1B with {} chunks per stage", name_of_schedule, vp));
+    if (vp > 1) {
+      const std::int64_t group = torchtitan::interleaved_round(local / micro, pp);
+      if (group > 0 && group != pp) parallelism["microbatch_group"] = group;
+    }
     // The layers of each model part as torchtitan splits them: its module lists, else its weighted
     // split; where they differ from clustersim's even split, the scenario gives them.
     std::vector<std::int64_t> theirs;

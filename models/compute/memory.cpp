@@ -220,10 +220,11 @@ double moe_activation_bytes_per_layer(const TransformerSpec& model, const Parall
 }
 
 double micro_batches_in_flight(Schedule schedule, std::int64_t pp, std::int64_t vp, std::int64_t m,
-                               std::int64_t stage) {
+                               std::int64_t stage, std::int64_t group) {
   if (schedule == Schedule::gpipe) return static_cast<double>(m);
   if (schedule == Schedule::interleaved && vp > 1) {
-    const std::int64_t chunks = std::min(2 * (pp - stage - 1) + (vp - 1) * pp + 1, m * vp);
+    const std::int64_t n = group > 0 ? group : pp;
+    const std::int64_t chunks = std::min(2 * (pp - stage - 1) + (vp - 1) * n + 1, m * vp);
     return static_cast<double>(chunks) / static_cast<double>(vp);
   }
   return static_cast<double>(std::min(pp - stage, m));

@@ -82,11 +82,12 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
 
 /// Micro-batches whose activations a stage holds at its peak, in units of the whole stage's layers.
 /// GPipe: m. 1F1B: min(pp - stage, m). Interleaved with vp chunks (Megatron-LM schedules.py): the
-/// stage runs 2 (pp - stage - 1) + (vp - 1) pp warm-up chunk forwards plus one in the steady state,
-/// at most m vp, each holding 1/vp of the stage's layers; the first stage thus holds
-/// pp (1 + (pp - 1)/(pp vp)) micro-batches, as Korthikanti et al. 2022 state. vp = 1 is 1F1B.
+/// stage runs 2 (pp - stage - 1) + (vp - 1) N warm-up chunk forwards plus one in the steady state,
+/// at most m vp, each holding 1/vp of the stage's layers, where N is the micro-batch group
+/// (`group`, pp when 0); with N = pp the first stage thus holds pp (1 + (pp - 1)/(pp vp))
+/// micro-batches, as Korthikanti et al. 2022 state. vp = 1 is 1F1B.
 double micro_batches_in_flight(Schedule schedule, std::int64_t pp, std::int64_t vp, std::int64_t m,
-                               std::int64_t stage);
+                               std::int64_t stage, std::int64_t group = 0);
 
 /// The whole peak of one GPU of a stage: its tensors and the runtime's memory around them.
 MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism,

@@ -14,6 +14,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::parallelism_pp: return "parallelism.pp";
     case LayoutField::parallelism_dp: return "parallelism.dp";
     case LayoutField::parallelism_vp: return "parallelism.vp";
+    case LayoutField::parallelism_microbatch_group: return "parallelism.microbatch_group";
     case LayoutField::parallelism_layers_per_chunk: return "parallelism.layers_per_chunk";
     case LayoutField::parallelism_sp: return "parallelism.sp";
     case LayoutField::parallelism_zero: return "parallelism.zero";
@@ -227,11 +228,29 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
     return broken(F::training_pipeline_runs,
                   fmt::format("must divide the micro-batches per step, global_batch/(dp*micro_batch) = {}, got {}",
                               micro_batches, t.pipeline_runs));
-  if (interleaved && (micro_batches / t.pipeline_runs) % p.pp != 0)
-    return broken(F::training_global_batch,
-                  fmt::format("the interleaved schedule needs the micro-batches of each pipeline run, "
-                              "global_batch/(dp*micro_batch*pipeline_runs) = {}, to be a multiple of pp={}",
-                              micro_batches / t.pipeline_runs, p.pp));
+  if (p.microbatch_group < 0)
+    return broken(F::parallelism_microbatch_group, fmt::format("must be >= 0 (0: pp), got {}", p.microbatch_group));
+  if (p.microbatch_group > 0 && !interleaved)
+    return broken(F::parallelism_microbatch_group,
+                  "groups the micro-batches of the interleaved schedule: it needs parallelism.vp > 1");
+  if (interleaved) {
+    const std::int64_t per_run = micro_batches / t.pipeline_runs;
+    const std::int64_t group = microbatch_group_size(p);
+    if (p.microbatch_group > 0 && (group < p.pp || group > per_run))
+      return broken(F::parallelism_microbatch_group,
+                    fmt::format("must be in [pp, micro-batches of a pipeline run] = [{}, {}], got {}", p.pp, per_run,
+                                group));
+    if (const std::int64_t last = per_run % group; last != 0 && last < p.pp)
+      return broken(p.microbatch_group > 0 ? F::parallelism_microbatch_group : F::training_global_batch,
+                    p.microbatch_group > 0
+                        ? fmt::format("the interleaved schedule needs the micro-batches of each pipeline run, "
+                                      "global_batch/(dp*micro_batch*pipeline_runs) = {}, to be a multiple of "
+                                      "microbatch_group={} or to leave a last group of at least pp={} (it leaves {})",
+                                      per_run, group, p.pp, last)
+                        : fmt::format("the interleaved schedule needs the micro-batches of each pipeline run, "
+                                      "global_batch/(dp*micro_batch*pipeline_runs) = {}, to be a multiple of pp={}",
+                                      per_run, p.pp));
+  }
   if (const std::int64_t passes = p.pp * p.vp * micro_batches; passes > kMaxChunkPasses)
     return broken(F::training_global_batch,
                   fmt::format("pp*vp*micro-batches = {}*{}*{} = {} chunk passes a step: at most {} are simulated (one "

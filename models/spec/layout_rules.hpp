@@ -15,9 +15,12 @@
 ///  - num_gpus a multiple of gpus_per_node; tp x pp x dp x cp = num_gpus;
 ///  - pp x vp <= layers (every pipeline chunk holds a layer);
 ///  - vp > 1 exactly with the interleaved schedule;
-///  - global_batch divisible by dp x micro_batch; interleaved: micro-batches per step a multiple
-///    of pp (the schedule runs them in groups of pp, pipeline_schedule.hpp); pp x vp x
-///    micro-batches at most 2^19 (the graph one step is simulated on; layout_rules.cpp);
+///  - global_batch divisible by dp x micro_batch; interleaved: the micro-batch group N
+///    (microbatch_group, pp when unset) in [pp, micro-batches of a pipeline run], and those
+///    micro-batches a multiple of N or leaving a last group of at least pp (Megatron-Core's
+///    checks in forward_backward_pipelining_with_interleaving: a smaller group stalls the
+///    pipeline); microbatch_group only with the interleaved schedule; pp x vp x micro-batches at
+///    most 2^19 (the graph one step is simulated on; layout_rules.cpp);
 ///  - seq_len divisible by cp; sequence parallelism needs tp > 1 and seq_len divisible by tp x cp;
 ///  - tp_comm_overlap needs sequence parallelism; shard_group divides dp x cp and needs zero = 3;
 ///  - mixture of experts (models/spec/moe.hpp): experts_per_token in [1, experts] and
@@ -66,6 +69,7 @@ enum class LayoutField {
   parallelism_pp,
   parallelism_dp,
   parallelism_vp,
+  parallelism_microbatch_group,
   parallelism_layers_per_chunk,
   parallelism_sp,
   parallelism_zero,

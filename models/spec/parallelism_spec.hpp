@@ -133,6 +133,10 @@ struct ParallelismSpec {
   std::int64_t dp = 1;
   std::int64_t cp = 1;
   std::int64_t vp = 1;   // model chunks per pipeline stage (interleaved schedule)
+  // Interleaved schedule: micro-batches that run through one model chunk before the stage moves to
+  // its next chunk (Megatron-Core --microbatch-group-size-per-virtual-pipeline-stage; the "N" of
+  // the Llama 3 paper's section 3.3.2). 0: pp, Megatron-Core's default (depth-first).
+  std::int64_t microbatch_group = 0;
   bool sp = false;       // sequence parallelism inside the TP group
   int zero = 1;          // 0: plain DP; 1: distributed optimizer; 2: + gradients; 3: + parameters (FSDP)
   // ZeRO-3: the framework's way of running it (sharding.hpp), and hybrid sharding: shard inside
@@ -161,6 +165,11 @@ struct ParallelismSpec {
 
   friend bool operator==(const ParallelismSpec&, const ParallelismSpec&) = default;
 };
+
+/// The interleaved schedule's micro-batch group: parallelism.microbatch_group, or pp where unset.
+constexpr std::int64_t microbatch_group_size(const ParallelismSpec& p) {
+  return p.microbatch_group > 0 ? p.microbatch_group : p.pp;
+}
 
 /// How a MoE layer's tokens reach their experts' ranks: `alltoall` (NCCL all-to-all of every
 /// routed copy, Megatron-Core's alltoall dispatcher) or `deepep` (DeepSeek's DeepEP: a token

@@ -61,7 +61,8 @@ std::vector<std::size_t> first_differing_pass(const StepPlan& plan, const ShortR
   std::vector<std::size_t> out(stages);
   for (std::size_t s = 0; s < stages; ++s) {
     const std::int64_t warmup =
-        warmup_units(plan.schedule, static_cast<std::int64_t>(stages), vp, run.micro_batches, static_cast<std::int64_t>(s));
+        warmup_units(plan.schedule, static_cast<std::int64_t>(stages), vp, run.micro_batches, static_cast<std::int64_t>(s),
+                     plan.microbatch_group);
     std::size_t i = 0;
     for (; i < static_cast<std::size_t>(2 * units - warmup); ++i) {
       const sim::TaskLabel& label = run.step.graph.label(run.pass_begin(s, i));
@@ -251,10 +252,12 @@ std::optional<StepTimes> periodic_step_times(const StepPlan& plan) {
   const auto pp = static_cast<std::int64_t>(plan.stages.size());
   const auto vp = static_cast<std::int64_t>(plan.stages.front().chunks.size());
   const std::int64_t m = plan.micro_batches;
-  // The schedule repeats every micro-batch, or every group of pp under interleaving.
-  const std::int64_t q = vp > 1 ? pp : 1;
+  // The schedule repeats every micro-batch, or every micro-batch group under interleaving. A
+  // shorter last group reorders the passes before the drain, which the proof does not cover.
+  const std::int64_t q = vp > 1 ? (plan.microbatch_group > 0 ? plan.microbatch_group : pp) : 1;
+  if (m % q != 0) return std::nullopt;
   // Micro-batches stage 0 starts before its first backward.
-  const std::int64_t fill = (warmup_units(plan.schedule, pp, vp, m, 0) + vp - 1) / vp;
+  const std::int64_t fill = (warmup_units(plan.schedule, pp, vp, m, 0, plan.microbatch_group) + vp - 1) / vp;
   // One period past the warm-up proves most steps; three more settle most of the rest.
   for (const std::int64_t periods : {1, 3}) {
     std::int64_t m1 = fill + periods * q;

@@ -294,6 +294,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   plan.schedule = t.schedule;
   plan.micro_batches = micro_batches_per_step(p, t);
   plan.pipeline_runs = t.pipeline_runs;
+  plan.microbatch_group = microbatch_group_size(p);
   plan.overlap_grad_reduce = t.overlap_grad_reduce;
   plan.overlap_param_gather = t.overlap_param_gather;
   const ShardingParameters sharding = sharding_parameters(p.sharding, t.bf16_params);
@@ -763,7 +764,8 @@ StepSimulation simulate(const StepInputs& in, TraceRecords trace) {
     std::int64_t stage_layers = 0;
     for (std::int64_t c = 0; c < p.vp; ++c) stage_layers += r.layers_per_chunk[static_cast<std::size_t>(c * p.pp + s)];
     // Each pipeline run fills and drains on its own: at most its micro-batches are in flight.
-    const double in_flight = micro_batches_in_flight(t.schedule, p.pp, p.vp, micro_batches_per_run(p, t), s);
+    const double in_flight = micro_batches_in_flight(t.schedule, p.pp, p.vp, micro_batches_per_run(p, t), s,
+                                                     microbatch_group_size(p));
     r.memory_per_stage.push_back(
         memory_per_gpu(in.model, p, t, in.cluster.gpu, stage_layers, s == 0, s == p.pp - 1, in_flight,
                        moe_layers_of_stage(in.model, r.layers_per_chunk, p.pp, s)));

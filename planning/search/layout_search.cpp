@@ -43,7 +43,7 @@ std::vector<models::MemoryBreakdown> memory_per_stage(const models::StepInputs& 
     std::int64_t stage_layers = 0;
     for (std::int64_t c = 0; c < p.vp; ++c) stage_layers += split[static_cast<std::size_t>(c * p.pp + s)];
     stages.push_back(models::memory_per_gpu(in.model, p, t, in.cluster.gpu, stage_layers, s == 0, s == p.pp - 1,
-                                            models::micro_batches_in_flight(t.schedule, p.pp, p.vp, m, s),
+                                            models::micro_batches_in_flight(t.schedule, p.pp, p.vp, m, s, models::microbatch_group_size(p)),
                                             models::moe_layers_of_stage(in.model, split, p.pp, s)));
   }
   return stages;

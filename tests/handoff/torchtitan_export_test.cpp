@@ -264,6 +264,33 @@ TEST_CASE("torchtitan round trip: the job's pipeline split, the first stage hold
   check_round_trip(split);
 }
 
+TEST_CASE("torchtitan round trip: PyTorch's interleaved rounds are the micro-batch group") {
+  // ScheduleInterleaved1F1B runs m micro-batches in max(1, m / pp) rounds of m / rounds each:
+  // 24 on 4 stages are 6 rounds of 4 (the default group), 6 are one round of 6.
+  CHECK(torchtitan::interleaved_round(24, 4) == 4);
+  CHECK(torchtitan::interleaved_round(6, 4) == 6);
+  CHECK(torchtitan::interleaved_round(10, 4) == 5);
+  CHECK(torchtitan::interleaved_round(9, 4) == 0);  // 2 rounds do not divide 9: PyTorch refuses
+  // 80 layers on 4 stages x 2 chunks, ZeRO-2: 384 sequences over DP 8 in 8 runs are 6 micro-batches
+  // a run, one round of 6: the scenario's group of 6, which comes back from the job config.
+  planning::Layout rounds = testing::twelve_layouts()[0].layout;
+  rounds.parallelism = {.tp = 8, .pp = 4, .dp = 8, .vp = 2, .microbatch_group = 6, .sp = true, .zero = 2};
+  rounds.training.schedule = models::Schedule::interleaved;
+  rounds.training.recompute = models::Recompute::op;
+  rounds.training.global_batch = 384;
+  rounds.training.pipeline_runs = 8;
+  CHECK(rules(export_of(rounds).breaches).empty());
+  check_round_trip(rounds);
+  // Groups of 8 on runs of 8 micro-batches are not PyTorch's two rounds of 4: the export offers those.
+  planning::Layout groups = rounds;
+  groups.training.global_batch = 1024;
+  groups.training.pipeline_runs = 16;
+  groups.parallelism.microbatch_group = 8;
+  const LaunchConfig config = export_of(groups);
+  CHECK(rules(config.breaches) == std::vector<std::string>{"interleaved-rounds"});
+  check_round_trip(groups);
+}
+
 TEST_CASE("torchtitan round trip: gradient accumulation over pipeline runs is the local batch") {
   // Each gradient-accumulation step runs torchtitan's pipeline schedule once: 4 runs of the 1,024
   // sequences over 8 data-parallel ranks are local batches of 1024 / (8 x 4) = 32.

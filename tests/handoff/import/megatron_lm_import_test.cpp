@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "handoff/export/launch_config.hpp"
+#include "handoff/frameworks/megatron_lm_rules.hpp"
 #include "handoff/import/config_import.hpp"
 #include "scenarios/presets.hpp"
 #include "scenarios/scenario_io.hpp"
@@ -128,6 +129,44 @@ TEST_CASE("megatron-lm import: the job's pipeline split comes back, and Megatron
   odd.erase(odd.find(" --account-for-loss-in-pipeline-split"));
   CHECK_THROWS_WITH_AS(import_config(Framework::megatron_lm, odd, "args.txt", {.nodes = 4}),
                        doctest::Contains("do not divide into pp x vp = 32 chunks"), ImportError);
+}
+
+TEST_CASE("megatron-lm and nemo: the interleaved schedule's micro-batch group goes out and comes back") {
+  // Llama 3 70B on 4 stages x 2 chunks, 128 micro-batches in groups of 32.
+  const scenarios::Scenario s = scenarios::default_scenario();
+  const planning::Layout layout{
+      .parallelism = {.tp = 8, .pp = 4, .dp = 8, .vp = 2, .microbatch_group = 32, .sp = true},
+      .training = {.seq_len = 4096, .global_batch = 1024, .schedule = models::Schedule::interleaved}};
+  check_round_trip("llama3-70b", layout);
+  const LaunchConfig megatron = export_launch(Framework::megatron_lm, s.model, s.cluster, layout);
+  CHECK(megatron.files[0].content.find("--microbatch-group-size-per-virtual-pipeline-stage 32") != std::string::npos);
+  const LaunchConfig nemo = export_launch(Framework::nemo, s.model, s.cluster, layout);
+  REQUIRE(nemo.runs_as_given());
+  CHECK(nemo.files[0].content.find("microbatch_group_size_per_vp_stage: 32") != std::string::npos);
+  const scenarios::Scenario back = loaded(import_config(Framework::nemo, nemo.files[0].content, "overrides.yaml",
+                                                        {.nodes = 32, .gpus_per_node = 8, .gpu = "h100-sxm"}));
+  CHECK(back.parallelism == layout.parallelism);
+  // The default group (pp) is written nowhere and read as the default.
+  planning::Layout by_default = layout;
+  by_default.parallelism.microbatch_group = 0;
+  CHECK(export_launch(Framework::megatron_lm, s.model, s.cluster, by_default).files[0].content.find("microbatch-group") ==
+        std::string::npos);
+  // Without interleaving Megatron-LM ignores the flag; the import says so and drops it.
+  const std::string line =
+      "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 2048 --max-position-embeddings 2048 "
+      "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 4 --global-batch-size 64 --vocab-size 32000 "
+      "--microbatch-group-size-per-virtual-pipeline-stage 8";
+  const ImportedScenario plain = import_config(Framework::megatron_lm, line, "args.txt", {.nodes = 4});
+  CHECK(loaded(plain).parallelism.microbatch_group == 0);
+  CHECK(mentions(plain.notes, "without interleaving"));
+  // Megatron-Core's groups (schedules.py): in [pp, m], and no last group smaller than pp. 128
+  // micro-batches in groups of 42 leave a last group of 2 on 4 stages; groups of 30 leave 8.
+  CHECK(megatron_core_microbatch_groups_hold(128, 4, 0));
+  CHECK(megatron_core_microbatch_groups_hold(128, 4, 30));
+  CHECK_FALSE(megatron_core_microbatch_groups_hold(128, 4, 42));
+  CHECK_FALSE(megatron_core_microbatch_groups_hold(128, 4, 3));
+  CHECK_FALSE(megatron_core_microbatch_groups_hold(128, 4, 129));
+  CHECK_FALSE(megatron_core_microbatch_groups_hold(6, 4, 0));  // the default group of pp: 6 leaves 2
 }
 
 TEST_CASE("megatron-lm import: every model preset survives export and import, for Megatron-LM and NeMo") {

@@ -154,6 +154,13 @@ TEST_CASE("memory: micro-batches in flight per schedule") {
   CHECK(micro_batches_in_flight(Schedule::interleaved, 4, 2, 2, 0) == doctest::Approx(2.0));
   // v = 1 is plain 1F1B.
   CHECK(micro_batches_in_flight(Schedule::interleaved, 4, 1, 16, 1) == 3.0);
+  // Groups of N = 8 micro-batches a chunk: 2 (4 - 0 - 1) + (2 - 1) 8 + 1 = 15 chunk units, 7.5
+  // micro-batches of the stage's layers; N = m = 16 (breadth-first): every chunk-0 forward and 7
+  // of chunk 1, 23 units, 11.5.
+  CHECK(micro_batches_in_flight(Schedule::interleaved, 4, 2, 16, 0, 8) == doctest::Approx(7.5));
+  CHECK(micro_batches_in_flight(Schedule::interleaved, 4, 2, 16, 0, 16) == doctest::Approx(11.5));
+  CHECK(micro_batches_in_flight(Schedule::interleaved, 4, 2, 16, 0, 4) ==
+        micro_batches_in_flight(Schedule::interleaved, 4, 2, 16, 0));
 }
 
 TEST_CASE("memory: Adam state bytes per parameter for each ZeRO stage") {

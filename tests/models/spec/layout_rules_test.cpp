@@ -128,6 +128,36 @@ TEST_CASE("layout rules: one rule at a time, each naming its field") {
   CHECK(v.rule == "the interleaved schedule needs the micro-batches of each pipeline run, "
                   "global_batch/(dp*micro_batch*pipeline_runs) = 6, to be a multiple of pp=4");
 
+  // Megatron-Core's micro-batch groups (schedules.py): from pp to the run's micro-batches, leaving no
+  // last group smaller than pp; only with interleaving. 1024 / 8 = 128 micro-batches on 4 stages.
+  v = broken([](Fixture& l) { l.parallelism.microbatch_group = 8; });
+  CHECK(v.field == LayoutField::parallelism_microbatch_group);
+  CHECK(v.rule == "groups the micro-batches of the interleaved schedule: it needs parallelism.vp > 1");
+  const auto interleaved_with_group = [](std::int64_t group) {
+    return [group](Fixture& l) {
+      l.parallelism.vp = 2;
+      l.training.schedule = Schedule::interleaved;
+      l.parallelism.microbatch_group = group;
+    };
+  };
+  v = broken(interleaved_with_group(3));
+  CHECK(v.field == LayoutField::parallelism_microbatch_group);
+  CHECK(v.rule == "must be in [pp, micro-batches of a pipeline run] = [4, 128], got 3");
+  v = broken(interleaved_with_group(129));
+  CHECK(v.rule == "must be in [pp, micro-batches of a pipeline run] = [4, 128], got 129");
+  v = broken(interleaved_with_group(42));  // 128 = 3 x 42 + 2: a last group of 2 < pp
+  CHECK(v.field == LayoutField::parallelism_microbatch_group);
+  CHECK(v.rule == "the interleaved schedule needs the micro-batches of each pipeline run, "
+                  "global_batch/(dp*micro_batch*pipeline_runs) = 128, to be a multiple of microbatch_group=42 or to "
+                  "leave a last group of at least pp=4 (it leaves 2)");
+  // Valid: 4 (the default), 30 (a last group of 8), 64 and 128 (one group, breadth-first); 5 leaves 3.
+  for (const std::int64_t group : {4, 5, 30, 64, 128}) {
+    Fixture l;
+    interleaved_with_group(group)(l);
+    CAPTURE(group);
+    CHECK(l.violation().has_value() == (group == 5));
+  }
+
   v = broken([](Fixture& l) {
     l.parallelism = {.tp = 8, .pp = 4, .dp = 4, .cp = 2, .vp = 1, .sp = false, .zero = 1};
     l.training.seq_len = 4095;

@@ -35,6 +35,9 @@ std::vector<Case> layouts() {
   interleaved.parallelism.vp = 5;
   interleaved.training.schedule = Schedule::interleaved;
   cases.push_back({"interleaved, 5 chunks a stage", interleaved});
+  StepInputs grouped = interleaved;
+  grouped.parallelism.microbatch_group = 8;
+  cases.push_back({"interleaved in micro-batch groups of 8", grouped});
   StepInputs context = llama70b_on_256();
   context.parallelism.dp = 4;
   context.parallelism.cp = 2;
@@ -91,11 +94,18 @@ TEST_CASE("periodic step: the textbook pipeline's time, 3 s a slot over m + p - 
   test::check_same_step_times(*periodic, whole_step(plan));
 }
 
-TEST_CASE("periodic step: no proof, no shortcut: GPipe and steps too short to repeat are simulated whole") {
+TEST_CASE("periodic step: no proof, no shortcut: GPipe, steps too short to repeat and a short last group are simulated whole") {
   StepPlan gpipe = plan_step(test::llama70b_on_256());
   gpipe.schedule = Schedule::gpipe;
   CHECK_FALSE(periodic_step_times(gpipe).has_value());
   StepPlan short_step = plan_step(test::llama70b_on_256());
   short_step.micro_batches = 8;  // 4 stages: the two short runs would cost about as much as the step
   CHECK_FALSE(periodic_step_times(short_step).has_value());
+  // Interleaved groups of 12 leave 128 a last group of 8, which reorders the passes before the drain.
+  StepInputs last_group = test::llama70b_on_256();
+  last_group.parallelism.vp = 5;
+  last_group.parallelism.microbatch_group = 12;
+  last_group.training.schedule = Schedule::interleaved;
+  check_layout(last_group);
+  CHECK_FALSE(periodic_step_times(plan_step(last_group)).has_value());
 }

@@ -118,6 +118,32 @@ TEST_CASE("schedule: interleaved order follows Megatron-LM's groups of p micro-b
         "F0 F1 F0.1 B0.1 F1.1 B1.1 F2 B0 F3 B1 F2.1 B2.1 F3.1 B3.1 B2 B3 ");
 }
 
+TEST_CASE("schedule: interleaved micro-batch groups of N follow Megatron-Core's schedule table") {
+  // Megatron-Core's own example (model_parallel_config.py, microbatch_group_size_per_vp_stage):
+  // p = 2, v = 2, N = 3, m = 5 runs forwards 0 1 2 | 0 1 2 | 3 4 | 3 4 over chunks 0, 1, 0, 1.
+  // Stage 0 warms up with 2 (p - 1) + (v - 1) N = 5 forward units; backwards visit each group's
+  // chunks last to first: 0.1 1.1 2.1 0 1 2, then the last group of two, 3.1 4.1 3 4.
+  CHECK(order_string(stage_pass_order(Schedule::interleaved, 2, 2, 5, 0, 1, 3)) ==
+        "F0 F1 F2 F0.1 F1.1 F2.1 B0.1 F3 B1.1 F4 B2.1 F3.1 B0 F4.1 B1 B2 B3.1 B4.1 B3 B4 ");
+  // N = p is the default.
+  CHECK(order_string(stage_pass_order(Schedule::interleaved, 2, 2, 4, 1, 1, 2)) ==
+        order_string(stage_pass_order(Schedule::interleaved, 2, 2, 4, 1)));
+  // Larger groups start more forwards before the first backward: 2 (p - s - 1) + (v - 1) N.
+  CHECK(warmup_units(Schedule::interleaved, 4, 2, 16, 0, 8) == 6 + 8);
+  CHECK(warmup_units(Schedule::interleaved, 4, 3, 16, 3, 16) == 32);
+}
+
+TEST_CASE("schedule: with uniform stages and free communication the group size leaves the bubble at (p-1)/(v m + p-1)") {
+  // Each chunk still waits p - 1 slots to fill and drain; larger groups only hold more in flight.
+  for (const std::int64_t group : {4, 8, 12, 32}) {
+    CAPTURE(group);
+    StepPlan plan = uniform_plan(Schedule::interleaved, 4, 2, 32);
+    plan.microbatch_group = group;
+    const StepTimes t = simulate(plan);
+    CHECK(t.bubble_fraction == doctest::Approx(3.0 / (2.0 * 32.0 + 3.0)).epsilon(0.01));
+  }
+}
+
 TEST_CASE("layer split: even where it divides, otherwise the ends get the smaller chunks") {
   CHECK(split_layers(80, 4, 1) == std::vector<std::int64_t>{20, 20, 20, 20});
   // Llama 3 405B: 126 layers on 16 stages ran 7 on the first and last stage, 8 elsewhere.
