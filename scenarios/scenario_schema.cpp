@@ -631,6 +631,13 @@ std::vector<Section> build_sections() {
                   std::move(dp),
                   integer("cp", member(parallelism, &ParallelismSpec::cp), count, key_bounds::degree,
                           "context-parallel degree (sequence split for attention)"),
+                  from_framework(enumeration("cp_comm", member(parallelism, &ParallelismSpec::cp_comm),
+                                             std::array<std::string_view, 3>{"p2p", "all_gather", "a2a"},
+                                             "how context-parallel ranks exchange keys and values (Megatron-Core's "
+                                             "cp_comm_type): p2p (a ring of blocks beside the attention), "
+                                             "all_gather (the whole sequence's before the attention) or a2a "
+                                             "(DeepSpeed-Ulysses: queries, keys and values traded for heads)"),
+                                 member(parallelism, &ParallelismSpec::cp_comm), &FrameworkParameters::cp_comm),
                   integer("vp", member(parallelism, &ParallelismSpec::vp), count, key_bounds::virtual_stages,
                           "model chunks per pipeline stage (interleaved schedule)"),
                   integer("microbatch_group", member(parallelism, &ParallelismSpec::microbatch_group), count,

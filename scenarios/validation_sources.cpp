@@ -243,6 +243,11 @@ constexpr std::array families{
                        "framework=megatron-core assumed: Meta's training stack is not public; the paper "
                        "describes Megatron-style 4D parallelism with fused kernels, taken as Megatron-Core's "
                        "parameter set"},
+        .cp_comm = FamilyDefault<models::CpComm>{
+            models::CpComm::all_gather,
+            "cp_comm=all_gather: the paper's section 3.3.2 all-gathers K and V before the attention, 'the "
+            "all-gather communication latency is exposed in the critical path' (Transformer Engine's all_gather "
+            "context parallelism, exposed, follows it)"},
         .dropout = no_dropout},
     SourceFamily{.name = "NeMo long-seq B200 2025",
                  .needle = "LLAMA3-8B (FP8) - B200",

@@ -75,6 +75,8 @@ struct SourceFamily {
   // fp8 rows: a recipe other than the framework's, or the framework's with what it does that the
   // scenario does not express.
   std::optional<FamilyDefault<models::Fp8Recipe>> fp8_recipe{};
+  // Context-parallel rows: a key/value exchange other than the framework's.
+  std::optional<FamilyDefault<models::CpComm>> cp_comm{};
   // ZeRO-3 rows: a sharding other than the framework's.
   std::optional<FamilyDefault<models::ShardingFramework>> sharding{};
   // Dropout of the family's GPT-style models; Llama and Nemotron rows train without

@@ -367,8 +367,8 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
   if (p.cp > 1) {
     m.breaches.push_back(breach("no-context-parallel", mds_at(args_py),
                                 "Megatron-DeepSpeed has no Megatron-style context parallelism (no "
-                                "--context-parallel-size); its --ds-sequence-parallel-size is DeepSpeed-Ulysses, an "
-                                "all-to-all scheme clustersim does not model",
+                                "--context-parallel-size); its --ds-sequence-parallel-size is DeepSpeed-Ulysses "
+                                "(parallelism.cp_comm a2a), which this export does not write",
                                 fmt::format("the context ranks as data parallelism: DP {}", p.dp * p.cp)));
     p.dp *= p.cp;
     p.cp = 1;

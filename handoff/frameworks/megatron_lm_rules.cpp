@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -27,6 +28,31 @@ std::int64_t MegatronArguments::integer(std::string_view flag, std::int64_t fall
   if (ec != std::errc{} || end != text.data() + text.size())
     throw std::invalid_argument(fmt::format("{}: must be an integer, got '{}'", flag, text));
   return v;
+}
+
+models::CpComm megatron_cp_comm(std::string_view text) {
+  std::optional<models::CpComm> type;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    const std::string_view word = text.substr(at, end - at);
+    at = end + 1;
+    if (word.empty()) continue;
+    models::CpComm one = models::CpComm::p2p;
+    if (word == "p2p") one = models::CpComm::p2p;
+    else if (word == "all_gather" || word == "allgather") one = models::CpComm::all_gather;
+    else if (word == "a2a") one = models::CpComm::a2a;
+    else if (word == "a2a+p2p")
+      throw std::invalid_argument("a2a+p2p (hierarchical context parallelism) is not modelled: p2p, all_gather or a2a");
+    else
+      throw std::invalid_argument(fmt::format("'{}' is not a context-parallel communication type: p2p, all_gather, "
+                                              "a2a or a2a+p2p",
+                                              word));
+    if (type && *type != one)
+      throw std::invalid_argument("layers of different types are not modelled: one type for every layer");
+    type = one;
+  }
+  return type.value_or(models::CpComm::p2p);
 }
 
 bool megatron_core_microbatch_groups_hold(std::int64_t micro_batches, std::int64_t pp, std::int64_t group) {

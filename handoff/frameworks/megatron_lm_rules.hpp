@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "handoff/frameworks/framework_rule.hpp"
+#include "models/spec/parallelism_spec.hpp"
 
 namespace clustersim::handoff {
 
@@ -88,6 +89,13 @@ std::vector<std::int64_t> megatron_core_split(std::int64_t layers, std::int64_t 
 /// micro_batches], and the micro-batches a multiple of it or leaving a last group of at least pp
 /// (schedules.py, forward_backward_pipelining_with_interleaving).
 bool megatron_core_microbatch_groups_hold(std::int64_t micro_batches, std::int64_t pp, std::int64_t group);
+
+/// Megatron-Core's cp_comm_type (--cp-comm-type, NeMo's model.cp_comm_type): one type for every
+/// layer, as "p2p", "all_gather" (Transformer Engine's spelling; Megatron-LM's help says
+/// "allgather", also read) or "a2a", space-separated per layer where all are the same. Throws
+/// std::invalid_argument naming the rule for a2a+p2p (hierarchical, not modelled), layers of
+/// different types or an unknown type.
+models::CpComm megatron_cp_comm(std::string_view text);
 
 /// The --pipeline-model-parallel-layout of a split (layers of each model chunk, in model order):
 /// one '|'-separated stage a chunk, the embedding (E) on the first, the loss (L) on the last, its

@@ -253,6 +253,11 @@ std::vector<RuleBreach> check_job(const Json& job, std::int64_t world_size) {
                          fmt::format("activation_checkpoint.mode must be selective, full, memory_budget or none, and "
                                      "selective_ac_option 'op' or a positive layer interval (got '{}', '{}')",
                                      mode, option)));
+  if (const std::string rotate = r.text("parallelism", "context_parallel_rotate_method", "allgather");
+      rotate != "allgather" && rotate != "alltoall")
+    out.push_back(breach("cp-rotate-method", "config/job_config.py (Parallelism.context_parallel_rotate_method)",
+                         fmt::format("context_parallel_rotate_method must be allgather or alltoall (got '{}')",
+                                     rotate)));
   const bool compile = r.flag("compile", "enable", false);
   const std::vector<std::string> components = r.strings("compile", "components");
   const bool compiles_model =
@@ -451,6 +456,13 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
     m.notes.push_back("ZeRO-2 is FSDP2 with fsdp_reshard_after_forward \"never\": parameters are sharded between "
                       "steps and held gathered from the forward to the backward, so peak memory is that of "
                       "unsharded parameters, as ZeRO-2's");
+  if (p.cp > 1 && p.cp_comm == models::CpComm::a2a) {
+    m.breaches.push_back(breach("cp-rotate-method", "config/job_config.py (Parallelism.context_parallel_rotate_method)",
+                                "torchtitan's context parallelism rotates key/value blocks (allgather or alltoall); "
+                                "it has no DeepSpeed-Ulysses all-to-all of heads",
+                                "parallelism.cp_comm all_gather (its default)"));
+    p.cp_comm = models::CpComm::all_gather;
+  }
   if (p.vp > 1) {
     // PyTorch's interleaved schedule picks its rounds from the micro-batches of a run.
     const std::int64_t per_run = t.global_batch / (p.dp * t.micro_batch * t.pipeline_runs);

@@ -291,6 +291,13 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
   p.tp = r.integer("--tensor-model-parallel-size", 1);
   p.pp = r.integer("--pipeline-model-parallel-size", 1);
   p.cp = r.integer("--context-parallel-size", 1);
+  if (r.has("--cp-comm-type")) {
+    try {
+      p.cp_comm = megatron_cp_comm(r.value("--cp-comm-type"));
+    } catch (const std::invalid_argument& e) {
+      throw ImportError(fmt::format("{}: --cp-comm-type: {}", source, e.what()));
+    }
+  }
   bool vocab_known = true;
   models::TransformerSpec model = read_model(r, p.tp, source, result.notes, vocab_known);
 

@@ -211,6 +211,13 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
   p.tp = r.integer("model.tensor_model_parallel_size", 1, true);
   p.pp = r.integer("model.pipeline_model_parallel_size", 1, true);
   p.cp = r.integer("model.context_parallel_size", 1, true);
+  if (const auto type = r.text("model.cp_comm_type"); type && *type != "null") {
+    try {
+      p.cp_comm = megatron_cp_comm(*type);
+    } catch (const std::invalid_argument& e) {
+      throw ImportError(fmt::format("{}: model.cp_comm_type: {}", source, e.what()));
+    }
+  }
   const ImportedCluster cluster = imported_cluster(options, 0, 0, 0, result.notes);
   const std::int64_t model_parallel = p.tp * p.pp * p.cp;
   if (model_parallel <= 0 || cluster.num_gpus() % model_parallel != 0)

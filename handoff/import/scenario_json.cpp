@@ -93,6 +93,7 @@ nlohmann::ordered_json scenario_json(std::string_view name, const models::Transf
             {"pp", p.pp},
             {"dp", p.dp},
             {"cp", p.cp},
+            {"cp_comm", models::cp_comm_name(p.cp_comm)},
             {"vp", p.vp},
             {"microbatch_group", p.microbatch_group},
             {"sp", p.sp},

@@ -126,6 +126,10 @@ ImportedScenario import_torchtitan(std::string_view text, std::string_view sourc
   const std::int64_t dp = replicate * shard;
 
   Json parallelism{{"tp", tp}, {"pp", pp}, {"dp", dp}, {"cp", cp}, {"sp", tp > 1}};
+  // PyTorch's rotate methods: allgather (the default) gathers, alltoall passes the ring (p2p).
+  if (cp > 1)
+    parallelism["cp_comm"] =
+        f.text("parallelism", "context_parallel_rotate_method", "allgather") == "alltoall" ? "p2p" : "all_gather";
   const bool fsdp = shard * cp > 1;
   const std::string reshard = f.text("parallelism", "fsdp_reshard_after_forward", "default");
   int zero = 0;

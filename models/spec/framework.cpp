@@ -103,6 +103,17 @@ constexpr std::string_view kNoZero1 =
     "no ZeRO-1 of its own (it shards with FSDP): parallelism.zero=1 stands for a reduce-scatter into the shard, "
     "as Megatron's distributed optimizer does";
 
+constexpr std::string_view kTeP2p =
+    "Megatron-Core's cp_comm_type defaults to p2p (megatron/training/arguments.py --cp-comm-type, default "
+    "[\"p2p\"]): Transformer Engine passes the key/value blocks around a ring, each hop beside the attention "
+    "of the block before it";
+constexpr std::string_view kTeGatherExposed =
+    "Transformer Engine's AttnFuncWithCPAndKVAllGather gathers K and V before the attention and again in the "
+    "backward, then reduce-scatters their gradients, all on the compute stream ('KV all-gather between CP ranks "
+    "is exposed'; Megatron-Core's TransformerConfig.cp_comm_type: 'not async, and cannot be overlapped')";
+constexpr std::string_view kNoContextParallel =
+    "the framework has no context parallelism of its own: Megatron-Core's default, p2p, stands in";
+
 constexpr std::array kSets{
     FrameworkParameters{
         .framework = Framework::megatron_core,
@@ -125,6 +136,8 @@ constexpr std::array kSets{
         .tp_overlap_hides_input_grad_reduce = {true, kTeBulkDgradReduce},
         .tp_backward_collectives_beside_gemms = {true, kTeAsyncBackward},
         .zero1_all_reduces_gradients = {false, kDistributedOptimizerReduceScatter},
+        .cp_comm = {CpComm::p2p, kTeP2p},
+        .cp_gather_beside_local_block = {false, kTeGatherExposed},
     },
     FrameworkParameters{
         .framework = Framework::megatron_lm,
@@ -148,6 +161,9 @@ constexpr std::array kSets{
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
         .tp_backward_collectives_beside_gemms = {true, kMegatronAsyncBackward},
         .zero1_all_reduces_gradients = {false, kDistributedOptimizerReduceScatter},
+        .cp_comm = {CpComm::p2p,
+                    "Megatron-LM had no context parallelism before Megatron-Core: its later default, p2p, stands in"},
+        .cp_gather_beside_local_block = {false, kTeGatherExposed},
     },
     FrameworkParameters{
         .framework = Framework::megatron_deepspeed,
@@ -183,6 +199,12 @@ constexpr std::array kSets{
                                         "gradients (pipe/engine.py _bf16_reduce_grads: buffered_allreduce_fallback), "
                                         "updates its shard and all-gathers the bf16 parameters (bf16_optimizer.py "
                                         "step: all_gather_dp_groups), v0.7"},
+        .cp_comm = {CpComm::a2a,
+                    "Megatron-DeepSpeed's sequence parallelism is DeepSpeed-Ulysses (--ds-sequence-parallel-size; "
+                    "deepspeed/sequence/layer.py DistributedAttention: an all-to-all of q, k and v before the "
+                    "attention and of its output after)"},
+        .cp_gather_beside_local_block = {false, "DeepSpeed has no all-gather context parallelism: Transformer "
+                                                "Engine's, exposed, stands in"},
     },
     FrameworkParameters{
         .framework = Framework::torchtitan,
@@ -220,6 +242,16 @@ constexpr std::array kSets{
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
         .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},
         .zero1_all_reduces_gradients = {false, kNoZero1},
+        .cp_comm = {CpComm::all_gather,
+                    "torchtitan's parallelism.context_parallel_rotate_method defaults to allgather (PyTorch's "
+                    "context_parallel, torch/distributed/tensor/experimental/_attention.py _AllGatherRotater: one "
+                    "all-gather of K and V a pass)"},
+        .cp_gather_beside_local_block = {true,
+                                         "PyTorch's _templated_ring_attention issues the all-gather before the "
+                                         "attention of the local block and waits for it after that block "
+                                         "(exchange_buffers at step 0, next_buffer at step 1); its backward "
+                                         "gathers K and V the same way and passes the key/value gradients around "
+                                         "a ring (ALL_TO_ALL rotater) in fp32 (_cp_options.convert_to_f32)"},
     },
     FrameworkParameters{
         .framework = Framework::llm_foundry,
@@ -252,6 +284,8 @@ constexpr std::array kSets{
                                                "(torch/_inductor/fx_passes/micro_pipeline_tp.py)"},
         .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},
         .zero1_all_reduces_gradients = {false, kNoZero1},
+        .cp_comm = {CpComm::p2p, kNoContextParallel},
+        .cp_gather_beside_local_block = {false, kTeGatherExposed},
     },
     FrameworkParameters{
         .framework = Framework::nemo_automodel,
@@ -289,6 +323,11 @@ constexpr std::array kSets{
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
         .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},
         .zero1_all_reduces_gradients = {false, kNoZero1},
+        .cp_comm = {CpComm::p2p,
+                    "NeMo Automodel hands Transformer Engine's attention cp_comm_type p2p "
+                    "(components/distributed/context_parallel/utils.py at 36044ad3d; all_gather on sliding-window "
+                    "layers, not told apart here)"},
+        .cp_gather_beside_local_block = {false, kTeGatherExposed},
     },
 };
 

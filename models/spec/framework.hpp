@@ -82,6 +82,12 @@ struct FrameworkParameters {
   // optimizer state) or reduce-scattered into the shard. A fact of the framework's optimizer, so
   // no scenario key overrides it.
   FrameworkChoice<bool> zero1_all_reduces_gradients{};
+  // How context-parallel ranks exchange keys and values (parallelism.cp_comm).
+  FrameworkChoice<CpComm> cp_comm{};
+  // Under cp_comm all_gather, whether the gather runs beside the attention of the rank's own block
+  // (what it needs no other rank's keys for), or before any attention, on the stream. A fact of the
+  // framework's attention, so no scenario key overrides it.
+  FrameworkChoice<bool> cp_gather_beside_local_block{};
 };
 
 /// The parameter set of `framework`.

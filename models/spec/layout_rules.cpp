@@ -15,6 +15,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::parallelism_dp: return "parallelism.dp";
     case LayoutField::parallelism_vp: return "parallelism.vp";
     case LayoutField::parallelism_microbatch_group: return "parallelism.microbatch_group";
+    case LayoutField::parallelism_cp_comm: return "parallelism.cp_comm";
     case LayoutField::parallelism_layers_per_chunk: return "parallelism.layers_per_chunk";
     case LayoutField::parallelism_sp: return "parallelism.sp";
     case LayoutField::parallelism_zero: return "parallelism.zero";
@@ -258,6 +259,18 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
                               p.pp, p.vp, micro_batches, passes, kMaxChunkPasses));
   if (t.seq_len % p.cp != 0)
     return broken(F::training_seq_len, fmt::format("must be divisible by cp={}, got {}", p.cp, t.seq_len));
+  // Ulysses splits each TP rank's heads over the CP ranks (Transformer Engine's a2a: the query and
+  // the key/value heads each divided by the CP size).
+  if (p.cp > 1 && p.cp_comm == CpComm::a2a) {
+    if (m.heads % (p.tp * p.cp) != 0)
+      return broken(F::parallelism_cp_comm, fmt::format("a2a splits the heads over tp*cp = {} ranks: heads={} is not "
+                                                        "a multiple",
+                                                        p.tp * p.cp, m.heads));
+    if (m.attention != AttentionKind::mla && m.kv_heads % (p.tp * p.cp) != 0)
+      return broken(F::parallelism_cp_comm, fmt::format("a2a splits the key/value heads over tp*cp = {} ranks: "
+                                                        "kv_heads={} is not a multiple",
+                                                        p.tp * p.cp, m.kv_heads));
+  }
   if (p.sp && p.tp < 2)
     return broken(F::parallelism_sp,
                   "sequence parallelism splits activations over the TP group: it needs parallelism.tp > 1");

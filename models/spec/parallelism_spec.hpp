@@ -35,6 +35,22 @@ constexpr std::string_view recompute_name(Recompute r) {
   }
   return "?";
 }
+/// How context-parallel ranks get the keys and values of the whole sequence (Megatron-Core's
+/// cp_comm_type, Transformer Engine's): `p2p` passes each rank's block around a ring, hop by hop
+/// beside the attention of the block it brings; `all_gather` gathers every block before the
+/// attention (and again in the backward, whose key/value gradients are reduce-scattered back);
+/// `a2a` (DeepSpeed-Ulysses) trades sequence for heads with an all-to-all of the queries, keys
+/// and values before the attention and of its output after, so each rank attends over the whole
+/// sequence with heads / cp heads.
+enum class CpComm { p2p, all_gather, a2a };
+constexpr std::string_view cp_comm_name(CpComm c) {
+  switch (c) {
+    case CpComm::p2p: return "p2p";
+    case CpComm::all_gather: return "all_gather";
+    case CpComm::a2a: return "a2a";
+  }
+  return "?";
+}
 enum class Precision { bf16, fp8 };
 /// How fp8 tensors are scaled (training.fp8_recipe; only read when precision is fp8):
 /// `delayed` (Transformer Engine DelayedScaling: one scale per tensor from an amax history, the
@@ -132,6 +148,7 @@ struct ParallelismSpec {
   std::int64_t pp = 1;
   std::int64_t dp = 1;
   std::int64_t cp = 1;
+  CpComm cp_comm = CpComm::p2p;  // context parallel: how the ranks exchange keys and values
   std::int64_t vp = 1;   // model chunks per pipeline stage (interleaved schedule)
   // Interleaved schedule: micro-batches that run through one model chunk before the stage moves to
   // its next chunk (Megatron-Core --microbatch-group-size-per-virtual-pipeline-stage; the "N" of

@@ -62,11 +62,12 @@ const FlowStep::UnitTransfers& FlowStep::unit_transfers(CommScope scope, std::in
         }
       }
       break;
-    case CommScope::cp:
+    case CommScope::cp:  // rings for p2p and all_gather, all-to-alls for a2a (Ulysses)
       for (std::int64_t d = 0; d < dp_; ++d)
         for (std::int64_t t = 0; t < tp_; ++t) {
           std::vector<std::int64_t> ranks;
           for (std::int64_t c = 0; c < cp_; ++c) ranks.push_back(rank(stage, d, c, t));
+          append_all_to_all(network, ranks, 1.0, out.all_to_all);
           group(std::move(ranks));
         }
       break;

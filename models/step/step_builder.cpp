@@ -269,6 +269,22 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
       head = before.last;
     }
   }
+  // Context parallel: the exchange the attention waits for, on the stream (all_gather's gather,
+  // a2a's all-to-all in). It needs the pass's input, so it comes after the ZeRO-3 gathers.
+  const double cp_before_s = ref.forward ? chunk.cp_before_forward_s : chunk.cp_before_backward_s;
+  if (cp_before_s > 0.0) {
+    const FlowSpan before = comm(cp_before_s, res.network, label, TaskKind::cp_comm, CommRole::cp,
+                                 [&] { return cp_before_comm(plan_, chunk, ref.forward); });
+    if (before.first != none) {
+      if (head != none) {
+        after(head, before.first);
+      } else {
+        after(stream_tail, before.first);
+        tasks.first = before.first;
+      }
+      head = before.last;
+    }
+  }
   const auto after_start = [&](TaskId task) {  // a task that starts the pass, or follows its gathers
     if (head != none)
       after(head, task);
@@ -341,6 +357,17 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
     after(previous, tp.first);
     after(tp_hidden, tp.first);
     tasks.end = tp.last;
+  }
+  // Context parallel: the exchange after the attention, on the stream (the gradients' reduce-scatter
+  // behind a gather, a2a's all-to-all out).
+  const double cp_after_s = ref.forward ? chunk.cp_after_forward_s : chunk.cp_after_backward_s;
+  if (cp_after_s > 0.0) {
+    const FlowSpan out = comm(cp_after_s, res.network, label, TaskKind::cp_comm, CommRole::cp,
+                              [&] { return cp_after_comm(plan_, chunk, ref.forward); });
+    if (out.first != none) {
+      after(tasks.end, out.first);
+      tasks.end = out.last;
+    }
   }
   // MoE token dispatch and combine: after the pass's compute on its stream, or beside it.
   const double ep_s = ref.forward ? chunk.ep_forward_s : chunk.ep_backward_s;

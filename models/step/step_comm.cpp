@@ -103,8 +103,39 @@ CommParts cp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
   const LayerCollectives& layer = plan.layer;
   const auto layers = static_cast<double>(chunk.layers);
   CommParts out;
-  if (layer.cp_hops > 0.0)
-    out.add({.first = &layer.cp_kv, .repeat = layer.cp_hops, .scale = forward ? layers : layers * 2.0});
+  const double hidden = forward ? layer.cp_gather_hidden_forward : layer.cp_gather_hidden_backward;
+  if (layer.cp_gather.group.ranks > 1 && hidden > 0.0) out.add({.first = &layer.cp_gather, .scale = layers * hidden});
+  if (layer.cp_hops > 0.0) {
+    // p2p's ring carries K and V forward, and K, V and their gradients backward; behind a gather
+    // the ring carries the gradients alone.
+    const bool gathered = layer.cp_gather.group.ranks > 1;
+    const double blocks = forward ? (gathered ? 0.0 : 1.0) : (gathered ? 1.0 : 2.0);
+    if (blocks > 0.0) out.add({.first = &layer.cp_kv, .repeat = layer.cp_hops, .scale = layers * blocks});
+  }
+  return out;
+}
+
+CommParts cp_before_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
+  const LayerCollectives& layer = plan.layer;
+  const auto layers = static_cast<double>(chunk.layers);
+  CommParts out;
+  const double hidden = forward ? layer.cp_gather_hidden_forward : layer.cp_gather_hidden_backward;
+  if (layer.cp_gather.group.ranks > 1 && hidden < 1.0)
+    out.add({.first = &layer.cp_gather, .scale = layers * (1.0 - hidden)});
+  // Ulysses: the forward's queries, keys and values in; the backward's output gradient, the size
+  // of the output.
+  const CollectiveRecord& heads = forward ? layer.cp_heads_in : layer.cp_heads_out;
+  if (heads.group.ranks > 1) out.add({.first = &heads, .scale = layers});
+  return out;
+}
+
+CommParts cp_after_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
+  const LayerCollectives& layer = plan.layer;
+  const auto layers = static_cast<double>(chunk.layers);
+  CommParts out;
+  if (!forward && layer.cp_scatter.group.ranks > 1) out.add({.first = &layer.cp_scatter, .scale = layers});
+  const CollectiveRecord& heads = forward ? layer.cp_heads_out : layer.cp_heads_in;
+  if (heads.group.ranks > 1) out.add({.first = &heads, .scale = layers});
   return out;
 }
 
@@ -160,6 +191,10 @@ void set_comm_seconds(const StepPlan& plan, ChunkCosts& chunk) {
   chunk.dp_tail_backward_s = comm_seconds(dp_tail_comm(plan, chunk).span());
   chunk.cp_forward_s = comm_seconds(cp_comm(plan, chunk, true).span());
   chunk.cp_backward_s = comm_seconds(cp_comm(plan, chunk, false).span());
+  chunk.cp_before_forward_s = comm_seconds(cp_before_comm(plan, chunk, true).span());
+  chunk.cp_before_backward_s = comm_seconds(cp_before_comm(plan, chunk, false).span());
+  chunk.cp_after_forward_s = comm_seconds(cp_after_comm(plan, chunk, true).span());
+  chunk.cp_after_backward_s = comm_seconds(cp_after_comm(plan, chunk, false).span());
   chunk.ep_forward_s = comm_seconds(ep_comm(plan, chunk, true).span());
   chunk.ep_backward_s = comm_seconds(ep_comm(plan, chunk, false).span());
   chunk.grad_reduce_s = comm_seconds(grad_reduce_comm(plan, chunk).span());

@@ -37,7 +37,13 @@ CommParts dp_before_comm(const StepPlan& plan, const ChunkCosts& chunk, bool for
 CommParts dp_beside_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
 CommParts dp_after_comm(const StepPlan& plan, const ChunkCosts& chunk);
 CommParts dp_tail_comm(const StepPlan& plan, const ChunkCosts& chunk);
+/// Context-parallel traffic of a pass (LayerCollectives): beside its compute (p2p's ring, the share
+/// of an all-gather the local block hides, the gradient ring behind a gather), before it on the
+/// stream (the rest of the gather, a2a's inbound all-to-all) and after it (the gradients'
+/// reduce-scatter, a2a's outbound all-to-all).
 CommParts cp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
+CommParts cp_before_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
+CommParts cp_after_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
 CommParts ep_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward);
 CommParts send_comm(const StagePlan& stage, bool forward);
 /// `share` of the chunk's once-a-step gradient reduction (a bucket's); none with ZeRO-3.

@@ -193,7 +193,8 @@ double pass_interference_s(const ChunkCosts& chunk, const StepPlan& plan, const 
       BesideTraffic{.seconds = forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s,
                     .bus_bytes_per_s = record_bus_bytes_per_s(chunk.unit_gather)},
       BesideTraffic{.seconds = forward ? chunk.cp_forward_s : chunk.cp_backward_s,
-                    .bus_bytes_per_s = record_bus_bytes_per_s(plan.layer.cp_kv)},
+                    .bus_bytes_per_s = record_bus_bytes_per_s(plan.layer.cp_gather.group.ranks > 1 ? plan.layer.cp_gather
+                                                                                                    : plan.layer.cp_kv)},
       BesideTraffic{.seconds = forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s,
                     .sms_held = kUserbufferSms,
                     .under_gemms_only = true},
@@ -360,19 +361,59 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   // beside the column-parallel layers' input- and weight-gradient GEMMs, or on the stream.
   const bool tp_backward_beside_gemms = p.sp && p.tp > 1 && framework.tp_backward_collectives_beside_gemms.value;
 
-  // Context parallel (ring attention): each layer passes its K and V block around the ring, c - 1
-  // hops forward and about twice that backward (K, V and their gradients). Each hop is costed as a
-  // send between two ranks; the flow fidelity runs it on the whole ring. Every rank waits for its
-  // block before the next step, so a ring that spans NVLink domains advances at the pace of the
-  // hops that cross between them: the pair is a cross-domain one unless the whole ring is in one.
+  // Context parallel, as parallelism.cp_comm exchanges the keys and values (CpComm). p2p: each
+  // layer passes its K and V block around the ring, c - 1 hops forward and about twice that
+  // backward (K, V and their gradients). Each hop is costed as a send between two ranks; the flow
+  // fidelity runs it on the whole ring. Every rank waits for its block before the next step, so a
+  // ring that spans NVLink domains advances at the pace of the hops that cross between them: the
+  // pair is a cross-domain one unless the whole ring is in one.
   if (p.cp > 1) {
     const double kv_heads_per_rank = static_cast<double>(std::max<std::int64_t>(1, model.kv_heads / p.tp));
     const double head_dim = static_cast<double>(model.hidden / model.heads);
-    const double kv_block_bytes =
-        static_cast<double>(t.micro_batch * (t.seq_len / p.cp)) * 2.0 * kv_heads_per_rank * head_dim * kBf16Bytes;
+    const double rank_tokens = static_cast<double>(t.micro_batch * (t.seq_len / p.cp));
+    const double kv_block_bytes = rank_tokens * 2.0 * kv_heads_per_rank * head_dim * kBf16Bytes;
     const CommGroup cp_pair{.ranks = 2, .ranks_per_node = groups.cp.ranks_per_node == p.cp ? 2 : 1};
-    plan.layer.cp_kv = collective(CollectiveOp::send_recv, kv_block_bytes, cp_pair, CommScope::cp);
-    plan.layer.cp_hops = static_cast<double>(p.cp - 1);
+    const auto cp = static_cast<double>(p.cp);
+    switch (p.cp_comm) {
+      case CpComm::p2p:
+        plan.layer.cp_kv = collective(CollectiveOp::send_recv, kv_block_bytes, cp_pair, CommScope::cp);
+        plan.layer.cp_hops = cp - 1.0;
+        break;
+      case CpComm::all_gather: {
+        // Every rank's K and V, gathered before each pass's attention (the backward gathers them
+        // again). Where the framework issues the gather before the rank's own block and waits
+        // after it, that block's attention, 1 / cp of the layer's, hides as much of it.
+        plan.layer.cp_gather = collective(CollectiveOp::all_gather, kv_block_bytes * cp, groups.cp, CommScope::cp);
+        if (framework.cp_gather_beside_local_block.value) {
+          const auto hidden = [&](const PassCompute& pass) {
+            const double local_block_s = (pass.compute_bound_s - pass.gemm_s) / cp;  // the attention's share
+            return plan.layer.cp_gather.seconds > 0.0 ? std::min(1.0, local_block_s / plan.layer.cp_gather.seconds)
+                                                      : 1.0;
+          };
+          plan.layer.cp_gather_hidden_forward = hidden(dense.forward);
+          plan.layer.cp_gather_hidden_backward = hidden(dense.backward);
+          // PyTorch's backward passes each block's key/value gradients around the ring in fp32.
+          plan.layer.cp_kv = collective(CollectiveOp::send_recv, kv_block_bytes * 2.0, cp_pair, CommScope::cp);
+          plan.layer.cp_hops = cp - 1.0;
+        } else {
+          plan.layer.cp_scatter =
+              collective(CollectiveOp::reduce_scatter, kv_block_bytes * cp, groups.cp, CommScope::cp);
+        }
+        break;
+      }
+      case CpComm::a2a: {
+        // Ulysses: the rank's tokens of every head out, every token of its heads / cp heads in.
+        const double q_width = static_cast<double>(model.heads / p.tp * qk_head_dim(model));
+        const double kv_width = static_cast<double>(attention_kv_heads(model) / p.tp *
+                                                    (qk_head_dim(model) + value_head_dim(model)));
+        const double o_width = static_cast<double>(model.heads / p.tp * value_head_dim(model));
+        plan.layer.cp_heads_in =
+            collective(CollectiveOp::all_to_all, rank_tokens * (q_width + kv_width) * kBf16Bytes, groups.cp, CommScope::cp);
+        plan.layer.cp_heads_out =
+            collective(CollectiveOp::all_to_all, rank_tokens * o_width * kBf16Bytes, groups.cp, CommScope::cp);
+        break;
+      }
+    }
   }
 
   // Pipeline: one micro-batch's activations, split over the TP ranks (Megatron-LM's scatter/gather),

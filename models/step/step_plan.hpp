@@ -35,10 +35,24 @@ struct LayerCollectives {
   // all-gather outputs, so the gathers feeding the attention and the MLP run again.
   CollectiveRecord tp_regather{};
   double tp_regathers = 0.0;
-  // Context parallel (ring attention): one hop of the K/V block, `cp_hops` a forward pass and
-  // twice that backward (K, V and their gradients); none for cp = 1.
+  // Context parallel (ParallelismSpec::cp_comm), per layer; none for cp = 1.
+  // p2p: one hop of the K/V block, `cp_hops` a forward pass and twice that backward (K, V and
+  // their gradients), beside the attention.
   CollectiveRecord cp_kv{};
   double cp_hops = 0.0;
+  // all_gather: the whole sequence's K and V gathered before each pass's attention; the share of
+  // it the rank's own block's attention hides (FrameworkParameters::cp_gather_beside_local_block;
+  // 0 where the gather is exposed). The backward's key/value gradients go back as a reduce-scatter
+  // after the attention (`cp_scatter`), or around a ring beside it (`cp_kv`, `cp_hops` hops of the
+  // fp32 gradient block), as the framework does.
+  CollectiveRecord cp_gather{};
+  CollectiveRecord cp_scatter{};
+  double cp_gather_hidden_forward = 0.0;
+  double cp_gather_hidden_backward = 0.0;
+  // a2a (Ulysses): the queries, keys and values to the heads' ranks before the attention, its
+  // output back after; the backward moves the output gradient in and the three gradients out.
+  CollectiveRecord cp_heads_in{};
+  CollectiveRecord cp_heads_out{};
   // Mixture of experts: a MoE layer's token dispatch to the expert-parallel ranks, an all-to-all
   // of the routed copies; the combine sends them back, and the backward moves their gradients
   // both ways: ep_per_layer all-to-alls a pass. None for ep = 1.
@@ -108,8 +122,12 @@ struct ChunkCosts {
   double dp_beside_backward_s = 0.0; // gathers, the overlapped reductions of all units but the last
   double dp_after_backward_s = 0.0;  // ZeRO-3 reductions on the stream after the backward (not overlapped)
   double dp_tail_backward_s = 0.0;   // the last unit's overlapped reduction, after the backward
-  double cp_forward_s = 0.0;         // context-parallel ring attention beside the compute
+  double cp_forward_s = 0.0;         // context-parallel exchange beside the compute (p2p's ring)
   double cp_backward_s = 0.0;
+  double cp_before_forward_s = 0.0;  // context-parallel exchange the attention waits for on the stream
+  double cp_before_backward_s = 0.0; // (all_gather's gathers, a2a's inbound all-to-all)
+  double cp_after_forward_s = 0.0;   // ... and after it (all_gather's gradient reduce-scatter, a2a's
+  double cp_after_backward_s = 0.0;  // outbound all-to-all)
   double ep_forward_s = 0.0;         // expert-parallel all-to-alls: on the compute stream, or with
   double ep_backward_s = 0.0;        // StepPlan::ep_overlap beside the compute
   double grad_reduce_s = 0.0;        // data-parallel gradient reduction of the chunk, once a step

@@ -291,6 +291,31 @@ TEST_CASE("torchtitan round trip: PyTorch's interleaved rounds are the micro-bat
   check_round_trip(groups);
 }
 
+TEST_CASE("torchtitan round trip: the context-parallel rotate method is the communication type") {
+  // PyTorch's rotaters: allgather (torchtitan's default) is all_gather, alltoall passes the ring
+  // (p2p); Ulysses is not among them, and the export offers the default instead.
+  planning::Layout cp = testing::twelve_layouts()[0].layout;
+  cp.parallelism = {.tp = 4, .pp = 4, .dp = 8, .cp = 2, .cp_comm = models::CpComm::all_gather, .sp = true, .zero = 2};
+  cp.training.recompute = models::Recompute::op;
+  for (const models::CpComm type : {models::CpComm::all_gather, models::CpComm::p2p}) {
+    cp.parallelism.cp_comm = type;
+    const LaunchConfig config = export_of(cp);
+    CHECK(config.runs_as_given());
+    CHECK(exported_job(config)["parallelism"]["context_parallel_rotate_method"] ==
+          (type == models::CpComm::p2p ? "alltoall" : "allgather"));
+    check_round_trip(cp);
+  }
+  cp.parallelism.cp_comm = models::CpComm::a2a;
+  const LaunchConfig ulysses = export_of(cp);
+  CHECK(rules(ulysses.breaches) == std::vector<std::string>{"cp-rotate-method"});
+  check_round_trip(cp);
+  // A job config's own rotate method must be one torchtitan knows.
+  Json job = exported_job(export_of(testing::twelve_layouts()[0].layout));
+  job["parallelism"]["context_parallel_rotate_method"] = "ring";
+  const std::vector<std::string> broken = rules(torchtitan::check_job(job, kWorld));
+  CHECK(std::find(broken.begin(), broken.end(), "cp-rotate-method") != broken.end());
+}
+
 TEST_CASE("torchtitan round trip: gradient accumulation over pipeline runs is the local batch") {
   // Each gradient-accumulation step runs torchtitan's pipeline schedule once: 4 runs of the 1,024
   // sequences over 8 data-parallel ranks are local batches of 1024 / (8 x 4) = 32.

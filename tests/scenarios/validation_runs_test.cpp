@@ -455,6 +455,28 @@ TEST_CASE("validation: an Automodel pipeline splits its layers as Automodel does
   CHECK(mapped(row).scenario.parallelism.layers_per_chunk.empty());
 }
 
+TEST_CASE("validation: context parallelism exchanges keys and values as the source's framework does") {
+  // Megatron-Core's default ring; the Llama 3 paper's exposed all-gather; torchtitan's default
+  // allgather rotater. A row without context parallelism says nothing of it.
+  ValidationRow row = gpt_1_7b();
+  row.source = kMegatronCore;
+  row.gpu = "H100-SXM5-80GB";
+  row.cp = "2";
+  row.dp = "16";
+  const ValidationCase megatron = mapped(row);
+  CHECK(megatron.scenario.parallelism.cp_comm == models::CpComm::p2p);
+  CHECK(assumes(megatron, "cp_comm=p2p: Megatron-Core's cp_comm_type defaults to p2p"));
+  row.source = "Llama Team, 'The Llama 3 Herd of Models' (arXiv:2407.21783) Table 4";
+  const ValidationCase llama = mapped(row);
+  CHECK(llama.scenario.parallelism.cp_comm == models::CpComm::all_gather);
+  CHECK(assumes(llama, "cp_comm=all_gather: the paper's section 3.3.2"));
+  row.source = "pytorch/torchtitan benchmarks";
+  CHECK(mapped(row).scenario.parallelism.cp_comm == models::CpComm::all_gather);
+  row.cp = "1";
+  row.dp = "32";
+  CHECK_FALSE(assumes(mapped(row), "cp_comm="));
+}
+
 TEST_CASE("validation: a row whose parameters are fp8 gathers them in fp8") {
   // NeMo's MLPerf configs (FP8_PARAMS=True, FP8_PARAM_GATHER=True) under the distributed optimizer.
   ValidationRow row = gpt_1_7b();

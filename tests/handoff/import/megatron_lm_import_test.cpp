@@ -169,6 +169,38 @@ TEST_CASE("megatron-lm and nemo: the interleaved schedule's micro-batch group go
   CHECK_FALSE(megatron_core_microbatch_groups_hold(6, 4, 0));  // the default group of pp: 6 leaves 2
 }
 
+TEST_CASE("megatron-lm and nemo: the context-parallel communication type goes out and comes back") {
+  // Llama 3 70B, TP 4 x CP 2 (8 key/value heads over 8 ranks, as Ulysses needs): each type
+  // round-trips; p2p, the default, is no flag.
+  const scenarios::Scenario s = scenarios::default_scenario();
+  for (const models::CpComm type : {models::CpComm::p2p, models::CpComm::all_gather, models::CpComm::a2a}) {
+    CAPTURE(models::cp_comm_name(type));
+    const planning::Layout layout{.parallelism = {.tp = 4, .pp = 4, .dp = 8, .cp = 2, .cp_comm = type, .sp = true},
+                                  .training = {.seq_len = 4096, .global_batch = 1024}};
+    check_round_trip("llama3-70b", layout);
+    const LaunchConfig megatron = export_launch(Framework::megatron_lm, s.model, s.cluster, layout);
+    const bool flagged = megatron.files[0].content.find("--cp-comm-type") != std::string::npos;
+    CHECK(flagged == (type != models::CpComm::p2p));
+    const LaunchConfig nemo = export_launch(Framework::nemo, s.model, s.cluster, layout);
+    REQUIRE(nemo.runs_as_given());
+    const scenarios::Scenario back = loaded(import_config(Framework::nemo, nemo.files[0].content, "overrides.yaml",
+                                                          {.nodes = 32, .gpus_per_node = 8, .gpu = "h100-sxm"}));
+    CHECK(back.parallelism == layout.parallelism);
+  }
+  // Megatron-LM's help spells it allgather, Transformer Engine all_gather: both read the same.
+  CHECK(megatron_cp_comm("allgather") == models::CpComm::all_gather);
+  CHECK(megatron_cp_comm("a2a a2a a2a") == models::CpComm::a2a);
+  CHECK_THROWS_WITH_AS(megatron_cp_comm("a2a+p2p"), doctest::Contains("hierarchical"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(megatron_cp_comm("p2p a2a"), doctest::Contains("one type for every layer"),
+                       std::invalid_argument);
+  const std::string line =
+      "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 8192 --max-position-embeddings 8192 "
+      "--tensor-model-parallel-size 2 --context-parallel-size 2 --global-batch-size 64 --vocab-size 32000 "
+      "--cp-comm-type a2a+p2p";
+  CHECK_THROWS_WITH_AS(import_config(Framework::megatron_lm, line, "args.txt", {.nodes = 4}),
+                       doctest::Contains("--cp-comm-type: a2a+p2p"), ImportError);
+}
+
 TEST_CASE("megatron-lm import: every model preset survives export and import, for Megatron-LM and NeMo") {
   // A plain layout per preset: TP 8 (2 for models of fewer heads), PP 2, experts over 8 ranks.
   for (const std::string& name : scenarios::model_preset_names()) {

@@ -158,6 +158,18 @@ TEST_CASE("layout rules: one rule at a time, each naming its field") {
     CHECK(l.violation().has_value() == (group == 5));
   }
 
+  // Ulysses splits the heads: 64 query heads over tp x cp = 16 ranks divide, 8 key/value heads do not.
+  v = broken([](Fixture& l) {
+    l.parallelism = {.tp = 8, .pp = 4, .dp = 4, .cp = 2, .cp_comm = CpComm::a2a, .vp = 1, .sp = true, .zero = 1};
+  });
+  CHECK(v.field == LayoutField::parallelism_cp_comm);
+  CHECK(v.rule == "a2a splits the key/value heads over tp*cp = 16 ranks: kv_heads=8 is not a multiple");
+  {
+    Fixture l;  // TP 4 x CP 2: 8 key/value heads split over 8 ranks
+    l.parallelism = {.tp = 4, .pp = 4, .dp = 8, .cp = 2, .cp_comm = CpComm::a2a, .vp = 1, .sp = true, .zero = 1};
+    CHECK_FALSE(l.violation().has_value());
+  }
+
   v = broken([](Fixture& l) {
     l.parallelism = {.tp = 8, .pp = 4, .dp = 4, .cp = 2, .vp = 1, .sp = false, .zero = 1};
     l.training.seq_len = 4095;

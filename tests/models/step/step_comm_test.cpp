@@ -177,6 +177,89 @@ TEST_CASE("collective records: a context-parallel ring that spans nodes steps at
   CHECK(one_node.layer.cp_kv.seconds < spanning.layer.cp_kv.seconds);
 }
 
+TEST_CASE("collective records: all_gather context parallelism gathers the sequence's K and V before each attention") {
+  // Llama 3 8B, TP 2 x CP 4 on 2 nodes of 4 (as the ring above). Megatron-Core (Transformer
+  // Engine's all_gather): each layer gathers every rank's block before its forward and its
+  // backward attention, and reduce-scatters the blocks' gradients after the backward's, all on the
+  // stream: nothing beside the compute. The gathered buffer holds cp blocks.
+  StepInputs in = small_layout();
+  in.parallelism = {.tp = 2, .pp = 1, .dp = 1, .cp = 4, .cp_comm = CpComm::all_gather, .vp = 1, .sp = true, .zero = 1};
+  in.training.global_batch = 1;
+  const double kv_block = 1024.0 * 2.0 * 4.0 * 128.0 * 2.0;
+  const CommGroup cp_group{.ranks = 4, .ranks_per_node = 2};
+  const StepPlan plan = plan_step(in);
+  check_record(plan.layer.cp_gather, CollectiveOp::all_gather, 4.0 * kv_block, cp_group, CommScope::cp, in);
+  check_record(plan.layer.cp_scatter, CollectiveOp::reduce_scatter, 4.0 * kv_block, cp_group, CommScope::cp, in);
+  CHECK(plan.layer.cp_hops == 0.0);
+  const ChunkCosts& chunk = plan.stages[0].chunks.front();
+  const double layers = 32.0;
+  CHECK(chunk.cp_before_forward_s == doctest::Approx(layers * plan.layer.cp_gather.seconds).epsilon(1e-12));
+  CHECK(chunk.cp_before_backward_s == doctest::Approx(layers * plan.layer.cp_gather.seconds).epsilon(1e-12));
+  CHECK(chunk.cp_after_backward_s == doctest::Approx(layers * plan.layer.cp_scatter.seconds).epsilon(1e-12));
+  CHECK(chunk.cp_after_forward_s == 0.0);
+  CHECK(chunk.cp_forward_s == 0.0);
+  CHECK(chunk.cp_backward_s == 0.0);
+
+  // PyTorch's (torchtitan's default): the gather runs beside the attention of the rank's own
+  // block, 1 / cp of the layer's attention, and the backward passes the blocks' fp32 gradients
+  // around the ring beside the compute. What the block hides, the stream does not wait for:
+  // beside + before = every layer's gather.
+  in.training.framework = Framework::torchtitan;
+  const StepPlan pytorch = plan_step(in);
+  const ChunkCosts& split = pytorch.stages[0].chunks.front();
+  CHECK(pytorch.layer.cp_scatter.group.ranks == 1);
+  check_record(pytorch.layer.cp_kv, CollectiveOp::send_recv, 2.0 * kv_block, {.ranks = 2, .ranks_per_node = 1},
+               CommScope::cp, in);
+  CHECK(pytorch.layer.cp_hops == 3.0);
+  const LayerCosts costs = layer_costs(in.model, in.parallelism, in.training);
+  double attention_s = 0.0;
+  for (const OpCost& op : costs.forward)
+    if (op.kind == OpKind::attention) attention_s += op_time_s(op, in.cluster.gpu, in.compute, in.training.precision);
+  const double hidden = std::min(1.0, attention_s / 4.0 / pytorch.layer.cp_gather.seconds);
+  CHECK(pytorch.layer.cp_gather_hidden_forward == doctest::Approx(hidden).epsilon(1e-9));
+  CHECK(split.cp_forward_s + split.cp_before_forward_s ==
+        doctest::Approx(layers * pytorch.layer.cp_gather.seconds).epsilon(1e-12));
+  CHECK(split.cp_before_forward_s == doctest::Approx(layers * (1.0 - hidden) * pytorch.layer.cp_gather.seconds));
+  CHECK(split.cp_after_backward_s == 0.0);
+}
+
+TEST_CASE("collective records: a2a context parallelism trades the sequence for heads around the attention") {
+  // DeepSpeed-Ulysses: each rank sends its tokens of every head out and takes every token of its
+  // heads / cp heads in. Llama 3 8B, TP 2 x CP 4: per rank 16 query heads of 128 (2,048 wide),
+  // 4 key/value heads of 128 + 128 (1,024 wide), the output 2,048 wide, 1,024 tokens, bf16.
+  StepInputs in = small_layout();
+  in.parallelism = {.tp = 2, .pp = 1, .dp = 1, .cp = 4, .cp_comm = CpComm::a2a, .vp = 1, .sp = true, .zero = 1};
+  in.training.global_batch = 1;
+  const CommGroup cp_group{.ranks = 4, .ranks_per_node = 2};
+  const StepPlan plan = plan_step(in);
+  check_record(plan.layer.cp_heads_in, CollectiveOp::all_to_all, 1024.0 * (2048.0 + 1024.0) * 2.0, cp_group,
+               CommScope::cp, in);
+  check_record(plan.layer.cp_heads_out, CollectiveOp::all_to_all, 1024.0 * 2048.0 * 2.0, cp_group, CommScope::cp, in);
+  const ChunkCosts& chunk = plan.stages[0].chunks.front();
+  const double in_s = plan.layer.cp_heads_in.seconds, out_s = plan.layer.cp_heads_out.seconds;
+  // Forward: q, k, v in before the attention, the output out after; the backward the output
+  // gradient in and the three gradients out.
+  CHECK(chunk.cp_before_forward_s == doctest::Approx(32.0 * in_s).epsilon(1e-12));
+  CHECK(chunk.cp_after_forward_s == doctest::Approx(32.0 * out_s).epsilon(1e-12));
+  CHECK(chunk.cp_before_backward_s == doctest::Approx(32.0 * out_s).epsilon(1e-12));
+  CHECK(chunk.cp_after_backward_s == doctest::Approx(32.0 * in_s).epsilon(1e-12));
+  CHECK(chunk.cp_forward_s == 0.0);
+
+  // On the stream, the stage's CP time is their sum, once for each of the step's micro-batches
+  // (with the gradient reduction and the parameter gather after the step's passes, so that no
+  // data-parallel traffic shares the network with them).
+  in.training.global_batch = 2;
+  in.training.overlap_grad_reduce = false;
+  in.training.overlap_param_gather = false;
+  const StepReport report = step_report(in);
+  const StepPlan two = plan_step(in);
+  const ChunkCosts& c = two.stages[0].chunks.front();
+  CHECK(report.times.stages[0].cp_comm_s ==
+        doctest::Approx(2.0 * (c.cp_before_forward_s + c.cp_after_forward_s + c.cp_before_backward_s +
+                               c.cp_after_backward_s))
+            .epsilon(1e-6));
+}
+
 TEST_CASE("collective records: the flow lowering sends what the records say") {
   const StepInputs in = small_layout();
   const StepPlan plan = plan_step(in);
