@@ -453,8 +453,9 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   }
   p.cp_comm = family.cp_comm ? family.cp_comm->value : set.cp_comm.value;
   if (p.cp > 1) {
-    assumed.push_back(family.cp_comm ? std::string(family.cp_comm->reason)
-                                     : fmt::format("cp_comm={}: {}", models::cp_comm_name(p.cp_comm), set.cp_comm.source));
+    assumed.push_back(family.cp_comm
+                          ? std::string(family.cp_comm->reason)
+                          : fmt::format("cp_comm={}: {}", models::cp_comm_name(p.cp_comm), set.cp_comm.source));
   }
   t.fp8_recipe = family.fp8_recipe ? family.fp8_recipe->value : set.fp8_recipe.value;
   if (t.precision == models::Precision::fp8) {

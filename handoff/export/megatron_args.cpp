@@ -194,7 +194,8 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
   add_pipeline_flags(model, p, f);
   if (p.cp > 1) f.add("--context-parallel-size", p.cp);
   // Transformer Engine's spelling, which Megatron-Core hands it as given.
-  if (p.cp > 1 && p.cp_comm != models::CpComm::p2p) f.add("--cp-comm-type", std::string(models::cp_comm_name(p.cp_comm)));
+  if (p.cp > 1 && p.cp_comm != models::CpComm::p2p)
+    f.add("--cp-comm-type", std::string(models::cp_comm_name(p.cp_comm)));
   if (p.sp && p.tp > 1) f.add("--sequence-parallel");
   if (p.tp_comm_overlap) f.add("--tp-comm-overlap");
   if (models::is_moe(model)) {

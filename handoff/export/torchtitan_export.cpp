@@ -109,7 +109,8 @@ Json job_document(const models::TransformerSpec& model, const planning::Layout& 
   parallelism["context_parallel_degree"] = p.cp;
   // PyTorch's rotaters: one all-gather a pass, or the ring of blocks ("alltoall": a permute to the
   // next rank, as p2p).
-  if (p.cp > 1) parallelism["context_parallel_rotate_method"] = p.cp_comm == models::CpComm::p2p ? "alltoall" : "allgather";
+  if (p.cp > 1)
+    parallelism["context_parallel_rotate_method"] = p.cp_comm == models::CpComm::p2p ? "alltoall" : "allgather";
   if (p.ep > 1) {
     parallelism["expert_parallel_degree"] = p.ep;
     parallelism["expert_tensor_parallel_degree"] = p.etp;

@@ -466,14 +466,15 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
   if (p.vp > 1) {
     // PyTorch's interleaved schedule picks its rounds from the micro-batches of a run.
     const std::int64_t per_run = t.global_batch / (p.dp * t.micro_batch * t.pipeline_runs);
+    const char* schedules = "torch/distributed/pipelining/schedules.py (ScheduleInterleaved1F1B)";
     if (const std::int64_t round = interleaved_round(per_run, p.pp); round == 0) {
-      m.breaches.push_back(breach("interleaved-rounds", "torch/distributed/pipelining/schedules.py (ScheduleInterleaved1F1B)",
+      m.breaches.push_back(breach("interleaved-rounds", schedules,
                                   fmt::format("PyTorch's interleaved schedule needs the {} micro-batches of a run to be "
                                               "a multiple of its max(1, {} / {}) rounds",
                                               per_run, per_run, p.pp)));
     } else if (round != models::microbatch_group_size(p)) {
       m.breaches.push_back(breach(
-          "interleaved-rounds", "torch/distributed/pipelining/schedules.py (ScheduleInterleaved1F1B)",
+          "interleaved-rounds", schedules,
           fmt::format("PyTorch's interleaved schedule runs {} micro-batches a run in rounds of {} through each model "
                       "chunk, not groups of {}",
                       per_run, round, models::microbatch_group_size(p)),

@@ -202,7 +202,8 @@ void Builder::lower_stage(std::int64_t s) {
 
   StreamTail stream_tail;
   std::vector<TaskId> grad_reduces;
-  for (const PassRef& ref : stage_pass_order(plan_.schedule, pp_, vp_, m_, s, plan_.pipeline_runs, plan_.microbatch_group)) {
+  for (const PassRef& ref :
+       stage_pass_order(plan_.schedule, pp_, vp_, m_, s, plan_.pipeline_runs, plan_.microbatch_group)) {
     out_.pass_begin.push_back(static_cast<TaskId>(out_.graph.size()));
     lower_pass(s, ref, stream_tail, grad_reduces);
   }

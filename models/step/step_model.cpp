@@ -193,8 +193,8 @@ double pass_interference_s(const ChunkCosts& chunk, const StepPlan& plan, const 
       BesideTraffic{.seconds = forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s,
                     .bus_bytes_per_s = record_bus_bytes_per_s(chunk.unit_gather)},
       BesideTraffic{.seconds = forward ? chunk.cp_forward_s : chunk.cp_backward_s,
-                    .bus_bytes_per_s = record_bus_bytes_per_s(plan.layer.cp_gather.group.ranks > 1 ? plan.layer.cp_gather
-                                                                                                    : plan.layer.cp_kv)},
+                    .bus_bytes_per_s = record_bus_bytes_per_s(
+                        plan.layer.cp_gather.group.ranks > 1 ? plan.layer.cp_gather : plan.layer.cp_kv)},
       BesideTraffic{.seconds = forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s,
                     .sms_held = kUserbufferSms,
                     .under_gemms_only = true},
@@ -407,8 +407,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         const double kv_width = static_cast<double>(attention_kv_heads(model) / p.tp *
                                                     (qk_head_dim(model) + value_head_dim(model)));
         const double o_width = static_cast<double>(model.heads / p.tp * value_head_dim(model));
-        plan.layer.cp_heads_in =
-            collective(CollectiveOp::all_to_all, rank_tokens * (q_width + kv_width) * kBf16Bytes, groups.cp, CommScope::cp);
+        plan.layer.cp_heads_in = collective(CollectiveOp::all_to_all, rank_tokens * (q_width + kv_width) * kBf16Bytes,
+                                            groups.cp, CommScope::cp);
         plan.layer.cp_heads_out =
             collective(CollectiveOp::all_to_all, rank_tokens * o_width * kBf16Bytes, groups.cp, CommScope::cp);
         break;
