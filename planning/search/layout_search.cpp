@@ -149,8 +149,10 @@ std::vector<LayoutCandidate> search_layouts(const models::StepInputs& base, cons
                  for (const std::int64_t etp : etps) {
                   if ((tp * cp * dp) % (ep * etp) != 0) continue;
                   // The searched degrees; what the scenario says of how they run (its framework's
-                  // ZeRO-3 implementation, the overlap options) stays, TP overlap only where SP is on.
-                  layout.parallelism = {.tp = tp, .pp = pp, .dp = dp, .cp = cp, .vp = vp, .sp = sp, .zero = zero,
+                  // ZeRO-3 implementation and context-parallel exchange, the overlap options) stays,
+                  // TP overlap only where SP is on.
+                  layout.parallelism = {.tp = tp, .pp = pp, .dp = dp, .cp = cp,
+                                        .cp_comm = base.parallelism.cp_comm, .vp = vp, .sp = sp, .zero = zero,
                                         .sharding = base.parallelism.sharding,
                                         .tp_comm_overlap = sp && base.parallelism.tp_comm_overlap,
                                         .ep = ep, .etp = etp,

@@ -56,9 +56,10 @@ TEST_CASE("layout search: a tiny model's layouts, counted by hand") {
   CHECK(planning::search_layouts(tiny(), space).size() == 2 * 30 - 11);
 }
 
-TEST_CASE("layout search: the scenario's ZeRO-3 implementation and overlap options stay with every layout") {
+TEST_CASE("layout search: the scenario's ZeRO-3 implementation, CP exchange and overlap options stay with every layout") {
   StepInputs base = tiny();
   base.parallelism.sharding = ShardingFramework::megatron_fsdp;
+  base.parallelism.cp_comm = CpComm::all_gather;
   base.parallelism.tp_comm_overlap = true;
   planning::SearchSpace space{.recompute = {Recompute::selective}, .zero = {3}};
   const auto layouts = planning::search_layouts(base, space);
@@ -66,6 +67,7 @@ TEST_CASE("layout search: the scenario's ZeRO-3 implementation and overlap optio
   bool overlapped = false;
   for (const auto& c : layouts) {
     CHECK(c.layout.parallelism.sharding == ShardingFramework::megatron_fsdp);
+    CHECK(c.layout.parallelism.cp_comm == CpComm::all_gather);
     // TP overlap needs sequence parallelism: kept where SP is on, off elsewhere.
     CHECK(c.layout.parallelism.tp_comm_overlap == c.layout.parallelism.sp);
     overlapped = overlapped || c.layout.parallelism.tp_comm_overlap;
