@@ -99,9 +99,10 @@ CommParts dp_tail_comm(const StepPlan& plan, const ChunkCosts& chunk) {
   return out;
 }
 
-CommParts cp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
-  const LayerCollectives& layer = plan.layer;
-  const auto layers = static_cast<double>(chunk.layers);
+namespace {
+
+// One pass's context-parallel parts, without a recomputed forward's.
+CommParts cp_beside_parts(const LayerCollectives& layer, double layers, bool forward) {
   CommParts out;
   const double hidden = forward ? layer.cp_gather_hidden_forward : layer.cp_gather_hidden_backward;
   if (layer.cp_gather.group.ranks > 1 && hidden > 0.0) out.add({.first = &layer.cp_gather, .scale = layers * hidden});
@@ -115,9 +116,7 @@ CommParts cp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
   return out;
 }
 
-CommParts cp_before_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
-  const LayerCollectives& layer = plan.layer;
-  const auto layers = static_cast<double>(chunk.layers);
+CommParts cp_before_parts(const LayerCollectives& layer, double layers, bool forward) {
   CommParts out;
   const double hidden = forward ? layer.cp_gather_hidden_forward : layer.cp_gather_hidden_backward;
   if (layer.cp_gather.group.ranks > 1 && hidden < 1.0)
@@ -129,14 +128,38 @@ CommParts cp_before_comm(const StepPlan& plan, const ChunkCosts& chunk, bool for
   return out;
 }
 
-CommParts cp_after_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
-  const LayerCollectives& layer = plan.layer;
-  const auto layers = static_cast<double>(chunk.layers);
+CommParts cp_after_parts(const LayerCollectives& layer, double layers, bool forward) {
   CommParts out;
   if (!forward && layer.cp_scatter.group.ranks > 1) out.add({.first = &layer.cp_scatter, .scale = layers});
   const CollectiveRecord& heads = forward ? layer.cp_heads_out : layer.cp_heads_in;
   if (heads.group.ranks > 1) out.add({.first = &heads, .scale = layers});
   return out;
+}
+
+// A full recompute redoes each layer's forward in the backward, its context-parallel exchange
+// included (tp_backward_factor - 1 more forwards).
+CommParts cp_pass_parts(const StepPlan& plan, const ChunkCosts& chunk, bool forward,
+                        CommParts (*parts)(const LayerCollectives&, double, bool)) {
+  const auto layers = static_cast<double>(chunk.layers);
+  CommParts out = parts(plan.layer, layers, forward);
+  if (!forward && plan.layer.tp_backward_factor > 1.0)
+    for (const CommPart& part : parts(plan.layer, layers * (plan.layer.tp_backward_factor - 1.0), true).span())
+      out.add(part);
+  return out;
+}
+
+}  // namespace
+
+CommParts cp_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
+  return cp_pass_parts(plan, chunk, forward, cp_beside_parts);
+}
+
+CommParts cp_before_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
+  return cp_pass_parts(plan, chunk, forward, cp_before_parts);
+}
+
+CommParts cp_after_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {
+  return cp_pass_parts(plan, chunk, forward, cp_after_parts);
 }
 
 CommParts ep_comm(const StepPlan& plan, const ChunkCosts& chunk, bool forward) {

@@ -199,6 +199,15 @@ TEST_CASE("collective records: all_gather context parallelism gathers the sequen
   CHECK(chunk.cp_after_forward_s == 0.0);
   CHECK(chunk.cp_forward_s == 0.0);
   CHECK(chunk.cp_backward_s == 0.0);
+  // A full recompute redoes each layer's forward in the backward, its gather included: two gathers
+  // before the backward's attention, the reduce-scatter once.
+  const Recompute kept = in.training.recompute;
+  in.training.recompute = Recompute::full;
+  const StepPlan recomputed = plan_step(in);
+  const ChunkCosts& again = recomputed.stages[0].chunks.front();
+  CHECK(again.cp_before_backward_s == doctest::Approx(2.0 * layers * recomputed.layer.cp_gather.seconds).epsilon(1e-12));
+  CHECK(again.cp_after_backward_s == doctest::Approx(layers * recomputed.layer.cp_scatter.seconds).epsilon(1e-12));
+  in.training.recompute = kept;
 
   // PyTorch's (torchtitan's default): the gather runs beside the attention of the rank's own
   // block, 1 / cp of the layer's attention, and the backward passes the blocks' fp32 gradients
