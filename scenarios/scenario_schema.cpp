@@ -632,12 +632,17 @@ std::vector<Section> build_sections() {
                   integer("cp", member(parallelism, &ParallelismSpec::cp), count, key_bounds::degree,
                           "context-parallel degree (sequence split for attention)"),
                   from_framework(enumeration("cp_comm", member(parallelism, &ParallelismSpec::cp_comm),
-                                             std::array<std::string_view, 3>{"p2p", "all_gather", "a2a"},
+                                             std::array<std::string_view, 4>{"p2p", "all_gather", "a2a", "a2a+p2p"},
                                              "how context-parallel ranks exchange keys and values (Megatron-Core's "
                                              "cp_comm_type): p2p (a ring of blocks beside the attention), "
-                                             "all_gather (the whole sequence's before the attention) or a2a "
-                                             "(DeepSpeed-Ulysses: queries, keys and values traded for heads)"),
+                                             "all_gather (the whole sequence's before the attention), a2a "
+                                             "(DeepSpeed-Ulysses: queries, keys and values traded for heads) or "
+                                             "a2a+p2p (a2a inside groups of cp_a2a_ranks, the ring across them)"),
                                  member(parallelism, &ParallelismSpec::cp_comm), &FrameworkParameters::cp_comm),
+                  integer("cp_a2a_ranks", member(parallelism, &ParallelismSpec::cp_a2a_ranks), count,
+                          key_bounds::cp_a2a_ranks,
+                          "cp_comm a2a+p2p: the context-parallel ranks of each all-to-all group (Megatron-Core "
+                          "--hierarchical-context-parallel-sizes' first); 0 otherwise"),
                   integer("vp", member(parallelism, &ParallelismSpec::vp), count, key_bounds::virtual_stages,
                           "model chunks per pipeline stage (interleaved schedule)"),
                   integer("microbatch_group", member(parallelism, &ParallelismSpec::microbatch_group), count,

@@ -196,6 +196,8 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
   // Transformer Engine's spelling, which Megatron-Core hands it as given.
   if (p.cp > 1 && p.cp_comm != models::CpComm::p2p)
     f.add("--cp-comm-type", std::string(models::cp_comm_name(p.cp_comm)));
+  if (p.cp > 1 && p.cp_comm == models::CpComm::a2a_p2p)
+    f.add("--hierarchical-context-parallel-sizes", fmt::format("{} {}", p.cp_a2a_ranks, p.cp / p.cp_a2a_ranks));
   if (p.sp && p.tp > 1) f.add("--sequence-parallel");
   if (p.tp_comm_overlap) f.add("--tp-comm-overlap");
   if (models::is_moe(model)) {
@@ -321,8 +323,9 @@ std::string megatron_script(const MegatronLaunch& launch) {
   for (const auto& [flag, value] : launch.arguments.flags) {
     script += " \\\n  " + flag;
     if (value.empty()) continue;
-    // Quote what bash would split or expand (a layout's '|', a pattern's '(' and '*').
-    const bool plain = value.find_first_of(" |()*[]$;&<>'\"") == std::string::npos;
+    // Quote what bash would expand (a layout's '|', a pattern's '(' and '*'); a flag of several
+    // values (nargs='+') is its words, unquoted, as Megatron-LM's parser wants them.
+    const bool plain = value.find_first_of("|()*[]$;&<>'\"") == std::string::npos;
     script += plain ? " " + value : " '" + value + "'";
   }
   return script + "\n";

@@ -91,6 +91,9 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
   set("model.num_layers_in_last_pipeline_stage", integer_or_null(last, last > 0));
   num("model.context_parallel_size", p.cp);
   set("model.cp_comm_type", p.cp > 1 ? std::string(models::cp_comm_name(p.cp_comm)) : std::string(kNull));
+  set("model.hierarchical_context_parallel_sizes", p.cp > 1 && p.cp_comm == models::CpComm::a2a_p2p
+                                                       ? fmt::format("[{}, {}]", p.cp_a2a_ranks, p.cp / p.cp_a2a_ranks)
+                                                       : std::string(kNull));
   set("model.sequence_parallel", boolean(p.sp && p.tp > 1));
   if (models::is_moe(m)) {
     num("model.expert_model_parallel_size", p.ep);

@@ -42,8 +42,7 @@ models::CpComm megatron_cp_comm(std::string_view text) {
     if (word == "p2p") one = models::CpComm::p2p;
     else if (word == "all_gather" || word == "allgather") one = models::CpComm::all_gather;
     else if (word == "a2a") one = models::CpComm::a2a;
-    else if (word == "a2a+p2p")
-      throw std::invalid_argument("a2a+p2p (hierarchical context parallelism) is not modelled: p2p, all_gather or a2a");
+    else if (word == "a2a+p2p") one = models::CpComm::a2a_p2p;
     else
       throw std::invalid_argument(fmt::format("'{}' is not a context-parallel communication type: p2p, all_gather, "
                                               "a2a or a2a+p2p",
@@ -53,6 +52,26 @@ models::CpComm megatron_cp_comm(std::string_view text) {
     type = one;
   }
   return type.value_or(models::CpComm::p2p);
+}
+
+std::int64_t megatron_cp_a2a_ranks(std::string_view sizes, std::int64_t cp) {
+  std::vector<std::int64_t> levels;
+  std::string number;
+  for (const char c : std::string(sizes) + " ") {
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      number += c;
+    } else if (!number.empty()) {
+      levels.push_back(std::stoll(number));
+      number.clear();
+    } else if (c != ' ' && c != ',' && c != '[' && c != ']') {
+      throw std::invalid_argument(fmt::format("'{}' is not a list of sizes", sizes));
+    }
+  }
+  if (levels.size() != 2 || levels[0] * levels[1] != cp)
+    throw std::invalid_argument(fmt::format("a2a+p2p takes two levels, the all-to-all group and the ring, whose "
+                                            "product is the context-parallel size {} (got '{}')",
+                                            cp, sizes));
+  return levels[0];
 }
 
 bool megatron_core_microbatch_groups_hold(std::int64_t micro_batches, std::int64_t pp, std::int64_t group) {
@@ -294,6 +313,19 @@ const MegatronRule kRules[] = {
        return pp(a) > 0 && static_cast<std::int64_t>(stages.size()) % pp(a) == 0 && !flat.empty() &&
               flat.front() == 'E' && flat.back() == 'L' && std::count(flat.begin(), flat.end(), 'E') == 1 &&
               std::count(flat.begin(), flat.end(), 'L') == 1 && std::count(flat.begin(), flat.end(), 't') == layers(a);
+     }},
+    {"hierarchical-context-parallel", kArguments,
+     "--cp-comm-type a2a+p2p needs --hierarchical-context-parallel-sizes, the all-to-all group and the ring, whose "
+     "product is --context-parallel-size", "",
+     [](const MegatronArguments& a) {
+       const bool hierarchical = a.value("--cp-comm-type").find("a2a+p2p") != std::string::npos;
+       if (!a.has("--hierarchical-context-parallel-sizes")) return !hierarchical;
+       try {
+         megatron_cp_a2a_ranks(a.value("--hierarchical-context-parallel-sizes"), cp(a));
+         return true;
+       } catch (const std::invalid_argument&) {
+         return false;
+       }
      }},
     {"interleaving-needs-pipeline", kArguments,
      "the interleaved schedule needs pipeline parallelism (more than 2 stages with --no-overlap-p2p-communication)",

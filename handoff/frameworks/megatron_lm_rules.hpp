@@ -92,10 +92,14 @@ bool megatron_core_microbatch_groups_hold(std::int64_t micro_batches, std::int64
 
 /// Megatron-Core's cp_comm_type (--cp-comm-type, NeMo's model.cp_comm_type): one type for every
 /// layer, as "p2p", "all_gather" (Transformer Engine's spelling; Megatron-LM's help says
-/// "allgather", also read) or "a2a", space-separated per layer where all are the same. Throws
-/// std::invalid_argument naming the rule for a2a+p2p (hierarchical, not modelled), layers of
-/// different types or an unknown type.
+/// "allgather", also read), "a2a" or "a2a+p2p", space-separated per layer where all are the same.
+/// Throws std::invalid_argument naming the rule for layers of different types or an unknown type.
 models::CpComm megatron_cp_comm(std::string_view text);
+
+/// The all-to-all group of a2a+p2p from Megatron-Core's hierarchical_context_parallel_sizes ("a b"
+/// as --hierarchical-context-parallel-sizes takes it, or "[a, b]"): a, where a x b = cp. Throws
+/// std::invalid_argument naming the rule otherwise.
+std::int64_t megatron_cp_a2a_ranks(std::string_view sizes, std::int64_t cp);
 
 /// The --pipeline-model-parallel-layout of a split (layers of each model chunk, in model order):
 /// one '|'-separated stage a chunk, the embedding (E) on the first, the loss (L) on the last, its

@@ -456,12 +456,13 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
     m.notes.push_back("ZeRO-2 is FSDP2 with fsdp_reshard_after_forward \"never\": parameters are sharded between "
                       "steps and held gathered from the forward to the backward, so peak memory is that of "
                       "unsharded parameters, as ZeRO-2's");
-  if (p.cp > 1 && p.cp_comm == models::CpComm::a2a) {
+  if (p.cp > 1 && (p.cp_comm == models::CpComm::a2a || p.cp_comm == models::CpComm::a2a_p2p)) {
     m.breaches.push_back(breach("cp-rotate-method", "config/job_config.py (Parallelism.context_parallel_rotate_method)",
                                 "torchtitan's context parallelism rotates key/value blocks (allgather or alltoall); "
                                 "it has no DeepSpeed-Ulysses all-to-all of heads",
                                 "parallelism.cp_comm all_gather (its default)"));
     p.cp_comm = models::CpComm::all_gather;
+    p.cp_a2a_ranks = 0;
   }
   if (p.vp > 1) {
     // PyTorch's interleaved schedule picks its rounds from the micro-batches of a run.

@@ -298,6 +298,13 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
       throw ImportError(fmt::format("{}: --cp-comm-type: {}", source, e.what()));
     }
   }
+  if (p.cp_comm == models::CpComm::a2a_p2p) {
+    try {
+      p.cp_a2a_ranks = megatron_cp_a2a_ranks(r.value("--hierarchical-context-parallel-sizes"), p.cp);
+    } catch (const std::invalid_argument& e) {
+      throw ImportError(fmt::format("{}: --hierarchical-context-parallel-sizes: {}", source, e.what()));
+    }
+  }
   bool vocab_known = true;
   models::TransformerSpec model = read_model(r, p.tp, source, result.notes, vocab_known);
 

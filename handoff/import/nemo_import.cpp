@@ -218,6 +218,16 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
       throw ImportError(fmt::format("{}: model.cp_comm_type: {}", source, e.what()));
     }
   }
+  if (p.cp_comm == models::CpComm::a2a_p2p) {
+    try {
+      p.cp_a2a_ranks =
+          megatron_cp_a2a_ranks(r.text("model.hierarchical_context_parallel_sizes").value_or(""), p.cp);
+    } catch (const std::invalid_argument& e) {
+      throw ImportError(fmt::format("{}: model.hierarchical_context_parallel_sizes: {}", source, e.what()));
+    }
+  } else {
+    r.has("model.hierarchical_context_parallel_sizes");
+  }
   const ImportedCluster cluster = imported_cluster(options, 0, 0, 0, result.notes);
   const std::int64_t model_parallel = p.tp * p.pp * p.cp;
   if (model_parallel <= 0 || cluster.num_gpus() % model_parallel != 0)

@@ -94,6 +94,7 @@ nlohmann::ordered_json scenario_json(std::string_view name, const models::Transf
             {"dp", p.dp},
             {"cp", p.cp},
             {"cp_comm", models::cp_comm_name(p.cp_comm)},
+            {"cp_a2a_ranks", p.cp_a2a_ranks},
             {"vp", p.vp},
             {"microbatch_group", p.microbatch_group},
             {"sp", p.sp},

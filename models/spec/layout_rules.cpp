@@ -16,6 +16,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::parallelism_vp: return "parallelism.vp";
     case LayoutField::parallelism_microbatch_group: return "parallelism.microbatch_group";
     case LayoutField::parallelism_cp_comm: return "parallelism.cp_comm";
+    case LayoutField::parallelism_cp_a2a_ranks: return "parallelism.cp_a2a_ranks";
     case LayoutField::parallelism_layers_per_chunk: return "parallelism.layers_per_chunk";
     case LayoutField::parallelism_sp: return "parallelism.sp";
     case LayoutField::parallelism_zero: return "parallelism.zero";
@@ -259,17 +260,27 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
                               p.pp, p.vp, micro_batches, passes, kMaxChunkPasses));
   if (t.seq_len % p.cp != 0)
     return broken(F::training_seq_len, fmt::format("must be divisible by cp={}, got {}", p.cp, t.seq_len));
-  // Ulysses splits each TP rank's heads over the CP ranks (Transformer Engine's a2a: the query and
-  // the key/value heads each divided by the CP size).
-  if (p.cp > 1 && p.cp_comm == CpComm::a2a) {
-    if (m.heads % (p.tp * p.cp) != 0)
-      return broken(F::parallelism_cp_comm, fmt::format("a2a splits the heads over tp*cp = {} ranks: heads={} is not "
-                                                        "a multiple",
-                                                        p.tp * p.cp, m.heads));
-    if (m.attention != AttentionKind::mla && m.kv_heads % (p.tp * p.cp) != 0)
-      return broken(F::parallelism_cp_comm, fmt::format("a2a splits the key/value heads over tp*cp = {} ranks: "
+  // a2a+p2p's all-to-all groups (Megatron-Core: the hierarchical sizes multiply to cp).
+  const bool hierarchical = p.cp_comm == CpComm::a2a_p2p;
+  if (p.cp_a2a_ranks != 0 && !hierarchical)
+    return broken(F::parallelism_cp_a2a_ranks, "sizes the all-to-all groups of cp_comm a2a+p2p: 0 otherwise");
+  if (p.cp > 1 && hierarchical && (p.cp_a2a_ranks < 2 || p.cp_a2a_ranks >= p.cp || p.cp % p.cp_a2a_ranks != 0))
+    return broken(F::parallelism_cp_a2a_ranks,
+                  fmt::format("a2a+p2p needs all-to-all groups of 2 to cp/2 ranks that divide cp={}, got {}", p.cp,
+                              p.cp_a2a_ranks));
+  // Ulysses splits each TP rank's heads over its all-to-all group (Transformer Engine's a2a: the
+  // query and the key/value heads each divided by the group's size).
+  if (p.cp > 1 && (p.cp_comm == CpComm::a2a || hierarchical)) {
+    const std::int64_t ranks = p.tp * (hierarchical ? p.cp_a2a_ranks : p.cp);
+    const std::string_view over = hierarchical ? "tp*cp_a2a_ranks" : "tp*cp";
+    if (m.heads % ranks != 0)
+      return broken(F::parallelism_cp_comm, fmt::format("{} splits the heads over {} = {} ranks: heads={} is not a "
+                                                        "multiple",
+                                                        cp_comm_name(p.cp_comm), over, ranks, m.heads));
+    if (m.attention != AttentionKind::mla && m.kv_heads % ranks != 0)
+      return broken(F::parallelism_cp_comm, fmt::format("{} splits the key/value heads over {} = {} ranks: "
                                                         "kv_heads={} is not a multiple",
-                                                        p.tp * p.cp, m.kv_heads));
+                                                        cp_comm_name(p.cp_comm), over, ranks, m.kv_heads));
   }
   if (p.sp && p.tp < 2)
     return broken(F::parallelism_sp,

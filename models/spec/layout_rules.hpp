@@ -21,8 +21,9 @@
 ///    checks in forward_backward_pipelining_with_interleaving: a smaller group stalls the
 ///    pipeline); microbatch_group only with the interleaved schedule; pp x vp x micro-batches at
 ///    most 2^19 (the graph one step is simulated on; layout_rules.cpp);
-///  - seq_len divisible by cp; cp_comm a2a needs heads (and kv_heads, but for MLA) to be multiples
-///    of tp x cp; sequence parallelism needs tp > 1 and seq_len divisible by tp x cp;
+///  - seq_len divisible by cp; cp_a2a_ranks only with cp_comm a2a+p2p, which needs it in [2, cp/2]
+///    and dividing cp; cp_comm a2a needs heads (and kv_heads, but for MLA) to be multiples of tp x cp,
+///    a2a+p2p of tp x cp_a2a_ranks; sequence parallelism needs tp > 1 and seq_len divisible by tp x cp;
 ///  - tp_comm_overlap needs sequence parallelism; shard_group divides dp x cp and needs zero = 3;
 ///  - mixture of experts (models/spec/moe.hpp): experts_per_token in [1, experts] and
 ///    expert_ffn_hidden >= 1 when experts > 0, dense_layers <= layers; ep > 1 needs experts, ep
@@ -72,6 +73,7 @@ enum class LayoutField {
   parallelism_vp,
   parallelism_microbatch_group,
   parallelism_cp_comm,
+  parallelism_cp_a2a_ranks,
   parallelism_layers_per_chunk,
   parallelism_sp,
   parallelism_zero,

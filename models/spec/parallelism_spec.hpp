@@ -41,13 +41,15 @@ constexpr std::string_view recompute_name(Recompute r) {
 /// attention (and again in the backward, whose key/value gradients are reduce-scattered back);
 /// `a2a` (DeepSpeed-Ulysses) trades sequence for heads with an all-to-all of the queries, keys
 /// and values before the attention and of its output after, so each rank attends over the whole
-/// sequence with heads / cp heads.
-enum class CpComm { p2p, all_gather, a2a };
+/// sequence with heads / cp heads; `a2a_p2p` (Transformer Engine's "a2a+p2p", hierarchical) runs the
+/// all-to-all inside groups of ParallelismSpec::cp_a2a_ranks ranks and the ring across the groups.
+enum class CpComm { p2p, all_gather, a2a, a2a_p2p };
 constexpr std::string_view cp_comm_name(CpComm c) {
   switch (c) {
     case CpComm::p2p: return "p2p";
     case CpComm::all_gather: return "all_gather";
     case CpComm::a2a: return "a2a";
+    case CpComm::a2a_p2p: return "a2a+p2p";
   }
   return "?";
 }
@@ -149,6 +151,10 @@ struct ParallelismSpec {
   std::int64_t dp = 1;
   std::int64_t cp = 1;
   CpComm cp_comm = CpComm::p2p;  // context parallel: how the ranks exchange keys and values
+  // a2a+p2p: the context-parallel ranks of each all-to-all group, consecutive (Megatron-Core
+  // --hierarchical-context-parallel-sizes' first); the rings run across cp / cp_a2a_ranks groups.
+  // 0 otherwise.
+  std::int64_t cp_a2a_ranks = 0;
   std::int64_t vp = 1;   // model chunks per pipeline stage (interleaved schedule)
   // Interleaved schedule: micro-batches that run through one model chunk before the stage moves to
   // its next chunk (Megatron-Core --microbatch-group-size-per-virtual-pipeline-stage; the "N" of

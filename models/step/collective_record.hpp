@@ -33,6 +33,8 @@ enum class CommScope : std::uint8_t {
   ep_dp,         // MoE: the ranks holding the same experts (their gradient reduction)
   ep_tp,         // MoE: the etp ranks splitting each expert (expert tensor parallelism)
   pp_ends,       // each rank of the first stage and its peer on the last (a tied embedding's gradient)
+  cp_inner,      // context parallel a2a+p2p: the all-to-all groups of consecutive context ranks
+  cp_outer,      // ... and the rings across them, between the ranks at one position of each group
 };
 
 /// What a collective moves under the `flow` fidelity: every rank of each group of its scope sends

@@ -8,6 +8,7 @@ FlowStep::FlowStep(const ParallelismSpec& parallelism, const ClusterSpec& cluste
       pp_(parallelism.pp),
       dp_(parallelism.dp),
       cp_(parallelism.cp),
+      cp_a2a_(parallelism.cp_a2a_ranks > 0 ? parallelism.cp_a2a_ranks : 1),
       ep_(parallelism.ep),
       etp_(parallelism.etp),
       shard_group_(parallelism.shard_group > 0 ? parallelism.shard_group : parallelism.dp * parallelism.cp),
@@ -69,6 +70,21 @@ const FlowStep::UnitTransfers& FlowStep::unit_transfers(CommScope scope, std::in
           for (std::int64_t c = 0; c < cp_; ++c) ranks.push_back(rank(stage, d, c, t));
           append_all_to_all(network, ranks, 1.0, out.all_to_all);
           group(std::move(ranks));
+        }
+      break;
+    case CommScope::cp_inner:  // cp_a2a_ consecutive context ranks
+    case CommScope::cp_outer:  // the ranks at one position of each of those groups
+      for (std::int64_t d = 0; d < dp_; ++d)
+        for (std::int64_t t = 0; t < tp_; ++t) {
+          const bool inner = scope == CommScope::cp_inner;
+          const std::int64_t groups = inner ? cp_ / cp_a2a_ : cp_a2a_, size = inner ? cp_a2a_ : cp_ / cp_a2a_;
+          for (std::int64_t g = 0; g < groups; ++g) {
+            std::vector<std::int64_t> ranks;
+            for (std::int64_t i = 0; i < size; ++i)
+              ranks.push_back(rank(stage, d, inner ? g * cp_a2a_ + i : i * cp_a2a_ + g, t));
+            if (inner) append_all_to_all(network, ranks, 1.0, out.all_to_all);
+            group(std::move(ranks));
+          }
         }
       break;
     case CommScope::ep:  // ep ranks of the stage with stride etp, in blocks of ep x etp

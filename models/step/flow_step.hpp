@@ -59,8 +59,9 @@ class FlowStep {
   };
   const UnitTransfers& unit_transfers(CommScope scope, std::int64_t stage);
 
-  static constexpr std::int64_t kScopes = 11;  // CommScope's values
+  static constexpr std::int64_t kScopes = 13;  // CommScope's values
   std::int64_t tp_, pp_, dp_, cp_;
+  std::int64_t cp_a2a_;  // a2a+p2p: the context ranks of an all-to-all group (1 otherwise)
   std::int64_t ep_, etp_;  // an expert-parallel group, and the ranks splitting each expert (parallelism_spec.hpp)
   std::int64_t shard_group_;  // ranks of one ZeRO-3 shard group (dp x cp without hybrid sharding)
   std::int64_t tp_replicas_ = 1;  // replicas whose tensor-parallel rings are lowered

@@ -401,16 +401,29 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         }
         break;
       }
-      case CpComm::a2a: {
-        // Ulysses: the rank's tokens of every head out, every token of its heads / cp heads in.
+      case CpComm::a2a:
+      case CpComm::a2a_p2p: {
+        // Ulysses: the rank's tokens of every head out, every token of its heads / group heads in,
+        // over the whole CP group (a2a), or over groups of cp_a2a_ranks consecutive ranks with the
+        // ring across the groups carrying each group's K and V as p2p does (a2a+p2p: a rank's
+        // block after the all-to-all is as large as before it).
+        const bool hierarchical = p.cp_comm == CpComm::a2a_p2p;
+        const CommGroup inner{.ranks = p.cp_a2a_ranks,
+                              .ranks_per_node = std::min(p.cp_a2a_ranks, groups.cp.ranks_per_node)};
+        const CommGroup heads_group = hierarchical ? inner : groups.cp;
+        const CommScope scope = hierarchical ? CommScope::cp_inner : CommScope::cp;
         const double q_width = static_cast<double>(model.heads / p.tp * qk_head_dim(model));
         const double kv_width = static_cast<double>(attention_kv_heads(model) / p.tp *
                                                     (qk_head_dim(model) + value_head_dim(model)));
         const double o_width = static_cast<double>(model.heads / p.tp * value_head_dim(model));
         plan.layer.cp_heads_in = collective(CollectiveOp::all_to_all, rank_tokens * (q_width + kv_width) * kBf16Bytes,
-                                            groups.cp, CommScope::cp);
+                                            heads_group, scope);
         plan.layer.cp_heads_out =
-            collective(CollectiveOp::all_to_all, rank_tokens * o_width * kBf16Bytes, groups.cp, CommScope::cp);
+            collective(CollectiveOp::all_to_all, rank_tokens * o_width * kBf16Bytes, heads_group, scope);
+        if (hierarchical) {
+          plan.layer.cp_kv = collective(CollectiveOp::send_recv, kv_block_bytes, cp_pair, CommScope::cp_outer);
+          plan.layer.cp_hops = cp / static_cast<double>(p.cp_a2a_ranks) - 1.0;
+        }
         break;
       }
     }

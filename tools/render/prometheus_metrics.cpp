@@ -54,6 +54,8 @@ std::string_view scope_name(models::CommScope scope) {
     case models::CommScope::ep_dp: return "ep_dp";
     case models::CommScope::ep_tp: return "ep_tp";
     case models::CommScope::pp_ends: return "pp_ends";
+    case models::CommScope::cp_inner: return "cp_inner";
+    case models::CommScope::cp_outer: return "cp_outer";
   }
   return "?";
 }

@@ -87,6 +87,7 @@ TEST_CASE("megatron-lm rules: every rule fires on arguments that break it, and h
          set(a, "--decoder-first-pipeline-num-layers", "20");
        }},
       {"layout-stages", "dense", [](auto& a) { set(a, "--pipeline-model-parallel-layout", "Et*20|t*20|t*20|t*19L"); }},
+      {"hierarchical-context-parallel", "dense", [](auto& a) { set(a, "--cp-comm-type", "a2a+p2p"); }},
       {"interleaving-needs-pipeline", "dense",
        [](auto& a) {
          set(a, "--pipeline-model-parallel-size", "1");

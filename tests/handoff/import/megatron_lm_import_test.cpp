@@ -170,13 +170,17 @@ TEST_CASE("megatron-lm and nemo: the interleaved schedule's micro-batch group go
 }
 
 TEST_CASE("megatron-lm and nemo: the context-parallel communication type goes out and comes back") {
-  // Llama 3 70B, TP 4 x CP 2 (8 key/value heads over 8 ranks, as Ulysses needs): each type
-  // round-trips; p2p, the default, is no flag.
+  // Llama 3 70B, TP 4 x CP 2 (8 key/value heads over 8 ranks, as Ulysses needs), and TP 4 x CP 4 in
+  // all-to-all groups of 2 for a2a+p2p: each type round-trips; p2p, the default, is no flag.
   const scenarios::Scenario s = scenarios::default_scenario();
-  for (const models::CpComm type : {models::CpComm::p2p, models::CpComm::all_gather, models::CpComm::a2a}) {
+  for (const models::CpComm type :
+       {models::CpComm::p2p, models::CpComm::all_gather, models::CpComm::a2a, models::CpComm::a2a_p2p}) {
     CAPTURE(models::cp_comm_name(type));
-    const planning::Layout layout{.parallelism = {.tp = 4, .pp = 4, .dp = 8, .cp = 2, .cp_comm = type, .sp = true},
-                                  .training = {.seq_len = 4096, .global_batch = 1024}};
+    const bool hierarchical = type == models::CpComm::a2a_p2p;
+    const planning::Layout layout{
+        .parallelism = {.tp = 4, .pp = 4, .dp = hierarchical ? 4 : 8, .cp = hierarchical ? 4 : 2, .cp_comm = type,
+                        .cp_a2a_ranks = hierarchical ? 2 : 0, .sp = true},
+        .training = {.seq_len = 4096, .global_batch = 1024}};
     check_round_trip("llama3-70b", layout);
     const LaunchConfig megatron = export_launch(Framework::megatron_lm, s.model, s.cluster, layout);
     const bool flagged = megatron.files[0].content.find("--cp-comm-type") != std::string::npos;
@@ -190,15 +194,21 @@ TEST_CASE("megatron-lm and nemo: the context-parallel communication type goes ou
   // Megatron-LM's help spells it allgather, Transformer Engine all_gather: both read the same.
   CHECK(megatron_cp_comm("allgather") == models::CpComm::all_gather);
   CHECK(megatron_cp_comm("a2a a2a a2a") == models::CpComm::a2a);
-  CHECK_THROWS_WITH_AS(megatron_cp_comm("a2a+p2p"), doctest::Contains("hierarchical"), std::invalid_argument);
+  CHECK(megatron_cp_comm("a2a+p2p") == models::CpComm::a2a_p2p);
+  CHECK(megatron_cp_a2a_ranks("2 4", 8) == 2);
+  CHECK(megatron_cp_a2a_ranks("[4, 2]", 8) == 4);
+  CHECK_THROWS_WITH_AS(megatron_cp_a2a_ranks("2 2", 8), doctest::Contains("product is the context-parallel size 8"),
+                       std::invalid_argument);
   CHECK_THROWS_WITH_AS(megatron_cp_comm("p2p a2a"), doctest::Contains("one type for every layer"),
                        std::invalid_argument);
   const std::string line =
       "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 8192 --max-position-embeddings 8192 "
       "--tensor-model-parallel-size 2 --context-parallel-size 2 --global-batch-size 64 --vocab-size 32000 "
       "--cp-comm-type a2a+p2p";
+  // Megatron-LM asserts the hierarchical sizes with a2a+p2p; so does the import.
   CHECK_THROWS_WITH_AS(import_config(Framework::megatron_lm, line, "args.txt", {.nodes = 4}),
-                       doctest::Contains("--cp-comm-type: a2a+p2p"), ImportError);
+                       doctest::Contains("--hierarchical-context-parallel-sizes: a2a+p2p takes two levels"),
+                       ImportError);
 }
 
 TEST_CASE("megatron-lm import: every model preset survives export and import, for Megatron-LM and NeMo") {

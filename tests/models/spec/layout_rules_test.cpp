@@ -164,6 +164,26 @@ TEST_CASE("layout rules: one rule at a time, each naming its field") {
   });
   CHECK(v.field == LayoutField::parallelism_cp_comm);
   CHECK(v.rule == "a2a splits the key/value heads over tp*cp = 16 ranks: kv_heads=8 is not a multiple");
+  // Hierarchical: the all-to-all inside groups of 2 of the 4 CP ranks, the ring across the 2 groups.
+  v = broken([](Fixture& l) {
+    l.parallelism = {.tp = 8, .pp = 2, .dp = 4, .cp = 4, .cp_comm = CpComm::a2a_p2p, .cp_a2a_ranks = 4,
+                     .vp = 1, .sp = true, .zero = 1};
+  });
+  CHECK(v.field == LayoutField::parallelism_cp_a2a_ranks);
+  CHECK(v.rule == "a2a+p2p needs all-to-all groups of 2 to cp/2 ranks that divide cp=4, got 4");
+  v = broken([](Fixture& l) {
+    l.parallelism = {.tp = 8, .pp = 2, .dp = 4, .cp = 4, .cp_comm = CpComm::a2a_p2p, .cp_a2a_ranks = 2,
+                     .vp = 1, .sp = true, .zero = 1};
+  });
+  CHECK(v.rule == "a2a+p2p splits the key/value heads over tp*cp_a2a_ranks = 16 ranks: kv_heads=8 is not a multiple");
+  v = broken([](Fixture& l) { l.parallelism.cp_a2a_ranks = 2; });
+  CHECK(v.rule == "sizes the all-to-all groups of cp_comm a2a+p2p: 0 otherwise");
+  {
+    Fixture l;  // TP 4 x CP 4 in all-to-all groups of 2: 8 key/value heads over 8 ranks
+    l.parallelism = {.tp = 4, .pp = 2, .dp = 8, .cp = 4, .cp_comm = CpComm::a2a_p2p, .cp_a2a_ranks = 2,
+                     .vp = 1, .sp = true, .zero = 1};
+    CHECK_FALSE(l.violation().has_value());
+  }
   {
     Fixture l;  // TP 4 x CP 2: 8 key/value heads split over 8 ranks
     l.parallelism = {.tp = 4, .pp = 4, .dp = 8, .cp = 2, .cp_comm = CpComm::a2a, .vp = 1, .sp = true, .zero = 1};

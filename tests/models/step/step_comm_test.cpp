@@ -254,6 +254,27 @@ TEST_CASE("collective records: a2a context parallelism trades the sequence for h
   CHECK(chunk.cp_after_backward_s == doctest::Approx(32.0 * in_s).epsilon(1e-12));
   CHECK(chunk.cp_forward_s == 0.0);
 
+  // a2a+p2p in all-to-all groups of 2 (one node each): the same all-to-alls over 2 ranks, then the
+  // ring across the 2 groups, one hop of a block as large as p2p's (2 x 2 key/value heads of the
+  // group's 2,048 tokens, or 4 heads of 1,024) forward, K, V and their gradients backward.
+  in.parallelism.cp_comm = CpComm::a2a_p2p;
+  in.parallelism.cp_a2a_ranks = 2;
+  const StepPlan hierarchical = plan_step(in);
+  check_record(hierarchical.layer.cp_heads_in, CollectiveOp::all_to_all, 1024.0 * (2048.0 + 1024.0) * 2.0,
+               {.ranks = 2, .ranks_per_node = 2}, CommScope::cp_inner, in);
+  check_record(hierarchical.layer.cp_kv, CollectiveOp::send_recv, 1024.0 * 2.0 * 4.0 * 128.0 * 2.0,
+               {.ranks = 2, .ranks_per_node = 1}, CommScope::cp_outer, in);
+  CHECK(hierarchical.layer.cp_hops == 1.0);
+  const ChunkCosts& both = hierarchical.stages[0].chunks.front();
+  CHECK(both.cp_forward_s == doctest::Approx(32.0 * hierarchical.layer.cp_kv.seconds).epsilon(1e-12));
+  CHECK(both.cp_backward_s == doctest::Approx(64.0 * hierarchical.layer.cp_kv.seconds).epsilon(1e-12));
+  // Under flow each of the 8 ranks sends half its buffer to the other rank of its group: 4 buffers
+  // a layer, 32 layers.
+  const double buffer = 1024.0 * (2048.0 + 1024.0) * 2.0;
+  CHECK(lower_task_alone(in, cp_before_comm(hierarchical, both, true), 0).bytes == doctest::Approx(32.0 * 4.0 * buffer));
+  in.parallelism.cp_comm = CpComm::a2a;
+  in.parallelism.cp_a2a_ranks = 0;
+
   // On the stream, the stage's CP time is their sum, once for each of the step's micro-batches
   // (with the gradient reduction and the parameter gather after the step's passes, so that no
   // data-parallel traffic shares the network with them).
