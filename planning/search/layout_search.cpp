@@ -152,7 +152,8 @@ std::vector<LayoutCandidate> search_layouts(const models::StepInputs& base, cons
                   // ZeRO-3 implementation and context-parallel exchange, the overlap options) stays,
                   // TP overlap only where SP is on.
                   layout.parallelism = {.tp = tp, .pp = pp, .dp = dp, .cp = cp,
-                                        .cp_comm = base.parallelism.cp_comm, .vp = vp, .sp = sp, .zero = zero,
+                                        .cp_comm = base.parallelism.cp_comm,
+                                        .cp_a2a_ranks = base.parallelism.cp_a2a_ranks, .vp = vp, .sp = sp, .zero = zero,
                                         .sharding = base.parallelism.sharding,
                                         .tp_comm_overlap = sp && base.parallelism.tp_comm_overlap,
                                         .ep = ep, .etp = etp,
