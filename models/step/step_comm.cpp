@@ -142,9 +142,10 @@ CommParts cp_pass_parts(const StepPlan& plan, const ChunkCosts& chunk, bool forw
                         CommParts (*parts)(const LayerCollectives&, double, bool)) {
   const auto layers = static_cast<double>(chunk.layers);
   CommParts out = parts(plan.layer, layers, forward);
-  if (!forward && plan.layer.tp_backward_factor > 1.0)
-    for (const CommPart& part : parts(plan.layer, layers * (plan.layer.tp_backward_factor - 1.0), true).span())
-      out.add(part);
+  if (!forward && plan.layer.tp_backward_factor > 1.0) {
+    const CommParts again = parts(plan.layer, layers * (plan.layer.tp_backward_factor - 1.0), true);
+    for (const CommPart& part : again.span()) out.add(part);
+  }
   return out;
 }
 
