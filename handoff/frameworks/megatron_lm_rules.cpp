@@ -30,6 +30,15 @@ std::int64_t MegatronArguments::integer(std::string_view flag, std::int64_t fall
   return v;
 }
 
+std::int64_t recorded_microbatch_group(std::int64_t group, const models::ParallelismSpec& parallelism,
+                                       std::string_view key, std::vector<std::string>& notes) {
+  if (group <= 0 || group == parallelism.pp) return 0;
+  if (parallelism.vp > 1) return group;
+  notes.push_back(fmt::format("{} without interleaving: Megatron-Core does not read it, and neither does the scenario",
+                              key));
+  return 0;
+}
+
 models::CpComm megatron_cp_comm(std::string_view text) {
   std::optional<models::CpComm> type;
   std::size_t at = 0;

@@ -90,6 +90,13 @@ std::vector<std::int64_t> megatron_core_split(std::int64_t layers, std::int64_t 
 /// (schedules.py, forward_backward_pipelining_with_interleaving).
 bool megatron_core_microbatch_groups_hold(std::int64_t micro_batches, std::int64_t pp, std::int64_t group);
 
+/// What a scenario records of a configuration's interleaved micro-batch group (`group`, 0 where
+/// the configuration sets none; `key` names it): the group, where interleaving (parallelism vp > 1)
+/// reads it and it is not pp, Megatron-Core's default; else 0, with a note in `notes` where the
+/// configuration sets a group Megatron-Core does not read (no interleaving).
+std::int64_t recorded_microbatch_group(std::int64_t group, const models::ParallelismSpec& parallelism,
+                                       std::string_view key, std::vector<std::string>& notes);
+
 /// Megatron-Core's cp_comm_type (--cp-comm-type, NeMo's model.cp_comm_type): one type for every
 /// layer, as "p2p", "all_gather" (Transformer Engine's spelling; Megatron-LM's help says
 /// "allgather", also read), "a2a" or "a2a+p2p", space-separated per layer where all are the same.

@@ -356,13 +356,8 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
     }
   }
   p.layers_per_chunk = models::recorded_split(model.layers, p.pp, p.vp, std::move(asked_split));
-  // The interleaved schedule's micro-batch group; Megatron-Core reads it only when interleaving.
-  if (const std::int64_t group = r.integer("--microbatch-group-size-per-virtual-pipeline-stage", 0);
-      group > 0 && group != p.pp) {
-    if (p.vp > 1) p.microbatch_group = group;
-    else result.notes.push_back("--microbatch-group-size-per-virtual-pipeline-stage without interleaving: "
-                                "Megatron-LM does not use it, and neither does the scenario");
-  }
+  constexpr std::string_view group_flag = "--microbatch-group-size-per-virtual-pipeline-stage";
+  p.microbatch_group = recorded_microbatch_group(r.integer(group_flag, 0), p, group_flag, result.notes);
 
   const bool sp = r.has("--sequence-parallel");
   p.sp = sp && p.tp > 1;

@@ -265,12 +265,8 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
     }
   }
   p.layers_per_chunk = models::recorded_split(m.layers, p.pp, p.vp, std::move(asked_split));
-  // The interleaved schedule's micro-batch group; Megatron-Core reads it only when interleaving.
-  if (const std::int64_t group = r.integer("model.microbatch_group_size_per_vp_stage", 0); group > 0 && group != p.pp) {
-    if (p.vp > 1) p.microbatch_group = group;
-    else result.notes.push_back("model.microbatch_group_size_per_vp_stage without interleaving: Megatron-Core does "
-                                "not use it, and neither does the scenario");
-  }
+  constexpr std::string_view group_key = "model.microbatch_group_size_per_vp_stage";
+  p.microbatch_group = recorded_microbatch_group(r.integer(group_key, 0), p, group_key, result.notes);
   p.sp = r.boolean("model.sequence_parallel", false) && p.tp > 1;
   p.tp_comm_overlap = r.boolean("comm_overlap.tp_comm_overlap", false) && p.sp;
   r.has("comm_overlap._target_");

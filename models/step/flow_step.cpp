@@ -9,6 +9,7 @@ FlowStep::FlowStep(const ParallelismSpec& parallelism, const ClusterSpec& cluste
       dp_(parallelism.dp),
       cp_(parallelism.cp),
       cp_a2a_(parallelism.cp_a2a_ranks > 0 ? parallelism.cp_a2a_ranks : 1),
+      cp_all_to_all_(parallelism.cp_comm == CpComm::a2a),
       ep_(parallelism.ep),
       etp_(parallelism.etp),
       shard_group_(parallelism.shard_group > 0 ? parallelism.shard_group : parallelism.dp * parallelism.cp),
@@ -68,7 +69,7 @@ const FlowStep::UnitTransfers& FlowStep::unit_transfers(CommScope scope, std::in
         for (std::int64_t t = 0; t < tp_; ++t) {
           std::vector<std::int64_t> ranks;
           for (std::int64_t c = 0; c < cp_; ++c) ranks.push_back(rank(stage, d, c, t));
-          append_all_to_all(network, ranks, 1.0, out.all_to_all);
+          if (cp_all_to_all_) append_all_to_all(network, ranks, 1.0, out.all_to_all);
           group(std::move(ranks));
         }
       break;

@@ -62,6 +62,7 @@ class FlowStep {
   static constexpr std::int64_t kScopes = 13;  // CommScope's values
   std::int64_t tp_, pp_, dp_, cp_;
   std::int64_t cp_a2a_;  // a2a+p2p: the context ranks of an all-to-all group (1 otherwise)
+  bool cp_all_to_all_;   // cp_comm a2a: the CP groups run all-to-alls (else rings only)
   std::int64_t ep_, etp_;  // an expert-parallel group, and the ranks splitting each expert (parallelism_spec.hpp)
   std::int64_t shard_group_;  // ranks of one ZeRO-3 shard group (dp x cp without hybrid sharding)
   std::int64_t tp_replicas_ = 1;  // replicas whose tensor-parallel rings are lowered
