@@ -90,6 +90,8 @@ constexpr Bounds degree{.min = 1, .max = 1 << 20};
 constexpr Bounds virtual_stages{.min = 1, .max = 10'000};
 // a2a+p2p's all-to-all group: at most the CP degree; 0: none.
 constexpr Bounds cp_a2a_ranks{.min = 0, .max = 1 << 20};
+// A communicator's CTAs: NCCL runs at most MAXCHANNELS = 64 (src/include/device.h); 0: no limit.
+constexpr Bounds max_ctas{.min = 0, .max = 64};
 // Micro-batches a chunk runs before the next: at most the step's micro-batches; 0: pp.
 constexpr Bounds microbatch_group{.min = 0, .max = 1 << 20};
 constexpr Bounds zero_stage{.min = 0, .max = 3};

@@ -643,6 +643,11 @@ std::vector<Section> build_sections() {
                           key_bounds::cp_a2a_ranks,
                           "cp_comm a2a+p2p: the context-parallel ranks of each all-to-all group (Megatron-Core "
                           "--hierarchical-context-parallel-sizes' first); 0 otherwise"),
+                  integer("cp_max_ctas", member(parallelism, &ParallelismSpec::cp_max_ctas), count,
+                          key_bounds::max_ctas,
+                          "CTAs NCCL may use for the context-parallel communicator (ncclConfig_t max_ctas, "
+                          "Megatron-Core's nccl_communicator_config_path); each moves one NCCL channel's "
+                          "rate; 0: NCCL's choice, no limit"),
                   integer("vp", member(parallelism, &ParallelismSpec::vp), count, key_bounds::virtual_stages,
                           "model chunks per pipeline stage (interleaved schedule)"),
                   integer("microbatch_group", member(parallelism, &ParallelismSpec::microbatch_group), count,

@@ -457,6 +457,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
                           ? std::string(family.cp_comm->reason)
                           : fmt::format("cp_comm={}: {}", models::cp_comm_name(p.cp_comm), set.cp_comm.source));
   }
+  p.cp_max_ctas = family.cp_max_ctas.value;
+  if (p.cp > 1 && p.cp_max_ctas > 0) assumed.emplace_back(family.cp_max_ctas.reason);
   t.fp8_recipe = family.fp8_recipe ? family.fp8_recipe->value : set.fp8_recipe.value;
   if (t.precision == models::Precision::fp8) {
     assumed.push_back(family.fp8_recipe ? std::string(family.fp8_recipe->reason)

@@ -84,6 +84,9 @@ constexpr SourceFamily mlperf_5_0{
     .fp8_recipe = FamilyDefault<models::Fp8Recipe>{models::Fp8Recipe::delayed,
                                                    "fp8_recipe=delayed: conf/custom.yaml's fp8_recipe default "
                                                    "(FP8_RECIPE unset), amax history 1"},
+    .cp_max_ctas = {1, "cp_max_ctas=1: the submission's conf/nccl/custom_communicator_cta.yaml (NCCL_CFG_PATH in "
+                       "config_common.sh, read through nccl_communicator_config_path) holds the cp communicator to "
+                       "min_ctas 1, max_ctas 1"},
     .dropout = no_dropout,
     .grad_dtype = FamilyDefault<models::GradDtype>{models::GradDtype::bf16,
                                                    "grad_dtype=bf16: the submission's pretrain.py builds its DDP and "

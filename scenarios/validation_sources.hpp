@@ -77,6 +77,9 @@ struct SourceFamily {
   std::optional<FamilyDefault<models::Fp8Recipe>> fp8_recipe{};
   // Context-parallel rows: a key/value exchange other than the framework's.
   std::optional<FamilyDefault<models::CpComm>> cp_comm{};
+  // Context-parallel rows: the CTAs the family's runs allowed the CP communicator (its NCCL
+  // configuration's max_ctas); 0: not limited.
+  FamilyDefault<std::int64_t> cp_max_ctas{0, ""};
   // ZeRO-3 rows: a sharding other than the framework's.
   std::optional<FamilyDefault<models::ShardingFramework>> sharding{};
   // Dropout of the family's GPT-style models; Llama and Nemotron rows train without

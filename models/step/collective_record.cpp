@@ -1,6 +1,7 @@
 #include "models/step/collective_record.hpp"
 
 #include "models/comm/flow_collectives.hpp"
+#include "models/comm/nccl_channel.hpp"
 
 namespace clustersim::models {
 
@@ -13,15 +14,33 @@ CollectiveRecord make_collective(CollectiveOp op, double bytes, const CommGroup&
           .seconds = collective_time_s(op, bytes, group, cluster, profile)};
 }
 
+namespace {
+/// Bytes one rank of the record's group sends.
+double sent_per_rank(const CollectiveRecord& record) {
+  if (record.op == CollectiveOp::send_recv) return record.bytes;
+  return bus_factor(record.op, record.group.ranks) * record.bytes;
+}
+}  // namespace
+
+CollectiveRecord held_to_ctas(CollectiveRecord record, int ctas, double channel_bytes_per_s) {
+  if (ctas <= 0 || !(channel_bytes_per_s > 0.0) || record.group.ranks <= 1) return record;
+  record.send_cap_bytes_per_s = nccl_cta_limited_bytes_per_s(record.op, ctas, channel_bytes_per_s);
+  record.seconds = std::max(record.seconds, sent_per_rank(record) / record.send_cap_bytes_per_s);
+  return record;
+}
+
 Traffic collective_traffic(const CollectiveRecord& record, const ClusterSpec& cluster, const CommProfile& profile) {
   if (record.group.ranks <= 1) return Traffic{};
   const Protocol protocol = collective_protocol(record.op, record.bytes, record.group, cluster, profile);
   const double latency = protocol.latency_s + record.host_s + record.staging_s;
   const double wire = record.bytes / protocol.bandwidth_fraction;  // a slower protocol holds the links longer
-  if (record.op == CollectiveOp::all_reduce) return Traffic{.all_reduce_bytes = wire, .latency_s = latency};
-  if (record.op == CollectiveOp::all_to_all) return Traffic{.all_to_all_bytes = wire, .latency_s = latency};
+  const double cap = record.send_cap_bytes_per_s;
+  if (record.op == CollectiveOp::all_reduce)
+    return Traffic{.all_reduce_bytes = wire, .latency_s = latency, .send_cap_bytes_per_s = cap};
+  if (record.op == CollectiveOp::all_to_all)
+    return Traffic{.all_to_all_bytes = wire, .latency_s = latency, .send_cap_bytes_per_s = cap};
   const double factor = record.op == CollectiveOp::send_recv ? 1.0 : bus_factor(record.op, record.group.ranks);
-  return Traffic{.ring_bytes = factor * wire, .latency_s = latency};
+  return Traffic{.ring_bytes = factor * wire, .latency_s = latency, .send_cap_bytes_per_s = cap};
 }
 
 double comm_seconds(std::span<const CommPart> parts) {

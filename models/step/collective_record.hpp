@@ -10,9 +10,11 @@
 /// moves. A default record is a group of one rank: no time, no traffic.
 /// Units: bytes (a collective's full buffer, nccl-tests' "size"; a send's bytes per rank), seconds.
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstdint>
+#include <limits>
 #include <span>
 
 #include "models/comm/collectives.hpp"
@@ -47,16 +49,21 @@ struct Traffic {
   double all_reduce_bytes = 0.0;
   double all_to_all_bytes = 0.0;
   double latency_s = 0.0;
+  // The most a rank sends per second, whatever the links carry (a communicator held to few CTAs,
+  // nccl_channel.hpp); spread over its flows in proportion to their bytes.
+  double send_cap_bytes_per_s = std::numeric_limits<double>::infinity();
 
   Traffic& operator+=(const Traffic& other) {
     ring_bytes += other.ring_bytes;
     all_reduce_bytes += other.all_reduce_bytes;
     all_to_all_bytes += other.all_to_all_bytes;
     latency_s += other.latency_s;
+    send_cap_bytes_per_s = std::min(send_cap_bytes_per_s, other.send_cap_bytes_per_s);
     return *this;
   }
   Traffic scaled(double factor) const {
-    return {ring_bytes * factor, all_reduce_bytes * factor, all_to_all_bytes * factor, latency_s * factor};
+    return {ring_bytes * factor, all_reduce_bytes * factor, all_to_all_bytes * factor, latency_s * factor,
+            send_cap_bytes_per_s};
   }
   bool empty() const {
     return ring_bytes <= 0.0 && all_reduce_bytes <= 0.0 && all_to_all_bytes <= 0.0 && latency_s <= 0.0;
@@ -72,11 +79,20 @@ struct CollectiveRecord {
   double host_s = 0.0;              // host work of the issuing framework around the collective
                                     // (sharding.hpp), before the GPU can run it; in both fidelities
   double staging_s = 0.0;           // its HBM copies of the buffer around the NCCL call (sharding.hpp)
+  // The most one rank sends per second where its communicator is held to few CTAs
+  // (nccl_channel.hpp); infinite otherwise. `seconds` already counts it.
+  double send_cap_bytes_per_s = std::numeric_limits<double>::infinity();
 };
 
 /// A record with its analytic seconds and no host work.
 CollectiveRecord make_collective(CollectiveOp op, double bytes, const CommGroup& group, CommScope scope,
                                  const ClusterSpec& cluster, const CommProfile& profile);
+
+/// The record on a communicator held to `ctas` CTAs (NCCL's max_ctas), each channel moving at most
+/// `channel_bytes_per_s` per direction: a rank sends no faster than nccl_cta_limited_bytes_per_s,
+/// so the record takes at least its bytes on the wire at that rate. `ctas` 0 or no channel rate:
+/// the record unchanged.
+CollectiveRecord held_to_ctas(CollectiveRecord record, int ctas, double channel_bytes_per_s);
 
 /// The record's traffic under the `flow` fidelity; empty for a group of one rank. All-reduce moves
 /// its buffer by the algorithm the lowering picks; all-to-all its buffer spread over the group's

@@ -1,5 +1,9 @@
 #include "models/step/flow_step.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <map>
+
 namespace clustersim::models {
 
 FlowStep::FlowStep(const ParallelismSpec& parallelism, const ClusterSpec& cluster, const CommProfile& profile,
@@ -146,6 +150,14 @@ FlowSpan FlowStep::lower(sim::TaskGraph& graph, CommScope scope, const Traffic& 
       t.bytes *= traffic.all_to_all_bytes;
       transfers.push_back(t);
     }
+  if (std::isfinite(traffic.send_cap_bytes_per_s)) {
+    // A rank's flows share its cap in proportion to their bytes, so they end together as the
+    // analytic time has them.
+    std::map<std::int64_t, double> sent;
+    for (const Transfer& t : transfers) sent[t.src] += t.bytes;
+    for (Transfer& t : transfers)
+      t.cap_bytes_per_s = std::min(t.cap_bytes_per_s, traffic.send_cap_bytes_per_s * t.bytes / sent[t.src]);
+  }
   return lowering_.add(graph, std::move(transfers), traffic.latency_s, label);
 }
 

@@ -11,6 +11,7 @@
 #include "models/compute/host_launch.hpp"
 #include "models/compute/layer_tensors.hpp"
 #include "models/compute/memory.hpp"
+#include "models/comm/nccl_channel.hpp"
 #include "models/step/flow_step.hpp"
 #include "models/step/overlap_cost.hpp"
 #include "models/step/periodic_step.hpp"
@@ -278,8 +279,12 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   require_layout(in, p, t);
   const auto& model = in.model;
   const Groups groups = make_groups(p, in.cluster);
+  // The context-parallel communicator may be held to a few CTAs (ParallelismSpec::cp_max_ctas).
+  const double channel_bytes_per_s = nccl_channel_bytes_per_s(in.cluster.gpu.name).value;
   auto collective = [&](CollectiveOp op, double bytes, const CommGroup& g, CommScope scope) {
-    return make_collective(op, bytes, g, scope, in.cluster, in.comm);
+    const CollectiveRecord record = make_collective(op, bytes, g, scope, in.cluster, in.comm);
+    const bool context_parallel = scope == CommScope::cp || scope == CommScope::cp_inner || scope == CommScope::cp_outer;
+    return context_parallel ? held_to_ctas(record, static_cast<int>(p.cp_max_ctas), channel_bytes_per_s) : record;
   };
 
   const HostLaunch host = host_launch(in.host_issue, t);

@@ -153,7 +153,8 @@ std::vector<LayoutCandidate> search_layouts(const models::StepInputs& base, cons
                   // TP overlap only where SP is on.
                   layout.parallelism = {.tp = tp, .pp = pp, .dp = dp, .cp = cp,
                                         .cp_comm = base.parallelism.cp_comm,
-                                        .cp_a2a_ranks = base.parallelism.cp_a2a_ranks, .vp = vp, .sp = sp, .zero = zero,
+                                        .cp_a2a_ranks = base.parallelism.cp_a2a_ranks,
+                                        .cp_max_ctas = base.parallelism.cp_max_ctas, .vp = vp, .sp = sp, .zero = zero,
                                         .sharding = base.parallelism.sharding,
                                         .tp_comm_overlap = sp && base.parallelism.tp_comm_overlap,
                                         .ep = ep, .etp = etp,

@@ -477,6 +477,30 @@ TEST_CASE("validation: context parallelism exchanges keys and values as the sour
   CHECK_FALSE(assumes(mapped(row), "cp_comm="));
 }
 
+TEST_CASE("validation: MLPerf's Llama 3.1 submissions hold the context-parallel communicator to one CTA") {
+  // Every v5.0 and v5.1 Llama 3.1 implementation (NVIDIA's and its partners') reads
+  // conf/nccl/custom_communicator_cta.yaml, whose cp communicator has max_ctas 1; other families
+  // leave NCCL its choice.
+  ValidationRow row = gpt_1_7b();
+  row.gpu = "H100-SXM5-80GB";
+  row.cp = "2";
+  row.dp = "16";
+  for (const std::string_view source : {"mlcommons/training_results_v5.0 NVIDIA/results/eos",
+                                        "mlcommons/training_results_v5.1 Nebius/results/nebius_h200_n64",
+                                        "mlcommons/training_results_v5.1 NVIDIA/results/tyche"}) {
+    row.source = source;
+    const ValidationCase held = mapped(row);
+    CHECK(held.scenario.parallelism.cp_max_ctas == 1);
+    CHECK(assumes(held, "cp_max_ctas=1: the submission's conf/nccl/custom_communicator_cta.yaml"));
+  }
+  row.source = kMegatronCore;
+  CHECK(mapped(row).scenario.parallelism.cp_max_ctas == 0);
+  row.source = "mlcommons/training_results_v5.0 NVIDIA/results/eos";
+  row.cp = "1";
+  row.dp = "32";
+  CHECK_FALSE(assumes(mapped(row), "cp_max_ctas="));
+}
+
 TEST_CASE("validation: a row whose parameters are fp8 gathers them in fp8") {
   // NeMo's MLPerf configs (FP8_PARAMS=True, FP8_PARAM_GATHER=True) under the distributed optimizer.
   ValidationRow row = gpt_1_7b();

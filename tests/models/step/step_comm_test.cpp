@@ -177,6 +177,37 @@ TEST_CASE("collective records: a context-parallel ring that spans nodes steps at
   CHECK(one_node.layer.cp_kv.seconds < spanning.layer.cp_kv.seconds);
 }
 
+TEST_CASE("collective records: a context-parallel communicator held to one CTA sends at half a channel's rate") {
+  // The ring of the test above on one node of 8 H100: each hop's K/V block, 2 MiB, on NVLink in
+  // NCCL's own time; with max_ctas 1 the CTA's send warps move half of NCCL's per-channel ceiling,
+  // 36.7 / 2 GB/s on Hopper (tuning.cc perChMaxRingLL128Bws; sendrecv.h splits the warps).
+  StepInputs in = small_layout();
+  in.parallelism = {.tp = 2, .pp = 1, .dp = 1, .cp = 4, .vp = 1, .sp = true, .zero = 1};
+  in.training.global_batch = 1;
+  in.cluster.gpus_per_node = 8;
+  in.cluster.nics_per_node = 8;
+  const double kv_block = 1024.0 * 2.0 * 4.0 * 128.0 * 2.0;
+  const StepPlan free_plan = plan_step(in);
+  in.parallelism.cp_max_ctas = 1;
+  const StepPlan held = plan_step(in);
+  CHECK(held.layer.cp_kv.bytes == kv_block);
+  CHECK(held.layer.cp_kv.send_cap_bytes_per_s == doctest::Approx(36.7e9 / 2.0).epsilon(1e-12));
+  CHECK(held.layer.cp_kv.seconds == doctest::Approx(kv_block / (36.7e9 / 2.0)).epsilon(1e-12));
+  CHECK(free_plan.layer.cp_kv.seconds < held.layer.cp_kv.seconds);
+  // Two CTAs double the rate; the other communicators keep NCCL's own time.
+  in.parallelism.cp_max_ctas = 2;
+  const StepPlan two = plan_step(in);
+  CHECK(two.layer.cp_kv.seconds == doctest::Approx(std::max(free_plan.layer.cp_kv.seconds, kv_block / 36.7e9)));
+  CHECK(two.layer.tp[0].seconds == free_plan.layer.tp[0].seconds);
+  // A ring all-gather's channel sends and receives in one pass: each rank sends 3/4 of the four
+  // blocks at the whole channel rate.
+  in.parallelism.cp_comm = CpComm::all_gather;
+  in.parallelism.cp_max_ctas = 1;
+  const StepPlan gather = plan_step(in);
+  CHECK(gather.layer.cp_gather.send_cap_bytes_per_s == doctest::Approx(36.7e9).epsilon(1e-12));
+  CHECK(gather.layer.cp_gather.seconds == doctest::Approx(0.75 * 4.0 * kv_block / 36.7e9).epsilon(1e-12));
+}
+
 TEST_CASE("collective records: all_gather context parallelism gathers the sequence's K and V before each attention") {
   // Llama 3 8B, TP 2 x CP 4 on 2 nodes of 4 (as the ring above). Megatron-Core (Transformer
   // Engine's all_gather): each layer gathers every rank's block before its forward and its
