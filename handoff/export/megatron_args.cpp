@@ -198,6 +198,8 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
     f.add("--cp-comm-type", std::string(models::cp_comm_name(p.cp_comm)));
   if (p.cp > 1 && p.cp_comm == models::CpComm::a2a_p2p)
     f.add("--hierarchical-context-parallel-sizes", fmt::format("{} {}", p.cp_a2a_ranks, p.cp / p.cp_a2a_ranks));
+  if (!nccl_communicator_config(p).empty())
+    f.add("--nccl-communicator-config-path", std::string(kNcclCommunicatorConfigFile));
   if (p.sp && p.tp > 1) f.add("--sequence-parallel");
   if (p.tp_comm_overlap) f.add("--tp-comm-overlap");
   if (models::is_moe(model)) {
@@ -312,6 +314,13 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
   const bool fsdp = use_megatron_fsdp || zero3_fsdp2;
   if ((p.tp > 1 || p.cp > 1) && !fsdp) launch.arguments.env["CUDA_DEVICE_MAX_CONNECTIONS"] = "1";
   return launch;
+}
+
+std::string nccl_communicator_config(const models::ParallelismSpec& p) {
+  if (p.cp <= 1 || p.cp_max_ctas <= 0) return {};
+  return fmt::format("# NCCL options per Megatron-Core process group (parallel_state.get_nccl_options)\n"
+                     "cp:\n  min_ctas: 1\n  max_ctas: {}\n",
+                     p.cp_max_ctas);
 }
 
 std::string megatron_script(const MegatronLaunch& launch) {

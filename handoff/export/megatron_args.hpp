@@ -40,6 +40,12 @@ struct MegatronLaunch {
 MegatronLaunch megatron_launch(const models::TransformerSpec& model, const models::ClusterSpec& cluster,
                                const planning::Layout& layout, MegatronSharding sharding = MegatronSharding::as_layout);
 
+/// The file Megatron-Core's --nccl-communicator-config-path names (parallel_state.get_nccl_options:
+/// per process group, `min_ctas`, `max_ctas`, `cga_cluster_size`): the context-parallel group's
+/// CTA limit where the layout sets one (ParallelismSpec::cp_max_ctas), else empty.
+inline constexpr std::string_view kNcclCommunicatorConfigFile = "nccl_communicator_config.yaml";
+std::string nccl_communicator_config(const models::ParallelismSpec& p);
+
 /// The bash script: `export` lines for the environment, then `torchrun --nnodes N
 /// --nproc-per-node G ... pretrain_gpt.py \` and one flag per line, nothing but flags inside the
 /// continued command (a comment there would end it).

@@ -29,8 +29,11 @@ LaunchConfig export_megatron_lm(const models::TransformerSpec& model, const mode
   const MegatronLaunch as_given = megatron_launch(model, cluster, layout);
   LaunchConfig config = config_of(as_given);
   config.breaches = megatron_lm_breaches(as_given.arguments);
+  const std::string nccl_config = nccl_communicator_config(layout.parallelism);
   if (config.breaches.empty()) {
     config.files.push_back({.name = "pretrain_gpt.sh", .content = megatron_script(as_given)});
+    if (!nccl_config.empty())
+      config.files.push_back({.name = std::string(kNcclCommunicatorConfigFile), .content = nccl_config});
     return config;
   }
   // ZeRO-3 as torch FSDP2 broken: the Megatron-FSDP form, where it passes every rule.
@@ -43,6 +46,8 @@ LaunchConfig export_megatron_lm(const models::TransformerSpec& model, const mode
       config.notes.push_back("the script is the Megatron-FSDP form (optim_grads_params) the breaches offer; "
                              "Megatron-FSDP gathers whole layers as FSDP2 does, from one flat buffer");
       config.files.push_back({.name = "pretrain_gpt.sh", .content = megatron_script(alternative)});
+      if (!nccl_config.empty())
+        config.files.push_back({.name = std::string(kNcclCommunicatorConfigFile), .content = nccl_config});
     }
   }
   return config;

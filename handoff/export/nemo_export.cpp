@@ -221,6 +221,11 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
   }
   if (p.zero == 2) notes.push_back("ZeRO-2 is Megatron-FSDP's optim_grads strategy");
   if (p.shard_group > 0) notes.push_back("hybrid sharding groups (parallelism.shard_group) are not exported");
+  if (p.cp > 1 && p.cp_max_ctas > 0)
+    notes.push_back(fmt::format("parallelism.cp_max_ctas {} is not exported: Megatron-Core takes it from the YAML its "
+                                "nccl_communicator_config_path names (cp: max_ctas {}), as the Megatron-LM export "
+                                "writes it",
+                                p.cp_max_ctas, p.cp_max_ctas));
   // A CommOverlapConfig of the layout's own (_target_: the override reader builds it), so that a
   // recipe's (Llama 3 70B's turns TP overlap on) does not stay.
   set("comm_overlap._target_", "megatron.bridge.training.comm_overlap.CommOverlapConfig");

@@ -122,6 +122,23 @@ TEST_CASE("megatron-lm export: ZeRO-2 is Megatron-FSDP's optim_grads, and its no
   CHECK(std::any_of(c.notes.begin(), c.notes.end(), [](const std::string& n) { return n.find("ZeRO-2") != std::string::npos; }));
 }
 
+TEST_CASE("megatron-lm export: a CTA-limited context-parallel group comes with the NCCL file Megatron-Core reads") {
+  planning::Layout layout{.parallelism = {.tp = 4, .pp = 4, .dp = 8, .cp = 2, .sp = true, .zero = 1},
+                          .training = {.global_batch = 1024}};
+  const LaunchConfig free_cp = export_launch(Framework::megatron_lm, scenarios::model_preset("llama3-70b"), h100(256), layout);
+  CHECK(script_of(free_cp).find("--nccl-communicator-config-path") == std::string::npos);
+  layout.parallelism.cp_max_ctas = 2;
+  const LaunchConfig c = export_launch(Framework::megatron_lm, scenarios::model_preset("llama3-70b"), h100(256), layout);
+  CHECK(c.runs_as_given());
+  REQUIRE(c.files.size() == 2);
+  CHECK(c.files[0].content.find("  --nccl-communicator-config-path nccl_communicator_config.yaml \\\n") !=
+        std::string::npos);
+  check_script_shape(c.files[0].content);
+  // parallel_state.get_nccl_options reads max_ctas and min_ctas under the group's name, "cp".
+  CHECK(c.files[1].name == "nccl_communicator_config.yaml");
+  CHECK(c.files[1].content.ends_with("cp:\n  min_ctas: 1\n  max_ctas: 2\n"));
+}
+
 TEST_CASE("megatron-lm export: an uneven interleaved split is a pipeline layout, never with the first/last flags") {
   // 80 layers in 4 x 3 = 12 chunks: 8 of 7 and 4 of 6, the 6s at the two ends (chunks 0, 1, 10, 11).
   const planning::Layout layout{.parallelism = {.tp = 8, .pp = 4, .dp = 8, .vp = 3, .sp = true},
