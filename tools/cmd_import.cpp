@@ -1,5 +1,8 @@
 // `clustersim import`: a training framework's configuration as a clustersim scenario.
 
+#include <filesystem>
+#include <optional>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -48,6 +51,16 @@ int cmd_import(std::span<const std::string> args, std::ostream& out) {
   if (config_path.empty()) throw CliError("import: give the configuration file (CONFIG)");
   std::optional<handoff::Framework> framework;
   const std::string text = scenarios::read_input_file_bounded(config_path);
+  // A file the configuration names is looked for beside it, as a launch from its folder finds it.
+  import_options.read_named_file = [&](const std::string& name) -> std::optional<std::string> {
+    const std::filesystem::path named(name);
+    try {
+      return scenarios::read_input_file_bounded(named.is_absolute() ? named
+                                                                    : std::filesystem::path(config_path).parent_path() / named);
+    } catch (const scenarios::ScenarioError&) {
+      return std::nullopt;
+    }
+  };
   if (!framework_name.empty()) {
     framework = handoff::parse_framework(framework_name);
     if (!framework)

@@ -4,6 +4,7 @@
 /// turned into a clustersim scenario, with what could not be mapped named.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -21,6 +22,10 @@ struct ImportOptions {
   std::int64_t nodes = 0;          // 0: from the configuration where it says (else one node)
   std::int64_t gpus_per_node = 0;  // 0: from the configuration where it says (else 8)
   std::string gpu{};               // a GPU preset name; empty: the configuration's, else h100-sxm
+  // The text of a file the configuration names (Megatron-LM's --nccl-communicator-config-path),
+  // as the caller resolves the name (the CLI: beside the configuration); none where it cannot be
+  // read. Unset: such files are not read.
+  std::function<std::optional<std::string>(const std::string& name)> read_named_file{};
 };
 
 struct ImportedScenario {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <filesystem>
 #include <functional>
 #include <set>
@@ -16,6 +17,7 @@
 #include "handoff/import/framework_imports.hpp"
 #include "handoff/import/megatron_lm_script.hpp"
 #include "handoff/import/scenario_json.hpp"
+#include "handoff/import/yaml_subset.hpp"
 #include "models/spec/moe.hpp"
 #include "models/step/pipeline_schedule.hpp"
 
@@ -273,6 +275,41 @@ models::TransformerSpec read_model(Reader& r, std::int64_t tp, std::string_view 
   return m;
 }
 
+/// The context-parallel group's max_ctas of the NCCL options file Megatron-Core reads
+/// (parallel_state.get_nccl_options: options per process group name); 0 where the file cannot be
+/// read or sets none. The other groups' options are listed as not modelled.
+std::int64_t nccl_config_cp_max_ctas(const std::string& name, std::string_view source, const ImportOptions& options,
+                                     ImportedScenario& result) {
+  const std::string flag = "--nccl-communicator-config-path " + name;
+  const std::optional<std::string> text = options.read_named_file ? options.read_named_file(name) : std::nullopt;
+  if (!text) {
+    result.unmapped.push_back(flag + " (the file was not read: no CTA limits taken)");
+    return 0;
+  }
+  std::vector<std::pair<std::string, std::string>> entries;
+  try {
+    entries = flatten_yaml(parse_yaml(*text));
+  } catch (const YamlError& e) {
+    throw ImportError(fmt::format("{}: --nccl-communicator-config-path {}: {}", source, name, e.what()));
+  }
+  std::int64_t ctas = 0;
+  for (const auto& [key, value] : entries) {
+    if (key != "cp.max_ctas") {
+      result.unmapped.push_back(fmt::format("{}: {} {}", flag, key, value));
+      continue;
+    }
+    std::int64_t parsed = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+    if (error != std::errc{} || end != value.data() + value.size() || parsed < 1 || parsed > 64)
+      throw ImportError(fmt::format("{}: --nccl-communicator-config-path {}: cp.max_ctas must be an integer in "
+                                    "1..64 (NCCL's MAXCHANNELS), got '{}'",
+                                    source, name, value));
+    ctas = parsed;
+  }
+  if (ctas > 0) result.notes.push_back(fmt::format("{}: cp.max_ctas {} is parallelism.cp_max_ctas", flag, ctas));
+  return ctas;
+}
+
 }  // namespace
 
 ImportedScenario import_megatron_lm(std::string_view text, std::string_view source, const ImportOptions& options) {
@@ -305,6 +342,8 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
       throw ImportError(fmt::format("{}: --hierarchical-context-parallel-sizes: {}", source, e.what()));
     }
   }
+  if (r.has("--nccl-communicator-config-path"))
+    p.cp_max_ctas = nccl_config_cp_max_ctas(r.value("--nccl-communicator-config-path"), source, options, result);
   bool vocab_known = true;
   models::TransformerSpec model = read_model(r, p.tp, source, result.notes, vocab_known);
 

@@ -101,3 +101,20 @@ TEST_CASE("cli: run_cli in-process buffers output, so a failure prints nothing o
 }
 
 }  // namespace
+
+TEST_CASE("cli: import reads the NCCL options file a Megatron-LM script names, beside the script") {
+  const clustersim::test::TempDir dir;
+  std::ofstream(dir / "pretrain.sh")
+      << "torchrun --nnodes 4 --nproc-per-node 8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+         "--num-attention-heads 32 --seq-length 8192 --max-position-embeddings 8192 --tensor-model-parallel-size 2 "
+         "--context-parallel-size 2 --global-batch-size 64 --vocab-size 32000 "
+         "--nccl-communicator-config-path nccl.yaml\n";
+  const std::string command = "import " + (dir / "pretrain.sh") + " --json";
+  const Outcome without = run_clustersim(command);
+  REQUIRE(without.exit_code == 0);
+  CHECK(nlohmann::json::parse(without.out)["scenario"]["parallelism"]["cp_max_ctas"] == 0);
+  std::ofstream(dir / "nccl.yaml") << "cp:\n  max_ctas: 2\n";
+  const Outcome with = run_clustersim(command);
+  REQUIRE(with.exit_code == 0);
+  CHECK(nlohmann::json::parse(with.out)["scenario"]["parallelism"]["cp_max_ctas"] == 2);
+}

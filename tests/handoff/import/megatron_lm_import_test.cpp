@@ -211,6 +211,36 @@ TEST_CASE("megatron-lm and nemo: the context-parallel communication type goes ou
                        ImportError);
 }
 
+TEST_CASE("megatron-lm import: the NCCL options file beside the script gives the context-parallel CTA limit") {
+  // The export writes the script and the file --nccl-communicator-config-path names; the import reads
+  // that file back through the caller (the CLI looks beside the script), its cp.max_ctas the key,
+  // every other option listed as not modelled.
+  const scenarios::Scenario s = scenarios::default_scenario();
+  const planning::Layout layout{.parallelism = {.tp = 4, .pp = 4, .dp = 8, .cp = 2, .cp_max_ctas = 1, .sp = true},
+                                .training = {.seq_len = 4096, .global_batch = 1024}};
+  const LaunchConfig c = export_launch(Framework::megatron_lm, s.model, s.cluster, layout);
+  REQUIRE(c.files.size() == 2);
+  ImportOptions options{.nodes = 32, .gpus_per_node = 8, .gpu = "h100-sxm"};
+  options.read_named_file = [&](const std::string& name) -> std::optional<std::string> {
+    CHECK(name == c.files[1].name);
+    return c.files[1].content;
+  };
+  const ImportedScenario imported = import_config(Framework::megatron_lm, c.files[0].content, "pretrain_gpt.sh", options);
+  CHECK(loaded(imported).parallelism.cp_max_ctas == 1);
+  CHECK(mentions(imported.unmapped, "--nccl-communicator-config-path nccl_communicator_config.yaml: cp.min_ctas 1"));
+  // Without the file: no limit, and the import says the file was not read.
+  options.read_named_file = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
+  const ImportedScenario unread = import_config(Framework::megatron_lm, c.files[0].content, "pretrain_gpt.sh", options);
+  CHECK(loaded(unread).parallelism.cp_max_ctas == 0);
+  CHECK(mentions(unread.unmapped, "(the file was not read: no CTA limits taken)"));
+  // A limit NCCL cannot take is an error naming the flag, the file and the rule.
+  options.read_named_file = [](const std::string&) -> std::optional<std::string> { return "cp:\n  max_ctas: 65\n"; };
+  CHECK_THROWS_WITH_AS(import_config(Framework::megatron_lm, c.files[0].content, "pretrain_gpt.sh", options),
+                       doctest::Contains("--nccl-communicator-config-path nccl_communicator_config.yaml: cp.max_ctas "
+                                         "must be an integer in 1..64 (NCCL's MAXCHANNELS), got '65'"),
+                       ImportError);
+}
+
 TEST_CASE("megatron-lm import: every model preset survives export and import, for Megatron-LM and NeMo") {
   // A plain layout per preset: TP 8 (2 for models of fewer heads), PP 2, experts over 8 ranks.
   for (const std::string& name : scenarios::model_preset_names()) {
