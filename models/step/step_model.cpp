@@ -193,9 +193,11 @@ double pass_interference_s(const ChunkCosts& chunk, const StepPlan& plan, const 
   const std::array<BesideTraffic, 4> beside{
       BesideTraffic{.seconds = forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s,
                     .bus_bytes_per_s = record_bus_bytes_per_s(chunk.unit_gather)},
+      // A CP communicator held to a few CTAs holds as many SMs (ParallelismSpec::cp_max_ctas).
       BesideTraffic{.seconds = forward ? chunk.cp_forward_s : chunk.cp_backward_s,
                     .bus_bytes_per_s = record_bus_bytes_per_s(
-                        plan.layer.cp_gather.group.ranks > 1 ? plan.layer.cp_gather : plan.layer.cp_kv)},
+                        plan.layer.cp_gather.group.ranks > 1 ? plan.layer.cp_gather : plan.layer.cp_kv),
+                    .sms_held = in.parallelism.cp_max_ctas > 0 ? static_cast<double>(in.parallelism.cp_max_ctas) : -1.0},
       BesideTraffic{.seconds = forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s,
                     .sms_held = kUserbufferSms,
                     .under_gemms_only = true},

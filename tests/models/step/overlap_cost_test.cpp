@@ -58,3 +58,29 @@ TEST_CASE("overlap cost: FSDP's overlapped gathers lengthen the passes they hide
   // At most the SM share of the whole pass (the gathers are shorter than it) plus its HBM share.
   CHECK(c.interference_forward_s < p.forward_s * 0.25);
 }
+
+TEST_CASE("overlap cost: a context-parallel communicator held to one CTA takes one SM from the attention beside it") {
+  // Llama 3 8B, CP 8 on one node of 8 H100 and nothing else in parallel: the only communication
+  // beside the compute is the CP ring. With the HBM share off, what it costs a pass is
+  // min(1, cp / pass) x compute x s / (1 - s), s the share of SMs it holds: NCCL's 24 with its own
+  // choice of CTAs, 1 with max_ctas 1, whose ring takes longer (nccl_channel.hpp).
+  StepInputs in;
+  in.model = test::llama3_8b();
+  in.parallelism = {.tp = 1, .pp = 1, .dp = 1, .cp = 8, .vp = 1, .zero = 1};
+  in.training = {.seq_len = 65536, .micro_batch = 1, .global_batch = 1};
+  in.cluster = {.gpu = test::h100(), .num_gpus = 8, .gpus_per_node = 8, .nic_bytes_per_s = 50e9, .nics_per_node = 8};
+  in.compute = default_compute_profile("h100-sxm");
+  in.compute.overlap.sms_held.value = 24.0;
+  in.compute.overlap.hbm_bytes_per_bus_byte.value = 0.0;
+  in.comm = default_comm_profile(in.cluster);
+  const ChunkCosts free_ctas = plan_step(in).stages[0].chunks.front();
+  in.parallelism.cp_max_ctas = 1;
+  const ChunkCosts one_cta = plan_step(in).stages[0].chunks.front();
+  REQUIRE(free_ctas.interference_forward_s > 0.0);
+  REQUIRE(one_cta.cp_forward_s > free_ctas.cp_forward_s);
+  const auto share = [](double sms) { return sms / 132.0 / (1.0 - sms / 132.0); };
+  // Both rings are shorter than the pass, so the ratio is the rings' times the SM shares'.
+  CHECK(one_cta.interference_forward_s / free_ctas.interference_forward_s ==
+        doctest::Approx((one_cta.cp_forward_s / free_ctas.cp_forward_s) * share(1.0) / share(24.0)).epsilon(1e-9));
+  CHECK(one_cta.interference_forward_s < free_ctas.interference_forward_s);
+}
