@@ -22,10 +22,13 @@ double sent_per_rank(const CollectiveRecord& record) {
 }
 }  // namespace
 
-CollectiveRecord held_to_ctas(CollectiveRecord record, int ctas, double channel_bytes_per_s) {
+CollectiveRecord held_to_ctas(CollectiveRecord record, int ctas, double channel_bytes_per_s,
+                              const ClusterSpec& cluster, const CommProfile& profile) {
   if (ctas <= 0 || !(channel_bytes_per_s > 0.0) || record.group.ranks <= 1) return record;
   record.send_cap_bytes_per_s = nccl_cta_limited_bytes_per_s(record.op, ctas, channel_bytes_per_s);
-  record.seconds = std::max(record.seconds, sent_per_rank(record) / record.send_cap_bytes_per_s);
+  const double latency_s = collective_protocol(record.op, record.bytes, record.group, cluster, profile).latency_s +
+                           record.host_s + record.staging_s;
+  record.seconds = std::max(record.seconds, latency_s + sent_per_rank(record) / record.send_cap_bytes_per_s);
   return record;
 }
 

@@ -286,7 +286,9 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   auto collective = [&](CollectiveOp op, double bytes, const CommGroup& g, CommScope scope) {
     const CollectiveRecord record = make_collective(op, bytes, g, scope, in.cluster, in.comm);
     const bool context_parallel = scope == CommScope::cp || scope == CommScope::cp_inner || scope == CommScope::cp_outer;
-    return context_parallel ? held_to_ctas(record, static_cast<int>(p.cp_max_ctas), channel_bytes_per_s) : record;
+    return context_parallel
+               ? held_to_ctas(record, static_cast<int>(p.cp_max_ctas), channel_bytes_per_s, in.cluster, in.comm)
+               : record;
   };
 
   const HostLaunch host = host_launch(in.host_issue, t);

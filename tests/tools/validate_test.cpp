@@ -48,7 +48,7 @@ namespace {
 // and GPT-OSS 120B 22 %
 // (attention sinks and FlexAttention's own rate are not modelled, nor measured grouped GEMMs).
 // MLPerf 5.1's Llama 3.1 8B, one micro-batch a step, is 3 % slow on one DGX B200 and 11-19 % too
-// fast with context parallelism (19 % on eight DGX B200, 11 % on 72 and 512 GB200), whose
+// fast with context parallelism (19 % on eight DGX B200, 11 % and 8 % on 72 and 512 GB200), whose
 // communicator the submissions hold to one CTA (cp_max_ctas: half of NCCL's per-channel ceiling
 // each way, one SM held): the limit exposes the TP 2 x CP 4 ring on 512 GB200 (-42 % without it),
 // while the CP 2 rings stay hidden; the B200 runs imply a fixed ~70 ms a step the model hides. MLPerf

@@ -191,13 +191,20 @@ TEST_CASE("collective records: a context-parallel communicator held to one CTA s
   in.parallelism.cp_max_ctas = 1;
   const StepPlan held = plan_step(in);
   CHECK(held.layer.cp_kv.bytes == kv_block);
+  // The hop keeps its protocol's latency and moves its bytes at the capped rate.
+  const auto latency_s = [&](const CollectiveRecord& r) {
+    return collective_protocol(r.op, r.bytes, r.group, in.cluster, in.comm).latency_s;
+  };
   CHECK(held.layer.cp_kv.send_cap_bytes_per_s == doctest::Approx(36.7e9 / 2.0).epsilon(1e-12));
-  CHECK(held.layer.cp_kv.seconds == doctest::Approx(kv_block / (36.7e9 / 2.0)).epsilon(1e-12));
+  CHECK(held.layer.cp_kv.seconds ==
+        doctest::Approx(latency_s(held.layer.cp_kv) + kv_block / (36.7e9 / 2.0)).epsilon(1e-12));
+  CHECK(latency_s(held.layer.cp_kv) < 0.1 * held.layer.cp_kv.seconds);
   CHECK(free_plan.layer.cp_kv.seconds < held.layer.cp_kv.seconds);
   // Two CTAs double the rate; the other communicators keep NCCL's own time.
   in.parallelism.cp_max_ctas = 2;
   const StepPlan two = plan_step(in);
-  CHECK(two.layer.cp_kv.seconds == doctest::Approx(std::max(free_plan.layer.cp_kv.seconds, kv_block / 36.7e9)));
+  CHECK(two.layer.cp_kv.seconds == doctest::Approx(std::max(free_plan.layer.cp_kv.seconds,
+                                                            latency_s(two.layer.cp_kv) + kv_block / 36.7e9)));
   CHECK(two.layer.tp[0].seconds == free_plan.layer.tp[0].seconds);
   // A ring all-gather's channel sends and receives in one pass: each rank sends 3/4 of the four
   // blocks at the whole channel rate.
@@ -205,7 +212,8 @@ TEST_CASE("collective records: a context-parallel communicator held to one CTA s
   in.parallelism.cp_max_ctas = 1;
   const StepPlan gather = plan_step(in);
   CHECK(gather.layer.cp_gather.send_cap_bytes_per_s == doctest::Approx(36.7e9).epsilon(1e-12));
-  CHECK(gather.layer.cp_gather.seconds == doctest::Approx(0.75 * 4.0 * kv_block / 36.7e9).epsilon(1e-12));
+  CHECK(gather.layer.cp_gather.seconds ==
+        doctest::Approx(latency_s(gather.layer.cp_gather) + 0.75 * 4.0 * kv_block / 36.7e9).epsilon(1e-12));
 }
 
 TEST_CASE("collective records: all_gather context parallelism gathers the sequence's K and V before each attention") {
