@@ -188,7 +188,7 @@ double record_bus_bytes_per_s(const CollectiveRecord& r) {
 
 /// What the communication beside a chunk's pass (step_comm.hpp) costs its compute.
 double pass_interference_s(const ChunkCosts& chunk, const StepPlan& plan, const PassCompute& pass, bool forward,
-                           const StepInputs& in) {
+                           const StepInputs& in, const ParallelismSpec& p) {
   const bool ep_beside = plan.ep_overlap;
   const std::array<BesideTraffic, 4> beside{
       BesideTraffic{.seconds = forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s,
@@ -197,7 +197,7 @@ double pass_interference_s(const ChunkCosts& chunk, const StepPlan& plan, const 
       BesideTraffic{.seconds = forward ? chunk.cp_forward_s : chunk.cp_backward_s,
                     .bus_bytes_per_s = record_bus_bytes_per_s(
                         plan.layer.cp_gather.group.ranks > 1 ? plan.layer.cp_gather : plan.layer.cp_kv),
-                    .sms_held = in.parallelism.cp_max_ctas > 0 ? static_cast<double>(in.parallelism.cp_max_ctas) : -1.0},
+                    .sms_held = p.cp_max_ctas > 0 ? static_cast<double>(p.cp_max_ctas) : -1.0},
       BesideTraffic{.seconds = forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s,
                     .sms_held = kUserbufferSms,
                     .under_gemms_only = true},
@@ -737,8 +737,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         forward_pass += output_forward.split;
         backward_pass += output_backward.split;
       }
-      chunk.interference_forward_s = pass_interference_s(chunk, plan, forward_pass, true, in);
-      chunk.interference_backward_s = pass_interference_s(chunk, plan, backward_pass, false, in);
+      chunk.interference_forward_s = pass_interference_s(chunk, plan, forward_pass, true, in, p);
+      chunk.interference_backward_s = pass_interference_s(chunk, plan, backward_pass, false, in, p);
       chunk.forward_s += chunk.interference_forward_s;
       chunk.backward_s += chunk.interference_backward_s;
       stage_params += params;
