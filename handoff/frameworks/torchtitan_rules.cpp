@@ -486,6 +486,11 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
   if (p.pp > 1 && t.global_batch / (p.dp * t.micro_batch) < p.pp * p.vp)
     m.notes.push_back("fewer micro-batches than pipeline stages: torchtitan warns of the bubble but runs it");
   if (t.cuda_graphs) m.notes.push_back("CUDA graphs have no torchtitan setting at this commit; not exported");
+  if (p.cp > 1 && p.cp_max_ctas > 0)
+    m.notes.push_back(fmt::format("parallelism.cp_max_ctas {} has no torchtitan setting (NCCL_MAX_CTAS in the "
+                                  "environment would hold every communicator, not the context-parallel one alone); "
+                                  "not exported",
+                                  p.cp_max_ctas));
   if (t.bf16_params)
     m.notes.push_back("training.bf16_params is not exported: torchtitan keeps the fp32 model FSDP2 shards and casts "
                       "it to bf16 for compute (mixed_precision_param)");

@@ -309,6 +309,14 @@ TEST_CASE("torchtitan round trip: the context-parallel rotate method is the comm
   const LaunchConfig ulysses = export_of(cp);
   CHECK(rules(ulysses.breaches) == std::vector<std::string>{"cp-rotate-method"});
   check_round_trip(cp);
+  // A CTA limit on the context-parallel communicator has no torchtitan form: a note, not a setting.
+  cp.parallelism.cp_comm = models::CpComm::all_gather;
+  cp.parallelism.cp_max_ctas = 1;
+  const LaunchConfig held = export_of(cp);
+  CHECK(held.runs_as_given());
+  CHECK(std::any_of(held.notes.begin(), held.notes.end(), [](const std::string& n) {
+    return n.starts_with("parallelism.cp_max_ctas 1 has no torchtitan setting");
+  }));
   // A job config's own rotate method must be one torchtitan knows.
   Json job = exported_job(export_of(testing::twelve_layouts()[0].layout));
   job["parallelism"]["context_parallel_rotate_method"] = "ring";
