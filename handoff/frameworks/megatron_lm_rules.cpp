@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "models/step/pipeline_schedule.hpp"
+
 namespace clustersim::handoff {
 
 bool MegatronArguments::has(std::string_view flag) const {
@@ -28,6 +30,13 @@ std::int64_t MegatronArguments::integer(std::string_view flag, std::int64_t fall
   if (ec != std::errc{} || end != text.data() + text.size())
     throw std::invalid_argument(fmt::format("{}: must be an integer, got '{}'", flag, text));
   return v;
+}
+
+std::vector<std::int64_t> recorded_megatron_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
+                                                  std::vector<std::int64_t> layout_split,
+                                                  const MegatronSplitSettings& settings) {
+  if (layout_split.empty()) layout_split = megatron_core_split(layers, pp, vp, settings);
+  return models::recorded_split(layers, pp, vp, std::move(layout_split));
 }
 
 std::int64_t recorded_microbatch_group(std::int64_t group, const models::ParallelismSpec& parallelism,
@@ -81,13 +90,6 @@ std::int64_t megatron_cp_a2a_ranks(std::string_view sizes, std::int64_t cp) {
                                             "product is the context-parallel size {} (got '{}')",
                                             cp, sizes));
   return levels[0];
-}
-
-bool megatron_core_microbatch_groups_hold(std::int64_t micro_batches, std::int64_t pp, std::int64_t group) {
-  const std::int64_t n = group > 0 ? group : pp;
-  if (pp <= 0 || n < pp || n > micro_batches) return false;
-  const std::int64_t last = micro_batches % n;
-  return last == 0 || last >= pp;
 }
 
 std::vector<std::int64_t> megatron_core_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
@@ -352,8 +354,8 @@ const MegatronRule kRules[] = {
        const std::int64_t mb = a.integer("--micro-batch-size", 1);
        const std::int64_t gb = a.integer("--global-batch-size", mb * dp(a));
        if (mb <= 0 || dp(a) <= 0) return false;
-       return megatron_core_microbatch_groups_hold(gb / (mb * dp(a)), pp(a),
-                                                   a.integer("--microbatch-group-size-per-virtual-pipeline-stage", 0));
+       return models::interleaved_groups_hold(gb / (mb * dp(a)), pp(a),
+                                              a.integer("--microbatch-group-size-per-virtual-pipeline-stage", 0));
      }},
     {"heads-divisible-by-tp", kTransformerConfig, "the attention heads must be a multiple of the tensor-parallel size",
      "", [](const MegatronArguments& a) { return tp(a) > 0 && a.integer("--num-attention-heads", 0) % tp(a) == 0; }},

@@ -84,11 +84,13 @@ struct MegatronSplitSettings {
 std::vector<std::int64_t> megatron_core_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
                                               const MegatronSplitSettings& settings);
 
-/// Whether Megatron-Core's interleaved schedule runs `micro_batches` a step in groups of `group`
-/// (--microbatch-group-size-per-virtual-pipeline-stage, pp when 0): the group in [pp,
-/// micro_batches], and the micro-batches a multiple of it or leaving a last group of at least pp
-/// (schedules.py, forward_backward_pipelining_with_interleaving).
-bool megatron_core_microbatch_groups_hold(std::int64_t micro_batches, std::int64_t pp, std::int64_t group);
+/// What a scenario records of a Megatron-Core job's pipeline split (parallelism.layers_per_chunk):
+/// the split its layout gives (`layout_split`, empty where there is none), else the one
+/// megatron_core_split builds from `settings`; empty where that is clustersim's even split. Throws
+/// std::invalid_argument as megatron_core_split does.
+std::vector<std::int64_t> recorded_megatron_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
+                                                  std::vector<std::int64_t> layout_split,
+                                                  const MegatronSplitSettings& settings);
 
 /// What a scenario records of a configuration's interleaved micro-batch group (`group`, 0 where
 /// the configuration sets none; `key` names it): the group, where interleaving (parallelism vp > 1)

@@ -176,8 +176,8 @@ const NemoRule kRules[] = {
                                              std::max<std::int64_t>(pp(o), 1)
                                        : vp(o);
        if (chunks <= 1) return true;
-       return megatron_core_microbatch_groups_hold(microbatches(o), pp(o),
-                                                   o.integer("model.microbatch_group_size_per_vp_stage", 0));
+       return models::interleaved_groups_hold(microbatches(o), pp(o),
+                                              o.integer("model.microbatch_group_size_per_vp_stage", 0));
      }},
     {"recompute-settings", kTransformerConfig,
      "model.recompute_granularity is full or selective; full needs model.recompute_method (block or uniform) and "

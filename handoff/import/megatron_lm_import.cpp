@@ -19,7 +19,6 @@
 #include "handoff/import/scenario_json.hpp"
 #include "handoff/import/yaml_subset.hpp"
 #include "models/spec/moe.hpp"
-#include "models/step/pipeline_schedule.hpp"
 
 namespace clustersim::handoff {
 
@@ -387,14 +386,11 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
                                        .last = r.integer("--decoder-last-pipeline-num-layers", 0),
                                        .embedding = embedding_slot > 0,
                                        .loss = loss_slot > 0};
-  if (asked_split.empty()) {
-    try {
-      asked_split = megatron_core_split(model.layers, p.pp, p.vp, settings);
-    } catch (const std::invalid_argument& e) {
-      throw ImportError(fmt::format("{}: the pipeline split: {}", source, e.what()));
-    }
+  try {
+    p.layers_per_chunk = recorded_megatron_split(model.layers, p.pp, p.vp, std::move(asked_split), settings);
+  } catch (const std::invalid_argument& e) {
+    throw ImportError(fmt::format("{}: the pipeline split: {}", source, e.what()));
   }
-  p.layers_per_chunk = models::recorded_split(model.layers, p.pp, p.vp, std::move(asked_split));
   constexpr std::string_view group_flag = "--microbatch-group-size-per-virtual-pipeline-stage";
   p.microbatch_group = recorded_microbatch_group(r.integer(group_flag, 0), p, group_flag, result.notes);
 

@@ -18,7 +18,6 @@
 #include "handoff/import/scenario_json.hpp"
 #include "handoff/import/yaml_subset.hpp"
 #include "models/spec/moe.hpp"
-#include "models/step/pipeline_schedule.hpp"
 
 namespace clustersim::handoff {
 
@@ -257,14 +256,11 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
                                        .last = r.integer("model.num_layers_in_last_pipeline_stage", 0),
                                        .embedding = r.boolean("model.account_for_embedding_in_pipeline_split", false),
                                        .loss = r.boolean("model.account_for_loss_in_pipeline_split", false)};
-  if (asked_split.empty()) {
-    try {
-      asked_split = megatron_core_split(m.layers, p.pp, p.vp, settings);
-    } catch (const std::invalid_argument& e) {
-      throw ImportError(fmt::format("{}: the pipeline split: {}", source, e.what()));
-    }
+  try {
+    p.layers_per_chunk = recorded_megatron_split(m.layers, p.pp, p.vp, std::move(asked_split), settings);
+  } catch (const std::invalid_argument& e) {
+    throw ImportError(fmt::format("{}: the pipeline split: {}", source, e.what()));
   }
-  p.layers_per_chunk = models::recorded_split(m.layers, p.pp, p.vp, std::move(asked_split));
   constexpr std::string_view group_key = "model.microbatch_group_size_per_vp_stage";
   p.microbatch_group = recorded_microbatch_group(r.integer(group_key, 0), p, group_key, result.notes);
   p.sp = r.boolean("model.sequence_parallel", false) && p.tp > 1;

@@ -242,13 +242,13 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
       return broken(F::parallelism_microbatch_group,
                     fmt::format("must be in [pp, micro-batches of a pipeline run] = [{}, {}], got {}", p.pp, per_run,
                                 group));
-    if (const std::int64_t last = per_run % group; last != 0 && last < p.pp)
+    if (!interleaved_groups_hold(per_run, p.pp, group))  // the group is in range: the last group is short
       return broken(p.microbatch_group > 0 ? F::parallelism_microbatch_group : F::training_global_batch,
                     p.microbatch_group > 0
                         ? fmt::format("the interleaved schedule needs the micro-batches of each pipeline run, "
                                       "global_batch/(dp*micro_batch*pipeline_runs) = {}, to be a multiple of "
                                       "microbatch_group={} or to leave a last group of at least pp={} (it leaves {})",
-                                      per_run, group, p.pp, last)
+                                      per_run, group, p.pp, per_run % group)
                         : fmt::format("the interleaved schedule needs the micro-batches of each pipeline run, "
                                       "global_batch/(dp*micro_batch*pipeline_runs) = {}, to be a multiple of pp={}",
                                       per_run, p.pp));

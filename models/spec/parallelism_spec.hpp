@@ -198,6 +198,17 @@ constexpr std::int64_t microbatch_group_size(const ParallelismSpec& p) {
   return p.microbatch_group > 0 ? p.microbatch_group : p.pp;
 }
 
+/// Whether the interleaved schedule runs `micro_batches` in groups of `group` (pp where 0), as
+/// Megatron-Core's forward_backward_pipelining_with_interleaving asserts (schedules.py): the
+/// group in [pp, micro_batches], and the micro-batches a multiple of it or leaving a last group
+/// of at least pp.
+constexpr bool interleaved_groups_hold(std::int64_t micro_batches, std::int64_t pp, std::int64_t group) {
+  const std::int64_t n = group > 0 ? group : pp;
+  if (pp <= 0 || n < pp || n > micro_batches) return false;
+  const std::int64_t last = micro_batches % n;
+  return last == 0 || last >= pp;
+}
+
 /// How a MoE layer's tokens reach their experts' ranks: `alltoall` (NCCL all-to-all of every
 /// routed copy, Megatron-Core's alltoall dispatcher) or `deepep` (DeepSeek's DeepEP: a token
 /// crosses the network once per node it is routed to, and fans out to that node's experts over

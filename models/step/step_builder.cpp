@@ -258,34 +258,30 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
   const double compute_s = ref.forward ? chunk.forward_s : chunk.backward_s;
   const double tp_s = ref.forward ? chunk.tp_forward_s : chunk.tp_backward_s;
 
-  // ZeRO-3: the gathers the compute waits for come first on the stream.
-  const double before_s = ref.forward ? chunk.dp_before_forward_s : chunk.dp_before_backward_s;
+  // The communication the compute waits for, on the stream before it: the first span opens the
+  // pass after the stream's tail, each later one follows the last.
   TaskId head = none;
-  if (before_s > 0.0) {
-    const FlowSpan before = comm(before_s, res.network, label, TaskKind::dp_comm, CommRole::zero3_before,
-                                 [&] { return dp_before_comm(plan_, chunk, ref.forward); });
-    if (before.first != none) {
-      after(stream_tail, before.first);
-      tasks.first = before.first;
-      head = before.last;
+  const auto wait_for = [&](const FlowSpan& span) {
+    if (span.first == none) return;
+    if (head != none) {
+      after(head, span.first);
+    } else {
+      after(stream_tail, span.first);
+      tasks.first = span.first;
     }
-  }
-  // Context parallel: the exchange the attention waits for, on the stream (all_gather's gather,
-  // a2a's all-to-all in). It needs the pass's input, so it comes after the ZeRO-3 gathers.
+    head = span.last;
+  };
+  // ZeRO-3: the gathers come first.
+  const double before_s = ref.forward ? chunk.dp_before_forward_s : chunk.dp_before_backward_s;
+  if (before_s > 0.0)
+    wait_for(comm(before_s, res.network, label, TaskKind::dp_comm, CommRole::zero3_before,
+                  [&] { return dp_before_comm(plan_, chunk, ref.forward); }));
+  // Context parallel: the exchange the attention waits for (all_gather's gather, a2a's all-to-all
+  // in). It needs the pass's input, so it follows the ZeRO-3 gathers.
   const double cp_before_s = ref.forward ? chunk.cp_before_forward_s : chunk.cp_before_backward_s;
-  if (cp_before_s > 0.0) {
-    const FlowSpan before = comm(cp_before_s, res.network, label, TaskKind::cp_comm, CommRole::cp,
-                                 [&] { return cp_before_comm(plan_, chunk, ref.forward); });
-    if (before.first != none) {
-      if (head != none) {
-        after(head, before.first);
-      } else {
-        after(stream_tail, before.first);
-        tasks.first = before.first;
-      }
-      head = before.last;
-    }
-  }
+  if (cp_before_s > 0.0)
+    wait_for(comm(cp_before_s, res.network, label, TaskKind::cp_comm, CommRole::cp,
+                  [&] { return cp_before_comm(plan_, chunk, ref.forward); }));
   const auto after_start = [&](TaskId task) {  // a task that starts the pass, or follows its gathers
     if (head != none)
       after(head, task);

@@ -152,7 +152,7 @@ struct StepPlan {
   Schedule schedule = Schedule::one_f_one_b;
   std::int64_t micro_batches = 1;
   std::int64_t pipeline_runs = 1;  // TrainingSpec::pipeline_runs: schedules of micro_batches / runs
-  std::int64_t microbatch_group = 0;  // the interleaved schedule's group (ParallelismSpec::microbatch_group)
+  std::int64_t microbatch_group = 0;  // the interleaved schedule's group (microbatch_group_size); 0: pp
   std::vector<StagePlan> stages;  // pp entries
   LayerCollectives layer{};
   // ZeRO-3 / FSDP: gather each unit's parameters before each pass. ZeRO-2 and 3: reduce-scatter each

@@ -161,12 +161,12 @@ TEST_CASE("megatron-lm and nemo: the interleaved schedule's micro-batch group go
   CHECK(mentions(plain.notes, "without interleaving"));
   // Megatron-Core's groups (schedules.py): in [pp, m], and no last group smaller than pp. 128
   // micro-batches in groups of 42 leave a last group of 2 on 4 stages; groups of 30 leave 8.
-  CHECK(megatron_core_microbatch_groups_hold(128, 4, 0));
-  CHECK(megatron_core_microbatch_groups_hold(128, 4, 30));
-  CHECK_FALSE(megatron_core_microbatch_groups_hold(128, 4, 42));
-  CHECK_FALSE(megatron_core_microbatch_groups_hold(128, 4, 3));
-  CHECK_FALSE(megatron_core_microbatch_groups_hold(128, 4, 129));
-  CHECK_FALSE(megatron_core_microbatch_groups_hold(6, 4, 0));  // the default group of pp: 6 leaves 2
+  CHECK(models::interleaved_groups_hold(128, 4, 0));
+  CHECK(models::interleaved_groups_hold(128, 4, 30));
+  CHECK_FALSE(models::interleaved_groups_hold(128, 4, 42));
+  CHECK_FALSE(models::interleaved_groups_hold(128, 4, 3));
+  CHECK_FALSE(models::interleaved_groups_hold(128, 4, 129));
+  CHECK_FALSE(models::interleaved_groups_hold(6, 4, 0));  // the default group of pp: 6 leaves 2
 }
 
 TEST_CASE("megatron-lm and nemo: the context-parallel communication type goes out and comes back") {
