@@ -455,14 +455,20 @@ TEST_CASE("validation: an Automodel pipeline splits its layers as Automodel does
   CHECK(mapped(row).scenario.parallelism.layers_per_chunk.empty());
 }
 
-TEST_CASE("validation: context parallelism exchanges keys and values as the source's framework does") {
-  // Megatron-Core's default ring; the Llama 3 paper's exposed all-gather; torchtitan's default
-  // allgather rotater. A row without context parallelism says nothing of it.
+// The GPT row on 32 H100 as TP 1 x CP 2 x DP 16, from `source`.
+ValidationRow context_parallel_row(std::string_view source) {
   ValidationRow row = gpt_1_7b();
-  row.source = kMegatronCore;
+  row.source = source;
   row.gpu = "H100-SXM5-80GB";
   row.cp = "2";
   row.dp = "16";
+  return row;
+}
+
+TEST_CASE("validation: context parallelism exchanges keys and values as the source's framework does") {
+  // Megatron-Core's default ring; the Llama 3 paper's exposed all-gather; torchtitan's default
+  // allgather rotater. A row without context parallelism says nothing of it.
+  ValidationRow row = context_parallel_row(kMegatronCore);
   const ValidationCase megatron = mapped(row);
   CHECK(megatron.scenario.parallelism.cp_comm == models::CpComm::p2p);
   CHECK(assumes(megatron, "cp_comm=p2p: Megatron-Core's cp_comm_type defaults to p2p"));
@@ -481,10 +487,7 @@ TEST_CASE("validation: MLPerf's Llama 3.1 submissions hold the context-parallel 
   // Every v5.0 and v5.1 Llama 3.1 implementation (NVIDIA's and its partners') reads
   // conf/nccl/custom_communicator_cta.yaml, whose cp communicator has max_ctas 1; other families
   // leave NCCL its choice.
-  ValidationRow row = gpt_1_7b();
-  row.gpu = "H100-SXM5-80GB";
-  row.cp = "2";
-  row.dp = "16";
+  ValidationRow row = context_parallel_row(kMegatronCore);
   for (const std::string_view source : {"mlcommons/training_results_v5.0 NVIDIA/results/eos",
                                         "mlcommons/training_results_v5.1 Nebius/results/nebius_h200_n64",
                                         "mlcommons/training_results_v5.1 NVIDIA/results/tyche"}) {
