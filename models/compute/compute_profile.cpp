@@ -38,11 +38,13 @@ constexpr GemmFitCopy kH200Fit{0.7856970850293145, 0.6593743778628645, 379.04453
 
 /// Blackwell's FP8 GEMMs, fitted to the GB200's cuBLASLt rows by shape (Azure ND GB200 v6,
 /// calibration/published/gb200_compute.jsonl): the B200 is the same die, and its profile takes
-/// those rates as measured (so the same TF/s over its lower peak). No Blackwell bf16 GEMM is
-/// published by shape: bf16 keeps the best shape of MAMF's sweep, an upper bound.
-constexpr GemmFitCopy kB200Fp8Fit{0.0, 0.6703443466180428, 404.6444429130243,
+/// those rates as the same fraction of its own peak (calibrate carries them over at the ratio of
+/// the two boards' fp8 peaks, 4,500 / 4,900 TF/s: the one die boosts to the clock each board's
+/// power limit allows, 1000 W against 1200 W). No Blackwell bf16 GEMM is published by shape: bf16
+/// keeps the best shape of MAMF's sweep, an upper bound.
+constexpr GemmFitCopy kB200Fp8Fit{0.0, 0.6156223591390195, 404.64444291302465,
                                   "calibration/published/gb200_compute.jsonl (Azure ND GB200 v6 cuBLASLt FP8 by shape, "
-                                  "the B200's die)"};
+                                  "the B200's die, carried over at the fp8 peaks' ratio 4500/4900)"};
 constexpr GemmFitCopy kGb200Fp8Fit{0.0, 0.6156223592173369, 404.64444347436455,
                                    "calibration/published/gb200_compute.jsonl (Azure ND GB200 v6 cuBLASLt FP8 by shape)"};
 

@@ -47,13 +47,15 @@ namespace {
 // parts a layer more), Kimi K2 (DeepSeek-V3's design with 384 experts, on PP8 EP32, two runs) 17 %
 // and GPT-OSS 120B 22 %
 // (attention sinks and FlexAttention's own rate are not modelled, nor measured grouped GEMMs).
-// MLPerf 5.1's Llama 3.1 8B, one micro-batch a step, is 3 % slow on one DGX B200 and 11-19 % too
-// fast with context parallelism (19 % on eight DGX B200, 11 % and 8 % on 72 and 512 GB200), whose
+// MLPerf 5.1's Llama 3.1 8B, one micro-batch a step, is 8.5 % slow on one DGX B200 and 8-15 % too
+// fast with context parallelism (15 % on eight DGX B200, 11 % and 8 % on 72 and 512 GB200), whose
 // communicator the submissions hold to one CTA (cp_max_ctas: half of NCCL's per-channel ceiling
 // each way, one SM held): the limit exposes the TP 2 x CP 4 ring on 512 GB200 (-42 % without it),
 // while the CP 2 rings stay hidden; the B200 runs imply a fixed ~70 ms a step the model hides. MLPerf
 // 4.1's GPT-3 175B on 256 and 512 H100 (micro-batch 2, 128 and 64 micro-batches) is 10-12 % too
-// slow. MLPerf 3.1's (micro-batch 1) is within 1.1 % on 512 and 768 H100 (128 micro-batches a step;
+// slow, and so is its preview on 64 B200 (12 %); the University of Florida's 405B on 256 and 448
+// B200 is within 3 %, the B200 running the GB200's measured GEMMs at the same fraction of its lower
+// peak. MLPerf 3.1's (micro-batch 1) is within 1.1 % on 512 and 768 H100 (128 micro-batches a step;
 // on 512 GPUs the same global batch as 4.1's, which ran 14 % faster) and 5-9 % too fast on
 // 4,096-10,752 (8-16 micro-batches a step), as 4.1's 11,616-GPU run is 11 % (6 a step); Oracle's
 // two 4.1 runs are +6 % on 1,536 H100 and -4.5 % on 3,072. Nebius's 405B on 512 and 1,024 H200 is
@@ -83,7 +85,7 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"MLPerf 3.1", -0.06, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.09, 0.06},
     FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.15, 0.06},
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
-    FamilyBiasBound{"MLPerf 5.1", -0.10, 0.06},      FamilyBiasBound{"MLPerf 4.1", -0.06, 0.06},
+    FamilyBiasBound{"MLPerf 5.1", -0.06, 0.06},      FamilyBiasBound{"MLPerf 4.1", -0.06, 0.06},
     FamilyBiasBound{"MLPerf 5.1 Nebius", -0.06, 0.08},
 };
 // Rows that must take part, so that the gate cannot pass by skipping (155 of 160 are expressible
