@@ -713,7 +713,19 @@ HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parall
   const double norm_elems = d.norm_tokens * d.hidden;
   costs.output_forward.push_back({.name = "final_norm", .kind = OpKind::elementwise,
                                   .flops = 5.0 * norm_elems, .bytes = 4.0 * norm_elems});
-  costs.output_forward.push_back(gemm_forward("logits", d, d.tokens, d.vocab, d.hidden));
+  // The LM head stays bf16 under every fp8 recipe the frameworks run: Megatron-Core builds it as
+  // its own tensor_parallel.ColumnParallelLinear, outside Transformer Engine's fp8 autocast (a TE
+  // head only with fp8_output_proj and the mxfp8 recipe, off by default: models/gpt/gpt_model.py,
+  // fp8_utils.is_mxfp8_output_proj_active), and torchtitan's Float8 conversion skips the module
+  // named "output" (its float8 filter_fqns default).
+  Dims head = d;
+  head.input_bytes = head.grad_input_bytes = kActivationBytes;
+  head.fp8_gemm_rate = 1.0;
+  const auto in_bf16 = [](OpCost op) {
+    op.bf16_gemm = true;
+    return op;
+  };
+  costs.output_forward.push_back(in_bf16(gemm_forward("logits", head, d.tokens, d.vocab, d.hidden)));
   const double loss_bytes = training.fp32_loss ? 4.0 : kActivationBytes;
   if (training.cross_entropy == CrossEntropyKernel::fused) {
     // Read the bf16 logits, then about 3.5 passes over the softmax's copy (max, exp, sum,
@@ -739,8 +751,8 @@ HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parall
                                      .flops = 3.0 * logits, .bytes = logits * (5.0 * loss_bytes + upcast),
                                      .kernels = 3 + upcast_kernels});
   }
-  costs.output_backward.push_back(gemm_dgrad("logits_dgrad", d, d.tokens, d.vocab, d.hidden));
-  costs.output_backward.push_back(gemm_wgrad("logits_wgrad", d, d.tokens, d.vocab, d.hidden));
+  costs.output_backward.push_back(in_bf16(gemm_dgrad("logits_dgrad", head, d.tokens, d.vocab, d.hidden)));
+  costs.output_backward.push_back(in_bf16(gemm_wgrad("logits_wgrad", head, d.tokens, d.vocab, d.hidden)));
   costs.output_backward.push_back({.name = "final_norm_bwd", .kind = OpKind::elementwise,
                                    .flops = 10.0 * norm_elems, .bytes = 8.0 * norm_elems});
   return costs;

@@ -27,8 +27,8 @@
 /// history update. Weights are cast once a step (their bytes spread over the step's micro-batches),
 /// with ZeRO-3 once per micro-batch.
 /// Limitations: dense decoder-only layers (no MoE); bias and RoPE are not costed; k/v heads
-/// replicate when kv_heads < tp; the attention core runs in bf16 at fp8, and so do the logits at
-/// the precision's rate as any GEMM. fp8 not costed: the amax all-reduces (current scaling's over
+/// replicate when kv_heads < tp; the attention core runs in bf16 at fp8, and so does the LM head
+/// (the logits GEMMs: the frameworks keep it out of fp8, transformer_costs.cpp). fp8 not costed: the amax all-reduces (current scaling's over
 /// the TP group for sequence-parallel inputs, delayed scaling's once per pass), the GEMMs' reads of
 /// the scales, the scale swizzle of block recipes, and Blackwell's per-tensor fp8 needing no
 /// transposed copy (it runs every GEMM layout): the Hopper casts are costed on every GPU. Unfused:

@@ -5,6 +5,8 @@
 #include <string_view>
 
 #include "tests/models/model_fixtures.hpp"
+#include "models/compute/compute_profile.hpp"
+#include "models/compute/compute_time.hpp"
 #include "models/compute/flops.hpp"
 
 namespace clustersim::models {
@@ -259,6 +261,37 @@ TEST_CASE("transformer costs: logits are 2 b s h V / tp forward and twice that b
   CHECK(gemm_flops(c.output_backward) == doctest::Approx(2.0 * expected));
   CHECK(find(c.output_forward, "cross_entropy").kind == OpKind::elementwise);
   CHECK(total_flops(c.embedding_forward.span()) == 0.0);
+}
+
+TEST_CASE("transformer costs: under fp8 the LM head's GEMMs stay bf16, the layers' run fp8") {
+  // Megatron-Core's output layer is its own ColumnParallelLinear, outside Transformer Engine's fp8
+  // autocast, and torchtitan's Float8 conversion skips "output": on an H100 the logits take the
+  // bf16 GEMM's time whatever the precision, while an fp8 layer's up projection takes the fp8
+  // rate (1,979 over 989 TF/s peak, at the profile's fp8 and bf16 e_max).
+  TrainingSpec fp8{.seq_len = 4096, .micro_batch = 2, .precision = Precision::fp8};
+  TrainingSpec bf16 = fp8;
+  bf16.precision = Precision::bf16;
+  const GpuSpec gpu = test::h100();
+  const ComputeProfile profile = default_compute_profile("h100-sxm");
+  const auto time = [&](const OpCost& op, Precision p) { return op_time_s(op, gpu, profile, p); };
+  const HeadCosts head_fp8 = head_costs(test::llama3_8b(), {.tp = 4}, fp8);
+  const HeadCosts head_bf16 = head_costs(test::llama3_8b(), {.tp = 4}, bf16);
+  for (const char* name : {"logits"}) {
+    CHECK(find(head_fp8.output_forward, name).bf16_gemm);
+    CHECK(time(find(head_fp8.output_forward, name), Precision::fp8) ==
+          doctest::Approx(time(find(head_bf16.output_forward, name), Precision::bf16)));
+  }
+  for (const char* name : {"logits_dgrad", "logits_wgrad"}) {
+    CHECK(time(find(head_fp8.output_backward, name), Precision::fp8) ==
+          doctest::Approx(time(find(head_bf16.output_backward, name), Precision::bf16)));
+  }
+  const LayerCosts layer_fp8 = layer_costs(test::llama3_8b(), {.tp = 4}, fp8);
+  const LayerCosts layer_bf16 = layer_costs(test::llama3_8b(), {.tp = 4}, bf16);
+  const double up_fp8 = time(find(layer_fp8.forward, "mlp_up"), Precision::fp8);
+  const double up_bf16 = time(find(layer_bf16.forward, "mlp_up"), Precision::bf16);
+  CHECK(up_bf16 / up_fp8 == doctest::Approx(1979.0 * profile.gemm_max_efficiency_fp8.value /
+                                            (989.0 * profile.gemm_max_efficiency_bf16.value))
+                                .epsilon(0.01));
 }
 
 TEST_CASE("transformer costs: the cross-entropy's passes are 4 bytes an element after the fp32 upcast, 2 without") {
