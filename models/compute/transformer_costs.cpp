@@ -717,7 +717,7 @@ HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parall
   // its own tensor_parallel.ColumnParallelLinear, outside Transformer Engine's fp8 autocast (a TE
   // head only with fp8_output_proj and the mxfp8 recipe, off by default: models/gpt/gpt_model.py,
   // fp8_utils.is_mxfp8_output_proj_active), and torchtitan's Float8 conversion skips the module
-  // named "output" (its float8 filter_fqns default).
+  // named "output" (float8.py: convert_to_float8_training's module_filter_fn).
   Dims head = d;
   head.input_bytes = head.grad_input_bytes = kActivationBytes;
   head.fp8_gemm_rate = 1.0;
