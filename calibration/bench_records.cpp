@@ -8,7 +8,6 @@
 #include <tuple>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "calibration/input_error.hpp"
@@ -16,7 +15,6 @@
 #include "calibration/nccl_tests_log.hpp"
 #include "models/compute/transformer_costs.hpp"
 #include "scenarios/json_input.hpp"
-#include "scenarios/presets.hpp"
 
 namespace clustersim::calibration {
 namespace {
@@ -124,12 +122,6 @@ void read_gemm(const Record& r, BenchRecords& out) {
   const double flops_per_us = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) / 1e6;
   std::tie(s.time_us, s.tflops) = r.time_and_rate("tflops", flops_per_us);
   s.source = r.text("source");
-  s.gpu = r.text("gpu");
-  if (!s.gpu.empty()) {
-    const std::vector<std::string> presets = scenarios::gpu_preset_names();
-    if (std::find(presets.begin(), presets.end(), s.gpu) == presets.end())
-      r.fail("gpu", fmt::format("\"{}\" is not a GPU preset (have {})", s.gpu, fmt::join(presets, ", ")));
-  }
   out.gemm.push_back(std::move(s));
 }
 

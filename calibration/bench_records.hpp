@@ -5,8 +5,6 @@
 /// source) are skipped.
 ///   {"bench":"device","name":"NVIDIA H100 80GB HBM3","sm_count":132}
 ///   {"bench":"gemm","m":8192,"n":8192,"k":8192,"dtype":"bf16","time_us":1450.2,"tflops":758.2}
-///   (a GEMM may name the GPU preset it was measured on, "gpu":"gb200", where that is another board
-///   of the calibrated GPU's die: calibrate carries its rate over, calibrate.hpp)
 ///   {"bench":"membw","bytes":4294967296,"time_us":2950.0,"gb_per_s":2912.0}
 ///   {"bench":"attention","dtype":"bf16","tflops":327.9}
 ///   {"bench":"nccl","op":"all_reduce","ranks":8,"ranks_per_node":8,"bytes":1048576,"time_us":27.4}
@@ -46,7 +44,6 @@ struct GemmSample {
   double time_us = 0.0;
   double tflops = 0.0;
   std::string source{};  // optional per-row provenance
-  std::string gpu{};     // the GPU preset it was measured on; empty: the GPU being calibrated
 };
 
 struct MembwSample {

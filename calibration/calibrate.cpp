@@ -286,32 +286,6 @@ class ProfileBuilder {
                                        kernel, runs.size() - shaped.size()));
   }
 
-  // The GEMMs as this board would run them: a rate measured on another board of the die is
-  // carried over at the ratio of the two boards' dense peaks of its precision (calibrate.hpp).
-  // Returns the samples and, where any were carried, what the fit's source says of it.
-  std::pair<std::vector<GemmSample>, std::string> on_this_board(const std::vector<GemmSample>& measured) const {
-    std::vector<GemmSample> samples = measured;
-    std::set<std::string> carried;
-    for (GemmSample& s : samples) {
-      if (s.gpu.empty() || s.gpu == out_.profile.gpu) continue;
-      if (chip_of(s.gpu) != chip_of(out_.profile.gpu)) {
-        throw std::invalid_argument(fmt::format("GEMM line {}: measured on {} ({}), another die than {} ({})", s.line,
-                                                s.gpu, chip_of(s.gpu), out_.profile.gpu, chip_of(out_.profile.gpu)));
-      }
-      const models::GpuSpec board = scenarios::gpu_preset(s.gpu);
-      const bool fp8 = s.precision == models::Precision::fp8;
-      const double ratio = fp8 ? gpu_.fp8_flops_per_s / board.fp8_flops_per_s : gpu_.bf16_flops_per_s / board.bf16_flops_per_s;
-      s.tflops *= ratio;
-      s.time_us /= ratio;
-      carried.insert(fmt::format("measured on {}, carried over at its {} peak's ratio {:.0f}/{:.0f} TF/s", s.gpu,
-                                 fp8 ? "fp8" : "bf16", (fp8 ? gpu_.fp8_flops_per_s : gpu_.bf16_flops_per_s) / 1e12,
-                                 (fp8 ? board.fp8_flops_per_s : board.bf16_flops_per_s) / 1e12));
-    }
-    std::string said;
-    for (const auto& c : carried) said += "; " + c;
-    return {std::move(samples), said};
-  }
-
   void fit_gemm_samples(const RawInputs& in) {
     auto& c = out_.profile.compute;
     const GemmFitInputs inputs{
@@ -319,13 +293,12 @@ class ProfileBuilder {
         .bf16_peak_flops_per_s = gpu_.bf16_flops_per_s,
         .fp8_peak_flops_per_s = gpu_.fp8_flops_per_s,
         .k_half_prior = c.k_half.value};
-    const auto [samples, carried] = on_this_board(in.gemm);
-    out_.gemm = fit_gemm(samples, inputs);
+    out_.gemm = fit_gemm(in.gemm, inputs);
     const GemmFit& g = *out_.gemm;
     const std::string how = fmt::format(
         "fit: GEMM model e_max x tile_fill x k/(k+k_half), tile {}x{}, {} SMs, relative least squares over {} GEMMs "
-        "({}{}), rms {:.1f}%",
-        inputs.shape.tile_m, inputs.shape.tile_n, inputs.shape.sm_count, in.gemm.size(), in.gemm_from.text(), carried,
+        "({}), rms {:.1f}%",
+        inputs.shape.tile_m, inputs.shape.tile_n, inputs.shape.sm_count, in.gemm.size(), in.gemm_from.text(),
         100.0 * g.rms_relative);
     const auto apply = [&](const FittedValue& v, models::Sourced<double>& target, const std::string& pointer,
                            std::string_view what) {

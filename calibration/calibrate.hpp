@@ -13,11 +13,7 @@
 ///   launch latency is fitted only when single-node fits with different step counts exist, and is
 ///   otherwise held at the built-in value (the source says so); one-rank logs (one GPU) take part
 ///   with zero steps, so a single GPU's logs alone give the launch latency as their mean alpha;
-/// - GEMM e_max and k_half from gemm_fit, each GEMM as a fraction of the dense peak of the board it
-///   ran on: a GEMM record naming another preset of the calibrated GPU's die ("gpu":"gb200" when
-///   calibrating b200) is carried over at the ratio of the two boards' peaks, which differ only in
-///   the clock each board's power limit lets the one die boost to (B200 4,500 against GB200 4,900
-///   fp8 TF/s); SM count from a device record; hbm_efficiency from the
+/// - GEMM e_max and k_half from gemm_fit; SM count from a device record; hbm_efficiency from the
 ///   best membw copy rate (>= 64 MiB) / datasheet HBM bandwidth; each attention kernel's rate
 ///   (the flash-attn package's and PyTorch's FlashAttention-2, cuDNN and FlashAttention-3 apart)
 ///   from time = W / rate + t0 over its runs of two call sizes or more, or the mean TFLOP/s / bf16
