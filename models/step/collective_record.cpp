@@ -22,10 +22,12 @@ double sent_per_rank(const CollectiveRecord& record) {
 }
 }  // namespace
 
-CollectiveRecord held_to_ctas(CollectiveRecord record, int ctas, double channel_bytes_per_s,
+CollectiveRecord held_to_ctas(CollectiveRecord record, int ctas, const NcclChannelRates& rates,
                               const ClusterSpec& cluster, const CommProfile& profile) {
-  if (ctas <= 0 || !(channel_bytes_per_s > 0.0) || record.group.ranks <= 1) return record;
-  record.send_cap_bytes_per_s = nccl_cta_limited_bytes_per_s(record.op, ctas, channel_bytes_per_s);
+  if (ctas <= 0 || record.group.ranks <= 1) return record;
+  const double cap = nccl_cta_limited_bytes_per_s(record.op, ctas, rates);
+  if (!(cap > 0.0)) return record;
+  record.send_cap_bytes_per_s = cap;
   const double latency_s = collective_protocol(record.op, record.bytes, record.group, cluster, profile).latency_s +
                            record.host_s + record.staging_s;
   record.seconds = std::max(record.seconds, latency_s + sent_per_rank(record) / record.send_cap_bytes_per_s);

@@ -18,6 +18,7 @@
 #include <span>
 
 #include "models/comm/collectives.hpp"
+#include "models/comm/nccl_channel.hpp"
 #include "models/spec/cluster_spec.hpp"
 
 namespace clustersim::models {
@@ -89,10 +90,11 @@ CollectiveRecord make_collective(CollectiveOp op, double bytes, const CommGroup&
                                  const ClusterSpec& cluster, const CommProfile& profile);
 
 /// The record on a communicator held to `ctas` CTAs (NCCL's max_ctas), each channel moving at most
-/// `channel_bytes_per_s` per direction: a rank sends no faster than nccl_cta_limited_bytes_per_s,
-/// so the record takes at least its protocol's latency (and its host and staging time) plus its
-/// bytes on the wire at that rate. `ctas` 0 or no channel rate: the record unchanged.
-CollectiveRecord held_to_ctas(CollectiveRecord record, int ctas, double channel_bytes_per_s,
+/// what `rates` says for the record's operation (nccl_channel.hpp): a rank sends no faster than
+/// nccl_cta_limited_bytes_per_s, so the record takes at least its protocol's latency (and its host
+/// and staging time) plus its bytes on the wire at that rate. `ctas` 0 or no rate: the record
+/// unchanged.
+CollectiveRecord held_to_ctas(CollectiveRecord record, int ctas, const NcclChannelRates& rates,
                               const ClusterSpec& cluster, const CommProfile& profile);
 
 /// The record's traffic under the `flow` fidelity; empty for a group of one rank. All-reduce moves

@@ -101,18 +101,21 @@ CommParts dp_tail_comm(const StepPlan& plan, const ChunkCosts& chunk) {
 
 namespace {
 
+// The share `share` of a pass's ring hops: p2p's ring carries K and V forward, and K, V and their
+// gradients backward; behind a gather the ring carries the gradients alone.
+void add_ring_hops(CommParts& out, const LayerCollectives& layer, double layers, bool forward, double share) {
+  if (layer.cp_hops <= 0.0 || share <= 0.0) return;
+  const bool gathered = layer.cp_gather.group.ranks > 1;
+  const double blocks = forward ? (gathered ? 0.0 : 1.0) : (gathered ? 1.0 : 2.0);
+  if (blocks > 0.0) out.add({.first = &layer.cp_kv, .repeat = layer.cp_hops, .scale = layers * blocks * share});
+}
+
 // One pass's context-parallel parts, without a recomputed forward's.
 CommParts cp_beside_parts(const LayerCollectives& layer, double layers, bool forward) {
   CommParts out;
   const double hidden = forward ? layer.cp_gather_hidden_forward : layer.cp_gather_hidden_backward;
   if (layer.cp_gather.group.ranks > 1 && hidden > 0.0) out.add({.first = &layer.cp_gather, .scale = layers * hidden});
-  if (layer.cp_hops > 0.0) {
-    // p2p's ring carries K and V forward, and K, V and their gradients backward; behind a gather
-    // the ring carries the gradients alone.
-    const bool gathered = layer.cp_gather.group.ranks > 1;
-    const double blocks = forward ? (gathered ? 0.0 : 1.0) : (gathered ? 1.0 : 2.0);
-    if (blocks > 0.0) out.add({.first = &layer.cp_kv, .repeat = layer.cp_hops, .scale = layers * blocks});
-  }
+  add_ring_hops(out, layer, layers, forward, forward ? layer.cp_kv_hidden_forward : layer.cp_kv_hidden_backward);
   return out;
 }
 
@@ -121,6 +124,8 @@ CommParts cp_before_parts(const LayerCollectives& layer, double layers, bool for
   const double hidden = forward ? layer.cp_gather_hidden_forward : layer.cp_gather_hidden_backward;
   if (layer.cp_gather.group.ranks > 1 && hidden < 1.0)
     out.add({.first = &layer.cp_gather, .scale = layers * (1.0 - hidden)});
+  // The ring's hops, as far as a step's attention does not hide them.
+  add_ring_hops(out, layer, layers, forward, 1.0 - (forward ? layer.cp_kv_hidden_forward : layer.cp_kv_hidden_backward));
   // Ulysses: the forward's queries, keys and values in; the backward's output gradient, the size
   // of the output.
   const CollectiveRecord& heads = forward ? layer.cp_heads_in : layer.cp_heads_out;

@@ -239,6 +239,9 @@ struct LayerPasses {
   double backward_s = 0.0;
   PassCompute forward;
   PassCompute backward;
+  // The attention's GPU seconds in each pass, a recompute's left out.
+  double attention_forward_s = 0.0;
+  double attention_backward_s = 0.0;
   // The backward's column-parallel input- and weight-gradient GEMMs (OpsTime).
   double column_input_grad_s = 0.0;
   double column_weight_grad_s = 0.0;
@@ -249,11 +252,15 @@ struct LayerPasses {
 LayerPasses layer_passes(const LayerCosts& layer, const StepInputs& in, const TrainingSpec& t, const HostLaunch& host) {
   const OpsTime forward_ops = time_ops(layer.forward.span(), in, t.precision);
   OpsTime backward_ops = time_ops(layer.backward.span(), in, t.precision);
+  const auto attention_s = [](const OpsTime& ops) { return ops.split.compute_bound_s - ops.split.gemm_s; };
+  const double attention_backward_s = attention_s(backward_ops);
   backward_ops += time_ops(layer.recompute.span(), in, t.precision);  // redone in the backward's unit
   return {.forward_s = issued_s(forward_ops, host, true),
           .backward_s = issued_s(backward_ops, host, true),
           .forward = forward_ops.split,
           .backward = backward_ops.split,
+          .attention_forward_s = attention_s(forward_ops),
+          .attention_backward_s = attention_backward_s,
           .column_input_grad_s = backward_ops.column_input_grad_s,
           .column_weight_grad_s = backward_ops.column_weight_grad_s};
 }
@@ -282,12 +289,12 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   const auto& model = in.model;
   const Groups groups = make_groups(p, in.cluster);
   // The context-parallel communicator may be held to a few CTAs (ParallelismSpec::cp_max_ctas).
-  const double channel_bytes_per_s = nccl_channel_bytes_per_s(in.cluster.gpu.name).value;
+  const NcclChannelRates channel_rates = nccl_channel_rates(in.cluster.gpu.name);
   auto collective = [&](CollectiveOp op, double bytes, const CommGroup& g, CommScope scope) {
     const CollectiveRecord record = make_collective(op, bytes, g, scope, in.cluster, in.comm);
     const bool context_parallel = scope == CommScope::cp || scope == CommScope::cp_inner || scope == CommScope::cp_outer;
     return context_parallel
-               ? held_to_ctas(record, static_cast<int>(p.cp_max_ctas), channel_bytes_per_s, in.cluster, in.comm)
+               ? held_to_ctas(record, static_cast<int>(p.cp_max_ctas), channel_rates, in.cluster, in.comm)
                : record;
   };
 
@@ -383,10 +390,20 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
     const double kv_block_bytes = rank_tokens * 2.0 * kv_heads_per_rank * head_dim * kBf16Bytes;
     const CommGroup cp_pair{.ranks = 2, .ranks_per_node = groups.cp.ranks_per_node == p.cp ? 2 : 1};
     const auto cp = static_cast<double>(p.cp);
+    // The share of a ring's hops the attention hides: each hop of `blocks_per_hop` blocks runs
+    // beside one ring step's attention (the pass's over the ring's steps, hops + 1) and the next
+    // step waits for it. Set after the hop's record and count.
+    const auto ring_hidden = [&](double attention_s, double blocks_per_hop) {
+      const double hop_s = blocks_per_hop * plan.layer.cp_kv.seconds;
+      const double step_attention_s = attention_s / (plan.layer.cp_hops + 1.0);
+      return hop_s > 0.0 ? std::min(1.0, step_attention_s / hop_s) : 1.0;
+    };
     switch (p.cp_comm) {
       case CpComm::p2p:
         plan.layer.cp_kv = collective(CollectiveOp::send_recv, kv_block_bytes, cp_pair, CommScope::cp);
         plan.layer.cp_hops = cp - 1.0;
+        plan.layer.cp_kv_hidden_forward = ring_hidden(dense.attention_forward_s, 1.0);
+        plan.layer.cp_kv_hidden_backward = ring_hidden(dense.attention_backward_s, 2.0);
         break;
       case CpComm::all_gather: {
         // Every rank's K and V, gathered before each pass's attention (the backward gathers them
@@ -404,6 +421,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
           // PyTorch's backward passes each block's key/value gradients around the ring in fp32.
           plan.layer.cp_kv = collective(CollectiveOp::send_recv, kv_block_bytes * 2.0, cp_pair, CommScope::cp);
           plan.layer.cp_hops = cp - 1.0;
+          plan.layer.cp_kv_hidden_backward = ring_hidden(dense.attention_backward_s, 1.0);
         } else {
           plan.layer.cp_scatter =
               collective(CollectiveOp::reduce_scatter, kv_block_bytes * cp, groups.cp, CommScope::cp);
@@ -432,6 +450,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         if (hierarchical) {
           plan.layer.cp_kv = collective(CollectiveOp::send_recv, kv_block_bytes, cp_pair, CommScope::cp_outer);
           plan.layer.cp_hops = cp / static_cast<double>(p.cp_a2a_ranks) - 1.0;
+          plan.layer.cp_kv_hidden_forward = ring_hidden(dense.attention_forward_s, 1.0);
+          plan.layer.cp_kv_hidden_backward = ring_hidden(dense.attention_backward_s, 2.0);
         }
         break;
       }

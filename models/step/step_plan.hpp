@@ -37,9 +37,13 @@ struct LayerCollectives {
   double tp_regathers = 0.0;
   // Context parallel (ParallelismSpec::cp_comm), per layer; none for cp = 1.
   // p2p: one hop of the K/V block, `cp_hops` a forward pass and twice that backward (K, V and
-  // their gradients), beside the attention.
+  // their gradients). Each hop runs beside the attention of one block, and the next block's
+  // attention waits for it (Transformer Engine's ring), so a hop hides only behind that block's
+  // attention: `cp_kv_hidden_*` is the share of a pass's hops it hides, the rest is on the stream.
   CollectiveRecord cp_kv{};
   double cp_hops = 0.0;
+  double cp_kv_hidden_forward = 1.0;
+  double cp_kv_hidden_backward = 1.0;
   // all_gather: the whole sequence's K and V gathered before each pass's attention; the share of
   // it the rank's own block's attention hides (FrameworkParameters::cp_gather_beside_local_block;
   // 0 where the gather is exposed). The backward's key/value gradients go back as a reduce-scatter

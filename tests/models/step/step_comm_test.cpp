@@ -179,8 +179,10 @@ TEST_CASE("collective records: a context-parallel ring that spans nodes steps at
 
 TEST_CASE("collective records: a context-parallel communicator held to one CTA sends at half a channel's rate") {
   // The ring of the test above on one node of 8 H100: each hop's K/V block, 2 MiB, on NVLink in
-  // NCCL's own time; with max_ctas 1 the CTA's send warps move half of NCCL's per-channel ceiling,
-  // 36.7 / 2 GB/s on Hopper (tuning.cc perChMaxRingLL128Bws; sendrecv.h splits the warps).
+  // NCCL's own time; with max_ctas 1 the CTA's send warps move half of NCCL's per-channel ceiling
+  // for the Simple protocol a send/receive of that size runs, 38.7 / 2 GB/s on Hopper (tuning.cc
+  // perChMaxTreeBws; enqueue.cc: LL or Simple, never LL128; sendrecv.h splits the warps). A ring
+  // all-gather's channel is held to the LL128 ring's ceiling, 36.7 GB/s (perChMaxRingLL128Bws).
   StepInputs in = small_layout();
   in.parallelism = {.tp = 2, .pp = 1, .dp = 1, .cp = 4, .vp = 1, .sp = true, .zero = 1};
   in.training.global_batch = 1;
@@ -195,16 +197,16 @@ TEST_CASE("collective records: a context-parallel communicator held to one CTA s
   const auto latency_s = [&](const CollectiveRecord& r) {
     return collective_protocol(r.op, r.bytes, r.group, in.cluster, in.comm).latency_s;
   };
-  CHECK(held.layer.cp_kv.send_cap_bytes_per_s == doctest::Approx(36.7e9 / 2.0).epsilon(1e-12));
+  CHECK(held.layer.cp_kv.send_cap_bytes_per_s == doctest::Approx(38.7e9 / 2.0).epsilon(1e-12));
   CHECK(held.layer.cp_kv.seconds ==
-        doctest::Approx(latency_s(held.layer.cp_kv) + kv_block / (36.7e9 / 2.0)).epsilon(1e-12));
+        doctest::Approx(latency_s(held.layer.cp_kv) + kv_block / (38.7e9 / 2.0)).epsilon(1e-12));
   CHECK(latency_s(held.layer.cp_kv) < 0.1 * held.layer.cp_kv.seconds);
   CHECK(free_plan.layer.cp_kv.seconds < held.layer.cp_kv.seconds);
   // Two CTAs double the rate; the other communicators keep NCCL's own time.
   in.parallelism.cp_max_ctas = 2;
   const StepPlan two = plan_step(in);
   CHECK(two.layer.cp_kv.seconds == doctest::Approx(std::max(free_plan.layer.cp_kv.seconds,
-                                                            latency_s(two.layer.cp_kv) + kv_block / 36.7e9)));
+                                                            latency_s(two.layer.cp_kv) + kv_block / 38.7e9)));
   CHECK(two.layer.tp[0].seconds == free_plan.layer.tp[0].seconds);
   // A ring all-gather's channel sends and receives in one pass: each rank sends 3/4 of the four
   // blocks at the whole channel rate.
@@ -214,6 +216,46 @@ TEST_CASE("collective records: a context-parallel communicator held to one CTA s
   CHECK(gather.layer.cp_gather.send_cap_bytes_per_s == doctest::Approx(36.7e9).epsilon(1e-12));
   CHECK(gather.layer.cp_gather.seconds ==
         doctest::Approx(latency_s(gather.layer.cp_gather) + 0.75 * 4.0 * kv_block / 36.7e9).epsilon(1e-12));
+}
+
+TEST_CASE("collective records: a ring hop hides only behind one ring step's attention, the rest waits on the stream") {
+  // Transformer Engine's p2p ring sends the next K/V block beside the current block's attention
+  // and the next step waits for it: a hop hides behind 1 / cp of the layer's attention (forward),
+  // and the backward's hop, K, V and their gradients, behind 1 / cp of the backward's. The ring of
+  // the tests above (TP 2 x CP 4 on one node of 8 H100), held to one CTA so that a hop outlasts a
+  // step's attention: by hand from the layer's attention op times, the hidden share of each hop,
+  // what the chunk's 32 layers x 3 hops leave beside the compute and what they put on the stream.
+  StepInputs in = small_layout();
+  in.parallelism = {.tp = 2, .pp = 1, .dp = 1, .cp = 4, .vp = 1, .sp = true, .zero = 1};
+  in.parallelism.cp_max_ctas = 1;
+  in.training.global_batch = 1;
+  in.cluster.gpus_per_node = 8;
+  in.cluster.nics_per_node = 8;
+  const StepPlan plan = plan_step(in);
+  const LayerCosts layer = layer_costs(in.model, in.parallelism, in.training);
+  const auto attention_s = [&](const OpList& ops) {
+    double s = 0.0;
+    for (const OpCost& op : ops)
+      if (op.kind == OpKind::attention) s += op_time_s(op, in.cluster.gpu, in.compute, in.training.precision);
+    return s;
+  };
+  const double hop_s = plan.layer.cp_kv.seconds;
+  const double hidden_forward = std::min(1.0, attention_s(layer.forward) / 4.0 / hop_s);
+  const double hidden_backward = std::min(1.0, attention_s(layer.backward) / 4.0 / (2.0 * hop_s));
+  CHECK(hidden_forward < 1.0);
+  CHECK(plan.layer.cp_kv_hidden_forward == doctest::Approx(hidden_forward).epsilon(1e-12));
+  CHECK(plan.layer.cp_kv_hidden_backward == doctest::Approx(hidden_backward).epsilon(1e-12));
+  const ChunkCosts& chunk = plan.stages[0].chunks.front();
+  const double hops = 32.0 * 3.0;
+  CHECK(chunk.cp_forward_s == doctest::Approx(hops * hop_s * hidden_forward).epsilon(1e-12));
+  CHECK(chunk.cp_before_forward_s == doctest::Approx(hops * hop_s * (1.0 - hidden_forward)).epsilon(1e-12));
+  CHECK(chunk.cp_backward_s == doctest::Approx(hops * 2.0 * hop_s * hidden_backward).epsilon(1e-12));
+  CHECK(chunk.cp_before_backward_s == doctest::Approx(hops * 2.0 * hop_s * (1.0 - hidden_backward)).epsilon(1e-12));
+  // At NCCL's own rate the hops are shorter: more of each hides, less waits on the stream.
+  in.parallelism.cp_max_ctas = 0;
+  const StepPlan free_plan = plan_step(in);
+  CHECK(free_plan.layer.cp_kv_hidden_forward > hidden_forward);
+  CHECK(free_plan.stages[0].chunks.front().cp_before_forward_s < chunk.cp_before_forward_s);
 }
 
 TEST_CASE("collective records: all_gather context parallelism gathers the sequence's K and V before each attention") {
@@ -304,13 +346,20 @@ TEST_CASE("collective records: a2a context parallelism trades the sequence for h
   check_record(hierarchical.layer.cp_kv, CollectiveOp::send_recv, 1024.0 * 2.0 * 4.0 * 128.0 * 2.0,
                {.ranks = 2, .ranks_per_node = 1}, CommScope::cp_outer, in);
   CHECK(hierarchical.layer.cp_hops == 1.0);
+  // The hop crosses nodes and outlasts a ring step's attention: what that hides runs beside the
+  // compute, the rest before the pass (the test above derives the shares).
   const ChunkCosts& both = hierarchical.stages[0].chunks.front();
-  CHECK(both.cp_forward_s == doctest::Approx(32.0 * hierarchical.layer.cp_kv.seconds).epsilon(1e-12));
-  CHECK(both.cp_backward_s == doctest::Approx(64.0 * hierarchical.layer.cp_kv.seconds).epsilon(1e-12));
+  const double hidden_forward = hierarchical.layer.cp_kv_hidden_forward;
+  const double hidden_backward = hierarchical.layer.cp_kv_hidden_backward;
+  CHECK(hidden_forward < 1.0);
+  CHECK(both.cp_forward_s == doctest::Approx(32.0 * hierarchical.layer.cp_kv.seconds * hidden_forward).epsilon(1e-12));
+  CHECK(both.cp_backward_s == doctest::Approx(64.0 * hierarchical.layer.cp_kv.seconds * hidden_backward).epsilon(1e-12));
   // Under flow each of the 8 ranks sends half its buffer to the other rank of its group: 4 buffers
-  // a layer, 32 layers.
+  // a layer, 32 layers; and the unhidden share of each layer's hop, one block a rank.
   const double buffer = 1024.0 * (2048.0 + 1024.0) * 2.0;
-  CHECK(lower_task_alone(in, cp_before_comm(hierarchical, both, true), 0).bytes == doctest::Approx(32.0 * 4.0 * buffer));
+  const double block = 1024.0 * 2.0 * 4.0 * 128.0 * 2.0;
+  CHECK(lower_task_alone(in, cp_before_comm(hierarchical, both, true), 0).bytes ==
+        doctest::Approx(32.0 * 4.0 * buffer + 8.0 * 32.0 * (1.0 - hidden_forward) * block));
   in.parallelism.cp_comm = CpComm::a2a;
   in.parallelism.cp_a2a_ranks = 0;
 
