@@ -392,7 +392,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
     const auto cp = static_cast<double>(p.cp);
     // The share of a ring's hops the attention hides: each hop of `blocks_per_hop` blocks runs
     // beside one ring step's attention (the pass's over the ring's steps, hops + 1) and the next
-    // step waits for it. Set after the hop's record and count.
+    // step waits for it. Called once the hop's record and count are set.
     const auto ring_hidden = [&](double attention_s, double blocks_per_hop) {
       const double hop_s = blocks_per_hop * plan.layer.cp_kv.seconds;
       const double step_attention_s = attention_s / (plan.layer.cp_hops + 1.0);
