@@ -30,6 +30,17 @@ StepInputs small_layout() {
   return in;
 }
 
+// The context-parallel ring of the tests below: TP 2 x CP 4, one sequence, on one node of 8 H100,
+// so that every hop is on NVLink.
+StepInputs cp_ring_on_one_node() {
+  StepInputs in = small_layout();
+  in.parallelism = {.tp = 2, .pp = 1, .dp = 1, .cp = 4, .vp = 1, .sp = true, .zero = 1};
+  in.training.global_batch = 1;
+  in.cluster.gpus_per_node = 8;
+  in.cluster.nics_per_node = 8;
+  return in;
+}
+
 void check_record(const CollectiveRecord& r, CollectiveOp op, double bytes, CommGroup group, CommScope scope,
                   const StepInputs& in) {
   CHECK(r.op == op);
@@ -183,11 +194,7 @@ TEST_CASE("collective records: a context-parallel communicator held to one CTA s
   // for the Simple protocol a send/receive of that size runs, 38.7 / 2 GB/s on Hopper (tuning.cc
   // perChMaxTreeBws; enqueue.cc: LL or Simple, never LL128; sendrecv.h splits the warps). A ring
   // all-gather's channel is held to the LL128 ring's ceiling, 36.7 GB/s (perChMaxRingLL128Bws).
-  StepInputs in = small_layout();
-  in.parallelism = {.tp = 2, .pp = 1, .dp = 1, .cp = 4, .vp = 1, .sp = true, .zero = 1};
-  in.training.global_batch = 1;
-  in.cluster.gpus_per_node = 8;
-  in.cluster.nics_per_node = 8;
+  StepInputs in = cp_ring_on_one_node();
   const double kv_block = 1024.0 * 2.0 * 4.0 * 128.0 * 2.0;
   const StepPlan free_plan = plan_step(in);
   in.parallelism.cp_max_ctas = 1;
@@ -225,12 +232,8 @@ TEST_CASE("collective records: a ring hop hides only behind one ring step's atte
   // the tests above (TP 2 x CP 4 on one node of 8 H100), held to one CTA so that a hop outlasts a
   // step's attention: by hand from the layer's attention op times, the hidden share of each hop,
   // what the chunk's 32 layers x 3 hops leave beside the compute and what they put on the stream.
-  StepInputs in = small_layout();
-  in.parallelism = {.tp = 2, .pp = 1, .dp = 1, .cp = 4, .vp = 1, .sp = true, .zero = 1};
+  StepInputs in = cp_ring_on_one_node();
   in.parallelism.cp_max_ctas = 1;
-  in.training.global_batch = 1;
-  in.cluster.gpus_per_node = 8;
-  in.cluster.nics_per_node = 8;
   const StepPlan plan = plan_step(in);
   const LayerCosts layer = layer_costs(in.model, in.parallelism, in.training);
   const auto attention_s = [&](const OpList& ops) {
