@@ -3,6 +3,9 @@
 // (torch FSDP2 with pipeline or expert parallelism or tied embeddings) is offered as Megatron-FSDP,
 // which runs them, when that passes the rules.
 
+#include <string>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "handoff/export/framework_exports.hpp"
@@ -29,11 +32,14 @@ LaunchConfig export_megatron_lm(const models::TransformerSpec& model, const mode
   const MegatronLaunch as_given = megatron_launch(model, cluster, layout);
   LaunchConfig config = config_of(as_given);
   config.breaches = megatron_lm_breaches(as_given.arguments);
-  const std::string nccl_config = nccl_communicator_config(layout.parallelism);
+  // The script, and the NCCL options file it names where it names one.
+  const auto add_files = [&](const MegatronLaunch& launch) {
+    config.files.push_back({.name = "pretrain_gpt.sh", .content = megatron_script(launch)});
+    if (std::string nccl = nccl_communicator_config(layout.parallelism); !nccl.empty())
+      config.files.push_back({.name = std::string(kNcclCommunicatorConfigFile), .content = std::move(nccl)});
+  };
   if (config.breaches.empty()) {
-    config.files.push_back({.name = "pretrain_gpt.sh", .content = megatron_script(as_given)});
-    if (!nccl_config.empty())
-      config.files.push_back({.name = std::string(kNcclCommunicatorConfigFile), .content = nccl_config});
+    add_files(as_given);
     return config;
   }
   // ZeRO-3 as torch FSDP2 broken: the Megatron-FSDP form, where it passes every rule.
@@ -45,9 +51,7 @@ LaunchConfig export_megatron_lm(const models::TransformerSpec& model, const mode
       config.notes = offered.notes;
       config.notes.push_back("the script is the Megatron-FSDP form (optim_grads_params) the breaches offer; "
                              "Megatron-FSDP gathers whole layers as FSDP2 does, from one flat buffer");
-      config.files.push_back({.name = "pretrain_gpt.sh", .content = megatron_script(alternative)});
-      if (!nccl_config.empty())
-        config.files.push_back({.name = std::string(kNcclCommunicatorConfigFile), .content = nccl_config});
+      add_files(alternative);
     }
   }
   return config;

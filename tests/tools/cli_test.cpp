@@ -100,8 +100,6 @@ TEST_CASE("cli: run_cli in-process buffers output, so a failure prints nothing o
         "parallelism.vp > 1\n");
 }
 
-}  // namespace
-
 TEST_CASE("cli: import reads the NCCL options file a Megatron-LM script names, beside the script") {
   const clustersim::test::TempDir dir;
   std::ofstream(dir / "pretrain.sh")
@@ -118,3 +116,5 @@ TEST_CASE("cli: import reads the NCCL options file a Megatron-LM script names, b
   REQUIRE(with.exit_code == 0);
   CHECK(nlohmann::json::parse(with.out)["scenario"]["parallelism"]["cp_max_ctas"] == 2);
 }
+
+}  // namespace
