@@ -645,9 +645,9 @@ std::vector<Section> build_sections() {
                           "--hierarchical-context-parallel-sizes' first); 0 otherwise"),
                   integer("cp_max_ctas", member(parallelism, &ParallelismSpec::cp_max_ctas), count,
                           key_bounds::max_ctas,
-                          "CTAs NCCL may use for the context-parallel communicator (ncclConfig_t max_ctas, "
-                          "Megatron-Core's nccl_communicator_config_path); each moves one NCCL channel's "
-                          "rate; 0: NCCL's choice, no limit"),
+                          "CTAs NCCL may use for the context-parallel communicators (ncclConfig_t max_ctas, "
+                          "Megatron-Core's nccl_communicator_config_path: group cp, hcp for a2a+p2p); each "
+                          "moves one NCCL channel's rate; 0: NCCL's choice, no limit"),
                   integer("vp", member(parallelism, &ParallelismSpec::vp), count, key_bounds::virtual_stages,
                           "model chunks per pipeline stage (interleaved schedule)"),
                   integer("microbatch_group", member(parallelism, &ParallelismSpec::microbatch_group), count,

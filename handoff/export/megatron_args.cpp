@@ -319,8 +319,8 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
 std::string nccl_communicator_config(const models::ParallelismSpec& p) {
   if (p.cp <= 1 || p.cp_max_ctas <= 0) return {};
   return fmt::format("# NCCL options per Megatron-Core process group (parallel_state.get_nccl_options)\n"
-                     "cp:\n  min_ctas: 1\n  max_ctas: {}\n",
-                     p.cp_max_ctas);
+                     "{}:\n  min_ctas: 1\n  max_ctas: {}\n",
+                     megatron_cp_process_group(p.cp_comm), p.cp_max_ctas);
 }
 
 std::string megatron_script(const MegatronLaunch& launch) {

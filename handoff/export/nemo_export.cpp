@@ -223,9 +223,9 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
   if (p.shard_group > 0) notes.push_back("hybrid sharding groups (parallelism.shard_group) are not exported");
   if (p.cp > 1 && p.cp_max_ctas > 0)
     notes.push_back(fmt::format("parallelism.cp_max_ctas {} is not exported: Megatron-Core takes it from the YAML its "
-                                "nccl_communicator_config_path names (cp: max_ctas {}), as the Megatron-LM export "
+                                "nccl_communicator_config_path names ({}: max_ctas {}), as the Megatron-LM export "
                                 "writes it",
-                                p.cp_max_ctas, p.cp_max_ctas));
+                                p.cp_max_ctas, megatron_cp_process_group(p.cp_comm), p.cp_max_ctas));
   // A CommOverlapConfig of the layout's own (_target_: the override reader builds it), so that a
   // recipe's (Llama 3 70B's turns TP overlap on) does not stay.
   set("comm_overlap._target_", "megatron.bridge.training.comm_overlap.CommOverlapConfig");

@@ -110,6 +110,13 @@ models::CpComm megatron_cp_comm(std::string_view text);
 /// std::invalid_argument naming the rule otherwise.
 std::int64_t megatron_cp_a2a_ranks(std::string_view sizes, std::int64_t cp);
 
+/// The process group whose NCCL options (--nccl-communicator-config-path) hold the communicators a
+/// cp_comm_type's exchange runs on: a2a+p2p's all-to-all and ring groups are the hierarchical
+/// ones, "hcp"; the others run on the context-parallel group, "cp" (parallel_state.py).
+constexpr std::string_view megatron_cp_process_group(models::CpComm comm) {
+  return comm == models::CpComm::a2a_p2p ? "hcp" : "cp";
+}
+
 /// The --pipeline-model-parallel-layout of a split (layers of each model chunk, in model order):
 /// one '|'-separated stage a chunk, the embedding (E) on the first, the loss (L) on the last, its
 /// decoder layers as t*n; a chunk of no layer is its E or L alone ("E|t*8|...|t*8|L").

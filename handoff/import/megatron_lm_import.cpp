@@ -274,11 +274,12 @@ models::TransformerSpec read_model(Reader& r, std::int64_t tp, std::string_view 
   return m;
 }
 
-/// The context-parallel group's max_ctas of the NCCL options file Megatron-Core reads
-/// (parallel_state.get_nccl_options: options per process group name); 0 where the file cannot be
-/// read or sets none. The other groups' options are listed as not modelled.
-std::int64_t nccl_config_cp_max_ctas(const std::string& name, std::string_view source, const ImportOptions& options,
-                                     ImportedScenario& result) {
+/// The max_ctas of the NCCL options file Megatron-Core reads (parallel_state.get_nccl_options:
+/// options per process group name) for the group the context-parallel exchange runs on
+/// (megatron_cp_process_group of `comm`); 0 where the file cannot be read or sets none. The other
+/// groups' options are listed as not modelled.
+std::int64_t nccl_config_cp_max_ctas(const std::string& name, models::CpComm comm, std::string_view source,
+                                     const ImportOptions& options, ImportedScenario& result) {
   const std::string flag = "--nccl-communicator-config-path " + name;
   const std::optional<std::string> text = options.read_named_file ? options.read_named_file(name) : std::nullopt;
   if (!text) {
@@ -291,21 +292,22 @@ std::int64_t nccl_config_cp_max_ctas(const std::string& name, std::string_view s
   } catch (const YamlError& e) {
     throw ImportError(fmt::format("{}: --nccl-communicator-config-path {}: {}", source, name, e.what()));
   }
+  const std::string cp_key = fmt::format("{}.max_ctas", megatron_cp_process_group(comm));
   std::int64_t ctas = 0;
   for (const auto& [key, value] : entries) {
-    if (key != "cp.max_ctas") {
+    if (key != cp_key) {
       result.unmapped.push_back(fmt::format("{}: {} {}", flag, key, value));
       continue;
     }
     std::int64_t parsed = 0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
     if (error != std::errc{} || end != value.data() + value.size() || parsed < 1 || parsed > 64)
-      throw ImportError(fmt::format("{}: --nccl-communicator-config-path {}: cp.max_ctas must be an integer in "
+      throw ImportError(fmt::format("{}: --nccl-communicator-config-path {}: {} must be an integer in "
                                     "1..64 (NCCL's MAXCHANNELS), got '{}'",
-                                    source, name, value));
+                                    source, name, cp_key, value));
     ctas = parsed;
   }
-  if (ctas > 0) result.notes.push_back(fmt::format("{}: cp.max_ctas {} is parallelism.cp_max_ctas", flag, ctas));
+  if (ctas > 0) result.notes.push_back(fmt::format("{}: {} {} is parallelism.cp_max_ctas", flag, cp_key, ctas));
   return ctas;
 }
 
@@ -342,7 +344,8 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
     }
   }
   if (r.has("--nccl-communicator-config-path"))
-    p.cp_max_ctas = nccl_config_cp_max_ctas(r.value("--nccl-communicator-config-path"), source, options, result);
+    p.cp_max_ctas =
+        nccl_config_cp_max_ctas(r.value("--nccl-communicator-config-path"), p.cp_comm, source, options, result);
   bool vocab_known = true;
   models::TransformerSpec model = read_model(r, p.tp, source, result.notes, vocab_known);
 

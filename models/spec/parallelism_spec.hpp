@@ -155,9 +155,10 @@ struct ParallelismSpec {
   // --hierarchical-context-parallel-sizes' first); the rings run across cp / cp_a2a_ranks groups.
   // 0 otherwise.
   std::int64_t cp_a2a_ranks = 0;
-  // The CTAs NCCL may run the context-parallel communicator's kernels on (the `max_ctas` of its
-  // ncclConfig_t, which Megatron-Core sets per communicator from nccl_communicator_config_path, as
-  // NVIDIA's MLPerf Llama 3.1 submissions do with 1 for CP); 0: NCCL's own choice, no limit.
+  // The CTAs NCCL may run the kernels of the communicators the context-parallel exchange runs on
+  // (the `max_ctas` of their ncclConfig_t, which Megatron-Core sets per process group from
+  // nccl_communicator_config_path: "cp", or "hcp" for a2a+p2p's groups; NVIDIA's MLPerf Llama 3.1
+  // submissions set 1 for "cp"); 0: NCCL's own choice, no limit.
   std::int64_t cp_max_ctas = 0;
   std::int64_t vp = 1;   // model chunks per pipeline stage (interleaved schedule)
   // Interleaved schedule: micro-batches that run through one model chunk before the stage moves to

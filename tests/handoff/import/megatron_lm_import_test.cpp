@@ -241,6 +241,27 @@ TEST_CASE("megatron-lm import: the NCCL options file beside the script gives the
                        ImportError);
 }
 
+TEST_CASE("megatron-lm import: a2a+p2p's CTA limit is the hierarchical groups' (hcp), not the cp group's") {
+  // parallel_state.py gives the hierarchical context-parallel groups, which a2a+p2p's all-to-alls
+  // and ring run on, the "hcp" options; "cp" then holds a group the exchange does not use.
+  const scenarios::Scenario s = scenarios::default_scenario();
+  const planning::Layout layout{.parallelism = {.tp = 4, .pp = 4, .dp = 4, .cp = 4, .cp_comm = models::CpComm::a2a_p2p,
+                                                .cp_a2a_ranks = 2, .cp_max_ctas = 2, .sp = true},
+                                .training = {.seq_len = 8192, .global_batch = 1024}};
+  const LaunchConfig c = export_launch(Framework::megatron_lm, s.model, s.cluster, layout);
+  REQUIRE(c.files.size() == 2);
+  CHECK(c.files[1].content.ends_with("hcp:\n  min_ctas: 1\n  max_ctas: 2\n"));
+  ImportOptions options{.nodes = 32, .gpus_per_node = 8, .gpu = "h100-sxm"};
+  std::string file = c.files[1].content;
+  options.read_named_file = [&](const std::string&) -> std::optional<std::string> { return file; };
+  CHECK(loaded(import_config(Framework::megatron_lm, c.files[0].content, "pretrain_gpt.sh", options))
+            .parallelism.cp_max_ctas == 2);
+  file = "cp:\n  max_ctas: 1\n";
+  const ImportedScenario cp_only = import_config(Framework::megatron_lm, c.files[0].content, "pretrain_gpt.sh", options);
+  CHECK(loaded(cp_only).parallelism.cp_max_ctas == 0);
+  CHECK(mentions(cp_only.unmapped, "nccl_communicator_config.yaml: cp.max_ctas 1"));
+}
+
 TEST_CASE("megatron-lm import: every model preset survives export and import, for Megatron-LM and NeMo") {
   // A plain layout per preset: TP 8 (2 for models of fewer heads), PP 2, experts over 8 ranks.
   for (const std::string& name : scenarios::model_preset_names()) {
