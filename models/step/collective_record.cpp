@@ -1,5 +1,7 @@
 #include "models/step/collective_record.hpp"
 
+#include <algorithm>
+
 #include "models/comm/flow_collectives.hpp"
 #include "models/comm/nccl_channel.hpp"
 

@@ -10,7 +10,6 @@
 /// moves. A default record is a group of one rank: no time, no traffic.
 /// Units: bytes (a collective's full buffer, nccl-tests' "size"; a send's bytes per rank), seconds.
 
-#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstdint>
@@ -54,12 +53,16 @@ struct Traffic {
   // nccl_channel.hpp); spread over its flows in proportion to their bytes.
   double send_cap_bytes_per_s = std::numeric_limits<double>::infinity();
 
+  double bytes() const { return ring_bytes + all_reduce_bytes + all_to_all_bytes; }
+  // Two pieces sent one after the other take the sum of their times at their own caps: the sum's
+  // cap is the rate that moves both pieces' bytes in that time (infinite where neither is capped).
   Traffic& operator+=(const Traffic& other) {
+    const double capped_s = bytes() / send_cap_bytes_per_s + other.bytes() / other.send_cap_bytes_per_s;
     ring_bytes += other.ring_bytes;
     all_reduce_bytes += other.all_reduce_bytes;
     all_to_all_bytes += other.all_to_all_bytes;
     latency_s += other.latency_s;
-    send_cap_bytes_per_s = std::min(send_cap_bytes_per_s, other.send_cap_bytes_per_s);
+    send_cap_bytes_per_s = capped_s > 0.0 ? bytes() / capped_s : std::numeric_limits<double>::infinity();
     return *this;
   }
   Traffic scaled(double factor) const {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string_view>
 
 #include "models/comm/flow_collectives.hpp"
@@ -223,6 +224,22 @@ TEST_CASE("collective records: a context-parallel communicator held to one CTA s
   CHECK(gather.layer.cp_gather.send_cap_bytes_per_s == doctest::Approx(36.7e9).epsilon(1e-12));
   CHECK(gather.layer.cp_gather.seconds ==
         doctest::Approx(latency_s(gather.layer.cp_gather) + 0.75 * 4.0 * kv_block / 36.7e9).epsilon(1e-12));
+}
+
+TEST_CASE("collective records: capped pieces summed into one traffic take the sum of their times at their caps") {
+  // 30 MB at 20 GB/s (1.5 ms) then 10 MB at 40 GB/s (0.25 ms): 40 MB in 1.75 ms; an uncapped piece
+  // adds its bytes and no time at the cap.
+  Traffic sum{.ring_bytes = 30e6, .latency_s = 1e-6, .send_cap_bytes_per_s = 20e9};
+  sum += Traffic{.all_to_all_bytes = 10e6, .latency_s = 2e-6, .send_cap_bytes_per_s = 40e9};
+  CHECK(sum.send_cap_bytes_per_s == doctest::Approx(40e6 / 1.75e-3).epsilon(1e-12));
+  CHECK(sum.latency_s == doctest::Approx(3e-6));
+  sum += Traffic{.ring_bytes = 35e6};
+  CHECK(sum.send_cap_bytes_per_s == doctest::Approx(75e6 / 1.75e-3).epsilon(1e-12));
+  Traffic free{.ring_bytes = 1e6};
+  free += Traffic{.ring_bytes = 2e6};
+  CHECK(std::isinf(free.send_cap_bytes_per_s));
+  // Scaling keeps the cap: twice the bytes take twice the time.
+  CHECK(sum.scaled(2.0).send_cap_bytes_per_s == sum.send_cap_bytes_per_s);
 }
 
 TEST_CASE("collective records: a ring hop hides only behind one ring step's attention, the rest waits on the stream") {
