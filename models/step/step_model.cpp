@@ -288,12 +288,14 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   require_layout(in, p, t);
   const auto& model = in.model;
   const Groups groups = make_groups(p, in.cluster);
-  // The context-parallel communicator may be held to a few CTAs (ParallelismSpec::cp_max_ctas).
-  const NcclChannelRates channel_rates = nccl_channel_rates(in.cluster.gpu.name);
+  // The context-parallel communicators may be held to a few CTAs (ParallelismSpec::cp_max_ctas);
+  // the channel rates are looked up only then, not for every layout a sweep plans.
+  const bool cp_held = p.cp > 1 && p.cp_max_ctas > 0;
+  const NcclChannelRates channel_rates = cp_held ? nccl_channel_rates(in.cluster.gpu.name) : NcclChannelRates{};
   auto collective = [&](CollectiveOp op, double bytes, const CommGroup& g, CommScope scope) {
     const CollectiveRecord record = make_collective(op, bytes, g, scope, in.cluster, in.comm);
     const bool context_parallel = scope == CommScope::cp || scope == CommScope::cp_inner || scope == CommScope::cp_outer;
-    return context_parallel
+    return cp_held && context_parallel
                ? held_to_ctas(record, static_cast<int>(p.cp_max_ctas), channel_rates, in.cluster, in.comm)
                : record;
   };
