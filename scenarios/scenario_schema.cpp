@@ -536,6 +536,10 @@ std::vector<Section> build_sections() {
             with_default(integer("expert_ffn_hidden", member(model, &TransformerSpec::expert_ffn_hidden), count,
                                  key_bounds::expert_ffn_hidden, "MLP inner dimension of one expert (routed or shared)"),
                          preset_or_value),
+            with_default(boolean("expert_bias", member(model, &TransformerSpec::expert_bias),
+                                 "each routed expert's up and down projections add a bias of their own (GPT-OSS); "
+                                 "how it is added is training.framework's (its parameter set)"),
+                         preset_or_value),
             with_default(integer("dense_layers", member(model, &TransformerSpec::dense_layers), count,
                                  key_bounds::dense_layers,
                                  "leading layers that keep the dense MLP of ffn_hidden"),

@@ -56,7 +56,7 @@ std::vector<std::string> megatron_deepspeed_flags(const models::TransformerSpec&
     f.emplace_back("--swiglu");
     f.emplace_back("--normalization rmsnorm");
     f.emplace_back("--use-rotary-position-embeddings");
-    f.emplace_back("--disable-bias-linear");
+    if (!model.expert_bias) f.emplace_back("--disable-bias-linear");  // all linear layers' biases or none
   }
   if (!model.tied_embeddings) f.emplace_back("--untie-embeddings-and-output-weights");
   f.push_back(fmt::format("--attention-dropout {}", model.dropout));

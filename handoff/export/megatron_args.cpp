@@ -57,7 +57,9 @@ void add_model_flags(const models::TransformerSpec& m, const planning::Layout& l
     f.add("--swiglu");
     f.add("--normalization", "RMSNorm");
     f.add("--position-embedding-type", "rope");
-    f.add("--disable-bias-linear");
+    // Megatron-LM's biases are all linear layers' or none: a model whose experts have biases keeps
+    // them on (GPT-OSS has attention biases too).
+    if (!m.expert_bias) f.add("--disable-bias-linear");
   } else {
     notes.push_back("a GeLU MLP is exported as GPT-3's: LayerNorm, learned absolute positions, biases (Megatron-LM's "
                     "defaults)");

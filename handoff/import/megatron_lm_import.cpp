@@ -243,13 +243,14 @@ models::TransformerSpec read_model(Reader& r, std::int64_t tp, std::string_view 
   // Normalisation, positions and biases shape no cost clustersim counts: read, not mapped.
   r.has("--normalization");
   r.has("--position-embedding-type");
-  r.has("--disable-bias-linear");
+  const bool linear_biases = !r.has("--disable-bias-linear");  // Megatron-LM's add_bias_linear default
   r.has("--group-query-attention");
   r.has("--max-position-embeddings");
   if (r.has("--num-experts")) {
     m.experts = r.integer("--num-experts", 0);
     m.experts_per_token = r.integer("--moe-router-topk", 2);
     m.expert_ffn_hidden = r.integer("--moe-ffn-hidden-size", m.ffn_hidden);
+    m.expert_bias = linear_biases;
     const std::int64_t shared = r.integer("--moe-shared-expert-intermediate-size", 0);
     if (shared % m.expert_ffn_hidden != 0)
       throw ImportError(fmt::format("{}: --moe-shared-expert-intermediate-size {} is not a whole number of experts of "

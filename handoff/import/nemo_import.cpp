@@ -182,10 +182,14 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
     }
   }
   for (const char* shape_only : {"model.activation_func", "model.normalization", "model.position_embedding_type",
-                                 "model.add_bias_linear", "model.moe_grouped_gemm"})
+                                 "model.moe_grouped_gemm"})
     r.has(shape_only);  // no cost clustersim counts depends on them
+  // Megatron-Core's TransformerConfig.add_bias_linear (default true): every linear layer's bias,
+  // the experts' among them.
+  const bool linear_biases = r.boolean("model.add_bias_linear", true);
   if (r.has("model.num_moe_experts")) {
     m.experts = r.integer("model.num_moe_experts", 0);
+    m.expert_bias = linear_biases;
     m.experts_per_token = r.integer("model.moe_router_topk", 2);
     m.expert_ffn_hidden = r.integer("model.moe_ffn_hidden_size", m.ffn_hidden);
     const std::int64_t shared = r.integer("model.moe_shared_expert_intermediate_size", 0);

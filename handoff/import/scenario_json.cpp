@@ -82,6 +82,7 @@ nlohmann::ordered_json scenario_json(std::string_view name, const models::Transf
              {"experts_per_token", m.experts_per_token},
              {"shared_experts", m.shared_experts},
              {"expert_ffn_hidden", m.expert_ffn_hidden},
+             {"expert_bias", m.expert_bias},
              {"dense_layers", m.dense_layers},
              {"moe_layer_freq", m.moe_layer_freq}};
   }

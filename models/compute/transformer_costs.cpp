@@ -634,6 +634,29 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
     op.bytes *= 2.0;
     return op;
   };
+  // Experts' biases added expert by expert in eager PyTorch (FrameworkParameters::expert_bias_eager),
+  // in HBM bytes an element of the projection's output. Up: each expert's add reads and writes its
+  // rows (4 B), torch.cat copies them (4 B); its backward sums each bias's gradient over the rows
+  // (2 B) and torch.split's backward concatenates the gradients (4 B). Down: the bias times the
+  // fp32 probabilities writes fp32 (4 B), the add reads bf16 and fp32 and writes fp32 (10 B), the
+  // cat copies fp32 (8 B), the cast back reads fp32 and writes bf16 (6 B); its backward casts the
+  // gradient to fp32 (6 B) and back for the GEMM's output (6 B), sums the bias's gradient from the
+  // gradient times the probabilities (12 B), concatenates (4 B), and where the router learns (not
+  // a fixed routing) takes the probabilities' gradient the same way (12 B).
+  const bool eager_bias = model.expert_bias && framework_parameters(training.framework).expert_bias_eager.value;
+  const bool router_learns = training.moe_routing != MoeRouting::consecutive;
+  const int local_kernels = to_int(local);
+  const OpCost up_bias{.name = "experts_up_bias", .kind = OpKind::elementwise, .flops = expert_rows * up_width,
+                       .bytes = 8.0 * expert_rows * up_width, .kernels = local_kernels + 1};
+  const OpCost up_bias_bwd{.name = "experts_up_bias_bwd", .kind = OpKind::elementwise,
+                           .flops = expert_rows * up_width, .bytes = 6.0 * expert_rows * up_width,
+                           .kernels = local_kernels + 1};
+  const OpCost down_bias{.name = "experts_down_bias", .kind = OpKind::elementwise, .flops = 2.0 * expert_rows * h,
+                         .bytes = 28.0 * expert_rows * h, .kernels = 2 * local_kernels + 2};
+  const OpCost down_bias_bwd{.name = "experts_down_bias_bwd", .kind = OpKind::elementwise,
+                             .flops = (router_learns ? 4.0 : 2.0) * expert_rows * h,
+                             .bytes = (router_learns ? 40.0 : 28.0) * expert_rows * h,
+                             .kernels = (router_learns ? 5 : 3) * local_kernels + 2};
 
   costs.forward.push_back(elementwise_forward(d));
   add_projections_forward(costs.forward, d, qkv);
@@ -644,9 +667,11 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   costs.forward.push_back(permute);
   costs.forward.push_back(grouped(gemm_forward("experts_up", d, expert_rows, up_width, h), expert_rows, local, up_width * h,
                                   d.input_bytes, false));
+  if (eager_bias) costs.forward.push_back(up_bias);
   costs.forward.push_back(expert_act);
   costs.forward.push_back(grouped(gemm_forward("experts_down", d, expert_rows, h, f), expert_rows, local, f * h, d.input_bytes,
                                   false));
+  if (eager_bias) costs.forward.push_back(down_bias);
   costs.forward.push_back(unpermute);
   if (shared_ffn > 0.0) {
     costs.forward.push_back(gemm_forward("shared_up", d, d.tokens, up.n, up.k));
@@ -659,11 +684,13 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
       add_linear_backward(costs.backward, d, "shared_dgrad", "shared_wgrad", g->n, g->k, g == &up);
   }
   costs.backward.push_back(backward_of(unpermute, "unpermute_bwd"));
+  if (eager_bias) costs.backward.push_back(down_bias_bwd);
   costs.backward.push_back(grouped(gemm_dgrad("experts_down_dgrad", d, expert_rows, h, f), expert_rows, local, f * h,
                                    d.grad_input_bytes, false));
   costs.backward.push_back(grouped(gemm_wgrad("experts_down_wgrad", d, expert_rows, h, f), expert_rows, local, f * h,
                                    kWeightGradBytes, true));
   costs.backward.push_back(backward_of(expert_act, "expert_activation_bwd"));
+  if (eager_bias) costs.backward.push_back(up_bias_bwd);
   costs.backward.push_back(grouped(gemm_dgrad("experts_up_dgrad", d, expert_rows, up_width, h), expert_rows, local, up_width * h,
                                    d.grad_input_bytes, false));
   costs.backward.push_back(grouped(gemm_wgrad("experts_up_wgrad", d, expert_rows, up_width, h), expert_rows, local, up_width * h,

@@ -6,6 +6,9 @@
 namespace clustersim::models {
 namespace {
 
+constexpr std::string_view kNoExperts = "Megatron-LM before Megatron-Core has no mixture-of-experts layers";
+constexpr std::string_view kExpertBiasUnread =
+    "not read: taken as added inside the grouped GEMM, at no extra pass";
 constexpr std::string_view kTeAttention =
     "Transformer Engine's attention backend choice (pytorch/attention/dot_product_attention/utils.py, "
     "get_attention_backend): FusedAttention (cuDNN) over FlashAttention on sm90 and later, 'for performance "
@@ -138,6 +141,8 @@ constexpr std::array kSets{
         .zero1_all_reduces_gradients = {false, kDistributedOptimizerReduceScatter},
         .cp_comm = {CpComm::p2p, kTeP2p},
         .cp_gather_beside_local_block = {false, kTeGatherExposed},
+        .expert_bias_eager = {false, "Transformer Engine's GroupedLinear hands the experts' biases to its grouped GEMM "
+                                     "(general_grouped_gemm's bias, a cuBLAS epilogue)"},
     },
     FrameworkParameters{
         .framework = Framework::megatron_lm,
@@ -164,6 +169,7 @@ constexpr std::array kSets{
         .cp_comm = {CpComm::p2p,
                     "Megatron-LM had no context parallelism before Megatron-Core: its later default, p2p, stands in"},
         .cp_gather_beside_local_block = {false, kTeGatherExposed},
+        .expert_bias_eager = {false, kNoExperts},
     },
     FrameworkParameters{
         .framework = Framework::megatron_deepspeed,
@@ -205,6 +211,8 @@ constexpr std::array kSets{
                     "attention and of its output after)"},
         .cp_gather_beside_local_block = {false, "DeepSpeed has no all-gather context parallelism: Transformer "
                                                 "Engine's, exposed, stands in"},
+        .expert_bias_eager = {false, "DeepSpeed MoE's experts are linear layers, whose bias F.linear adds in the GEMM's "
+                                     "epilogue"},
     },
     FrameworkParameters{
         .framework = Framework::torchtitan,
@@ -252,6 +260,7 @@ constexpr std::array kSets{
                                          "(exchange_buffers at step 0, next_buffer at step 1); its backward "
                                          "gathers K and V the same way and passes the key/value gradients around "
                                          "a ring (ALL_TO_ALL rotater) in fp32 (_cp_options.convert_to_f32)"},
+        .expert_bias_eager = {false, kExpertBiasUnread},
     },
     FrameworkParameters{
         .framework = Framework::llm_foundry,
@@ -286,6 +295,7 @@ constexpr std::array kSets{
         .zero1_all_reduces_gradients = {false, kNoZero1},
         .cp_comm = {CpComm::p2p, kNoContextParallel},
         .cp_gather_beside_local_block = {false, kTeGatherExposed},
+        .expert_bias_eager = {false, kExpertBiasUnread},
     },
     FrameworkParameters{
         .framework = Framework::nemo_automodel,
@@ -328,6 +338,11 @@ constexpr std::array kSets{
                     "(components/distributed/context_parallel/utils.py at 36044ad3d; all_gather on sliding-window "
                     "layers, not told apart here)"},
         .cp_gather_beside_local_block = {false, kTeGatherExposed},
+        .expert_bias_eager = {true,
+                              "GroupedExpertsDeepEP._apply_bias, the DeepEP path the benchmark configs run "
+                              "(components/moe/layers.py @037e04a): torch.split of the grouped GEMM's output by "
+                              "tokens_per_expert, one add an expert, torch.cat, .to(bf16); the down projection's bias "
+                              "times the fp32 permuted_probs first"},
     },
 };
 

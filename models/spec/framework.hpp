@@ -88,6 +88,11 @@ struct FrameworkParameters {
   // (what it needs no other rank's keys for), or before any attention, on the stream. A fact of the
   // framework's attention, so no scenario key overrides it.
   FrameworkChoice<bool> cp_gather_beside_local_block{};
+  // For experts with biases (model.expert_bias), whether the framework adds them expert by expert
+  // in eager PyTorch (split the grouped GEMM's output, add, concatenate; the down projection's bias
+  // scaled by the fp32 routing probabilities) or inside the grouped GEMM, at no extra pass. A fact
+  // of the framework's MoE layer, so no scenario key overrides it.
+  FrameworkChoice<bool> expert_bias_eager{};
 };
 
 /// The parameter set of `framework`.

@@ -46,6 +46,7 @@ struct TransformerSpec {
   std::int64_t experts_per_token = 0;  // top-k: routed experts each token runs
   std::int64_t shared_experts = 0;     // experts every token runs besides its routed ones
   std::int64_t expert_ffn_hidden = 0;  // inner dimension of one expert's MLP (mlp gives its matrices)
+  bool expert_bias = false;            // each routed expert's projections add a bias (GPT-OSS)
   std::int64_t dense_layers = 0;       // leading layers that keep the dense MLP (ffn_hidden)
   std::int64_t moe_layer_freq = 1;     // after those, every n-th layer is a MoE layer
 

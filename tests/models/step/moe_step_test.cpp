@@ -206,3 +206,54 @@ TEST_CASE("moe step: a capacity factor cuts the busiest rank's rows, and padding
   REQUIRE(v.has_value());
   CHECK(v->field == LayoutField::training_moe_capacity_factor);
 }
+
+TEST_CASE("moe step: NeMo Automodel adds biased experts' biases expert by expert, other frameworks in the GEMM") {
+  StepInputs in = qwen_on_64(8);  // 128 experts / 8 ranks: 16 local experts
+  in.model.expert_bias = true;
+  in.training.framework = Framework::nemo_automodel;
+  in.training.moe_routing = MoeRouting::consecutive;  // a fixed gate: the probabilities take no gradient
+  const auto find = [](const OpList& ops, std::string_view name) -> const OpCost* {
+    for (const OpCost& op : ops)
+      if (op.name == name) return &op;
+    return nullptr;
+  };
+  // By hand: a rank's 4096 tokens x top-8 routed rows; the up projection's output is 2 x 768 wide
+  // (SwiGLU), the down projection's 2048.
+  const double rows = 4096.0 * 8.0, up = 2.0 * 768.0, h = 2048.0;
+  LayerCosts costs = moe_layer_costs(in.model, in.parallelism, in.training);
+  const OpCost* up_bias = find(costs.forward, "experts_up_bias");
+  const OpCost* down_bias = find(costs.forward, "experts_down_bias");
+  const OpCost* up_bias_bwd = find(costs.backward, "experts_up_bias_bwd");
+  const OpCost* down_bias_bwd = find(costs.backward, "experts_down_bias_bwd");
+  REQUIRE(up_bias != nullptr);
+  REQUIRE(down_bias != nullptr);
+  REQUIRE(up_bias_bwd != nullptr);
+  REQUIRE(down_bias_bwd != nullptr);
+  // Up: add (read + write bf16) and cat (read + write bf16); one add an expert and the cat.
+  CHECK(up_bias->bytes == doctest::Approx(rows * up * (2.0 + 2.0 + 2.0 + 2.0)));
+  CHECK(up_bias->kernels == 16 + 1);
+  // Down: bias x fp32 probabilities (write 4), add (read 2 + 4, write 4), cat (read 4, write 4),
+  // cast (read 4, write 2).
+  CHECK(down_bias->bytes == doctest::Approx(rows * h * (4.0 + 10.0 + 8.0 + 6.0)));
+  // Backward: up, the bias sums (read 2) and split's cat (read 2, write 2); down, the casts (6 + 6),
+  // the bias sum of gradient x probabilities (write 4, read 4 + 4), split's cat (4).
+  CHECK(up_bias_bwd->bytes == doctest::Approx(rows * up * 6.0));
+  CHECK(down_bias_bwd->bytes == doctest::Approx(rows * h * (6.0 + 6.0 + 12.0 + 4.0)));
+  // A learned router's probabilities take their gradient the same way: 12 B more.
+  in.training.moe_routing = MoeRouting::uniform;
+  costs = moe_layer_costs(in.model, in.parallelism, in.training);
+  CHECK(find(costs.backward, "experts_down_bias_bwd")->bytes == doctest::Approx(rows * h * 40.0));
+  // Full recomputation repeats the forward's bias passes.
+  in.training.recompute = Recompute::full;
+  costs = moe_layer_costs(in.model, in.parallelism, in.training);
+  CHECK(find(costs.recompute, "experts_down_bias") != nullptr);
+  // Megatron-Core's grouped GEMM adds them in its epilogue, and a model without biases adds none.
+  in.training.framework = Framework::megatron_core;
+  costs = moe_layer_costs(in.model, in.parallelism, in.training);
+  CHECK(find(costs.forward, "experts_up_bias") == nullptr);
+  in.training.framework = Framework::nemo_automodel;
+  in.model.expert_bias = false;
+  costs = moe_layer_costs(in.model, in.parallelism, in.training);
+  CHECK(find(costs.forward, "experts_up_bias") == nullptr);
+  CHECK(find(costs.backward, "experts_down_bias_bwd") == nullptr);
+}
