@@ -53,7 +53,8 @@ struct StateBytes {
   double weights, gradients, optimizer;  // per parameter
 };
 
-StateBytes state_bytes_per_parameter(const ParallelismSpec& p, const TrainingSpec& t, double d) {
+StateBytes state_bytes_per_parameter(const ParallelismSpec& p, const TrainingSpec& t, const ShardingParameters& s,
+                                     double d, bool routed_experts) {
   constexpr double weights = 2.0;  // bf16
   // Adam's m and v in the dtype of what it steps: fp32 beside an fp32 master, or bf16 with the
   // bf16 parameters themselves (training.bf16_params, no master).
@@ -67,8 +68,8 @@ StateBytes state_bytes_per_parameter(const ParallelismSpec& p, const TrainingSpe
     default: {
       // A shard the optimizer steps itself (FSDP's fp32 one, or bf16 parameters) is the weights;
       // the optimizer adds its moments only.
-      const ShardingParameters s = sharding_parameters(p.sharding, t.bf16_params);
-      return {s.shard_bytes_per_param / d, s.reduce_bytes_per_param / d,
+      const double reduced = routed_experts ? s.expert_reduce_bytes_per_param : s.reduce_bytes_per_param;
+      return {s.shard_bytes_per_param / d, reduced / d,
               (s.optimizer_steps_shard ? adam_moments : optimizer) / d};
     }
   }
@@ -89,7 +90,7 @@ double end_parameters_per_gpu(const TransformerSpec& model, const ParallelismSpe
 // Megatron-FSDP) or one parameter tensor (DeepSpeed ZeRO-3 of 2021, which prefetches a tensor only
 // while fewer than its live limit of parameters are gathered).
 double zero3_buffer_bytes(const TransformerSpec& model, const ParallelismSpec& p, const TrainingSpec& t) {
-  const ShardingParameters s = sharding_parameters(p.sharding, t.bf16_params);
+  const ShardingParameters s = sharding_as_run(model, p, t);
   const double gather_bytes = gathered_layer_bytes(t, s.gather_bytes_per_param);
   double unit = layer_parameters_per_gpu(model, p.tp);
   double gathered_units = 1.0 + s.prefetch_depth;
@@ -240,16 +241,18 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   const std::int64_t shard_ranks = parallelism.zero >= 3 && parallelism.shard_group > 0
                                        ? parallelism.shard_group
                                        : parallelism.dp * parallelism.cp;
+  const ShardingParameters sharding = sharding_as_run(model, parallelism, training);
   const StateBytes per_param =
-      state_bytes_per_parameter(parallelism, training, static_cast<double>(shard_ranks));
+      state_bytes_per_parameter(parallelism, training, sharding, static_cast<double>(shard_ranks), false);
   // Routed experts: their gradients and optimizer state shard over the ranks that hold the same
   // experts, tp x cp x dp / (ep x etp) of them (Megatron-Core's expert data-parallel group).
   const double experts = static_cast<double>(moe_layers) * moe_layer_expert_parameters_per_gpu(model, parallelism.ep, parallelism.etp);
   const double dense = mem.parameters - experts;
   const StateBytes per_expert_param = state_bytes_per_parameter(
-      parallelism, training,
+      parallelism, training, sharding,
       static_cast<double>(parallelism.tp * parallelism.cp * parallelism.dp) /
-          static_cast<double>(parallelism.ep * parallelism.etp));
+          static_cast<double>(parallelism.ep * parallelism.etp),
+      true);
   mem.weights_bytes = dense * per_param.weights + experts * per_expert_param.weights;
   // The end layers' 16-bit parameters, which an fp8 gather leaves 16-bit.
   const double ends = end_parameters_per_gpu(model, parallelism, is_first_stage, is_last_stage);
@@ -268,12 +271,11 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   mem.optimizer_bytes = dense * per_param.optimizer + experts * per_expert_param.optimizer;
   // FSDP2 under a pipeline holds the stage's gathered parameters and its unsharded gradients, in
   // the reduce dtype, from the first forward to the last backward (sharding.hpp).
-  const ShardingParameters sharding = sharding_parameters(parallelism.sharding, training.bf16_params);
   const bool once_a_step = gathers_once_a_step(sharding, parallelism.zero, parallelism.pp);
   if (once_a_step) {
     mem.weights_bytes += (mem.parameters - ends) * gathered_layer_bytes(training, sharding.gather_bytes_per_param) +
                          ends * sharding.gather_bytes_per_param;
-    mem.gradients_bytes += mem.parameters * sharding.reduce_bytes_per_param;
+    mem.gradients_bytes += dense * sharding.reduce_bytes_per_param + experts * sharding.expert_reduce_bytes_per_param;
   }
 
   const auto moe = static_cast<double>(moe_layers);
@@ -321,10 +323,9 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   } else if (parallelism.zero >= 3 && !once_a_step) {
     mem.other_bytes += zero3_buffer_bytes(model, parallelism, training);
     if (moe_layers > 0) {  // a MoE layer's unit gathers its routed experts too (block units only)
-      const ShardingParameters s = sharding_parameters(parallelism.sharding, training.bf16_params);
       mem.other_bytes += moe_layer_expert_parameters_per_gpu(model, parallelism.ep, parallelism.etp) *
-                         ((1.0 + s.prefetch_depth) * gathered_layer_bytes(training, s.gather_bytes_per_param) +
-                          s.reduce_bytes_per_param);
+                         ((1.0 + sharding.prefetch_depth) * gathered_layer_bytes(training, sharding.gather_bytes_per_param) +
+                          sharding.expert_reduce_bytes_per_param);
     }
   }
 

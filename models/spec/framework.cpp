@@ -3,10 +3,15 @@
 #include <array>
 #include <stdexcept>
 
+#include "models/spec/moe.hpp"
+
 namespace clustersim::models {
 namespace {
 
 constexpr std::string_view kNoExperts = "Megatron-LM before Megatron-Core has no mixture-of-experts layers";
+constexpr std::string_view kOneReducePolicy =
+    "one reduce dtype for every parameter: the sharding set's under ZeRO-3 (torchtitan's mixed_precision_reduce "
+    "covers the experts too)";
 constexpr std::string_view kExpertBiasUnread =
     "not read: taken as added inside the grouped GEMM, at no extra pass";
 constexpr std::string_view kTeAttention =
@@ -143,6 +148,7 @@ constexpr std::array kSets{
         .cp_gather_beside_local_block = {false, kTeGatherExposed},
         .expert_bias_eager = {false, "Transformer Engine's GroupedLinear hands the experts' biases to its grouped GEMM "
                                      "(general_grouped_gemm's bias, a cuBLAS epilogue)"},
+        .moe_blocks_reduce_fp32 = {false, kOneReducePolicy},
     },
     FrameworkParameters{
         .framework = Framework::megatron_lm,
@@ -170,6 +176,7 @@ constexpr std::array kSets{
                     "Megatron-LM had no context parallelism before Megatron-Core: its later default, p2p, stands in"},
         .cp_gather_beside_local_block = {false, kTeGatherExposed},
         .expert_bias_eager = {false, kNoExperts},
+        .moe_blocks_reduce_fp32 = {false, kNoExperts},
     },
     FrameworkParameters{
         .framework = Framework::megatron_deepspeed,
@@ -213,6 +220,7 @@ constexpr std::array kSets{
                                                 "Engine's, exposed, stands in"},
         .expert_bias_eager = {false, "DeepSpeed MoE's experts are linear layers, whose bias F.linear adds in the GEMM's "
                                      "epilogue"},
+        .moe_blocks_reduce_fp32 = {false, kOneReducePolicy},
     },
     FrameworkParameters{
         .framework = Framework::torchtitan,
@@ -261,6 +269,7 @@ constexpr std::array kSets{
                                          "gathers K and V the same way and passes the key/value gradients around "
                                          "a ring (ALL_TO_ALL rotater) in fp32 (_cp_options.convert_to_f32)"},
         .expert_bias_eager = {false, kExpertBiasUnread},
+        .moe_blocks_reduce_fp32 = {false, kOneReducePolicy},
     },
     FrameworkParameters{
         .framework = Framework::llm_foundry,
@@ -296,6 +305,7 @@ constexpr std::array kSets{
         .cp_comm = {CpComm::p2p, kNoContextParallel},
         .cp_gather_beside_local_block = {false, kTeGatherExposed},
         .expert_bias_eager = {false, kExpertBiasUnread},
+        .moe_blocks_reduce_fp32 = {false, kOneReducePolicy},
     },
     FrameworkParameters{
         .framework = Framework::nemo_automodel,
@@ -343,6 +353,12 @@ constexpr std::array kSets{
                               "(components/moe/layers.py @037e04a): torch.split of the grouped GEMM's output by "
                               "tokens_per_expert, one add an expert, torch.cat, .to(bf16); the down projection's bias "
                               "times the fp32 permuted_probs first"},
+        .moe_blocks_reduce_fp32 = {true,
+                                   "moe/parallelizer.py apply_fsdp (@037e04a) shards each block under "
+                                   "MixedPrecisionPolicy(reduce_dtype=float32) when handed no policy, as the benchmark "
+                                   "configs' parallelizer (parallelize_model) hands it none, and shards the routed "
+                                   "experts apart with fully_shard's default policy, which reduces in the parameters' "
+                                   "dtype"},
     },
 };
 
@@ -352,6 +368,14 @@ const FrameworkParameters& framework_parameters(Framework framework) {
   for (const auto& set : kSets)
     if (set.framework == framework) return set;
   throw std::logic_error("no parameter set for this framework");
+}
+
+ShardingParameters sharding_as_run(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                                   const TrainingSpec& training) {
+  ShardingParameters s = sharding_parameters(parallelism.sharding, training.bf16_params);
+  if (is_moe(model) && framework_parameters(training.framework).moe_blocks_reduce_fp32.value)
+    s.reduce_bytes_per_param = 4.0;
+  return s;
 }
 
 CrossEntropyKernel framework_cross_entropy(const FrameworkParameters& set, ElementwiseKernels elementwise) {

@@ -23,6 +23,7 @@
 
 #include "models/spec/parallelism_spec.hpp"
 #include "models/spec/sharding.hpp"
+#include "models/spec/transformer_spec.hpp"
 
 namespace clustersim::models {
 
@@ -93,10 +94,19 @@ struct FrameworkParameters {
   // scaled by the fp32 routing probabilities) or inside the grouped GEMM, at no extra pass. A fact
   // of the framework's MoE layer, so no scenario key overrides it.
   FrameworkChoice<bool> expert_bias_eager{};
+  // Under ZeRO-3, whether a MoE model's blocks reduce their gradients in fp32 whatever the
+  // parameters' dtype, while its routed experts, sharded on their own, reduce in the parameters'
+  // dtype. A fact of the framework's MoE parallelizer, so no scenario key overrides it.
+  FrameworkChoice<bool> moe_blocks_reduce_fp32{};
 };
 
 /// The parameter set of `framework`.
 const FrameworkParameters& framework_parameters(Framework framework);
+
+/// The ZeRO-3 sharding set as the scenario runs it: parallelism.sharding's, with bf16 parameters
+/// (training.bf16_params) and the framework's reduce dtype of a MoE model's blocks.
+ShardingParameters sharding_as_run(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                                   const TrainingSpec& training);
 
 /// The cross-entropy kernel `set` runs with its elementwise ops as `elementwise`.
 CrossEntropyKernel framework_cross_entropy(const FrameworkParameters& set, ElementwiseKernels elementwise);

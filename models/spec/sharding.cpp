@@ -15,6 +15,7 @@ constexpr std::array kParameterSets{
         .reshard_after_forward = true,
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 4,
+        .expert_reduce_bytes_per_param = 4,
         .shard_bytes_per_param = 4,
         .optimizer_steps_shard = true,
         .gather_staging_passes = 2,
@@ -44,6 +45,7 @@ constexpr std::array kParameterSets{
         .reshard_after_forward = true,
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 2,
+        .expert_reduce_bytes_per_param = 2,
         .shard_bytes_per_param = 4,
         .optimizer_steps_shard = true,
         .source = "PyTorch FullyShardedDataParallel docs: FULL_SHARD, transformer_auto_wrap_policy per block, "
@@ -58,6 +60,7 @@ constexpr std::array kParameterSets{
         .reshard_after_forward = true,
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 4,
+        .expert_reduce_bytes_per_param = 4,
         .shard_bytes_per_param = 2,
         .source = "Megatron-LM megatron/core/distributed/fsdp (Megatron-FSDP): one bucket per transformer layer, "
                   "strategy optim_grads_params (parameters resharded: a bf16 shard, beside the distributed "
@@ -73,6 +76,7 @@ constexpr std::array kParameterSets{
         .reshard_after_forward = true,
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 2,
+        .expert_reduce_bytes_per_param = 2,
         .shard_bytes_per_param = 2,
         .persistence_threshold_params = 1e5,
         .recompute_reuse_distance_params = 1e9,
@@ -112,6 +116,7 @@ ShardingParameters sharding_parameters(ShardingFramework framework, bool bf16_pa
   if (bf16_params) {
     s.shard_bytes_per_param = 2;
     s.reduce_bytes_per_param = 2;
+    s.expert_reduce_bytes_per_param = 2;
     s.optimizer_steps_shard = true;
   }
   return s;

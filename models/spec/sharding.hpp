@@ -54,6 +54,9 @@ struct ShardingParameters {
   bool reshard_after_forward = true;  // gather again before the backward
   double gather_bytes_per_param = 2;  // gathered parameters (16-bit)
   double reduce_bytes_per_param = 2;  // reduced gradients
+  // A MoE model's routed experts' reduced gradients, where the framework shards the experts apart
+  // from their block under a policy of their own (framework.hpp, moe_blocks_reduce_fp32).
+  double expert_reduce_bytes_per_param = 2;
   // The parameter shard a rank keeps between steps: 4 for an fp32 shard, 2 for a 16-bit one.
   double shard_bytes_per_param = 2;
   // Whether the optimizer updates that shard in place, as its own copy of the weights (FSDP's fp32
@@ -95,7 +98,7 @@ const ShardingParameters& sharding_parameters(ShardingFramework framework);
 /// The parameter set of `framework` as a model of bf16 parameters runs it (training.bf16_params):
 /// the shard is the bf16 parameters themselves, which the optimizer steps, and its gradients are
 /// bf16 and reduced so (FSDP2's reduce dtype defaults to the parameters' dtype; NeMo Automodel's
-/// FSDP2Manager sets bfloat16 anyway).
+/// FSDP2Manager sets bfloat16 anyway; its MoE parallelizer does not: framework.hpp, sharding_as_run).
 ShardingParameters sharding_parameters(ShardingFramework framework, bool bf16_params);
 
 }  // namespace clustersim::models

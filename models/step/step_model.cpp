@@ -67,8 +67,7 @@ double grad_accumulation_bytes_per_param(const TrainingSpec& t, std::int64_t mic
 // unsharded buffer of the reduce dtype, a cast into it the first time (2 B read, 4 written a
 // parameter) and an add after (2 + 4 read, 4 written); where the dtypes agree autograd adds in
 // place. Averaged over the step's micro-batches.
-double fsdp2_accumulation_bytes_per_param(const ShardingParameters& sharding, std::int64_t micro_batches) {
-  const double buffer = sharding.reduce_bytes_per_param;
+double fsdp2_accumulation_bytes_per_param(double buffer, std::int64_t micro_batches) {
   if (buffer <= kBf16Bytes) return autograd_add_bytes_per_param(micro_batches);
   const auto m = static_cast<double>(micro_batches);
   return (kBf16Bytes + buffer + (m - 1.0) * (kBf16Bytes + 2.0 * buffer)) / m;
@@ -316,7 +315,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   plan.microbatch_group = microbatch_group_size(p);
   plan.overlap_grad_reduce = t.overlap_grad_reduce;
   plan.overlap_param_gather = t.overlap_param_gather;
-  const ShardingParameters sharding = sharding_parameters(p.sharding, t.bf16_params);
+  const ShardingParameters sharding = sharding_as_run(model, p, t);
   // FSDP2 under a pipeline gathers and reduces once a step, the reduction after the stage's last
   // backward (sharding.hpp).
   const bool once_a_step = gathers_once_a_step(sharding, p.zero, p.pp);
@@ -549,10 +548,14 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       // weight-gradient GEMMs accumulate there themselves, and FSDP2's under a pipeline (ZeRO-2
       // and 3 otherwise reduce-scatter them into the shard every backward). The launches, one or
       // two a parameter tensor, are left out: a dozen tensors a layer, under 2 % of the pass's adds.
-      const double accumulated_bytes = p.zero < 2   ? grad_accumulation_bytes_per_param(t, plan.micro_batches)
-                                       : once_a_step ? fsdp2_accumulation_bytes_per_param(sharding, plan.micro_batches)
-                                                     : 0.0;
-      chunk.grad_accumulation_s = (params + expert_params) * accumulated_bytes / hbm_bytes_per_s;
+      const auto accumulated_bytes = [&](double fsdp2_buffer) {
+        return p.zero < 2     ? grad_accumulation_bytes_per_param(t, plan.micro_batches)
+               : once_a_step ? fsdp2_accumulation_bytes_per_param(fsdp2_buffer, plan.micro_batches)
+                             : 0.0;
+      };
+      chunk.grad_accumulation_s = (params * accumulated_bytes(sharding.reduce_bytes_per_param) +
+                                   expert_params * accumulated_bytes(sharding.expert_reduce_bytes_per_param)) /
+                                  hbm_bytes_per_s;
       chunk.backward_s += chunk.grad_accumulation_s;
       // ZeRO 0-1: a gradient bucket is reduced once its last gradient is ready; the backward
       // releases the buckets evenly.
@@ -620,7 +623,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
                                         CommScope::dp_shard);
         if (expert_params > 0.0 && groups.ep_dp.ranks > 1) {
           chunk.expert_grad_reduce = collective(CollectiveOp::reduce_scatter,
-                                                expert_params * sharding.reduce_bytes_per_param, groups.ep_dp,
+                                                expert_params * sharding.expert_reduce_bytes_per_param, groups.ep_dp,
                                                 CommScope::ep_dp);
           chunk.expert_param_gather = collective(CollectiveOp::all_gather, expert_params * expert_gather_bytes,
                                                  groups.ep_dp, CommScope::ep_dp);
@@ -703,12 +706,13 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
           const double expert_unit = local_expert_params;
           chunk.expert_gather = collective(CollectiveOp::all_gather, expert_unit * expert_gather_bytes, groups.ep_dp,
                                            CommScope::ep_dp);
-          chunk.expert_reduce = collective(CollectiveOp::reduce_scatter, expert_unit * sharding.reduce_bytes_per_param,
-                                           groups.ep_dp, CommScope::ep_dp);
+          chunk.expert_reduce = collective(CollectiveOp::reduce_scatter,
+                                           expert_unit * sharding.expert_reduce_bytes_per_param, groups.ep_dp,
+                                           CommScope::ep_dp);
           const double expert_gather_staging_s =
               sharding.gather_staging_passes * expert_unit * expert_gather_bytes / hbm_bytes_per_s;
           const double expert_reduce_staging_s =
-              sharding.reduce_staging_passes * expert_unit * sharding.reduce_bytes_per_param / hbm_bytes_per_s;
+              sharding.reduce_staging_passes * expert_unit * sharding.expert_reduce_bytes_per_param / hbm_bytes_per_s;
           charge_host_and_staging(chunk.expert_gather, expert_gather_staging_s);
           charge_host_and_staging(chunk.expert_reduce, expert_reduce_staging_s);
           chunk.expert_gather_ahead = issued_ahead(chunk.expert_gather);

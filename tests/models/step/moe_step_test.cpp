@@ -5,6 +5,7 @@
 
 #include "models/comm/collectives.hpp"
 #include "models/compute/compute_profile.hpp"
+#include "models/compute/memory.hpp"
 #include "models/compute/transformer_costs.hpp"
 #include "models/spec/layout_rules.hpp"
 #include "models/step/step_model.hpp"
@@ -256,4 +257,36 @@ TEST_CASE("moe step: NeMo Automodel adds biased experts' biases expert by expert
   costs = moe_layer_costs(in.model, in.parallelism, in.training);
   CHECK(find(costs.forward, "experts_up_bias") == nullptr);
   CHECK(find(costs.backward, "experts_down_bias_bwd") == nullptr);
+}
+
+TEST_CASE("moe step: NeMo Automodel's MoE blocks reduce in fp32 under ZeRO-3, their routed experts in bf16") {
+  // Qwen3-30B-A3B on 64 H100, PP 2 x DP 32, EP 8, FSDP2 on bf16 parameters: each stage gathers
+  // once and reduce-scatters once a step. torchtitan reduces every parameter in the parameters'
+  // bf16; NeMo Automodel's MoE parallelizer reduces the blocks in fp32 and the experts in bf16.
+  StepInputs in = qwen_on_64(8);
+  in.parallelism = {.tp = 1, .pp = 2, .dp = 32, .zero = 3, .sharding = ShardingFramework::fsdp2, .ep = 8};
+  in.training.global_batch = 512;
+  in.training.bf16_params = true;
+  in.training.framework = Framework::torchtitan;
+  const StepPlan bf16 = plan_step(in);
+  in.training.framework = Framework::nemo_automodel;
+  const StepPlan fp32_blocks = plan_step(in);
+  const ChunkCosts& a = bf16.stages[0].chunks[0];
+  const ChunkCosts& b = fp32_blocks.stages[0].chunks[0];
+  REQUIRE(a.grad_reduce.bytes > 0.0);
+  REQUIRE(a.expert_grad_reduce.bytes > 0.0);
+  CHECK(b.grad_reduce.bytes == doctest::Approx(2.0 * a.grad_reduce.bytes));
+  CHECK(b.expert_grad_reduce.bytes == doctest::Approx(a.expert_grad_reduce.bytes));
+  // Memory: the stage's unsharded block gradients, held from the first backward to the last, take
+  // 2 B a parameter more; the experts' do not.
+  const std::int64_t layers = 24, moe_layers = 24;
+  const auto memory = [&](Framework f) {
+    in.training.framework = f;
+    return memory_per_gpu(in.model, in.parallelism, in.training, in.cluster.gpu, layers, true, false, 2.0, moe_layers);
+  };
+  const MemoryBreakdown titan = memory(Framework::torchtitan), automodel = memory(Framework::nemo_automodel);
+  const double experts = static_cast<double>(moe_layers) * moe_layer_expert_parameters_per_gpu(in.model, 8, 1);
+  const double blocks = titan.parameters - experts;
+  // Both the gathered buffer's gradients and the blocks' fp32 shard of them (1/32) grow.
+  CHECK(automodel.gradients_bytes - titan.gradients_bytes == doctest::Approx(blocks * 2.0 * (1.0 + 1.0 / 32.0)));
 }
