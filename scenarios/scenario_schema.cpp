@@ -806,7 +806,8 @@ std::vector<Section> build_sections() {
             enumeration("moe_routing", member(training, &TrainingSpec::moe_routing),
                         std::array<std::string_view, 2>{"uniform", "consecutive"},
                         "mixture of experts: which experts a token takes, for the dispatch: uniform (k at "
-                        "random) or consecutive (k consecutive ones, NeMo Automodel's fake balanced gate)")}},
+                        "random, a learned router) or consecutive (k consecutive ones, NeMo Automodel's fake "
+                        "balanced gate: a fixed gate, no router to run or train)")}},
       {.pointer = "/simulation",
        .meaning = "how the simulator runs",
        .index_in_parent = 1,

@@ -618,6 +618,13 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   const double tokens = d.norm_tokens;  // the router's and the permutation's tokens
   LayerCosts costs;
 
+  // A fixed routing (MoeRouting::consecutive, NeMo Automodel's FakeBalancedGate) has no router:
+  // the gate writes each token's k weights (fp32) and expert indices (int64), and nothing flows
+  // back through it.
+  const bool router_learns = training.moe_routing != MoeRouting::consecutive;
+  const double k = static_cast<double>(model.experts_per_token);
+  const OpCost fixed_gate{.name = "fixed_gate", .kind = OpKind::elementwise, .bytes = tokens * k * (4.0 + 8.0),
+                          .kernels = 3};
   const OpCost router_topk{.name = "router_topk", .kind = OpKind::elementwise, .flops = 5.0 * tokens * experts,
                            .bytes = tokens * experts * (2.0 + 4.0 + 4.0), .kernels = 3};
   // Gather each routed copy into expert order: read and write rows x h bf16.
@@ -644,7 +651,6 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   // gradient times the probabilities (12 B), concatenates (4 B), and where the router learns (not
   // a fixed routing) takes the probabilities' gradient the same way (12 B).
   const bool eager_bias = model.expert_bias && framework_parameters(training.framework).expert_bias_eager.value;
-  const bool router_learns = training.moe_routing != MoeRouting::consecutive;
   const int local_kernels = to_int(local);
   const OpCost up_bias{.name = "experts_up_bias", .kind = OpKind::elementwise, .flops = expert_rows * up_width,
                        .bytes = 8.0 * expert_rows * up_width, .kernels = local_kernels + 1};
@@ -662,8 +668,12 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   add_projections_forward(costs.forward, d, qkv);
   add_attention_forward(costs.forward, d, training.attention);
   costs.forward.push_back(gemm_forward(out.fwd, d, d.tokens, out.n, out.k));
-  costs.forward.push_back(bf16(gemm_forward("router", d, tokens, experts, h)));
-  costs.forward.push_back(router_topk);
+  if (router_learns) {
+    costs.forward.push_back(bf16(gemm_forward("router", d, tokens, experts, h)));
+    costs.forward.push_back(router_topk);
+  } else {
+    costs.forward.push_back(fixed_gate);
+  }
   costs.forward.push_back(permute);
   costs.forward.push_back(grouped(gemm_forward("experts_up", d, expert_rows, up_width, h), expert_rows, local, up_width * h,
                                   d.input_bytes, false));
@@ -696,9 +706,11 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   costs.backward.push_back(grouped(gemm_wgrad("experts_up_wgrad", d, expert_rows, up_width, h), expert_rows, local, up_width * h,
                                    kWeightGradBytes, true));
   costs.backward.push_back(backward_of(permute, "permute_bwd"));
-  costs.backward.push_back(backward_of(router_topk, "router_topk_bwd"));
-  costs.backward.push_back(bf16(gemm_dgrad("router_dgrad", d, tokens, experts, h)));
-  costs.backward.push_back(bf16(gemm_wgrad("router_wgrad", d, tokens, experts, h)));
+  if (router_learns) {
+    costs.backward.push_back(backward_of(router_topk, "router_topk_bwd"));
+    costs.backward.push_back(bf16(gemm_dgrad("router_dgrad", d, tokens, experts, h)));
+    costs.backward.push_back(bf16(gemm_wgrad("router_wgrad", d, tokens, experts, h)));
+  }
   add_linear_backward(costs.backward, d, out.dgrad, out.wgrad, out.n, out.k, false);
   add_attention_backward(costs.backward, d, training.attention);
   add_projections_backward(costs.backward, d, qkv);

@@ -3,6 +3,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
 #include "models/comm/collectives.hpp"
 #include "models/compute/compute_profile.hpp"
 #include "models/compute/memory.hpp"
@@ -289,4 +293,33 @@ TEST_CASE("moe step: NeMo Automodel's MoE blocks reduce in fp32 under ZeRO-3, th
   const double blocks = titan.parameters - experts;
   // Both the gathered buffer's gradients and the blocks' fp32 shard of them (1/32) grow.
   CHECK(automodel.gradients_bytes - titan.gradients_bytes == doctest::Approx(blocks * 2.0 * (1.0 + 1.0 / 32.0)));
+}
+
+TEST_CASE("moe step: a fixed routing (Automodel's fake balanced gate) runs no router and takes no router gradient") {
+  StepInputs in = qwen_on_64(8);
+  const auto names = [](const OpList& ops) {
+    std::vector<std::string_view> out;
+    for (const OpCost& op : ops) out.push_back(op.name);
+    return out;
+  };
+  const auto has = [](const std::vector<std::string_view>& v, std::string_view name) {
+    return std::find(v.begin(), v.end(), name) != v.end();
+  };
+  in.training.moe_routing = MoeRouting::uniform;
+  LayerCosts learned = moe_layer_costs(in.model, in.parallelism, in.training);
+  CHECK(has(names(learned.forward), "router"));
+  CHECK(has(names(learned.backward), "router_wgrad"));
+  CHECK_FALSE(has(names(learned.forward), "fixed_gate"));
+  in.training.moe_routing = MoeRouting::consecutive;
+  LayerCosts fixed = moe_layer_costs(in.model, in.parallelism, in.training);
+  CHECK_FALSE(has(names(fixed.forward), "router"));
+  CHECK_FALSE(has(names(fixed.forward), "router_topk"));
+  CHECK_FALSE(has(names(fixed.backward), "router_dgrad"));
+  CHECK_FALSE(has(names(fixed.backward), "router_wgrad"));
+  CHECK_FALSE(has(names(fixed.backward), "router_topk_bwd"));
+  // The gate writes a rank's 4096 tokens x top-8 fp32 weights and int64 indices.
+  const auto gate = std::find_if(fixed.forward.begin(), fixed.forward.end(),
+                                 [](const OpCost& op) { return op.name == "fixed_gate"; });
+  REQUIRE(gate != fixed.forward.end());
+  CHECK(gate->bytes == doctest::Approx(4096.0 * 8.0 * (4.0 + 8.0)));
 }
