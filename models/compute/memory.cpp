@@ -67,9 +67,11 @@ StateBytes state_bytes_per_parameter(const ParallelismSpec& p, const TrainingSpe
     case 2: return {weights, gradients / d, optimizer / d};
     default: {
       // A shard the optimizer steps itself (FSDP's fp32 one, or bf16 parameters) is the weights;
-      // the optimizer adds its moments only.
+      // the optimizer adds its moments only. The shard's gradient has the reduce dtype, cast back to
+      // the parameters' bf16 where they are bf16 (FSDP2's foreach_reduce casts the reduced shard to
+      // the original dtype).
       const double reduced = routed_experts ? s.expert_reduce_bytes_per_param : s.reduce_bytes_per_param;
-      return {s.shard_bytes_per_param / d, reduced / d,
+      return {s.shard_bytes_per_param / d, (t.bf16_params ? 2.0 : reduced) / d,
               (s.optimizer_steps_shard ? adam_moments : optimizer) / d};
     }
   }

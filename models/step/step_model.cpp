@@ -34,10 +34,11 @@ constexpr double kFp8Bytes = 1.0;
 // v and the fp32 gradient and writes master, m, v and the bf16 weight (4 x 4 + 3 x 4 + 2), or no
 // bf16 copy where it steps an fp32 shard in place (FSDP: 4 x 4 + 3 x 4). On bf16 parameters with
 // bf16 moments (training.bf16_params) it reads and writes the parameter, m and v at 2 B and reads
-// the gradient at the width it was reduced in.
+// the gradient at the width it was reduced in, or under ZeRO-3 at the parameters' (FSDP2 casts the
+// reduced shard back to the original dtype).
 double adam_bytes_per_parameter(const ParallelismSpec& p, const TrainingSpec& t, const ShardingParameters& sharding) {
   if (t.bf16_params) {
-    const double gradient = p.zero >= 3 ? sharding.reduce_bytes_per_param : grad_dtype_bytes(t.grad_dtype);
+    const double gradient = p.zero >= 3 ? kBf16Bytes : grad_dtype_bytes(t.grad_dtype);
     return 3 * 2.0 * 2.0 + gradient;
   }
   return p.zero >= 3 && sharding.optimizer_steps_shard ? 28.0 : 30.0;
