@@ -491,6 +491,23 @@ void add_sequence_copies(OpList& pass, const Dims& d, const ParallelismSpec& p, 
                   .bytes = 2.0 * 2.0 * elements * kActivationBytes, .kernels = 2});
 }
 
+/// Under tensor-parallel overlap where the framework sums a fused reduce-scatter's partial
+/// outputs on the compute stream (FrameworkParameters::tp_overlap_reduces_on_stream): each such
+/// collective reads every rank's partials of the whole gathered tensor and writes the rank's
+/// shard, in the 16-bit output dtype. The forward's two (the attention's output projection and the
+/// MLP's down projection), and in the backward the two input gradients' where the framework fuses
+/// their reduce-scatters with the GEMMs that make them (tp_overlap_hides_input_grad_reduce).
+void add_overlap_reductions(OpList& pass, const Dims& d, const ParallelismSpec& p, const TrainingSpec& t,
+                            bool backward) {
+  const FrameworkParameters& set = framework_parameters(t.framework);
+  if (!p.sp || p.tp <= 1 || !p.tp_comm_overlap || !set.tp_overlap_reduces_on_stream.value) return;
+  if (backward && !set.tp_overlap_hides_input_grad_reduce.value) return;
+  const double elements = d.tokens * d.hidden;
+  const double per_reduction = elements * kActivationBytes * (1.0 + 1.0 / static_cast<double>(p.tp));
+  pass.push_back({.name = backward ? "tp_overlap_reduce_bwd" : "tp_overlap_reduce", .kind = OpKind::elementwise,
+                  .flops = 2.0 * elements, .bytes = 2.0 * per_reduction, .kernels = 2});
+}
+
 }  // namespace
 
 LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& parallelism,
@@ -520,6 +537,8 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   add_projections_backward(costs.backward, d, qkv);
   add_sequence_copies(costs.forward, d, parallelism, training, false);
   add_sequence_copies(costs.backward, d, parallelism, training, true);
+  add_overlap_reductions(costs.forward, d, parallelism, training, false);
+  add_overlap_reductions(costs.backward, d, parallelism, training, true);
 
   // Recomputed work is hardware FLOPs only: the model-FLOPs convention does not count it.
   switch (training.recompute) {
@@ -542,10 +561,11 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
       } else {
         costs.recompute.push_back(without_model_flops(gemm_forward(down.fwd, d, d.tokens, down.n, down.k)));
       }
-      // The reduce-scatters' outputs are kept, so their input copies are not made again.
+      // The reduce-scatters' outputs are kept, so their input copies and reductions are not made
+      // again.
       for (const OpCost& op : costs.forward) {
         if (op.kind == OpKind::elementwise && op.name != "fp8_weight_cast" && op.name != "fp8_scale_update" &&
-            op.name != "tp_scatter_copy") {
+            op.name != "tp_scatter_copy" && op.name != "tp_overlap_reduce") {
           costs.recompute.push_back(without_model_flops(op));
         }
       }

@@ -12,6 +12,12 @@ constexpr std::string_view kNoExperts = "Megatron-LM before Megatron-Core has no
 constexpr std::string_view kOneReducePolicy =
     "one reduce dtype for every parameter: the sharding set's under ZeRO-3 (torchtitan's mixed_precision_reduce "
     "covers the experts too)";
+constexpr std::string_view kSymmetricMemoryReduce =
+    "PyTorch's micro-pipeline TP runs a matmul fused with its reduce-scatter as fused_matmul_reduce_scatter: each "
+    "rank's chunk matmuls go into a stacked buffer, the chunks are exchanged, and reduce_fn (torch.sum over the "
+    "ranks) runs after them on the current stream (torch/distributed/_symmetric_memory/__init__.py, "
+    "_fused_matmul_reduce_scatter_impl)";
+constexpr std::string_view kNoTpOverlap = "no tensor-parallel overlap in this framework";
 constexpr std::string_view kExpertBiasUnread =
     "not read: taken as added inside the grouped GEMM, at no extra pass";
 constexpr std::string_view kTeAttention =
@@ -149,6 +155,8 @@ constexpr std::array kSets{
         .expert_bias_eager = {false, "Transformer Engine's GroupedLinear hands the experts' biases to its grouped GEMM "
                                      "(general_grouped_gemm's bias, a cuBLAS epilogue)"},
         .moe_blocks_reduce_fp32 = {false, kOneReducePolicy},
+        .tp_overlap_reduces_on_stream = {false, "Transformer Engine's userbuffers reduce-scatter sums the GEMM chunks' partial outputs in its own "
+                                                "communication kernels (ub_overlap_rs)"},
     },
     FrameworkParameters{
         .framework = Framework::megatron_lm,
@@ -177,6 +185,7 @@ constexpr std::array kSets{
         .cp_gather_beside_local_block = {false, kTeGatherExposed},
         .expert_bias_eager = {false, kNoExperts},
         .moe_blocks_reduce_fp32 = {false, kNoExperts},
+        .tp_overlap_reduces_on_stream = {false, kNoTpOverlap},
     },
     FrameworkParameters{
         .framework = Framework::megatron_deepspeed,
@@ -221,6 +230,7 @@ constexpr std::array kSets{
         .expert_bias_eager = {false, "DeepSpeed MoE's experts are linear layers, whose bias F.linear adds in the GEMM's "
                                      "epilogue"},
         .moe_blocks_reduce_fp32 = {false, kOneReducePolicy},
+        .tp_overlap_reduces_on_stream = {false, kNoTpOverlap},
     },
     FrameworkParameters{
         .framework = Framework::torchtitan,
@@ -270,6 +280,7 @@ constexpr std::array kSets{
                                          "a ring (ALL_TO_ALL rotater) in fp32 (_cp_options.convert_to_f32)"},
         .expert_bias_eager = {false, kExpertBiasUnread},
         .moe_blocks_reduce_fp32 = {false, kOneReducePolicy},
+        .tp_overlap_reduces_on_stream = {true, kSymmetricMemoryReduce},
     },
     FrameworkParameters{
         .framework = Framework::llm_foundry,
@@ -306,6 +317,7 @@ constexpr std::array kSets{
         .cp_gather_beside_local_block = {false, kTeGatherExposed},
         .expert_bias_eager = {false, kExpertBiasUnread},
         .moe_blocks_reduce_fp32 = {false, kOneReducePolicy},
+        .tp_overlap_reduces_on_stream = {true, kSymmetricMemoryReduce},
     },
     FrameworkParameters{
         .framework = Framework::nemo_automodel,
@@ -359,6 +371,7 @@ constexpr std::array kSets{
                                    "configs' parallelizer (parallelize_model) hands it none, and shards the routed "
                                    "experts apart with fully_shard's default policy, which reduces in the parameters' "
                                    "dtype"},
+        .tp_overlap_reduces_on_stream = {true, kSymmetricMemoryReduce},
     },
 };
 

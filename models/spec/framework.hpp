@@ -98,6 +98,11 @@ struct FrameworkParameters {
   // parameters' dtype, while its routed experts, sharded on their own, reduce in the parameters'
   // dtype. A fact of the framework's MoE parallelizer, so no scenario key overrides it.
   FrameworkChoice<bool> moe_blocks_reduce_fp32{};
+  // Under tensor-parallel overlap, whether a GEMM fused with its reduce-scatter leaves the sum of
+  // the ranks' partial outputs to a reduction kernel on the compute stream after the pipeline
+  // (every rank's partials read once, its shard written), or sums them inside the collective. A
+  // fact of the framework's overlap machinery, so no scenario key overrides it.
+  FrameworkChoice<bool> tp_overlap_reduces_on_stream{};
 };
 
 /// The parameter set of `framework`.

@@ -104,7 +104,7 @@ TEST_CASE("transformer costs: eager DTensor TP copies each sequence-parallel col
   // None where the sequence is the first dimension (Megatron), or under torch.compile or async TP.
   const auto copies = [&](const ParallelismSpec& p, const TrainingSpec& t) {
     int n = 0;
-    for (const OpCost& op : layer_costs(test::llama3_8b(), p, t).forward) n += op.name.starts_with("tp_") ? 1 : 0;
+    for (const OpCost& op : layer_costs(test::llama3_8b(), p, t).forward) n += op.name.ends_with("_copy") ? 1 : 0;
     return n;
   };
   titan.micro_batch = 12;
@@ -118,6 +118,32 @@ TEST_CASE("transformer costs: eager DTensor TP copies each sequence-parallel col
   ParallelismSpec async_tp = tp8;
   async_tp.tp_comm_overlap = true;
   CHECK(copies(async_tp, titan) == 0);
+}
+
+TEST_CASE("transformer costs: async TP sums each fused reduce-scatter's partial outputs on the compute stream") {
+  // Llama 3 8B on tp = 8 with SP and TP overlap, b = 12, s = 8192: the gathered b s h = 12 x 8192
+  // x 4096 bf16 elements. PyTorch's fused_matmul_reduce_scatter stacks the 8 ranks' partial
+  // outputs of the whole tensor and sums them on the compute stream: each of the forward's two
+  // (output and down projections) reads b s h x 2 B and writes its shard, b s h / 8 x 2 B.
+  const double elements = 12.0 * 8192 * 4096;
+  const ParallelismSpec async_tp{.tp = 8, .sp = true, .tp_comm_overlap = true};
+  TrainingSpec titan{.seq_len = 8192, .micro_batch = 12, .framework = Framework::torchtitan, .recompute = Recompute::op};
+  LayerCosts costs = layer_costs(test::llama3_8b(), async_tp, titan);
+  CHECK(find(costs.forward, "tp_overlap_reduce").bytes == doctest::Approx(2.0 * (2.0 + 2.0 / 8.0) * elements));
+  // torchtitan's backward reduce-scatters a sum of matmuls through NCCL, which sums inside the
+  // collective; op-level recompute keeps the reduce-scatters' outputs.
+  for (const OpCost& op : costs.backward) CHECK(op.name != "tp_overlap_reduce_bwd");
+  for (const OpCost& op : costs.recompute) CHECK(op.name != "tp_overlap_reduce");
+  // llm-foundry fuses the input gradients' reduce-scatters with their GEMMs too: two more.
+  titan.framework = Framework::llm_foundry;
+  costs = layer_costs(test::llama3_8b(), async_tp, titan);
+  CHECK(find(costs.backward, "tp_overlap_reduce_bwd").bytes == doctest::Approx(2.0 * (2.0 + 2.0 / 8.0) * elements));
+  // Transformer Engine's userbuffers sum inside their own kernels; without overlap NCCL does.
+  titan.framework = Framework::megatron_core;
+  for (const OpCost& op : layer_costs(test::llama3_8b(), async_tp, titan).forward) CHECK(op.name != "tp_overlap_reduce");
+  titan.framework = Framework::torchtitan;
+  for (const OpCost& op : layer_costs(test::llama3_8b(), {.tp = 8, .sp = true}, titan).forward)
+    CHECK(op.name != "tp_overlap_reduce");
 }
 
 TEST_CASE("transformer costs: Llama 3 70B on tp = 8, cp = 2 has per-rank GEMM shapes") {
