@@ -325,9 +325,9 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   } else if (parallelism.zero >= 3 && !once_a_step) {
     mem.other_bytes += zero3_buffer_bytes(model, parallelism, training);
     if (moe_layers > 0) {  // a MoE layer's unit gathers its routed experts too (block units only)
+      const double gathered = gathered_layer_bytes(training, sharding.gather_bytes_per_param);
       mem.other_bytes += moe_layer_expert_parameters_per_gpu(model, parallelism.ep, parallelism.etp) *
-                         ((1.0 + sharding.prefetch_depth) * gathered_layer_bytes(training, sharding.gather_bytes_per_param) +
-                          sharding.expert_reduce_bytes_per_param);
+                         ((1.0 + sharding.prefetch_depth) * gathered + sharding.expert_reduce_bytes_per_param);
     }
   }
 

@@ -155,8 +155,9 @@ constexpr std::array kSets{
         .expert_bias_eager = {false, "Transformer Engine's GroupedLinear hands the experts' biases to its grouped GEMM "
                                      "(general_grouped_gemm's bias, a cuBLAS epilogue)"},
         .moe_blocks_reduce_fp32 = {false, kOneReducePolicy},
-        .tp_overlap_reduces_on_stream = {false, "Transformer Engine's userbuffers reduce-scatter sums the GEMM chunks' partial outputs in its own "
-                                                "communication kernels (ub_overlap_rs)"},
+        .tp_overlap_reduces_on_stream = {false,
+                                         "Transformer Engine's userbuffers reduce-scatter sums the GEMM chunks' partial "
+                                         "outputs in its own communication kernels (ub_overlap_rs)"},
     },
     FrameworkParameters{
         .framework = Framework::megatron_lm,
