@@ -91,8 +91,8 @@ double end_parameters_per_gpu(const TransformerSpec& model, const ParallelismSpe
 // unsharded gradient before its reduce-scatter. A unit is a transformer block (FSDP,
 // Megatron-FSDP) or one parameter tensor (DeepSpeed ZeRO-3 of 2021, which prefetches a tensor only
 // while fewer than its live limit of parameters are gathered).
-double zero3_buffer_bytes(const TransformerSpec& model, const ParallelismSpec& p, const TrainingSpec& t) {
-  const ShardingParameters s = sharding_as_run(model, p, t);
+double zero3_buffer_bytes(const TransformerSpec& model, const ParallelismSpec& p, const TrainingSpec& t,
+                          const ShardingParameters& s) {
   const double gather_bytes = gathered_layer_bytes(t, s.gather_bytes_per_param);
   double unit = layer_parameters_per_gpu(model, p.tp);
   double gathered_units = 1.0 + s.prefetch_depth;
@@ -323,7 +323,7 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     // The 16-bit gradient of the unit a backward is producing, before it is added into the buffer.
     mem.other_bytes += layer_parameters_per_gpu(model, parallelism.tp) * sharding.gather_bytes_per_param;
   } else if (parallelism.zero >= 3 && !once_a_step) {
-    mem.other_bytes += zero3_buffer_bytes(model, parallelism, training);
+    mem.other_bytes += zero3_buffer_bytes(model, parallelism, training, sharding);
     if (moe_layers > 0) {  // a MoE layer's unit gathers its routed experts too (block units only)
       const double gathered = gathered_layer_bytes(training, sharding.gather_bytes_per_param);
       mem.other_bytes += moe_layer_expert_parameters_per_gpu(model, parallelism.ep, parallelism.etp) *

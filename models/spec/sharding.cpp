@@ -15,7 +15,6 @@ constexpr std::array kParameterSets{
         .reshard_after_forward = true,
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 4,
-        .expert_reduce_bytes_per_param = 4,
         .shard_bytes_per_param = 4,
         .optimizer_steps_shard = true,
         .gather_staging_passes = 2,
@@ -45,7 +44,6 @@ constexpr std::array kParameterSets{
         .reshard_after_forward = true,
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 2,
-        .expert_reduce_bytes_per_param = 2,
         .shard_bytes_per_param = 4,
         .optimizer_steps_shard = true,
         .source = "PyTorch FullyShardedDataParallel docs: FULL_SHARD, transformer_auto_wrap_policy per block, "
@@ -60,7 +58,6 @@ constexpr std::array kParameterSets{
         .reshard_after_forward = true,
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 4,
-        .expert_reduce_bytes_per_param = 4,
         .shard_bytes_per_param = 2,
         .source = "Megatron-LM megatron/core/distributed/fsdp (Megatron-FSDP): one bucket per transformer layer, "
                   "strategy optim_grads_params (parameters resharded: a bf16 shard, beside the distributed "
@@ -76,7 +73,6 @@ constexpr std::array kParameterSets{
         .reshard_after_forward = true,
         .gather_bytes_per_param = 2,
         .reduce_bytes_per_param = 2,
-        .expert_reduce_bytes_per_param = 2,
         .shard_bytes_per_param = 2,
         .persistence_threshold_params = 1e5,
         .recompute_reuse_distance_params = 1e9,
@@ -103,22 +99,22 @@ constexpr std::array kParameterSets{
                   "reduce-scatter copies the gradient into the flat buffer (a read and a write)"},
 };
 
-}  // namespace
-
-const ShardingParameters& sharding_parameters(ShardingFramework framework) {
+const ShardingParameters& table_entry(ShardingFramework framework) {
   for (const auto& set : kParameterSets)
     if (set.framework == framework) return set;
   throw std::logic_error("no parameter set for this sharding framework");
 }
 
+}  // namespace
+
 ShardingParameters sharding_parameters(ShardingFramework framework, bool bf16_params) {
-  ShardingParameters s = sharding_parameters(framework);
+  ShardingParameters s = table_entry(framework);
   if (bf16_params) {
     s.shard_bytes_per_param = 2;
     s.reduce_bytes_per_param = 2;
-    s.expert_reduce_bytes_per_param = 2;
     s.optimizer_steps_shard = true;
   }
+  s.expert_reduce_bytes_per_param = s.reduce_bytes_per_param;
   return s;
 }
 

@@ -54,8 +54,9 @@ struct ShardingParameters {
   bool reshard_after_forward = true;  // gather again before the backward
   double gather_bytes_per_param = 2;  // gathered parameters (16-bit)
   double reduce_bytes_per_param = 2;  // reduced gradients
-  // A MoE model's routed experts' reduced gradients, where the framework shards the experts apart
-  // from their block under a policy of their own (framework.hpp, moe_blocks_reduce_fp32).
+  // A MoE model's routed experts' reduced gradients: reduce_bytes_per_param, as sharding_parameters
+  // resolves it, unless the framework shards the experts apart from their block under a policy of
+  // their own (framework.hpp, sharding_as_run).
   double expert_reduce_bytes_per_param = 2;
   // The parameter shard a rank keeps between steps: 4 for an fp32 shard, 2 for a 16-bit one.
   double shard_bytes_per_param = 2;
@@ -92,10 +93,7 @@ constexpr bool gathers_once_a_step(const ShardingParameters& s, int zero, std::i
   return zero >= 3 && pp > 1 && s.pipeline_gathers_once;
 }
 
-/// The parameter set of `framework`.
-const ShardingParameters& sharding_parameters(ShardingFramework framework);
-
-/// The parameter set of `framework` as a model of bf16 parameters runs it (training.bf16_params):
+/// The parameter set of `framework`, and as a model of bf16 parameters runs it (training.bf16_params):
 /// the shard is the bf16 parameters themselves, which the optimizer steps, and its gradients are
 /// bf16 and reduced so (FSDP2's reduce dtype defaults to the parameters' dtype; NeMo Automodel's
 /// FSDP2Manager sets bfloat16 anyway; its MoE parallelizer does not: framework.hpp, sharding_as_run).
