@@ -152,11 +152,13 @@ Field from_framework(Field field, Access access, models::FrameworkChoice<T> mode
 // fused) may change, so it is derived after training.elementwise.
 Field cross_entropy_field() {
   Field field = enumeration("cross_entropy", member(training, &models::TrainingSpec::cross_entropy),
-                            std::array<std::string_view, 2>{"fused", "eager"},
-                            "the loss over the logits: fused (one kernel each way, the softmax kept once and its "
-                            "gradient written in place: Megatron's vocab-parallel cross-entropy, flash-attn's, a "
-                            "compiled loss) or eager (PyTorch's log_softmax and nll_loss op by op: three copies of "
-                            "the logits at the loss's precision in the backward, and about twice the traffic)");
+                            std::array<std::string_view, 3>{"fused", "inplace", "eager"},
+                            "the loss over the logits: fused (a few fused kernels each way, the softmax kept once "
+                            "and its gradient written in place: Megatron-Core's --cross-entropy-loss-fusion, "
+                            "flash-attn's, a compiled loss), inplace (Megatron's vocab-parallel cross-entropy op by "
+                            "op: shift, exp and normalise each read and write the fp32 logits, about twice fused's "
+                            "traffic) or eager (PyTorch's log_softmax and nll_loss op by op: three copies of the "
+                            "logits at the loss's precision in the backward)");
   field.default_kind = DefaultKind::derived;
   field.derived_from = "training.framework's parameter set and training.elementwise";
   field.rederived_when = {"/training/framework", "/training/elementwise"};

@@ -481,11 +481,14 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   }
   t.fp32_loss = family.fp32_loss ? family.fp32_loss->value : set.fp32_loss.value;
   if (family.fp32_loss) assumed.emplace_back(family.fp32_loss->reason);
-  t.cross_entropy = family.cross_entropy ? family.cross_entropy->value : models::framework_cross_entropy(set, t.elementwise);
-  if (family.cross_entropy) {
-    assumed.emplace_back(family.cross_entropy->reason);
-  } else if (t.cross_entropy == models::CrossEntropyKernel::eager) {
-    assumed.push_back(fmt::format("cross_entropy=eager: {}", set.cross_entropy.source));
+  const auto family_loss = cross_entropy_for_model(family, row.model);
+  t.cross_entropy = family_loss ? family_loss->value : models::framework_cross_entropy(set, t.elementwise);
+  if (family_loss) {
+    assumed.emplace_back(family_loss->reason);
+  } else if (t.cross_entropy != models::CrossEntropyKernel::fused) {
+    assumed.push_back(fmt::format("cross_entropy={}: {}",
+                                  t.cross_entropy == models::CrossEntropyKernel::eager ? "eager" : "inplace",
+                                  set.cross_entropy.source));
   }
   t.bf16_params = set.bf16_params.value;
   if (t.bf16_params) {

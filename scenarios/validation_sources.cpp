@@ -30,6 +30,28 @@ constexpr FamilyDefault<double> megatron_dropout{
          "papers do not state it, the authors' SC21 launch scripts, Megatron-LM examples/sc21/CONFIG.sh, leave "
          "both unset; Korthikanti's 34 s b h counts the masks)"};
 constexpr FamilyDefault<double> no_dropout{0.0, ""};
+constexpr FamilyDefault<models::CrossEntropyKernel> nemo_fused_loss_yaml{
+    models::CrossEntropyKernel::fused,
+    "cross_entropy=fused: the submission's conf/custom.yaml sets model.cross_entropy_loss_fusion "
+    "(CROSS_ENTROPY_LOSS_FUSION, default True): Megatron-Core's fused vocab-parallel cross-entropy"};
+// NeMo-Framework-Launcher's per-model files as of NeMo 24.07: the Llama and Nemotron-4 (4-22B)
+// configurations set cross_entropy_loss_fusion true from 2024-06-17 ("llama3 perf optimizations"
+// 43844fe4, "Nemotron perf optimizations" dceaaf93); the GPT-3 and Nemotron-4 340B files leave
+// Megatron-Core's default, off.
+constexpr std::array<ModelChoice<models::CrossEntropyKernel>, 3> nemo_launcher_loss_by_model{{
+    {"nemotron-340b",
+     {models::CrossEntropyKernel::inplace,
+      "cross_entropy=inplace: NeMo-Framework-Launcher's conf/training/nemotron/nemotron_340b.yaml (July 2024) "
+      "leaves cross_entropy_loss_fusion at Megatron-Core's default, off"}},
+    {"nemotron",
+     {models::CrossEntropyKernel::fused,
+      "cross_entropy=fused: NeMo-Framework-Launcher's conf/training/nemotron/nemotron_{4,8,15,22}b.yaml set "
+      "cross_entropy_loss_fusion true (dceaaf93, 2024-06-17)"}},
+    {"llama",
+     {models::CrossEntropyKernel::fused,
+      "cross_entropy=fused: NeMo-Framework-Launcher's conf/training/llama/*.yaml set cross_entropy_loss_fusion "
+      "true (43844fe4, 2024-06-17)"}},
+}};
 constexpr FamilyDefault<double> mlperf_dropout{
     0.0, "dropout=0: the MLPerf GPT-3 175B configuration sets hidden_dropout and attention_dropout 0.0 "
          "(NeMo-Framework-Launcher conf/training/gpt3/175b_mlperf.yaml)"};
@@ -68,7 +90,8 @@ constexpr SourceFamily mlperf_4_1{
                   "framework=megatron-core: NVIDIA's submission runs NeMo on Megatron-Core with Transformer Engine"},
     .fp8_recipe = te_delayed,
     .dropout = mlperf_dropout,
-    .grad_dtype = nemo_bf16_grads};
+    .grad_dtype = nemo_bf16_grads,
+    .cross_entropy = nemo_fused_loss_yaml};
 constexpr SourceFamily mlperf_5_0{
     .name = "MLPerf 5.0",
     .needle = "mlcommons/training_results_v5.0",
@@ -90,7 +113,8 @@ constexpr SourceFamily mlperf_5_0{
     .dropout = no_dropout,
     .grad_dtype = FamilyDefault<models::GradDtype>{models::GradDtype::bf16,
                                                    "grad_dtype=bf16: the submission's pretrain.py builds its DDP and "
-                                                   "optimizer configs with grad_reduce_in_fp32=False"}};
+                                                   "optimizer configs with grad_reduce_in_fp32=False"},
+    .cross_entropy = nemo_fused_loss_yaml};
 
 /// A later release of a source whose runs keep its settings: the same defaults under its own name,
 /// so that each release's error is reported apart.
@@ -120,13 +144,18 @@ constexpr SourceFamily mlperf_5_1 = with_choice(
 constexpr SourceFamily mlperf_5_1_nebius =
     renamed(mlperf_5_0, "MLPerf 5.1 Nebius", "mlcommons/training_results_v5.1 Nebius/");
 
-// v3.1 ran the same settings on an older Transformer Engine.
+// v3.1 ran the same settings on an older Transformer Engine, and on a Megatron-Core from before its
+// fused cross-entropy.
 constexpr SourceFamily mlperf_3_1 = with_choice(
-    renamed(mlperf_4_1, "MLPerf 3.1", "mlcommons/training_results_v3.1"), &SourceFamily::attention,
-    {models::AttentionKernel::flash2,
-     "attention=flash2: the submission's Dockerfile installs flash-attn 2.0.8 and Transformer Engine at 09ba842, "
-     "whose DotProductAttention tries flash-attn before cuDNN's fused attention (TE 1.2 first preferred cuDNN on "
-     "sm90)"});
+    with_choice(renamed(mlperf_4_1, "MLPerf 3.1", "mlcommons/training_results_v3.1"), &SourceFamily::attention,
+                {models::AttentionKernel::flash2,
+                 "attention=flash2: the submission's Dockerfile installs flash-attn 2.0.8 and Transformer Engine at "
+                 "09ba842, whose DotProductAttention tries flash-attn before cuDNN's fused attention (TE 1.2 first "
+                 "preferred cuDNN on sm90)"}),
+    &SourceFamily::cross_entropy,
+    {models::CrossEntropyKernel::inplace,
+     "cross_entropy=inplace: the 2023 submission's Megatron-Core predates its fused cross-entropy "
+     "(core/fusions/fused_cross_entropy.py, added 2024-06-14) and its conf/custom.yaml has no such key"});
 
 // torchtitan's benchmarks: FSDP2 with its selective op-level checkpointing, its defaults unless a
 // row says otherwise.
@@ -266,7 +295,11 @@ constexpr std::array families{
                        "fp8_recipe=current: NeMo 25.04's performance summary states per-tensor FP8 with scaling factors "
                        "computed in the current step (docs.nvidia.com/nemo-framework, performance summary, NeMo 25.04), "
                        "taken for the same container's long-sequence runs"},
-        .dropout = no_dropout},
+        .dropout = no_dropout,
+        .cross_entropy = FamilyDefault<models::CrossEntropyKernel>{
+            models::CrossEntropyKernel::fused,
+            "cross_entropy=fused: NeMo 2.0's GPTConfig, which its Llama 3 configuration inherits, sets "
+            "cross_entropy_loss_fusion True (nemo/collections/llm/gpt/model/base.py, since 2024-09-05)"}},
     SourceFamily{.name = "NeMo long-seq 2024",
                  .needle = "performance_long_sequence",
                  .tflops_count = model_flops,
@@ -279,7 +312,8 @@ constexpr std::array families{
                        "framework=megatron-core: NeMo runs Megatron-Core with Transformer Engine"},
         .attention = nemo_launcher_flash2,
         .fp8_recipe = te_delayed,
-        .dropout = no_dropout},
+        .dropout = no_dropout,
+        .cross_entropy_by_model = nemo_launcher_loss_by_model},
     SourceFamily{.name = "NeMo 24.07",
                  .needle = "performance_summary.md",
                  .tflops_count = model_flops,
@@ -295,7 +329,8 @@ constexpr std::array families{
         .dropout = {0.1, "dropout=0.1: NeMo's GPT-3 configurations set hidden_dropout 0.1 and keep "
                          "attention_dropout's default 0.1 (NeMo-Framework-Launcher "
                          "conf/training/gpt3/20b_fp8_performance.yaml)"},
-        .grad_dtype = nemo_bf16_grads},
+        .grad_dtype = nemo_bf16_grads,
+        .cross_entropy_by_model = nemo_launcher_loss_by_model},
     mlperf_5_0,
     mlperf_5_1_nebius,  // before mlperf_5_1, whose needle also matches its rows
     mlperf_5_1,
@@ -388,6 +423,16 @@ FamilyDefault<double> dropout_for_model(const SourceFamily& family, std::string_
   }
   if (has(notes, "mlcommons") || has(notes, "mlperf")) return mlperf_dropout;
   return family.dropout;
+}
+
+std::optional<FamilyDefault<models::CrossEntropyKernel>> cross_entropy_for_model(const SourceFamily& family,
+                                                                                std::string_view model_name) {
+  std::string lowered(model_name);
+  for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& entry : family.cross_entropy_by_model) {
+    if (lowered.find(entry.model_needle) != std::string::npos) return entry.choice;
+  }
+  return family.cross_entropy;
 }
 
 const SourceFamily& source_family(std::string_view source) {

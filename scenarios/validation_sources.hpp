@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "models/spec/framework.hpp"
@@ -27,6 +28,13 @@ template <class T>
 struct FamilyDefault {
   T value{};
   std::string_view reason{};
+};
+
+/// A family's setting for the rows of one model, matched by a lowercase needle in the model's name.
+template <class T>
+struct ModelChoice {
+  std::string_view model_needle;
+  FamilyDefault<T> choice;
 };
 
 /// Sequence parallelism when a row leaves `sp` empty.
@@ -95,6 +103,10 @@ struct SourceFamily {
   // The loss's kernel (training.cross_entropy), where not what the framework's current release
   // runs with the row's elementwise kernels.
   std::optional<FamilyDefault<models::CrossEntropyKernel>> cross_entropy{};
+  // The loss's kernel of the rows whose model's own configuration sets it apart from the family's
+  // (a launcher's file per model): the first entry whose needle the model's name contains
+  // (lowercase) wins.
+  std::span<const ModelChoice<models::CrossEntropyKernel>> cross_entropy_by_model{};
   // Pipelined rows: how the framework split the layers over the model chunks.
   FamilyDefault<PipelineSplit> pipeline_split{PipelineSplit::even, ""};
 };
@@ -102,6 +114,11 @@ struct SourceFamily {
 /// The dropout of a row's model: none for Llama and Nemotron models, MLPerf's for a row whose notes
 /// name an MLPerf configuration, else the family's.
 FamilyDefault<double> dropout_for_model(const SourceFamily& family, std::string_view model, std::string_view notes);
+
+/// The loss's kernel of a row: its model's entry in the family's cross_entropy_by_model, else the
+/// family's, else none (the framework's parameter set decides).
+std::optional<FamilyDefault<models::CrossEntropyKernel>> cross_entropy_for_model(const SourceFamily& family,
+                                                                                std::string_view model_name);
 
 /// The family whose needle occurs first in the table's order in `source`; "other" if none does.
 const SourceFamily& source_family(std::string_view source);

@@ -305,9 +305,10 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
                            "fp32 main parameters");
   if (!t.fp32_loss)
     launch.notes.push_back("training.fp32_loss false has no Megatron-LM flag: its cross-entropy upcasts the logits to fp32");
+  if (t.cross_entropy == models::CrossEntropyKernel::fused) f.add("--cross-entropy-loss-fusion");
   if (t.cross_entropy == models::CrossEntropyKernel::eager)
-    launch.notes.push_back("training.cross_entropy eager has no Megatron-LM flag: its vocab-parallel cross-entropy is "
-                           "fused (the softmax kept once, the gradient written in place)");
+    launch.notes.push_back("training.cross_entropy eager has no Megatron-LM flag: its vocab-parallel cross-entropy "
+                           "works in place (inplace), or fused under --cross-entropy-loss-fusion");
   f.add("--attention-backend", std::string(attention_backend(t.attention)));
   if (t.cuda_graphs) f.add("--cuda-graph-impl", "local");
 

@@ -246,7 +246,10 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
   if (!t.fp32_loss)
     notes.push_back("training.fp32_loss false has no Megatron-Bridge setting: Megatron-Core's cross-entropy upcasts to fp32");
   if (t.cross_entropy == models::CrossEntropyKernel::eager)
-    notes.push_back("training.cross_entropy eager has no Megatron-Bridge setting: Megatron-Core's cross-entropy is fused");
+    notes.push_back("training.cross_entropy eager has no Megatron-Bridge setting: Megatron-Core's cross-entropy works in "
+                    "place (inplace), or fused with model.cross_entropy_loss_fusion");
+  else
+    set("model.cross_entropy_loss_fusion", boolean(t.cross_entropy == models::CrossEntropyKernel::fused));
   return o;
 }
 

@@ -501,7 +501,7 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
                                                           t.elementwise))
     m.notes.push_back(fmt::format("training.cross_entropy {} has no torchtitan setting: its loss is compiled with the "
                                   "model, so it is {} with compile {} (components/loss.py)",
-                                  t.cross_entropy == models::CrossEntropyKernel::eager ? "eager" : "fused",
+                                  models::cross_entropy_name(t.cross_entropy),
                                   t.elementwise == models::ElementwiseKernels::fused ? "fused" : "eager",
                                   t.elementwise == models::ElementwiseKernels::fused ? "on" : "off"));
   if (auto v = models::layout_violation(model, p, t, cluster))

@@ -481,6 +481,8 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
   t.grad_accumulation = r.has("--no-gradient-accumulation-fusion") && p.zero < 2 ? models::GradAccumulation::main_grad_add
                                                                                  : models::GradAccumulation::fused;
   t.grad_bucket_params = r.integer("--ddp-bucket-size", 0);
+  t.cross_entropy = r.has("--cross-entropy-loss-fusion") ? models::CrossEntropyKernel::fused
+                                                          : models::CrossEntropyKernel::inplace;
   const std::string graphs = r.value("--cuda-graph-impl");
   t.cuda_graphs = (!graphs.empty() && graphs != "none") || r.has("--enable-cuda-graph") || r.has("--external-cuda-graph");
   const std::string backend = r.value("--attention-backend");

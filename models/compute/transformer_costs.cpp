@@ -787,14 +787,31 @@ HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parall
   costs.output_forward.push_back(in_bf16(gemm_forward("logits", head, d.tokens, d.vocab, d.hidden)));
   const double loss_bytes = training.fp32_loss ? 4.0 : kActivationBytes;
   if (training.cross_entropy == CrossEntropyKernel::fused) {
-    // Read the bf16 logits, then about 3.5 passes over the softmax's copy (max, exp, sum,
-    // normalise), as Megatron-LM's vocab-parallel cross-entropy does: 4 bytes an element after the
-    // fp32 upcast, 2 without it. Its backward reads the softmax and writes the bf16 gradient.
+    // Read the bf16 logits, then about 3.5 passes over the softmax's copy (the upcast fused with
+    // the max, shift-exp-sum in one, the normalisation), as Megatron-Core's fused vocab-parallel
+    // cross-entropy runs them (fusions/fused_cross_entropy.py, each step one jit-fused kernel): 4
+    // bytes an element after the fp32 upcast, 2 without it. Its backward reads the softmax and
+    // writes the bf16 gradient.
     costs.output_forward.push_back({.name = "cross_entropy", .kind = OpKind::elementwise,
                                     .flops = 5.0 * logits, .bytes = logits * (2.0 + loss_bytes * 3.5),
                                     .kernels = 4});
     costs.output_backward.push_back({.name = "cross_entropy_bwd", .kind = OpKind::elementwise,
                                      .flops = 2.0 * logits, .bytes = logits * (loss_bytes + 2.0)});
+  } else if (training.cross_entropy == CrossEntropyKernel::inplace) {
+    // Megatron's vocab-parallel cross-entropy op by op (core/tensor_parallel/cross_entropy.py):
+    // the upcast copy (2 read + 4 written), the row max (1 read), the shift, exp and division in
+    // place (a read and a write each) and the row sum (1 read): 8 passes at the loss's precision.
+    // About a dozen small kernels on the tokens (target mask, gather of the target logit, log)
+    // come beside the six large ones. Backward: the target's update (small), the multiply by the
+    // loss gradient in place (a read and a write) and the upcast's backward cast to bf16 (4 read +
+    // 2 written).
+    const double upcast = training.fp32_loss ? 2.0 + 4.0 : 0.0;
+    costs.output_forward.push_back({.name = "cross_entropy", .kind = OpKind::elementwise,
+                                    .flops = 5.0 * logits, .bytes = logits * (upcast + 8.0 * loss_bytes),
+                                    .kernels = 18});
+    costs.output_backward.push_back({.name = "cross_entropy_bwd", .kind = OpKind::elementwise,
+                                     .flops = 2.0 * logits, .bytes = logits * (2.0 * loss_bytes + upcast),
+                                     .kernels = 5});
   } else {
     // PyTorch op by op (aten/src/ATen/native/cuda/SoftMax.cu): the upcast copy (2 read + 4 written),
     // log_softmax's three passes (max, sum of exp, then the output: 3 reads and a write), nll_loss

@@ -50,9 +50,13 @@ constexpr std::string_view kTeDelayedScaling = "Transformer Engine's DelayedScal
 constexpr std::string_view kMegatronFp32Loss =
     "Megatron-Core's vocab-parallel cross-entropy upcasts the logits (tensor_parallel/cross_entropy.py, "
     "calculate_logits_max: vocab_parallel_logits.float())";
-constexpr std::string_view kMegatronFusedCrossEntropy =
-    "Megatron-Core's vocab-parallel cross-entropy (tensor_parallel/cross_entropy.py): exp of the fp32 logits "
-    "in place, divided in place and saved as the softmax, whose buffer the backward turns into the gradient";
+constexpr std::string_view kMegatronCrossEntropy =
+    "Megatron's vocab-parallel cross-entropy op by op (core/tensor_parallel/cross_entropy.py): the fp32 logits "
+    "shifted, exponentiated and divided in place and saved as the softmax, whose buffer the backward turns into "
+    "the gradient; the jit-fused variant only under --cross-entropy-loss-fusion, off by default "
+    "(ModelParallelConfig.cross_entropy_loss_fusion = False)";
+constexpr std::string_view kMegatronNoCompile =
+    "Megatron fuses its elementwise kernels by hand, without torch.compile: the loss keeps its own kernel";
 constexpr std::string_view kAlreadyFused = "its cross-entropy is one fused kernel either way";
 constexpr std::string_view kMegatronMainParams =
     "Megatron's mixed-precision optimizers keep fp32 main parameters beside the bf16 model "
@@ -141,8 +145,8 @@ constexpr std::array kSets{
         .fp8_recipe = {Fp8Recipe::delayed, kTeDelayedScaling},
         .selective_recompute = {Recompute::selective, kMegatronSelective},
         .fp32_loss = {true, kMegatronFp32Loss},
-        .cross_entropy = {CrossEntropyKernel::fused, kMegatronFusedCrossEntropy},
-        .compile_fuses_loss = {true, kAlreadyFused},
+        .cross_entropy = {CrossEntropyKernel::inplace, kMegatronCrossEntropy},
+        .compile_fuses_loss = {false, kMegatronNoCompile},
         .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
@@ -172,8 +176,8 @@ constexpr std::array kSets{
         .fp8_recipe = {Fp8Recipe::delayed, kTeDelayedScaling},
         .selective_recompute = {Recompute::selective, kMegatronSelective},
         .fp32_loss = {true, kMegatronFp32Loss},
-        .cross_entropy = {CrossEntropyKernel::fused, kMegatronFusedCrossEntropy},
-        .compile_fuses_loss = {true, kAlreadyFused},
+        .cross_entropy = {CrossEntropyKernel::inplace, kMegatronCrossEntropy},
+        .compile_fuses_loss = {false, kMegatronNoCompile},
         .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
@@ -207,10 +211,10 @@ constexpr std::array kSets{
         .fp8_recipe = {Fp8Recipe::delayed, "Transformer Engine's DelayedScaling, where its layers are used"},
         .selective_recompute = {Recompute::selective, kMegatronSelective},
         .fp32_loss = {true, "Megatron-DeepSpeed runs Megatron's vocab-parallel cross-entropy, which upcasts to fp32"},
-        .cross_entropy = {CrossEntropyKernel::fused, "Megatron-DeepSpeed runs Megatron's vocab-parallel cross-entropy "
-                                                     "(megatron/core/tensor_parallel/cross_entropy.py): the softmax "
-                                                     "computed and kept in place, its gradient written over it"},
-        .compile_fuses_loss = {true, kAlreadyFused},
+        .cross_entropy = {CrossEntropyKernel::inplace,
+                          "Megatron-DeepSpeed runs Megatron's vocab-parallel cross-entropy op by op (megatron/mpu/"
+                          "cross_entropy.py): the fp32 softmax computed and kept in place, its gradient written over it"},
+        .compile_fuses_loss = {false, kMegatronNoCompile},
         .bf16_params = {false, "DeepSpeed's BF16_Optimizer keeps fp32 master weights (runtime/bf16_optimizer.py)"},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},

@@ -95,12 +95,18 @@ constexpr std::string_view attention_kernel_name(AttentionKernel k) {
 /// PyTorch without torch.compile, as torchtitan runs by default: one kernel per op, fp32 upcasts
 /// in RMSNorm and RoPE, separate SiLU and multiply).
 enum class ElementwiseKernels { fused, eager };
-/// The cross-entropy over the logits: `fused` (one kernel each way that keeps the softmax once and
-/// writes the gradient in its place: Megatron-Core's vocab-parallel cross-entropy, flash-attn's
-/// CrossEntropyLoss, a torch.compile'd loss) or `eager` (PyTorch's log_softmax and nll_loss op by
-/// op: the log-probabilities saved, and in the backward nll_loss's dense gradient and
-/// log_softmax's gradient beside them, three copies of the logits at the loss's precision).
-enum class CrossEntropyKernel { fused, eager };
+/// The cross-entropy over the logits: `fused` (a few fused kernels each way that keep the softmax
+/// once and write the gradient in its place: Megatron-Core's --cross-entropy-loss-fusion,
+/// flash-attn's CrossEntropyLoss, a torch.compile'd loss), `inplace` (Megatron's vocab-parallel
+/// cross-entropy op by op: the fp32 copy of the logits max-reduced, then shifted, exponentiated and
+/// normalised in place, each a pass that reads and writes it; the softmax kept and turned into the
+/// gradient in place) or `eager` (PyTorch's log_softmax and nll_loss op by op: the
+/// log-probabilities saved, and in the backward nll_loss's dense gradient and log_softmax's
+/// gradient beside them, three copies of the logits at the loss's precision).
+enum class CrossEntropyKernel { fused, inplace, eager };
+constexpr std::string_view cross_entropy_name(CrossEntropyKernel k) {
+  return k == CrossEntropyKernel::fused ? "fused" : k == CrossEntropyKernel::inplace ? "inplace" : "eager";
+}
 /// The dtype of the gradient buffer the backward accumulates into and the data-parallel reduction
 /// reads (ZeRO 0-2; ZeRO-3 takes its framework's reduce dtype): `fp32` (Megatron-LM's default
 /// main_grad buffer) or `bf16` (NeMo's performance configs: optim.grad_sync_dtype bf16).
@@ -256,7 +262,7 @@ struct TrainingSpec {
   // (Megatron-Core's vocab-parallel cross-entropy, torchtitan's loss); false keeps them in bf16
   // (NeMo Automodel's MaskedCrossEntropy(fp32_upcast=False)).
   bool fp32_loss = true;
-  CrossEntropyKernel cross_entropy = CrossEntropyKernel::fused;
+  CrossEntropyKernel cross_entropy = CrossEntropyKernel::inplace;  // megatron-core's
   // The model's parameters are bf16 and Adam keeps its moments in their dtype: no fp32 master copy
   // anywhere (a model cast to bf16 before training, as NeMo Automodel's benchmark recipes do);
   // false is mixed precision, fp32 master weights and moments beside the bf16 weights.

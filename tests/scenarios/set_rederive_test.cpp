@@ -111,9 +111,9 @@ TEST_CASE("--set of training.elementwise or framework derives the loss's kernel 
         models::CrossEntropyKernel::fused);
   CHECK(load_scenario_text(printed, "s.json", {"training.elementwise=fused", "training.cross_entropy=eager"})
             .training.cross_entropy == models::CrossEntropyKernel::eager);
-  // Megatron-Core's loss is fused whatever its elementwise kernels.
+  // Megatron-Core's loss works in place whatever its elementwise kernels.
   CHECK(load_scenario_text(printed, "s.json", {"training.framework=megatron-core"}).training.cross_entropy ==
-        models::CrossEntropyKernel::fused);
+        models::CrossEntropyKernel::inplace);
   // Another --set leaves the written kernel alone.
   CHECK(load_scenario_text(printed, "s.json", {"training.seq_len=2048"}).training.cross_entropy ==
         models::CrossEntropyKernel::eager);

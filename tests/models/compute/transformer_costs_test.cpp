@@ -322,7 +322,7 @@ TEST_CASE("transformer costs: the cross-entropy's passes are 4 bytes an element 
   // 8192 x 32064 logits a rank: forward reads the bf16 logits (2 B) and makes 3.5 passes over the
   // softmax's copy; backward reads that copy and writes the bf16 gradient.
   const double logits = 8192.0 * 32064.0;
-  const TrainingSpec fp32{.seq_len = 4096, .micro_batch = 2};
+  const TrainingSpec fp32{.seq_len = 4096, .micro_batch = 2, .cross_entropy = CrossEntropyKernel::fused};
   TrainingSpec bf16 = fp32;
   bf16.fp32_loss = false;
   const HeadCosts upcast = head_costs(test::llama3_8b(), {.tp = 4}, fp32);
@@ -331,6 +331,27 @@ TEST_CASE("transformer costs: the cross-entropy's passes are 4 bytes an element 
   CHECK(find(kept.output_forward, "cross_entropy").bytes == doctest::Approx(logits * (2.0 + 3.5 * 2.0)));
   CHECK(find(upcast.output_backward, "cross_entropy_bwd").bytes == doctest::Approx(logits * 6.0));
   CHECK(find(kept.output_backward, "cross_entropy_bwd").bytes == doctest::Approx(logits * 4.0));
+}
+
+TEST_CASE("transformer costs: Megatron's in-place cross-entropy reads and writes the fp32 logits in each pass") {
+  // Counted from core/tensor_parallel/cross_entropy.py. Forward: .float() (2 B read, 4 written),
+  // the row max (4 read), then in place the shift, exp and division (4 read + 4 written each) and
+  // the row sum (4 read): 38 B an element. Backward: the gradient multiplied in place (4 + 4) and
+  // cast back to bf16 by the upcast's backward (4 read + 2 written): 14 B. Without the upcast the
+  // eight passes are over 2 B and there is no cast: 16 and 4 B.
+  const double logits = 8192.0 * 32064.0;
+  const TrainingSpec fp32{.seq_len = 4096, .micro_batch = 2, .cross_entropy = CrossEntropyKernel::inplace};
+  TrainingSpec bf16 = fp32;
+  bf16.fp32_loss = false;
+  const HeadCosts upcast = head_costs(test::llama3_8b(), {.tp = 4}, fp32);
+  const HeadCosts kept = head_costs(test::llama3_8b(), {.tp = 4}, bf16);
+  CHECK(find(upcast.output_forward, "cross_entropy").bytes == doctest::Approx(logits * 38.0));
+  CHECK(find(upcast.output_backward, "cross_entropy_bwd").bytes == doctest::Approx(logits * 14.0));
+  CHECK(find(kept.output_forward, "cross_entropy").bytes == doctest::Approx(logits * 16.0));
+  CHECK(find(kept.output_backward, "cross_entropy_bwd").bytes == doctest::Approx(logits * 4.0));
+  // Six passes over the logits and a dozen small kernels on the tokens; five kernels back.
+  CHECK(find(upcast.output_forward, "cross_entropy").kernels == 18);
+  CHECK(find(upcast.output_backward, "cross_entropy_bwd").kernels == 5);
 }
 
 TEST_CASE("transformer costs: an eager cross-entropy runs PyTorch's passes one op at a time") {

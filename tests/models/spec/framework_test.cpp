@@ -47,14 +47,19 @@ TEST_CASE("frameworks: NeMo Automodel trains a bf16 model with Transformer Engin
   }
 }
 
-TEST_CASE("frameworks: the loss is fused in Megatron and llm-foundry, eager in torchtitan unless compiled") {
+TEST_CASE("frameworks: the loss works in place in Megatron, fused in llm-foundry, eager in torchtitan unless "
+          "compiled") {
   using enum CrossEntropyKernel;
-  for (const Framework f : {Framework::megatron_core, Framework::megatron_lm, Framework::megatron_deepspeed,
-                            Framework::llm_foundry}) {
+  // Megatron's vocab-parallel cross-entropy unless --cross-entropy-loss-fusion, whatever its
+  // elementwise kernels (Megatron fuses those by hand, not with torch.compile).
+  for (const Framework f : {Framework::megatron_core, Framework::megatron_lm, Framework::megatron_deepspeed}) {
     CAPTURE(framework_name(f));
-    CHECK(framework_cross_entropy(framework_parameters(f), ElementwiseKernels::eager) == fused);
-    CHECK(framework_cross_entropy(framework_parameters(f), ElementwiseKernels::fused) == fused);
+    CHECK(framework_cross_entropy(framework_parameters(f), ElementwiseKernels::eager) == inplace);
+    CHECK(framework_cross_entropy(framework_parameters(f), ElementwiseKernels::fused) == inplace);
   }
+  const FrameworkParameters& foundry = framework_parameters(Framework::llm_foundry);
+  CHECK(framework_cross_entropy(foundry, ElementwiseKernels::eager) == fused);
+  CHECK(framework_cross_entropy(foundry, ElementwiseKernels::fused) == fused);
   const FrameworkParameters& torchtitan = framework_parameters(Framework::torchtitan);
   CHECK(framework_cross_entropy(torchtitan, ElementwiseKernels::eager) == eager);
   CHECK(framework_cross_entropy(torchtitan, ElementwiseKernels::fused) == fused);  // torch.compile on
