@@ -486,9 +486,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   if (family_loss) {
     assumed.emplace_back(family_loss->reason);
   } else if (t.cross_entropy != models::CrossEntropyKernel::fused) {
-    assumed.push_back(fmt::format("cross_entropy={}: {}",
-                                  t.cross_entropy == models::CrossEntropyKernel::eager ? "eager" : "inplace",
-                                  set.cross_entropy.source));
+    assumed.push_back(
+        fmt::format("cross_entropy={}: {}", models::cross_entropy_name(t.cross_entropy), set.cross_entropy.source));
   }
   t.bf16_params = set.bf16_params.value;
   if (t.bf16_params) {

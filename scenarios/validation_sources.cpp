@@ -34,23 +34,23 @@ constexpr FamilyDefault<models::CrossEntropyKernel> nemo_fused_loss_yaml{
     models::CrossEntropyKernel::fused,
     "cross_entropy=fused: the submission's conf/custom.yaml sets model.cross_entropy_loss_fusion "
     "(CROSS_ENTROPY_LOSS_FUSION, default True): Megatron-Core's fused vocab-parallel cross-entropy"};
-// NeMo-Framework-Launcher's per-model files as of NeMo 24.07: the Llama and Nemotron-4 (4-22B)
-// configurations set cross_entropy_loss_fusion true from 2024-06-17 ("llama3 perf optimizations"
-// 43844fe4, "Nemotron perf optimizations" dceaaf93); the GPT-3 and Nemotron-4 340B files leave
-// Megatron-Core's default, off.
+// NeMo-Framework-Launcher's per-model files at its 24.07 tag (8325688d): the Llama 3 and Nemotron-4
+// 4-22B configurations set cross_entropy_loss_fusion true (from June 2024: 43844fe4, dceaaf93,
+// 9352b045); the Llama 2, GPT-3 and Nemotron-4 340B files leave Megatron-Core's default, off (the
+// Llama 2 files turned it on on 2024-08-02, fee1762f, after the release).
 constexpr std::array<ModelChoice<models::CrossEntropyKernel>, 3> nemo_launcher_loss_by_model{{
     {"nemotron-340b",
      {models::CrossEntropyKernel::inplace,
-      "cross_entropy=inplace: NeMo-Framework-Launcher's conf/training/nemotron/nemotron_340b.yaml (July 2024) "
-      "leaves cross_entropy_loss_fusion at Megatron-Core's default, off"}},
+      "cross_entropy=inplace: NeMo-Framework-Launcher 24.07's conf/training/nemotron/nemotron_340b.yaml leaves "
+      "cross_entropy_loss_fusion at Megatron-Core's default, off"}},
     {"nemotron",
      {models::CrossEntropyKernel::fused,
-      "cross_entropy=fused: NeMo-Framework-Launcher's conf/training/nemotron/nemotron_{4,8,15,22}b.yaml set "
-      "cross_entropy_loss_fusion true (dceaaf93, 2024-06-17)"}},
-    {"llama",
+      "cross_entropy=fused: NeMo-Framework-Launcher 24.07's conf/training/nemotron/nemotron_{4,8,15,22}b.yaml set "
+      "cross_entropy_loss_fusion true"}},
+    {"llama3",
      {models::CrossEntropyKernel::fused,
-      "cross_entropy=fused: NeMo-Framework-Launcher's conf/training/llama/*.yaml set cross_entropy_loss_fusion "
-      "true (43844fe4, 2024-06-17)"}},
+      "cross_entropy=fused: NeMo-Framework-Launcher 24.07's conf/training/llama/llama3_*.yaml set "
+      "cross_entropy_loss_fusion true"}},
 }};
 constexpr FamilyDefault<double> mlperf_dropout{
     0.0, "dropout=0: the MLPerf GPT-3 175B configuration sets hidden_dropout and attention_dropout 0.0 "
@@ -312,8 +312,7 @@ constexpr std::array families{
                        "framework=megatron-core: NeMo runs Megatron-Core with Transformer Engine"},
         .attention = nemo_launcher_flash2,
         .fp8_recipe = te_delayed,
-        .dropout = no_dropout,
-        .cross_entropy_by_model = nemo_launcher_loss_by_model},
+        .dropout = no_dropout},
     SourceFamily{.name = "NeMo 24.07",
                  .needle = "performance_summary.md",
                  .tflops_count = model_flops,
