@@ -572,6 +572,23 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     }
   }
 
+  // The family's own split of the layers over the chunks, where it differs from the even one.
+  if (p.pp > 1) {
+    const std::int64_t chunks = p.pp * p.vp;
+    const std::int64_t layers = s.model.layers;
+    std::vector<std::int64_t> split;
+    if (family.pipeline_split.value == PipelineSplit::first_chunks_larger) {
+      split.assign(static_cast<std::size_t>(chunks), layers / chunks);
+      for (std::int64_t c = 0; c < layers % chunks; ++c) ++split[static_cast<std::size_t>(c)];
+    } else if (family.pipeline_split.value == PipelineSplit::ends_take_a_layer && (layers + 2) % chunks == 0) {
+      split.assign(static_cast<std::size_t>(chunks), (layers + 2) / chunks);
+      --split.front();
+      --split.back();
+    }
+    if (!split.empty() && (layers < chunks || split != models::split_layers(layers, p.pp, p.vp)))
+      p.layers_per_chunk = split;
+  }
+
   if (unstated_interleaving) {
     if (!find_violation(s)) {
       assumed.emplace_back(family.unstated_vp.reason);
@@ -581,18 +598,10 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
                                     p.vp));
       p.vp = 1;
       t.schedule = models::Schedule::one_f_one_b;
+      p.layers_per_chunk.clear();
     }
   }
-
-  if (family.pipeline_split.value == PipelineSplit::first_chunks_larger && p.pp > 1) {
-    const std::int64_t chunks = p.pp * p.vp;
-    std::vector<std::int64_t> split(static_cast<std::size_t>(chunks), s.model.layers / chunks);
-    for (std::int64_t c = 0; c < s.model.layers % chunks; ++c) ++split[static_cast<std::size_t>(c)];
-    if (split != models::split_layers(s.model.layers, p.pp, p.vp)) {
-      p.layers_per_chunk = split;
-      assumed.emplace_back(family.pipeline_split.reason);
-    }
-  }
+  if (!p.layers_per_chunk.empty()) assumed.emplace_back(family.pipeline_split.reason);
 
   // The same rules as a loaded scenario, the layout rules among them.
   if (auto violation = find_violation(s)) {

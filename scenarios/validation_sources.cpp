@@ -271,6 +271,11 @@ constexpr std::array families{
                                    "with sequence parallelism"},
         .overlap_grad_reduce = overlapped,
         .seq_len = no_seq_len,
+        .unstated_vp = {8, "vp=8: the paper's section 3.3.2 takes one Transformer layer from the first and one from "
+                           "the last stage, so that 'the first model chunk on the first stage has only the "
+                           "embedding, and the last model chunk on the last stage has only output projection and "
+                           "loss calculation': 16 stages of 8 layer places (126 layers and the two ends), each "
+                           "chunk one place"},
         .framework = {Framework::megatron_core,
                        "framework=megatron-core assumed: Meta's training stack is not public; the paper "
                        "describes Megatron-style 4D parallelism with fused kernels, taken as Megatron-Core's "
@@ -280,7 +285,10 @@ constexpr std::array families{
             "cp_comm=all_gather: the paper's section 3.3.2 all-gathers K and V before the attention, 'the "
             "all-gather communication latency is exposed in the critical path' (Transformer Engine's all_gather "
             "context parallelism, exposed, follows it)"},
-        .dropout = no_dropout},
+        .dropout = no_dropout,
+        .pipeline_split = {PipelineSplit::ends_take_a_layer,
+                           "layers_per_chunk: 0, 1, ..., 1, 0: the embedding alone in the first chunk and the output "
+                           "layer and loss alone in the last (the paper's section 3.3.2)"}},
     SourceFamily{.name = "NeMo long-seq B200 2025",
                  .needle = "LLAMA3-8B (FP8) - B200",
                  .tflops_count = model_flops,

@@ -44,6 +44,8 @@ enum class SpDefault { off, when_tp };  // when_tp: on whenever tp > 1
 enum class PipelineSplit {
   even,                 // clustersim's even split, the smaller chunks at the ends (models::split_layers)
   first_chunks_larger,  // the first layers mod chunks chunks take a layer more, in model order
+  ends_take_a_layer,    // (layers + 2) / chunks a chunk, the first and the last one fewer: the
+                        // embedding and the loss each take a layer's place
 };
 
 /// The micro-batch when a row leaves `micro_batch` empty.

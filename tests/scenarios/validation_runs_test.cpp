@@ -455,6 +455,33 @@ TEST_CASE("validation: an Automodel pipeline splits its layers as Automodel does
   CHECK(mapped(row).scenario.parallelism.layers_per_chunk.empty());
 }
 
+TEST_CASE("validation: Llama 3's interleaved pipeline takes the V its paper's split implies, the ends alone") {
+  // The paper takes a layer from the first and from the last stage so that the first chunk holds the
+  // embedding alone and the last the loss alone: 126 layers and the two ends in 16 stages of 8
+  // places, V = 8 chunks of one place.
+  ValidationRow row = gpt_1_7b();
+  row.source = "Llama Team, 'The Llama 3 Herd of Models' (arXiv:2407.21783) Table 4";
+  row.gpu = "H100-SXM5-80GB";
+  row.layers = "126";
+  row.num_gpus = "512";
+  row.tp = "8";
+  row.pp = "16";
+  row.dp = "4";
+  row.global_batch = "128";
+  row.notes = "Interleaved PP schedule (V not given), first/last stage one layer fewer";
+  const ValidationCase c = mapped(row);
+  CHECK(c.scenario.parallelism.vp == 8);
+  std::vector<std::int64_t> expected(128, 1);
+  expected.front() = 0;
+  expected.back() = 0;
+  CHECK(c.scenario.parallelism.layers_per_chunk == expected);
+  CHECK(c.scenario.training.schedule == models::Schedule::interleaved);
+  CHECK(assumes(c, "vp=8: the paper's section 3.3.2"));
+  // Where the layer places do not fill the chunks, the even split stays, and so does the V.
+  row.layers = "120";
+  CHECK(mapped(row).scenario.parallelism.layers_per_chunk.empty());
+}
+
 // The GPT row on 32 H100 as TP 1 x CP 2 x DP 16, from `source`.
 ValidationRow context_parallel_row(std::string_view source) {
   ValidationRow row = gpt_1_7b();

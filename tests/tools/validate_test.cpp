@@ -25,14 +25,14 @@ namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
 // the step model can express, with every row on its GPU's bundled calibration profile. The model
-// measures 0.0666 today; docs/model.md section 12 ("Where the model is known to be off, and which
+// measures 0.0690 today; docs/model.md section 12 ("Where the model is known to be off, and which
 // way") accounts for each family and its largest misses: DeepSpeed's 2021 ZeRO-3 rows (2-26 %
-// too fast), NeMo's 2024 long-sequence H100 rows (5-21 % too slow, the more the longer the
+// too fast), Meta's Llama 3 405B runs at the paper's own V (13-25 % too fast), NeMo's 2024 long-sequence H100 rows (5-21 % too slow, the more the longer the
 // sequence), NeMo Automodel's MoE rows (9 % too slow to 23 % too fast), BLOOM's Omni-Path rows (4-19 % too fast)
 // and torchtitan's context-parallel and TP 8 rows (-17 .. +17 %).
 // The gate sits just above the measured level against regressions and is tightened as the
 // physics closes the gap. Never met by skipping rows or by per-row corrections.
-constexpr double kMaxValidationMape = 0.068;
+constexpr double kMaxValidationMape = 0.07;
 // The mixture-of-experts rows together, at their measured level (12.9 %), under the 15 % the MoE
 // issue asked for.
 constexpr double kMaxMoeMape = 0.13;
@@ -46,7 +46,7 @@ struct FamilyBiasBound {
 };
 constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Narayanan 2021", -0.06, 0.06},     FamilyBiasBound{"Korthikanti 2022", -0.06, 0.06},
-    FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
+    FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.18, 0.06},
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.06, 0.13},
     FamilyBiasBound{"MLPerf 3.1", -0.06, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.09, 0.06},
     FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.11, 0.06},
@@ -136,16 +136,16 @@ struct KnownMisfit {
 };
 constexpr std::array kKnownMisfits{
     KnownMisfit{"llama3-t4-8192-cp1",
-                "the paper gives no V for its interleaved schedule: the mapping's V = 2 keeps 22.5 micro-batches "
-                "of 8 layers in flight on stage 1 (89 GiB of activations); Meta's own schedule and V are not "
+                "16.7 GiB over on stage 1: at the paper's V = 8 (one layer a chunk) Megatron's interleaved schedule "
+                "keeps 141 layer passes in flight on stage 1, 69.9 GiB of Megatron-Core's 533 MB a layer, beside "
+                "the paper's FP32 gradient buffer (11.9 GiB); the paper ran it without activation checkpointing "
+                "on a stack of its own, whose saved tensors and tunable micro-batch group (N below PP) are not "
                 "modelled"},
     KnownMisfit{"llama3-t4-16384-cp1",
-                "9.6 GiB over on stage 1: the FP32 gradients accumulated over the micro-batches before one "
-                "reduce-scatter a step, as the mapping reads the paper (11.9 GiB), and 63.5 GiB of activations in flight under the V = 2 "
-                "the mapping assumes (22 micro-batches of 8 layers, where 1F1B keeps 15)"},
+                "9.6 GiB over on stage 1, as llama3-t4-8192-cp1 with 16 micro-batches a step, all 128 of whose "
+                "layer passes are in flight (63.5 GiB of activations)"},
     KnownMisfit{"llama3-t4-16384-cp16",
-                "9.6 GiB over on stage 1, as llama3-t4-16384-cp1: the paper's FP32 gradient buffer and the "
-                "activations of an interleaved schedule whose V it does not give"},
+                "9.6 GiB over on stage 1, as llama3-t4-16384-cp1: CP 16 keeps the same 8,192 tokens a rank"},
 };
 
 TEST_CASE("validate: every published run fits in memory but the known misfits") {
