@@ -25,7 +25,7 @@ namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
 // the step model can express, with every row on its GPU's bundled calibration profile. The model
-// measures 0.0690 today; docs/model.md section 12 ("Where the model is known to be off, and which
+// measures 0.0688 today; docs/model.md section 12 ("Where the model is known to be off, and which
 // way") accounts for each family and its largest misses: DeepSpeed's 2021 ZeRO-3 rows (2-26 %
 // too fast), Meta's Llama 3 405B runs at the paper's own V (13-25 % too fast), NeMo's 2024 long-sequence H100 rows (5-21 % too slow, the more the longer the
 // sequence), NeMo Automodel's MoE rows (9 % too slow to 23 % too fast), BLOOM's Omni-Path rows (4-19 % too fast)
