@@ -25,8 +25,9 @@
 //   than one latency per tree level follows. The InfiniBand-fitted model missed them by 44-66 %.
 // - a100_2n16g_allreduce_oci-oke (2 nodes of OCI's BM.GPU4.8, 16 x 100 Gb/s RoCE a node, NCCL 2.19):
 //   the A100 profile carried to RoCE by the fabric rule, priced as the default algorithms. Not within
-//   10 %: 22 % too fast at 8-16 MiB, where NCCL's tree on two nodes ramps slower than the model's,
-//   and 12 % too slow from 2 GiB, where the log's busbw (238 GB/s) passes the ring's NIC bound.
+//   10 %: the model is 20-22 % slow at 8-16 MiB and 8-12 % slow from 1 GiB, where the log's busbw
+//   (238 GB/s) passes what the model gives two nodes' trees on RoCE, and 14 % fast at 512 MiB, a
+//   dip of the log's own.
 // A second test holds the other use of these logs: a profile fitted to some node counts predicting
 // the others (collectives.hpp: measured node counts hold the level, the model the change).
 // No public multi-node all_gather, reduce_scatter or sendrecv log with full size sweeps was found
