@@ -74,13 +74,14 @@ TEST_CASE("megatron-lm import: the round trip keeps a MoE model with an uneven i
                                  .recompute = models::Recompute::full, .schedule = models::Schedule::interleaved,
                                  .grad_accumulation = models::GradAccumulation::main_grad_add,
                                  .moe_dispatcher = models::MoeDispatcher::deepep}});
-  // Llama 3 8B in fp8 with current scaling, CUDA graphs, bf16 gradient reduction, ZeRO-2.
+  // Llama 3 8B in fp8 with current scaling, CUDA graphs, bf16 gradient reduction, ZeRO-2 and the
+  // fused cross-entropy (--cross-entropy-loss-fusion).
   check_round_trip("llama3-8b",
                    {.parallelism = {.tp = 2, .pp = 2, .dp = 64, .sp = true, .zero = 2, .tp_comm_overlap = true},
                     .training = {.seq_len = 8192, .micro_batch = 1, .global_batch = 512,
                                  .precision = models::Precision::fp8, .fp8_recipe = models::Fp8Recipe::current,
                                  .recompute = models::Recompute::none, .grad_dtype = models::GradDtype::bf16,
-                                 .cuda_graphs = true}});
+                                 .cross_entropy = models::CrossEntropyKernel::fused, .cuda_graphs = true}});
 }
 
 TEST_CASE("megatron-lm import: the job's pipeline split comes back, and Megatron-Core's embedding and loss slots") {

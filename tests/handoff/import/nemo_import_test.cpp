@@ -40,7 +40,8 @@ TEST_CASE("nemo import: export then import gives back each seed layout and its m
   }
 }
 
-TEST_CASE("nemo import: the round trip keeps MoE, DeepEP, fp8, CUDA graphs, bf16 gradients and the overlaps") {
+TEST_CASE("nemo import: the round trip keeps MoE, DeepEP, fp8, CUDA graphs, bf16 gradients, the overlaps and the "
+          "loss's fusion") {
   check_round_trip(scenarios::default_scenario({"model.preset=mixtral-8x7b"}),
                    {.parallelism = {.tp = 2, .pp = 4, .dp = 32, .vp = 3, .sp = true, .ep = 4, .ep_comm_overlap = true},
                     .training = {.seq_len = 4096, .global_batch = 1024, .recompute = models::Recompute::selective,
@@ -50,7 +51,8 @@ TEST_CASE("nemo import: the round trip keeps MoE, DeepEP, fp8, CUDA graphs, bf16
                    {.parallelism = {.tp = 2, .pp = 1, .dp = 128, .sp = true, .zero = 3, .tp_comm_overlap = true},
                     .training = {.seq_len = 8192, .global_batch = 512, .precision = models::Precision::fp8,
                                  .fp8_recipe = models::Fp8Recipe::blockwise, .recompute = models::Recompute::none,
-                                 .grad_dtype = models::GradDtype::bf16, .cuda_graphs = true}});
+                                 .grad_dtype = models::GradDtype::bf16,
+                                 .cross_entropy = models::CrossEntropyKernel::fused, .cuda_graphs = true}});
 }
 
 TEST_CASE("nemo import: the job's pipeline split comes back, an embedding-only first chunk and an uneven one") {
