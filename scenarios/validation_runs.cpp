@@ -211,12 +211,10 @@ std::optional<int> parse_zero(std::string_view text) {
   const std::string t = lower(trim(text));
   if (t.empty()) return std::nullopt;
   if (t.front() >= '0' && t.front() <= '3') return t.front() - '0';
-  // Llama 3: parameters kept whole through the step (not resharded after the forward), FP32
-  // gradient accumulation over the micro-batches and an FP32 reduce-scatter (the paper's section
-  // 3.3.2, numerical stability), read as accumulate-then-reduce: one reduction and one parameter
-  // all-gather a step, the communication and memory of ZeRO-1 here. ZeRO-2 reduce-scatters every
-  // micro-batch, which would cost the 16,384-GPU rows about 5 s a step, more than they measured.
-  if (contains(t, "not resharded")) return 1;
+  // Llama 3's FSDP shards the optimizer state and the gradients and keeps the parameters whole
+  // through the step (not resharded after the forward): ZeRO-2, each micro-batch's gradients
+  // reduce-scattered in fp32 and accumulated into the fp32 shard (the paper's section 3.3.2).
+  if (contains(t, "not resharded")) return 2;
   if (contains(t, "fsdp")) return 3;
   return std::nullopt;
 }
@@ -373,6 +371,12 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   }
   if (auto zero = parse_zero(row.zero_stage)) {
     p.zero = *zero;
+    if (contains(lower(row.zero_stage), "not resharded"))
+      assumed.emplace_back("zero=2: the paper's FSDP 'shards optimizer states and gradients, but for model shards we "
+                           "do not reshard after forward computation' (section 3.3.2), and its 'FP32 gradient "
+                           "accumulation during backward computation over multiple micro-batches and also "
+                           "reduce-scatter gradients in FP32' is each micro-batch's reduce-scatter added into the "
+                           "fp32 shard");
   } else if (!trim(row.zero_stage).empty()) {
     return skip(fmt::format("zero_stage \"{}\" is not a ZeRO stage", row.zero_stage));
   } else {

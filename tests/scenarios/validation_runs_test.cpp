@@ -207,10 +207,10 @@ TEST_CASE("validation: gated MLPs, interleaving, ZeRO spellings and named networ
   CHECK(c.scenario.cluster.nic_bytes_per_s == doctest::Approx(100e9 / 8));
   CHECK(c.scenario.cluster.fabric == models::Fabric::omnipath);
 
-  // Llama 3's FSDP keeps the parameters whole and reduces the FP32-accumulated gradients once a
-  // step: ZeRO-1's communication, not ZeRO-2's reduction every micro-batch.
+  // Llama 3's FSDP shards the gradients and keeps the parameters whole: ZeRO-2, each micro-batch's
+  // gradients reduce-scattered into the fp32 shard, as the mapping says.
   row.zero_stage = "FSDP (opt state+grads sharded; params not resharded after fwd)";
-  CHECK(mapped(row).scenario.parallelism.zero == 1);
+  CHECK(mapped(row).scenario.parallelism.zero == 2);
   row.zero_stage = "1 (BF16Optimizer, ZeRO-1 equivalent)";
   CHECK(mapped(row).scenario.parallelism.zero == 1);
   row.precision = "float8 linears + bf16";

@@ -25,9 +25,9 @@ namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
 // the step model can express, with every row on its GPU's bundled calibration profile. The model
-// measures 0.0688 today; docs/model.md section 12 ("Where the model is known to be off, and which
+// measures 0.0677 today; docs/model.md section 12 ("Where the model is known to be off, and which
 // way") accounts for each family and its largest misses: DeepSpeed's 2021 ZeRO-3 rows (2-26 %
-// too fast), Meta's Llama 3 405B runs at the paper's own V (13-25 % too fast), NeMo's 2024 long-sequence H100 rows (5-21 % too slow, the more the longer the
+// too fast), Meta's Llama 3 405B 128K-token run (23 % too fast), NeMo's 2024 long-sequence H100 rows (5-21 % too slow, the more the longer the
 // sequence), NeMo Automodel's MoE rows (9 % too slow to 23 % too fast), BLOOM's Omni-Path rows (4-19 % too fast)
 // and torchtitan's context-parallel and TP 8 rows (-17 .. +17 %).
 // The gate sits just above the measured level against regressions and is tightened as the
@@ -46,7 +46,7 @@ struct FamilyBiasBound {
 };
 constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Narayanan 2021", -0.06, 0.06},     FamilyBiasBound{"Korthikanti 2022", -0.06, 0.06},
-    FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.18, 0.06},
+    FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.06, 0.13},
     FamilyBiasBound{"MLPerf 3.1", -0.06, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.09, 0.06},
     FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.11, 0.06},
@@ -136,16 +136,11 @@ struct KnownMisfit {
 };
 constexpr std::array kKnownMisfits{
     KnownMisfit{"llama3-t4-8192-cp1",
-                "16.7 GiB over on stage 1: at the paper's V = 8 (one layer a chunk) Megatron's interleaved schedule "
-                "keeps 141 layer passes in flight on stage 1, 69.9 GiB of Megatron-Core's 533 MB a layer, beside "
-                "the paper's FP32 gradient buffer (11.9 GiB); the paper ran it without activation checkpointing "
-                "on a stack of its own, whose saved tensors and tunable micro-batch group (N below PP) are not "
-                "modelled"},
-    KnownMisfit{"llama3-t4-16384-cp1",
-                "9.6 GiB over on stage 1, as llama3-t4-8192-cp1 with 16 micro-batches a step, all 128 of whose "
-                "layer passes are in flight (63.5 GiB of activations)"},
-    KnownMisfit{"llama3-t4-16384-cp16",
-                "9.6 GiB over on stage 1, as llama3-t4-16384-cp1: CP 16 keeps the same 8,192 tokens a rank"},
+                "5.9 GiB over on stage 1: at the paper's V = 8 (one layer a chunk) and 32 micro-batches Megatron's "
+                "interleaved schedule keeps 141 layer passes in flight on stage 1, 69.9 GiB of Megatron-Core's "
+                "533 MB a layer (the 16,384-GPU runs, 16 micro-batches, hold 128 and fit); the paper ran it "
+                "without activation checkpointing on a stack of its own, whose saved tensors and tunable "
+                "micro-batch group (N below PP) are not modelled"},
 };
 
 TEST_CASE("validate: every published run fits in memory but the known misfits") {
