@@ -350,8 +350,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   p.vp = n.vp.value_or(1);
   p.ep = n.ep.value_or(1);
   // A source that interleaves its pipeline without stating V ran at least V = 2: simulate the
-  // family's V (its framework's default, else the smallest, 2; vp = 1 would contradict the
-  // source), unless the layout rules it out.
+  // family's V (its framework's default, what its text implies, else the smallest, 2; vp = 1
+  // would contradict the source), unless the layout rules it out.
   const std::string notes = lower(row.notes);
   const bool unstated_interleaving = trim(row.vp).empty() && contains(notes, "interleaved");
   if (unstated_interleaving) p.vp = family.unstated_vp.value;
