@@ -207,15 +207,27 @@ std::optional<bool> parse_bool(std::string_view text) {
   return std::nullopt;
 }
 
-std::optional<int> parse_zero(std::string_view text) {
+// A row's ZeRO stage, and how a stage given in words was read (empty for a number).
+struct ZeroStage {
+  int stage = 0;
+  std::string_view reading{};
+};
+
+std::optional<ZeroStage> parse_zero(std::string_view text) {
   const std::string t = lower(trim(text));
   if (t.empty()) return std::nullopt;
-  if (t.front() >= '0' && t.front() <= '3') return t.front() - '0';
+  if (t.front() >= '0' && t.front() <= '3') return ZeroStage{.stage = t.front() - '0'};
   // Llama 3's FSDP shards the optimizer state and the gradients and keeps the parameters whole
-  // through the step (not resharded after the forward): ZeRO-2, each micro-batch's gradients
-  // reduce-scattered in fp32 and accumulated into the fp32 shard (the paper's section 3.3.2).
-  if (contains(t, "not resharded")) return 2;
-  if (contains(t, "fsdp")) return 3;
+  // through the step (not resharded after the forward).
+  if (contains(t, "not resharded")) {
+    return ZeroStage{.stage = 2,
+                     .reading = "zero=2: the paper's FSDP 'shards optimizer states and gradients, but for model "
+                                "shards we do not reshard after forward computation' (section 3.3.2), and its 'FP32 "
+                                "gradient accumulation during backward computation over multiple micro-batches and "
+                                "also reduce-scatter gradients in FP32' is each micro-batch's reduce-scatter added "
+                                "into the fp32 shard"};
+  }
+  if (contains(t, "fsdp")) return ZeroStage{.stage = 3};
   return std::nullopt;
 }
 
@@ -354,7 +366,12 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   // would contradict the source), unless the layout rules it out.
   const std::string notes = lower(row.notes);
   const bool unstated_interleaving = trim(row.vp).empty() && contains(notes, "interleaved");
-  if (unstated_interleaving) p.vp = family.unstated_vp.value;
+  if (unstated_interleaving) {
+    const std::int64_t places = s.model.layers + 2;  // the layers, the embedding's and the loss's places
+    p.vp = family.unstated_vp.value > 0 ? family.unstated_vp.value
+           : places % p.pp == 0         ? places / p.pp
+                                        : 2;
+  }
   if (auto dp = n.dp) {
     p.dp = *dp;
   } else {
@@ -370,13 +387,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     if (p.tp > 1) assumed.emplace_back(family.sp.reason);
   }
   if (auto zero = parse_zero(row.zero_stage)) {
-    p.zero = *zero;
-    if (contains(lower(row.zero_stage), "not resharded"))
-      assumed.emplace_back("zero=2: the paper's FSDP 'shards optimizer states and gradients, but for model shards we "
-                           "do not reshard after forward computation' (section 3.3.2), and its 'FP32 gradient "
-                           "accumulation during backward computation over multiple micro-batches and also "
-                           "reduce-scatter gradients in FP32' is each micro-batch's reduce-scatter added into the "
-                           "fp32 shard");
+    p.zero = zero->stage;
+    if (!zero->reading.empty()) assumed.emplace_back(zero->reading);
   } else if (!trim(row.zero_stage).empty()) {
     return skip(fmt::format("zero_stage \"{}\" is not a ZeRO stage", row.zero_stage));
   } else {
@@ -595,7 +607,10 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
 
   if (unstated_interleaving) {
     if (!find_violation(s)) {
-      assumed.emplace_back(family.unstated_vp.reason);
+      if (family.unstated_vp.value > 0)
+        assumed.emplace_back(family.unstated_vp.reason);
+      else
+        assumed.push_back(fmt::format("vp={} = (layers + 2) / pp: {}", p.vp, family.unstated_vp.reason));
     } else {
       assumed.push_back(fmt::format("the source interleaves its pipeline with an unstated V, and V = {} does not fit "
                                     "this layout: simulated as 1f1b (vp = 1), which overstates the bubble",

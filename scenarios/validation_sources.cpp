@@ -271,11 +271,10 @@ constexpr std::array families{
                                    "with sequence parallelism"},
         .overlap_grad_reduce = overlapped,
         .seq_len = no_seq_len,
-        .unstated_vp = {8, "vp=8: the paper's section 3.3.2 takes one Transformer layer from the first and one from "
-                           "the last stage, so that 'the first model chunk on the first stage has only the "
-                           "embedding, and the last model chunk on the last stage has only output projection and "
-                           "loss calculation': 16 stages of 8 layer places (126 layers and the two ends), each "
-                           "chunk one place"},
+        .unstated_vp = {0, "the paper's section 3.3.2 takes one Transformer layer from the "
+                           "first and one from the last stage, so that 'the first model chunk on the first stage has "
+                           "only the embedding, and the last model chunk on the last stage has only output projection "
+                           "and loss calculation': each chunk one layer place"},
         .framework = {Framework::megatron_core,
                        "framework=megatron-core assumed: Meta's training stack is not public; the paper "
                        "describes Megatron-style 4D parallelism with fused kernels, taken as Megatron-Core's "

@@ -65,7 +65,8 @@ struct SourceFamily {
   FamilyDefault<std::int64_t> seq_len{};  // 0: none; a row without seq_len is skipped
   FamilyDefault<MicroBatchDefault> micro_batch{MicroBatchDefault::one_sequence, "micro_batch = 1 (not given)"};
   // The V of a row whose notes say its pipeline was interleaved but whose vp is empty: the
-  // framework's default or what the source's text implies, else the smallest.
+  // framework's default, else the smallest; 0: the V whose chunks hold one layer place each, as
+  // the family's ends_take_a_layer split implies ((layers + 2) / pp).
   FamilyDefault<std::int64_t> unstated_vp{
       2, "the source interleaves its pipeline with an unstated V: simulated with the smallest, V = 2, which may "
          "overstate the bubble"};

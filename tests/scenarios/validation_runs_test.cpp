@@ -476,10 +476,18 @@ TEST_CASE("validation: Llama 3's interleaved pipeline takes the V its paper's sp
   expected.back() = 0;
   CHECK(c.scenario.parallelism.layers_per_chunk == expected);
   CHECK(c.scenario.training.schedule == models::Schedule::interleaved);
-  CHECK(assumes(c, "vp=8: the paper's section 3.3.2"));
-  // Where the layer places do not fill the chunks, the even split stays, and so does the V.
+  CHECK(assumes(c, "vp=8 = (layers + 2) / pp: the paper's section 3.3.2"));
+  // The same rule on 8 stages: 16 chunks a stage.
+  row.pp = "8";
+  row.dp = "8";
+  const ValidationCase eight = mapped(row);
+  CHECK(eight.scenario.parallelism.vp == 16);
+  CHECK(eight.scenario.parallelism.layers_per_chunk == expected);
+  // Where the layer places do not fill the stages, the smallest V and the even split.
   row.layers = "120";
-  CHECK(mapped(row).scenario.parallelism.layers_per_chunk.empty());
+  const ValidationCase uneven = mapped(row);
+  CHECK(uneven.scenario.parallelism.vp == 2);
+  CHECK(uneven.scenario.parallelism.layers_per_chunk.empty());
 }
 
 // The GPT row on 32 H100 as TP 1 x CP 2 x DP 16, from `source`.
