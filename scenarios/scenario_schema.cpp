@@ -784,7 +784,9 @@ std::vector<Section> build_sections() {
             boolean("overlap_grad_reduce", member(training, &TrainingSpec::overlap_grad_reduce),
                     "reduce DP gradients in buckets under the backward pass"),
             boolean("overlap_param_gather", member(training, &TrainingSpec::overlap_param_gather),
-                    "all-gather sharded parameters under compute"),
+                    "all-gather sharded parameters under compute: ZeRO-3's prefetch, and ZeRO 1-2's gather of the "
+                    "updated parameters beside the next forward where the framework's optimizer runs it there "
+                    "(megatron-core; megatron-deepspeed and megatron-lm gather inside the optimizer's step)"),
             integer("grad_bucket_params", member(training, &TrainingSpec::grad_bucket_params), count,
                     key_bounds::grad_bucket_params,
                     "ZeRO 0-2: parameters a gradient bucket holds (Megatron-Core --ddp-bucket-size); a bucket's "

@@ -117,6 +117,13 @@ constexpr std::string_view kDistributedOptimizerReduceScatter =
     "Megatron's distributed optimizer reduce-scatters the gradient buckets into each rank's shard "
     "(megatron/core/distributed/param_and_grad_buffer.py: reduce_scatter_tensor under "
     "use_distributed_optimizer)";
+constexpr std::string_view kMcoreParamGather =
+    "Megatron-Core's distributed optimizer under --overlap-param-gather: each bucket's all-gather is dispatched "
+    "from the forward pre-hook of the bucket before it and waited for by its own "
+    "(core/distributed/distributed_data_parallel.py _make_forward_pre_hook, finish_param_sync)";
+constexpr std::string_view kNoZeroParamGather =
+    "no ZeRO-1 or 2 of its own (it shards with FSDP): the gather beside the forward, as Megatron-Core's "
+    "--overlap-param-gather runs it, stands in";
 constexpr std::string_view kNoZero1 =
     "no ZeRO-1 of its own (it shards with FSDP): parallelism.zero=1 stands for a reduce-scatter into the shard, "
     "as Megatron's distributed optimizer does";
@@ -154,6 +161,7 @@ constexpr std::array kSets{
         .tp_overlap_hides_input_grad_reduce = {true, kTeBulkDgradReduce},
         .tp_backward_collectives_beside_gemms = {true, kTeAsyncBackward},
         .zero1_all_reduces_gradients = {false, kDistributedOptimizerReduceScatter},
+        .zero_param_gather_beside_forward = {true, kMcoreParamGather},
         .cp_comm = {CpComm::p2p, kTeP2p},
         .cp_gather_beside_local_block = {false, kTeGatherExposed},
         .expert_bias_eager = {false, "Transformer Engine's GroupedLinear hands the experts' biases to its grouped GEMM "
@@ -185,6 +193,12 @@ constexpr std::array kSets{
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
         .tp_backward_collectives_beside_gemms = {true, kMegatronAsyncBackward},
         .zero1_all_reduces_gradients = {false, kDistributedOptimizerReduceScatter},
+        .zero_param_gather_beside_forward = {false,
+                                             "Megatron-LM's distributed optimizer of 2022 all-gathered the updated "
+                                             "parameters after its step (megatron/training.py train_step: "
+                                             "optimizer.gather_model_params, at e1c334b076); --overlap-param-gather, "
+                                             "which runs the gather beside the forward, came on 2023-11-17 "
+                                             "(f048bf8c08)"},
         .cp_comm = {CpComm::p2p,
                     "Megatron-LM had no context parallelism before Megatron-Core: its later default, p2p, stands in"},
         .cp_gather_beside_local_block = {false, kTeGatherExposed},
@@ -226,6 +240,11 @@ constexpr std::array kSets{
                                         "gradients (pipe/engine.py _bf16_reduce_grads: buffered_allreduce_fallback), "
                                         "updates its shard and all-gathers the bf16 parameters (bf16_optimizer.py "
                                         "step: all_gather_dp_groups), v0.7"},
+        .zero_param_gather_beside_forward = {false,
+                                             "DeepSpeed's optimizers all-gather the updated parameters inside their "
+                                             "step (bf16_optimizer.py step: update_lp_params, then "
+                                             "all_gather_dp_groups; zero/stage_1_and_2.py step likewise), before the "
+                                             "next step's forward, v0.6-0.7"},
         .cp_comm = {CpComm::a2a,
                     "Megatron-DeepSpeed's sequence parallelism is DeepSpeed-Ulysses (--ds-sequence-parallel-size; "
                     "deepspeed/sequence/layer.py DistributedAttention: an all-to-all of q, k and v before the "
@@ -273,6 +292,7 @@ constexpr std::array kSets{
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
         .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},
         .zero1_all_reduces_gradients = {false, kNoZero1},
+        .zero_param_gather_beside_forward = {true, kNoZeroParamGather},
         .cp_comm = {CpComm::all_gather,
                     "torchtitan's parallelism.context_parallel_rotate_method defaults to allgather (PyTorch's "
                     "context_parallel, torch/distributed/tensor/experimental/_attention.py _AllGatherRotater: one "
@@ -318,6 +338,7 @@ constexpr std::array kSets{
                                                "(torch/_inductor/fx_passes/micro_pipeline_tp.py)"},
         .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},
         .zero1_all_reduces_gradients = {false, kNoZero1},
+        .zero_param_gather_beside_forward = {true, kNoZeroParamGather},
         .cp_comm = {CpComm::p2p, kNoContextParallel},
         .cp_gather_beside_local_block = {false, kTeGatherExposed},
         .expert_bias_eager = {false, kExpertBiasUnread},
@@ -360,6 +381,7 @@ constexpr std::array kSets{
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
         .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},
         .zero1_all_reduces_gradients = {false, kNoZero1},
+        .zero_param_gather_beside_forward = {true, kNoZeroParamGather},
         .cp_comm = {CpComm::p2p,
                     "NeMo Automodel hands Transformer Engine's attention cp_comm_type p2p "
                     "(components/distributed/context_parallel/utils.py at 36044ad3d; all_gather on sliding-window "

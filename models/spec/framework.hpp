@@ -83,6 +83,12 @@ struct FrameworkParameters {
   // optimizer state) or reduce-scattered into the shard. A fact of the framework's optimizer, so
   // no scenario key overrides it.
   FrameworkChoice<bool> zero1_all_reduces_gradients{};
+  // Under ZeRO 1-2, whether the all-gather of the updated parameters may run beside the next
+  // step's forward (training.overlap_param_gather), or the optimizer runs it inside its step, so
+  // that the next step starts only once it is done. A fact of the framework's optimizer: with it
+  // false, training.overlap_param_gather does not apply to ZeRO 1-2 (it still means ZeRO-3's
+  // prefetch).
+  FrameworkChoice<bool> zero_param_gather_beside_forward{};
   // How context-parallel ranks exchange keys and values (parallelism.cp_comm).
   FrameworkChoice<CpComm> cp_comm{};
   // Under cp_comm all_gather, whether the gather runs beside the attention of the rank's own block

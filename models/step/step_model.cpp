@@ -314,8 +314,12 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   plan.micro_batches = micro_batches_per_step(p, t);
   plan.pipeline_runs = t.pipeline_runs;
   plan.microbatch_group = microbatch_group_size(p);
+  const FrameworkParameters& framework = framework_parameters(t.framework);
   plan.overlap_grad_reduce = t.overlap_grad_reduce;
-  plan.overlap_param_gather = t.overlap_param_gather;
+  // ZeRO 1-2 gathers the updated parameters beside the next forward only where the framework's
+  // optimizer can; under ZeRO-3 the key is the units' prefetch.
+  plan.overlap_param_gather =
+      t.overlap_param_gather && (p.zero >= 3 || framework.zero_param_gather_beside_forward.value);
   const ShardingParameters sharding = sharding_as_run(model, p, t);
   // FSDP2 under a pipeline gathers and reduces once a step, the reduction after the stage's last
   // backward (sharding.hpp).
@@ -323,7 +327,6 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   plan.gathers_per_pass = p.zero >= 3 && !once_a_step;
   plan.reduces_per_pass = p.zero >= 2 && !once_a_step;
   if (once_a_step) plan.overlap_grad_reduce = false;
-  const FrameworkParameters& framework = framework_parameters(t.framework);
   const bool hides_input_grad_reduce = framework.tp_overlap_hides_input_grad_reduce.value;
   const bool zero1_all_reduces = framework.zero1_all_reduces_gradients.value;
   // What memory-bound passes over parameters and gradients run at.

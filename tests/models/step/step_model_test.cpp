@@ -210,6 +210,35 @@ TEST_CASE("step model: FSDP exposes one unit's gather per pass, and without over
   CHECK(all_block.report.times.stages[0].exposed_comm_s == doctest::Approx(blocking_s).epsilon(0.01));
 }
 
+TEST_CASE("step model: DeepSpeed all-gathers the updated parameters inside its optimizer step, Megatron-Core "
+          "beside the next forward") {
+  // Llama 3 8B, ZeRO-1 over 64 H100, eight micro-batches a step. Megatron-Core's distributed
+  // optimizer under --overlap-param-gather gathers the next step's bf16 parameters while this
+  // step computes; without it the gather follows the optimizer, a closed-form all-gather of the
+  // 8,030,261,248 parameters' 2 bytes over the 64 ranks later. DeepSpeed's optimizers gather
+  // inside their step whatever the key says.
+  StepInputs in = test::fsdp_llama3_8b_on_64_h100();
+  in.parallelism.zero = 1;
+  in.training.micro_batch = 1;
+  in.training.global_batch = 512;
+  // Scheduling alone: what overlapped traffic costs the compute is overlap_cost's.
+  in.compute.overlap.sms_held.value = 0.0;
+  in.compute.overlap.hbm_bytes_per_bus_byte.value = 0.0;
+  const double params = 32.0 * 218112000.0 + 1050673152.0;
+  const CommGroup dp{.ranks = 64, .ranks_per_node = 8};
+  const double gather_s = collective_time_s(CollectiveOp::all_gather, 2.0 * params, dp, in.cluster, in.comm);
+  const auto step_s = [&](Framework framework, bool overlap) {
+    StepInputs s = in;
+    s.training.framework = framework;
+    s.training.overlap_param_gather = overlap;
+    return simulate_step(s).report.times.step_time_s;
+  };
+  CHECK(step_s(Framework::megatron_core, false) - step_s(Framework::megatron_core, true) ==
+        doctest::Approx(gather_s).epsilon(0.01));
+  CHECK(step_s(Framework::megatron_deepspeed, true) == step_s(Framework::megatron_deepspeed, false));
+  CHECK(step_s(Framework::megatron_lm, true) == step_s(Framework::megatron_lm, false));
+}
+
 TEST_CASE("step model: DP communication is the time its buckets ran, not the sum of their spans") {
   // The built-in default layout: Llama 3 70B on 256 H100, TP 8 x PP 4 x DP 8, ZeRO-1. A middle
   // stage holds 20 layers of 855,654,400 parameters / 8 tensor ranks: 4,278,272,000 bf16 bytes,
