@@ -526,6 +526,11 @@ std::vector<Section> build_sections() {
                                 "dropout probability of hidden states and attention "
                                 "probabilities; 0: no dropout masks are stored"),
                          preset_or_value),
+            with_default(boolean("alibi", member(model, &TransformerSpec::alibi),
+                                 "ALiBi's per-head linear bias on the attention scores instead of position "
+                                 "embeddings (BLOOM); the unfused attention writes it into the scores before "
+                                 "their GEMM, which reads it back; fused kernels add it in place"),
+                         preset_or_value),
             with_default(integer("experts", member(model, &TransformerSpec::experts), count, key_bounds::experts,
                                  "routed experts of a mixture-of-experts layer; 0: a dense model"),
                          preset_or_value),

@@ -323,6 +323,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   const FamilyDefault<double> dropout = dropout_for_model(family, row.model, row.notes);
   m.dropout = dropout.value;
   if (!dropout.reason.empty()) assumed.emplace_back(dropout.reason);
+  m.alibi = family.alibi.value;
+  if (m.alibi) assumed.emplace_back(family.alibi.reason);
   if (auto vocab = n.vocab) {
     m.vocab = *vocab;
   } else if (const std::string name = lower(row.model); contains(name, "nemotron")) {

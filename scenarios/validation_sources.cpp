@@ -365,7 +365,11 @@ constexpr std::array families{
                  .seq_len = no_seq_len,
                  .framework = {Framework::megatron_deepspeed,
                                 "framework=megatron-deepspeed: BigScience's Megatron-DeepSpeed fork"},
-                 .dropout = {0.1, "dropout=0.1 assumed: Megatron-DeepSpeed's default (not stated)"}},
+                 .dropout = {0.1, "dropout=0.1: Megatron-LM's default --attention-dropout and --hidden-dropout, "
+                                  "which BLOOM inherited (train/tr11-176B-ml/README.md)"},
+                 .alibi = {true, "alibi: BLOOM's attention biases (--position-embedding-type alibi, "
+                                 "train/tr11-176B-ml/README.md 'Positional Encoding' and tr11-176B-ml.slurm), taken "
+                                 "for the February search, which tried BLOOM's configuration at other shapes"}},
     SourceFamily{.name = "OPT 2022",
                  .needle = "OPT paper",
                  .tflops_count = model_flops,

@@ -98,6 +98,8 @@ struct SourceFamily {
   // (dropout_for_model), rows that name an MLPerf configuration take MLPerf's.
   FamilyDefault<double> dropout{0.1, "dropout=0.1 assumed: Megatron-LM's default --hidden-dropout and "
                                      "--attention-dropout"};
+  // Whether the family's models bias their attention scores with ALiBi (model.alibi).
+  FamilyDefault<bool> alibi{false, ""};
   // ZeRO 0-2 rows: a gradient buffer dtype other than the framework's.
   std::optional<FamilyDefault<models::GradDtype>> grad_dtype{};
   // ZeRO 0-2 rows: a gradient accumulation other than the framework's (an older release's).

@@ -115,6 +115,9 @@ LaunchConfig export_deepspeed(const models::TransformerSpec& model, const models
                                             deepspeed::kDeepSpeedCommit, deepspeed::kMegatronDeepSpeedCommit),
                       .breaches = std::move(mapping.breaches),
                       .notes = std::move(mapping.notes)};
+  if (model.alibi)
+    config.notes.push_back("model.alibi is not exported: this Megatron-DeepSpeed has rotary or learned positions "
+                           "only (BigScience's fork, which trained BLOOM, takes --position-embedding-type alibi)");
   if (layout.training.pipeline_runs > 1)
     config.notes.push_back(fmt::format("training.pipeline_runs {} is not exported: DeepSpeed's pipeline engine runs a "
                                        "step's micro-batches as one schedule",

@@ -65,6 +65,9 @@ void add_model_flags(const models::TransformerSpec& m, const planning::Layout& l
                     "defaults)");
   }
   if (!m.tied_embeddings) f.add("--untie-embeddings-and-output-weights");
+  if (m.alibi)
+    notes.push_back("model.alibi is not exported: Megatron-Core has no ALiBi (--position-embedding-type: "
+                    "learned_absolute, rope, mrope or none)");
   f.add("--attention-dropout", number(m.dropout));
   f.add("--hidden-dropout", number(m.dropout));
   if (m.sliding_window > 0 && m.sliding_window_layers > 0) {

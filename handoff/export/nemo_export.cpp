@@ -114,6 +114,9 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
     num("model.v_head_dim", m.v_head_dim);
     notes.push_back("latent attention fields exist only on an MLA model provider (DeepSeek's and Kimi's recipes)");
   } else {
+    if (m.alibi)
+      notes.push_back("model.alibi is not exported: Megatron-Core has no ALiBi (model.position_embedding_type: "
+                      "learned_absolute, rope, mrope or none)");
     num("model.num_query_groups", m.kv_heads);
     if (m.head_dim > 0 && m.head_dim * m.heads != m.hidden) num("model.kv_channels", m.head_dim);
   }

@@ -153,6 +153,7 @@ LaunchConfig export_torchtitan(const models::TransformerSpec& model, const model
                       .source = fmt::format("pytorch/torchtitan @{}", torchtitan::kCommit),
                       .breaches = std::move(mapping.breaches),
                       .notes = std::move(mapping.notes)};
+  if (model.alibi) config.notes.push_back("model.alibi is not exported: torchtitan's models use rotary positions");
   const auto& p = mapping.layout.parallelism;
   const std::vector<std::string> header{
       fmt::format("torchtitan job config (pytorch/torchtitan @{}) written by clustersim", torchtitan::kCommit),

@@ -240,7 +240,8 @@ models::TransformerSpec read_model(Reader& r, std::int64_t tp, std::string_view 
       }
     }
   }
-  // Normalisation, positions and biases shape no cost clustersim counts: read, not mapped.
+  // Normalisation, positions and biases shape no cost clustersim counts: read, not mapped (the one
+  // position scheme it costs, ALiBi, is not among Megatron-LM's).
   r.has("--normalization");
   r.has("--position-embedding-type");
   const bool linear_biases = !r.has("--disable-bias-linear");  // Megatron-LM's add_bias_linear default

@@ -46,6 +46,7 @@ struct Dims {
   double fp8_gemm_rate;     // fp8 GEMM throughput relative to per-tensor scaling (recipe_gemm_rate)
   bool swiglu;
   bool eager;          // elementwise ops as plain PyTorch ops (ElementwiseKernels::eager)
+  bool alibi;          // ALiBi's bias on the scores (TransformerSpec::alibi)
 };
 
 /// Hopper fp8 GEMM throughput with DeepSeek-V3 block scales (1 x 128 on the activation and
@@ -109,6 +110,7 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .fp8_gemm_rate = recipe_gemm_rate(training.fp8_recipe),
       .swiglu = model.mlp == MlpKind::swiglu,
       .eager = training.elementwise == ElementwiseKernels::eager,
+      .alibi = model.alibi,
   };
 }
 
@@ -215,7 +217,18 @@ void add_attention_forward(OpList& ops, const Dims& d, AttentionKernel kernel) {
     return;
   }
   const double q = d.queries, k = d.keys, hd = d.head_dim, vd = d.v_head_dim;
-  ops.push_back(attention_gemm("attention_scores", d, q, k, hd));  // Q K^T
+  if (d.alibi) {
+    // ALiBi's bias is the scores GEMM's input (Megatron-DeepSpeed's CoreAttention: baddbmm with
+    // beta = 1 over the [b x heads, 1, s] bias, bigscience-workshop/Megatron-DeepSpeed
+    // megatron/model/transformer.py, from c839a8a, 2021-09-24): PyTorch first copies the broadcast
+    // bias into the output, a 2-byte write of every score, and the GEMM reads it back.
+    ops.push_back(score_pass("attention_alibi_bias", d, 2.0, 0.0));
+    OpCost scores = attention_gemm("attention_scores", d, q, k, hd);
+    scores.bytes += d.seqs * d.heads * q * k * kActivationBytes;
+    ops.push_back(scores);
+  } else {
+    ops.push_back(attention_gemm("attention_scores", d, q, k, hd));  // Q K^T
+  }
   // Fused scale-mask-softmax reads the scores and writes the probabilities (2 + 2 bytes).
   ops.push_back(score_pass("attention_softmax", d, 4.0, 5.0));
   // Dropout reads the probabilities, writes them and the 1-byte mask (2 + 2 + 1 bytes).

@@ -41,6 +41,10 @@ struct TransformerSpec {
   // embedding) and of the attention probabilities; 0: the model trains without dropout and stores
   // no dropout masks (PyTorch's dropout returns its input unchanged at p = 0).
   double dropout = 0.0;
+  // ALiBi (Press et al. 2022): a per-head linear bias on the attention scores in place of position
+  // embeddings (BLOOM). Only the unfused attention pays for it (transformer_costs.hpp); fused
+  // kernels add the bias inside the kernel.
+  bool alibi = false;
   // Mixture of experts (models/spec/moe.hpp); experts = 0: a dense model, the fields below unread.
   std::int64_t experts = 0;            // routed experts of a MoE layer
   std::int64_t experts_per_token = 0;  // top-k: routed experts each token runs

@@ -122,6 +122,22 @@ TEST_CASE("megatron-lm export: ZeRO-2 is Megatron-FSDP's optim_grads, and its no
   CHECK(std::any_of(c.notes.begin(), c.notes.end(), [](const std::string& n) { return n.find("ZeRO-2") != std::string::npos; }));
 }
 
+TEST_CASE("megatron-lm export: an ALiBi model is exported without its bias, and every export says so") {
+  models::TransformerSpec alibi = scenarios::model_preset("gpt3-175b");
+  alibi.alibi = true;
+  const planning::Layout layout{.parallelism = {.tp = 8, .pp = 8, .dp = 4, .sp = true, .zero = 1},
+                                .training = {.global_batch = 1024}};
+  for (const Framework f : {Framework::megatron_lm, Framework::nemo, Framework::deepspeed, Framework::torchtitan}) {
+    const LaunchConfig c = export_launch(f, alibi, h100(256), layout);
+    CHECK(std::any_of(c.notes.begin(), c.notes.end(),
+                      [](const std::string& n) { return n.starts_with("model.alibi is not exported"); }));
+    const LaunchConfig plain = export_launch(f, scenarios::model_preset("gpt3-175b"), h100(256), layout);
+    CHECK(std::none_of(plain.notes.begin(), plain.notes.end(),
+                       [](const std::string& n) { return n.starts_with("model.alibi"); }));
+  }
+  CHECK(script_of(export_launch(Framework::megatron_lm, alibi, h100(256), layout)).find("alibi") == std::string::npos);
+}
+
 TEST_CASE("megatron-lm export: a CTA-limited context-parallel group comes with the NCCL file Megatron-Core reads") {
   planning::Layout layout{.parallelism = {.tp = 4, .pp = 4, .dp = 8, .cp = 2, .sp = true, .zero = 1},
                           .training = {.global_batch = 1024}};

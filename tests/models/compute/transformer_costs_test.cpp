@@ -433,6 +433,38 @@ TEST_CASE("transformer costs: unfused attention of a GPT-3 layer, FLOPs and byte
   CHECK(total_model_flops(c.backward.span()) == doctest::Approx(total_model_flops(flash.backward.span())));
 }
 
+TEST_CASE("transformer costs: ALiBi's bias costs the unfused attention a write and a read of every score") {
+  // BLOOM-176B's layer at tp = 4, b = 2, s = 2048: 112 / 4 = 28 heads on the rank, N = 2 x 28 x
+  // 2048^2 = 234,881,024 scores. Megatron-DeepSpeed hands the [b x heads, 1, s] bias to baddbmm as
+  // its input with beta = 1: PyTorch copies it out to every score (2 B written), and the GEMM reads
+  // the scores back before writing them (2 B more): 4 N = 939,524,096 B a forward, one kernel more,
+  // no FLOPs that count; the backward does not touch the bias. A fused kernel adds it in place.
+  const double N = 2.0 * 28.0 * 2048.0 * 2048.0;
+  TransformerSpec bloom{.name = "bloom", .layers = 70, .hidden = 14336, .ffn_hidden = 57344, .heads = 112,
+                        .kv_heads = 112, .vocab = 250880, .mlp = MlpKind::gelu, .dropout = 0.1};
+  TransformerSpec bloom_alibi = bloom;
+  bloom_alibi.alibi = true;
+  const TrainingSpec training{.seq_len = 2048, .micro_batch = 2, .attention = AttentionKernel::unfused};
+  const LayerCosts plain = layer_costs(bloom, {.tp = 4}, training);
+  const LayerCosts alibi = layer_costs(bloom_alibi, {.tp = 4}, training);
+  CHECK(attention_core(alibi.forward, &OpCost::bytes) - attention_core(plain.forward, &OpCost::bytes) ==
+        doctest::Approx(4.0 * N));
+  CHECK(N == 234881024.0);
+  CHECK(find(alibi.forward, "attention_alibi_bias").bytes == doctest::Approx(2.0 * N));
+  const auto kernels = [](const OpList& ops) {
+    int sum = 0;
+    for (const OpCost& op : ops) sum += op.kernels;
+    return sum;
+  };
+  CHECK(kernels(alibi.forward) == kernels(plain.forward) + 1);
+  CHECK(attention_core(alibi.forward, &OpCost::model_flops) == attention_core(plain.forward, &OpCost::model_flops));
+  CHECK(attention_core(alibi.backward, &OpCost::bytes) == attention_core(plain.backward, &OpCost::bytes));
+  TrainingSpec fused = training;
+  fused.attention = AttentionKernel::flash2;
+  CHECK(attention_core(layer_costs(bloom_alibi, {.tp = 4}, fused).forward, &OpCost::bytes) ==
+        attention_core(layer_costs(bloom, {.tp = 4}, fused).forward, &OpCost::bytes));
+}
+
 TEST_CASE("transformer costs: unfused attention splits heads over TP ranks") {
   // GPT-3 175B at tp = 8: 96 / 8 = 12 heads per rank hold an eighth of the scores: the softmax
   // moves 4 x 12 x 2048^2 = 201,326,592 B, and Q K^T folds 12 x 2048 rows.
