@@ -659,6 +659,12 @@ std::vector<Section> build_sections() {
                           "CTAs NCCL may use for the context-parallel communicators (ncclConfig_t max_ctas, "
                           "Megatron-Core's nccl_communicator_config_path: group cp, hcp for a2a+p2p); each "
                           "moves one NCCL channel's rate; 0: NCCL's choice, no limit"),
+                  integer("dp_max_ctas", member(parallelism, &ParallelismSpec::dp_max_ctas), count,
+                          key_bounds::max_ctas,
+                          "CTAs NCCL may use for the data-parallel communicators (ncclConfig_t max_ctas, "
+                          "Megatron-Core's nccl_communicator_config_path: groups dp_cp and dp), which reduce the "
+                          "gradients and gather the parameters: beside the compute they hold that many SMs; their "
+                          "megabyte buckets keep NCCL's rate; 0: NCCL's choice"),
                   integer("vp", member(parallelism, &ParallelismSpec::vp), count, key_bounds::virtual_stages,
                           "model chunks per pipeline stage (interleaved schedule)"),
                   integer("microbatch_group", member(parallelism, &ParallelismSpec::microbatch_group), count,

@@ -477,6 +477,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   }
   p.cp_max_ctas = family.cp_max_ctas.value;
   if (p.cp > 1 && p.cp_max_ctas > 0) assumed.emplace_back(family.cp_max_ctas.reason);
+  p.dp_max_ctas = family.dp_max_ctas.value;
+  if (p.dp * p.cp > 1 && p.dp_max_ctas > 0) assumed.emplace_back(family.dp_max_ctas.reason);
   t.fp8_recipe = family.fp8_recipe ? family.fp8_recipe->value : set.fp8_recipe.value;
   if (t.precision == models::Precision::fp8) {
     assumed.push_back(family.fp8_recipe ? std::string(family.fp8_recipe->reason)

@@ -77,6 +77,14 @@ constexpr FamilyDefault<models::Fp8Recipe> te_delayed{
 // NVIDIA's MLPerf Training submissions, one family a round: what their configs set. v4.1's
 // Transformer Engine (1.x, container 24.09) ranks cuDNN's fused attention first on sm90, and its
 // config_common.sh leaves NVTE_FUSED_ATTN=0 commented out: the framework's attention.
+// NVIDIA's NeMo implementation of the MLPerf LLM benchmarks from v4.1 on, and the submitters who
+// ran it (Oracle's config_common.sh names the container's copy), hold the data-parallel
+// communicators to 8 CTAs in conf/nccl/custom_communicator_cta.yaml (dp and dp_cp: min_ctas 1,
+// max_ctas 8), read through NCCL_CFG_PATH and nccl_communicator_config_path.
+constexpr FamilyDefault<std::int64_t> mlperf_dp_ctas{
+    8, "dp_max_ctas=8: the submission's conf/nccl/custom_communicator_cta.yaml (NCCL_CFG_PATH in config_common.sh, "
+       "read through nccl_communicator_config_path) holds the dp and dp_cp communicators to min_ctas 1, max_ctas 8"};
+
 constexpr SourceFamily mlperf_4_1{
     .name = "MLPerf 4.1",
     .needle = "mlcommons/training_results_v4.1",
@@ -89,6 +97,7 @@ constexpr SourceFamily mlperf_4_1{
     .framework = {Framework::megatron_core,
                   "framework=megatron-core: NVIDIA's submission runs NeMo on Megatron-Core with Transformer Engine"},
     .fp8_recipe = te_delayed,
+    .dp_max_ctas = mlperf_dp_ctas,
     .dropout = mlperf_dropout,
     .grad_dtype = nemo_bf16_grads,
     .cross_entropy = nemo_fused_loss_yaml};
@@ -110,6 +119,7 @@ constexpr SourceFamily mlperf_5_0{
     .cp_max_ctas = {1, "cp_max_ctas=1: the submission's conf/nccl/custom_communicator_cta.yaml (NCCL_CFG_PATH in "
                        "config_common.sh, read through nccl_communicator_config_path) holds the cp communicator to "
                        "min_ctas 1, max_ctas 1"},
+    .dp_max_ctas = mlperf_dp_ctas,
     .dropout = no_dropout,
     .grad_dtype = FamilyDefault<models::GradDtype>{models::GradDtype::bf16,
                                                    "grad_dtype=bf16: the submission's pretrain.py builds its DDP and "
@@ -144,10 +154,18 @@ constexpr SourceFamily mlperf_5_1 = with_choice(
 constexpr SourceFamily mlperf_5_1_nebius =
     renamed(mlperf_5_0, "MLPerf 5.1 Nebius", "mlcommons/training_results_v5.1 Nebius/");
 
-// v3.1 ran the same settings on an older Transformer Engine, and on a Megatron-Core from before its
-// fused cross-entropy.
+/// `family` with NCCL's own CTA counts on its data-parallel communicators.
+constexpr SourceFamily without_dp_cta_limit(SourceFamily family) {
+  family.dp_max_ctas = {0, ""};
+  return family;
+}
+
+// v3.1 ran the same settings on an older Transformer Engine, on a Megatron-Core from before its
+// fused cross-entropy, and without the per-communicator NCCL file (its config_common.sh sets
+// NCCL_MIN_NCHANNELS=4 alone).
 constexpr SourceFamily mlperf_3_1 = with_choice(
-    with_choice(renamed(mlperf_4_1, "MLPerf 3.1", "mlcommons/training_results_v3.1"), &SourceFamily::attention,
+    with_choice(without_dp_cta_limit(renamed(mlperf_4_1, "MLPerf 3.1", "mlcommons/training_results_v3.1")),
+                &SourceFamily::attention,
                 {models::AttentionKernel::flash2,
                  "attention=flash2: the submission's Dockerfile installs flash-attn 2.0.8 and Transformer Engine at "
                  "09ba842, whose DotProductAttention tries flash-attn before cuDNN's fused attention (TE 1.2 first "

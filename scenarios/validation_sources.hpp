@@ -92,6 +92,8 @@ struct SourceFamily {
   // Context-parallel rows: the CTAs the family's runs allowed the CP communicator (its NCCL
   // configuration's max_ctas); 0: not limited.
   FamilyDefault<std::int64_t> cp_max_ctas{0, ""};
+  // The same for the data-parallel communicators (dp_cp and dp); 0: not limited.
+  FamilyDefault<std::int64_t> dp_max_ctas{0, ""};
   // ZeRO-3 rows: a sharding other than the framework's.
   std::optional<FamilyDefault<models::ShardingFramework>> sharding{};
   // Dropout of the family's GPT-style models; Llama and Nemotron rows train without

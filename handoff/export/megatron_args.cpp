@@ -323,10 +323,19 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
 }
 
 std::string nccl_communicator_config(const models::ParallelismSpec& p) {
-  if (p.cp <= 1 || p.cp_max_ctas <= 0) return {};
-  return fmt::format("# NCCL options per Megatron-Core process group (parallel_state.get_nccl_options)\n"
-                     "{}:\n  min_ctas: 1\n  max_ctas: {}\n",
-                     megatron_cp_process_group(p.cp_comm), p.cp_max_ctas);
+  const bool cp_held = p.cp > 1 && p.cp_max_ctas > 0;
+  const bool dp_held = p.dp * p.cp > 1 && p.dp_max_ctas > 0;
+  if (!cp_held && !dp_held) return {};
+  std::string yaml = "# NCCL options per Megatron-Core process group (parallel_state.get_nccl_options)\n";
+  const auto group = [&yaml](std::string_view name, std::int64_t ctas) {
+    yaml += fmt::format("{}:\n  min_ctas: 1\n  max_ctas: {}\n", name, ctas);
+  };
+  if (cp_held) group(megatron_cp_process_group(p.cp_comm), p.cp_max_ctas);
+  if (dp_held) {
+    group("dp", p.dp_max_ctas);
+    group("dp_cp", p.dp_max_ctas);
+  }
+  return yaml;
 }
 
 std::string megatron_script(const MegatronLaunch& launch) {

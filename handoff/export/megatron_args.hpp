@@ -41,9 +41,9 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
                                const planning::Layout& layout, MegatronSharding sharding = MegatronSharding::as_layout);
 
 /// The file Megatron-Core's --nccl-communicator-config-path names (parallel_state.get_nccl_options:
-/// per process group, `min_ctas`, `max_ctas`, `cga_cluster_size`): the CTA limit of the group the
-/// context-parallel exchange runs on (megatron_cp_process_group) where the layout sets one
-/// (ParallelismSpec::cp_max_ctas), else empty.
+/// per process group, `min_ctas`, `max_ctas`, `cga_cluster_size`): the CTA limits of the group the
+/// context-parallel exchange runs on (megatron_cp_process_group) and of the data-parallel groups (dp
+/// and dp_cp) where the layout sets them (ParallelismSpec::cp_max_ctas, dp_max_ctas), else empty.
 inline constexpr std::string_view kNcclCommunicatorConfigFile = "nccl_communicator_config.yaml";
 std::string nccl_communicator_config(const models::ParallelismSpec& p);
 

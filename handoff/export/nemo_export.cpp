@@ -229,6 +229,11 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
                                 "nccl_communicator_config_path names ({}: max_ctas {}), as the Megatron-LM export "
                                 "writes it",
                                 p.cp_max_ctas, megatron_cp_process_group(p.cp_comm), p.cp_max_ctas));
+  if (p.dp * p.cp > 1 && p.dp_max_ctas > 0)
+    notes.push_back(fmt::format("parallelism.dp_max_ctas {} is not exported: Megatron-Core takes it from the YAML its "
+                                "nccl_communicator_config_path names (dp and dp_cp: max_ctas {}), as the Megatron-LM "
+                                "export writes it",
+                                p.dp_max_ctas, p.dp_max_ctas));
   // A CommOverlapConfig of the layout's own (_target_: the override reader builds it), so that a
   // recipe's (Llama 3 70B's turns TP overlap on) does not stay.
   set("comm_overlap._target_", "megatron.bridge.training.comm_overlap.CommOverlapConfig");

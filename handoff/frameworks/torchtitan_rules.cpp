@@ -491,6 +491,11 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
                                   "environment would hold every communicator, not the context-parallel one alone); "
                                   "not exported",
                                   p.cp_max_ctas));
+  if (p.dp * p.cp > 1 && p.dp_max_ctas > 0)
+    m.notes.push_back(fmt::format("parallelism.dp_max_ctas {} has no torchtitan setting (NCCL_MAX_CTAS in the "
+                                  "environment would hold every communicator, not the data-parallel ones alone); "
+                                  "not exported",
+                                  p.dp_max_ctas));
   if (t.bf16_params)
     m.notes.push_back("training.bf16_params is not exported: torchtitan keeps the fp32 model FSDP2 shards and casts "
                       "it to bf16 for compute (mixed_precision_param)");

@@ -276,17 +276,24 @@ models::TransformerSpec read_model(Reader& r, std::int64_t tp, std::string_view 
   return m;
 }
 
+/// The CTA limits an NCCL options file sets for the groups the step model holds to a few CTAs.
+struct NcclCtaLimits {
+  std::int64_t cp = 0;  // ParallelismSpec::cp_max_ctas
+  std::int64_t dp = 0;  // ParallelismSpec::dp_max_ctas
+};
+
 /// The max_ctas of the NCCL options file Megatron-Core reads (parallel_state.get_nccl_options:
 /// options per process group name) for the group the context-parallel exchange runs on
-/// (megatron_cp_process_group of `comm`); 0 where the file cannot be read or sets none. The other
-/// groups' options are listed as not modelled.
-std::int64_t nccl_config_cp_max_ctas(const std::string& name, models::CpComm comm, std::string_view source,
+/// (megatron_cp_process_group of `comm`) and for the data-parallel groups (dp_cp, which the
+/// distributed optimizer and DDP run on, else dp); 0 where the file cannot be read or sets none.
+/// The other groups' options are listed as not modelled.
+NcclCtaLimits nccl_config_cta_limits(const std::string& name, models::CpComm comm, std::string_view source,
                                      const ImportOptions& options, ImportedScenario& result) {
   const std::string flag = "--nccl-communicator-config-path " + name;
   const std::optional<std::string> text = options.read_named_file ? options.read_named_file(name) : std::nullopt;
   if (!text) {
     result.unmapped.push_back(flag + " (the file was not read: no CTA limits taken)");
-    return 0;
+    return {};
   }
   std::vector<std::pair<std::string, std::string>> entries;
   try {
@@ -295,22 +302,34 @@ std::int64_t nccl_config_cp_max_ctas(const std::string& name, models::CpComm com
     throw ImportError(fmt::format("{}: --nccl-communicator-config-path {}: {}", source, name, e.what()));
   }
   const std::string cp_key = fmt::format("{}.max_ctas", megatron_cp_process_group(comm));
-  std::int64_t ctas = 0;
-  for (const auto& [key, value] : entries) {
-    if (key != cp_key) {
-      result.unmapped.push_back(fmt::format("{}: {} {}", flag, key, value));
-      continue;
-    }
+  const auto ctas_of = [&](const std::string& key, const std::string& value) {
     std::int64_t parsed = 0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
     if (error != std::errc{} || end != value.data() + value.size() || parsed < 1 || parsed > 64)
       throw ImportError(fmt::format("{}: --nccl-communicator-config-path {}: {} must be an integer in "
                                     "1..64 (NCCL's MAXCHANNELS), got '{}'",
-                                    source, name, cp_key, value));
-    ctas = parsed;
+                                    source, name, key, value));
+    return parsed;
+  };
+  NcclCtaLimits limits;
+  std::int64_t dp = 0, dp_cp = 0;
+  for (const auto& [key, value] : entries) {
+    if (key == cp_key) {
+      limits.cp = ctas_of(key, value);
+    } else if (key == "dp_cp.max_ctas") {
+      dp_cp = ctas_of(key, value);
+    } else if (key == "dp.max_ctas") {
+      dp = ctas_of(key, value);
+    } else {
+      result.unmapped.push_back(fmt::format("{}: {} {}", flag, key, value));
+    }
   }
-  if (ctas > 0) result.notes.push_back(fmt::format("{}: {} {} is parallelism.cp_max_ctas", flag, cp_key, ctas));
-  return ctas;
+  limits.dp = dp_cp > 0 ? dp_cp : dp;
+  if (limits.cp > 0) result.notes.push_back(fmt::format("{}: {} {} is parallelism.cp_max_ctas", flag, cp_key, limits.cp));
+  if (limits.dp > 0)
+    result.notes.push_back(fmt::format("{}: {} {} is parallelism.dp_max_ctas", flag,
+                                       dp_cp > 0 ? "dp_cp.max_ctas" : "dp.max_ctas", limits.dp));
+  return limits;
 }
 
 }  // namespace
@@ -345,9 +364,12 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
       throw ImportError(fmt::format("{}: --hierarchical-context-parallel-sizes: {}", source, e.what()));
     }
   }
-  if (r.has("--nccl-communicator-config-path"))
-    p.cp_max_ctas =
-        nccl_config_cp_max_ctas(r.value("--nccl-communicator-config-path"), p.cp_comm, source, options, result);
+  if (r.has("--nccl-communicator-config-path")) {
+    const NcclCtaLimits limits =
+        nccl_config_cta_limits(r.value("--nccl-communicator-config-path"), p.cp_comm, source, options, result);
+    p.cp_max_ctas = limits.cp;
+    p.dp_max_ctas = limits.dp;
+  }
   bool vocab_known = true;
   models::TransformerSpec model = read_model(r, p.tp, source, result.notes, vocab_known);
 

@@ -97,6 +97,7 @@ nlohmann::ordered_json scenario_json(std::string_view name, const models::Transf
             {"cp_comm", models::cp_comm_name(p.cp_comm)},
             {"cp_a2a_ranks", p.cp_a2a_ranks},
             {"cp_max_ctas", p.cp_max_ctas},
+            {"dp_max_ctas", p.dp_max_ctas},
             {"vp", p.vp},
             {"microbatch_group", p.microbatch_group},
             {"sp", p.sp},

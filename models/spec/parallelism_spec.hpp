@@ -166,6 +166,11 @@ struct ParallelismSpec {
   // nccl_communicator_config_path: "cp", or "hcp" for a2a+p2p's groups; NVIDIA's MLPerf Llama 3.1
   // submissions set 1 for "cp"); 0: NCCL's own choice, no limit.
   std::int64_t cp_max_ctas = 0;
+  // The same for the data-parallel communicators, which reduce the gradients and gather the
+  // parameters (Megatron-Core's distributed optimizer and DDP run on its "dp_cp" group, "dp"
+  // without context parallelism; NVIDIA's MLPerf submissions set 8 for both): the SMs they hold
+  // beside the compute; 0: NCCL's own choice.
+  std::int64_t dp_max_ctas = 0;
   std::int64_t vp = 1;   // model chunks per pipeline stage (interleaved schedule)
   // Interleaved schedule: micro-batches that run through one model chunk before the stage moves to
   // its next chunk (Megatron-Core --microbatch-group-size-per-virtual-pipeline-stage; the "N" of

@@ -255,7 +255,7 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
                              .phase = static_cast<std::uint8_t>(ref.forward ? TaskPhase::forward : TaskPhase::backward)};
   PassTasks& tasks = pass(ref.forward, s, ref.chunk, ref.micro_batch);
 
-  const double compute_s = ref.forward ? chunk.forward_s : chunk.backward_s;
+  double compute_s = ref.forward ? chunk.forward_s : chunk.backward_s;
   const double tp_s = ref.forward ? chunk.tp_forward_s : chunk.tp_backward_s;
 
   // The communication the compute waits for, on the stream before it: the first span opens the
@@ -298,6 +298,8 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
   // layers still to run (ZeRO-0 to 2).
   const bool last_backward = !ref.forward && ref.micro_batch == m_ - 1;
   const bool bucketed = last_backward && plan_.overlap_grad_reduce && chunk.grad_reduce_s > 0.0;
+  // ZeRO 0-2's once-a-step traffic slows the pass it runs beside (ChunkCosts).
+  if (bucketed) compute_s += chunk.grad_bucket_interference_s;
   // ZeRO-3's prefetched gathers and overlapped reductions run beside the compute; the next pass
   // waits for them. (The last unit's compute, which waits for the last gather, is not held
   // apart: a network-bound pass ends one unit's compute early.)

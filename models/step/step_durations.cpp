@@ -49,6 +49,8 @@ constexpr std::array kChunkDurations{
     ChunkDuration{&ChunkCosts::cp_after_backward_s, "the context-parallel exchange after the backward's attention",
                   false, true},
     ChunkDuration{&ChunkCosts::grad_reduce_s, "the data-parallel gradient reduction", false, false},
+    ChunkDuration{&ChunkCosts::grad_bucket_interference_s,
+                  "the slow-down of the last backward pass by the gradient buckets reduced beside it", true, false},
     ChunkDuration{&ChunkCosts::param_gather_s, "the distributed optimizer's parameter gather", false, false},
 };
 

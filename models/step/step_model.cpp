@@ -186,13 +186,18 @@ double record_bus_bytes_per_s(const CollectiveRecord& r) {
   return r.seconds > 0.0 ? bus_factor(r.op, r.group.ranks) * r.bytes / r.seconds : 0.0;
 }
 
+/// The SMs a data-parallel collective holds beside the compute: its communicator's CTA limit
+/// (ParallelismSpec::dp_max_ctas), or the profile's NCCL kernel's (negative).
+double dp_sms_held(const ParallelismSpec& p) { return p.dp_max_ctas > 0 ? static_cast<double>(p.dp_max_ctas) : -1.0; }
+
 /// What the communication beside a chunk's pass (step_comm.hpp) costs its compute.
 double pass_interference_s(const ChunkCosts& chunk, const StepPlan& plan, const PassCompute& pass, bool forward,
                            const StepInputs& in, const ParallelismSpec& p) {
   const bool ep_beside = plan.ep_overlap;
   const std::array<BesideTraffic, 4> beside{
       BesideTraffic{.seconds = forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s,
-                    .bus_bytes_per_s = record_bus_bytes_per_s(chunk.unit_gather)},
+                    .bus_bytes_per_s = record_bus_bytes_per_s(chunk.unit_gather),
+                    .sms_held = dp_sms_held(p)},
       // A CP communicator held to a few CTAs holds as many SMs (ParallelismSpec::cp_max_ctas).
       BesideTraffic{.seconds = forward ? chunk.cp_forward_s : chunk.cp_backward_s,
                     .bus_bytes_per_s = record_bus_bytes_per_s(
@@ -289,7 +294,10 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   const auto& model = in.model;
   const Groups groups = make_groups(p, in.cluster);
   // The context-parallel communicators may be held to a few CTAs (ParallelismSpec::cp_max_ctas);
-  // the channel rates are looked up only then, not for every layout a sweep plans.
+  // the channel rates are looked up only then, not for every layout a sweep plans. A data-parallel
+  // communicator's limit (dp_max_ctas) sets the SMs it holds beside the compute (dp_sms_held), not
+  // its rate: its buckets of megabytes run NCCL's Simple protocol, whose ring channel NCCL's tuning
+  // model does not cap (tuning.cc caps LL128's alone), and across nodes the NICs bound it first.
   const bool cp_held = p.cp > 1 && p.cp_max_ctas > 0;
   const NcclChannelRates channel_rates = cp_held ? nccl_channel_rates(in.cluster.gpu.name) : NcclChannelRates{};
   auto collective = [&](CollectiveOp op, double bytes, const CommGroup& g, CommScope scope) {
@@ -771,6 +779,16 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       chunk.interference_backward_s = pass_interference_s(chunk, plan, backward_pass, false, in, p);
       chunk.forward_s += chunk.interference_forward_s;
       chunk.backward_s += chunk.interference_backward_s;
+      // ZeRO 0-1's gradient buckets are reduced beside the chunk's last backward: all but the last
+      // bucket's reductions run under the layers still to go (step_builder.cpp).
+      if (p.zero < 2 && plan.overlap_grad_reduce && chunk.grad_reduce_s > 0.0) {
+        const auto buckets = static_cast<double>(std::max<std::int64_t>(1, chunk.grad_buckets));
+        const std::array<BesideTraffic, 1> buckets_beside{
+            BesideTraffic{.seconds = chunk.grad_reduce_s * (buckets - 1.0) / buckets,
+                          .bus_bytes_per_s = record_bus_bytes_per_s(chunk.grad_reduce),
+                          .sms_held = dp_sms_held(p)}};
+        chunk.grad_bucket_interference_s = interference_s(backward_pass, buckets_beside, in.cluster.gpu, in.compute);
+      }
       stage_params += params;
       stage_expert_params += expert_params;
       stage.chunks.push_back(chunk);

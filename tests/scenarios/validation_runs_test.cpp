@@ -539,6 +539,24 @@ TEST_CASE("validation: MLPerf's Llama 3.1 submissions hold the context-parallel 
   CHECK_FALSE(assumes(mapped(row), "cp_max_ctas="));
 }
 
+TEST_CASE("validation: NVIDIA's MLPerf LLM implementations from v4.1 on hold the data-parallel communicators to 8 CTAs") {
+  // conf/nccl/custom_communicator_cta.yaml of every v4.1 GPT-3 and v5.0 / v5.1 Llama 3.1
+  // implementation: dp and dp_cp max_ctas 8. v3.1's had no such file.
+  ValidationRow row = context_parallel_row(kMegatronCore);
+  for (const std::string_view source : {"mlcommons/training_results_v4.1 NVIDIA/results/eos_n64_ngc24.09_nemo",
+                                        "mlcommons/training_results_v5.0 NVIDIA/results/eos",
+                                        "mlcommons/training_results_v5.1 Nebius/results/nebius_h200_n64"}) {
+    row.source = source;
+    const ValidationCase held = mapped(row);
+    CHECK(held.scenario.parallelism.dp_max_ctas == 8);
+    CHECK(assumes(held, "dp_max_ctas=8: the submission's conf/nccl/custom_communicator_cta.yaml"));
+  }
+  for (const std::string_view source : {std::string_view("mlcommons/training_results_v3.1 NVIDIA/results/eos"), kMegatronCore}) {
+    row.source = source;
+    CHECK(mapped(row).scenario.parallelism.dp_max_ctas == 0);
+  }
+}
+
 TEST_CASE("validation: a row whose parameters are fp8 gathers them in fp8") {
   // NeMo's MLPerf configs (FP8_PARAMS=True, FP8_PARAM_GATHER=True) under the distributed optimizer.
   ValidationRow row = gpt_1_7b();

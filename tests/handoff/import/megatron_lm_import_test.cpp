@@ -242,6 +242,34 @@ TEST_CASE("megatron-lm import: the NCCL options file beside the script gives the
                        ImportError);
 }
 
+TEST_CASE("megatron-lm import: the data-parallel groups' CTA limit goes out and comes back through the NCCL file") {
+  // Megatron-Core's distributed optimizer and DDP run on the dp_cp group ("dp" without context
+  // parallelism is a group of its own, the same ranks): the export writes both, the import takes
+  // dp_cp's, else dp's.
+  const scenarios::Scenario s = scenarios::default_scenario();
+  const planning::Layout layout{.parallelism = {.tp = 8, .pp = 4, .dp = 8, .dp_max_ctas = 8, .sp = true},
+                                .training = {.seq_len = 4096, .global_batch = 1024}};
+  const LaunchConfig c = export_launch(Framework::megatron_lm, s.model, s.cluster, layout);
+  REQUIRE(c.files.size() == 2);
+  CHECK(c.files[1].content.ends_with("dp:\n  min_ctas: 1\n  max_ctas: 8\ndp_cp:\n  min_ctas: 1\n  max_ctas: 8\n"));
+  ImportOptions options{.nodes = 32, .gpus_per_node = 8, .gpu = "h100-sxm"};
+  std::string file = c.files[1].content;
+  options.read_named_file = [&](const std::string&) -> std::optional<std::string> { return file; };
+  const ImportedScenario both = import_config(Framework::megatron_lm, c.files[0].content, "pretrain_gpt.sh", options);
+  CHECK(loaded(both).parallelism.dp_max_ctas == 8);
+  CHECK(loaded(both).parallelism.cp_max_ctas == 0);
+  CHECK(mentions(both.notes, "dp_cp.max_ctas 8 is parallelism.dp_max_ctas"));
+  file = "dp:\n  max_ctas: 4\n";
+  CHECK(loaded(import_config(Framework::megatron_lm, c.files[0].content, "pretrain_gpt.sh", options))
+            .parallelism.dp_max_ctas == 4);
+  file = "dp:\n  max_ctas: 4\ndp_cp:\n  max_ctas: 2\n";
+  CHECK(loaded(import_config(Framework::megatron_lm, c.files[0].content, "pretrain_gpt.sh", options))
+            .parallelism.dp_max_ctas == 2);
+  file = "dp_cp:\n  max_ctas: 0\n";
+  CHECK_THROWS_WITH_AS(import_config(Framework::megatron_lm, c.files[0].content, "pretrain_gpt.sh", options),
+                       doctest::Contains("dp_cp.max_ctas must be an integer in 1..64"), ImportError);
+}
+
 TEST_CASE("megatron-lm import: a2a+p2p's CTA limit is the hierarchical groups' (hcp), not the cp group's") {
   // parallel_state.py gives the hierarchical context-parallel groups, which a2a+p2p's all-to-alls
   // and ring run on, the "hcp" options; "cp" then holds a group the exchange does not use.

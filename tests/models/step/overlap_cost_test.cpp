@@ -59,6 +59,32 @@ TEST_CASE("overlap cost: FSDP's overlapped gathers lengthen the passes they hide
   CHECK(c.interference_forward_s < p.forward_s * 0.25);
 }
 
+TEST_CASE("overlap cost: ZeRO-1's gradient buckets slow the last backward they run beside, by the SMs they hold") {
+  // The built-in default layout (Llama 3 70B on 256 H100, TP 8 x PP 4 x DP 8, ZeRO-1): each
+  // chunk's last backward releases 20 per-layer buckets, the reductions of all but the last run
+  // under the layers still to go. With the HBM share off, what they cost that backward is
+  // phi x compute-bound seconds x s / (1 - s), s the share of the SMs the collective holds: NCCL's
+  // 24 of 132, or 8 on a communicator held to 8 CTAs (NVIDIA's MLPerf configurations), whose
+  // reductions keep their time; the ratio is the SM shares'. The other micro-batches' backwards
+  // run beside no reduction and pay nothing.
+  StepInputs in = test::llama70b_on_256();
+  in.compute.overlap.sms_held.value = 24.0;
+  in.compute.overlap.hbm_bytes_per_bus_byte.value = 0.0;
+  const ChunkCosts free_ctas = plan_step(in).stages[1].chunks.front();
+  REQUIRE(free_ctas.grad_buckets == 20);
+  REQUIRE(free_ctas.grad_bucket_interference_s > 0.0);
+  in.parallelism.dp_max_ctas = 8;
+  const ChunkCosts eight = plan_step(in).stages[1].chunks.front();
+  CHECK(eight.grad_reduce_s == free_ctas.grad_reduce_s);
+  CHECK(eight.backward_s == free_ctas.backward_s);  // every other backward: nothing of the DP group beside it
+  const auto share = [](double sms) { return sms / 132.0 / (1.0 - sms / 132.0); };
+  CHECK(eight.grad_bucket_interference_s / free_ctas.grad_bucket_interference_s ==
+        doctest::Approx(share(8.0) / share(24.0)).epsilon(1e-9));
+  // Reduced after the backward, or with ZeRO-3's own per-unit traffic, nothing is beside it.
+  in.training.overlap_grad_reduce = false;
+  CHECK(plan_step(in).stages[1].chunks.front().grad_bucket_interference_s == 0.0);
+}
+
 TEST_CASE("overlap cost: a context-parallel communicator held to one CTA takes one SM from the attention beside it") {
   // Llama 3 8B, CP 8 on one node of 8 H100 and nothing else in parallel: the only communication
   // beside the compute is the CP ring. With the HBM share off, what it costs a pass is
