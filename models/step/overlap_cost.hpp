@@ -10,8 +10,8 @@
 /// Units: seconds, bytes/s, SMs.
 /// Limitations: concurrent collectives beside one pass add their costs as if they ran one after
 /// another; the SMs a GEMM loses cost it their share of throughput, not the wave tail a GEMM of
-/// whole waves pays (overlapped_gemm_efficiency). ZeRO 0-1's gradient buckets cost the chunk's last
-/// backward, which they run beside (ChunkCosts::grad_bucket_interference_s); the distributed
+/// whole waves pays (overlapped_gemm_efficiency). ZeRO 0-1's gradient buckets, reduced from a chunk's
+/// last backward on, are booked on that backward (ChunkCosts::grad_bucket_interference_s); the distributed
 /// optimizer's parameter gather is not charged: it runs from the step's start, beside the first
 /// stages' first forwards but while the deeper stages wait for their first input, and which passes
 /// it meets depends on the schedule's timing, which a pass's cost cannot know.

@@ -127,7 +127,9 @@ class Builder {
     trace.grad_reduce_op = plan_.stages.front().chunks.front().grad_reduce.op;
   }
   void lower_stage(std::int64_t s);
-  void lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_tail, std::vector<TaskId>& grad_reduces);
+  // `stage_last`: the stage's last pass, after which no compute runs beside its reductions.
+  void lower_pass(std::int64_t s, const PassRef& ref, bool stage_last, StreamTail& stream_tail,
+                  std::vector<TaskId>& grad_reduces);
   void connect_stages();
 
   const StepPlan& plan_;
@@ -202,10 +204,11 @@ void Builder::lower_stage(std::int64_t s) {
 
   StreamTail stream_tail;
   std::vector<TaskId> grad_reduces;
-  for (const PassRef& ref :
-       stage_pass_order(plan_.schedule, pp_, vp_, m_, s, plan_.pipeline_runs, plan_.microbatch_group)) {
+  const std::vector<PassRef> order =
+      stage_pass_order(plan_.schedule, pp_, vp_, m_, s, plan_.pipeline_runs, plan_.microbatch_group);
+  for (std::size_t i = 0; i < order.size(); ++i) {
     out_.pass_begin.push_back(static_cast<TaskId>(out_.graph.size()));
-    lower_pass(s, ref, stream_tail, grad_reduces);
+    lower_pass(s, order[i], i + 1 == order.size(), stream_tail, grad_reduces);
   }
   out_.pass_begin.push_back(static_cast<TaskId>(out_.graph.size()));
 
@@ -244,7 +247,7 @@ void Builder::lower_stage(std::int64_t s) {
   }
 }
 
-void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_tail,
+void Builder::lower_pass(std::int64_t s, const PassRef& ref, bool stage_last, StreamTail& stream_tail,
                          std::vector<TaskId>& grad_reduces) {
   const StagePlan& stage = plan_.stages[static_cast<std::size_t>(s)];
   const ChunkCosts& chunk = stage.chunks[static_cast<std::size_t>(ref.chunk)];
@@ -298,8 +301,9 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, StreamTail& stream_
   // layers still to run (ZeRO-0 to 2).
   const bool last_backward = !ref.forward && ref.micro_batch == m_ - 1;
   const bool bucketed = last_backward && plan_.overlap_grad_reduce && chunk.grad_reduce_s > 0.0;
-  // ZeRO 0-2's once-a-step traffic slows the pass it runs beside (ChunkCosts).
-  if (bucketed) compute_s += chunk.grad_bucket_interference_s;
+  // The gradient buckets slow the compute they run beside (ChunkCosts): under the stage's last pass
+  // only those reduced before its layers end.
+  if (bucketed) compute_s += stage_last ? chunk.grad_bucket_interference_last_s : chunk.grad_bucket_interference_s;
   // ZeRO-3's prefetched gathers and overlapped reductions run beside the compute; the next pass
   // waits for them. (The last unit's compute, which waits for the last gather, is not held
   // apart: a network-bound pass ends one unit's compute early.)

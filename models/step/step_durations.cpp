@@ -51,6 +51,8 @@ constexpr std::array kChunkDurations{
     ChunkDuration{&ChunkCosts::grad_reduce_s, "the data-parallel gradient reduction", false, false},
     ChunkDuration{&ChunkCosts::grad_bucket_interference_s,
                   "the slow-down of the last backward pass by the gradient buckets reduced beside it", true, false},
+    ChunkDuration{&ChunkCosts::grad_bucket_interference_last_s,
+                  "the slow-down of the stage's last pass by the gradient buckets reduced beside it", true, false},
     ChunkDuration{&ChunkCosts::param_gather_s, "the distributed optimizer's parameter gather", false, false},
 };
 

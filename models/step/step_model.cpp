@@ -779,15 +779,21 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       chunk.interference_backward_s = pass_interference_s(chunk, plan, backward_pass, false, in, p);
       chunk.forward_s += chunk.interference_forward_s;
       chunk.backward_s += chunk.interference_backward_s;
-      // ZeRO 0-1's gradient buckets are reduced beside the chunk's last backward: all but the last
-      // bucket's reductions run under the layers still to go (step_builder.cpp).
+      // ZeRO 0-1's gradient buckets are reduced from the chunk's last backward on: under its layers
+      // still to go, then under the passes after it (step_builder.cpp). Their cost is booked on
+      // that backward, as much of it as they last: a chunk of one layer, whose one bucket runs
+      // wholly beside the next pass, pays as a chunk of many does.
       if (p.zero < 2 && plan.overlap_grad_reduce && chunk.grad_reduce_s > 0.0) {
+        const auto booked = [&](double seconds) {
+          const std::array<BesideTraffic, 1> buckets_beside{
+              BesideTraffic{.seconds = seconds,
+                            .bus_bytes_per_s = record_bus_bytes_per_s(chunk.grad_reduce),
+                            .sms_held = dp_sms_held(p)}};
+          return interference_s(backward_pass, buckets_beside, in.cluster.gpu, in.compute);
+        };
         const auto buckets = static_cast<double>(std::max<std::int64_t>(1, chunk.grad_buckets));
-        const std::array<BesideTraffic, 1> buckets_beside{
-            BesideTraffic{.seconds = chunk.grad_reduce_s * (buckets - 1.0) / buckets,
-                          .bus_bytes_per_s = record_bus_bytes_per_s(chunk.grad_reduce),
-                          .sms_held = dp_sms_held(p)}};
-        chunk.grad_bucket_interference_s = interference_s(backward_pass, buckets_beside, in.cluster.gpu, in.compute);
+        chunk.grad_bucket_interference_s = booked(chunk.grad_reduce_s);
+        chunk.grad_bucket_interference_last_s = booked(chunk.grad_reduce_s * (buckets - 1.0) / buckets);
       }
       stage_params += params;
       stage_expert_params += expert_params;

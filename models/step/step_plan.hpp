@@ -80,10 +80,12 @@ struct ChunkCosts {
   double backward_s = 0.0;           // GPU compute of the backward pass, recompute included
   double interference_forward_s = 0.0;  // of which the slow-down by communication beside it
   double interference_backward_s = 0.0; // (overlap_cost.hpp)
-  // ZeRO 0-1: what the gradient buckets reduced beside the chunk's last backward (all but the last
-  // bucket's) cost that pass's compute (overlap_cost.hpp); not in backward_s, which the other
-  // micro-batches' backwards take.
+  // ZeRO 0-1: what the gradient buckets, reduced from the chunk's last backward on, cost the
+  // compute they run beside (overlap_cost.hpp), booked on that backward; not in backward_s, which
+  // the other micro-batches' backwards take. Where that backward is the stage's last pass, only the
+  // buckets reduced under its own layers (all but the last) have compute beside them: _last_s.
   double grad_bucket_interference_s = 0.0;
+  double grad_bucket_interference_last_s = 0.0;
   // ZeRO 0-1: of backward_s, adding the pass's gradients into the step's buffer, the mean over the
   // step's micro-batches (TrainingSpec::grad_accumulation); 0 when the GEMMs accumulate themselves.
   double grad_accumulation_s = 0.0;
