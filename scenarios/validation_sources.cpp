@@ -134,9 +134,15 @@ constexpr SourceFamily renamed(SourceFamily family, std::string_view name, std::
   return family;
 }
 
-/// `family` with one of its optional choices set: a release or a commit that changed one setting.
+/// `family` with one of its choices set: a release or a commit that changed one setting.
 template <typename T>
 constexpr SourceFamily with_choice(SourceFamily family, std::optional<FamilyDefault<T>> SourceFamily::*choice,
+                                   FamilyDefault<T> value) {
+  family.*choice = value;
+  return family;
+}
+template <typename T>
+constexpr SourceFamily with_choice(SourceFamily family, FamilyDefault<T> SourceFamily::*choice,
                                    FamilyDefault<T> value) {
   family.*choice = value;
   return family;
@@ -154,17 +160,12 @@ constexpr SourceFamily mlperf_5_1 = with_choice(
 constexpr SourceFamily mlperf_5_1_nebius =
     renamed(mlperf_5_0, "MLPerf 5.1 Nebius", "mlcommons/training_results_v5.1 Nebius/");
 
-/// `family` with NCCL's own CTA counts on its data-parallel communicators.
-constexpr SourceFamily without_dp_cta_limit(SourceFamily family) {
-  family.dp_max_ctas = {0, ""};
-  return family;
-}
-
 // v3.1 ran the same settings on an older Transformer Engine, on a Megatron-Core from before its
 // fused cross-entropy, and without the per-communicator NCCL file (its config_common.sh sets
 // NCCL_MIN_NCHANNELS=4 alone).
 constexpr SourceFamily mlperf_3_1 = with_choice(
-    with_choice(without_dp_cta_limit(renamed(mlperf_4_1, "MLPerf 3.1", "mlcommons/training_results_v3.1")),
+    with_choice(with_choice(renamed(mlperf_4_1, "MLPerf 3.1", "mlcommons/training_results_v3.1"),
+                            &SourceFamily::dp_max_ctas, {0, "NCCL's own CTA counts on the data-parallel communicators"}),
                 &SourceFamily::attention,
                 {models::AttentionKernel::flash2,
                  "attention=flash2: the submission's Dockerfile installs flash-attn 2.0.8 and Transformer Engine at "
@@ -439,14 +440,16 @@ constexpr SourceFamily other{.name = "other",
                              .framework = {Framework::megatron_core,
                                            "framework=megatron-core assumed: unknown publication"}};
 
+// Whether `text`, read without case, contains `lowercase_word`.
+bool has(std::string_view text, std::string_view lowercase_word) {
+  std::string lowered(text);
+  for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lowered.find(lowercase_word) != std::string::npos;
+}
+
 }  // namespace
 
 FamilyDefault<double> dropout_for_model(const SourceFamily& family, std::string_view model_name, std::string_view notes) {
-  const auto has = [](std::string_view text, std::string_view lowercase_word) {
-    std::string lowered(text);
-    for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return lowered.find(lowercase_word) != std::string::npos;
-  };
   if (has(model_name, "llama")) {
     return {0.0, "dropout=0: Llama models train without dropout (Meta's reference model code has no "
                  "dropout layers)"};
@@ -462,10 +465,8 @@ FamilyDefault<double> dropout_for_model(const SourceFamily& family, std::string_
 
 std::optional<FamilyDefault<models::CrossEntropyKernel>> cross_entropy_for_model(const SourceFamily& family,
                                                                                 std::string_view model_name) {
-  std::string lowered(model_name);
-  for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const auto& entry : family.cross_entropy_by_model) {
-    if (lowered.find(entry.model_needle) != std::string::npos) return entry.choice;
+    if (has(model_name, entry.model_needle)) return entry.choice;
   }
   return family.cross_entropy;
 }
