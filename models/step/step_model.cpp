@@ -782,8 +782,10 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       // ZeRO 0-1's gradient buckets are reduced from the chunk's last backward on: under its layers
       // still to go, then under the passes after it (step_builder.cpp). Their cost is booked on
       // that backward, as much of it as they last: a chunk of one layer, whose one bucket runs
-      // wholly beside the next pass, pays as a chunk of many does.
-      if (p.zero < 2 && plan.overlap_grad_reduce && chunk.grad_reduce_s > 0.0) {
+      // wholly beside the next pass, pays as a chunk of many does. The condition is the builder's
+      // for running them as buckets (only ZeRO 0-1 reduce a chunk's gradients once a step beside
+      // the compute: FSDP2's once-a-step reduction follows the stage's last backward).
+      if (plan.overlap_grad_reduce && chunk.grad_reduce_s > 0.0) {
         const auto booked = [&](double seconds) {
           const std::array<BesideTraffic, 1> buckets_beside{
               BesideTraffic{.seconds = seconds,

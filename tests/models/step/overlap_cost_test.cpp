@@ -81,6 +81,9 @@ TEST_CASE("overlap cost: ZeRO-1's gradient buckets slow the last backward they r
   CHECK(eight.grad_bucket_interference_s / free_ctas.grad_bucket_interference_s ==
         doctest::Approx(share(8.0) / share(24.0)).epsilon(1e-9));
   // Reduced after the backward, or with ZeRO-3's own per-unit traffic, nothing is beside it.
+  StepInputs zero3 = in;
+  zero3.parallelism.zero = 3;
+  CHECK(plan_step(zero3).stages[1].chunks.front().grad_bucket_interference_s == 0.0);
   in.training.overlap_grad_reduce = false;
   CHECK(plan_step(in).stages[1].chunks.front().grad_bucket_interference_s == 0.0);
 }
