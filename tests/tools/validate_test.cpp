@@ -154,6 +154,87 @@ TEST_CASE("validate: every published run fits in memory but the known misfits") 
   CHECK(misfits == known);
 }
 
+// The accuracy tables users read (the README's and docs/model.md's) state what validate measures on
+// this tree: a change that moves a family's figures fails here until the tables are re-measured.
+std::vector<std::string> table_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  std::istringstream in(line.substr(1));  // after the leading '|'
+  while (std::getline(in, cell, '|')) {
+    const auto first = cell.find_first_not_of(' ');
+    const auto last = cell.find_last_not_of(' ');
+    cells.push_back(first == std::string::npos ? "" : cell.substr(first, last - first + 1));
+  }
+  if (!cells.empty() && cells.back().empty()) cells.pop_back();  // after the trailing '|'
+  return cells;
+}
+
+// The source family a table row names: the longest family name the row's first cell starts with,
+// followed by a space or nothing ("MLPerf 5.1 Nebius (...)" is "MLPerf 5.1 Nebius", not "MLPerf 5.1").
+const std::pair<std::string, planning::ErrorStats>* family_named(const std::string& name,
+                                                                 const planning::ValidationReport& report) {
+  const std::pair<std::string, planning::ErrorStats>* best = nullptr;
+  for (const auto& entry : report.by_source) {
+    const std::string& family = entry.first;
+    const bool named = name == family || (name.starts_with(family) && name[family.size()] == ' ');
+    if (named && (best == nullptr || family.size() > best->first.size())) best = &entry;
+  }
+  return best;
+}
+
+std::string unbold(std::string cell) {
+  std::erase(cell, '*');
+  return cell;
+}
+
+std::string percent(double fraction) { return fmt::format("{:.1f} %", 100 * fraction); }
+std::string signed_percent(double fraction) { return fmt::format("{:+.1f} %", 100 * fraction); }
+
+TEST_CASE("validate: the README's and docs/model.md's accuracy tables hold this tree's figures") {
+  const planning::ValidationReport& report = published_report();
+  struct Document {
+    std::string path;
+    std::size_t columns;  // the by-source table's: README name, framework, runs, MAPE, bias;
+                          // docs/model.md name, framework, runs, MAPE, median, bias, range
+  };
+  for (const Document& doc : {Document{"README.md", 5}, Document{"docs/model.md", 7}}) {
+    CAPTURE(doc.path);
+    std::ifstream in(std::string(CLUSTERSIM_SOURCE_DIR) + "/" + doc.path);
+    REQUIRE(in.good());
+    std::map<std::string, int> rows_per_family;
+    std::string line, text;
+    while (std::getline(in, line)) {
+      text += line + ' ';
+      if (!line.starts_with("| ")) continue;
+      const std::vector<std::string> cells = table_cells(line);
+      if (cells.size() != doc.columns) continue;
+      const auto* family = family_named(cells[0], report);
+      if (family == nullptr || cells[2].find_first_not_of("0123456789") != std::string::npos) continue;
+      CAPTURE(line);
+      const planning::ErrorStats& stats = family->second;
+      ++rows_per_family[family->first];
+      CHECK(std::stoll(cells[2]) == stats.count);
+      CHECK(cells[3] == percent(stats.mape));
+      if (doc.columns == 7) CHECK(cells[4] == percent(stats.median));
+      CHECK(unbold(cells[doc.columns == 7 ? 5 : 4]) == signed_percent(stats.bias));
+    }
+    for (const auto& entry : report.by_source) {
+      CAPTURE(entry.first);
+      CHECK(rows_per_family[entry.first] == 1);
+    }
+    if (doc.path == "README.md") {
+      // The headline sentence above the table, its line breaks read as spaces.
+      std::string words;
+      std::istringstream split(text);
+      for (std::string word; split >> word;) words += (words.empty() ? "" : " ") + word;
+      const planning::ErrorStats& all = report.overall;
+      CHECK(words.find(fmt::format("MAPE {}, median {}, worst {}, mean signed error {}", percent(all.mape),
+                                   percent(all.median), percent(all.max), signed_percent(all.bias))) !=
+            std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("validate: --json is one object with rows in CSV order, skips, per-source and overall stats") {
   const Outcome o = run({"validate", "--json"});
   REQUIRE(o.exit_code == 0);
