@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <variant>
@@ -518,22 +519,37 @@ TEST_CASE("validation: context parallelism exchanges keys and values as the sour
   CHECK_FALSE(assumes(mapped(row), "cp_comm="));
 }
 
+// A CTA limit of the submission's conf/nccl/custom_communicator_cta.yaml: taken, with its
+// assumption, for each source in `held`; NCCL's choice (0) for each in `free`.
+void check_cta_limit(std::int64_t models::ParallelismSpec::*limit, std::int64_t value, std::string_view assumption,
+                     std::initializer_list<std::string_view> held, std::initializer_list<std::string_view> free) {
+  ValidationRow row = context_parallel_row(kMegatronCore);
+  for (const std::string_view source : held) {
+    CAPTURE(source);
+    row.source = source;
+    const ValidationCase c = mapped(row);
+    CHECK(c.scenario.parallelism.*limit == value);
+    CHECK(assumes(c, assumption));
+  }
+  for (const std::string_view source : free) {
+    CAPTURE(source);
+    row.source = source;
+    CHECK(mapped(row).scenario.parallelism.*limit == 0);
+  }
+}
+
 TEST_CASE("validation: MLPerf's Llama 3.1 submissions hold the context-parallel communicator to one CTA") {
   // Every v5.0 and v5.1 Llama 3.1 implementation (NVIDIA's and its partners') reads
   // conf/nccl/custom_communicator_cta.yaml, whose cp communicator has max_ctas 1; other families
   // leave NCCL its choice.
-  ValidationRow row = context_parallel_row(kMegatronCore);
-  for (const std::string_view source : {"mlcommons/training_results_v5.0 NVIDIA/results/eos",
-                                        "mlcommons/training_results_v5.1 Nebius/results/nebius_h200_n64",
-                                        "mlcommons/training_results_v5.1 NVIDIA/results/tyche"}) {
-    row.source = source;
-    const ValidationCase held = mapped(row);
-    CHECK(held.scenario.parallelism.cp_max_ctas == 1);
-    CHECK(assumes(held, "cp_max_ctas=1: the submission's conf/nccl/custom_communicator_cta.yaml"));
-  }
-  row.source = kMegatronCore;
-  CHECK(mapped(row).scenario.parallelism.cp_max_ctas == 0);
-  row.source = "mlcommons/training_results_v5.0 NVIDIA/results/eos";
+  check_cta_limit(&models::ParallelismSpec::cp_max_ctas, 1,
+                  "cp_max_ctas=1: the submission's conf/nccl/custom_communicator_cta.yaml",
+                  {"mlcommons/training_results_v5.0 NVIDIA/results/eos",
+                   "mlcommons/training_results_v5.1 Nebius/results/nebius_h200_n64",
+                   "mlcommons/training_results_v5.1 NVIDIA/results/tyche"},
+                  {kMegatronCore});
+  // Without context parallelism there is no cp communicator to limit.
+  ValidationRow row = context_parallel_row("mlcommons/training_results_v5.0 NVIDIA/results/eos");
   row.cp = "1";
   row.dp = "32";
   CHECK_FALSE(assumes(mapped(row), "cp_max_ctas="));
@@ -542,19 +558,12 @@ TEST_CASE("validation: MLPerf's Llama 3.1 submissions hold the context-parallel 
 TEST_CASE("validation: NVIDIA's MLPerf LLM implementations from v4.1 on hold the data-parallel communicators to 8 CTAs") {
   // conf/nccl/custom_communicator_cta.yaml of every v4.1 GPT-3 and v5.0 / v5.1 Llama 3.1
   // implementation: dp and dp_cp max_ctas 8. v3.1's had no such file.
-  ValidationRow row = context_parallel_row(kMegatronCore);
-  for (const std::string_view source : {"mlcommons/training_results_v4.1 NVIDIA/results/eos_n64_ngc24.09_nemo",
-                                        "mlcommons/training_results_v5.0 NVIDIA/results/eos",
-                                        "mlcommons/training_results_v5.1 Nebius/results/nebius_h200_n64"}) {
-    row.source = source;
-    const ValidationCase held = mapped(row);
-    CHECK(held.scenario.parallelism.dp_max_ctas == 8);
-    CHECK(assumes(held, "dp_max_ctas=8: the submission's conf/nccl/custom_communicator_cta.yaml"));
-  }
-  for (const std::string_view source : {std::string_view("mlcommons/training_results_v3.1 NVIDIA/results/eos"), kMegatronCore}) {
-    row.source = source;
-    CHECK(mapped(row).scenario.parallelism.dp_max_ctas == 0);
-  }
+  check_cta_limit(&models::ParallelismSpec::dp_max_ctas, 8,
+                  "dp_max_ctas=8: the submission's conf/nccl/custom_communicator_cta.yaml",
+                  {"mlcommons/training_results_v4.1 NVIDIA/results/eos_n64_ngc24.09_nemo",
+                   "mlcommons/training_results_v5.0 NVIDIA/results/eos",
+                   "mlcommons/training_results_v5.1 Nebius/results/nebius_h200_n64"},
+                  {"mlcommons/training_results_v3.1 NVIDIA/results/eos", kMegatronCore});
 }
 
 TEST_CASE("validation: a row whose parameters are fp8 gathers them in fp8") {

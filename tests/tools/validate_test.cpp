@@ -199,12 +199,11 @@ TEST_CASE("validate: the README's and docs/model.md's accuracy tables hold this 
   };
   for (const Document& doc : {Document{"README.md", 5}, Document{"docs/model.md", 7}}) {
     CAPTURE(doc.path);
-    std::ifstream in(std::string(CLUSTERSIM_SOURCE_DIR) + "/" + doc.path);
-    REQUIRE(in.good());
+    const std::string text = test::read_text(std::string(CLUSTERSIM_SOURCE_DIR) + "/" + doc.path);
+    REQUIRE(!text.empty());
     std::map<std::string, int> rows_per_family;
-    std::string line, text;
-    while (std::getline(in, line)) {
-      text += line + ' ';
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
       if (!line.starts_with("| ")) continue;
       const std::vector<std::string> cells = table_cells(line);
       if (cells.size() != doc.columns) continue;
