@@ -176,6 +176,23 @@ constexpr SourceFamily mlperf_3_1 = with_choice(
      "cross_entropy=inplace: the 2023 submission's Megatron-Core predates its fused cross-entropy "
      "(core/fusions/fused_cross_entropy.py, added 2024-06-14) and its conf/custom.yaml has no such key"});
 
+// NVIDIA's GPT-3 implementation on NeMo 24.04 (MLPerf v4.0's, and the 11,616-GPU run v4.1 published
+// again under the same directory name) keeps v4.1's settings (config_common.sh differs only in
+// NCCL and amax-reduction variables; the same conf/nccl/custom_communicator_cta.yaml) but its
+// conf/custom.yaml has no cross_entropy_loss_fusion key, and its Megatron-Core predates the fused
+// cross-entropy.
+constexpr SourceFamily on_nemo_24_04(SourceFamily family) {
+  return with_choice(
+      family, &SourceFamily::cross_entropy,
+      {models::CrossEntropyKernel::inplace,
+       "cross_entropy=inplace: the NeMo 24.04 implementation's conf/custom.yaml has no cross_entropy_loss_fusion "
+       "key, and its Megatron-Core predates the fused cross-entropy (core/fusions/fused_cross_entropy.py, added "
+       "2024-06-14)"});
+}
+constexpr SourceFamily mlperf_4_0 = on_nemo_24_04(renamed(mlperf_4_1, "MLPerf 4.0", "mlcommons/training_results_v4.0"));
+constexpr SourceFamily mlperf_4_1_nemo_24_04 = on_nemo_24_04(
+    renamed(mlperf_4_1, "MLPerf 4.1", "mlcommons/training_results_v4.1 NVIDIA/results/eos-dfw_n1452_ngc24.04_nemo"));
+
 // torchtitan's benchmarks: FSDP2 with its selective op-level checkpointing, its defaults unless a
 // row says otherwise.
 constexpr SourceFamily torchtitan{
@@ -366,7 +383,9 @@ constexpr std::array families{
     mlperf_5_0,
     mlperf_5_1_nebius,  // before mlperf_5_1, whose needle also matches its rows
     mlperf_5_1,
+    mlperf_4_1_nemo_24_04,  // before mlperf_4_1, whose needle also matches its row
     mlperf_4_1,
+    mlperf_4_0,
     mlperf_3_1,
     SourceFamily{.name = "BLOOM 2022",
                  .needle = "bigscience",
