@@ -566,6 +566,27 @@ TEST_CASE("validation: NVIDIA's MLPerf LLM implementations from v4.1 on hold the
                   {"mlcommons/training_results_v3.1 NVIDIA/results/eos", kMegatronCore});
 }
 
+TEST_CASE("validation: NVIDIA's MLPerf GPT-3 implementations run the cross-entropy their container has") {
+  // NeMo 24.09's conf/custom.yaml turns Megatron-Core's fused loss on; the NeMo 24.04 implementation
+  // (v4.0's, and the 11,616-GPU run v4.1 published again under its directory) and v3.1's have none.
+  ValidationRow row = context_parallel_row(kMegatronCore);
+  row.cp = "1";
+  row.dp = "32";
+  const auto loss = [&](std::string_view source) {
+    row.source = source;
+    return mapped(row).scenario.training.cross_entropy;
+  };
+  CHECK(loss("mlcommons/training_results_v4.1 NVIDIA/results/eos_n64_ngc24.09_nemo") == models::CrossEntropyKernel::fused);
+  CHECK(loss("mlcommons/training_results_v4.1 NVIDIA/results/eos-dfw_n1452_ngc24.04_nemo") ==
+        models::CrossEntropyKernel::inplace);
+  CHECK(loss("mlcommons/training_results_v4.0 NVIDIA/results/eos_n64_ngc24.04_nemo") ==
+        models::CrossEntropyKernel::inplace);
+  CHECK(loss("mlcommons/training_results_v3.1 NVIDIA/results/eos") == models::CrossEntropyKernel::inplace);
+  CHECK(assumes(mapped(row), "cross_entropy=inplace: the 2023 submission's Megatron-Core"));
+  row.source = "mlcommons/training_results_v4.0 NVIDIA/results/eos_n64_ngc24.04_nemo";
+  CHECK(assumes(mapped(row), "cross_entropy=inplace: the NeMo 24.04 implementation's conf/custom.yaml"));
+}
+
 TEST_CASE("validation: a row whose parameters are fp8 gathers them in fp8") {
   // NeMo's MLPerf configs (FP8_PARAMS=True, FP8_PARAM_GATHER=True) under the distributed optimizer.
   ValidationRow row = gpt_1_7b();
