@@ -225,9 +225,10 @@ TEST_CASE("validate: the README's and docs/model.md's accuracy tables hold this 
     if (doc.path == "README.md") {
       // The table of runs by predicted exposed communication.
       for (const auto& [group, stats] : report.by_exposed_comm) {
-        CAPTURE(group);
-        CHECK(text.find(fmt::format("| {} | {} | {} | {} |", group, stats.count, percent(stats.mape),
-                                    signed_percent(stats.bias))) != std::string::npos);
+        const std::string row = fmt::format("| {} | {} | {} | {} |", group, stats.count, percent(stats.mape),
+                                            signed_percent(stats.bias));
+        CAPTURE(row);
+        CHECK(text.find(row) != std::string::npos);
       }
       // The validation families' bands, lines of validate's own output.
       const Outcome printed = run({"validate"});
