@@ -118,6 +118,9 @@ constexpr Bounds load_imbalance{.min = 1, .max = 1 << 16};
 constexpr Bounds capacity_factor{.min = 0.01, .max = 1 << 16, .or_zero = true};
 // Parameters a gradient bucket holds: up to a 10-trillion-parameter shard; 0: a bucket per layer.
 constexpr Bounds grad_bucket_params{.min = 1, .max = 1e13, .or_zero = true};
+// Micro-batches whose output-layer weight gradients wait for the drain: up to a step's most
+// (2^19 chunk passes, layout_rules.cpp); 0: all of them.
+constexpr Bounds wgrad_deferral_limit{.min = 1, .max = 1 << 19, .or_zero = true};
 
 // --- failures and checkpoints -----------------------------------------------------------------
 // Llama 3 saw 2.4 GPU failures per 1000 node-days; 10,000 is ten a node every day.

@@ -751,6 +751,15 @@ std::vector<Section> build_sections() {
                     "fp8 with ZeRO 1-3 only: the layers' linear weights are kept and gathered in fp8, 1 byte a "
                     "parameter instead of 2 (Megatron-LM's --fp8-param-gather, torchtitan's "
                     "enable_fsdp_float8_all_gather); the embedding and the output layer stay 16-bit"),
+            boolean("defer_embedding_wgrad", member(training, &TrainingSpec::defer_embedding_wgrad),
+                    "pipelines only (pp > 1), megatron-core: the last stage runs the output layer's "
+                    "weight-gradient GEMMs of the deferred micro-batches in the pipeline's drain, holding each "
+                    "one's input and logits gradient until then (Megatron-Core's "
+                    "--defer-embedding-wgrad-compute)"),
+            integer("wgrad_deferral_limit", member(training, &TrainingSpec::wgrad_deferral_limit), count,
+                    key_bounds::wgrad_deferral_limit,
+                    "with defer_embedding_wgrad: micro-batches deferred, the first ones of the step "
+                    "(Megatron-Core's --wgrad-deferral-limit); 0: all of them"),
             enumeration("recompute", member(training, &TrainingSpec::recompute),
                         std::array<std::string_view, 4>{"none", "selective", "full", "op"},
                         "activation recomputation: selective (the attention core, Megatron-LM), full (each "

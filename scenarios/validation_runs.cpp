@@ -573,6 +573,23 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     assumed.push_back("fp8_param_gather: the row's parameters are gathered in fp8 (FP8_PARAMS or FP8_PARAM_GATHER, "
                       "or FSDP's float8 all-gather)");
   }
+  // The output layer's weight gradients deferred to the pipeline's drain where the row's config
+  // says so (Megatron-Core's defer_embedding_wgrad_compute, NeMo's DEFER_EMBEDDING_WGRAD_COMPUTE and
+  // WGRAD_DEFERRAL_LIMIT).
+  if (contains(notes, "defer_embedding_wgrad_compute=true") && p.pp > 1) {
+    t.defer_embedding_wgrad = true;
+    if (const auto at = notes.find("wgrad_deferral_limit="); at != std::string::npos) {
+      std::int64_t limit = 0;
+      const char* digits = notes.data() + at + 21;
+      if (std::from_chars(digits, notes.data() + notes.size(), limit).ec == std::errc{}) t.wgrad_deferral_limit = limit;
+    }
+    assumed.push_back(fmt::format("defer_embedding_wgrad: the output layer's weight gradients of {} wait for the "
+                                  "pipeline's drain (the row's DEFER_EMBEDDING_WGRAD_COMPUTE, WGRAD_DEFERRAL_LIMIT={})",
+                                  t.wgrad_deferral_limit > 0
+                                      ? fmt::format("the first {} micro-batches", t.wgrad_deferral_limit)
+                                      : std::string("every micro-batch"),
+                                  t.wgrad_deferral_limit));
+  }
   // Gradient buckets of the size the row names (NeMo's BUCKET_SIZE, parameters a bucket).
   if (const auto at = notes.find("bucket_size="); at != std::string::npos) {
     std::int64_t bucket = 0;

@@ -122,6 +122,10 @@ LaunchConfig export_deepspeed(const models::TransformerSpec& model, const models
     config.notes.push_back(fmt::format("training.pipeline_runs {} is not exported: DeepSpeed's pipeline engine runs a "
                                        "step's micro-batches as one schedule",
                                        layout.training.pipeline_runs));
+  if (layout.training.defer_embedding_wgrad)
+    config.notes.push_back("training.defer_embedding_wgrad is not exported: Megatron-DeepSpeed's pipeline engine has no "
+                           "deferral of the output layer's weight gradients (Megatron-Core's "
+                           "--defer-embedding-wgrad-compute)");
   const std::string script = deepspeed::launch_script(model, cluster, mapping.layout);
   // Checked as the launcher would run it: the written script parsed back.
   for (RuleBreach& b : deepspeed::check_launch(deepspeed::parse_launch_script(script, "pretrain_gpt.sh"))) {

@@ -299,6 +299,10 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
     if (!t.fp8_backward)
       launch.notes.push_back("training.fp8_backward false (bf16 dgrad and wgrad GEMMs) has no Megatron-LM flag");
   }
+  if (t.defer_embedding_wgrad) {
+    f.add("--defer-embedding-wgrad-compute");
+    if (t.wgrad_deferral_limit > 0) f.add("--wgrad-deferral-limit", t.wgrad_deferral_limit);
+  }
   if (t.pipeline_runs > 1)
     launch.notes.push_back(fmt::format("training.pipeline_runs {} is not exported: Megatron-LM runs a step's "
                                        "micro-batches as one pipeline schedule",

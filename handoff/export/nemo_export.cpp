@@ -247,6 +247,10 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
                     "parameters; set its MixedPrecisionConfig's fp8_param_gather in the recipe");
   if (t.bf16_params)
     notes.push_back("training.bf16_params is not exported: Megatron-Core's optimizer keeps fp32 main parameters");
+  if (t.defer_embedding_wgrad) {
+    set("model.defer_embedding_wgrad_compute", "true");
+    if (t.wgrad_deferral_limit > 0) num("model.wgrad_deferral_limit", t.wgrad_deferral_limit);
+  }
   if (t.pipeline_runs > 1)
     notes.push_back(fmt::format("training.pipeline_runs {} is not exported: Megatron-Core runs a step's micro-batches "
                                 "as one pipeline schedule",

@@ -481,6 +481,14 @@ const MegatronRule kRules[] = {
        return !a.has("--fp8-param-gather") || a.has("--use-distributed-optimizer") || a.has("--use-torch-fsdp2") ||
               a.has("--use-megatron-fsdp");
      }},
+    {"defer-embedding-wgrad-needs-pipeline", kParallelConfig,
+     "--defer-embedding-wgrad-compute needs --pipeline-model-parallel-size > 1 and gradient accumulation fusion (no "
+     "--no-gradient-accumulation-fusion)",
+     "",
+     [](const MegatronArguments& a) {
+       return !a.has("--defer-embedding-wgrad-compute") ||
+              (pp(a) > 1 && !a.has("--no-gradient-accumulation-fusion"));
+     }},
     {"one-half-precision", kArguments, "--fp16 and --bf16 exclude each other", "",
      [](const MegatronArguments& a) { return !(a.has("--fp16") && a.has("--bf16")); }},
     {"fp8-format-known", kTransformerConfig,

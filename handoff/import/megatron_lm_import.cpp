@@ -469,6 +469,8 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
       result.unmapped.push_back("--fp8-param-gather without --use-distributed-optimizer or FSDP: Megatron-LM refuses "
                                 "it (arguments.py); imported with 16-bit gathers");
   }
+  t.defer_embedding_wgrad = r.has("--defer-embedding-wgrad-compute") && p.pp > 1;
+  t.wgrad_deferral_limit = r.integer("--wgrad-deferral-limit", 0);
   if (!r.has("--bf16")) {
     result.notes.push_back(r.has("--fp16") ? "--fp16: clustersim models bf16 (the same bytes and tensor-core rate)"
                                            : "no --bf16: Megatron-LM would train in fp32, which clustersim does not "

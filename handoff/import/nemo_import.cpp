@@ -344,6 +344,8 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
   t.grad_accumulation = !accumulation_fused && p.zero < 2 ? models::GradAccumulation::main_grad_add
                                                           : models::GradAccumulation::fused;
   t.grad_bucket_params = r.integer("ddp.bucket_size", 0);
+  t.defer_embedding_wgrad = r.boolean("model.defer_embedding_wgrad_compute", false) && p.pp > 1;
+  t.wgrad_deferral_limit = r.integer("model.wgrad_deferral_limit", 0);
   const std::string graphs = r.text("model.cuda_graph_impl").value_or("none");
   t.cuda_graphs = graphs != "none";
   if (m.experts > 0) {

@@ -115,6 +115,8 @@ nlohmann::ordered_json scenario_json(std::string_view name, const models::Transf
             {"precision", t.precision == models::Precision::fp8 ? "fp8" : "bf16"},
             {"fp8_recipe", models::fp8_recipe_name(t.fp8_recipe)},
             {"fp8_param_gather", t.fp8_param_gather},
+            {"defer_embedding_wgrad", t.defer_embedding_wgrad},
+            {"wgrad_deferral_limit", t.wgrad_deferral_limit},
             {"recompute", models::recompute_name(t.recompute)},
             {"attention", models::attention_kernel_name(t.attention)},
             {"schedule", models::schedule_name(t.schedule)},

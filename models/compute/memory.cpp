@@ -307,6 +307,14 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     const double loss_bytes = (training.fp32_loss ? 4.0 : 2.0) * loss_copies;
     mem.other_bytes += (4.0 * sbh / sp_split + loss_bytes * tokens * static_cast<double>(model.vocab) / t) *
                        last_chunk_in_flight;
+    // Deferred output-layer weight gradients (training.defer_embedding_wgrad): each deferred
+    // micro-batch's input to the output layer (its sequence shard) and its logits gradient (bf16),
+    // held from its backward to the drain: at the last deferred backward all of them, beside the
+    // activations the schedule's steady state holds.
+    const std::int64_t micro_batches = training.global_batch / (parallelism.dp * training.micro_batch);
+    const auto deferred =
+        static_cast<double>(deferred_wgrad_micro_batches(training, parallelism.pp, micro_batches));
+    mem.other_bytes += deferred * (2.0 * sbh / sp_split + 2.0 * tokens * static_cast<double>(model.vocab) / t);
   }
   if ((training.recompute == Recompute::full || training.recompute == Recompute::op) && stage_layers > 0) {
     // The layer being recomputed holds its full activations during its backward, scores

@@ -841,7 +841,7 @@ HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parall
                                      .kernels = 3 + upcast_kernels});
   }
   costs.output_backward.push_back(in_bf16(gemm_dgrad("logits_dgrad", head, d.tokens, d.vocab, d.hidden)));
-  costs.output_backward.push_back(in_bf16(gemm_wgrad("logits_wgrad", head, d.tokens, d.vocab, d.hidden)));
+  costs.output_backward.push_back(in_bf16(gemm_wgrad(kOutputWeightGradOp, head, d.tokens, d.vocab, d.hidden)));
   costs.output_backward.push_back({.name = "final_norm_bwd", .kind = OpKind::elementwise,
                                    .flops = 10.0 * norm_elems, .bytes = 8.0 * norm_elems});
   return costs;

@@ -111,6 +111,10 @@ struct LayerCosts {
 };
 
 /// Embedding on the first pipeline stage; final norm, logits and cross-entropy on the last.
+/// The name of the output layer's weight-gradient GEMM in HeadCosts::output_backward, which
+/// Megatron-Core can defer to the pipeline's drain (TrainingSpec::defer_embedding_wgrad).
+inline constexpr std::string_view kOutputWeightGradOp = "logits_wgrad";
+
 struct HeadCosts {
   OpList embedding_forward;
   OpList embedding_backward;

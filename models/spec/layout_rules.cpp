@@ -39,6 +39,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::training_moe_capacity_factor: return "training.moe_capacity_factor";
     case LayoutField::training_fp8_recipe: return "training.fp8_recipe";
     case LayoutField::training_fp8_param_gather: return "training.fp8_param_gather";
+    case LayoutField::training_defer_embedding_wgrad: return "training.defer_embedding_wgrad";
     case LayoutField::training_attention: return "training.attention";
     case LayoutField::cluster_num_gpus: return "cluster.num_gpus";
     case LayoutField::cluster_gpus_per_node: return "cluster.gpus_per_node";
@@ -320,6 +321,23 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
     return broken(F::training_fp8_param_gather,
                   "DeepSpeed ZeRO-3 (2021) gathers 16-bit parameters; fp8 parameter gathers need fsdp2, fsdp1 or "
                   "megatron_fsdp, or ZeRO 1-2");
+  if (t.defer_embedding_wgrad) {
+    if (p.pp <= 1)
+      return broken(F::training_defer_embedding_wgrad,
+                    "deferring the output layer's weight gradients to the pipeline's drain needs a pipeline: "
+                    "parallelism.pp > 1 (Megatron-Core's ModelParallelConfig rule)");
+    if (t.framework != Framework::megatron_core)
+      return broken(F::training_defer_embedding_wgrad,
+                    fmt::format("is Megatron-Core's --defer-embedding-wgrad-compute; training.framework is {}",
+                                framework_name(t.framework)));
+    if (t.grad_accumulation != GradAccumulation::fused)
+      return broken(F::training_defer_embedding_wgrad,
+                    "the deferred weight-gradient GEMMs accumulate into the gradient buffer themselves: it needs "
+                    "training.grad_accumulation = fused (Megatron-Core's gradient_accumulation_fusion rule)");
+    if (t.pipeline_runs > 1)
+      return broken(F::training_defer_embedding_wgrad,
+                    "Megatron-Core runs one pipeline schedule a step: it needs training.pipeline_runs = 1");
+  }
   const bool blackwell = c.gpu.name.starts_with("b200") || c.gpu.name.starts_with("gb200");
   if (t.precision == Precision::fp8 && t.fp8_recipe == Fp8Recipe::mxfp8 && !blackwell)
     return broken(F::training_fp8_recipe,

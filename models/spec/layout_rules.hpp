@@ -30,6 +30,9 @@
 ///    divides experts, ep x etp divides the stage's tp x cp x dp ranks (Megatron-Core's
 ///    expert-parallel folding); tp > 1 with sequence parallelism; not modelled yet, and
 ///    refused: etp > 1, fp8, DeepSpeed's 2021 ZeRO-3 and hybrid sharding with experts;
+///  - defer_embedding_wgrad needs a pipeline (pp > 1), Megatron-Core (training.framework
+///    megatron-core), weight-gradient GEMMs that accumulate themselves (grad_accumulation fused)
+///    and one pipeline run a step (Megatron-Core's ModelParallelConfig checks the first and third);
 ///  - fp8 needs a GPU with FP8 tensor cores; the mxfp8 recipe needs a Blackwell GPU (a name that
 ///    starts with b200 or gb200, as the presets and planning/validation/validation_family.cpp name
 ///    them): MXFP8's 1 x 32 block scales are applied by Blackwell's tensor cores (Transformer
@@ -96,6 +99,7 @@ enum class LayoutField {
   training_moe_capacity_factor,
   training_fp8_recipe,
   training_fp8_param_gather,
+  training_defer_embedding_wgrad,
   training_attention,
   cluster_num_gpus,
   cluster_gpus_per_node,

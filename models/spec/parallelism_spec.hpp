@@ -257,6 +257,12 @@ struct TrainingSpec {
   // torchtitan's enable_fsdp_float8_all_gather); the embedding and the output layer stay 16-bit
   // (a layer's norms, a few thousand parameters, are counted with its weights).
   bool fp8_param_gather = false;
+  // Pipelines (pp > 1): the last stage leaves the output layer's weight-gradient GEMM of its first
+  // wgrad_deferral_limit micro-batches (0: of all of them) to the pipeline's drain, keeping each
+  // one's input and logits gradient until then (Megatron-Core's --defer-embedding-wgrad-compute
+  // and --wgrad-deferral-limit; core/pipeline_parallel/schedules.py finish_embedding_wgrad_compute).
+  bool defer_embedding_wgrad = false;
+  std::int64_t wgrad_deferral_limit = 0;
   Recompute recompute = Recompute::selective;
   AttentionKernel attention = AttentionKernel::cudnn;
   ElementwiseKernels elementwise = ElementwiseKernels::fused;
@@ -307,6 +313,16 @@ struct TrainingSpec {
 /// and the output layer stay 16-bit either way.
 constexpr double gathered_layer_bytes(const TrainingSpec& training, double sixteen_bit_bytes) {
   return training.fp8_param_gather ? 1.0 : sixteen_bit_bytes;
+}
+
+/// The micro-batches of a step of `micro_batches` whose output-layer weight gradients wait for the
+/// pipeline's drain (training.defer_embedding_wgrad): none without the deferral or a pipeline.
+constexpr std::int64_t deferred_wgrad_micro_batches(const TrainingSpec& training, std::int64_t pp,
+                                                    std::int64_t micro_batches) {
+  if (!training.defer_embedding_wgrad || pp <= 1) return 0;
+  return training.wgrad_deferral_limit > 0 && training.wgrad_deferral_limit < micro_batches
+             ? training.wgrad_deferral_limit
+             : micro_batches;
 }
 
 }  // namespace clustersim::models

@@ -212,6 +212,17 @@ void Builder::lower_stage(std::int64_t s) {
   }
   out_.pass_begin.push_back(static_cast<TaskId>(out_.graph.size()));
 
+  // The deferred output-layer weight gradients, on the compute stream once the stage's passes are
+  // done (Megatron-Core's finish_embedding_wgrad_compute, before finalize_model_grads).
+  if (stage.deferred_wgrad_s > 0.0) {
+    sim::TaskLabel drain = stage_label;
+    drain.layer = static_cast<std::int32_t>(vp_ - 1);
+    drain.phase = static_cast<std::uint8_t>(TaskPhase::backward);
+    const TaskId wgrad = add(stage.deferred_wgrad_s, res.compute, drain, TaskKind::compute);
+    after(stream_tail, wgrad);
+    stream_tail = {.end = wgrad};
+  }
+
   sim::TaskLabel label = stage_label;
   label.phase = static_cast<std::uint8_t>(TaskPhase::optimizer);
   if (!plan_.overlap_grad_reduce) {  // one reduction of everything after the last backward
@@ -259,6 +270,8 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, bool stage_last, St
   PassTasks& tasks = pass(ref.forward, s, ref.chunk, ref.micro_batch);
 
   double compute_s = ref.forward ? chunk.forward_s : chunk.backward_s;
+  // A deferred micro-batch leaves the output layer's weight gradient to the stage's drain.
+  if (!ref.forward && ref.micro_batch < plan_.deferred_wgrad_micro_batches) compute_s -= chunk.backward_deferred_s;
   const double tp_s = ref.forward ? chunk.tp_forward_s : chunk.tp_backward_s;
 
   // The communication the compute waits for, on the stream before it: the first span opens the

@@ -123,7 +123,8 @@ void check_step_durations(const StepPlan& plan, const StepInputs& in) {
     check_one(stage.send_forward_s, named("the activations' send of stage {} (one micro-batch)"), in, false);
     check_one(stage.send_backward_s, named("the gradients' send of stage {} (one micro-batch)"), in, false);
     check_one(stage.optimizer_s, named("the optimizer step of stage {}"), in, true);
-    step_work_s += m * (stage.send_forward_s + stage.send_backward_s) + stage.optimizer_s;
+    check_one(stage.deferred_wgrad_s, named("the deferred output-layer weight gradients of stage {}"), in, true);
+    step_work_s += m * (stage.send_forward_s + stage.send_backward_s) + stage.optimizer_s + stage.deferred_wgrad_s;
   }
   if (!(step_work_s < kLimitS)) refuse("the step's work in all (every pass, transfer and optimizer step of every stage)",
                                        step_work_s, in, true, true);

@@ -390,6 +390,31 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   // beside the column-parallel layers' input- and weight-gradient GEMMs, or on the stream.
   const bool tp_backward_beside_gemms = p.sp && p.tp > 1 && framework.tp_backward_collectives_beside_gemms.value;
 
+  // Megatron-Core's deferred output-layer weight gradients (training.defer_embedding_wgrad): the
+  // last chunk's backward of the first deferred micro-batches keeps the output layer's input and
+  // logits gradient instead of running its weight-gradient GEMM (core/tensor_parallel/layers.py,
+  // embedding_activation_buffer and grad_output_buffer), and core/utils.py
+  // drain_embedding_wgrad_compute runs those GEMMs after the stage's last pass, all-gathering each
+  // input's sequence shard beside the GEMM before it (two buffers) under sequence parallelism.
+  plan.deferred_wgrad_micro_batches = deferred_wgrad_micro_batches(t, p.pp, plan.micro_batches);
+  double backward_deferred_s = 0.0;
+  double deferred_wgrad_s = 0.0;
+  if (plan.deferred_wgrad_micro_batches > 0) {
+    OpList kept;
+    OpList wgrad;
+    for (const OpCost& op : head.output_backward) (op.name == kOutputWeightGradOp ? wgrad : kept).push_back(op);
+    backward_deferred_s =
+        issued_s(output_backward, host, false) - issued_s(time_ops(kept.span(), in, t.precision), host, false);
+    const double gemm_s = issued_s(time_ops(wgrad.span(), in, t.precision), host, false);
+    const auto deferred = static_cast<double>(plan.deferred_wgrad_micro_batches);
+    if (p.sp && p.tp > 1) {
+      const double gather_s = collective(CollectiveOp::all_gather, activation_bytes, groups.tp, CommScope::tp).seconds;
+      deferred_wgrad_s = gather_s + (deferred - 1.0) * std::max(gemm_s, gather_s) + gemm_s;
+    } else {
+      deferred_wgrad_s = deferred * gemm_s;
+    }
+  }
+
   // Context parallel, as parallelism.cp_comm exchanges the keys and values (CpComm). p2p: each
   // layer passes its K and V block around the ring, c - 1 hops forward and about twice that
   // backward (K, V and their gradients). Each hop is costed as a send between two ranks; the flow
@@ -547,6 +572,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       if (last) {
         chunk.forward_s += issued_s(output_forward, host, false);
         chunk.backward_s += issued_s(output_backward, host, false);
+        chunk.backward_deferred_s = backward_deferred_s;
+        stage.deferred_wgrad_s = deferred_wgrad_s;
         end_params += head_params;
       }
       params += end_params;

@@ -142,6 +142,9 @@ struct ChunkCosts {
   double ep_backward_s = 0.0;        // StepPlan::ep_overlap beside the compute
   double grad_reduce_s = 0.0;        // data-parallel gradient reduction of the chunk, once a step
   double param_gather_s = 0.0;       // distributed-optimizer parameter all-gather, once a step
+  // Of backward_s, what a deferred micro-batch's backward leaves to the drain (the output layer's
+  // weight-gradient GEMM; StepPlan::deferred_wgrad_micro_batches); 0 but on the last chunk.
+  double backward_deferred_s = 0.0;
 };
 
 struct StagePlan {
@@ -156,6 +159,10 @@ struct StagePlan {
   // the optimizer (Megatron's embedding group in finalize_model_grads, DeepSpeed's
   // ReduceTiedGrads); on those two stages only.
   CollectiveRecord tied_grad_reduce{};
+  // Deferred output-layer weight gradients (TrainingSpec::defer_embedding_wgrad), on the stage of
+  // the last chunk: their GEMMs, each beside the all-gather of the next one's input under sequence
+  // parallelism, on the compute stream after the stage's last pass and before its optimizer.
+  double deferred_wgrad_s = 0.0;
 };
 
 struct StepPlan {
@@ -163,6 +170,9 @@ struct StepPlan {
   std::int64_t micro_batches = 1;
   std::int64_t pipeline_runs = 1;  // TrainingSpec::pipeline_runs: schedules of micro_batches / runs
   std::int64_t microbatch_group = 0;  // the interleaved schedule's group (microbatch_group_size); 0: pp
+  // The first micro-batches whose last-chunk backward leaves ChunkCosts::backward_deferred_s to
+  // the drain (StagePlan::deferred_wgrad_s); 0: none.
+  std::int64_t deferred_wgrad_micro_batches = 0;
   std::vector<StagePlan> stages;  // pp entries
   LayerCollectives layer{};
   // ZeRO-3 / FSDP: gather each unit's parameters before each pass. ZeRO-2 and 3: reduce-scatter each

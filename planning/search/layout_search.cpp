@@ -73,11 +73,13 @@ std::string plan_key(const models::StepPlan& plan) {
   put(plan.overlap_grad_reduce);
   put(plan.overlap_param_gather);
   put(plan.ep_overlap);
+  put(plan.deferred_wgrad_micro_batches);
   for (const models::StagePlan& stage : plan.stages) {
     put(stage.send_forward_s);
     put(stage.send_backward_s);
     put(stage.optimizer_s);
     put(stage.tied_grad_reduce.seconds);
+    put(stage.deferred_wgrad_s);
     put(stage.chunks.size());
     for (const models::ChunkCosts& c : stage.chunks) {
       for (const double v : {c.forward_s, c.backward_s, c.tp_forward_s, c.tp_backward_s, c.tp_hidden_forward_s,
@@ -85,7 +87,8 @@ std::string plan_key(const models::StepPlan& plan) {
                              c.cp_backward_s, c.ep_forward_s, c.ep_backward_s, c.tp_layers,
                              c.grad_reduce_s, c.param_gather_s, c.dp_before_forward_s,
                              c.dp_before_backward_s, c.dp_beside_forward_s, c.dp_beside_backward_s,
-                             c.dp_after_backward_s, c.dp_tail_backward_s, c.units, c.backward_units, c.reduce_units}) {
+                             c.dp_after_backward_s, c.dp_tail_backward_s, c.units, c.backward_units, c.reduce_units,
+                             c.backward_deferred_s}) {
         put(v);
       }
       put(c.layers);

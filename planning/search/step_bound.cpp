@@ -35,9 +35,12 @@ double step_time_lower_bound_s(const models::StepPlan& plan, models::CommFidelit
     const models::StagePlan& stage = plan.stages[s];
     double stream = 0.0;
     for (const models::ChunkCosts& c : stage.chunks) stream += m * (forward_stream_s(c, comm) + backward_stream_s(c, comm));
-    // Every stage: its own passes, then its optimizer step. Stage s > 0: the fill, its passes,
-    // the drain back to stage 0, then stage 0's optimizer step.
-    bound = std::max(bound, stream + stage.optimizer_s);
+    // Deferred micro-batches leave the output layer's weight gradients to the stage's drain.
+    for (const models::ChunkCosts& c : stage.chunks)
+      stream -= static_cast<double>(plan.deferred_wgrad_micro_batches) * c.backward_deferred_s;
+    // Every stage: its own passes (and deferred weight gradients), then its optimizer step. Stage
+    // s > 0: the fill, its passes, the drain back to stage 0, then stage 0's optimizer step.
+    bound = std::max(bound, stream + stage.deferred_wgrad_s + stage.optimizer_s);
     if (s > 0) bound = std::max(bound, fill + stream + drain + plan.stages[0].optimizer_s);
     const models::ChunkCosts& first = stage.chunks.front();
     fill += forward_stream_s(first, comm) + (comm ? stage.send_forward_s : 0.0);

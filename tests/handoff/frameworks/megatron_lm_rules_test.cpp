@@ -148,6 +148,12 @@ TEST_CASE("megatron-lm rules: every rule fires on arguments that break it, and h
          drop(a, "--use-distributed-optimizer");
          drop(a, "--overlap-param-gather");
        }},
+      {"defer-embedding-wgrad-needs-pipeline", "dense",
+       [](auto& a) {
+         set(a, "--defer-embedding-wgrad-compute");
+         set(a, "--no-gradient-accumulation-fusion");
+       }},
+      {"defer-embedding-wgrad-needs-pipeline", "fsdp2", [](auto& a) { set(a, "--defer-embedding-wgrad-compute"); }},
       {"one-half-precision", "dense", [](auto& a) { set(a, "--fp16"); }},
       {"fp8-format-known", "dense", [](auto& a) { set(a, "--fp8-format", "e5m2"); }},
   };

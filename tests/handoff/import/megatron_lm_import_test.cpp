@@ -84,6 +84,18 @@ TEST_CASE("megatron-lm import: the round trip keeps a MoE model with an uneven i
                                  .cross_entropy = models::CrossEntropyKernel::fused, .cuda_graphs = true}});
 }
 
+TEST_CASE("megatron-lm import: the deferred output-layer weight gradients and their limit come back") {
+  // --defer-embedding-wgrad-compute --wgrad-deferral-limit 48 on Llama 3 70B, TP 8 x PP 4.
+  check_round_trip("llama3-70b", {.parallelism = {.tp = 8, .pp = 4, .dp = 8, .sp = true},
+                                  .training = {.seq_len = 4096, .global_batch = 1024, .defer_embedding_wgrad = true,
+                                               .wgrad_deferral_limit = 48}});
+  // Without a pipeline Megatron-LM refuses the flag (ModelParallelConfig): the import drops it.
+  const std::string line =
+      "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 2048 --max-position-embeddings 2048 "
+      "--global-batch-size 64 --vocab-size 32000 --defer-embedding-wgrad-compute";
+  CHECK_FALSE(loaded(import_config(Framework::megatron_lm, line, "args.txt", {.nodes = 1})).training.defer_embedding_wgrad);
+}
+
 TEST_CASE("megatron-lm import: the job's pipeline split comes back, and Megatron-Core's embedding and loss slots") {
   // Llama 3 70B's 80 layers on 4 stages, the first holding only the embedding: exported as
   // --pipeline-model-parallel-layout "E|t*27|t*27|t*26L", imported as the same split.

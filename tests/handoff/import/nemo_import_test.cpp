@@ -55,6 +55,14 @@ TEST_CASE("nemo import: the round trip keeps MoE, DeepEP, fp8, CUDA graphs, bf16
                                  .cross_entropy = models::CrossEntropyKernel::fused, .cuda_graphs = true}});
 }
 
+TEST_CASE("nemo import: the deferred output-layer weight gradients and their limit come back") {
+  // model.defer_embedding_wgrad_compute and model.wgrad_deferral_limit, Megatron-Core's config fields.
+  check_round_trip(scenarios::default_scenario(),
+                   {.parallelism = {.tp = 8, .pp = 4, .dp = 8, .sp = true},
+                    .training = {.seq_len = 4096, .global_batch = 1024, .defer_embedding_wgrad = true,
+                                 .wgrad_deferral_limit = 48}});
+}
+
 TEST_CASE("nemo import: the job's pipeline split comes back, an embedding-only first chunk and an uneven one") {
   // Llama 3 70B's 80 layers on 4 stages: the first holds only the embedding (a layout), then a
   // first and last stage of 14 without interleaving (num_layers_in_first/last_pipeline_stage).
