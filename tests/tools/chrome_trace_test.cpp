@@ -287,6 +287,10 @@ void check_slice_names(const Trace& trace, const Layout& layout) {
       CHECK(buckets[{s.pid, chunk, std::stoll(m[4])}]
                 .emplace(std::stoll(m[3]), std::pair(std::stoll(m[5]), std::stoll(m[6])))
                 .second);
+    } else if (s.name.starts_with("deferred output-layer weight gradients, stage ")) {
+      CHECK(s.name == "deferred output-layer weight gradients, stage " + std::to_string(layout.pp - 1));
+      CHECK(s.pid == layout.pp - 1);
+      CHECK(s.cat == "compute");
     } else if (std::regex_match(s.name, m, stage_wide)) {
       CHECK(std::stoll(m[2]) == s.pid);
       CHECK(m[3] == layout.stage_layers(s.pid));
@@ -419,6 +423,24 @@ TEST_CASE("chrome trace: a chunk the job's split leaves without a layer is named
   // 64 sequences on 8 data-parallel ranks: 8 micro-batches, each one forward pass of the chunk.
   CHECK(embedding == 8);
   CHECK(output == 8);
+}
+
+TEST_CASE("chrome trace: the deferred output-layer weight gradients are one slice on the last stage, after its passes") {
+  const char* arguments = "--set training.defer_embedding_wgrad=true";
+  const Layout layout = layout_of(arguments);
+  const Trace trace = trace_of(arguments);
+  check_trace(trace, layout);
+  std::vector<const Slice*> drains;
+  std::int64_t last_pass_end = 0;  // ns
+  for (const Slice& s : trace.slices) {
+    if (s.name.starts_with("deferred output-layer weight gradients")) drains.push_back(&s);
+    if (s.pid == layout.pp - 1 && s.cat == "compute" && (s.name.starts_with("F mb") || s.name.starts_with("B mb")))
+      last_pass_end = std::max(last_pass_end, s.end);
+  }
+  REQUIRE(drains.size() == 1);
+  CHECK(drains[0]->pid == layout.pp - 1);
+  CHECK(drains[0]->name == "deferred output-layer weight gradients, stage 3");
+  CHECK(drains[0]->begin >= last_pass_end);
 }
 
 // The other streams and phases: context-parallel rings (all of a stage's forwards' rings at once,

@@ -150,6 +150,10 @@ class TraceWriter {
   /// "F mb3 c1 L20-39": the pass a label names, or the stage's phase outside passes.
   std::string pass_name(const sim::TaskLabel& label, std::int32_t part = 0, std::int32_t parts = 0) const {
     const auto phase = static_cast<TaskPhase>(label.phase);
+    // A backward task of no micro-batch is the drain's deferred output-layer weight gradients
+    // (training.defer_embedding_wgrad).
+    if (label.micro_batch < 0 && phase == TaskPhase::backward)
+      return fmt::format("deferred output-layer weight gradients, stage {}", label.stage);
     if (label.micro_batch < 0 || (phase != TaskPhase::forward && phase != TaskPhase::backward))
       return fmt::format("{} stage {} {}", models::phase_name(phase), label.stage, stage_layers(label.stage));
     return fmt::format("{} mb{} c{} {}", phase == TaskPhase::forward ? 'F' : 'B', label.micro_batch, label.layer,
