@@ -110,11 +110,11 @@ struct LayerCosts {
   OpList recompute;  // forward work redone before the backward: none, attention (selective), all (full)
 };
 
-/// Embedding on the first pipeline stage; final norm, logits and cross-entropy on the last.
 /// The name of the output layer's weight-gradient GEMM in HeadCosts::output_backward, which
 /// Megatron-Core can defer to the pipeline's drain (TrainingSpec::defer_embedding_wgrad).
 inline constexpr std::string_view kOutputWeightGradOp = "logits_wgrad";
 
+/// Embedding on the first pipeline stage; final norm, logits and cross-entropy on the last.
 struct HeadCosts {
   OpList embedding_forward;
   OpList embedding_backward;

@@ -245,8 +245,8 @@ std::optional<StepTimes> prove(const StepPlan& plan, std::int64_t q, std::int64_
 
 std::optional<StepTimes> periodic_step_times(const StepPlan& plan) {
   // Several pipeline runs a step: the steady state ends at each run's drain, so the step is
-  // simulated whole. Deferred output-layer weight gradients: the drain's work grows with the step's micro-batches,
-  // which the short runs do not repeat.
+  // simulated whole; so is a step with deferred output-layer weight gradients, whose drain grows
+  // with the step's micro-batches, which the short runs do not repeat.
   if (plan.schedule == Schedule::gpipe || plan.pipeline_runs > 1 || plan.deferred_wgrad_micro_batches > 0 ||
       plan.stages.empty() || plan.stages.front().chunks.empty())
     return std::nullopt;
