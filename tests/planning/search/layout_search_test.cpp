@@ -75,6 +75,25 @@ TEST_CASE("layout search: the scenario's ZeRO-3 implementation, CP exchange and 
   CHECK(overlapped);
 }
 
+TEST_CASE("layout search: the deferred output-layer weight gradients stay with every pipelined layout") {
+  // Megatron-Core refuses the deferral without a pipeline: the search keeps the unpipelined layouts
+  // (as many as without the deferral) and defers only where pp > 1.
+  StepInputs base = tiny();
+  const planning::SearchSpace space{.recompute = {Recompute::selective}, .zero = {1}};
+  const std::size_t without = planning::search_layouts(base, space).size();
+  base.training.defer_embedding_wgrad = true;
+  const auto layouts = planning::search_layouts(base, space);
+  CHECK(layouts.size() == without);
+  bool pipelined = false, unpipelined = false;
+  for (const auto& c : layouts) {
+    CHECK(c.layout.training.defer_embedding_wgrad == (c.layout.parallelism.pp > 1));
+    pipelined = pipelined || c.layout.parallelism.pp > 1;
+    unpipelined = unpipelined || c.layout.parallelism.pp == 1;
+  }
+  CHECK(pipelined);
+  CHECK(unpipelined);
+}
+
 TEST_CASE("layout search: under the flow fidelity it lists no layout over the flow's 2^16 chunk passes") {
   // tp 1, cp 1, pp 4 on the tiny model's 4 GPUs leaves dp 1 and vp 1 (4 layers); a step of 2^17
   // sequences then holds 4 x 2^17 / mb chunk passes: 2^19 at mb 1, within the analytic limit
