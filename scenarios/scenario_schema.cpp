@@ -760,6 +760,10 @@ std::vector<Section> build_sections() {
                     key_bounds::wgrad_deferral_limit,
                     "with defer_embedding_wgrad: micro-batches deferred, the first ones of the step "
                     "(Megatron-Core's --wgrad-deferral-limit); 0: all of them"),
+            boolean("fsdp_sync_once", member(training, &TrainingSpec::fsdp_sync_once),
+                    "ZeRO-3 with fsdp2 sharding: gather the parameters and reduce-scatter the gradients once a "
+                    "step, holding them unsharded through its micro-batches (NeMo Automodel's "
+                    "enable_fsdp_optimizations); under a pipeline FSDP2 does so anyway"),
             enumeration("recompute", member(training, &TrainingSpec::recompute),
                         std::array<std::string_view, 4>{"none", "selective", "full", "op"},
                         "activation recomputation: selective (the attention core, Megatron-LM), full (each "

@@ -590,6 +590,14 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
                                       : std::string("every micro-batch"),
                                   t.wgrad_deferral_limit));
   }
+  // FSDP2 gathering and reducing once a step without a pipeline where the row's framework config
+  // says so (NeMo Automodel's enable_fsdp_optimizations); under a pipeline it does so anyway.
+  if (contains(notes, "enable_fsdp_optimizations: true") && p.zero >= 3) {
+    t.fsdp_sync_once = true;
+    if (p.pp == 1)
+      assumed.emplace_back("fsdp_sync_once: the row's enable_fsdp_optimizations keeps FSDP2's parameters gathered and "
+                           "its gradients unsharded through the step's micro-batches, reduced once after the last");
+  }
   // Gradient buckets of the size the row names (NeMo's BUCKET_SIZE, parameters a bucket).
   if (const auto at = notes.find("bucket_size="); at != std::string::npos) {
     std::int64_t bucket = 0;

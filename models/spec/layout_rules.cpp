@@ -40,6 +40,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::training_fp8_recipe: return "training.fp8_recipe";
     case LayoutField::training_fp8_param_gather: return "training.fp8_param_gather";
     case LayoutField::training_defer_embedding_wgrad: return "training.defer_embedding_wgrad";
+    case LayoutField::training_fsdp_sync_once: return "training.fsdp_sync_once";
     case LayoutField::training_attention: return "training.attention";
     case LayoutField::cluster_num_gpus: return "cluster.num_gpus";
     case LayoutField::cluster_gpus_per_node: return "cluster.gpus_per_node";
@@ -338,6 +339,12 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
       return broken(F::training_defer_embedding_wgrad,
                     "Megatron-Core runs one pipeline schedule a step: it needs training.pipeline_runs = 1");
   }
+  if (t.fsdp_sync_once && (p.zero < 3 || !sharding_parameters(p.sharding, false).pipeline_gathers_once))
+    return broken(F::training_fsdp_sync_once,
+                  fmt::format("gathering and reducing once a step needs sharded parameters that stay gathered "
+                              "through the micro-batches: parallelism.zero = 3 with fsdp2 sharding (zero is {}, "
+                              "sharding {})",
+                              p.zero, sharding_name(p.sharding)));
   const bool blackwell = c.gpu.name.starts_with("b200") || c.gpu.name.starts_with("gb200");
   if (t.precision == Precision::fp8 && t.fp8_recipe == Fp8Recipe::mxfp8 && !blackwell)
     return broken(F::training_fp8_recipe,

@@ -263,6 +263,12 @@ struct TrainingSpec {
   // and --wgrad-deferral-limit; core/pipeline_parallel/schedules.py finish_embedding_wgrad_compute).
   bool defer_embedding_wgrad = false;
   std::int64_t wgrad_deferral_limit = 0;
+  // ZeRO-3 with FSDP2 and no pipeline: the step's micro-batches keep the parameters gathered and
+  // the gradients unsharded, gathered once before the first forward and reduce-scattered once
+  // after the last backward (NeMo Automodel's enable_fsdp_optimizations: FSDP2's
+  // set_requires_gradient_sync(False) and set_reshard_after_backward(False) until the last
+  // micro-batch, components/moe/fsdp_mixin.py). Under a pipeline FSDP2 does so anyway.
+  bool fsdp_sync_once = false;
   Recompute recompute = Recompute::selective;
   AttentionKernel attention = AttentionKernel::cudnn;
   ElementwiseKernels elementwise = ElementwiseKernels::fused;

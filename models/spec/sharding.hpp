@@ -71,7 +71,8 @@ struct ShardingParameters {
   double gather_staging_passes = 0;
   double reduce_staging_passes = 0;
   bool staging_on_compute_stream = false;  // the copies hold up the compute (else the collective)
-  // Under a pipeline schedule (pp > 1): the parameters stay gathered and the gradients accumulate
+  // Under a pipeline schedule (pp > 1), or without one where the framework defers the reduction
+  // (TrainingSpec::fsdp_sync_once): the parameters stay gathered and the gradients accumulate
   // unsharded, in the reduce dtype, through the step's micro-batches, so each unit is gathered once
   // and reduce-scattered once a step, after the stage's last backward.
   bool pipeline_gathers_once = false;
@@ -88,9 +89,10 @@ constexpr std::string_view sharding_name(ShardingFramework f) {
   return "?";
 }
 
-/// Whether a ZeRO-3 layout with `pp` stages gathers and reduces once a step (pipeline_gathers_once).
-constexpr bool gathers_once_a_step(const ShardingParameters& s, int zero, std::int64_t pp) {
-  return zero >= 3 && pp > 1 && s.pipeline_gathers_once;
+/// Whether a ZeRO-3 layout with `pp` stages gathers and reduces once a step (pipeline_gathers_once):
+/// under a pipeline, or without one where `sync_once` (TrainingSpec::fsdp_sync_once) says so.
+constexpr bool gathers_once_a_step(const ShardingParameters& s, int zero, std::int64_t pp, bool sync_once) {
+  return zero >= 3 && (pp > 1 || sync_once) && s.pipeline_gathers_once;
 }
 
 /// The parameter set of `framework`, and as a model of bf16 parameters runs it (training.bf16_params):

@@ -329,9 +329,9 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   plan.overlap_param_gather =
       t.overlap_param_gather && (p.zero >= 3 || framework.zero_param_gather_beside_forward.value);
   const ShardingParameters sharding = sharding_as_run(model, p, t);
-  // FSDP2 under a pipeline gathers and reduces once a step, the reduction after the stage's last
-  // backward (sharding.hpp).
-  const bool once_a_step = gathers_once_a_step(sharding, p.zero, p.pp);
+  // FSDP2 under a pipeline, or where the framework defers its reduction (training.fsdp_sync_once),
+  // gathers and reduces once a step, the reduction after the stage's last backward (sharding.hpp).
+  const bool once_a_step = gathers_once_a_step(sharding, p.zero, p.pp, t.fsdp_sync_once);
   plan.gathers_per_pass = p.zero >= 3 && !once_a_step;
   plan.reduces_per_pass = p.zero >= 2 && !once_a_step;
   if (once_a_step) plan.overlap_grad_reduce = false;

@@ -723,6 +723,50 @@ TEST_CASE("collective records: FSDP2 under a pipeline gathers once and reduce-sc
   CHECK(plan_step(megatron).reduces_per_pass);
 }
 
+TEST_CASE("collective records: FSDP2 without a pipeline gathers and reduces once a step where the framework defers it") {
+  // NeMo Automodel's enable_fsdp_optimizations (training.fsdp_sync_once): the gradient-accumulation
+  // micro-batches keep the parameters gathered and the gradients unsharded; the stage's bf16
+  // parameters come once and its fp32 gradients go once, as under a pipeline.
+  StepInputs in = small_layout();
+  in.parallelism.zero = 3;
+  in.parallelism.pp = 1;
+  in.parallelism.dp = 4;
+  REQUIRE(plan_step(in).gathers_per_pass);  // FSDP2's own per-pass units
+  in.training.fsdp_sync_once = true;
+  const StepPlan plan = plan_step(in);
+  CHECK_FALSE(plan.gathers_per_pass);
+  CHECK_FALSE(plan.reduces_per_pass);
+  CHECK_FALSE(plan.overlap_grad_reduce);
+  const ChunkCosts& chunk = plan.stages[0].chunks.front();
+  CHECK(chunk.units == 0.0);
+  CHECK(chunk.reduce_units == 0.0);
+  // The one stage holds both chunks' parameters of the pipelined layout: twice the bytes, over the
+  // 4 data-parallel ranks, two a node (TP 2 on nodes of 4).
+  const CommGroup four{.ranks = 4, .ranks_per_node = 2};
+  check_record(chunk.grad_reduce, CollectiveOp::reduce_scatter, 2.0 * 2.0 * kChunkParameterBytes, four,
+               CommScope::dp_shard, in);
+  check_record(chunk.param_gather, CollectiveOp::all_gather, 2.0 * kChunkParameterBytes, four, CommScope::dp_shard, in);
+  // It holds the gathered parameters (2 B) and the unsharded fp32 gradients (4 B) through the step.
+  const MemoryBreakdown per_pass = step_report([&] {
+    StepInputs p = in;
+    p.training.fsdp_sync_once = false;
+    return p;
+  }()).memory_per_stage[0];
+  const MemoryBreakdown once = step_report(in).memory_per_stage[0];
+  CHECK(once.weights_bytes - per_pass.weights_bytes == doctest::Approx(once.parameters * 2.0).epsilon(1e-9));
+  CHECK(once.gradients_bytes > per_pass.gradients_bytes + once.parameters * 4.0 * 0.99);
+  // Only sharded parameters that stay gathered can: ZeRO-1 and Megatron-FSDP refuse it.
+  StepInputs zero1 = in;
+  zero1.parallelism.zero = 1;
+  StepInputs megatron = in;
+  megatron.parallelism.sharding = ShardingFramework::megatron_fsdp;
+  for (const StepInputs& bad : {zero1, megatron}) {
+    const auto v = layout_violation(bad.model, bad.parallelism, bad.training, bad.cluster);
+    REQUIRE(v);
+    CHECK(v->field == LayoutField::training_fsdp_sync_once);
+  }
+}
+
 TEST_CASE("collective records: fp8 parameter gathers move the layers' fp8 copies, the embedding 16-bit") {
   // Llama 3 8B on TP 2: stage 0 holds 16 layers (16 x 109,056,000 = 1,744,896,000 parameters a rank)
   // and the embedding (262,668,288); the distributed optimizer gathers the layers at 1 B each.
