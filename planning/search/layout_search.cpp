@@ -154,7 +154,7 @@ std::vector<LayoutCandidate> search_layouts(const models::StepInputs& base, cons
                   // The searched degrees; what the scenario says of how they run (its framework's
                   // ZeRO-3 implementation and context-parallel exchange, the overlap options) stays,
                   // TP overlap only where SP is on, the deferred output-layer weight gradients only
-                  // with a pipeline.
+                  // with a pipeline, FSDP's once-a-step sync only with sharded parameters.
                   layout.parallelism = {.tp = tp, .pp = pp, .dp = dp, .cp = cp,
                                         .cp_comm = base.parallelism.cp_comm,
                                         .cp_a2a_ranks = base.parallelism.cp_a2a_ranks,
@@ -167,6 +167,7 @@ std::vector<LayoutCandidate> search_layouts(const models::StepInputs& base, cons
                   layout.training.micro_batch = micro_batch;
                   layout.training.schedule = vp > 1 ? models::Schedule::interleaved : models::Schedule::one_f_one_b;
                   layout.training.defer_embedding_wgrad = pp > 1 && base.training.defer_embedding_wgrad;
+                  layout.training.fsdp_sync_once = zero >= 3 && base.training.fsdp_sync_once;
                   if (!valid()) continue;  // recompute plays no part in the rules
                   for (const models::Recompute recompute : space.recompute) {
                     layout.training.recompute = recompute;

@@ -94,6 +94,24 @@ TEST_CASE("layout search: the deferred output-layer weight gradients stay with e
   CHECK(unpipelined);
 }
 
+TEST_CASE("layout search: FSDP's once-a-step sync stays with the ZeRO-3 layouts only") {
+  StepInputs base = tiny();
+  base.parallelism.zero = 3;
+  const planning::SearchSpace space{.recompute = {Recompute::selective}, .zero = {1, 3}};
+  const std::size_t without = planning::search_layouts(base, space).size();
+  base.training.fsdp_sync_once = true;
+  const auto layouts = planning::search_layouts(base, space);
+  CHECK(layouts.size() == without);
+  bool sharded = false, unsharded = false;
+  for (const auto& c : layouts) {
+    CHECK(c.layout.training.fsdp_sync_once == (c.layout.parallelism.zero == 3));
+    sharded = sharded || c.layout.parallelism.zero == 3;
+    unsharded = unsharded || c.layout.parallelism.zero == 1;
+  }
+  CHECK(sharded);
+  CHECK(unsharded);
+}
+
 TEST_CASE("layout search: under the flow fidelity it lists no layout over the flow's 2^16 chunk passes") {
   // tp 1, cp 1, pp 4 on the tiny model's 4 GPUs leaves dp 1 and vp 1 (4 layers); a step of 2^17
   // sequences then holds 4 x 2^17 / mb chunk passes: 2^19 at mb 1, within the analytic limit
