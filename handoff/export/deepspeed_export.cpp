@@ -123,7 +123,8 @@ LaunchConfig export_deepspeed(const models::TransformerSpec& model, const models
                                        "step's micro-batches as one schedule",
                                        layout.training.pipeline_runs));
   if (layout.training.fsdp_sync_once)
-    config.notes.push_back("training.fsdp_sync_once is not exported: it is NeMo Automodel's enable_fsdp_optimizations, which has no DeepSpeed setting");
+    config.notes.push_back("training.fsdp_sync_once is not exported: it is NeMo Automodel's "
+                           "enable_fsdp_optimizations, which has no DeepSpeed setting");
   if (layout.training.defer_embedding_wgrad)
     config.notes.push_back("training.defer_embedding_wgrad is not exported: Megatron-DeepSpeed's pipeline engine has no "
                            "deferral of the output layer's weight gradients (Megatron-Core's "

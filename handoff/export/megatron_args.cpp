@@ -304,7 +304,8 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
     if (t.wgrad_deferral_limit > 0) f.add("--wgrad-deferral-limit", t.wgrad_deferral_limit);
   }
   if (t.fsdp_sync_once)
-    launch.notes.push_back("training.fsdp_sync_once is not exported: it is NeMo Automodel's enable_fsdp_optimizations, which has no Megatron-LM flag");
+    launch.notes.push_back("training.fsdp_sync_once is not exported: it is NeMo Automodel's "
+                           "enable_fsdp_optimizations, which has no Megatron-LM flag");
   if (t.pipeline_runs > 1)
     launch.notes.push_back(fmt::format("training.pipeline_runs {} is not exported: Megatron-LM runs a step's "
                                        "micro-batches as one pipeline schedule",

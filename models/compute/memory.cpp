@@ -271,8 +271,9 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     mem.gradients_bytes += mem.parameters * 2.0;  // bf16
   }
   mem.optimizer_bytes = dense * per_param.optimizer + experts * per_expert_param.optimizer;
-  // FSDP2 under a pipeline holds the stage's gathered parameters and its unsharded gradients, in
-  // the reduce dtype, from the first forward to the last backward (sharding.hpp).
+  // FSDP2 under a pipeline, or deferring its reduction (training.fsdp_sync_once), holds the
+  // stage's gathered parameters and its unsharded gradients, in the reduce dtype, from the first
+  // forward to the last backward (sharding.hpp).
   const bool once_a_step = gathers_once_a_step(sharding, parallelism.zero, parallelism.pp, training.fsdp_sync_once);
   if (once_a_step) {
     mem.weights_bytes += (mem.parameters - ends) * gathered_layer_bytes(training, sharding.gather_bytes_per_param) +
