@@ -312,9 +312,7 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     // micro-batch's input to the output layer (its sequence shard) and its logits gradient (bf16),
     // held from its backward to the drain: at the last deferred backward all of them, beside the
     // activations the schedule's steady state holds.
-    const std::int64_t micro_batches = training.global_batch / (parallelism.dp * training.micro_batch);
-    const auto deferred =
-        static_cast<double>(deferred_wgrad_micro_batches(training, parallelism.pp, micro_batches));
+    const auto deferred = static_cast<double>(deferred_wgrad_micro_batches(parallelism, training));
     mem.other_bytes += deferred * (2.0 * sbh / sp_split + 2.0 * tokens * static_cast<double>(model.vocab) / t);
   }
   if ((training.recompute == Recompute::full || training.recompute == Recompute::op) && stage_layers > 0) {

@@ -227,7 +227,7 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
                                                         p.dp, t.micro_batch, per_step, t.global_batch));
   if (t.pipeline_runs < 1)
     return broken(F::training_pipeline_runs, fmt::format("must be >= 1, got {}", t.pipeline_runs));
-  const std::int64_t micro_batches = t.global_batch / (p.dp * t.micro_batch);
+  const std::int64_t micro_batches = micro_batches_per_step(p, t);
   if (micro_batches % t.pipeline_runs != 0)
     return broken(F::training_pipeline_runs,
                   fmt::format("must divide the micro-batches per step, global_batch/(dp*micro_batch) = {}, got {}",
@@ -362,7 +362,7 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
 
 std::optional<LayoutViolation> flow_graph_violation(const ParallelismSpec& p, const TrainingSpec& t) {
   if (p.dp <= 0 || t.micro_batch <= 0) return std::nullopt;  // layout_violation names those
-  const std::int64_t micro_batches = t.global_batch / (p.dp * t.micro_batch);
+  const std::int64_t micro_batches = micro_batches_per_step(p, t);
   const std::int64_t passes = p.pp * p.vp * micro_batches;
   if (passes <= kMaxFlowChunkPasses) return std::nullopt;
   return LayoutViolation{LayoutField::training_global_batch,

@@ -321,11 +321,17 @@ constexpr double gathered_layer_bytes(const TrainingSpec& training, double sixte
   return training.fp8_param_gather ? 1.0 : sixteen_bit_bytes;
 }
 
-/// The micro-batches of a step of `micro_batches` whose output-layer weight gradients wait for the
-/// pipeline's drain (training.defer_embedding_wgrad): none without the deferral or a pipeline.
-constexpr std::int64_t deferred_wgrad_micro_batches(const TrainingSpec& training, std::int64_t pp,
-                                                    std::int64_t micro_batches) {
-  if (!training.defer_embedding_wgrad || pp <= 1) return 0;
+/// Micro-batches a data-parallel replica runs a step: global_batch / (dp x micro_batch).
+constexpr std::int64_t micro_batches_per_step(const ParallelismSpec& parallelism, const TrainingSpec& training) {
+  return training.global_batch / (parallelism.dp * training.micro_batch);
+}
+
+/// The micro-batches of a step whose output-layer weight gradients wait for the pipeline's drain
+/// (training.defer_embedding_wgrad): the first wgrad_deferral_limit, or all of them; none without
+/// the deferral or a pipeline.
+constexpr std::int64_t deferred_wgrad_micro_batches(const ParallelismSpec& parallelism, const TrainingSpec& training) {
+  if (!training.defer_embedding_wgrad || parallelism.pp <= 1) return 0;
+  const std::int64_t micro_batches = micro_batches_per_step(parallelism, training);
   return training.wgrad_deferral_limit > 0 && training.wgrad_deferral_limit < micro_batches
              ? training.wgrad_deferral_limit
              : micro_batches;

@@ -277,10 +277,6 @@ void require_layout(const StepInputs& in, const ParallelismSpec& p, const Traini
 
 }  // namespace
 
-std::int64_t micro_batches_per_step(const ParallelismSpec& parallelism, const TrainingSpec& training) {
-  return training.global_batch / (parallelism.dp * training.micro_batch);
-}
-
 std::int64_t micro_batches_per_run(const ParallelismSpec& parallelism, const TrainingSpec& training) {
   return micro_batches_per_step(parallelism, training) / std::max<std::int64_t>(1, training.pipeline_runs);
 }
@@ -396,7 +392,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   // embedding_activation_buffer and grad_output_buffer), and core/utils.py
   // drain_embedding_wgrad_compute runs those GEMMs after the stage's last pass, all-gathering each
   // input's sequence shard beside the GEMM before it (two buffers) under sequence parallelism.
-  plan.deferred_wgrad_micro_batches = deferred_wgrad_micro_batches(t, p.pp, plan.micro_batches);
+  plan.deferred_wgrad_micro_batches = deferred_wgrad_micro_batches(p, t);
   double backward_deferred_s = 0.0;
   double deferred_wgrad_s = 0.0;
   if (plan.deferred_wgrad_micro_batches > 0) {

@@ -46,7 +46,6 @@ struct StepInputs {
 /// Throws LayoutError for the first rule of layout_rules.hpp the inputs break.
 void check_layout(const StepInputs& in);
 
-std::int64_t micro_batches_per_step(const ParallelismSpec& parallelism, const TrainingSpec& training);
 /// Micro-batches of one pipeline run (TrainingSpec::pipeline_runs): at most these are in flight.
 std::int64_t micro_batches_per_run(const ParallelismSpec& parallelism, const TrainingSpec& training);
 

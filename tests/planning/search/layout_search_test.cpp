@@ -75,41 +75,34 @@ TEST_CASE("layout search: the scenario's ZeRO-3 implementation, CP exchange and 
   CHECK(overlapped);
 }
 
-TEST_CASE("layout search: the deferred output-layer weight gradients stay with every pipelined layout") {
-  // Megatron-Core refuses the deferral without a pipeline: the search keeps the unpipelined layouts
-  // (as many as without the deferral) and defers only where pp > 1.
-  StepInputs base = tiny();
-  const planning::SearchSpace space{.recompute = {Recompute::selective}, .zero = {1}};
+// A training key that only some layouts can take (`key`), set on the base: the search lists as many
+// layouts as without it, and `applies` says which of them keep it; both kinds are listed.
+template <class Applies>
+void check_kept_where_valid(StepInputs base, const planning::SearchSpace& space, bool TrainingSpec::*key,
+                            Applies applies) {
   const std::size_t without = planning::search_layouts(base, space).size();
-  base.training.defer_embedding_wgrad = true;
+  base.training.*key = true;
   const auto layouts = planning::search_layouts(base, space);
   CHECK(layouts.size() == without);
-  bool pipelined = false, unpipelined = false;
+  bool with = false, others = false;
   for (const auto& c : layouts) {
-    CHECK(c.layout.training.defer_embedding_wgrad == (c.layout.parallelism.pp > 1));
-    pipelined = pipelined || c.layout.parallelism.pp > 1;
-    unpipelined = unpipelined || c.layout.parallelism.pp == 1;
+    const bool expected = applies(c.layout.parallelism);
+    CHECK(c.layout.training.*key == expected);
+    (expected ? with : others) = true;
   }
-  CHECK(pipelined);
-  CHECK(unpipelined);
+  CHECK(with);
+  CHECK(others);
 }
 
-TEST_CASE("layout search: FSDP's once-a-step sync stays with the ZeRO-3 layouts only") {
-  StepInputs base = tiny();
-  base.parallelism.zero = 3;
-  const planning::SearchSpace space{.recompute = {Recompute::selective}, .zero = {1, 3}};
-  const std::size_t without = planning::search_layouts(base, space).size();
-  base.training.fsdp_sync_once = true;
-  const auto layouts = planning::search_layouts(base, space);
-  CHECK(layouts.size() == without);
-  bool sharded = false, unsharded = false;
-  for (const auto& c : layouts) {
-    CHECK(c.layout.training.fsdp_sync_once == (c.layout.parallelism.zero == 3));
-    sharded = sharded || c.layout.parallelism.zero == 3;
-    unsharded = unsharded || c.layout.parallelism.zero == 1;
-  }
-  CHECK(sharded);
-  CHECK(unsharded);
+TEST_CASE("layout search: keys a layout may refuse stay with the layouts that take them") {
+  // Megatron-Core refuses the deferred output-layer weight gradients without a pipeline.
+  check_kept_where_valid(tiny(), {.recompute = {Recompute::selective}, .zero = {1}},
+                         &TrainingSpec::defer_embedding_wgrad, [](const ParallelismSpec& p) { return p.pp > 1; });
+  // FSDP's once-a-step sync needs sharded parameters.
+  StepInputs fsdp = tiny();
+  fsdp.parallelism.zero = 3;
+  check_kept_where_valid(fsdp, {.recompute = {Recompute::selective}, .zero = {1, 3}}, &TrainingSpec::fsdp_sync_once,
+                         [](const ParallelismSpec& p) { return p.zero == 3; });
 }
 
 TEST_CASE("layout search: under the flow fidelity it lists no layout over the flow's 2^16 chunk passes") {
