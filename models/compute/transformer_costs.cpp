@@ -189,7 +189,7 @@ OpCost attention_backward(const Dims& d) {
   // Reads Q, K, V, O, dO; writes dQ, dK, dV: twice the forward's q/o and k/v traffic.
   // Two kernels: the dO.O row-sum preprocessing and the main backward kernel.
   return {.name = "attention_bwd", .kind = OpKind::attention,
-          .flops = kFlashBackwardFactor * fwd.flops, .model_flops = 2.0 * fwd.model_flops,
+          .flops = flash_backward_factor(d.q_width, d.out_width) * fwd.flops, .model_flops = 2.0 * fwd.model_flops,
           .bytes = 2.0 * fwd.bytes, .kernels = 2 * fwd.kernels, .attention_kernel = fwd.attention_kernel};
 }
 

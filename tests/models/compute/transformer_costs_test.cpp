@@ -48,6 +48,25 @@ TEST_CASE("transformer costs: a GPT-3 layer on one GPU has 24 b s h^2 GEMM and 4
   CHECK(attn_bwd.model_flops == doctest::Approx(8.0 * b * s * s * h));
 }
 
+TEST_CASE("transformer costs: latent attention's backward counts its query-key and value widths apart") {
+  // DeepSeek-V3 on one GPU, b = 1, s = 4096: 128 heads of query-key width 192 (128 + 64 rotary)
+  // and value width 128. Causal forward: 2 s^2 / 2 x 128 x (192 + 128) = 6.872e11 FLOPs (cuDNN
+  // frontend's SDPA benchmark reports 599 TF/s in 1.148 ms at this shape on an H200); the backward
+  // recomputes Q K^T and forms dP, dV, dQ, dK: 2 s^2 / 2 x 128 x (3 x 192 + 2 x 128), 2.6 x the
+  // forward (its 404 TF/s in 4.424 ms: 1.787e12).
+  const double s = 4096;
+  const LayerCosts c = layer_costs(test::deepseek_v3(), {}, {.seq_len = 4096, .micro_batch = 1});
+  const OpCost& attn = find(c.forward, "attention");
+  CHECK(attn.flops == doctest::Approx(s * s * 128.0 * (192.0 + 128.0)));
+  CHECK(attn.flops == doctest::Approx(599e12 * 1.148e-3).epsilon(0.01));
+  const OpCost& attn_bwd = find(c.backward, "attention_bwd");
+  CHECK(attn_bwd.flops == doctest::Approx(s * s * 128.0 * (3.0 * 192.0 + 2.0 * 128.0)));
+  CHECK(attn_bwd.flops == doctest::Approx(404e12 * 4.424e-3).epsilon(0.01));
+  CHECK(attn_bwd.flops / attn.flops == doctest::Approx(2.6));
+  // The model-FLOPs convention counts the backward as twice the forward, whatever the widths.
+  CHECK(attn_bwd.model_flops == doctest::Approx(2.0 * attn.model_flops));
+}
+
 TEST_CASE("transformer costs: per-GPU ops summed over the model give the metric's model FLOPs") {
   // GPT-3 175B, global batch 1536 of micro-batches of 2 on one GPU: 768 micro-batches x
   // (96 layers x layer fwd+bwd + logits fwd+bwd) must equal models/compute/flops.hpp's definition.
