@@ -296,7 +296,7 @@ class ProfileBuilder {
     out_.gemm = fit_gemm(in.gemm, inputs);
     const GemmFit& g = *out_.gemm;
     const std::string how = fmt::format(
-        "fit: GEMM model e_max x tile_fill x k/(k+k_half), tile {}x{}, {} SMs, relative least squares over {} GEMMs "
+        "fit: GEMM model e_max x tile_fill x k/(k+k_half x r), r = 2 for fp8, tile {}x{}, {} SMs, relative least squares over {} GEMMs "
         "({}), rms {:.1f}%",
         inputs.shape.tile_m, inputs.shape.tile_n, inputs.shape.sm_count, in.gemm.size(), in.gemm_from.text(),
         100.0 * g.rms_relative);

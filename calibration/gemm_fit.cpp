@@ -24,7 +24,8 @@ struct Problem {
   std::vector<double> log_measured;
   std::vector<double> log_tile_fill;
   std::vector<double> k;
-  std::vector<int> column;  // the e_max parameter of each sample's precision
+  std::vector<double> k_rate;  // models::gemm_k_rate_ratio of the sample's precision
+  std::vector<int> column;     // the e_max parameter of each sample's precision
   int precisions = 0;
   bool fit_k_half = false;
 };
@@ -42,7 +43,7 @@ LinearFit solve(const Problem& problem, std::vector<double>& theta, double k_hal
     const double k_half = k_half_of(t);
     for (std::size_t i = 0; i < n; ++i) {
       r[i] = problem.log_measured[i] - t[static_cast<std::size_t>(problem.column[i])] - problem.log_tile_fill[i] -
-             std::log(k_fill(problem.k[i], k_half));
+             std::log(k_fill(problem.k[i], k_half * problem.k_rate[i]));
     }
     return r;
   };
@@ -51,7 +52,8 @@ LinearFit solve(const Problem& problem, std::vector<double>& theta, double k_hal
     const double k_half = k_half_of(t);
     for (std::size_t i = 0; i < n; ++i) {
       j[i * p + static_cast<std::size_t>(problem.column[i])] = 1.0;
-      if (problem.fit_k_half) j[i * p + p - 1] = -k_half / (problem.k[i] + k_half);
+      const double scaled = k_half * problem.k_rate[i];
+      if (problem.fit_k_half) j[i * p + p - 1] = -scaled / (problem.k[i] + scaled);
     }
     return j;
   };
@@ -107,13 +109,15 @@ Solution fit_shape(std::span<const GemmSample> samples, const GemmFitInputs& inp
     problem.log_measured.push_back(std::log(s.tflops * 1e12 / peak));
     problem.log_tile_fill.push_back(std::log(tile_fill(shape, s.m, s.n)));
     problem.k.push_back(static_cast<double>(s.k));
+    problem.k_rate.push_back(models::gemm_k_rate_ratio(s.precision));
     problem.column.push_back(columns.at(s.precision));
   }
   std::vector<double> theta(columns.size() + (problem.fit_k_half ? 1 : 0), 0.0);
   std::vector<int> counts(columns.size(), 0);
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const auto c = static_cast<std::size_t>(problem.column[i]);
-    theta[c] += problem.log_measured[i] - problem.log_tile_fill[i] - std::log(k_fill(problem.k[i], inputs.k_half_prior));
+    theta[c] += problem.log_measured[i] - problem.log_tile_fill[i] -
+                std::log(k_fill(problem.k[i], inputs.k_half_prior * problem.k_rate[i]));
     ++counts[c];
   }
   for (std::size_t c = 0; c < counts.size(); ++c) theta[c] /= counts[c];
@@ -187,7 +191,7 @@ GemmFit fit_gemm(std::span<const GemmSample> samples, const GemmFitInputs& input
                        .measured = std::exp(problem.log_measured[i]),
                        .predicted = 0.0,
                        .tile_fill = std::exp(problem.log_tile_fill[i]),
-                       .k_fill = k_fill(problem.k[i], fit.k_half.value)};
+                       .k_fill = k_fill(problem.k[i], fit.k_half.value * problem.k_rate[i])};
     const double e_max = s.precision == models::Precision::fp8 ? fit.e_max_fp8.value : fit.e_max_bf16.value;
     point.predicted = e_max * point.tile_fill * point.k_fill;
     const double relative = point.predicted / point.measured - 1.0;

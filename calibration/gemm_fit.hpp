@@ -1,9 +1,11 @@
 #pragma once
 /// Fits the GEMM efficiency model of models/compute/compute_profile.hpp to measured GEMMs:
-///   efficiency(m, n, k) = e_max(precision) x tile_fill(m, n) x k / (k + k_half),
+///   efficiency(m, n, k) = e_max(precision) x tile_fill(m, n) x k / (k + k_half x r(precision)),
 /// with tile_fill from the profile's tile shape and SM count (waves of output tiles; the best of the
-/// tile, its transpose and its half-width tile, as models::gemm_tile_fill). The fitted
-/// parameters are e_max per precision present in the samples and one k_half shared by all.
+/// tile, its transpose and its half-width tile, as models::gemm_tile_fill) and r the rate at which
+/// the precision's tensor cores step through k against bf16 (models::gemm_k_rate_ratio, 2 for fp8).
+/// The fitted parameters are e_max per precision present in the samples and one k_half (bf16's),
+/// shared by all.
 /// Relative least squares: residuals are log(measured / modelled efficiency), minimised by
 /// Gauss-Newton over (log e_max..., log k_half) with the linear solves of least_squares.hpp; the
 /// 95 % intervals come from s^2 (J^T J)^-1 at the optimum and are mapped back through exp (so

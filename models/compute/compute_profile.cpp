@@ -29,10 +29,10 @@ struct GemmFitCopy {
 constexpr GemmFitCopy kA100Fit{0.8610616983499005, 0.0, 562.6892113211567,
                                "measurements.md 2.2 Azure ND A100 v4 cuBLASLt FP16 (the bf16 rate), 10,000 warm-up "
                                "iterations"};
-constexpr GemmFitCopy kH100Fit{0.7892501513889923, 0.6616973072519052, 400.439684959707,
+constexpr GemmFitCopy kH100Fit{0.7667049271583631, 0.6798893874275092, 265.6287557645215,
                                "calibration/measured/h200-2026-11-30 (cuBLASLt's first heuristic algorithm, the "
                                "H100's die) and measurements.md 2.2 Azure ND H100 v5 cuBLASLt FP8"};
-constexpr GemmFitCopy kH200Fit{0.7856970850293145, 0.6593743778628645, 379.0445397792215,
+constexpr GemmFitCopy kH200Fit{0.7640744239387373, 0.6762876661296383, 250.05197738417812,
                                "calibration/measured/h200-2026-11-30 (cuBLASLt's first heuristic algorithm) and "
                                "measurements.md 2.2 Azure ND H200 v5 cuBLASLt FP8"};
 
@@ -47,10 +47,10 @@ constexpr GemmFitCopy kH200Fit{0.7856970850293145, 0.6593743778628645, 379.04453
 /// took 1.512 s against 1.486 s, 0.98 of the GB200's pace (0.97 in the forward-only evaluation).
 /// No Blackwell bf16 GEMM is published by shape: bf16 keeps the best shape of MAMF's sweep, an
 /// upper bound.
-constexpr GemmFitCopy kB200Fp8Fit{0.0, 0.6703443466180428, 404.6444429130243,
+constexpr GemmFitCopy kB200Fp8Fit{0.0, 0.6703443467013686, 202.32222173075158,
                                   "calibration/published/gb200_compute.jsonl (Azure ND GB200 v6 cuBLASLt FP8 by shape, "
                                   "the B200's die)"};
-constexpr GemmFitCopy kGb200Fp8Fit{0.0, 0.6156223592173369, 404.64444347436455,
+constexpr GemmFitCopy kGb200Fp8Fit{0.0, 0.6156223592155425, 202.32222173075158,
                                    "calibration/published/gb200_compute.jsonl (Azure ND GB200 v6 cuBLASLt FP8 by shape)"};
 
 void set_gemm_fit(ComputeProfile& p, const GemmFitCopy& fit) {
@@ -331,6 +331,12 @@ double gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t m, std:
   return grouped_gemm_tile_fill(tile_m, tile_n, sm_count, 1, m, n);
 }
 
+double gemm_k_rate_ratio(Precision precision) { return precision == Precision::fp8 ? 2.0 : 1.0; }
+
+double gemm_k_half(const ComputeProfile& profile, Precision precision) {
+  return profile.k_half.value * gemm_k_rate_ratio(precision);
+}
+
 double grouped_gemm_efficiency(const ComputeProfile& profile, Precision precision, int groups, int m, int n, int k) {
   const double e_max = precision == Precision::fp8 ? profile.gemm_max_efficiency_fp8.value
                                                    : profile.gemm_max_efficiency_bf16.value;
@@ -338,7 +344,7 @@ double grouped_gemm_efficiency(const ComputeProfile& profile, Precision precisio
   const double tile_fill =
       grouped_gemm_tile_fill(profile.tile_m.value, profile.tile_n.value, profile.sm_count.value, groups, m, n);
   const auto kd = static_cast<double>(k);
-  const double k_fill = kd / (kd + profile.k_half.value);
+  const double k_fill = kd / (kd + gemm_k_half(profile, precision));
   return e_max * profile.sustained_clock_ratio.value * tile_fill * k_fill;
 }
 

@@ -12,7 +12,13 @@
 ///   wastes least. On the H200 measurement (calibration/measured/h200-2026-11-30, 47 bf16 GEMMs)
 ///   the choice lowers the fit's rms error from 14 % to 9 %: narrow GEMMs such as Llama 3 70B's
 ///   N = 1280 QKV projection run in smaller tiles, as the library does;
-/// - k_fill = k / (k + k_half): the fixed prologue and epilogue of each tile against its main loop.
+/// - k_fill = k / (k + k_half x r): the fixed prologue and epilogue of each tile against its main
+///   loop. k_half is the bf16 figure; r (gemm_k_rate_ratio) is how many times faster the precision's
+///   tensor cores step through k, 2 for fp8: a tile's fixed time is the same (its prologue loads
+///   k-blocks of the same bytes, 128 fp8 or 64 bf16 elements; its epilogue writes the same bf16 C
+///   tile), so it costs twice the fp8 elements of k. On the H200 measurement with the Azure fp8
+///   rows (100 GEMMs) the rule lowers the fit's rms error from 8.6 % to 8.1 % with no parameter
+///   added (a free second k_half would fit about 3 times bf16's and lower it little further);
 /// Attention kernels run at their kernel's fraction of bf16 peak: the rate that each further FLOP
 /// of a call costs in the measurements (calibration fits time = W / rate + t0 over calls of
 /// several sizes; t0, the time a synchronised benchmark call spends outside the kernel on host
@@ -50,7 +56,7 @@ struct ComputeProfile {
   Sourced<int> sm_count;
   Sourced<int> tile_m;
   Sourced<int> tile_n;
-  Sourced<double> k_half;  // reduction length at which k_fill is 1/2
+  Sourced<double> k_half;  // bf16 reduction length at which k_fill is 1/2 (gemm_k_half for others)
   // SM clock held through hours of training at the power limit over the clock of the GEMM and
   // attention measurements the efficiencies were fitted to; scales tensor-core work only.
   Sourced<double> sustained_clock_ratio;
@@ -78,6 +84,13 @@ double gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t m, std:
 /// problem's edge tiles are padded, the waves are counted over all of them.
 double grouped_gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t groups, std::int64_t m,
                               std::int64_t n);
+
+/// How many times faster than bf16 the tensor cores of `precision` step through the reduction
+/// dimension: the dense peak ratio, 2 for fp8 on Hopper and Blackwell (1,979 / 989 and 4,500 /
+/// 2,250 TF/s, shared reference measurements.md 4), 1 for bf16.
+double gemm_k_rate_ratio(Precision precision);
+/// The reduction length at which k_fill is 1/2 for `precision`: profile.k_half x gemm_k_rate_ratio.
+double gemm_k_half(const ComputeProfile& profile, Precision precision);
 
 /// Fraction of the dense peak of `precision` that a GEMM C[m x n] = A[m x k] B[k x n] sustains.
 /// Includes the profile's sustained_clock_ratio.

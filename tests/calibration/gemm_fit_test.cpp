@@ -31,7 +31,8 @@ TEST_CASE("gemm fit: tile fill by hand on H100 (128 x 256 tiles, 132 SMs)") {
 }
 
 TEST_CASE("gemm fit: recovers e_max per precision and k_half from noisy samples within 2%") {
-  // Truth: e_max bf16 0.80, fp8 0.70, k_half 300; +-0.5% noise. Shapes with full waves
+  // Truth: e_max bf16 0.80, fp8 0.70, k_half 300 (600 fp8 elements of k: fp8 steps through k twice
+  // as fast, models::gemm_k_rate_ratio); +-0.5% noise. Shapes with full waves
   // (1536 x 2816, 3072 x 2816: fill 1), and 1024^2, whose 32 tiles are under one wave: the fit
   // leaves its 10 samples out (split-K territory), whatever they say.
   const double bf16_peak = 989e12, fp8_peak = 1979e12;
@@ -45,7 +46,8 @@ TEST_CASE("gemm fit: recovers e_max per precision and k_half from noisy samples 
         const double e_max = precision == Precision::bf16 ? 0.80 : 0.70;
         const double peak = precision == Precision::bf16 ? bf16_peak : fp8_peak;
         const double u = static_cast<double>(generator()) / 4294967296.0;
-        const double efficiency = e_max * fill * k / (k + 300.0) * (1.0 + 0.005 * (2.0 * u - 1.0));
+        const double k_half = precision == Precision::bf16 ? 300.0 : 600.0;
+        const double efficiency = e_max * fill * k / (k + k_half) * (1.0 + 0.005 * (2.0 * u - 1.0));
         samples.push_back({.line = ++line, .m = m, .n = n, .k = k,
                            .dtype = precision == Precision::bf16 ? "bf16" : "fp8_e4m3", .precision = precision,
                            .time_us = 0.0, .tflops = efficiency * peak / 1e12, .source = ""});

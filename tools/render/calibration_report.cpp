@@ -80,7 +80,7 @@ std::string fitted_value(const cal::FittedValue& v, int digits) {
 
 std::string render_gemm(const cal::GemmFit& g) {
   std::string text = fmt::format(
-      "GEMM efficiency = e_max x tile_fill x k/(k+k_half), relative least squares, {} samples, {} dof\n"
+      "GEMM efficiency = e_max x tile_fill x k/(k+k_half x r) (r = 2 for fp8), relative least squares, {} samples, {} dof\n"
       "  e_max bf16 {}, e_max fp8 {}, k_half {}; error rms {}, max {}\n",
       g.points.size(), g.dof, fitted_value(g.e_max_bf16, 3), fitted_value(g.e_max_fp8, 3), fitted_value(g.k_half, 0),
       fit_percent(g.rms_relative), fit_percent(g.max_relative));
