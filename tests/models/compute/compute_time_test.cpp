@@ -183,7 +183,8 @@ TEST_CASE("compute time: cuDNN attention against cuDNN frontend's published H200
   // heads, 4-8K tokens), is 13-15 % slower there: a 2026 cuDNN ahead of the 2024-2025 releases the
   // validation runs used (Transformer Engine's benchmark with cuDNN 9.3 above is within 3.4 %).
   const ComputeProfile p = default_compute_profile("h200-sxm");
-  for (const auto& [seq, measured_ms] : {std::pair{16384.0, 6.531 + 19.002}, std::pair{32768.0, 25.566 + 75.688}}) {
+  for (const auto& run : {std::pair{16384.0, 6.531 + 19.002}, std::pair{32768.0, 25.566 + 75.688}}) {
+    const double seq = run.first, measured_ms = run.second;
     CAPTURE(seq);
     const double w = 4.0 * 64.0 * seq * seq * 128.0 * 0.5 * 3.5;
     const OpCost op{.name = "attention", .kind = OpKind::attention, .flops = w, .bytes = 1e6,
