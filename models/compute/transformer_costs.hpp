@@ -125,18 +125,15 @@ struct HeadCosts {
 /// Fraction of the full s x s score matrix a causal flash kernel computes: it skips blocks above
 /// the diagonal, so about half (exactly (n+1)/(2n) for n blocks; 0.5 is the long-sequence limit).
 inline constexpr double kCausalFraction = 0.5;
-/// FlashAttention-2 backward executes 2.5 x the forward FLOPs (it recomputes the scores) where the
-/// query-key and value head widths are equal.
-inline constexpr double kFlashBackwardFactor = 2.5;
-/// The same for a query-key width `qk` and a value width `v` a head (multi-head latent attention:
-/// 192 and 128). Per score the forward multiplies Q K^T (qk) and P V (v); the backward recomputes
-/// Q K^T (qk) and forms dP = dO V^T (v), dV = P^T dO (v), dQ = dS K (qk) and dK = dS^T Q (qk):
-/// (3 qk + 2 v) / (qk + v), 2.5 at qk = v and 2.6 at 192 / 128 (cuDNN frontend's SDPA benchmark
-/// counts its backward so: NVIDIA/cudnn-frontend benchmark/sdpa_benchmark_training results for
-/// DeepSeek-V3's shape report 2.6 x the forward's FLOPs).
-constexpr double flash_backward_factor(double qk, double v) {
-  return qk + v > 0.0 ? (3.0 * qk + 2.0 * v) / (qk + v) : kFlashBackwardFactor;
-}
+/// A flash kernel's backward over its forward, in executed FLOPs, for a query-key width `qk` and a
+/// value width `v` a head. Per score the forward multiplies Q K^T (qk) and P V (v); the backward
+/// recomputes Q K^T (qk) and forms dP = dO V^T (v), dV = P^T dO (v), dQ = dS K (qk) and
+/// dK = dS^T Q (qk): (3 qk + 2 v) / (qk + v), 2.5 at qk = v (Dao 2023 section 4.1) and 2.6 for
+/// multi-head latent attention's 192 / 128 (as NVIDIA/cudnn-frontend's SDPA training benchmark
+/// counts DeepSeek-V3's backward).
+constexpr double flash_backward_factor(double qk, double v) { return (3.0 * qk + 2.0 * v) / (qk + v); }
+/// Equal widths: 2.5.
+inline constexpr double kFlashBackwardFactor = flash_backward_factor(1.0, 1.0);
 
 LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& parallelism,
                        const TrainingSpec& training);

@@ -98,6 +98,20 @@ TEST_CASE("compute time: memory-bound ops run at STREAM bandwidth") {
   CHECK(op_time_s(skinny, test::h100(), p, Precision::bf16) == doctest::Approx(2e9 / 2.90e12 + 4e-6).epsilon(1e-9));
 }
 
+// Causal forward + backward executed FLOPs of one flash call: 4 b h s^2 d / 2 forward, the backward
+// 2.5 times that.
+double causal_attention_flops(double batch, double heads, double seq, double head_dim) {
+  return 4.0 * batch * heads * seq * seq * head_dim * 0.5 * 3.5;
+}
+
+// The model's kernel time for an attention call of `flops` at the clock of a short benchmark: less
+// one launch gap, the sustained clock divided out.
+double attention_kernel_s_at_benchmark_clock(const ComputeProfile& profile, AttentionKernel kernel, double flops) {
+  const OpCost op{.name = "attention", .kind = OpKind::attention, .flops = flops, .bytes = 1e6,
+                  .attention_kernel = kernel};
+  return (op_time_s(op, test::h100(), profile, Precision::bf16) - 4e-6) * kHopperClock;
+}
+
 TEST_CASE("compute time: attention runs its kernel's measured rate at the sustained clock") {
   // The largest forward + backward runs of calibration/measured/h200-2026-11-30/attention_{cudnn,
   // flash2}.jsonl: batch 2, seq 8192, 16 heads of 128, causal: W = 4 b h s^2 d / 2 x 3.5 executed
@@ -106,7 +120,7 @@ TEST_CASE("compute time: attention runs its kernel's measured rate at the sustai
   // h100_attention_flash2.jsonl). At that size the call's fixed time outside the kernel is under a
   // tenth, so the model's kernel time at the measurement's clock lies within 12 % under it; in
   // training the clock falls to the sustained one.
-  const double w = 4.0 * 2.0 * 16.0 * 8192.0 * 8192.0 * 128.0 * 0.5 * 3.5;
+  const double w = causal_attention_flops(2.0, 16.0, 8192.0, 128.0);
   const ComputeProfile p = default_compute_profile("h200-sxm");
   for (const auto& entry : {std::pair{AttentionKernel::cudnn, 495.05}, std::pair{AttentionKernel::sdpa_flash, 279.31},
                             std::pair{AttentionKernel::flash2, 322.1}}) {
@@ -114,10 +128,10 @@ TEST_CASE("compute time: attention runs its kernel's measured rate at the sustai
     const auto& tflops = std::get<1>(entry);
     CAPTURE(tflops);
     const OpCost op{.name = "attention", .kind = OpKind::attention, .flops = w, .bytes = 1e6, .attention_kernel = kernel};
-    const double kernel_s = op_time_s(op, test::h100(), p, Precision::bf16) - 4e-6;  // less one launch
+    const double kernel_s = attention_kernel_s_at_benchmark_clock(p, kernel, w);
     const double measured_s = w / (tflops * 1e12);
-    CHECK(kernel_s * kHopperClock <= measured_s);
-    CHECK(kernel_s * kHopperClock >= 0.88 * measured_s);
+    CHECK(kernel_s <= measured_s);
+    CHECK(kernel_s >= 0.88 * measured_s);
     // fp8 training keeps attention in bf16.
     CHECK(op_time_s(op, test::h100(), p, Precision::fp8) == op_time_s(op, test::h100(), p, Precision::bf16));
   }
@@ -146,11 +160,10 @@ TEST_CASE("compute time: attention against Transformer Engine's published H100 b
   // flash-attn 2.4.2), forward + backward of one call, causal bf16, head dim 128, at a short
   // benchmark's clock. "test_3": batch 2, 32 query heads in 4 groups (GQA), seq 8192: cuDNN
   // 7.4875 ms, flash-attn 11.8879 ms. W = 4 b h s^2 d / 2 x 3.5 executed FLOPs: 514 and 324 TF/s.
-  const double w = 4.0 * 2.0 * 32.0 * 8192.0 * 8192.0 * 128.0 * 0.5 * 3.5;
+  const double w = causal_attention_flops(2.0, 32.0, 8192.0, 128.0);
   const ComputeProfile p = default_compute_profile("h100-sxm");
   const auto kernel_s_at_benchmark_clock = [&](AttentionKernel kernel) {
-    const OpCost op{.name = "attention", .kind = OpKind::attention, .flops = w, .bytes = 1e6, .attention_kernel = kernel};
-    return (op_time_s(op, test::h100(), p, Precision::bf16) - 4e-6) * kHopperClock;  // less one launch
+    return attention_kernel_s_at_benchmark_clock(p, kernel, w);
   };
   // A 7-12 ms call: the benchmark's time outside the kernel is a few microseconds of it, so the
   // model's kernel time lies within 5 % under the measured one.
@@ -167,10 +180,8 @@ TEST_CASE("compute time: attention against Transformer Engine's published H100 b
   // flash-attn, 328 and 206 TF/s: a 0.1 TFLOP call pays a fixed time (the causal tail of its last
   // wave, the benchmark's host dispatch) that the model, charging one rate per kernel, leaves out;
   // at that size it is 60 % faster than the benchmark.
-  const double w_short = 4.0 * 2.0 * 16.0 * 2048.0 * 2048.0 * 128.0 * 0.5 * 3.5;
-  const OpCost short_call{.name = "attention", .kind = OpKind::attention, .flops = w_short, .bytes = 1e6,
-                          .attention_kernel = AttentionKernel::cudnn};
-  const double short_s = (op_time_s(short_call, test::h100(), p, Precision::bf16) - 4e-6) * kHopperClock;
+  const double short_s =
+      attention_kernel_s_at_benchmark_clock(p, AttentionKernel::cudnn, causal_attention_flops(2.0, 16.0, 2048.0, 128.0));
   CHECK(short_s < 0.3664e-3 / 1.5);
 }
 
@@ -186,10 +197,9 @@ TEST_CASE("compute time: cuDNN attention against cuDNN frontend's published H200
   for (const auto& run : {std::pair{16384.0, 6.531 + 19.002}, std::pair{32768.0, 25.566 + 75.688}}) {
     const double seq = run.first, measured_ms = run.second;
     CAPTURE(seq);
-    const double w = 4.0 * 64.0 * seq * seq * 128.0 * 0.5 * 3.5;
-    const OpCost op{.name = "attention", .kind = OpKind::attention, .flops = w, .bytes = 1e6,
-                    .attention_kernel = AttentionKernel::cudnn};
-    const double model_ms = (op_time_s(op, test::h100(), p, Precision::bf16) - 4e-6) * kHopperClock * 1e3;
+    const double model_ms =
+        attention_kernel_s_at_benchmark_clock(p, AttentionKernel::cudnn, causal_attention_flops(1.0, 64.0, seq, 128.0)) *
+        1e3;
     CHECK(model_ms > 1.10 * measured_ms);
     CHECK(model_ms < 1.16 * measured_ms);
   }
