@@ -255,7 +255,7 @@ constexpr std::array families{
                                  "ZeRO-3 as run in 2021, whose poor scaling Narayanan et al. 2021 "
                                  "section 5.2 attributes to its communication. DeepSpeed v0.3's own "
                                  "defaults (overlap_comm on for stage 3, prefetched gathers) predict "
-                                 "these rows 26-46 % too fast; what slowed them is not modelled"},
+                                 "these rows 24-39 % too fast; what slowed them is not modelled"},
         .sharding = FamilyDefault<models::ShardingFramework>{models::ShardingFramework::deepspeed_zero3_2021,
                      "sharding=deepspeed_zero3_2021: the paper compares against DeepSpeed ZeRO-3 as "
                      "of 2021"},
@@ -294,7 +294,15 @@ constexpr std::array families{
         .framework = {Framework::megatron_core,
                        "framework=megatron-core: Megatron-LM on Megatron-Core with Transformer Engine, the source's own"},
         .dropout = {0.1, "dropout=0.1 assumed: Megatron-LM's default --hidden-dropout and "
-                         "--attention-dropout (the GPT runs do not state it)"}},
+                         "--attention-dropout (the GPT runs do not state it)"},
+        .grad_dtype = FamilyDefault<models::GradDtype>{
+            models::GradDtype::bf16,
+            "grad_dtype=16-bit: the precision is not stated; the repository's GPT-3 example at the figures' commit "
+            "(examples/gpt3/train_gpt3_175b_distributed.sh at f2e5db402c) trains with --fp16 and --micro-batch-size 1, "
+            "and Megatron-LM accumulates and reduces fp16 gradients in fp16 (megatron/training/arguments.py forces "
+            "fp32 for bf16 only). fp32 gradients at micro-batch 1 could not reach the 32B row's measured step: its "
+            "distributed optimizer's reduce-scatter and all-gather take about 0.47 s on each GPU's 400 Gb/s NIC, of "
+            "which one micro-batch's forward and backward hide at most a quarter of the compute"}},
     SourceFamily{
         .name = "Llama 3 2024",
         .needle = "Llama 3 Herd",

@@ -76,7 +76,8 @@ constexpr std::array kParameterSets{
         .shard_bytes_per_param = 2,
         .persistence_threshold_params = 1e5,
         .recompute_reuse_distance_params = 1e9,
-        .host_ops_per_rank = 2,
+        .gather_host_ops_per_rank = 2,
+        .reduce_host_ops_per_rank = 3,
         .gather_staging_passes = 3,
         .reduce_staging_passes = 2,
         .source = "DeepSpeed v0.3-0.5 runtime/zero (2021): one all-gather per partitioned parameter (coalesced "
@@ -91,10 +92,10 @@ constexpr std::array kParameterSets{
                   "parameters are released after every forward, an activation-recomputing one included, unless "
                   "fewer than stage3_max_reuse_distance (default 1e9) parameters are used before its next use "
                   "(stage3.py release_sub_module, _keep_for_later, _distance_in_numel at v0.3.13, March 2021, and v0.3.16); each collective "
-                  "passes torch.distributed a list of one narrow() view per rank (partition_parameters.py "
-                  "_allgather_param and _reduce_scatter_gradient at v0.3.16), which ProcessGroupNCCL's list-form "
-                  "allgather and reduce_scatter copy out of or into its flat buffer with one copy_ per rank: "
-                  "two eager ops per rank; HBM passes over the whole buffer: a gather zero-fills it (torch.zeros in "
+                  "passes torch.distributed a list of one view per rank (partition_parameters.py at v0.3.16: "
+                  "_allgather_param takes flat_tensor.narrow(), _reduce_scatter_gradient param.grad.view(-1).narrow()), "
+                  "which ProcessGroupNCCL's list-form allgather and reduce_scatter copy out of or into its flat buffer "
+                  "with one copy_ per rank: two eager tensor ops per rank a gather, three a reduce-scatter; HBM passes over the whole buffer: a gather zero-fills it (torch.zeros in "
                   "_allgather_param), then PyTorch copies it out of its flat buffer (a read and a write), a "
                   "reduce-scatter copies the gradient into the flat buffer (a read and a write)"},
 };

@@ -65,7 +65,9 @@ struct ShardingParameters {
   bool optimizer_steps_shard = false;
   double persistence_threshold_params = 0;  // tensor units: smaller tensors are never gathered
   double recompute_reuse_distance_params = 0;  // > 0: recomputed forwards release (layer_tensors.hpp)
-  double host_ops_per_rank = 0;       // eager PyTorch ops issued per group rank, per collective
+  // Eager PyTorch ops issued per group rank, per all-gather and per reduce-scatter.
+  double gather_host_ops_per_rank = 0;
+  double reduce_host_ops_per_rank = 0;
   // HBM passes over the whole buffer a collective stages around the NCCL call (zero-filling the
   // gathered buffer, list-form copies out of or into PyTorch's flat one), per gather and reduction.
   double gather_staging_passes = 0;

@@ -696,8 +696,9 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         const double unit_gather_bytes = gathered_bytes(gathered_params, sharding.gather_bytes_per_param) / chunk.units;
         // Host work per collective that grows with the group (sharding.hpp): eager ops per rank,
         // views and copies autograd does not record.
-        const double host_s =
-            sharding.host_ops_per_rank * static_cast<double>(groups.shard.ranks) * eager_untracked_op().value;
+        const double host_op_s = static_cast<double>(groups.shard.ranks) * eager_untracked_op().value;
+        const double host_s = sharding.gather_host_ops_per_rank * host_op_s;  // a gather's
+        const double reduce_host_s = sharding.reduce_host_ops_per_rank * host_op_s;
         chunk.unit_gather = collective(CollectiveOp::all_gather, unit_gather_bytes, groups.shard, CommScope::dp_shard);
         const double grad_bytes = params / chunk.reduce_units * sharding.reduce_bytes_per_param;
         chunk.unit_reduce = collective(CollectiveOp::reduce_scatter, grad_bytes, groups.shard, CommScope::dp_shard);
@@ -706,9 +707,9 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         const double gather_staging_s = sharding.gather_staging_passes * unit_gather_bytes / hbm_bytes_per_s;
         const double reduce_staging_s = sharding.reduce_staging_passes * grad_bytes / hbm_bytes_per_s;
         const bool on_compute = sharding.staging_on_compute_stream;
-        const auto charge_host_and_staging = [&](CollectiveRecord& record, double staging_s) {
+        const auto charge_host_and_staging = [&](CollectiveRecord& record, double record_host_s, double staging_s) {
           if (record.group.ranks <= 1) return;
-          record.host_s = host_s;
+          record.host_s = record_host_s;
           record.staging_s = on_compute ? 0.0 : staging_s;
           record.seconds += record.host_s + record.staging_s;
         };
@@ -719,8 +720,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
           record.host_s = 0.0;
           return record;
         };
-        charge_host_and_staging(chunk.unit_gather, gather_staging_s);
-        charge_host_and_staging(chunk.unit_reduce, reduce_staging_s);
+        charge_host_and_staging(chunk.unit_gather, host_s, gather_staging_s);
+        charge_host_and_staging(chunk.unit_reduce, reduce_host_s, reduce_staging_s);
         chunk.unit_gather_ahead = issued_ahead(chunk.unit_gather);
         const double backward_gathers = plan.reshard_after_forward ? 1.0 : 0.0;
         if (chunk.unit_gather.group.ranks > 1) {
@@ -748,8 +749,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
               sharding.gather_staging_passes * expert_unit * expert_gather_bytes / hbm_bytes_per_s;
           const double expert_reduce_staging_s =
               sharding.reduce_staging_passes * expert_unit * sharding.expert_reduce_bytes_per_param / hbm_bytes_per_s;
-          charge_host_and_staging(chunk.expert_gather, expert_gather_staging_s);
-          charge_host_and_staging(chunk.expert_reduce, expert_reduce_staging_s);
+          charge_host_and_staging(chunk.expert_gather, host_s, expert_gather_staging_s);
+          charge_host_and_staging(chunk.expert_reduce, reduce_host_s, expert_reduce_staging_s);
           chunk.expert_gather_ahead = issued_ahead(chunk.expert_gather);
           const double moe_share = moe_layers / chunk.units;  // of each pass's gathers
           chunk.forward_s += chunk.prefetched_forward * moe_share * host_s;

@@ -531,10 +531,12 @@ TEST_CASE("collective records: DeepSpeed ZeRO-3 (2021) gathers each parameter te
   const double gathered_params = 16.0 * 109051904.0 + 262668288.0;
   CHECK(chunk.unit_gather.bytes == doctest::Approx(2.0 * gathered_params / 113.0).epsilon(1e-12));
   CHECK(chunk.unit_reduce.bytes == doctest::Approx(kChunkParameterBytes / 145.0).epsilon(1e-12));  // fp16
-  // Each collective's list of one view per rank: 2 untracked eager ops (5 us each) per rank of
-  // the 2-rank group, before the NCCL call.
+  // Each collective's list of one view per rank and PyTorch's copy per rank, untracked eager ops
+  // of 5 us each per rank of the 2-rank group before the NCCL call: a gather's narrow() and copy_,
+  // a reduce-scatter's view(), narrow() and copy_.
   const CommGroup node_pair{.ranks = 2, .ranks_per_node = 2};
-  CHECK(chunk.unit_reduce.host_s == doctest::Approx(2.0 * 2.0 * 5e-6).epsilon(1e-12));
+  CHECK(chunk.unit_gather.host_s == doctest::Approx(2.0 * 2.0 * 5e-6).epsilon(1e-12));
+  CHECK(chunk.unit_reduce.host_s == doctest::Approx(3.0 * 2.0 * 5e-6).epsilon(1e-12));
   // The whole buffer through HBM (3.35 TB/s at the profile's efficiency): a gather zero-fills it
   // and PyTorch copies it out of its flat buffer (3 passes), a reduce-scatter copies it in (2).
   const double hbm = 3.35e12 * in.compute.hbm_efficiency.value;
@@ -543,9 +545,8 @@ TEST_CASE("collective records: DeepSpeed ZeRO-3 (2021) gathers each parameter te
   CHECK(chunk.unit_reduce.seconds ==
         doctest::Approx(collective_time_s(CollectiveOp::reduce_scatter, chunk.unit_reduce.bytes, node_pair, in.cluster,
                                           in.comm) +
-                        20e-6 + chunk.unit_reduce.staging_s)
+                        30e-6 + chunk.unit_reduce.staging_s)
             .epsilon(1e-12));
-  CHECK(chunk.unit_gather.host_s == chunk.unit_reduce.host_s);
   // A gather issued ahead leaves its host work to the compute (DeepSpeed synchronised the device
   // first) and runs only its transfer beside it.
   CHECK(chunk.unit_gather_ahead.host_s == 0.0);
