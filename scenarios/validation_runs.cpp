@@ -417,7 +417,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     assumed.emplace_back(family.micro_batch.reason);
   } else {
     t.micro_batch = 1;
-    assumed.push_back("micro_batch = 1 (not given)");
+    assumed.emplace_back(family.micro_batch.value == MicroBatchDefault::one_sequence ? family.micro_batch.reason
+                                                                                     : "micro_batch = 1 (not given)");
   }
   const std::string precision = lower(row.precision);
   t.precision = contains(precision, "fp8") || contains(precision, "float8") ? models::Precision::fp8
