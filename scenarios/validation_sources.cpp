@@ -301,8 +301,9 @@ constexpr std::array families{
         .grad_dtype = FamilyDefault<models::GradDtype>{
             models::GradDtype::bf16,
             "grad_dtype=16-bit: the precision is not stated; the repository's GPT-3 example at the figures' commit "
-            "(examples/gpt3/train_gpt3_175b_distributed.sh at f2e5db402c) trains with --fp16, and Megatron-LM accumulates and reduces fp16 gradients in fp16 (megatron/training/arguments.py forces "
-            "fp32 for bf16 only). fp32 gradients at micro-batch 1 could not reach the 32B row's measured step: its "
+            "(examples/gpt3/train_gpt3_175b_distributed.sh at f2e5db402c) trains with --fp16, and Megatron-LM "
+            "accumulates and reduces fp16 gradients in fp16 (megatron/training/arguments.py forces fp32 for bf16 "
+            "only). fp32 gradients at micro-batch 1 could not reach the 32B row's measured step: its "
             "distributed optimizer's reduce-scatter and all-gather take about 0.47 s on each GPU's 400 Gb/s NIC, of "
             "which one micro-batch's forward and backward hide at most a quarter of the compute"}},
     SourceFamily{
