@@ -95,7 +95,8 @@ constexpr std::array kParameterSets{
                   "passes torch.distributed a list of one view per rank (partition_parameters.py at v0.3.16: "
                   "_allgather_param takes flat_tensor.narrow(), _reduce_scatter_gradient param.grad.view(-1).narrow()), "
                   "which ProcessGroupNCCL's list-form allgather and reduce_scatter copy out of or into its flat buffer "
-                  "with one copy_ per rank: two eager tensor ops per rank a gather, three a reduce-scatter; HBM passes over the whole buffer: a gather zero-fills it (torch.zeros in "
+                  "with one copy_ per rank: two eager tensor ops per rank a gather, three a reduce-scatter; HBM "
+                  "passes over the whole buffer: a gather zero-fills it (torch.zeros in "
                   "_allgather_param), then PyTorch copies it out of its flat buffer (a read and a write), a "
                   "reduce-scatter copies the gradient into the flat buffer (a read and a write)"},
 };

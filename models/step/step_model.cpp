@@ -697,7 +697,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         // Host work per collective that grows with the group (sharding.hpp): eager ops per rank,
         // views and copies autograd does not record.
         const double host_op_s = static_cast<double>(groups.shard.ranks) * eager_untracked_op().value;
-        const double host_s = sharding.gather_host_ops_per_rank * host_op_s;  // a gather's
+        const double gather_host_s = sharding.gather_host_ops_per_rank * host_op_s;
         const double reduce_host_s = sharding.reduce_host_ops_per_rank * host_op_s;
         chunk.unit_gather = collective(CollectiveOp::all_gather, unit_gather_bytes, groups.shard, CommScope::dp_shard);
         const double grad_bytes = params / chunk.reduce_units * sharding.reduce_bytes_per_param;
@@ -720,13 +720,13 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
           record.host_s = 0.0;
           return record;
         };
-        charge_host_and_staging(chunk.unit_gather, host_s, gather_staging_s);
+        charge_host_and_staging(chunk.unit_gather, gather_host_s, gather_staging_s);
         charge_host_and_staging(chunk.unit_reduce, reduce_host_s, reduce_staging_s);
         chunk.unit_gather_ahead = issued_ahead(chunk.unit_gather);
         const double backward_gathers = plan.reshard_after_forward ? 1.0 : 0.0;
         if (chunk.unit_gather.group.ranks > 1) {
-          chunk.forward_s += chunk.prefetched_forward * host_s;
-          chunk.backward_s += backward_gathers * chunk.prefetched_backward * host_s;
+          chunk.forward_s += chunk.prefetched_forward * gather_host_s;
+          chunk.backward_s += backward_gathers * chunk.prefetched_backward * gather_host_s;
           if (on_compute) {  // every gather's copy-out and every reduction's copy-in hold up the compute
             chunk.forward_s += chunk.units * gather_staging_s;
             chunk.backward_s += backward_gathers * chunk.backward_units * gather_staging_s +
@@ -749,12 +749,12 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
               sharding.gather_staging_passes * expert_unit * expert_gather_bytes / hbm_bytes_per_s;
           const double expert_reduce_staging_s =
               sharding.reduce_staging_passes * expert_unit * sharding.expert_reduce_bytes_per_param / hbm_bytes_per_s;
-          charge_host_and_staging(chunk.expert_gather, host_s, expert_gather_staging_s);
+          charge_host_and_staging(chunk.expert_gather, gather_host_s, expert_gather_staging_s);
           charge_host_and_staging(chunk.expert_reduce, reduce_host_s, expert_reduce_staging_s);
           chunk.expert_gather_ahead = issued_ahead(chunk.expert_gather);
           const double moe_share = moe_layers / chunk.units;  // of each pass's gathers
-          chunk.forward_s += chunk.prefetched_forward * moe_share * host_s;
-          chunk.backward_s += backward_gathers * chunk.prefetched_backward * moe_share * host_s;
+          chunk.forward_s += chunk.prefetched_forward * moe_share * gather_host_s;
+          chunk.backward_s += backward_gathers * chunk.prefetched_backward * moe_share * gather_host_s;
           if (on_compute) {
             chunk.forward_s += moe_layers * expert_gather_staging_s;
             chunk.backward_s += backward_gathers * moe_layers * expert_gather_staging_s + moe_layers * expert_reduce_staging_s;
