@@ -67,6 +67,16 @@ bool contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
 }
 
+/// The integer right after `key` in a row's notes ("bucket_size=40000000"), if the notes name it.
+std::optional<std::int64_t> note_integer(std::string_view notes, std::string_view key) {
+  const auto at = notes.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::int64_t value = 0;
+  const std::string_view digits = notes.substr(at + key.size());
+  if (std::from_chars(digits.data(), digits.data() + digits.size(), value).ec != std::errc{}) return std::nullopt;
+  return value;
+}
+
 std::string_view trim(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
@@ -579,11 +589,7 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   // WGRAD_DEFERRAL_LIMIT).
   if (contains(notes, "defer_embedding_wgrad_compute=true") && p.pp > 1) {
     t.defer_embedding_wgrad = true;
-    if (const auto at = notes.find("wgrad_deferral_limit="); at != std::string::npos) {
-      std::int64_t limit = 0;
-      const char* digits = notes.data() + at + 21;
-      if (std::from_chars(digits, notes.data() + notes.size(), limit).ec == std::errc{}) t.wgrad_deferral_limit = limit;
-    }
+    if (const auto limit = note_integer(notes, "wgrad_deferral_limit=")) t.wgrad_deferral_limit = *limit;
     assumed.push_back(fmt::format("defer_embedding_wgrad: the output layer's weight gradients of {} wait for the "
                                   "pipeline's drain (the row's DEFER_EMBEDDING_WGRAD_COMPUTE, WGRAD_DEFERRAL_LIMIT={})",
                                   t.wgrad_deferral_limit > 0
@@ -600,22 +606,14 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
                            "its gradients unsharded through the step's micro-batches, reduced once after the last");
   }
   // Gradient buckets of the size the row names (NeMo's BUCKET_SIZE, parameters a bucket).
-  if (const auto at = notes.find("bucket_size="); at != std::string::npos) {
-    std::int64_t bucket = 0;
-    const char* digits = notes.data() + at + 12;
-    if (std::from_chars(digits, notes.data() + notes.size(), bucket).ec == std::errc{}) t.grad_bucket_params = bucket;
-  }
+  if (const auto bucket = note_integer(notes, "bucket_size=")) t.grad_bucket_params = *bucket;
   // Gradient accumulation over pipeline runs, where the row gives its steps (GA=N) and pipelines.
-  if (const auto at = notes.find(" ga="); at != std::string::npos && p.pp > 1) {
-    std::int64_t runs = 0;
-    const char* digits = notes.data() + at + 4;
-    if (std::from_chars(digits, notes.data() + notes.size(), runs).ec == std::errc{} && runs > 1) {
-      t.pipeline_runs = runs;
-      assumed.push_back(fmt::format("pipeline_runs={}: the row's GA={}, and its framework calls the pipeline schedule "
-                                    "once per gradient-accumulation step, each run filling and draining the pipeline "
-                                    "(NeMo Automodel's train loop; torchtitan's likewise)",
-                                    runs, runs));
-    }
+  if (const auto runs = note_integer(notes, " ga="); runs && *runs > 1 && p.pp > 1) {
+    t.pipeline_runs = *runs;
+    assumed.push_back(fmt::format("pipeline_runs={}: the row's GA={}, and its framework calls the pipeline schedule "
+                                  "once per gradient-accumulation step, each run filling and draining the pipeline "
+                                  "(NeMo Automodel's train loop; torchtitan's likewise)",
+                                  *runs, *runs));
   }
 
   // The family's own split of the layers over the chunks, where it differs from the even one.

@@ -33,11 +33,11 @@ double step_time_lower_bound_s(const models::StepPlan& plan, models::CommFidelit
   double drain = 0.0;  // the last micro-batch's backward from s down to stage 0, sends included
   for (std::size_t s = 0; s < pp; ++s) {
     const models::StagePlan& stage = plan.stages[s];
-    double stream = 0.0;
-    for (const models::ChunkCosts& c : stage.chunks) stream += m * (forward_stream_s(c, comm) + backward_stream_s(c, comm));
     // Deferred micro-batches leave the output layer's weight gradients to the stage's drain.
+    const auto deferred = static_cast<double>(plan.deferred_wgrad_micro_batches);
+    double stream = 0.0;
     for (const models::ChunkCosts& c : stage.chunks)
-      stream -= static_cast<double>(plan.deferred_wgrad_micro_batches) * c.backward_deferred_s;
+      stream += m * (forward_stream_s(c, comm) + backward_stream_s(c, comm)) - deferred * c.backward_deferred_s;
     // Every stage: its own passes (and deferred weight gradients), then its optimizer step. Stage
     // s > 0: the fill, its passes, the drain back to stage 0, then stage 0's optimizer step.
     bound = std::max(bound, stream + stage.deferred_wgrad_s + stage.optimizer_s);
