@@ -764,6 +764,11 @@ std::vector<Section> build_sections() {
                     "ZeRO-3 with fsdp2 sharding: gather the parameters and reduce-scatter the gradients once a "
                     "step, holding them unsharded through its micro-batches (NeMo Automodel's "
                     "enable_fsdp_optimizations); under a pipeline FSDP2 does so anyway"),
+            boolean("fsdp_sync_every_micro_batch", member(training, &TrainingSpec::fsdp_sync_every_micro_batch),
+                    "ZeRO-3 with fsdp2 sharding under a pipeline (pp > 1): reduce-scatter and reshard after every "
+                    "micro-batch's backward and gather again for every forward, as FSDP2 does when the pipeline "
+                    "stage's module is not itself FSDP-wrapped (PyTorch's pipelining then runs a plain backward; "
+                    "NeMo Automodel's MoE models without enable_fsdp_optimizations)"),
             enumeration("recompute", member(training, &TrainingSpec::recompute),
                         std::array<std::string_view, 4>{"none", "selective", "full", "op"},
                         "activation recomputation: selective (the attention core, Megatron-LM), full (each "

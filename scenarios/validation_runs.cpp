@@ -605,6 +605,18 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
       assumed.emplace_back("fsdp_sync_once: the row's enable_fsdp_optimizations keeps FSDP2's parameters gathered and "
                            "its gradients unsharded through the step's micro-batches, reduced once after the last");
   }
+  // NeMo Automodel under a pipeline without enable_fsdp_optimizations: the stage's module is not
+  // FSDP-wrapped, so FSDP2 reduces and reshards after every micro-batch's backward.
+  if (t.framework == models::Framework::nemo_automodel && p.pp > 1 && p.zero >= 3 && !t.fsdp_sync_once) {
+    t.fsdp_sync_every_micro_batch = true;
+    assumed.emplace_back(
+        "fsdp_sync_every_micro_batch: NeMo Automodel's MoE parallelizer wraps the inner model with FSDP2 "
+        "(components/moe/parallelizer.py apply_fsdp, fully_shard on model.model) while the pipeline stage holds the "
+        "outer one, so PyTorch's pipelining runs a plain backward (pipelining/stage.py backward_maybe_with_nosync) "
+        "and every micro-batch's backward reduce-scatters and reshards; the patched backward that defers both to the "
+        "optimizer step comes only with enable_fsdp_optimizations (pipelining/functional.py "
+        "patch_stage_backward_maybe_with_nosync), which the row's config does not set");
+  }
   // Gradient buckets of the size the row names (NeMo's BUCKET_SIZE, parameters a bucket).
   if (const auto bucket = note_integer(notes, "bucket_size=")) t.grad_bucket_params = *bucket;
   // Gradient accumulation over pipeline runs, where the row gives its steps (GA=N) and pipelines.

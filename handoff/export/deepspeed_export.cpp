@@ -125,6 +125,9 @@ LaunchConfig export_deepspeed(const models::TransformerSpec& model, const models
   if (layout.training.fsdp_sync_once)
     config.notes.push_back("training.fsdp_sync_once is not exported: it is NeMo Automodel's "
                            "enable_fsdp_optimizations, which has no DeepSpeed setting");
+  if (layout.training.fsdp_sync_every_micro_batch)
+    config.notes.push_back("training.fsdp_sync_every_micro_batch is not exported: it is FSDP2 under PyTorch's "
+                           "pipelining, which DeepSpeed does not run");
   if (layout.training.defer_embedding_wgrad)
     config.notes.push_back("training.defer_embedding_wgrad is not exported: Megatron-DeepSpeed's pipeline engine has no "
                            "deferral of the output layer's weight gradients (Megatron-Core's "

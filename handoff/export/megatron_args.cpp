@@ -306,6 +306,9 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
   if (t.fsdp_sync_once)
     launch.notes.push_back("training.fsdp_sync_once is not exported: it is NeMo Automodel's "
                            "enable_fsdp_optimizations, which has no Megatron-LM flag");
+  if (t.fsdp_sync_every_micro_batch)
+    launch.notes.push_back("training.fsdp_sync_every_micro_batch is not exported: it is FSDP2 under PyTorch's "
+                           "pipelining, which Megatron-LM does not run");
   if (t.pipeline_runs > 1)
     launch.notes.push_back(fmt::format("training.pipeline_runs {} is not exported: Megatron-LM runs a step's "
                                        "micro-batches as one pipeline schedule",

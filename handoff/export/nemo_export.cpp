@@ -254,6 +254,9 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
   if (t.fsdp_sync_once)
     notes.push_back("training.fsdp_sync_once is not exported: it is NeMo Automodel's enable_fsdp_optimizations, "
                     "which has no Megatron-Bridge setting");
+  if (t.fsdp_sync_every_micro_batch)
+    notes.push_back("training.fsdp_sync_every_micro_batch is not exported: it is FSDP2 under PyTorch's pipelining, "
+                    "which Megatron-Bridge does not run");
   if (t.pipeline_runs > 1)
     notes.push_back(fmt::format("training.pipeline_runs {} is not exported: Megatron-Core runs a step's micro-batches "
                                 "as one pipeline schedule",

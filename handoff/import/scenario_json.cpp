@@ -118,6 +118,7 @@ nlohmann::ordered_json scenario_json(std::string_view name, const models::Transf
             {"defer_embedding_wgrad", t.defer_embedding_wgrad},
             {"wgrad_deferral_limit", t.wgrad_deferral_limit},
             {"fsdp_sync_once", t.fsdp_sync_once},
+            {"fsdp_sync_every_micro_batch", t.fsdp_sync_every_micro_batch},
             {"recompute", models::recompute_name(t.recompute)},
             {"attention", models::attention_kernel_name(t.attention)},
             {"schedule", models::schedule_name(t.schedule)},

@@ -274,12 +274,19 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   // FSDP2 under a pipeline, or deferring its reduction (training.fsdp_sync_once), holds the
   // stage's gathered parameters and its unsharded gradients, in the reduce dtype, from the first
   // forward to the last backward (sharding.hpp).
-  const bool once_a_step = gathers_once_a_step(sharding, parallelism.zero, parallelism.pp, training.fsdp_sync_once);
-  if (once_a_step) {
+  const bool once_a_step = gathers_once_a_step(sharding, parallelism.zero, parallelism.pp, training.fsdp_sync_once,
+                                              training.fsdp_sync_every_micro_batch);
+  // Reducing every micro-batch under a pipeline (training.fsdp_sync_every_micro_batch) still keeps
+  // each forward's gather until that micro-batch's backward, and under 1F1B some micro-batch is
+  // between the two on every chunk: the stage's parameters are held gathered, its gradients not.
+  const bool gathered_through_passes = parallelism.zero >= 3 && parallelism.pp > 1 &&
+                                       training.fsdp_sync_every_micro_batch && sharding.pipeline_gathers_once;
+  if (once_a_step || gathered_through_passes) {
     mem.weights_bytes += (mem.parameters - ends) * gathered_layer_bytes(training, sharding.gather_bytes_per_param) +
                          ends * sharding.gather_bytes_per_param;
-    mem.gradients_bytes += dense * sharding.reduce_bytes_per_param + experts * sharding.expert_reduce_bytes_per_param;
   }
+  if (once_a_step)
+    mem.gradients_bytes += dense * sharding.reduce_bytes_per_param + experts * sharding.expert_reduce_bytes_per_param;
 
   const auto moe = static_cast<double>(moe_layers);
   mem.activations_bytes =

@@ -41,6 +41,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::training_fp8_param_gather: return "training.fp8_param_gather";
     case LayoutField::training_defer_embedding_wgrad: return "training.defer_embedding_wgrad";
     case LayoutField::training_fsdp_sync_once: return "training.fsdp_sync_once";
+    case LayoutField::training_fsdp_sync_every_micro_batch: return "training.fsdp_sync_every_micro_batch";
     case LayoutField::training_attention: return "training.attention";
     case LayoutField::cluster_num_gpus: return "cluster.num_gpus";
     case LayoutField::cluster_gpus_per_node: return "cluster.gpus_per_node";
@@ -345,6 +346,17 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
                               "through the micro-batches: parallelism.zero = 3 with fsdp2 sharding (zero is {}, "
                               "sharding {})",
                               p.zero, sharding_name(p.sharding)));
+  if (t.fsdp_sync_every_micro_batch) {
+    if (p.zero < 3 || !sharding_parameters(p.sharding, false).pipeline_gathers_once || p.pp < 2)
+      return broken(F::training_fsdp_sync_every_micro_batch,
+                    fmt::format("reducing every micro-batch under a pipeline needs parallelism.zero = 3 with fsdp2 "
+                                "sharding and pp > 1 (zero is {}, sharding {}, pp {}); without a pipeline FSDP2 "
+                                "reduces every micro-batch unless training.fsdp_sync_once",
+                                p.zero, sharding_name(p.sharding), p.pp));
+    if (t.fsdp_sync_once)
+      return broken(F::training_fsdp_sync_every_micro_batch,
+                    "contradicts training.fsdp_sync_once (once a step): set at most one of them");
+  }
   const bool blackwell = c.gpu.name.starts_with("b200") || c.gpu.name.starts_with("gb200");
   if (t.precision == Precision::fp8 && t.fp8_recipe == Fp8Recipe::mxfp8 && !blackwell)
     return broken(F::training_fp8_recipe,

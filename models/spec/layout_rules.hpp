@@ -34,6 +34,8 @@
 ///    megatron-core), weight-gradient GEMMs that accumulate themselves (grad_accumulation fused)
 ///    and one pipeline run a step (Megatron-Core's ModelParallelConfig checks the first and third);
 ///  - fsdp_sync_once needs ZeRO-3 with a sharding that can hold its units gathered (fsdp2);
+///    fsdp_sync_every_micro_batch the same and a pipeline (pp > 1: without one FSDP2 reduces every
+///    micro-batch anyway), and not both;
 ///  - fp8 needs a GPU with FP8 tensor cores; the mxfp8 recipe needs a Blackwell GPU (a name that
 ///    starts with b200 or gb200, as the presets and planning/validation/validation_family.cpp name
 ///    them): MXFP8's 1 x 32 block scales are applied by Blackwell's tensor cores (Transformer
@@ -102,6 +104,7 @@ enum class LayoutField {
   training_fp8_param_gather,
   training_defer_embedding_wgrad,
   training_fsdp_sync_once,
+  training_fsdp_sync_every_micro_batch,
   training_attention,
   cluster_num_gpus,
   cluster_gpus_per_node,

@@ -269,6 +269,14 @@ struct TrainingSpec {
   // set_requires_gradient_sync(False) and set_reshard_after_backward(False) until the last
   // micro-batch, components/moe/fsdp_mixin.py). Under a pipeline FSDP2 does so anyway.
   bool fsdp_sync_once = false;
+  // ZeRO-3 with FSDP2 under a pipeline (pp > 1) whose stage module is not itself FSDP-wrapped:
+  // PyTorch's pipelining then takes its plain backward (torch/distributed/pipelining/stage.py,
+  // backward_maybe_with_nosync), so each wrapped block keeps FSDP2's defaults and reduce-scatters
+  // and reshards after every micro-batch's backward, and every forward gathers again (NeMo
+  // Automodel's MoE models without enable_fsdp_optimizations: components/moe/parallelizer.py wraps
+  // the inner model, the stage holds the outer one). The backward reuses the forward's gather: under
+  // a pipeline both frameworks keep the parameters gathered after the forward.
+  bool fsdp_sync_every_micro_batch = false;
   Recompute recompute = Recompute::selective;
   AttentionKernel attention = AttentionKernel::cudnn;
   ElementwiseKernels elementwise = ElementwiseKernels::fused;

@@ -34,8 +34,9 @@ constexpr std::array kParameterSets{
                   "(False), set_reshard_after_backward(False), and the last one's post_backward runs after the "
                   "stage's backward), torchtitan keeps the parameters gathered after the forward when PP is on "
                   "(fsdp_reshard_after_forward \"default\": not pp_enabled), NeMo Automodel's MoE models do the same "
-                  "(components/moe/fsdp_mixin.py, patched_backward_maybe_with_nosync; its benchmark configs set "
-                  "reshard_after_forward: false), and FSDP2 accumulates the unsharded gradient in the reduce dtype "
+                  "where enable_fsdp_optimizations patches the stage's backward (components/moe/fsdp_mixin.py, "
+                  "patched_backward_maybe_with_nosync; its benchmark configs set reshard_after_forward: false; "
+                  "without it they reduce every micro-batch: TrainingSpec::fsdp_sync_every_micro_batch), and FSDP2 accumulates the unsharded gradient in the reduce dtype "
                   "(_fsdp_param.py, to_accumulated_grad_if_needed)"},
     ShardingParameters{
         .framework = ShardingFramework::fsdp1,

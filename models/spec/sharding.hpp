@@ -92,9 +92,11 @@ constexpr std::string_view sharding_name(ShardingFramework f) {
 }
 
 /// Whether a ZeRO-3 layout with `pp` stages gathers and reduces once a step (pipeline_gathers_once):
-/// under a pipeline, or without one where `sync_once` (TrainingSpec::fsdp_sync_once) says so.
-constexpr bool gathers_once_a_step(const ShardingParameters& s, int zero, std::int64_t pp, bool sync_once) {
-  return zero >= 3 && (pp > 1 || sync_once) && s.pipeline_gathers_once;
+/// under a pipeline unless `every_micro_batch` (TrainingSpec::fsdp_sync_every_micro_batch), or
+/// without one where `sync_once` (TrainingSpec::fsdp_sync_once) says so.
+constexpr bool gathers_once_a_step(const ShardingParameters& s, int zero, std::int64_t pp, bool sync_once,
+                                   bool every_micro_batch) {
+  return zero >= 3 && ((pp > 1 && !every_micro_batch) || sync_once) && s.pipeline_gathers_once;
 }
 
 /// The parameter set of `framework`, and as a model of bf16 parameters runs it (training.bf16_params):

@@ -327,7 +327,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   const ShardingParameters sharding = sharding_as_run(model, p, t);
   // FSDP2 under a pipeline, or where the framework defers its reduction (training.fsdp_sync_once),
   // gathers and reduces once a step, the reduction after the stage's last backward (sharding.hpp).
-  const bool once_a_step = gathers_once_a_step(sharding, p.zero, p.pp, t.fsdp_sync_once);
+  const bool once_a_step = gathers_once_a_step(sharding, p.zero, p.pp, t.fsdp_sync_once, t.fsdp_sync_every_micro_batch);
   plan.gathers_per_pass = p.zero >= 3 && !once_a_step;
   plan.reduces_per_pass = p.zero >= 2 && !once_a_step;
   if (once_a_step) plan.overlap_grad_reduce = false;
@@ -336,7 +336,9 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   // What memory-bound passes over parameters and gradients run at.
   const double hbm_bytes_per_s = in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value;
   plan.ep_overlap = p.ep_comm_overlap;
-  plan.reshard_after_forward = sharding.reshard_after_forward;
+  // Reducing every micro-batch under a pipeline, the backward still finds the forward's gather:
+  // torchtitan and NeMo Automodel keep the parameters gathered after the forward when PP is on.
+  plan.reshard_after_forward = sharding.reshard_after_forward && !(t.fsdp_sync_every_micro_batch && p.pp > 1);
 
   // Tensor parallel, per layer and micro-batch: 2 all-reduces of the b x s/cp x h activation each
   // way, or with sequence parallelism all-gathers and reduce-scatters in their place. What is

@@ -168,6 +168,8 @@ std::vector<LayoutCandidate> search_layouts(const models::StepInputs& base, cons
                   layout.training.schedule = vp > 1 ? models::Schedule::interleaved : models::Schedule::one_f_one_b;
                   layout.training.defer_embedding_wgrad = pp > 1 && base.training.defer_embedding_wgrad;
                   layout.training.fsdp_sync_once = zero >= 3 && base.training.fsdp_sync_once;
+                  layout.training.fsdp_sync_every_micro_batch =
+                      zero >= 3 && pp > 1 && base.training.fsdp_sync_every_micro_batch;
                   if (!valid()) continue;  // recompute plays no part in the rules
                   for (const models::Recompute recompute : space.recompute) {
                     layout.training.recompute = recompute;

@@ -768,6 +768,55 @@ TEST_CASE("collective records: FSDP2 without a pipeline gathers and reduces once
   }
 }
 
+TEST_CASE("collective records: FSDP2 under a pipeline reduces every micro-batch where the stage is not FSDP-wrapped") {
+  // training.fsdp_sync_every_micro_batch: PyTorch's pipelining runs a plain backward, so FSDP2's
+  // blocks keep their defaults: each micro-batch's backward reduce-scatters its unit (the chunk's
+  // 16 layers and its end layer) and each forward gathers it again; the backward reuses the
+  // forward's gather, and no gradient is held unsharded between micro-batches.
+  StepInputs in = small_layout();
+  in.parallelism.zero = 3;
+  const StepPlan once = plan_step(in);  // FSDP2's default under a pipeline
+  REQUIRE_FALSE(once.gathers_per_pass);
+  in.training.fsdp_sync_every_micro_batch = true;
+  const StepPlan plan = plan_step(in);
+  CHECK(plan.gathers_per_pass);
+  CHECK(plan.reduces_per_pass);
+  CHECK_FALSE(plan.reshard_after_forward);
+  const ChunkCosts& chunk = plan.stages[0].chunks.front();
+  CHECK(chunk.units == 17.0);
+  CHECK(chunk.reduce_units == 17.0);
+  // A unit's gather: the chunk's parameters over its 17 units, 2 B each, over the 2 data-parallel
+  // ranks (tp x dp = 4 ranks a stage, one node of 4: the pair shares a node).
+  const CommGroup pair{.ranks = 2, .ranks_per_node = 2};
+  CHECK(chunk.unit_gather.op == CollectiveOp::all_gather);
+  CHECK(chunk.unit_gather.bytes == doctest::Approx(kChunkParameterBytes / 17.0).epsilon(1e-12));
+  CHECK(chunk.unit_gather.group.ranks == pair.ranks);
+  CHECK(chunk.unit_gather.group.ranks_per_node == pair.ranks_per_node);
+  // Memory: the stage's parameters stay gathered through the passes, as once a step; its fp32
+  // gradients are not held unsharded.
+  const MemoryBreakdown every = step_report(in).memory_per_stage[0];
+  const MemoryBreakdown held = step_report([&] {
+    StepInputs p = in;
+    p.training.fsdp_sync_every_micro_batch = false;
+    return p;
+  }()).memory_per_stage[0];
+  CHECK(every.weights_bytes == doctest::Approx(held.weights_bytes).epsilon(1e-12));
+  CHECK(held.gradients_bytes - every.gradients_bytes == doctest::Approx(every.parameters * 4.0).epsilon(1e-9));
+  // Refused without a pipeline, without ZeRO-3 with fsdp2, and together with fsdp_sync_once.
+  StepInputs flat = in;
+  flat.parallelism.pp = 1;
+  flat.parallelism.dp = 4;
+  StepInputs zero1 = in;
+  zero1.parallelism.zero = 1;
+  StepInputs both = in;
+  both.training.fsdp_sync_once = true;
+  for (const StepInputs& bad : {flat, zero1, both}) {
+    const auto v = layout_violation(bad.model, bad.parallelism, bad.training, bad.cluster);
+    REQUIRE(v);
+    CHECK(v->field == LayoutField::training_fsdp_sync_every_micro_batch);
+  }
+}
+
 TEST_CASE("collective records: fp8 parameter gathers move the layers' fp8 copies, the embedding 16-bit") {
   // Llama 3 8B on TP 2: stage 0 holds 16 layers (16 x 109,056,000 = 1,744,896,000 parameters a rank)
   // and the embedding (262,668,288); the distributed optimizer gathers the layers at 1 B each.

@@ -103,6 +103,10 @@ TEST_CASE("layout search: keys a layout may refuse stay with the layouts that ta
   fsdp.parallelism.zero = 3;
   check_kept_where_valid(fsdp, {.recompute = {Recompute::selective}, .zero = {1, 3}}, &TrainingSpec::fsdp_sync_once,
                          [](const ParallelismSpec& p) { return p.zero == 3; });
+  // Reducing every micro-batch under a pipeline needs sharded parameters and a pipeline.
+  check_kept_where_valid(fsdp, {.recompute = {Recompute::selective}, .zero = {1, 3}},
+                         &TrainingSpec::fsdp_sync_every_micro_batch,
+                         [](const ParallelismSpec& p) { return p.zero == 3 && p.pp > 1; });
 }
 
 TEST_CASE("layout search: under the flow fidelity it lists no layout over the flow's 2^16 chunk passes") {
