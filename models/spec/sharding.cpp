@@ -36,7 +36,8 @@ constexpr std::array kParameterSets{
                   "(fsdp_reshard_after_forward \"default\": not pp_enabled), NeMo Automodel's MoE models do the same "
                   "where enable_fsdp_optimizations patches the stage's backward (components/moe/fsdp_mixin.py, "
                   "patched_backward_maybe_with_nosync; its benchmark configs set reshard_after_forward: false; "
-                  "without it they reduce every micro-batch: TrainingSpec::fsdp_sync_every_micro_batch), and FSDP2 accumulates the unsharded gradient in the reduce dtype "
+                  "without it they reduce every micro-batch: TrainingSpec::fsdp_sync_every_micro_batch), and FSDP2 "
+                  "accumulates the unsharded gradient in the reduce dtype "
                   "(_fsdp_param.py, to_accumulated_grad_if_needed)"},
     ShardingParameters{
         .framework = ShardingFramework::fsdp1,
