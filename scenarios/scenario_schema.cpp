@@ -763,7 +763,8 @@ std::vector<Section> build_sections() {
             boolean("fsdp_sync_once", member(training, &TrainingSpec::fsdp_sync_once),
                     "ZeRO-3 with fsdp2 sharding: gather the parameters and reduce-scatter the gradients once a "
                     "step, holding them unsharded through its micro-batches (NeMo Automodel's "
-                    "enable_fsdp_optimizations); under a pipeline FSDP2 does so anyway"),
+                    "enable_fsdp_optimizations); under a pipeline FSDP2 does so anyway where the stage's module "
+                    "is FSDP-wrapped (else see fsdp_sync_every_micro_batch)"),
             boolean("fsdp_sync_every_micro_batch", member(training, &TrainingSpec::fsdp_sync_every_micro_batch),
                     "ZeRO-3 with fsdp2 sharding under a pipeline (pp > 1): reduce-scatter and reshard after every "
                     "micro-batch's backward and gather again for every forward, as FSDP2 does when the pipeline "

@@ -122,12 +122,7 @@ LaunchConfig export_deepspeed(const models::TransformerSpec& model, const models
     config.notes.push_back(fmt::format("training.pipeline_runs {} is not exported: DeepSpeed's pipeline engine runs a "
                                        "step's micro-batches as one schedule",
                                        layout.training.pipeline_runs));
-  if (layout.training.fsdp_sync_once)
-    config.notes.push_back("training.fsdp_sync_once is not exported: it is NeMo Automodel's "
-                           "enable_fsdp_optimizations, which has no DeepSpeed setting");
-  if (layout.training.fsdp_sync_every_micro_batch)
-    config.notes.push_back("training.fsdp_sync_every_micro_batch is not exported: it is FSDP2 under PyTorch's "
-                           "pipelining, which DeepSpeed does not run");
+  note_fsdp_sync_keys(layout.training, "DeepSpeed", config.notes);
   if (layout.training.defer_embedding_wgrad)
     config.notes.push_back("training.defer_embedding_wgrad is not exported: Megatron-DeepSpeed's pipeline engine has no "
                            "deferral of the output layer's weight gradients (Megatron-Core's "

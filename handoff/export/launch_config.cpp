@@ -19,6 +19,19 @@ LaunchConfig export_launch(Framework framework, const models::TransformerSpec& m
   throw std::invalid_argument("--export: unknown framework");
 }
 
+void note_fsdp_sync_keys(const models::TrainingSpec& training, std::string_view framework,
+                         std::vector<std::string>& notes) {
+  if (training.fsdp_sync_once)
+    notes.push_back(fmt::format("training.fsdp_sync_once is not exported: it is NeMo Automodel's "
+                                "enable_fsdp_optimizations, which has no {} setting",
+                                framework));
+  if (training.fsdp_sync_every_micro_batch)
+    notes.push_back(fmt::format("training.fsdp_sync_every_micro_batch is not exported: it is FSDP2 under PyTorch's "
+                                "pipelining with a stage module that is not itself FSDP-wrapped, which {} does not "
+                                "build",
+                                framework));
+}
+
 std::string launch_config_text(const LaunchConfig& config) {
   std::string text = fmt::format("{} ({}): ", framework_name(config.framework), config.source);
   text += config.runs_as_given() ? "runs this layout as given\n" : "does not run this layout as given\n";

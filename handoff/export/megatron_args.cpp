@@ -303,12 +303,7 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
     f.add("--defer-embedding-wgrad-compute");
     if (t.wgrad_deferral_limit > 0) f.add("--wgrad-deferral-limit", t.wgrad_deferral_limit);
   }
-  if (t.fsdp_sync_once)
-    launch.notes.push_back("training.fsdp_sync_once is not exported: it is NeMo Automodel's "
-                           "enable_fsdp_optimizations, which has no Megatron-LM flag");
-  if (t.fsdp_sync_every_micro_batch)
-    launch.notes.push_back("training.fsdp_sync_every_micro_batch is not exported: it is FSDP2 under PyTorch's "
-                           "pipelining, which Megatron-LM does not run");
+  note_fsdp_sync_keys(t, "Megatron-LM", launch.notes);
   if (t.pipeline_runs > 1)
     launch.notes.push_back(fmt::format("training.pipeline_runs {} is not exported: Megatron-LM runs a step's "
                                        "micro-batches as one pipeline schedule",

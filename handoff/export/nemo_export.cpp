@@ -251,12 +251,7 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
     set("model.defer_embedding_wgrad_compute", "true");
     if (t.wgrad_deferral_limit > 0) num("model.wgrad_deferral_limit", t.wgrad_deferral_limit);
   }
-  if (t.fsdp_sync_once)
-    notes.push_back("training.fsdp_sync_once is not exported: it is NeMo Automodel's enable_fsdp_optimizations, "
-                    "which has no Megatron-Bridge setting");
-  if (t.fsdp_sync_every_micro_batch)
-    notes.push_back("training.fsdp_sync_every_micro_batch is not exported: it is FSDP2 under PyTorch's pipelining, "
-                    "which Megatron-Bridge does not run");
+  note_fsdp_sync_keys(t, "Megatron-Bridge", notes);
   if (t.pipeline_runs > 1)
     notes.push_back(fmt::format("training.pipeline_runs {} is not exported: Megatron-Core runs a step's micro-batches "
                                 "as one pipeline schedule",

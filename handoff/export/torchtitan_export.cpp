@@ -154,12 +154,7 @@ LaunchConfig export_torchtitan(const models::TransformerSpec& model, const model
                       .breaches = std::move(mapping.breaches),
                       .notes = std::move(mapping.notes)};
   if (model.alibi) config.notes.push_back("model.alibi is not exported: torchtitan's models use rotary positions");
-  if (layout.training.fsdp_sync_once)
-    config.notes.push_back("training.fsdp_sync_once is not exported: it is NeMo Automodel's "
-                           "enable_fsdp_optimizations, which has no torchtitan setting");
-  if (layout.training.fsdp_sync_every_micro_batch)
-    config.notes.push_back("training.fsdp_sync_every_micro_batch is not exported: torchtitan wraps each pipeline "
-                           "stage's module with FSDP2, which then reduces once a pipeline run");
+  note_fsdp_sync_keys(layout.training, "torchtitan", config.notes);
   if (layout.training.defer_embedding_wgrad)
     config.notes.push_back("training.defer_embedding_wgrad is not exported: PyTorch's pipelining has no deferral of the "
                            "output layer's weight gradients (Megatron-Core's --defer-embedding-wgrad-compute)");

@@ -273,15 +273,15 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   mem.optimizer_bytes = dense * per_param.optimizer + experts * per_expert_param.optimizer;
   // FSDP2 under a pipeline, or deferring its reduction (training.fsdp_sync_once), holds the
   // stage's gathered parameters and its unsharded gradients, in the reduce dtype, from the first
-  // forward to the last backward (sharding.hpp).
+  // forward to the last backward (sharding.hpp). Reducing every micro-batch under a pipeline
+  // (training.fsdp_sync_every_micro_batch) keeps each forward's gather until that micro-batch's
+  // backward, and under 1F1B some micro-batch is between the two on every chunk: the parameters
+  // are held gathered all the same, the gradients not.
+  const bool parameters_held =
+      gathers_once_a_step(sharding, parallelism.zero, parallelism.pp, training.fsdp_sync_once, false);
   const bool once_a_step = gathers_once_a_step(sharding, parallelism.zero, parallelism.pp, training.fsdp_sync_once,
-                                              training.fsdp_sync_every_micro_batch);
-  // Reducing every micro-batch under a pipeline (training.fsdp_sync_every_micro_batch) still keeps
-  // each forward's gather until that micro-batch's backward, and under 1F1B some micro-batch is
-  // between the two on every chunk: the stage's parameters are held gathered, its gradients not.
-  const bool gathered_through_passes = parallelism.zero >= 3 && parallelism.pp > 1 &&
-                                       training.fsdp_sync_every_micro_batch && sharding.pipeline_gathers_once;
-  if (once_a_step || gathered_through_passes) {
+                                               training.fsdp_sync_every_micro_batch);
+  if (parameters_held) {
     mem.weights_bytes += (mem.parameters - ends) * gathered_layer_bytes(training, sharding.gather_bytes_per_param) +
                          ends * sharding.gather_bytes_per_param;
   }
@@ -336,6 +336,13 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
   if (once_a_step && sharding.reduce_bytes_per_param != sharding.gather_bytes_per_param) {
     // The 16-bit gradient of the unit a backward is producing, before it is added into the buffer.
     mem.other_bytes += layer_parameters_per_gpu(model, parallelism.tp) * sharding.gather_bytes_per_param;
+  } else if (parallelism.zero >= 3 && parameters_held) {
+    // Reducing every micro-batch with the parameters held gathered: only the gradient of the unit a
+    // backward is producing waits for its reduce-scatter, its routed experts' too.
+    mem.other_bytes += layer_parameters_per_gpu(model, parallelism.tp) * sharding.reduce_bytes_per_param;
+    if (moe_layers > 0)
+      mem.other_bytes += moe_layer_expert_parameters_per_gpu(model, parallelism.ep, parallelism.etp) *
+                         sharding.expert_reduce_bytes_per_param;
   } else if (parallelism.zero >= 3 && !once_a_step) {
     mem.other_bytes += zero3_buffer_bytes(model, parallelism, training, sharding);
     if (moe_layers > 0) {  // a MoE layer's unit gathers its routed experts too (block units only)

@@ -267,7 +267,8 @@ struct TrainingSpec {
   // the gradients unsharded, gathered once before the first forward and reduce-scattered once
   // after the last backward (NeMo Automodel's enable_fsdp_optimizations: FSDP2's
   // set_requires_gradient_sync(False) and set_reshard_after_backward(False) until the last
-  // micro-batch, components/moe/fsdp_mixin.py). Under a pipeline FSDP2 does so anyway.
+  // micro-batch, components/moe/fsdp_mixin.py). Under a pipeline FSDP2 does so anyway where the
+  // stage's module is FSDP-wrapped (torchtitan); where it is not, see fsdp_sync_every_micro_batch.
   bool fsdp_sync_once = false;
   // ZeRO-3 with FSDP2 under a pipeline (pp > 1) whose stage module is not itself FSDP-wrapped:
   // PyTorch's pipelining then takes its plain backward (torch/distributed/pipelining/stage.py,

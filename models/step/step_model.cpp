@@ -325,8 +325,9 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   plan.overlap_param_gather =
       t.overlap_param_gather && (p.zero >= 3 || framework.zero_param_gather_beside_forward.value);
   const ShardingParameters sharding = sharding_as_run(model, p, t);
-  // FSDP2 under a pipeline, or where the framework defers its reduction (training.fsdp_sync_once),
-  // gathers and reduces once a step, the reduction after the stage's last backward (sharding.hpp).
+  // FSDP2 under a pipeline (unless its stage module is unwrapped: training.fsdp_sync_every_micro_batch),
+  // or where the framework defers its reduction (training.fsdp_sync_once), gathers and reduces
+  // once a step, the reduction after the stage's last backward (sharding.hpp).
   const bool once_a_step = gathers_once_a_step(sharding, p.zero, p.pp, t.fsdp_sync_once, t.fsdp_sync_every_micro_batch);
   plan.gathers_per_pass = p.zero >= 3 && !once_a_step;
   plan.reduces_per_pass = p.zero >= 2 && !once_a_step;
@@ -338,7 +339,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   plan.ep_overlap = p.ep_comm_overlap;
   // Reducing every micro-batch under a pipeline, the backward still finds the forward's gather:
   // torchtitan and NeMo Automodel keep the parameters gathered after the forward when PP is on.
-  plan.reshard_after_forward = sharding.reshard_after_forward && !(t.fsdp_sync_every_micro_batch && p.pp > 1);
+  plan.reshard_after_forward = sharding.reshard_after_forward && !t.fsdp_sync_every_micro_batch;
 
   // Tensor parallel, per layer and micro-batch: 2 all-reduces of the b x s/cp x h activation each
   // way, or with sequence parallelism all-gathers and reduce-scatters in their place. What is

@@ -341,6 +341,28 @@ TEST_CASE("torchtitan round trip: gradient accumulation over pipeline runs is th
   CHECK(back.training.pipeline_runs == 4);
 }
 
+TEST_CASE("torchtitan export: the FSDP2 sync keys it has no setting for are notes") {
+  // torchtitan wraps each pipeline stage's module with FSDP2, so neither NeMo Automodel's deferred
+  // sync nor the plain backward of an unwrapped stage has a form in its job config.
+  planning::Layout sharded = testing::twelve_layouts()[0].layout;
+  REQUIRE(sharded.parallelism.pp > 1);
+  sharded.parallelism.zero = 3;
+  sharded.parallelism.sharding = models::ShardingFramework::fsdp2;
+  const auto noted = [](const LaunchConfig& config, std::string_view key) {
+    return std::any_of(config.notes.begin(), config.notes.end(), [&](const std::string& n) {
+      return n.starts_with("training." + std::string(key) + " is not exported");
+    });
+  };
+  CHECK_FALSE(noted(export_of(sharded), "fsdp_sync_every_micro_batch"));
+  sharded.training.fsdp_sync_every_micro_batch = true;
+  const LaunchConfig every = export_of(sharded);
+  CHECK(noted(every, "fsdp_sync_every_micro_batch"));
+  CHECK_FALSE(noted(every, "fsdp_sync_once"));
+  sharded.training.fsdp_sync_every_micro_batch = false;
+  sharded.training.fsdp_sync_once = true;
+  CHECK(noted(export_of(sharded), "fsdp_sync_once"));
+}
+
 TEST_CASE("torchtitan: Qwen3 30B-A3B with expert parallelism exports as qwen3's flavor and round-trips") {
   const models::TransformerSpec qwen = scenarios::model_preset("qwen3-30b-a3b");
   const models::ClusterSpec& cluster = testing::twelve_layouts_scenario().cluster;

@@ -802,6 +802,10 @@ TEST_CASE("collective records: FSDP2 under a pipeline reduces every micro-batch 
   }()).memory_per_stage[0];
   CHECK(every.weights_bytes == doctest::Approx(held.weights_bytes).epsilon(1e-12));
   CHECK(held.gradients_bytes - every.gradients_bytes == doctest::Approx(every.parameters * 4.0).epsilon(1e-9));
+  // Beside them waits one layer's gradient (218,103,808 matrix weights over TP 2 and the norms'
+  // 8,192 whole: 109,060,096 a rank): in fp32 for its reduce-scatter, where once a step holds its
+  // bf16 form before adding it into the buffer.
+  CHECK(every.other_bytes - held.other_bytes == doctest::Approx(109060096.0 * (4.0 - 2.0)).epsilon(1e-9));
   // Refused without a pipeline, without ZeRO-3 with fsdp2, and together with fsdp_sync_once.
   StepInputs flat = in;
   flat.parallelism.pp = 1;
