@@ -713,8 +713,8 @@ std::vector<Section> build_sections() {
             integer("pipeline_runs", member(training, &TrainingSpec::pipeline_runs), count, key_bounds::pipeline_runs,
                     "the step's micro-batches run as this many pipeline schedules back to back, each with its "
                     "own fill and drain (torchtitan and NeMo Automodel run the schedule once per "
-                    "gradient-accumulation step); gradients are reduced once a step, as NeMo Automodel's MoE models "
-                    "do (PyTorch's pipelining otherwise reduces after each run)"),
+                    "gradient-accumulation step); FSDP2 (zero 3) gathers and reduces once a run, as PyTorch's "
+                    "pipelining does, unless fsdp_sync_once; zero 0-2 reduce once a step"),
             enumeration("precision", member(training, &TrainingSpec::precision),
                         std::array<std::string_view, 2>{"bf16", "fp8"},
                         "tensor-core precision of the matmuls"),
@@ -763,8 +763,8 @@ std::vector<Section> build_sections() {
             boolean("fsdp_sync_once", member(training, &TrainingSpec::fsdp_sync_once),
                     "ZeRO-3 with fsdp2 sharding: gather the parameters and reduce-scatter the gradients once a "
                     "step, holding them unsharded through its micro-batches (NeMo Automodel's "
-                    "enable_fsdp_optimizations); under a pipeline FSDP2 does so anyway where the stage's module "
-                    "is FSDP-wrapped (else see fsdp_sync_every_micro_batch)"),
+                    "enable_fsdp_optimizations, also over pipeline_runs); under a pipeline FSDP2 does so anyway, "
+                    "once a run, where the stage's module is FSDP-wrapped (else see fsdp_sync_every_micro_batch)"),
             boolean("fsdp_sync_every_micro_batch", member(training, &TrainingSpec::fsdp_sync_every_micro_batch),
                     "ZeRO-3 with fsdp2 sharding under a pipeline (pp > 1): reduce-scatter and reshard after every "
                     "micro-batch's backward and gather again for every forward, as FSDP2 does when the pipeline "

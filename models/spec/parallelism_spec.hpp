@@ -240,10 +240,10 @@ struct TrainingSpec {
   std::int64_t global_batch = 1024;  // sequences per optimizer step
   // The step's micro-batches run as this many pipeline schedules back to back, each of
   // micro-batches / pipeline_runs with its own fill and drain (torchtitan and NeMo Automodel call
-  // the pipeline schedule once per gradient-accumulation step); 1: one schedule a step. Gradients
-  // are still reduced once a step, as NeMo Automodel's MoE models do (components/moe/fsdp_mixin.py:
-  // the post-backward only on the optimizer step); PyTorch's own pipelining reduces after every
-  // run (stage.py, backward_maybe_with_nosync), which is not modelled.
+  // the pipeline schedule once per gradient-accumulation step); 1: one schedule a step. FSDP2
+  // (ZeRO-3) then gathers and reduces once a run, as PyTorch's pipelining does at each run's last
+  // backward (stage.py, backward_maybe_with_nosync), unless fsdp_sync_once defers both to the
+  // optimizer step (sharding.hpp fsdp_syncs_per_step); ZeRO 0-2 still reduce once a step.
   std::int64_t pipeline_runs = 1;
   Precision precision = Precision::bf16;
   // What ran the job: the defaults of attention, elementwise, grad_dtype, grad_accumulation,
@@ -268,7 +268,9 @@ struct TrainingSpec {
   // after the last backward (NeMo Automodel's enable_fsdp_optimizations: FSDP2's
   // set_requires_gradient_sync(False) and set_reshard_after_backward(False) until the last
   // micro-batch, components/moe/fsdp_mixin.py). Under a pipeline FSDP2 does so anyway where the
-  // stage's module is FSDP-wrapped (torchtitan); where it is not, see fsdp_sync_every_micro_batch.
+  // stage's module is FSDP-wrapped (torchtitan), once each pipeline run; with this key once a step
+  // over the runs too (Automodel's patched pipeline backward). Where the stage's module is not
+  // wrapped, see fsdp_sync_every_micro_batch.
   bool fsdp_sync_once = false;
   // ZeRO-3 with FSDP2 under a pipeline (pp > 1) whose stage module is not itself FSDP-wrapped:
   // PyTorch's pipelining then takes its plain backward (torch/distributed/pipelining/stage.py,

@@ -29,8 +29,8 @@
 ///   reduce-scatter's buffer on the compute stream, which they hold up; FSDP1 and Megatron-FSDP
 ///   gather into and reduce out of the flat buffer their parameters and gradients are views of;
 /// - under a pipeline schedule, whether every micro-batch gathers and reduces (the units as above)
-///   or the stage gathers once and reduce-scatters once a step, holding its unsharded parameters
-///   and gradients in between (FSDP2 under PyTorch's pipelining, as torchtitan runs it);
+///   or the stage gathers once and reduce-scatters once a pipeline run, holding its unsharded
+///   parameters and gradients in between (FSDP2 under PyTorch's pipelining, as torchtitan runs it);
 /// A scenario picks one by `parallelism.sharding` and may shard inside groups of
 /// `parallelism.shard_group` ranks, replicating across groups (hybrid sharding, HSDP): gathers
 /// and reduce-scatters run inside a group, and each unit's reduced shard is all-reduced across the
@@ -75,8 +75,9 @@ struct ShardingParameters {
   bool staging_on_compute_stream = false;  // the copies hold up the compute (else the collective)
   // Under a pipeline schedule (pp > 1), or without one where the framework defers the reduction
   // (TrainingSpec::fsdp_sync_once): the parameters stay gathered and the gradients accumulate
-  // unsharded, in the reduce dtype, through the step's micro-batches, so each unit is gathered once
-  // and reduce-scattered once a step, after the stage's last backward.
+  // unsharded, in the reduce dtype, through the micro-batches, so each unit is gathered once and
+  // reduce-scattered once a step, after the stage's last backward (once a pipeline run where a step
+  // runs the schedule several times: fsdp_syncs_per_step).
   bool pipeline_gathers_once = false;
   std::string_view source;
 };
@@ -97,6 +98,19 @@ constexpr std::string_view sharding_name(ShardingFramework f) {
 constexpr bool gathers_once_a_step(const ShardingParameters& s, int zero, std::int64_t pp, bool sync_once,
                                    bool every_micro_batch) {
   return zero >= 3 && ((pp > 1 && !every_micro_batch) || sync_once) && s.pipeline_gathers_once;
+}
+
+/// How many times a step a layout that gathers once a step (gathers_once_a_step) gathers its
+/// stage's parameters and reduce-scatters its gradients: once a pipeline run (TrainingSpec::
+/// pipeline_runs) unless `sync_once`. PyTorch's pipelining ends each schedule run's last backward in
+/// FSDP's post-backward on every parameter group, resharding and reduce-scattering, and waits for
+/// the reductions on the default stream (torch/distributed/pipelining/stage.py,
+/// backward_maybe_with_nosync with last_backward: _root_post_backward_final_callback); the next
+/// run's forward gathers again. torchtitan calls the schedule once per gradient-accumulation step
+/// (trainer.py train_step). NeMo Automodel's patched backward (`sync_once`, its
+/// enable_fsdp_optimizations) defers both to the optimizer step: once a step.
+constexpr std::int64_t fsdp_syncs_per_step(std::int64_t pipeline_runs, bool sync_once) {
+  return !sync_once && pipeline_runs > 1 ? pipeline_runs : 1;
 }
 
 /// The parameter set of `framework`, and as a model of bf16 parameters runs it (training.bf16_params):

@@ -1,5 +1,6 @@
 #include "models/step/step_builder.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <string>
 
@@ -127,6 +128,10 @@ class Builder {
     trace.grad_reduce_op = plan_.stages.front().chunks.front().grad_reduce.op;
   }
   void lower_stage(std::int64_t s);
+  /// Between two pipeline runs of a stage gathered and reduced once a run (StepPlan::fsdp_syncs):
+  /// the ending run's reduction, after `micro_batch`'s pass, and the next run's gather.
+  void sync_between_runs(std::int64_t s, std::int32_t micro_batch, StreamTail& stream_tail,
+                         std::vector<TaskId>& grad_reduces);
   // `stage_last`: the stage's last pass, after which no compute runs beside its reductions.
   void lower_pass(std::int64_t s, const PassRef& ref, bool stage_last, StreamTail& stream_tail,
                   std::vector<TaskId>& grad_reduces);
@@ -206,9 +211,14 @@ void Builder::lower_stage(std::int64_t s) {
   std::vector<TaskId> grad_reduces;
   const std::vector<PassRef> order =
       stage_pass_order(plan_.schedule, pp_, vp_, m_, s, plan_.pipeline_runs, plan_.microbatch_group);
+  // Gathered and reduced once a pipeline run (StepPlan::fsdp_syncs): the passes of each run but
+  // the last end in the run's reduction and the next run's gather.
+  const std::size_t passes_per_sync = order.size() / static_cast<std::size_t>(std::max<std::int64_t>(1, plan_.fsdp_syncs));
   for (std::size_t i = 0; i < order.size(); ++i) {
     out_.pass_begin.push_back(static_cast<TaskId>(out_.graph.size()));
     lower_pass(s, order[i], i + 1 == order.size(), stream_tail, grad_reduces);
+    if (plan_.fsdp_syncs > 1 && (i + 1) % passes_per_sync == 0 && i + 1 < order.size())
+      sync_between_runs(s, order[i].micro_batch, stream_tail, grad_reduces);
   }
   out_.pass_begin.push_back(static_cast<TaskId>(out_.graph.size()));
 
@@ -255,6 +265,35 @@ void Builder::lower_stage(std::int64_t s) {
   if (!plan_.overlap_param_gather && param_gather_s > 0.0) {
     label.phase = static_cast<std::uint8_t>(TaskPhase::step_end);
     after(optimizer, stage_comm(param_gather_s, res.network, label, CommRole::param_gather, stage, gather).first);
+  }
+}
+
+void Builder::sync_between_runs(std::int64_t s, std::int32_t micro_batch, StreamTail& stream_tail,
+                                std::vector<TaskId>& grad_reduces) {
+  const StagePlan& stage = plan_.stages[static_cast<std::size_t>(s)];
+  const StageResources& res = out_.stages[static_cast<std::size_t>(s)];
+  sim::TaskLabel label{.stage = static_cast<std::int32_t>(s),
+                       .micro_batch = micro_batch,
+                       .phase = static_cast<std::uint8_t>(TaskPhase::backward)};
+  // The run's reduce-scatters, issued after its last backward; the stream waits for them
+  // (_root_post_backward_final_callback) before the next run starts.
+  const double reduce_s = stage_seconds(stage, &ChunkCosts::grad_reduce_s);
+  if (reduce_s > 0.0) {
+    const FlowSpan reduce = stage_comm(reduce_s, res.network, label, CommRole::grad_reduce, stage,
+                                       [this](const ChunkCosts& c) { return grad_reduce_comm(plan_, c); });
+    after(stream_tail, reduce.first);
+    grad_reduces.push_back(reduce.last);
+    stream_tail = {.end = reduce.last};
+  }
+  // The next run's gather: beside its first passes where the units prefetch, as the step's first
+  // gather runs beside the step; before them otherwise.
+  const double gather_s = stage_seconds(stage, &ChunkCosts::param_gather_s);
+  if (gather_s > 0.0) {
+    label.phase = static_cast<std::uint8_t>(TaskPhase::forward);
+    const FlowSpan gather = stage_comm(gather_s, res.network, label, CommRole::param_gather, stage,
+                                       [this](const ChunkCosts& c) { return param_gather_comm(plan_, c); });
+    after(stream_tail, gather.first);
+    if (!plan_.overlap_param_gather) stream_tail = {.end = gather.last};
   }
 }
 

@@ -332,6 +332,8 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   plan.gathers_per_pass = p.zero >= 3 && !once_a_step;
   plan.reduces_per_pass = p.zero >= 2 && !once_a_step;
   if (once_a_step) plan.overlap_grad_reduce = false;
+  // Under a pipeline run several times a step, stock FSDP2 does it once a run.
+  if (once_a_step && p.pp > 1) plan.fsdp_syncs = fsdp_syncs_per_step(t.pipeline_runs, t.fsdp_sync_once);
   const bool hides_input_grad_reduce = framework.tp_overlap_hides_input_grad_reduce.value;
   const bool zero1_all_reduces = framework.zero1_all_reduces_gradients.value;
   // What memory-bound passes over parameters and gradients run at.
@@ -584,12 +586,14 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       const double expert_gather_bytes = gathered_layer_bytes(t, sharding.gather_bytes_per_param);
       // Each backward adds its gradients into a whole buffer of the step: ZeRO 0-1's, unless the
       // weight-gradient GEMMs accumulate there themselves, and FSDP2's under a pipeline (ZeRO-2
-      // and 3 otherwise reduce-scatter them into the shard every backward). The launches, one or
-      // two a parameter tensor, are left out: a dozen tensors a layer, under 2 % of the pass's adds.
+      // and 3 otherwise reduce-scatter them into the shard every backward), which each of its
+      // reductions empties (once a pipeline run, plan.fsdp_syncs). The launches, one or two a
+      // parameter tensor, are left out: a dozen tensors a layer, under 2 % of the pass's adds.
       const auto accumulated_bytes = [&](double fsdp2_buffer) {
-        return p.zero < 2     ? grad_accumulation_bytes_per_param(t, plan.micro_batches)
-               : once_a_step ? fsdp2_accumulation_bytes_per_param(fsdp2_buffer, plan.micro_batches)
-                             : 0.0;
+        return p.zero < 2 ? grad_accumulation_bytes_per_param(t, plan.micro_batches)
+               : once_a_step
+                   ? fsdp2_accumulation_bytes_per_param(fsdp2_buffer, plan.micro_batches / plan.fsdp_syncs)
+                   : 0.0;
       };
       chunk.grad_accumulation_s = (params * accumulated_bytes(sharding.reduce_bytes_per_param) +
                                    expert_params * accumulated_bytes(sharding.expert_reduce_bytes_per_param)) /

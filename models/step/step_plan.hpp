@@ -180,6 +180,12 @@ struct StepPlan {
   bool gathers_per_pass = false;
   bool reduces_per_pass = false;
   bool reshard_after_forward = true;  // ZeRO-3: the backward gathers the parameters again
+  // ZeRO-3 gathered and reduced a stage at a time rather than per pass (neither flag above): how
+  // many times a step, one a pipeline run under PyTorch's pipelining (sharding.hpp
+  // fsdp_syncs_per_step). The first gather and the last reduction are the step's (ChunkCosts::
+  // param_gather and grad_reduce); each run but the last ends in its own reduction, on the stream,
+  // and the next run's gather.
+  std::int64_t fsdp_syncs = 1;
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
   bool ep_overlap = false;  // MoE dispatch and combine beside the compute (ParallelismSpec::ep_comm_overlap)

@@ -724,6 +724,40 @@ TEST_CASE("collective records: FSDP2 under a pipeline gathers once and reduce-sc
   CHECK(plan_step(megatron).reduces_per_pass);
 }
 
+TEST_CASE("step comm: FSDP2 under a pipeline run twice a step gathers and reduces once a run") {
+  // torchtitan's gradient accumulation under PP calls the schedule once per accumulation step, and
+  // PyTorch's pipelining reshards and reduce-scatters at each run's last backward, waiting for the
+  // reductions before the next run, whose forward gathers again. Four micro-batches as two runs of
+  // two: each run adds its bf16 gradients into an fp32 buffer of its own, cast in the first time
+  // (2 + 4 B a parameter), added after (2 + 4 + 4 B): (6 + 10) / 2 = 8 B a parameter a backward.
+  StepInputs in = small_layout();  // pp = 2, 4 micro-batches
+  in.parallelism.zero = 3;
+  in.training.pipeline_runs = 2;
+  const StepPlan plan = plan_step(in);
+  CHECK(plan.fsdp_syncs == 2);
+  const ChunkCosts& chunk = plan.stages[0].chunks.front();
+  const double hbm = in.cluster.gpu.hbm_bytes_per_s * in.compute.hbm_efficiency.value;
+  CHECK(chunk.grad_accumulation_s == doctest::Approx(kChunkParameterBytes / 2.0 * 8.0 / hbm).epsilon(1e-12));
+  // NeMo Automodel's patched backward (fsdp_sync_once) defers both to the optimizer step.
+  StepInputs deferred = in;
+  deferred.training.fsdp_sync_once = true;
+  CHECK(plan_step(deferred).fsdp_syncs == 1);
+  // The first stage's network then carries one more reduction and one more gather a step, and its
+  // second run starts only once the first run's reduction is done. The step grows by that
+  // reduction, less what the shorter accumulation saves the two stages' backward passes (at most
+  // their whole compute difference), and by no more than the reduction and the gather, which runs
+  // beside the second run.
+  const StepTimes once = step_report(deferred).times;
+  const StepTimes per_run = step_report(in).times;
+  const double reduce = chunk.grad_reduce.seconds, gather = chunk.param_gather.seconds;
+  CHECK(per_run.stages[0].dp_comm_s - once.stages[0].dp_comm_s == doctest::Approx(reduce + gather).epsilon(1e-6));
+  const double saved = (once.stages[0].compute_s - per_run.stages[0].compute_s) +
+                       (once.stages[1].compute_s - per_run.stages[1].compute_s);
+  CHECK(saved > 0.0);
+  CHECK(per_run.step_time_s - once.step_time_s >= reduce - saved);
+  CHECK(per_run.step_time_s - once.step_time_s <= reduce + gather);
+}
+
 TEST_CASE("collective records: FSDP2 without a pipeline gathers and reduces once a step where the framework defers it") {
   // NeMo Automodel's enable_fsdp_optimizations (training.fsdp_sync_once): the gradient-accumulation
   // micro-batches keep the parameters gathered and the gradients unsharded; the stage's bf16
