@@ -283,14 +283,17 @@ OpCost elementwise_forward_eager(const Dims& d) {
 
 /// Layer norms, two residual adds fused with dropout (Megatron-LM's bias-dropout-add) and the MLP
 /// activation, lumped into one memory-bound op. Norms and adds run on norm_tokens x h, the activation
-/// on tokens x f/tp. Vector FLOPs are a rough count (they do not set the time).
-OpCost elementwise_forward(const Dims& d) {
+/// on tokens x f/tp. Vector FLOPs are a rough count (they do not set the time). `fp8_norms`: how
+/// many of the two norms write their output as the next GEMM's fp8 operand (1 B an element, not 2:
+/// norm_writes_fp8_inputs).
+OpCost elementwise_forward(const Dims& d, double fp8_norms = 0.0) {
   if (d.eager) return elementwise_forward_eager(d);
   const double hidden_elems = d.norm_tokens * d.hidden;
   const double act_in = d.tokens * d.ffn * (d.swiglu ? 2.0 : 1.0);
   const double act_out = d.tokens * d.ffn;
   // norm: read x, write y (2 x 2 B); residual add: read 2, write 1, 1-byte dropout mask (7 B).
-  const double bytes = hidden_elems * (2.0 * 4.0 + 2.0 * 7.0) + (act_in + act_out) * kActivationBytes;
+  const double norm_writes = 2.0 * kActivationBytes - fp8_norms * (kActivationBytes - 1.0);
+  const double bytes = hidden_elems * (2.0 * 2.0 + norm_writes + 2.0 * 7.0) + (act_in + act_out) * kActivationBytes;
   const double flops = hidden_elems * (2.0 * 5.0 + 2.0 * 2.0) + act_out * 8.0;
   return {.name = "norms_elementwise", .kind = OpKind::elementwise, .flops = flops,
           .model_flops = 0.0, .bytes = bytes, .kernels = 5};
@@ -427,19 +430,48 @@ double fp8_cast_bytes(const Dims& d, const CastRecipe& r, double width, bool row
   return own_rows * (r.amax_pass_bytes + kBf16ReadBytes + r.copy_bytes) + transposed;
 }
 
+/// Whether the norms before the qkv and mlp_up projections write those GEMMs' fp8 inputs
+/// themselves: Megatron-Core's Transformer Engine layers (framework.hpp norm_writes_fp8_inputs)
+/// under delayed scaling, whose scale is known before the norm runs, with fp8 in the backward
+/// (without it the wgrad GEMM wants the input in bf16), and a qkv projection that follows the norm
+/// (multi-head latent attention's down projections take a separate norm's output).
+struct NormFusedCasts {
+  bool qkv = false;
+  bool up = false;
+};
+
+NormFusedCasts norm_fused_casts(const Dims& d, const TrainingSpec& t) {
+  const bool fused = t.precision == Precision::fp8 && t.fp8_recipe == Fp8Recipe::delayed && t.fp8_backward &&
+                     framework_parameters(t.framework).norm_writes_fp8_inputs.value && !d.eager;
+  return {.qkv = fused && d.kv_latent == 0.0 && d.q_latent == 0.0, .up = fused};
+}
+
 /// A layer's activation casts: in the forward the GEMMs' inputs (k wide; rows sharded for the
 /// column-parallel qkv and mlp_up), in the backward their output gradients (n wide; rows sharded
-/// for the row-parallel out_proj and mlp_down).
-OpCost fp8_casts(const std::array<LayerGemm, 4>& gemms, const Dims& d, const TrainingSpec& t, bool backward) {
+/// for the row-parallel out_proj and mlp_down). An input its norm wrote in fp8 (`fused`) needs no
+/// cast; the backward transposes its fp8 copy, gathered under sequence parallelism, for the
+/// wgrad GEMM (Transformer Engine's LayerNormLinear: tex.fp8_transpose of ln_out_total).
+OpCost fp8_casts(const std::array<LayerGemm, 4>& gemms, const Dims& d, const TrainingSpec& t, bool backward,
+                 NormFusedCasts fused) {
   const auto& [qkv, out, up, down] = gemms;
   const CastRecipe r = cast_recipe(t.fp8_recipe, false);
   const int copies = t.fp8_backward ? 2 : 1;
   const auto cast = [&](const LayerGemm& g, bool column_parallel) {
     return fp8_cast_bytes(d, r, backward ? g.n : g.k, backward != column_parallel, copies);
   };
-  return {.name = backward ? "fp8_cast_bwd" : "fp8_cast", .kind = OpKind::elementwise,
-          .bytes = cast(qkv, true) + cast(out, false) + cast(up, true) + cast(down, false),
-          .kernels = 4 * r.kernels};
+  double bytes = cast(out, false) + cast(down, false);
+  int kernels = 2 * r.kernels;
+  for (const auto& [gemm, by_norm] : {std::pair{&qkv, fused.qkv}, std::pair{&up, fused.up}}) {
+    if (!by_norm) {
+      bytes += cast(*gemm, true);
+      kernels += r.kernels;
+    } else if (backward) {
+      bytes += cast(*gemm, true) + d.tokens * gemm->k * kTransposeBytes;
+      kernels += r.kernels + 1;
+    }
+  }
+  return {.name = backward ? "fp8_cast_bwd" : "fp8_cast", .kind = OpKind::elementwise, .bytes = bytes,
+          .kernels = kernels};
 }
 
 /// The casts of the layer's weights (n x k on this rank each). Megatron-LM passes
@@ -531,11 +563,12 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   LayerCosts costs;
 
   const bool fp8 = training.precision == Precision::fp8;
-  costs.forward.push_back(elementwise_forward(d));
+  const NormFusedCasts by_norm = norm_fused_casts(d, training);
+  costs.forward.push_back(elementwise_forward(d, (by_norm.qkv ? 1.0 : 0.0) + (by_norm.up ? 1.0 : 0.0)));
   if (fp8) {
     costs.forward.push_back(fp8_weight_casts(gemms, parallelism, training));
     if (training.fp8_recipe == Fp8Recipe::delayed) costs.forward.push_back(fp8_scale_update(training));
-    costs.forward.push_back(fp8_casts(gemms, d, training, false));
+    costs.forward.push_back(fp8_casts(gemms, d, training, false, by_norm));
   }
   add_projections_forward(costs.forward, d, qkv);
   add_attention_forward(costs.forward, d, training.attention);
@@ -544,7 +577,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   costs.forward.push_back(gemm_forward(down.fwd, d, d.tokens, down.n, down.k));
 
   costs.backward.push_back(elementwise_backward(d));
-  if (fp8 && training.fp8_backward) costs.backward.push_back(fp8_casts(gemms, d, training, true));
+  if (fp8 && training.fp8_backward) costs.backward.push_back(fp8_casts(gemms, d, training, true, by_norm));
   for (const LayerGemm* g : {&down, &up, &out}) add_linear_backward(costs.backward, d, g->dgrad, g->wgrad, g->n, g->k, g == &up);
   add_attention_backward(costs.backward, d, training.attention);
   add_projections_backward(costs.backward, d, qkv);

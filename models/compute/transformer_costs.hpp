@@ -24,7 +24,9 @@
 /// and each layer adds the casts of their activation inputs, output gradients and weights, as
 /// training.fp8_recipe makes them (transformer_costs.cpp, above fp8_cast_bytes): fp8 copies, their
 /// scales, current scaling's amax read pass, block scaling's slower GEMMs, delayed scaling's amax
-/// history update. Weights are cast once a step (their bytes spread over the step's micro-batches),
+/// history update; under delayed scaling a framework whose norms write the qkv and MLP up inputs in
+/// fp8 (FrameworkParameters::norm_writes_fp8_inputs) casts only the other two, and transposes those
+/// two fp8 copies in the backward. Weights are cast once a step (their bytes spread over the step's micro-batches),
 /// with ZeRO-3 once per micro-batch.
 /// Limitations: dense decoder-only layers (no MoE); bias and RoPE are not costed; k/v heads
 /// replicate when kv_heads < tp; the attention core runs in bf16 at fp8, and so does the LM head

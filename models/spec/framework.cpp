@@ -139,6 +139,15 @@ constexpr std::string_view kTeGatherExposed =
 constexpr std::string_view kNoContextParallel =
     "the framework has no context parallelism of its own: Megatron-Core's default, p2p, stands in";
 
+constexpr std::string_view kTeNormFusedCast =
+    "Megatron-Core's Transformer Engine layer spec runs linear_qkv and a dense MLP's linear_fc1 as "
+    "TELayerNormColumnParallelLinear (core/models/gpt/gpt_layer_specs.py), whose LayerNormLinear writes the "
+    "norm's output as the GEMM's fp8 input under delayed scaling (Transformer Engine v1.4-1.8 module/"
+    "layernorm_linear.py: _apply_normalization with fp8 output; the backward makes the wgrad GEMM's transposed "
+    "copy with tex.fp8_transpose of ln_out_total; v2 the same through its quantized norm)";
+constexpr std::string_view kSeparateNorms =
+    "the norms are modules of their own: each fp8 linear layer casts its bf16 input";
+
 constexpr std::array kSets{
     FrameworkParameters{
         .framework = Framework::megatron_core,
@@ -170,6 +179,7 @@ constexpr std::array kSets{
         .tp_overlap_reduces_on_stream = {false,
                                          "Transformer Engine's userbuffers reduce-scatter sums the GEMM chunks' partial "
                                          "outputs in its own communication kernels (ub_overlap_rs)"},
+        .norm_writes_fp8_inputs = {true, kTeNormFusedCast},
     },
     FrameworkParameters{
         .framework = Framework::megatron_lm,
@@ -205,6 +215,7 @@ constexpr std::array kSets{
         .expert_bias_eager = {false, kNoExperts},
         .moe_blocks_reduce_fp32 = {false, kNoExperts},
         .tp_overlap_reduces_on_stream = {false, kNoTpOverlap},
+        .norm_writes_fp8_inputs = {false, "Megatron-LM before Megatron-Core ran no fp8"},
     },
     FrameworkParameters{
         .framework = Framework::megatron_deepspeed,
@@ -255,6 +266,7 @@ constexpr std::array kSets{
                                      "epilogue"},
         .moe_blocks_reduce_fp32 = {false, kOneReducePolicy},
         .tp_overlap_reduces_on_stream = {false, kNoTpOverlap},
+        .norm_writes_fp8_inputs = {false, kSeparateNorms},
     },
     FrameworkParameters{
         .framework = Framework::torchtitan,
@@ -306,6 +318,7 @@ constexpr std::array kSets{
         .expert_bias_eager = {false, kExpertBiasUnread},
         .moe_blocks_reduce_fp32 = {false, kOneReducePolicy},
         .tp_overlap_reduces_on_stream = {true, kSymmetricMemoryReduce},
+        .norm_writes_fp8_inputs = {false, "torchao's Float8Linear casts its bf16 input (torch.compile may fuse the cast into the norm kernel, not modelled)"},
     },
     FrameworkParameters{
         .framework = Framework::llm_foundry,
@@ -344,6 +357,7 @@ constexpr std::array kSets{
         .expert_bias_eager = {false, kExpertBiasUnread},
         .moe_blocks_reduce_fp32 = {false, kOneReducePolicy},
         .tp_overlap_reduces_on_stream = {true, kSymmetricMemoryReduce},
+        .norm_writes_fp8_inputs = {false, kSeparateNorms},
     },
     FrameworkParameters{
         .framework = Framework::nemo_automodel,
@@ -399,6 +413,7 @@ constexpr std::array kSets{
                                    "experts apart with fully_shard's default policy, which reduces in the parameters' "
                                    "dtype"},
         .tp_overlap_reduces_on_stream = {true, kSymmetricMemoryReduce},
+        .norm_writes_fp8_inputs = {false, "Transformer Engine's RMSNorm module and torchao's Float8Linear run apart: the linear layer casts its bf16 input"},
     },
 };
 

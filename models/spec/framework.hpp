@@ -109,6 +109,11 @@ struct FrameworkParameters {
   // (every rank's partials read once, its shard written), or sums them inside the collective. A
   // fact of the framework's overlap machinery, so no scenario key overrides it.
   FrameworkChoice<bool> tp_overlap_reduces_on_stream{};
+  // At fp8 with delayed scaling, whether the norms before the qkv and MLP up projections write
+  // those GEMMs' inputs in fp8 themselves (a norm kernel with a fused cast, its amax taken inside),
+  // so that neither input has a cast kernel of its own. A fact of the framework's layers, so no
+  // scenario key overrides it.
+  FrameworkChoice<bool> norm_writes_fp8_inputs{};
 };
 
 /// The parameter set of `framework`.

@@ -29,9 +29,11 @@ TransformerSpec tiny_gelu() {
           .vocab = 1000, .mlp = MlpKind::gelu};
 }
 
+// Megatron-DeepSpeed's layers cast their own inputs, as Transformer Engine's Linear does, so every
+// recipe's casts show here; Megatron-Core's norms write two of them in fp8 (transformer_costs_test).
 TrainingSpec fp8_training(Fp8Recipe recipe, bool backward = true) {
   return {.seq_len = 1024, .micro_batch = 1, .global_batch = 16, .precision = Precision::fp8,
-          .fp8_recipe = recipe, .fp8_backward = backward};
+          .framework = Framework::megatron_deepspeed, .fp8_recipe = recipe, .fp8_backward = backward};
 }
 
 const OpCost* find_op(const OpList& ops, std::string_view name) {

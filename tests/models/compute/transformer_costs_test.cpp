@@ -240,7 +240,9 @@ TEST_CASE("transformer costs: fp8 adds the cast and transpose of every linear la
   // Forward: 2 x 2432 + 128 x 4 + 512 x 4 = 7424; backward: 384 x 4 + 512 x 4 + 2 x 2432 = 8448.
   const TransformerSpec model{.name = "tiny-gelu", .layers = 1, .hidden = 1024, .ffn_hidden = 4096, .heads = 8, .kv_heads = 8,
                               .vocab = 1000, .mlp = MlpKind::gelu};
-  const TrainingSpec fp8{.seq_len = 1024, .micro_batch = 1, .precision = Precision::fp8};
+  // Linear layers that cast their own inputs (Megatron-DeepSpeed's, Transformer Engine's Linear).
+  const TrainingSpec fp8{.seq_len = 1024, .micro_batch = 1, .precision = Precision::fp8,
+                         .framework = Framework::megatron_deepspeed};
   const double tokens = 1024.0;
   const LayerCosts plain = layer_costs(model, {.tp = 8}, fp8);
   CHECK(find(plain.forward, "fp8_cast").bytes == doctest::Approx(10752.0 * tokens));
@@ -253,6 +255,50 @@ TEST_CASE("transformer costs: fp8 adds the cast and transpose of every linear la
   const LayerCosts bf16 = layer_costs(model, {.tp = 8, .sp = true}, {.seq_len = 1024, .micro_batch = 1});
   for (const OpCost& op : bf16.forward) CHECK(op.name != "fp8_cast");
   for (const OpCost& op : bf16.backward) CHECK(op.name != "fp8_cast_bwd");
+}
+
+TEST_CASE("transformer costs: Megatron-Core's norms write the qkv and mlp_up inputs in fp8 under delayed scaling") {
+  // Transformer Engine's LayerNormLinear (linear_qkv and linear_fc1 in Megatron-Core's layer spec):
+  // the norm writes its output as the fp8 operand (1 B an element instead of its bf16 2 B), no
+  // cast kernel runs, and the backward transposes the fp8 copy for the wgrad GEMM (1 + 1 B an
+  // element on all T rows). Same layer as above: qkv's and mlp_up's inputs are 1024 wide.
+  // Forward casts: out_proj's and mlp_down's inputs alone, (128 + 512) x 4 = 2560 B per token.
+  // Backward: the output gradients as before (11776 or 8448 with SP) and the two transposes,
+  // 2 x 1024 x 2 = 4096 B per token. The norms write 2 x 1024 x 1 B less per token, over 8 with SP.
+  const TransformerSpec model{.name = "tiny-gelu", .layers = 1, .hidden = 1024, .ffn_hidden = 4096, .heads = 8, .kv_heads = 8,
+                              .vocab = 1000, .mlp = MlpKind::gelu};
+  TrainingSpec core{.seq_len = 1024, .micro_batch = 1, .precision = Precision::fp8};
+  REQUIRE(core.framework == Framework::megatron_core);
+  TrainingSpec deepspeed = core;
+  deepspeed.framework = Framework::megatron_deepspeed;
+  const double tokens = 1024.0;
+  for (const bool sp : {false, true}) {
+    CAPTURE(sp);
+    const ParallelismSpec p{.tp = 8, .sp = sp};
+    const LayerCosts fused = layer_costs(model, p, core);
+    const LayerCosts cast = layer_costs(model, p, deepspeed);
+    CHECK(find(fused.forward, "fp8_cast").bytes == doctest::Approx(2560.0 * tokens));
+    CHECK(find(fused.backward, "fp8_cast_bwd").bytes == doctest::Approx(((sp ? 8448.0 : 11776.0) + 4096.0) * tokens));
+    CHECK(find(cast.forward, "norms_elementwise").bytes - find(fused.forward, "norms_elementwise").bytes ==
+          doctest::Approx(2048.0 * tokens / (sp ? 8.0 : 1.0)));
+    // Per element of the two inputs the fused layer saves the cast's read and write and half the
+    // norm's write, and pays the transpose: 3 B on all rows without SP; with SP 3 B on the rank's
+    // rows and the norm's 1 B there (the transpose after the gather is paid either way).
+    const auto layer_bytes = [](const LayerCosts& c) {
+      double bytes = 0.0;
+      for (const OpList* ops : {&c.forward, &c.backward})
+        for (const OpCost& op : *ops) bytes += op.bytes;
+      return bytes;
+    };
+    CHECK(layer_bytes(cast) - layer_bytes(fused) == doctest::Approx(2.0 * 1024.0 * (sp ? 4.0 / 8.0 : 3.0) * tokens));
+    // Current scaling needs the norm's output before its scale: no fusion.
+    TrainingSpec current = core;
+    current.fp8_recipe = Fp8Recipe::current;
+    TrainingSpec current_cast = current;
+    current_cast.framework = Framework::megatron_deepspeed;
+    CHECK(find(layer_costs(model, p, current).forward, "fp8_cast").bytes ==
+          doctest::Approx(find(layer_costs(model, p, current_cast).forward, "fp8_cast").bytes));
+  }
 }
 
 TEST_CASE("transformer costs: eager elementwise kernels move what plain PyTorch's ops read and write") {
