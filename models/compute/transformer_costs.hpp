@@ -26,8 +26,8 @@
 /// scales, current scaling's amax read pass, block scaling's slower GEMMs, delayed scaling's amax
 /// history update; under delayed scaling a framework whose norms write the qkv and MLP up inputs in
 /// fp8 (FrameworkParameters::norm_writes_fp8_inputs) casts only the other two, and transposes those
-/// two fp8 copies in the backward. Weights are cast once a step (their bytes spread over the step's micro-batches),
-/// with ZeRO-3 once per micro-batch.
+/// two fp8 copies in the backward. Weights are cast once a step (their bytes spread over the step's
+/// micro-batches), with ZeRO-3 once per micro-batch.
 /// Limitations: dense decoder-only layers (no MoE); bias and RoPE are not costed; k/v heads
 /// replicate when kv_heads < tp; the attention core runs in bf16 at fp8, and so does the LM head
 /// (the logits GEMMs: the frameworks keep it out of fp8, transformer_costs.cpp). fp8 not costed: the amax all-reduces (current scaling's over

@@ -318,7 +318,9 @@ constexpr std::array kSets{
         .expert_bias_eager = {false, kExpertBiasUnread},
         .moe_blocks_reduce_fp32 = {false, kOneReducePolicy},
         .tp_overlap_reduces_on_stream = {true, kSymmetricMemoryReduce},
-        .norm_writes_fp8_inputs = {false, "torchao's Float8Linear casts its bf16 input (torch.compile may fuse the cast into the norm kernel, not modelled)"},
+        .norm_writes_fp8_inputs = {false,
+                                   "torchao's Float8Linear casts its bf16 input (torch.compile may fuse the cast into "
+                                   "the norm kernel, not modelled)"},
     },
     FrameworkParameters{
         .framework = Framework::llm_foundry,
@@ -413,7 +415,9 @@ constexpr std::array kSets{
                                    "experts apart with fully_shard's default policy, which reduces in the parameters' "
                                    "dtype"},
         .tp_overlap_reduces_on_stream = {true, kSymmetricMemoryReduce},
-        .norm_writes_fp8_inputs = {false, "Transformer Engine's RMSNorm module and torchao's Float8Linear run apart: the linear layer casts its bf16 input"},
+        .norm_writes_fp8_inputs = {false,
+                                   "Transformer Engine's RMSNorm module and torchao's Float8Linear run apart: the "
+                                   "linear layer casts its bf16 input"},
     },
 };
 
