@@ -47,6 +47,7 @@ struct Dims {
   bool swiglu;
   bool eager;          // elementwise ops as plain PyTorch ops (ElementwiseKernels::eager)
   bool alibi;          // ALiBi's bias on the scores (TransformerSpec::alibi)
+  bool dropout;        // the model trains with dropout (TransformerSpec::dropout > 0)
 };
 
 /// Hopper fp8 GEMM throughput with DeepSeek-V3 block scales (1 x 128 on the activation and
@@ -111,6 +112,7 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .swiglu = model.mlp == MlpKind::swiglu,
       .eager = training.elementwise == ElementwiseKernels::eager,
       .alibi = model.alibi,
+      .dropout = model.dropout > 0.0,
   };
 }
 
@@ -231,8 +233,9 @@ void add_attention_forward(OpList& ops, const Dims& d, AttentionKernel kernel) {
   }
   // Fused scale-mask-softmax reads the scores and writes the probabilities (2 + 2 bytes).
   ops.push_back(score_pass("attention_softmax", d, 4.0, 5.0));
-  // Dropout reads the probabilities, writes them and the 1-byte mask (2 + 2 + 1 bytes).
-  ops.push_back(score_pass("attention_dropout", d, 5.0, 2.0));
+  // Dropout reads the probabilities, writes them and the 1-byte mask (2 + 2 + 1 bytes); at p = 0
+  // PyTorch's dropout returns its input untouched.
+  if (d.dropout) ops.push_back(score_pass("attention_dropout", d, 5.0, 2.0));
   ops.push_back(attention_gemm("attention_values", d, q, vd, k));  // probs V
 }
 
@@ -245,7 +248,7 @@ void add_attention_backward(OpList& ops, const Dims& d, AttentionKernel kernel) 
   ops.push_back(attention_gemm("attention_values_dprobs", d, q, k, vd));  // dContext V^T
   ops.push_back(attention_gemm("attention_values_dv", d, k, vd, q));      // probs^T dContext
   // Dropout backward reads the gradient and the mask, writes the gradient (2 + 1 + 2 bytes).
-  ops.push_back(score_pass("attention_dropout_bwd", d, 5.0, 1.0));
+  if (d.dropout) ops.push_back(score_pass("attention_dropout_bwd", d, 5.0, 1.0));
   // Softmax backward reads the gradient and the saved output, writes the gradient (2 + 2 + 2 bytes).
   ops.push_back(score_pass("attention_softmax_bwd", d, 6.0, 4.0));
   ops.push_back(attention_gemm("attention_scores_dq", d, q, hd, k));  // dScores K
@@ -291,9 +294,12 @@ OpCost elementwise_forward(const Dims& d, double fp8_norms = 0.0) {
   const double hidden_elems = d.norm_tokens * d.hidden;
   const double act_in = d.tokens * d.ffn * (d.swiglu ? 2.0 : 1.0);
   const double act_out = d.tokens * d.ffn;
-  // norm: read x, write y (2 x 2 B); residual add: read 2, write 1, 1-byte dropout mask (7 B).
+  // norm: read x, write y (2 x 2 B); residual add: read 2, write 1 (6 B), with dropout its 1-byte
+  // mask (Megatron's bias_dropout_add calls F.dropout, which at p = 0 returns its input untouched).
   const double norm_writes = 2.0 * kActivationBytes - fp8_norms * (kActivationBytes - 1.0);
-  const double bytes = hidden_elems * (2.0 * 2.0 + norm_writes + 2.0 * 7.0) + (act_in + act_out) * kActivationBytes;
+  const double residual_add = 3.0 * kActivationBytes + (d.dropout ? 1.0 : 0.0);
+  const double bytes =
+      hidden_elems * (2.0 * 2.0 + norm_writes + 2.0 * residual_add) + (act_in + act_out) * kActivationBytes;
   const double flops = hidden_elems * (2.0 * 5.0 + 2.0 * 2.0) + act_out * 8.0;
   return {.name = "norms_elementwise", .kind = OpKind::elementwise, .flops = flops,
           .model_flops = 0.0, .bytes = bytes, .kernels = 5};

@@ -34,7 +34,7 @@
 /// the TP group for sequence-parallel inputs, delayed scaling's once per pass), the GEMMs' reads of
 /// the scales, the scale swizzle of block recipes, and Blackwell's per-tensor fp8 needing no
 /// transposed copy (it runs every GEMM layout): the Hopper casts are costed on every GPU. Unfused:
-/// attention dropout is always on (Megatron-LM's default 0.1); the padding-mask read, the
+/// attention dropout runs where the model has dropout (TransformerSpec::dropout); the padding-mask read, the
 /// context's [s, b, h] permute copy and the baddbmm scaling are not costed (O(s h), not O(s^2));
 /// with context parallelism the rank's s/cp queries score against all s keys in one pass.
 /// Source: per-op FLOPs from shared reference training-math.md (Narayanan et al. 2021 and

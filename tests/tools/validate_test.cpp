@@ -25,15 +25,15 @@ namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
 // the step model can express, with every row on its GPU's bundled calibration profile. The model
-// measures 0.0613 today; docs/model.md section 12 ("Where the model is known to be off, and which
+// measures 0.0609 today; docs/model.md section 12 ("Where the model is known to be off, and which
 // way") accounts for each family and its largest misses: DeepSpeed's 2021 ZeRO-3 rows (23 % too
 // fast to 12 % too slow), NeMo's 2024 long-sequence H100 rows (5-21 % too slow, the more the longer the
 // sequence), NeMo Automodel's MoE rows (8 % too slow to 23 % too fast), BLOOM's Omni-Path rows (2-18 % too fast)
 // and torchtitan's context-parallel and TP 8 rows (-17 .. +17 %).
 // The gate sits just above the measured level against regressions and is tightened as the
 // physics closes the gap. Never met by skipping rows or by per-row corrections.
-constexpr double kMaxValidationMape = 0.0615;
-// The mixture-of-experts rows together, at their measured level (12.2 %), under the 15 % the MoE
+constexpr double kMaxValidationMape = 0.061;
+// The mixture-of-experts rows together, at their measured level (12.3 %), under the 15 % the MoE
 // issue asked for.
 constexpr double kMaxMoeMape = 0.123;
 // The mean signed error of each source family, held at its measured level (a little margin) on

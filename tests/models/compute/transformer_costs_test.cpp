@@ -213,18 +213,29 @@ TEST_CASE("transformer costs: fp8 GEMMs read 1-byte inputs and write bf16 output
 }
 
 TEST_CASE("transformer costs: sequence parallelism divides the norm and residual traffic by tp") {
-  // GELU model h = 1024, f = 4096, b = 1, s = 1024 (T = 1024 tokens), tp = 8. Per token and hidden
-  // unit: two norms (read + write, 2 x 4 B) and two bias-dropout-adds (read 2, write 1, mask 1 B:
-  // 2 x 7 B) = 22 B; the GELU reads and writes f/tp per token: 4 x 512 = 2048 B per token.
-  // Without SP: 22 x T x h + 2048 T = 24 T h. With SP: 22 T h / 8 + 2 T h = 4.75 T h.
-  const TransformerSpec model{.name = "tiny-gelu", .layers = 1, .hidden = 1024, .ffn_hidden = 4096, .heads = 8, .kv_heads = 8,
-                              .vocab = 1000, .mlp = MlpKind::gelu};
+  // GELU model h = 1024, f = 4096, b = 1, s = 1024 (T = 1024 tokens), tp = 8, dropout 0.1. Per
+  // token and hidden unit: two norms (read + write, 2 x 4 B) and two bias-dropout-adds (read 2,
+  // write 1, mask 1 B: 2 x 7 B) = 22 B; the GELU reads and writes f/tp per token: 4 x 512 = 2048 B
+  // per token. Without SP: 22 x T x h + 2048 T = 24 T h. With SP: 22 T h / 8 + 2 T h = 4.75 T h.
+  TransformerSpec model{.name = "tiny-gelu", .layers = 1, .hidden = 1024, .ffn_hidden = 4096, .heads = 8, .kv_heads = 8,
+                        .vocab = 1000, .mlp = MlpKind::gelu};
+  model.dropout = 0.1;
   const TrainingSpec training{.seq_len = 1024, .micro_batch = 1};
   const double th = 1024.0 * 1024.0;
   CHECK(find(layer_costs(model, {.tp = 8}, training).forward, "norms_elementwise").bytes ==
         doctest::Approx(24.0 * th));
   CHECK(find(layer_costs(model, {.tp = 8, .sp = true}, training).forward, "norms_elementwise").bytes ==
         doctest::Approx(4.75 * th));
+  // Without dropout the adds write no mask (PyTorch's dropout returns its input at p = 0): 20 B a
+  // hidden unit, and the unfused attention core has no dropout pass either.
+  model.dropout = 0.0;
+  CHECK(find(layer_costs(model, {.tp = 8}, training).forward, "norms_elementwise").bytes ==
+        doctest::Approx((20.0 + 2.0) * th));
+  TrainingSpec unfused = training;
+  unfused.attention = AttentionKernel::unfused;
+  for (const OpCost& op : layer_costs(model, {.tp = 8}, unfused).forward) CHECK(op.name != "attention_dropout");
+  model.dropout = 0.1;
+  CHECK(find(layer_costs(model, {.tp = 8}, unfused).forward, "attention_dropout").bytes > 0.0);
 }
 
 TEST_CASE("transformer costs: fp8 adds the cast and transpose of every linear layer's inputs and output gradients") {
@@ -316,9 +327,10 @@ TEST_CASE("transformer costs: eager elementwise kernels move what plain PyTorch'
   CHECK(fwd.bytes == doctest::Approx(626688.0 * 4096.0));
   CHECK(fwd.kernels == 29);
   CHECK(find(c.backward, "norms_elementwise_bwd").bytes == doctest::Approx(2.0 * 626688.0 * 4096.0));
-  // Fused kernels move far less: 22 B per hidden unit plus the SwiGLU's 3 x 14336 x 2 B.
+  // Fused kernels move far less: 20 B per hidden unit (no dropout mask: Llama trains without
+  // dropout) plus the SwiGLU's 3 x 14336 x 2 B.
   const LayerCosts fused = layer_costs(test::llama3_8b(), {}, {.seq_len = 4096, .micro_batch = 1});
-  CHECK(find(fused.forward, "norms_elementwise").bytes == doctest::Approx((22.0 * 4096.0 + 6.0 * 14336.0) * 4096.0));
+  CHECK(find(fused.forward, "norms_elementwise").bytes == doctest::Approx((20.0 * 4096.0 + 6.0 * 14336.0) * 4096.0));
 }
 
 TEST_CASE("transformer costs: recompute lists hold the redone forward work, none of it model FLOPs") {
