@@ -112,6 +112,21 @@ class Builder {
     }
     return record(lower_comm_(out_.graph, stage_parts_, label), role);
   }
+  /// The stage's gradient reduction and parameter gather done a stage at a time (ZeRO 0-1's once a
+  /// step, FSDP2's once a step or a pipeline run): one communication task each, or no span where
+  /// the stage has nothing to move.
+  FlowSpan stage_grad_reduce(const StagePlan& stage, ResourceId network, sim::TaskLabel label) {
+    const double seconds = stage_seconds(stage, &ChunkCosts::grad_reduce_s);
+    if (!(seconds > 0.0)) return {none, none};
+    return stage_comm(seconds, network, label, CommRole::grad_reduce, stage,
+                      [this](const ChunkCosts& c) { return grad_reduce_comm(plan_, c); });
+  }
+  FlowSpan stage_param_gather(const StagePlan& stage, ResourceId network, sim::TaskLabel label) {
+    const double seconds = stage_seconds(stage, &ChunkCosts::param_gather_s);
+    if (!(seconds > 0.0)) return {none, none};
+    return stage_comm(seconds, network, label, CommRole::param_gather, stage,
+                      [this](const ChunkCosts& c) { return param_gather_comm(plan_, c); });
+  }
   /// The trace's model layers of each chunk, and what the gradient reduction is.
   void record_layers() {
     StepTraceRecord& trace = out_.trace;
@@ -199,12 +214,10 @@ void Builder::lower_stage(std::int64_t s) {
   const sim::TaskLabel stage_label{.stage = static_cast<std::int32_t>(s)};
 
   // The next step's parameters, gathered while this step runs.
-  const auto gather = [this](const ChunkCosts& c) { return param_gather_comm(plan_, c); };
-  const double param_gather_s = stage_seconds(stage, &ChunkCosts::param_gather_s);
-  if (plan_.overlap_param_gather && param_gather_s > 0.0) {
+  if (plan_.overlap_param_gather) {
     sim::TaskLabel label = stage_label;
     label.phase = static_cast<std::uint8_t>(TaskPhase::forward);
-    stage_comm(param_gather_s, res.network, label, CommRole::param_gather, stage, gather);
+    stage_param_gather(stage, res.network, label);
   }
 
   StreamTail stream_tail;
@@ -237,10 +250,8 @@ void Builder::lower_stage(std::int64_t s) {
   sim::TaskLabel label = stage_label;
   label.phase = static_cast<std::uint8_t>(TaskPhase::optimizer);
   if (!plan_.overlap_grad_reduce) {  // one reduction of everything after the last backward
-    const auto reduction = [this](const ChunkCosts& c) { return grad_reduce_comm(plan_, c); };
-    const double reduce_s = stage_seconds(stage, &ChunkCosts::grad_reduce_s);
-    if (reduce_s > 0.0) {
-      const FlowSpan reduce = stage_comm(reduce_s, res.network, label, CommRole::grad_reduce, stage, reduction);
+    const FlowSpan reduce = stage_grad_reduce(stage, res.network, label);
+    if (reduce.first != none) {
       after(stream_tail, reduce.first);
       grad_reduces.push_back(reduce.last);
     }
@@ -263,9 +274,9 @@ void Builder::lower_stage(std::int64_t s) {
   const TaskId optimizer = add(stage.optimizer_s, res.compute, label, TaskKind::compute);
   after(stream_tail, optimizer);
   for (TaskId t : grad_reduces) after(t, optimizer);
-  if (!plan_.overlap_param_gather && param_gather_s > 0.0) {
+  if (!plan_.overlap_param_gather) {
     label.phase = static_cast<std::uint8_t>(TaskPhase::step_end);
-    after(optimizer, stage_comm(param_gather_s, res.network, label, CommRole::param_gather, stage, gather).first);
+    after(optimizer, stage_param_gather(stage, res.network, label).first);
   }
 }
 
@@ -278,21 +289,17 @@ void Builder::sync_between_runs(std::int64_t s, std::int32_t micro_batch, Stream
                        .phase = static_cast<std::uint8_t>(TaskPhase::backward)};
   // The run's reduce-scatters, issued after its last backward; the stream waits for them
   // (_root_post_backward_final_callback) before the next run starts.
-  const double reduce_s = stage_seconds(stage, &ChunkCosts::grad_reduce_s);
-  if (reduce_s > 0.0) {
-    const FlowSpan reduce = stage_comm(reduce_s, res.network, label, CommRole::grad_reduce, stage,
-                                       [this](const ChunkCosts& c) { return grad_reduce_comm(plan_, c); });
+  const FlowSpan reduce = stage_grad_reduce(stage, res.network, label);
+  if (reduce.first != none) {
     after(stream_tail, reduce.first);
     grad_reduces.push_back(reduce.last);
     stream_tail = {.end = reduce.last};
   }
   // The next run's gather: beside its first passes where the units prefetch, as the step's first
   // gather runs beside the step; before them otherwise.
-  const double gather_s = stage_seconds(stage, &ChunkCosts::param_gather_s);
-  if (gather_s > 0.0) {
-    label.phase = static_cast<std::uint8_t>(TaskPhase::forward);
-    const FlowSpan gather = stage_comm(gather_s, res.network, label, CommRole::param_gather, stage,
-                                       [this](const ChunkCosts& c) { return param_gather_comm(plan_, c); });
+  label.phase = static_cast<std::uint8_t>(TaskPhase::forward);
+  const FlowSpan gather = stage_param_gather(stage, res.network, label);
+  if (gather.first != none) {
     after(stream_tail, gather.first);
     if (!plan_.overlap_param_gather) stream_tail = {.end = gather.last};
   }

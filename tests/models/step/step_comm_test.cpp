@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <string_view>
 
 #include "models/comm/flow_collectives.hpp"
@@ -90,6 +91,21 @@ Sent lower_task_alone(const StepInputs& in, const CommParts& parts, std::int32_t
   Sent sent{.latency_ns = graph.latency(span.first).ns()};
   for (clustersim::sim::TaskId t = 0; t < graph.size(); ++t) sent.bytes += graph.work(t) * graph.weight(t);
   return sent;
+}
+
+/// The first stage's memory of `in` with `training.*flag` set to `value`.
+MemoryBreakdown first_stage_memory(StepInputs in, bool TrainingSpec::*flag, bool value) {
+  in.training.*flag = value;
+  return step_report(in).memory_per_stage[0];
+}
+
+/// Each of `layouts` breaks the layout rules at `field`.
+void check_refused(std::initializer_list<StepInputs> layouts, LayoutField field) {
+  for (const StepInputs& bad : layouts) {
+    const auto v = layout_violation(bad.model, bad.parallelism, bad.training, bad.cluster);
+    REQUIRE(v);
+    CHECK(v->field == field);
+  }
 }
 
 // The activation of one micro-batch: b x s/cp x h x 2 bytes = 4096 x 4096 x 2.
@@ -782,11 +798,7 @@ TEST_CASE("collective records: FSDP2 without a pipeline gathers and reduces once
                CommScope::dp_shard, in);
   check_record(chunk.param_gather, CollectiveOp::all_gather, 2.0 * kChunkParameterBytes, four, CommScope::dp_shard, in);
   // It holds the gathered parameters (2 B) and the unsharded fp32 gradients (4 B) through the step.
-  const MemoryBreakdown per_pass = step_report([&] {
-    StepInputs p = in;
-    p.training.fsdp_sync_once = false;
-    return p;
-  }()).memory_per_stage[0];
+  const MemoryBreakdown per_pass = first_stage_memory(in, &TrainingSpec::fsdp_sync_once, false);
   const MemoryBreakdown once = step_report(in).memory_per_stage[0];
   CHECK(once.weights_bytes - per_pass.weights_bytes == doctest::Approx(once.parameters * 2.0).epsilon(1e-9));
   CHECK(once.gradients_bytes > per_pass.gradients_bytes + once.parameters * 4.0 * 0.99);
@@ -795,11 +807,7 @@ TEST_CASE("collective records: FSDP2 without a pipeline gathers and reduces once
   zero1.parallelism.zero = 1;
   StepInputs megatron = in;
   megatron.parallelism.sharding = ShardingFramework::megatron_fsdp;
-  for (const StepInputs& bad : {zero1, megatron}) {
-    const auto v = layout_violation(bad.model, bad.parallelism, bad.training, bad.cluster);
-    REQUIRE(v);
-    CHECK(v->field == LayoutField::training_fsdp_sync_once);
-  }
+  check_refused({zero1, megatron}, LayoutField::training_fsdp_sync_once);
 }
 
 TEST_CASE("collective records: FSDP2 under a pipeline reduces every micro-batch where the stage is not FSDP-wrapped") {
@@ -829,11 +837,7 @@ TEST_CASE("collective records: FSDP2 under a pipeline reduces every micro-batch 
   // Memory: the stage's parameters stay gathered through the passes, as once a step; its fp32
   // gradients are not held unsharded.
   const MemoryBreakdown every = step_report(in).memory_per_stage[0];
-  const MemoryBreakdown held = step_report([&] {
-    StepInputs p = in;
-    p.training.fsdp_sync_every_micro_batch = false;
-    return p;
-  }()).memory_per_stage[0];
+  const MemoryBreakdown held = first_stage_memory(in, &TrainingSpec::fsdp_sync_every_micro_batch, false);
   CHECK(every.weights_bytes == doctest::Approx(held.weights_bytes).epsilon(1e-12));
   CHECK(held.gradients_bytes - every.gradients_bytes == doctest::Approx(every.parameters * 4.0).epsilon(1e-9));
   // Beside them waits one layer's gradient (218,103,808 matrix weights over TP 2 and the norms'
@@ -848,11 +852,7 @@ TEST_CASE("collective records: FSDP2 under a pipeline reduces every micro-batch 
   zero1.parallelism.zero = 1;
   StepInputs both = in;
   both.training.fsdp_sync_once = true;
-  for (const StepInputs& bad : {flat, zero1, both}) {
-    const auto v = layout_violation(bad.model, bad.parallelism, bad.training, bad.cluster);
-    REQUIRE(v);
-    CHECK(v->field == LayoutField::training_fsdp_sync_every_micro_batch);
-  }
+  check_refused({flat, zero1, both}, LayoutField::training_fsdp_sync_every_micro_batch);
 }
 
 TEST_CASE("collective records: fp8 parameter gathers move the layers' fp8 copies, the embedding 16-bit") {
