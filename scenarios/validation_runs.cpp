@@ -615,7 +615,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
         "outer one, so PyTorch's pipelining runs a plain backward (pipelining/stage.py backward_maybe_with_nosync) "
         "and every micro-batch's backward reduce-scatters and reshards; the patched backward that defers both to the "
         "optimizer step comes only with enable_fsdp_optimizations (pipelining/functional.py "
-        "patch_stage_backward_maybe_with_nosync), which the row's config does not set");
+        "patch_stage_backward_maybe_with_nosync, from 2c236e08 of 2025-10-08), which the row's config does not set "
+        "or which came after the row's figures");
   }
   // Gradient buckets of the size the row names (NeMo's BUCKET_SIZE, parameters a bucket).
   if (const auto bucket = note_integer(notes, "bucket_size=")) t.grad_bucket_params = *bucket;
