@@ -170,6 +170,27 @@ Field cross_entropy_field() {
   return field;
 }
 
+// training.rope_fusion: the framework's RoPE, which torch.compile fuses where the framework's own
+// elementwise kernels are eager, so it is derived after training.elementwise.
+Field rope_fusion_field() {
+  Field field = boolean("rope_fusion", member(training, &models::TrainingSpec::rope_fusion),
+                        "rotary position embeddings as one fused kernel (Transformer Engine's, on unless "
+                        "Megatron-LM's --no-rope-fusion; torch.compile's; flash-attn's), costed as the other fused "
+                        "ops; false applies them op by op in PyTorch: an fp32 upcast, the rotation and the cast back "
+                        "of every query and key column, 20 B an element each way (torchtitan without torch.compile, "
+                        "Megatron-DeepSpeed, NeMo Automodel's MoE models before 2026); models without rotary "
+                        "positions (a GeLU MLP, ALiBi) have none");
+  field.default_kind = DefaultKind::derived;
+  field.derived_from = "training.framework's parameter set and training.elementwise";
+  field.rederived_when = {"/training/framework", "/training/elementwise"};
+  field.derive = [](Scenario& s) -> std::optional<std::string> {
+    s.training.rope_fusion =
+        models::framework_rope_fusion(models::framework_parameters(s.training.framework), s.training.elementwise);
+    return std::nullopt;
+  };
+  return field;
+}
+
 // sweep.configs: the JSON text of the array is the value; scenarios/sweep_configs.hpp checks it.
 Field sweep_configs() {
   return {.key = "configs",
@@ -722,9 +743,8 @@ std::vector<Section> build_sections() {
                         std::array<std::string_view, 6>{"megatron-core", "megatron-lm", "megatron-deepspeed",
                                                         "torchtitan", "llm-foundry", "nemo-automodel"},
                         "what runs the job: its parameter set gives attention, elementwise, grad_dtype, "
-                        "grad_accumulation, fp8_recipe, fp32_loss, cross_entropy, bf16_params and parallelism.sharding unless the "
-                        "scenario writes "
-                        "them (`clustersim explain` lists them)"),
+                        "grad_accumulation, fp8_recipe, fp32_loss, cross_entropy, rope_fusion, bf16_params and "
+                        "parallelism.sharding unless the scenario writes them (`clustersim explain` lists them)"),
             from_framework(enumeration("fp8_recipe", member(training, &TrainingSpec::fp8_recipe),
                                        std::array<std::string_view, 4>{"delayed", "current", "blockwise", "mxfp8"},
                                        "fp8 scaling (ignored unless precision is fp8): delayed (Transformer Engine "
@@ -789,6 +809,7 @@ std::vector<Section> build_sections() {
                                        "Transformer Engine, torch.compile) or eager (one PyTorch op per kernel)"),
                            member(training, &TrainingSpec::elementwise), &FrameworkParameters::elementwise),
             cross_entropy_field(),
+            rope_fusion_field(),
             enumeration("schedule", member(training, &TrainingSpec::schedule),
                         std::array<std::string_view, 3>{"gpipe", "1f1b", "interleaved"},
                         "pipeline schedule"),

@@ -512,6 +512,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   }
   t.fp32_loss = family.fp32_loss ? family.fp32_loss->value : set.fp32_loss.value;
   if (family.fp32_loss) assumed.emplace_back(family.fp32_loss->reason);
+  t.rope_fusion = family.rope_fusion ? family.rope_fusion->value : models::framework_rope_fusion(set, t.elementwise);
+  if (family.rope_fusion) assumed.emplace_back(family.rope_fusion->reason);
   const auto family_loss = cross_entropy_for_model(family, row.model);
   t.cross_entropy = family_loss ? family_loss->value : models::framework_cross_entropy(set, t.elementwise);
   if (family_loss) {

@@ -449,6 +449,13 @@ constexpr std::array families{
         .fp32_loss = FamilyDefault<bool>{false, "fp32_loss=false: every benchmark config of the rows' commit sets "
                                                 "loss_fn MaskedCrossEntropy with fp32_upcast: false "
                                                 "(NVIDIA-NeMo/Automodel examples/benchmark/configs/*.yaml @037e04a)"},
+        .rope_fusion = FamilyDefault<bool>{false,
+                                           "rope_fusion=false: at the table's commit (NVIDIA-NeMo/Automodel 89e3a9fd, "
+                                           "2025-10-06) the MoE models rotate q and k op by op in PyTorch "
+                                           "(components/moe/rope_utils.py apply_rotary_emb for DeepSeek-V3 and Kimi K2, "
+                                           "components/models/gpt_oss/layers.py _apply_rotary_emb for GPT-OSS and "
+                                           "Qwen3); Transformer Engine's fused RoPE came to them with 3e239047 "
+                                           "(2026-01-08, 'up to 10% speedup')"},
         .pipeline_split = {PipelineSplit::first_chunks_larger,
                            "layers_per_chunk: Automodel's split, the first layers mod chunks model parts a layer "
                            "more, the embedding on the first and the output layer on the last "

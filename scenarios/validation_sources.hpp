@@ -108,6 +108,9 @@ struct SourceFamily {
   std::optional<FamilyDefault<models::GradAccumulation>> grad_accumulation{};
   // Whether the loss upcasts the logits to fp32 (training.fp32_loss), where not as the framework's.
   std::optional<FamilyDefault<bool>> fp32_loss{};
+  // Whether RoPE ran as a fused kernel (training.rope_fusion), where the family's runs predate the
+  // framework's current default.
+  std::optional<FamilyDefault<bool>> rope_fusion{};
   // The loss's kernel (training.cross_entropy), where not what the framework's current release
   // runs with the row's elementwise kernels.
   std::optional<FamilyDefault<models::CrossEntropyKernel>> cross_entropy{};

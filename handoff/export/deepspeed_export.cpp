@@ -9,6 +9,7 @@
 
 #include "handoff/export/framework_exports.hpp"
 #include "handoff/frameworks/deepspeed_rules.hpp"
+#include "models/spec/attention_shape.hpp"
 
 namespace clustersim::handoff {
 
@@ -118,6 +119,10 @@ LaunchConfig export_deepspeed(const models::TransformerSpec& model, const models
   if (model.alibi)
     config.notes.push_back("model.alibi is not exported: this Megatron-DeepSpeed has rotary or learned positions "
                            "only (BigScience's fork, which trained BLOOM, takes --position-embedding-type alibi)");
+  if (layout.training.rope_fusion && layout.training.elementwise == models::ElementwiseKernels::fused &&
+      models::rotary_positions(model))
+    config.notes.push_back("training.rope_fusion is not exported: Megatron-DeepSpeed applies RoPE op by op "
+                           "(megatron/model/rotary_pos_embedding.py), as training.rope_fusion false models it");
   if (layout.training.pipeline_runs > 1)
     config.notes.push_back(fmt::format("training.pipeline_runs {} is not exported: DeepSpeed's pipeline engine runs a "
                                        "step's micro-batches as one schedule",

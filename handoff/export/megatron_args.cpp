@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "models/spec/attention_shape.hpp"
 #include "models/spec/moe.hpp"
 #include "models/step/pipeline_schedule.hpp"
 
@@ -314,6 +315,7 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
   if (!t.fp32_loss)
     launch.notes.push_back("training.fp32_loss false has no Megatron-LM flag: its cross-entropy upcasts the logits to fp32");
   if (t.cross_entropy == models::CrossEntropyKernel::fused) f.add("--cross-entropy-loss-fusion");
+  if (!t.rope_fusion && models::rotary_positions(model)) f.add("--no-rope-fusion");
   if (t.cross_entropy == models::CrossEntropyKernel::eager)
     launch.notes.push_back("training.cross_entropy eager has no Megatron-LM flag: its vocab-parallel cross-entropy "
                            "works in place (inplace), or fused under --cross-entropy-loss-fusion");

@@ -18,6 +18,7 @@
 #include "handoff/frameworks/megatron_lm_rules.hpp"
 #include "handoff/frameworks/nemo_rules.hpp"
 #include "handoff/import/yaml_subset.hpp"
+#include "models/spec/attention_shape.hpp"
 #include "models/spec/moe.hpp"
 #include "models/step/pipeline_schedule.hpp"
 
@@ -263,6 +264,7 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
                     "place (inplace), or fused with model.cross_entropy_loss_fusion");
   else
     set("model.cross_entropy_loss_fusion", boolean(t.cross_entropy == models::CrossEntropyKernel::fused));
+  if (models::rotary_positions(m)) set("model.apply_rope_fusion", boolean(t.rope_fusion));
   return o;
 }
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "models/spec/attention_shape.hpp"
 #include "models/spec/framework.hpp"
 #include "models/spec/layout_rules.hpp"
 #include "models/step/pipeline_schedule.hpp"
@@ -509,6 +510,12 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
                                   models::cross_entropy_name(t.cross_entropy),
                                   t.elementwise == models::ElementwiseKernels::fused ? "fused" : "eager",
                                   t.elementwise == models::ElementwiseKernels::fused ? "on" : "off"));
+  if (models::rotary_positions(model) &&
+      t.rope_fusion != models::framework_rope_fusion(models::framework_parameters(models::Framework::torchtitan),
+                                                     t.elementwise))
+    m.notes.push_back(fmt::format("training.rope_fusion {} has no torchtitan setting: its RoPE is fused with "
+                                  "torch.compile (training.elementwise fused) and op by op without it",
+                                  t.rope_fusion ? "true" : "false"));
   if (auto v = models::layout_violation(model, p, t, cluster))
     m.notes.push_back(fmt::format("the layout offered breaks clustersim's rule: {}", v->rule));
   return m;

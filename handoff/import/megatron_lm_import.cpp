@@ -508,6 +508,7 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
   t.grad_bucket_params = r.integer("--ddp-bucket-size", 0);
   t.cross_entropy = r.has("--cross-entropy-loss-fusion") ? models::CrossEntropyKernel::fused
                                                           : models::CrossEntropyKernel::inplace;
+  t.rope_fusion = !r.has("--no-rope-fusion");
   const std::string graphs = r.value("--cuda-graph-impl");
   t.cuda_graphs = (!graphs.empty() && graphs != "none") || r.has("--enable-cuda-graph") || r.has("--external-cuda-graph");
   const std::string backend = r.value("--attention-backend");

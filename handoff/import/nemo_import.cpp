@@ -340,6 +340,8 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
   t.grad_dtype = r.boolean("ddp.grad_reduce_in_fp32", true) ? models::GradDtype::fp32 : models::GradDtype::bf16;
   t.cross_entropy = r.boolean("model.cross_entropy_loss_fusion", false) ? models::CrossEntropyKernel::fused
                                                                          : models::CrossEntropyKernel::inplace;
+  // Absent, the framework set's fused RoPE stays.
+  if (r.has("model.apply_rope_fusion")) t.rope_fusion = r.boolean("model.apply_rope_fusion", true);
   const bool accumulation_fused = r.boolean("model.gradient_accumulation_fusion", true);
   t.grad_accumulation = !accumulation_fused && p.zero < 2 ? models::GradAccumulation::main_grad_add
                                                           : models::GradAccumulation::fused;

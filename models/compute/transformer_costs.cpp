@@ -46,6 +46,8 @@ struct Dims {
   double fp8_gemm_rate;     // fp8 GEMM throughput relative to per-tensor scaling (recipe_gemm_rate)
   bool swiglu;
   bool eager;          // elementwise ops as plain PyTorch ops (ElementwiseKernels::eager)
+  double rope_width;   // columns RoPE rotates op by op a token on this rank: rotary_width, 0 if fused
+  bool rope_op;        // that RoPE as an op of its own, beside fused elementwise kernels
   bool alibi;          // ALiBi's bias on the scores (TransformerSpec::alibi)
   bool dropout;        // the model trains with dropout (TransformerSpec::dropout > 0)
 };
@@ -111,6 +113,9 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .fp8_gemm_rate = recipe_gemm_rate(training.fp8_recipe),
       .swiglu = model.mlp == MlpKind::swiglu,
       .eager = training.elementwise == ElementwiseKernels::eager,
+      .rope_width = training.rope_fusion ? 0.0 : static_cast<double>(rotary_width(model, par.tp)),
+      .rope_op = training.elementwise == ElementwiseKernels::fused && !training.rope_fusion &&
+                 rotary_positions(model),
       .alibi = model.alibi,
       .dropout = model.dropout > 0.0,
   };
@@ -255,14 +260,38 @@ void add_attention_backward(OpList& ops, const Dims& d, AttentionKernel kernel) 
   ops.push_back(attention_gemm("attention_scores_dk", d, k, hd, q));  // dScores^T Q
 }
 
+/// Rotary position embeddings op by op, as Meta's reference Llama code writes them (torchtitan's
+/// and NeMo Automodel's DeepSeek-V3 take the same form): x.float() reads 2 B and writes 4, the
+/// complex multiply by the precomputed frequencies reads 4 and writes 4, the cast back reads 4 and
+/// writes 2, three kernels for the queries and three for the keys. (The rotate-half form of
+/// Automodel's GPT-OSS and Qwen3, chunk, four products, a sum, a difference and a cat in bf16,
+/// moves 18 B an element in 7 kernels.)
+constexpr double kRopeBytes = 20.0;
+constexpr int kRopeKernels = 3;
+
+/// RoPE applied op by op beside fused norms (training.rope_fusion false). Its backward takes the
+/// same three steps on the gradient (the cast, the multiply by the conjugate frequencies, the cast
+/// back): the same traffic, once.
+OpCost rope_forward(const Dims& d) {
+  const double elements = d.tokens * d.rope_width;
+  return {.name = "rope", .kind = OpKind::elementwise, .flops = 6.0 * elements, .model_flops = 0.0,
+          .bytes = kRopeBytes * elements, .kernels = 2 * kRopeKernels};
+}
+OpCost rope_backward(const Dims& d) {
+  OpCost op = rope_forward(d);
+  op.name = "rope_bwd";
+  return op;
+}
+
 /// The elementwise ops of elementwise_forward (below) as plain PyTorch runs them without
 /// torch.compile, one kernel per op (torchtitan's
 /// Llama: models/llama/model.py and models/norms.py), bytes read + written per element:
 /// - RMSNorm, twice, on norm_tokens x h: x.float() 2 + 4, pow(2) 4 + 4, mean 4, x * rsqrt 4 + 4,
 ///   type_as 4 + 2, * weight 2 + 2: 36 B (8 kernels with the eps add and the rsqrt);
 /// - two residual adds on norm_tokens x h: 4 + 2 B each;
-/// - RoPE on q and k (tokens x (q + kv) on the rank): .float() 2 + 4, complex multiply 4 + 4,
-///   type_as 4 + 2: 20 B (3 kernels each);
+/// - RoPE on the rotated columns of q and k (rope_width; none without rotary positions or where it
+///   is fused, training.rope_fusion): .float() 2 + 4, complex multiply 4 + 4, type_as 4 + 2:
+///   kRopeBytes (3 kernels each);
 /// - repeat_kv, when a rank has fewer k/v heads than query heads: k and v expanded to the query
 ///   width and copied (reads 2 x kv, writes 2 x q per token, 2 B each);
 /// - the attention output's transpose(1, 2).contiguous(): 2 + 2 B on tokens x q;
@@ -273,13 +302,12 @@ OpCost elementwise_forward_eager(const Dims& d) {
   const double hidden_elems = d.norm_tokens * d.hidden;
   const bool repeat_kv = d.kv_width < d.q_width;
   double bytes = hidden_elems * (2.0 * 36.0 + 2.0 * 6.0);
-  bytes += d.tokens * (d.q_width + d.kv_width) * 20.0;
+  bytes += d.tokens * d.rope_width * kRopeBytes;
   if (repeat_kv) bytes += 2.0 * d.tokens * (d.kv_width + d.q_width) * kActivationBytes;
   bytes += d.tokens * d.q_width * 4.0;
   bytes += d.tokens * d.ffn * (d.swiglu ? 10.0 : 4.0);
-  const double flops = hidden_elems * (2.0 * 5.0 + 2.0) + d.tokens * (d.q_width + d.kv_width) * 6.0 +
-                       d.tokens * d.ffn * 8.0;
-  const int kernels = 2 * 8 + 2 + 2 * 3 + (repeat_kv ? 2 : 0) + 1 + (d.swiglu ? 2 : 1);
+  const double flops = hidden_elems * (2.0 * 5.0 + 2.0) + d.tokens * d.rope_width * 6.0 + d.tokens * d.ffn * 8.0;
+  const int kernels = 2 * 8 + 2 + (d.rope_width > 0.0 ? 2 * kRopeKernels : 0) + (repeat_kv ? 2 : 0) + 1 + (d.swiglu ? 2 : 1);
   return {.name = "norms_elementwise", .kind = OpKind::elementwise, .flops = flops,
           .model_flops = 0.0, .bytes = bytes, .kernels = kernels};
 }
@@ -577,6 +605,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
     costs.forward.push_back(fp8_casts(gemms, d, training, false, by_norm));
   }
   add_projections_forward(costs.forward, d, qkv);
+  if (d.rope_op) costs.forward.push_back(rope_forward(d));
   add_attention_forward(costs.forward, d, training.attention);
   costs.forward.push_back(gemm_forward(out.fwd, d, d.tokens, out.n, out.k));
   costs.forward.push_back(gemm_forward(up.fwd, d, d.tokens, up.n, up.k));
@@ -586,6 +615,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   if (fp8 && training.fp8_backward) costs.backward.push_back(fp8_casts(gemms, d, training, true, by_norm));
   for (const LayerGemm* g : {&down, &up, &out}) add_linear_backward(costs.backward, d, g->dgrad, g->wgrad, g->n, g->k, g == &up);
   add_attention_backward(costs.backward, d, training.attention);
+  if (d.rope_op) costs.backward.push_back(rope_backward(d));
   add_projections_backward(costs.backward, d, qkv);
   add_sequence_copies(costs.forward, d, parallelism, training, false);
   add_sequence_copies(costs.backward, d, parallelism, training, true);
@@ -738,6 +768,7 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
 
   costs.forward.push_back(elementwise_forward(d));
   add_projections_forward(costs.forward, d, qkv);
+  if (d.rope_op) costs.forward.push_back(rope_forward(d));
   add_attention_forward(costs.forward, d, training.attention);
   costs.forward.push_back(gemm_forward(out.fwd, d, d.tokens, out.n, out.k));
   if (router_learns) {
@@ -785,6 +816,7 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   }
   add_linear_backward(costs.backward, d, out.dgrad, out.wgrad, out.n, out.k, false);
   add_attention_backward(costs.backward, d, training.attention);
+  if (d.rope_op) costs.backward.push_back(rope_backward(d));
   add_projections_backward(costs.backward, d, qkv);
 
   switch (training.recompute) {

@@ -24,6 +24,21 @@ inline std::int64_t qk_head_dim(const TransformerSpec& m) {
 }
 inline std::int64_t value_head_dim(const TransformerSpec& m) { return is_mla(m) ? m.v_head_dim : head_dim_of(m); }
 
+/// Whether queries and keys are rotated by rotary position embeddings (RoPE) in every layer. The
+/// convention every exporter here follows: a gated MLP is the Llama family's block, whose
+/// positions are rotary (Llama, Mixtral, Qwen3, DeepSeek-V3's decoupled rope key, GPT-OSS); a GeLU
+/// MLP is GPT-3's, with learned absolute positions; ALiBi (BLOOM) biases the scores instead.
+/// Nemotron-4 (squared ReLU, rotary) is the one model it misreads.
+inline bool rotary_positions(const TransformerSpec& m) { return m.mlp == MlpKind::swiglu && !m.alibi; }
+
+/// Columns a layer rotates a token on `tp` ranks: every query and key head's (mha / gqa), or under
+/// mla each query head's rope part and the one rope key all heads share. 0 without rotary positions.
+inline std::int64_t rotary_width(const TransformerSpec& m, std::int64_t tp) {
+  if (!rotary_positions(m)) return 0;
+  if (is_mla(m)) return m.heads / tp * m.qk_rope_head_dim + m.qk_rope_head_dim;
+  return (m.heads / tp + (m.kv_heads + tp - 1) / tp) * head_dim_of(m);
+}
+
 /// Key (= value) heads the kernel reads: kv_heads, or every head under mla.
 inline std::int64_t attention_kv_heads(const TransformerSpec& m) { return is_mla(m) ? m.heads : m.kv_heads; }
 

@@ -52,6 +52,9 @@ struct FrameworkParameters {
   // compiles the loss too.
   FrameworkChoice<CrossEntropyKernel> cross_entropy{};
   FrameworkChoice<bool> compile_fuses_loss{};
+  // Whether rotary position embeddings run as one fused kernel (training.rope_fusion) with the
+  // set's own elementwise kernels; torch.compile fuses them where those are eager.
+  FrameworkChoice<bool> rope_fusion{};
   // Whether the model's parameters are bf16 with no fp32 master (training.bf16_params).
   FrameworkChoice<bool> bf16_params{};
   // Whether an fp8 linear layer keeps the fp8 copy of its input (1 byte an element) for its
@@ -123,6 +126,9 @@ const FrameworkParameters& framework_parameters(Framework framework);
 /// (training.bf16_params) and the framework's reduce dtype of a MoE model's blocks.
 ShardingParameters sharding_as_run(const TransformerSpec& model, const ParallelismSpec& parallelism,
                                    const TrainingSpec& training);
+
+/// Whether `set` runs RoPE as a fused kernel with its elementwise ops as `elementwise`.
+bool framework_rope_fusion(const FrameworkParameters& set, ElementwiseKernels elementwise);
 
 /// The cross-entropy kernel `set` runs with its elementwise ops as `elementwise`.
 CrossEntropyKernel framework_cross_entropy(const FrameworkParameters& set, ElementwiseKernels elementwise);

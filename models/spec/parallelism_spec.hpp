@@ -247,7 +247,7 @@ struct TrainingSpec {
   std::int64_t pipeline_runs = 1;
   Precision precision = Precision::bf16;
   // What ran the job: the defaults of attention, elementwise, grad_dtype, grad_accumulation,
-  // fp8_recipe, fp32_loss, cross_entropy, bf16_params and parallelism.sharding.
+  // fp8_recipe, fp32_loss, cross_entropy, rope_fusion, bf16_params and parallelism.sharding.
   Framework framework = Framework::megatron_core;
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
   // fp8 only: false runs the forward GEMMs in fp8 and the dgrad and wgrad GEMMs in bf16.
@@ -291,6 +291,12 @@ struct TrainingSpec {
   // (NeMo Automodel's MaskedCrossEntropy(fp32_upcast=False)).
   bool fp32_loss = true;
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::inplace;  // megatron-core's
+  // Rotary position embeddings as one fused kernel on q and k (Transformer Engine's,
+  // torch.compile's, flash-attn's), whose traffic the model leaves out like the other fused ops';
+  // false applies them op by op in PyTorch: an op of their own beside fused elementwise kernels
+  // (NeMo Automodel's MoE models before January 2026), among the eager ones otherwise (torchtitan
+  // without torch.compile).
+  bool rope_fusion = true;
   // The model's parameters are bf16 and Adam keeps its moments in their dtype: no fp32 master copy
   // anywhere (a model cast to bf16 before training, as NeMo Automodel's benchmark recipes do);
   // false is mixed precision, fp32 master weights and moments beside the bf16 weights.

@@ -25,17 +25,17 @@ namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
 // the step model can express, with every row on its GPU's bundled calibration profile. The model
-// measures 0.0596 today; docs/model.md section 12 ("Where the model is known to be off, and which
+// measures 0.0591 today; docs/model.md section 12 ("Where the model is known to be off, and which
 // way") accounts for each family and its largest misses: DeepSpeed's 2021 ZeRO-3 rows (23 % too
 // fast to 12 % too slow), NeMo's 2024 long-sequence H100 rows (5-21 % too slow, the more the longer the
-// sequence), NeMo Automodel's MoE rows (8 % too slow to 13 % too fast), BLOOM's Omni-Path rows (2-18 % too fast)
+// sequence), NeMo Automodel's MoE rows (11 % too slow to 11 % too fast), BLOOM's Omni-Path rows (2-18 % too fast)
 // and torchtitan's context-parallel and TP 8 rows (-17 .. +17 %).
 // The gate sits just above the measured level against regressions and is tightened as the
 // physics closes the gap. Never met by skipping rows or by per-row corrections.
-constexpr double kMaxValidationMape = 0.060;
-// The mixture-of-experts rows together, at their measured level (8.9 %), under the 15 % the MoE
+constexpr double kMaxValidationMape = 0.0595;
+// The mixture-of-experts rows together, at their measured level (7.6 %), under the 15 % the MoE
 // issue asked for.
-constexpr double kMaxMoeMape = 0.09;
+constexpr double kMaxMoeMape = 0.08;
 // The mean signed error of each source family, held at its measured level (a little margin) on
 // both sides so that no family drifts further while the overall MAPE holds; the goal is within
 // +/-6 %.
@@ -49,7 +49,7 @@ constexpr std::array kFamilyBiasBounds{
     FamilyBiasBound{"Megatron-Core 2024", -0.06, 0.06}, FamilyBiasBound{"Llama 3 2024", -0.06, 0.06},
     FamilyBiasBound{"NeMo 24.07", -0.06, 0.06},         FamilyBiasBound{"NeMo long-seq 2024", -0.06, 0.13},
     FamilyBiasBound{"MLPerf 3.1", -0.06, 0.06},        FamilyBiasBound{"BLOOM 2022", -0.07, 0.06},
-    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.07, 0.06},
+    FamilyBiasBound{"torchtitan", -0.06, 0.06},         FamilyBiasBound{"NeMo Automodel 2025", -0.06, 0.06},
     FamilyBiasBound{"NeMo long-seq B200 2025", -0.06, 0.06}, FamilyBiasBound{"MLPerf 5.0", -0.06, 0.06},
     FamilyBiasBound{"MLPerf 5.1", -0.06, 0.06},      FamilyBiasBound{"MLPerf 4.1", -0.06, 0.06},
     FamilyBiasBound{"MLPerf 4.0", -0.06, 0.06},

@@ -84,6 +84,25 @@ TEST_CASE("megatron-lm import: the round trip keeps a MoE model with an uneven i
                                  .cross_entropy = models::CrossEntropyKernel::fused, .cuda_graphs = true}});
 }
 
+TEST_CASE("megatron-lm and nemo: RoPE op by op goes out as --no-rope-fusion and apply_rope_fusion false") {
+  // Llama 3 70B, TP 8 x PP 4, with training.rope_fusion false: Megatron-LM's flag and NeMo's key
+  // carry it and bring it back; fused, the default, is no flag.
+  planning::Layout layout{.parallelism = {.tp = 8, .pp = 4, .dp = 8, .sp = true},
+                          .training = {.seq_len = 4096, .global_batch = 1024}};
+  layout.training.rope_fusion = false;
+  check_round_trip("llama3-70b", layout);
+  const scenarios::Scenario s = scenarios::default_scenario();
+  const LaunchConfig nemo = export_launch(Framework::nemo, s.model, s.cluster, layout);
+  REQUIRE(nemo.runs_as_given());
+  CHECK(nemo.files[0].content.find("apply_rope_fusion: false") != std::string::npos);
+  const scenarios::Scenario back = loaded(import_config(Framework::nemo, nemo.files[0].content, "overrides.yaml",
+                                                        {.nodes = 32, .gpus_per_node = 8, .gpu = "h100-sxm"}));
+  CHECK_FALSE(back.training.rope_fusion);
+  layout.training.rope_fusion = true;
+  CHECK(export_launch(Framework::megatron_lm, s.model, s.cluster, layout).files[0].content.find("--no-rope-fusion") ==
+        std::string::npos);
+}
+
 TEST_CASE("megatron-lm import: the deferred output-layer weight gradients and their limit come back") {
   // --defer-embedding-wgrad-compute --wgrad-deferral-limit 48 on Llama 3 70B, TP 8 x PP 4.
   check_round_trip("llama3-70b", {.parallelism = {.tp = 8, .pp = 4, .dp = 8, .sp = true},

@@ -322,6 +322,7 @@ TEST_CASE("transformer costs: eager elementwise kernels move what plain PyTorch'
   //   total 626688 B per token, in 2 x 8 + 2 + 2 x 3 + 2 + 1 + 2 = 29 kernels.
   TrainingSpec eager{.seq_len = 4096, .micro_batch = 1};
   eager.elementwise = ElementwiseKernels::eager;
+  eager.rope_fusion = false;  // torchtitan's, without torch.compile
   const LayerCosts c = layer_costs(test::llama3_8b(), {}, eager);
   const OpCost& fwd = find(c.forward, "norms_elementwise");
   CHECK(fwd.bytes == doctest::Approx(626688.0 * 4096.0));
@@ -331,6 +332,43 @@ TEST_CASE("transformer costs: eager elementwise kernels move what plain PyTorch'
   // dropout) plus the SwiGLU's 3 x 14336 x 2 B.
   const LayerCosts fused = layer_costs(test::llama3_8b(), {}, {.seq_len = 4096, .micro_batch = 1});
   CHECK(find(fused.forward, "norms_elementwise").bytes == doctest::Approx((20.0 * 4096.0 + 6.0 * 14336.0) * 4096.0));
+}
+
+TEST_CASE("transformer costs: RoPE op by op beside fused kernels costs the rotated columns 20 B each way") {
+  // Llama 3 8B at tp 2, T = 4096 tokens: a rank rotates 16 query heads and 4 key heads of 128,
+  // (16 + 4) x 128 = 2560 columns a token; x.float() 2 + 4, the complex multiply 4 + 4 and the
+  // cast back 4 + 2 move 20 B an element, 3 kernels for q and 3 for k, and the backward the same
+  // three steps on the gradient.
+  TrainingSpec unfused{.seq_len = 4096, .micro_batch = 1};
+  unfused.rope_fusion = false;
+  const ParallelismSpec tp2{.tp = 2};
+  const LayerCosts c = layer_costs(test::llama3_8b(), tp2, unfused);
+  const OpCost& rope = find(c.forward, "rope");
+  CHECK(rope.bytes == doctest::Approx(20.0 * 2560.0 * 4096.0));
+  CHECK(rope.kernels == 6);
+  CHECK(rope.model_flops == 0.0);
+  CHECK(find(c.backward, "rope_bwd").bytes == doctest::Approx(rope.bytes));
+  // Fused (the default of every set but Megatron-DeepSpeed's), and eager kernels, which count
+  // RoPE among their own ops, have no op of its own.
+  const auto has_rope = [](const OpList& ops) {
+    for (const OpCost& op : ops) {
+      if (op.name == "rope") return true;
+    }
+    return false;
+  };
+  CHECK_FALSE(has_rope(layer_costs(test::llama3_8b(), tp2, {.seq_len = 4096, .micro_batch = 1}).forward));
+  TrainingSpec eager = unfused;
+  eager.elementwise = ElementwiseKernels::eager;
+  CHECK_FALSE(has_rope(layer_costs(test::llama3_8b(), tp2, eager).forward));
+  // Latent attention rotates each query head's 64 rope columns and the one 64-wide rope key all
+  // heads share: DeepSeek-V3's 128 heads at tp 1, 128 x 64 + 64 = 8256 columns a token.
+  CHECK(find(layer_costs(test::deepseek_v3(), {}, unfused).forward, "rope").bytes ==
+        doctest::Approx(20.0 * 8256.0 * 4096.0));
+  // GPT-3's learned positions rotate nothing.
+  CHECK_FALSE(has_rope(layer_costs(test::gpt3_175b(), {}, unfused).forward));
+  // A full recompute redoes it with the rest of the forward.
+  unfused.recompute = Recompute::full;
+  CHECK(find(layer_costs(test::llama3_8b(), tp2, unfused).recompute, "rope").bytes == doctest::Approx(rope.bytes));
 }
 
 TEST_CASE("transformer costs: recompute lists hold the redone forward work, none of it model FLOPs") {
