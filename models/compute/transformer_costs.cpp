@@ -307,7 +307,8 @@ OpCost elementwise_forward_eager(const Dims& d) {
   bytes += d.tokens * d.q_width * 4.0;
   bytes += d.tokens * d.ffn * (d.swiglu ? 10.0 : 4.0);
   const double flops = hidden_elems * (2.0 * 5.0 + 2.0) + d.tokens * d.rope_width * 6.0 + d.tokens * d.ffn * 8.0;
-  const int kernels = 2 * 8 + 2 + (d.rope_width > 0.0 ? 2 * kRopeKernels : 0) + (repeat_kv ? 2 : 0) + 1 + (d.swiglu ? 2 : 1);
+  const int rope_kernels = d.rope_width > 0.0 ? 2 * kRopeKernels : 0;
+  const int kernels = 2 * 8 + 2 + rope_kernels + (repeat_kv ? 2 : 0) + 1 + (d.swiglu ? 2 : 1);
   return {.name = "norms_elementwise", .kind = OpKind::elementwise, .flops = flops,
           .model_flops = 0.0, .bytes = bytes, .kernels = kernels};
 }

@@ -163,8 +163,9 @@ constexpr std::array kSets{
         .fp32_loss = {true, kMegatronFp32Loss},
         .cross_entropy = {CrossEntropyKernel::inplace, kMegatronCrossEntropy},
         .compile_fuses_loss = {false, kMegatronNoCompile},
-        .rope_fusion = {true, "Megatron-LM's --no-rope-fusion (megatron/training/arguments.py: store_false into apply_rope_fusion) leaves "
-                        "Transformer Engine's fused RoPE kernel on unless given"},
+        .rope_fusion = {true,
+                        "Megatron-LM's --no-rope-fusion (megatron/training/arguments.py: store_false into "
+                        "apply_rope_fusion) leaves Transformer Engine's fused RoPE kernel on unless given"},
         .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
@@ -198,8 +199,9 @@ constexpr std::array kSets{
         .fp32_loss = {true, kMegatronFp32Loss},
         .cross_entropy = {CrossEntropyKernel::inplace, kMegatronCrossEntropy},
         .compile_fuses_loss = {false, kMegatronNoCompile},
-        .rope_fusion = {true, "Megatron-LM's GPT of 2021-2022 had learned absolute positions, no RoPE to fuse; its successor's fused "
-                        "default stands in"},
+        .rope_fusion = {true,
+                        "Megatron-LM's GPT of 2021-2022 had learned absolute positions, no RoPE to fuse; its "
+                        "successor's fused default stands in"},
         .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
@@ -244,8 +246,9 @@ constexpr std::array kSets{
                           "Megatron-DeepSpeed runs Megatron's vocab-parallel cross-entropy op by op (megatron/mpu/"
                           "cross_entropy.py): the fp32 softmax computed and kept in place, its gradient written over it"},
         .compile_fuses_loss = {false, kMegatronNoCompile},
-        .rope_fusion = {false, "Megatron-DeepSpeed applies RoPE in PyTorch ops (megatron/model/rotary_pos_embedding.py "
-                         "apply_rotary_pos_emb: t * cos + rotate_half(t) * sin)"},
+        .rope_fusion = {false,
+                        "Megatron-DeepSpeed applies RoPE in PyTorch ops (megatron/model/rotary_pos_embedding.py "
+                        "apply_rotary_pos_emb: t * cos + rotate_half(t) * sin)"},
         .bf16_params = {false, "DeepSpeed's BF16_Optimizer keeps fp32 master weights (runtime/bf16_optimizer.py)"},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
@@ -298,8 +301,9 @@ constexpr std::array kSets{
                                "build_cross_entropy_loss compiles the loss when training.compile is on, since "
                                "2025-04-02 (pytorch/torchtitan bbb1b616e); before, train.py left it eager "
                                "('compiling loss function causes CUDA errors', @9dec370)"},
-        .rope_fusion = {false, "torchtitan applies RoPE op by op (models/llama3/model.py apply_rotary_emb: view_as_complex of "
-                         "the fp32 upcast, the multiply, the cast back); torch.compile fuses it with its neighbours"},
+        .rope_fusion = {false,
+                        "torchtitan applies RoPE op by op (models/llama3/model.py apply_rotary_emb: view_as_complex "
+                        "of the fp32 upcast, the multiply, the cast back); torch.compile fuses it with its neighbours"},
         .bf16_params = {false, "torchtitan builds the model in fp32 and FSDP2 shards that; bf16 is only the "
                                  "gathered copy (mixed_precision_param)"},
         .fp8_keeps_quantized_inputs = {false,
@@ -350,8 +354,9 @@ constexpr std::array kSets{
                           "llm-foundry's loss_fn defaults to fused_crossentropy: flash-attn's CrossEntropyLoss, one "
                           "kernel each way (llmfoundry/models/mpt/modeling_mpt.py, ComposerMPTCausalLM)"},
         .compile_fuses_loss = {true, kAlreadyFused},
-        .rope_fusion = {true, "llm-foundry's attn_config rope_impl defaults to dail, the flash-attn package's fused rotary kernel "
-                        "(llmfoundry/models/mpt/configuration_mpt.py)"},
+        .rope_fusion = {true,
+                        "llm-foundry's attn_config rope_impl defaults to dail, the flash-attn package's fused "
+                        "rotary kernel (llmfoundry/models/mpt/configuration_mpt.py)"},
         .bf16_params = {false, "FSDP1 keeps the flat parameter's shard in full precision (see sharding)"},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
@@ -396,9 +401,11 @@ constexpr std::array kSets{
                           "components/loss/masked_ce.py): log_softmax and nll_loss op by op"},
         .compile_fuses_loss = {false, "the recipes compile the model, not the loss (MaskedCrossEntropy is called "
                                       "outside it)"},
-        .rope_fusion = {true, "BackendConfig.rope_fusion defaults on with Transformer Engine on a GPU (NVIDIA-NeMo/Automodel @037e04a, "
-                        "components/models/common/te_utils.py): Transformer Engine's fused apply_rotary_pos_emb; the "
-                        "custom MoE models applied RoPE op by op until 3e239047 (2026-01-08)"},
+        .rope_fusion = {true,
+                        "BackendConfig.rope_fusion defaults on with Transformer Engine on a GPU (NVIDIA-NeMo/Automodel "
+                        "@037e04a, components/models/common/te_utils.py): Transformer Engine's fused "
+                        "apply_rotary_pos_emb; the custom MoE models applied RoPE op by op until 3e239047 "
+                        "(2026-01-08)"},
         .bf16_params = {true,
                         "models are initialised with initialize_weights(dtype=torch.bfloat16), which ends in "
                         "self.to(dtype) (NVIDIA-NeMo/Automodel @037e04a: components/models/*/model.py, "
