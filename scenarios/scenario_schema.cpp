@@ -552,6 +552,11 @@ std::vector<Section> build_sections() {
                                  "embeddings (BLOOM); the unfused attention writes it into the scores before "
                                  "their GEMM, which reads it back; fused kernels add it in place"),
                          preset_or_value),
+            with_default(boolean("qk_norm", member(model, &TransformerSpec::qk_norm),
+                                 "an RMSNorm over each query and each key head before RoPE and the attention "
+                                 "(Qwen3's QK-Norm): one more memory-bound pass over the rank's query and key "
+                                 "columns each way, its input kept for the backward"),
+                         preset_or_value),
             with_default(integer("experts", member(model, &TransformerSpec::experts), count, key_bounds::experts,
                                  "routed experts of a mixture-of-experts layer; 0: a dense model"),
                          preset_or_value),

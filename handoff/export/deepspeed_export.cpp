@@ -119,6 +119,8 @@ LaunchConfig export_deepspeed(const models::TransformerSpec& model, const models
   if (model.alibi)
     config.notes.push_back("model.alibi is not exported: this Megatron-DeepSpeed has rotary or learned positions "
                            "only (BigScience's fork, which trained BLOOM, takes --position-embedding-type alibi)");
+  if (model.qk_norm)
+    config.notes.push_back("model.qk_norm is not exported: Megatron-DeepSpeed's GPT model has no QK-Norm");
   if (layout.training.rope_fusion && layout.training.elementwise == models::ElementwiseKernels::fused &&
       models::rotary_positions(model))
     config.notes.push_back("training.rope_fusion is not exported: Megatron-DeepSpeed applies RoPE op by op "

@@ -66,6 +66,7 @@ void add_model_flags(const models::TransformerSpec& m, const planning::Layout& l
                     "defaults)");
   }
   if (!m.tied_embeddings) f.add("--untie-embeddings-and-output-weights");
+  if (m.qk_norm) f.add("--qk-layernorm");
   if (m.alibi)
     notes.push_back("model.alibi is not exported: Megatron-Core has no ALiBi (--position-embedding-type: "
                     "learned_absolute, rope, mrope or none)");

@@ -136,6 +136,7 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
   set("model.position_embedding_type", swiglu ? "rope" : "learned_absolute");
   set("model.add_bias_linear", boolean(!swiglu || m.expert_bias));
   set("model.share_embeddings_and_output_weights", boolean(m.tied_embeddings));
+  if (m.qk_norm) set("model.qk_layernorm", "true");
   num("model.vocab_size", m.vocab);
   set("model.hidden_dropout", fmt::format("{}", m.dropout));
   set("model.attention_dropout", fmt::format("{}", m.dropout));

@@ -187,6 +187,7 @@ models::TransformerSpec read_model(Reader& r, std::int64_t tp, std::string_view 
   const std::int64_t kv_channels = r.integer("--kv-channels", 0);
   if (kv_channels > 0 && kv_channels * m.heads != m.hidden) m.head_dim = kv_channels;
   m.tied_embeddings = !r.has("--untie-embeddings-and-output-weights");
+  m.qk_norm = r.has("--qk-layernorm");
   m.dropout = r.real("--hidden-dropout", kMegatronDropout);
   if (r.real("--attention-dropout", kMegatronDropout) != m.dropout)
     notes.push_back("--attention-dropout differs from --hidden-dropout: clustersim has one dropout, the hidden one");

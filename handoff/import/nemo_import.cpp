@@ -123,6 +123,7 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
   r.has("tokenizer.tokenizer_type");
   m.ffn_hidden = r.integer("model.ffn_hidden_size", 4 * m.hidden);
   m.mlp = r.boolean("model.gated_linear_unit", false) ? models::MlpKind::swiglu : models::MlpKind::gelu;
+  m.qk_norm = r.boolean("model.qk_layernorm", false);
   if (r.boolean("model.multi_latent_attention", false)) {
     m.attention = models::AttentionKind::mla;
     m.kv_heads = m.heads;

@@ -170,7 +170,7 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
   // reads it too, in bf16, beside the projection's fp8 copy), MLP activation input (2 f, or 4 f for
   // the gate and up halves of SwiGLU) and activation output (the second projection's input, 2 f or
   // 1 f in fp8); K and V per rank. Multi-head latent attention keeps its latents too (whole on
-  // every rank, 2 bytes each).
+  // every rank, 2 bytes each); QK-Norm its norms' inputs, the projected query and key (2 each).
   const double f_over_h = static_cast<double>(model.ffn_hidden) / h;
   const double mlp = ((model.mlp == MlpKind::swiglu ? 4.0 : 2.0) + gemm_input) * f_over_h;
   const double q_over_h = static_cast<double>(model.heads * qk_head_dim(model)) / h;
@@ -183,8 +183,9 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
   const double latents =
       is_mla(model) ? 2.0 * tokens * static_cast<double>(model.q_lora_rank + model.kv_lora_rank + model.qk_rope_head_dim)
                     : 0.0;
-  const double split =
-      (2.0 * q_over_h + attention_output * o_over_h + mlp) * sbh / t + 2.0 * tokens * (kv + v) + latents;
+  const double qk_norm_inputs = model.qk_norm ? 2.0 * q_over_h * sbh / t + 2.0 * tokens * kv : 0.0;
+  const double split = (2.0 * q_over_h + attention_output * o_over_h + mlp) * sbh / t + 2.0 * tokens * (kv + v) +
+                       latents + qk_norm_inputs;
 
   double scores = 0.0;
   if (training.attention == AttentionKernel::unfused && training.recompute == Recompute::none) {

@@ -48,6 +48,7 @@ struct Dims {
   bool eager;          // elementwise ops as plain PyTorch ops (ElementwiseKernels::eager)
   double rope_width;   // columns RoPE rotates op by op a token on this rank: rotary_width, 0 if fused
   bool rope_op;        // that RoPE as an op of its own, beside fused elementwise kernels
+  double qk_norm_width;  // query and key columns a token's QK-Norm normalises on this rank (0 without)
   bool alibi;          // ALiBi's bias on the scores (TransformerSpec::alibi)
   bool dropout;        // the model trains with dropout (TransformerSpec::dropout > 0)
 };
@@ -116,6 +117,7 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .rope_width = training.rope_fusion ? 0.0 : static_cast<double>(rotary_width(model, par.tp)),
       .rope_op = training.elementwise == ElementwiseKernels::fused && !training.rope_fusion &&
                  rotary_positions(model),
+      .qk_norm_width = model.qk_norm ? heads * head_dim + static_cast<double>(kv_heads_per_rank) * head_dim : 0.0,
       .alibi = model.alibi,
       .dropout = model.dropout > 0.0,
   };
@@ -287,7 +289,8 @@ OpCost rope_backward(const Dims& d) {
 /// torch.compile, one kernel per op (torchtitan's
 /// Llama: models/llama/model.py and models/norms.py), bytes read + written per element:
 /// - RMSNorm, twice, on norm_tokens x h: x.float() 2 + 4, pow(2) 4 + 4, mean 4, x * rsqrt 4 + 4,
-///   type_as 4 + 2, * weight 2 + 2: 36 B (8 kernels with the eps add and the rsqrt);
+///   type_as 4 + 2, * weight 2 + 2: 36 B (8 kernels with the eps add and the rsqrt); with QK-Norm
+///   the same on the query and on the key columns (tokens x qk_norm_width);
 /// - two residual adds on norm_tokens x h: 4 + 2 B each;
 /// - RoPE on the rotated columns of q and k (rope_width; none without rotary positions or where it
 ///   is fused, training.rope_fusion): .float() 2 + 4, complex multiply 4 + 4, type_as 4 + 2:
@@ -303,19 +306,22 @@ OpCost elementwise_forward_eager(const Dims& d) {
   const bool repeat_kv = d.kv_width < d.q_width;
   double bytes = hidden_elems * (2.0 * 36.0 + 2.0 * 6.0);
   bytes += d.tokens * d.rope_width * kRopeBytes;
+  bytes += d.tokens * d.qk_norm_width * 36.0;
   if (repeat_kv) bytes += 2.0 * d.tokens * (d.kv_width + d.q_width) * kActivationBytes;
   bytes += d.tokens * d.q_width * 4.0;
   bytes += d.tokens * d.ffn * (d.swiglu ? 10.0 : 4.0);
-  const double flops = hidden_elems * (2.0 * 5.0 + 2.0) + d.tokens * d.rope_width * 6.0 + d.tokens * d.ffn * 8.0;
+  const double flops = hidden_elems * (2.0 * 5.0 + 2.0) + d.tokens * (d.rope_width * 6.0 + d.qk_norm_width * 5.0) +
+                       d.tokens * d.ffn * 8.0;
   const int rope_kernels = d.rope_width > 0.0 ? 2 * kRopeKernels : 0;
-  const int kernels = 2 * 8 + 2 + rope_kernels + (repeat_kv ? 2 : 0) + 1 + (d.swiglu ? 2 : 1);
+  const int qk_norm_kernels = d.qk_norm_width > 0.0 ? 2 * 8 : 0;
+  const int kernels = 2 * 8 + 2 + rope_kernels + qk_norm_kernels + (repeat_kv ? 2 : 0) + 1 + (d.swiglu ? 2 : 1);
   return {.name = "norms_elementwise", .kind = OpKind::elementwise, .flops = flops,
           .model_flops = 0.0, .bytes = bytes, .kernels = kernels};
 }
 
 /// Layer norms, two residual adds fused with dropout (Megatron-LM's bias-dropout-add) and the MLP
 /// activation, lumped into one memory-bound op. Norms and adds run on norm_tokens x h, the activation
-/// on tokens x f/tp. Vector FLOPs are a rough count (they do not set the time). `fp8_norms`: how
+/// on tokens x f/tp, QK-Norm's two fused norms on tokens x qk_norm_width (read and write, 2 B each). Vector FLOPs are a rough count (they do not set the time). `fp8_norms`: how
 /// many of the two norms write their output as the next GEMM's fp8 operand (1 B an element, not 2:
 /// norm_writes_fp8_inputs).
 OpCost elementwise_forward(const Dims& d, double fp8_norms = 0.0) {
@@ -327,11 +333,12 @@ OpCost elementwise_forward(const Dims& d, double fp8_norms = 0.0) {
   // mask (Megatron's bias_dropout_add calls F.dropout, which at p = 0 returns its input untouched).
   const double norm_writes = 2.0 * kActivationBytes - fp8_norms * (kActivationBytes - 1.0);
   const double residual_add = 3.0 * kActivationBytes + (d.dropout ? 1.0 : 0.0);
-  const double bytes =
-      hidden_elems * (2.0 * 2.0 + norm_writes + 2.0 * residual_add) + (act_in + act_out) * kActivationBytes;
-  const double flops = hidden_elems * (2.0 * 5.0 + 2.0 * 2.0) + act_out * 8.0;
+  const double qk_norm_elems = d.tokens * d.qk_norm_width;
+  const double bytes = hidden_elems * (2.0 * 2.0 + norm_writes + 2.0 * residual_add) +
+                       (act_in + act_out + 2.0 * qk_norm_elems) * kActivationBytes;
+  const double flops = hidden_elems * (2.0 * 5.0 + 2.0 * 2.0) + act_out * 8.0 + qk_norm_elems * 5.0;
   return {.name = "norms_elementwise", .kind = OpKind::elementwise, .flops = flops,
-          .model_flops = 0.0, .bytes = bytes, .kernels = 5};
+          .model_flops = 0.0, .bytes = bytes, .kernels = d.qk_norm_width > 0.0 ? 7 : 5};
 }
 
 /// Each backward elementwise kernel reads the saved input and the incoming gradient and writes the

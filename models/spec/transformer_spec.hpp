@@ -45,6 +45,9 @@ struct TransformerSpec {
   // embeddings (BLOOM). Only the unfused attention pays for it (transformer_costs.hpp); fused
   // kernels add the bias inside the kernel.
   bool alibi = false;
+  // QK-Norm (Qwen3, OLMo 2): an RMSNorm over each query and each key head, head_dim wide, before
+  // RoPE and the attention kernel.
+  bool qk_norm = false;
   // Mixture of experts (models/spec/moe.hpp); experts = 0: a dense model, the fields below unread.
   std::int64_t experts = 0;            // routed experts of a MoE layer
   std::int64_t experts_per_token = 0;  // top-k: routed experts each token runs

@@ -119,6 +119,17 @@ TEST_CASE("memory: torchtitan's op-level checkpointing keeps attention and every
   CHECK(activation_bytes_per_layer(test::llama3_70b(), {.tp = 8, .sp = true}, op70) == doctest::Approx(8192.0 * 32000.0));
 }
 
+TEST_CASE("memory: QK-Norm keeps its inputs, the projected query and key") {
+  // Qwen3-30B-A3B at tp 2, one sequence of 4096 tokens: a rank's 16 query heads and 2 key heads of
+  // 128 are 2304 columns a token, kept at 2 B before the norms.
+  models::TransformerSpec model = test::qwen3_30b_a3b();
+  const ParallelismSpec tp2{.tp = 2, .sp = true};
+  const TrainingSpec training{.seq_len = 4096, .micro_batch = 1, .recompute = Recompute::none};
+  const double without = activation_bytes_per_layer(model, tp2, training);
+  model.qk_norm = true;
+  CHECK(activation_bytes_per_layer(model, tp2, training) - without == doctest::Approx(2.0 * 2304.0 * 4096.0));
+}
+
 TEST_CASE("memory: a model without dropout stores no masks, unfused attention only its softmax output") {
   // GPT-3 175B shape at dropout 0, s = 2048, b = 1: Korthikanti's 34 sbh loses the two 1-byte
   // masks (32 sbh), and the 5 as^2 b score term keeps only the 2-byte softmax output.

@@ -371,6 +371,30 @@ TEST_CASE("transformer costs: RoPE op by op beside fused kernels costs the rotat
   CHECK(find(layer_costs(test::llama3_8b(), tp2, unfused).recompute, "rope").bytes == doctest::Approx(rope.bytes));
 }
 
+TEST_CASE("transformer costs: QK-Norm normalises each query and key head, one pass each way") {
+  // Qwen3-30B-A3B's attention (32 query heads and 4 key heads of 128) at tp 1, T = 4096 tokens:
+  // QK-Norm's two norms read and write the 4096 + 512 = 4608 query and key columns, 2 B each way:
+  // 4 B an element and 2 kernels more in the fused elementwise op, twice that backward; eager, two
+  // RMSNorms of PyTorch's eight ops, 36 B an element.
+  TransformerSpec model = test::qwen3_30b_a3b();
+  const TrainingSpec fused{.seq_len = 4096, .micro_batch = 1};
+  const OpCost without = find(layer_costs(model, {}, fused).forward, "norms_elementwise");
+  model.qk_norm = true;
+  const LayerCosts with = layer_costs(model, {}, fused);
+  CHECK(find(with.forward, "norms_elementwise").bytes - without.bytes == doctest::Approx(4.0 * 4608.0 * 4096.0));
+  CHECK(find(with.forward, "norms_elementwise").kernels == without.kernels + 2);
+  CHECK(find(with.backward, "norms_elementwise_bwd").bytes ==
+        doctest::Approx(2.0 * find(with.forward, "norms_elementwise").bytes));
+  TrainingSpec eager = fused;
+  eager.elementwise = ElementwiseKernels::eager;
+  model.qk_norm = false;
+  const OpCost eager_without = find(layer_costs(model, {}, eager).forward, "norms_elementwise");
+  model.qk_norm = true;
+  const OpCost eager_with = find(layer_costs(model, {}, eager).forward, "norms_elementwise");
+  CHECK(eager_with.bytes - eager_without.bytes == doctest::Approx(36.0 * 4608.0 * 4096.0));
+  CHECK(eager_with.kernels == eager_without.kernels + 16);
+}
+
 TEST_CASE("transformer costs: recompute lists hold the redone forward work, none of it model FLOPs") {
   const TransformerSpec model = test::llama3_8b();
   const auto with = [&](Recompute r) {
