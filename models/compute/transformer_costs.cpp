@@ -117,7 +117,7 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .rope_width = training.rope_fusion ? 0.0 : static_cast<double>(rotary_width(model, par.tp)),
       .rope_op = training.elementwise == ElementwiseKernels::fused && !training.rope_fusion &&
                  rotary_positions(model),
-      .qk_norm_width = model.qk_norm ? heads * head_dim + static_cast<double>(kv_heads_per_rank) * head_dim : 0.0,
+      .qk_norm_width = model.qk_norm ? (heads + static_cast<double>(kv_heads_per_rank)) * head_dim : 0.0,
       .alibi = model.alibi,
       .dropout = model.dropout > 0.0,
   };
@@ -321,7 +321,8 @@ OpCost elementwise_forward_eager(const Dims& d) {
 
 /// Layer norms, two residual adds fused with dropout (Megatron-LM's bias-dropout-add) and the MLP
 /// activation, lumped into one memory-bound op. Norms and adds run on norm_tokens x h, the activation
-/// on tokens x f/tp, QK-Norm's two fused norms on tokens x qk_norm_width (read and write, 2 B each). Vector FLOPs are a rough count (they do not set the time). `fp8_norms`: how
+/// on tokens x f/tp, QK-Norm's two fused norms on tokens x qk_norm_width (read and write, 2 B
+/// each). Vector FLOPs are a rough count (they do not set the time). `fp8_norms`: how
 /// many of the two norms write their output as the next GEMM's fp8 operand (1 B an element, not 2:
 /// norm_writes_fp8_inputs).
 OpCost elementwise_forward(const Dims& d, double fp8_norms = 0.0) {
