@@ -348,8 +348,8 @@ TEST_CASE("transformer costs: RoPE op by op beside fused kernels costs the rotat
   CHECK(rope.kernels == 6);
   CHECK(rope.model_flops == 0.0);
   CHECK(find(c.backward, "rope_bwd").bytes == doctest::Approx(rope.bytes));
-  // Fused (the default of every set but Megatron-DeepSpeed's), and eager kernels, which count
-  // RoPE among their own ops, have no op of its own.
+  // Fused RoPE (Megatron-Core's, llm-foundry's, NeMo Automodel's today), and eager kernels, which
+  // count RoPE among their own ops, have no op of its own.
   const auto has_rope = [](const OpList& ops) {
     for (const OpCost& op : ops) {
       if (op.name == "rope") return true;
