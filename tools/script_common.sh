@@ -9,8 +9,9 @@ CLUSTERSIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CLUSTERSIM_PACKAGES=(cmake ninja-build g++ clang libboost-graph-dev libboost-program-options-dev
   libeigen3-dev libfmt-dev nlohmann-json3-dev doctest-dev)
 # Only tools/check's: the browser check renders the HTML reports in headless Chromium, whose
-# sans-serif is DejaVu Sans (the labels' measured sizes depend on the font). The demo needs neither.
-CLUSTERSIM_CHECK_PACKAGES=(chromium fonts-dejavu-core)
+# sans-serif is DejaVu Sans (the labels' measured sizes depend on the font); python3 runs
+# tools/readme-check. The demo needs none of them.
+CLUSTERSIM_CHECK_PACKAGES=(chromium fonts-dejavu-core python3)
 
 # How build/ is configured: a warnings-as-errors Release unity build. tools/check builds every
 # target there; tools/demo builds only the clustersim binary there, from the same configuration,
