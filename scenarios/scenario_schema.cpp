@@ -148,47 +148,49 @@ Field from_framework(Field field, Access access, models::FrameworkChoice<T> mode
   return field;
 }
 
-// training.cross_entropy: the framework's kernel for the loss, which torch.compile (elementwise
-// fused) may change, so it is derived after training.elementwise.
-Field cross_entropy_field() {
-  Field field = enumeration("cross_entropy", member(training, &models::TrainingSpec::cross_entropy),
-                            std::array<std::string_view, 3>{"fused", "inplace", "eager"},
-                            "the loss over the logits: fused (a few fused kernels each way, the softmax kept once "
-                            "and its gradient written in place: Megatron-Core's --cross-entropy-loss-fusion, "
-                            "flash-attn's, a compiled loss), inplace (Megatron's vocab-parallel cross-entropy op by "
-                            "op: shift, exp and normalise each read and write the fp32 logits, about twice fused's "
-                            "traffic) or eager (PyTorch's log_softmax and nll_loss op by op: three copies of the "
-                            "logits at the loss's precision in the backward)");
+// A key whose default is what training.framework's parameter set runs with the scenario's
+// elementwise kernels (torch.compile changes it): derived after training.elementwise, and again
+// when either changes. `framework_value` maps the set and the kernels to the key's value.
+template <class Access, class Value>
+Field from_framework_and_elementwise(Field field, Access access,
+                                     Value (*framework_value)(const models::FrameworkParameters&,
+                                                              models::ElementwiseKernels)) {
   field.default_kind = DefaultKind::derived;
   field.derived_from = "training.framework's parameter set and training.elementwise";
   field.rederived_when = {"/training/framework", "/training/elementwise"};
-  field.derive = [](Scenario& s) -> std::optional<std::string> {
-    s.training.cross_entropy =
-        models::framework_cross_entropy(models::framework_parameters(s.training.framework), s.training.elementwise);
+  field.derive = [access, framework_value](Scenario& s) -> std::optional<std::string> {
+    access(s) = framework_value(models::framework_parameters(s.training.framework), s.training.elementwise);
     return std::nullopt;
   };
   return field;
 }
 
+// training.cross_entropy: the framework's kernel for the loss, which a compiled loss fuses.
+Field cross_entropy_field() {
+  return from_framework_and_elementwise(
+      enumeration("cross_entropy", member(training, &models::TrainingSpec::cross_entropy),
+                  std::array<std::string_view, 3>{"fused", "inplace", "eager"},
+                  "the loss over the logits: fused (a few fused kernels each way, the softmax kept once "
+                  "and its gradient written in place: Megatron-Core's --cross-entropy-loss-fusion, "
+                  "flash-attn's, a compiled loss), inplace (Megatron's vocab-parallel cross-entropy op by "
+                  "op: shift, exp and normalise each read and write the fp32 logits, about twice fused's "
+                  "traffic) or eager (PyTorch's log_softmax and nll_loss op by op: three copies of the "
+                  "logits at the loss's precision in the backward)"),
+      member(training, &models::TrainingSpec::cross_entropy), &models::framework_cross_entropy);
+}
+
 // training.rope_fusion: the framework's RoPE, which torch.compile fuses where the framework's own
-// elementwise kernels are eager, so it is derived after training.elementwise.
+// elementwise kernels are eager.
 Field rope_fusion_field() {
-  Field field = boolean("rope_fusion", member(training, &models::TrainingSpec::rope_fusion),
-                        "rotary position embeddings as one fused kernel (Transformer Engine's, on unless "
-                        "Megatron-LM's --no-rope-fusion; torch.compile's; flash-attn's), costed as the other fused "
-                        "ops; false applies them op by op in PyTorch: an fp32 upcast, the rotation and the cast back "
-                        "of every query and key column, 20 B an element each way (torchtitan without torch.compile, "
-                        "Megatron-DeepSpeed, NeMo Automodel's MoE models before 2026); models without rotary "
-                        "positions (a GeLU MLP, ALiBi) have none");
-  field.default_kind = DefaultKind::derived;
-  field.derived_from = "training.framework's parameter set and training.elementwise";
-  field.rederived_when = {"/training/framework", "/training/elementwise"};
-  field.derive = [](Scenario& s) -> std::optional<std::string> {
-    s.training.rope_fusion =
-        models::framework_rope_fusion(models::framework_parameters(s.training.framework), s.training.elementwise);
-    return std::nullopt;
-  };
-  return field;
+  return from_framework_and_elementwise(
+      boolean("rope_fusion", member(training, &models::TrainingSpec::rope_fusion),
+              "rotary position embeddings as one fused kernel (Transformer Engine's, on unless "
+              "Megatron-LM's --no-rope-fusion; torch.compile's; flash-attn's), costed as the other fused "
+              "ops; false applies them op by op in PyTorch: an fp32 upcast, the rotation and the cast back "
+              "of every query and key column, 20 B an element each way (torchtitan without torch.compile, "
+              "Megatron-DeepSpeed, NeMo Automodel's MoE models before 2026); models without rotary "
+              "positions (a GeLU MLP, ALiBi) have none"),
+      member(training, &models::TrainingSpec::rope_fusion), &models::framework_rope_fusion);
 }
 
 // sweep.configs: the JSON text of the array is the value; scenarios/sweep_configs.hpp checks it.
