@@ -46,9 +46,8 @@ struct Dims {
   double fp8_gemm_rate;     // fp8 GEMM throughput relative to per-tensor scaling (recipe_gemm_rate)
   bool swiglu;
   bool eager;          // elementwise ops as plain PyTorch ops (ElementwiseKernels::eager)
-  double rope_width;   // columns RoPE rotates op by op a token on this rank: rotary_width, 0 if fused
-  bool rope_op;        // that RoPE as an op of its own, beside fused elementwise kernels
-  double qk_norm_width;  // query and key columns a token's QK-Norm normalises on this rank (0 without)
+  double rope_width;   // columns RoPE rotates op by op a token on this rank; 0 where fused or none
+  bool qk_norm;        // QK-Norm over the q_width + kv_width columns (TransformerSpec::qk_norm)
   bool alibi;          // ALiBi's bias on the scores (TransformerSpec::alibi)
   bool dropout;        // the model trains with dropout (TransformerSpec::dropout > 0)
 };
@@ -84,6 +83,12 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
   const double heads = static_cast<double>(model.heads) / tp;
   const bool mla = is_mla(model);
   const double tokens = seqs * s / cp;
+  const double q_width = heads * head_dim;
+  const double kv_width = static_cast<double>(kv_heads_per_rank) * head_dim;
+  // RoPE rotates every query and key head, or under MLA each query head's rope part and the one
+  // rope key all heads share.
+  const auto rope_dim = static_cast<double>(model.qk_rope_head_dim);
+  const double rotated = !rotary_positions(model) ? 0.0 : mla ? heads * rope_dim + rope_dim : q_width + kv_width;
   return {
       .tokens = tokens,
       .kv_tokens = seqs * s,
@@ -95,9 +100,9 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .v_head_dim = v_head_dim,
       .norm_tokens = par.sp ? tokens / tp : tokens,
       .hidden = h,
-      .q_width = heads * head_dim,
+      .q_width = q_width,
       .out_width = heads * v_head_dim,
-      .kv_width = static_cast<double>(kv_heads_per_rank) * head_dim,
+      .kv_width = kv_width,
       .v_width = static_cast<double>(kv_heads_per_rank) * v_head_dim,
       .q_latent = mla ? static_cast<double>(model.q_lora_rank) : 0.0,
       .kv_latent = mla ? static_cast<double>(model.kv_lora_rank + model.qk_rope_head_dim) : 0.0,
@@ -114,10 +119,8 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .fp8_gemm_rate = recipe_gemm_rate(training.fp8_recipe),
       .swiglu = model.mlp == MlpKind::swiglu,
       .eager = training.elementwise == ElementwiseKernels::eager,
-      .rope_width = training.rope_fusion ? 0.0 : static_cast<double>(rotary_width(model, par.tp)),
-      .rope_op = training.elementwise == ElementwiseKernels::fused && !training.rope_fusion &&
-                 rotary_positions(model),
-      .qk_norm_width = model.qk_norm ? (heads + static_cast<double>(kv_heads_per_rank)) * head_dim : 0.0,
+      .rope_width = training.rope_fusion ? 0.0 : rotated,
+      .qk_norm = model.qk_norm,
       .alibi = model.alibi,
       .dropout = model.dropout > 0.0,
   };
@@ -271,14 +274,21 @@ void add_attention_backward(OpList& ops, const Dims& d, AttentionKernel kernel) 
 constexpr double kRopeBytes = 20.0;
 constexpr int kRopeKernels = 3;
 
-/// RoPE applied op by op beside fused norms (training.rope_fusion false). Its backward takes the
-/// same three steps on the gradient (the cast, the multiply by the conjugate frequencies, the cast
-/// back): the same traffic, once.
+/// RMSNorm op by op in PyTorch (torchtitan's models/norms.py): x.float() 2 + 4, pow(2) 4 + 4,
+/// mean 4, x * rsqrt 4 + 4, type_as 4 + 2, * weight 2 + 2: 36 B an element in 8 kernels with the eps
+/// add and the rsqrt.
+constexpr double kEagerRmsNormBytes = 36.0;
+constexpr int kEagerRmsNormKernels = 8;
+
+/// RoPE applied op by op (training.rope_fusion false): an op of its own beside fused norms, a part
+/// of the eager ones. Its backward takes the same three steps on the gradient (the cast, the
+/// multiply by the conjugate frequencies, the cast back): the same traffic, once.
 OpCost rope_forward(const Dims& d) {
   const double elements = d.tokens * d.rope_width;
   return {.name = "rope", .kind = OpKind::elementwise, .flops = 6.0 * elements, .model_flops = 0.0,
-          .bytes = kRopeBytes * elements, .kernels = 2 * kRopeKernels};
+          .bytes = kRopeBytes * elements, .kernels = d.rope_width > 0.0 ? 2 * kRopeKernels : 0};
 }
+bool rope_op(const Dims& d) { return d.rope_width > 0.0 && !d.eager; }
 OpCost rope_backward(const Dims& d) {
   OpCost op = rope_forward(d);
   op.name = "rope_bwd";
@@ -288,13 +298,10 @@ OpCost rope_backward(const Dims& d) {
 /// The elementwise ops of elementwise_forward (below) as plain PyTorch runs them without
 /// torch.compile, one kernel per op (torchtitan's
 /// Llama: models/llama/model.py and models/norms.py), bytes read + written per element:
-/// - RMSNorm, twice, on norm_tokens x h: x.float() 2 + 4, pow(2) 4 + 4, mean 4, x * rsqrt 4 + 4,
-///   type_as 4 + 2, * weight 2 + 2: 36 B (8 kernels with the eps add and the rsqrt); with QK-Norm
-///   the same on the query and on the key columns (tokens x qk_norm_width);
+/// - RMSNorm, twice, on norm_tokens x h (kEagerRmsNormBytes); with QK-Norm the same on the query
+///   and on the key columns;
 /// - two residual adds on norm_tokens x h: 4 + 2 B each;
-/// - RoPE on the rotated columns of q and k (rope_width; none without rotary positions or where it
-///   is fused, training.rope_fusion): .float() 2 + 4, complex multiply 4 + 4, type_as 4 + 2:
-///   kRopeBytes (3 kernels each);
+/// - RoPE (rope_forward) on the rotated columns of q and k, where it is not fused;
 /// - repeat_kv, when a rank has fewer k/v heads than query heads: k and v expanded to the query
 ///   width and copied (reads 2 x kv, writes 2 x q per token, 2 B each);
 /// - the attention output's transpose(1, 2).contiguous(): 2 + 2 B on tokens x q;
@@ -304,24 +311,23 @@ OpCost rope_backward(const Dims& d) {
 OpCost elementwise_forward_eager(const Dims& d) {
   const double hidden_elems = d.norm_tokens * d.hidden;
   const bool repeat_kv = d.kv_width < d.q_width;
-  double bytes = hidden_elems * (2.0 * 36.0 + 2.0 * 6.0);
-  bytes += d.tokens * d.rope_width * kRopeBytes;
-  bytes += d.tokens * d.qk_norm_width * 36.0;
+  const double qk_norm_elems = d.qk_norm ? d.tokens * (d.q_width + d.kv_width) : 0.0;
+  const OpCost rope = rope_forward(d);
+  double bytes = (2.0 * hidden_elems + qk_norm_elems) * kEagerRmsNormBytes + 2.0 * 6.0 * hidden_elems + rope.bytes;
   if (repeat_kv) bytes += 2.0 * d.tokens * (d.kv_width + d.q_width) * kActivationBytes;
   bytes += d.tokens * d.q_width * 4.0;
   bytes += d.tokens * d.ffn * (d.swiglu ? 10.0 : 4.0);
-  const double flops = hidden_elems * (2.0 * 5.0 + 2.0) + d.tokens * (d.rope_width * 6.0 + d.qk_norm_width * 5.0) +
-                       d.tokens * d.ffn * 8.0;
-  const int rope_kernels = d.rope_width > 0.0 ? 2 * kRopeKernels : 0;
-  const int qk_norm_kernels = d.qk_norm_width > 0.0 ? 2 * 8 : 0;
-  const int kernels = 2 * 8 + 2 + rope_kernels + qk_norm_kernels + (repeat_kv ? 2 : 0) + 1 + (d.swiglu ? 2 : 1);
+  const double flops =
+      (2.0 * hidden_elems + qk_norm_elems) * 5.0 + 2.0 * hidden_elems + rope.flops + d.tokens * d.ffn * 8.0;
+  const int norms = 2 + (d.qk_norm ? 2 : 0);
+  const int kernels = norms * kEagerRmsNormKernels + 2 + rope.kernels + (repeat_kv ? 2 : 0) + 1 + (d.swiglu ? 2 : 1);
   return {.name = "norms_elementwise", .kind = OpKind::elementwise, .flops = flops,
           .model_flops = 0.0, .bytes = bytes, .kernels = kernels};
 }
 
 /// Layer norms, two residual adds fused with dropout (Megatron-LM's bias-dropout-add) and the MLP
 /// activation, lumped into one memory-bound op. Norms and adds run on norm_tokens x h, the activation
-/// on tokens x f/tp, QK-Norm's two fused norms on tokens x qk_norm_width (read and write, 2 B
+/// on tokens x f/tp, QK-Norm's two fused norms on the query and key columns (read and write, 2 B
 /// each). Vector FLOPs are a rough count (they do not set the time). `fp8_norms`: how
 /// many of the two norms write their output as the next GEMM's fp8 operand (1 B an element, not 2:
 /// norm_writes_fp8_inputs).
@@ -334,12 +340,12 @@ OpCost elementwise_forward(const Dims& d, double fp8_norms = 0.0) {
   // mask (Megatron's bias_dropout_add calls F.dropout, which at p = 0 returns its input untouched).
   const double norm_writes = 2.0 * kActivationBytes - fp8_norms * (kActivationBytes - 1.0);
   const double residual_add = 3.0 * kActivationBytes + (d.dropout ? 1.0 : 0.0);
-  const double qk_norm_elems = d.tokens * d.qk_norm_width;
+  const double qk_norm_elems = d.qk_norm ? d.tokens * (d.q_width + d.kv_width) : 0.0;
   const double bytes = hidden_elems * (2.0 * 2.0 + norm_writes + 2.0 * residual_add) +
                        (act_in + act_out + 2.0 * qk_norm_elems) * kActivationBytes;
   const double flops = hidden_elems * (2.0 * 5.0 + 2.0 * 2.0) + act_out * 8.0 + qk_norm_elems * 5.0;
   return {.name = "norms_elementwise", .kind = OpKind::elementwise, .flops = flops,
-          .model_flops = 0.0, .bytes = bytes, .kernels = d.qk_norm_width > 0.0 ? 7 : 5};
+          .model_flops = 0.0, .bytes = bytes, .kernels = d.qk_norm ? 7 : 5};
 }
 
 /// Each backward elementwise kernel reads the saved input and the incoming gradient and writes the
@@ -614,7 +620,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
     costs.forward.push_back(fp8_casts(gemms, d, training, false, by_norm));
   }
   add_projections_forward(costs.forward, d, qkv);
-  if (d.rope_op) costs.forward.push_back(rope_forward(d));
+  if (rope_op(d)) costs.forward.push_back(rope_forward(d));
   add_attention_forward(costs.forward, d, training.attention);
   costs.forward.push_back(gemm_forward(out.fwd, d, d.tokens, out.n, out.k));
   costs.forward.push_back(gemm_forward(up.fwd, d, d.tokens, up.n, up.k));
@@ -624,7 +630,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   if (fp8 && training.fp8_backward) costs.backward.push_back(fp8_casts(gemms, d, training, true, by_norm));
   for (const LayerGemm* g : {&down, &up, &out}) add_linear_backward(costs.backward, d, g->dgrad, g->wgrad, g->n, g->k, g == &up);
   add_attention_backward(costs.backward, d, training.attention);
-  if (d.rope_op) costs.backward.push_back(rope_backward(d));
+  if (rope_op(d)) costs.backward.push_back(rope_backward(d));
   add_projections_backward(costs.backward, d, qkv);
   add_sequence_copies(costs.forward, d, parallelism, training, false);
   add_sequence_copies(costs.backward, d, parallelism, training, true);
@@ -777,7 +783,7 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
 
   costs.forward.push_back(elementwise_forward(d));
   add_projections_forward(costs.forward, d, qkv);
-  if (d.rope_op) costs.forward.push_back(rope_forward(d));
+  if (rope_op(d)) costs.forward.push_back(rope_forward(d));
   add_attention_forward(costs.forward, d, training.attention);
   costs.forward.push_back(gemm_forward(out.fwd, d, d.tokens, out.n, out.k));
   if (router_learns) {
@@ -825,7 +831,7 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   }
   add_linear_backward(costs.backward, d, out.dgrad, out.wgrad, out.n, out.k, false);
   add_attention_backward(costs.backward, d, training.attention);
-  if (d.rope_op) costs.backward.push_back(rope_backward(d));
+  if (rope_op(d)) costs.backward.push_back(rope_backward(d));
   add_projections_backward(costs.backward, d, qkv);
 
   switch (training.recompute) {

@@ -31,14 +31,6 @@ inline std::int64_t value_head_dim(const TransformerSpec& m) { return is_mla(m) 
 /// Nemotron-4 (squared ReLU, rotary) is the one model it misreads.
 inline bool rotary_positions(const TransformerSpec& m) { return m.mlp == MlpKind::swiglu && !m.alibi; }
 
-/// Columns a layer rotates a token on `tp` ranks: every query and key head's (mha / gqa), or under
-/// mla each query head's rope part and the one rope key all heads share. 0 without rotary positions.
-inline std::int64_t rotary_width(const TransformerSpec& m, std::int64_t tp) {
-  if (!rotary_positions(m)) return 0;
-  if (is_mla(m)) return m.heads / tp * m.qk_rope_head_dim + m.qk_rope_head_dim;
-  return (m.heads / tp + (m.kv_heads + tp - 1) / tp) * head_dim_of(m);
-}
-
 /// Key (= value) heads the kernel reads: kv_heads, or every head under mla.
 inline std::int64_t attention_kv_heads(const TransformerSpec& m) { return is_mla(m) ? m.heads : m.kv_heads; }
 

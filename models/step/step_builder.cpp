@@ -226,8 +226,7 @@ void Builder::lower_stage(std::int64_t s) {
       stage_pass_order(plan_.schedule, pp_, vp_, m_, s, plan_.pipeline_runs, plan_.microbatch_group);
   // Gathered and reduced once a pipeline run (StepPlan::fsdp_syncs): the passes of each run but
   // the last end in the run's reduction and the next run's gather.
-  const auto syncs = static_cast<std::size_t>(std::max<std::int64_t>(1, plan_.fsdp_syncs));
-  const std::size_t passes_per_sync = order.size() / syncs;
+  const std::size_t passes_per_sync = order.size() / static_cast<std::size_t>(plan_.fsdp_syncs);
   for (std::size_t i = 0; i < order.size(); ++i) {
     out_.pass_begin.push_back(static_cast<TaskId>(out_.graph.size()));
     lower_pass(s, order[i], i + 1 == order.size(), stream_tail, grad_reduces);
