@@ -50,6 +50,8 @@ struct Dims {
   bool qk_norm;        // QK-Norm over the q_width + kv_width columns (TransformerSpec::qk_norm)
   bool alibi;          // ALiBi's bias on the scores (TransformerSpec::alibi)
   bool dropout;        // the model trains with dropout (TransformerSpec::dropout > 0)
+  bool separate_qkv;      // q, k and v projected by three linears (FrameworkParameters::fused_qkv false)
+  bool separate_gate_up;  // SwiGLU's gate and up by two (FrameworkParameters::fused_gate_up false)
 };
 
 /// Hopper fp8 GEMM throughput with DeepSeek-V3 block scales (1 x 128 on the activation and
@@ -89,6 +91,7 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
   // rope key all heads share.
   const auto rope_dim = static_cast<double>(model.qk_rope_head_dim);
   const double rotated = !rotary_positions(model) ? 0.0 : mla ? heads * rope_dim + rope_dim : q_width + kv_width;
+  const FrameworkParameters& set = framework_parameters(training.framework);
   return {
       .tokens = tokens,
       .kv_tokens = seqs * s,
@@ -123,6 +126,8 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .qk_norm = model.qk_norm,
       .alibi = model.alibi,
       .dropout = model.dropout > 0.0,
+      .separate_qkv = !set.fused_qkv.value,
+      .separate_gate_up = model.mlp == MlpKind::swiglu && !set.fused_gate_up.value,
   };
 }
 
@@ -373,9 +378,10 @@ std::array<LayerGemm, 4> layer_gemms(const Dims& d) {
   }};
 }
 
-/// The projections into the attention: one fused QKV GEMM, or with multi-head latent attention
-/// (attention_shape.hpp) the query's and the keys' and values' down and up projections; the down
-/// projections are whole on every TP rank, the others column-parallel.
+/// The projections into the attention: one fused QKV GEMM, three where the model code keeps q, k
+/// and v apart (Dims::separate_qkv), or with multi-head latent attention (attention_shape.hpp) the
+/// query's and the keys' and values' down and up projections; the down projections are whole on
+/// every TP rank, the others column-parallel.
 struct Projection {
   std::string_view fwd, dgrad, wgrad;
   double n, k;
@@ -383,6 +389,12 @@ struct Projection {
 };
 
 int attention_projections(const Dims& d, const LayerGemm& qkv, std::array<Projection, 4>& out) {
+  if (d.kv_latent <= 0.0 && d.separate_qkv) {
+    out[0] = {"q_proj", "q_proj_dgrad", "q_proj_wgrad", d.q_width, d.hidden};
+    out[1] = {"k_proj", "k_proj_dgrad", "k_proj_wgrad", d.kv_width, d.hidden};
+    out[2] = {"v_proj", "v_proj_dgrad", "v_proj_wgrad", d.v_width, d.hidden};
+    return 3;
+  }
   if (d.kv_latent <= 0.0) {
     out[0] = {qkv.fwd, qkv.dgrad, qkv.wgrad, qkv.n, qkv.k};
     return 1;
@@ -406,10 +418,50 @@ void add_projections_forward(OpList& ops, const Dims& d, const LayerGemm& qkv) {
   for (int i = 0; i < n; ++i) ops.push_back(gemm_forward(p[i].fwd, d, d.tokens, p[i].n, p[i].k));
 }
 
+/// Autograd's sum of the input gradients of `linears` separate linear layers that read one
+/// tokens x hidden input (the rank's gathered rows under sequence parallelism), in bf16: eager
+/// PyTorch adds each arriving gradient into the buffer (linears - 1 adds, each reading two tensors
+/// and writing one); under torch.compile the backward graph's sum is one kernel reading every
+/// gradient and writing the total.
+OpCost input_grad_sum(std::string_view name, const Dims& d, int linears) {
+  const double elements = d.tokens * d.hidden;
+  const double passes = d.eager ? 3.0 * (linears - 1) : linears + 1.0;
+  return {.name = name, .kind = OpKind::elementwise, .flops = (linears - 1.0) * elements, .model_flops = 0.0,
+          .bytes = passes * elements * kActivationBytes, .kernels = d.eager ? linears - 1 : 1};
+}
+
 void add_projections_backward(OpList& ops, const Dims& d, const LayerGemm& qkv) {
   std::array<Projection, 4> p{};
   const int n = attention_projections(d, qkv, p);
   for (int i = n - 1; i >= 0; --i) add_linear_backward(ops, d, p[i].dgrad, p[i].wgrad, p[i].n, p[i].k, p[i].column_parallel);
+  if (d.separate_qkv && d.kv_latent <= 0.0) ops.push_back(input_grad_sum("qkv_input_grad_sum", d, n));
+}
+
+/// SwiGLU's gate and up projections: one GEMM of twice the width, or two of the FFN width where
+/// the model code keeps them apart (Dims::separate_gate_up), whose input gradients autograd sums.
+struct GemmNames {
+  std::string_view fwd, dgrad, wgrad;
+};
+constexpr GemmNames kMlpGate{"mlp_gate", "mlp_gate_dgrad", "mlp_gate_wgrad"};
+constexpr GemmNames kSharedGate{"shared_gate", "shared_dgrad", "shared_wgrad"};
+
+void add_up_forward(OpList& ops, const Dims& d, const LayerGemm& up, const GemmNames& gate) {
+  if (!d.separate_gate_up) {
+    ops.push_back(gemm_forward(up.fwd, d, d.tokens, up.n, up.k));
+    return;
+  }
+  ops.push_back(gemm_forward(gate.fwd, d, d.tokens, d.ffn, up.k));
+  ops.push_back(gemm_forward(up.fwd, d, d.tokens, d.ffn, up.k));
+}
+
+void add_up_backward(OpList& ops, const Dims& d, const LayerGemm& up, const GemmNames& gate) {
+  if (!d.separate_gate_up) {
+    add_linear_backward(ops, d, up.dgrad, up.wgrad, up.n, up.k, true);
+    return;
+  }
+  add_linear_backward(ops, d, up.dgrad, up.wgrad, d.ffn, up.k, true);
+  add_linear_backward(ops, d, gate.dgrad, gate.wgrad, d.ffn, up.k, true);
+  ops.push_back(input_grad_sum("mlp_input_grad_sum", d, 2));
 }
 
 /// The fp8 casts around the linear layers. An fp8 GEMM takes fp8 operands, and Hopper's fp8 tensor
@@ -623,12 +675,14 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   if (rope_op(d)) costs.forward.push_back(rope_forward(d));
   add_attention_forward(costs.forward, d, training.attention);
   costs.forward.push_back(gemm_forward(out.fwd, d, d.tokens, out.n, out.k));
-  costs.forward.push_back(gemm_forward(up.fwd, d, d.tokens, up.n, up.k));
+  add_up_forward(costs.forward, d, up, kMlpGate);
   costs.forward.push_back(gemm_forward(down.fwd, d, d.tokens, down.n, down.k));
 
   costs.backward.push_back(elementwise_backward(d));
   if (fp8 && training.fp8_backward) costs.backward.push_back(fp8_casts(gemms, d, training, true, by_norm));
-  for (const LayerGemm* g : {&down, &up, &out}) add_linear_backward(costs.backward, d, g->dgrad, g->wgrad, g->n, g->k, g == &up);
+  add_linear_backward(costs.backward, d, down.dgrad, down.wgrad, down.n, down.k, false);
+  add_up_backward(costs.backward, d, up, kMlpGate);
+  add_linear_backward(costs.backward, d, out.dgrad, out.wgrad, out.n, out.k, false);
   add_attention_backward(costs.backward, d, training.attention);
   if (rope_op(d)) costs.backward.push_back(rope_backward(d));
   add_projections_backward(costs.backward, d, qkv);
@@ -801,15 +855,16 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
                                   false));
   if (eager_bias) costs.forward.push_back(down_bias);
   costs.forward.push_back(unpermute);
+  const LayerGemm shared_up{"shared_up", "shared_dgrad", "shared_wgrad", up.n, up.k};
   if (shared_ffn > 0.0) {
-    costs.forward.push_back(gemm_forward("shared_up", d, d.tokens, up.n, up.k));
+    add_up_forward(costs.forward, d, shared_up, kSharedGate);
     costs.forward.push_back(gemm_forward("shared_down", d, d.tokens, down.n, down.k));
   }
 
   costs.backward.push_back(elementwise_backward(d));
   if (shared_ffn > 0.0) {
-    for (const LayerGemm* g : {&down, &up})
-      add_linear_backward(costs.backward, d, "shared_dgrad", "shared_wgrad", g->n, g->k, g == &up);
+    add_linear_backward(costs.backward, d, "shared_dgrad", "shared_wgrad", down.n, down.k, false);
+    add_up_backward(costs.backward, d, shared_up, kSharedGate);
   }
   costs.backward.push_back(backward_of(unpermute, "unpermute_bwd"));
   if (eager_bias) costs.backward.push_back(down_bias_bwd);

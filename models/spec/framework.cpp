@@ -85,6 +85,20 @@ constexpr std::string_view kMicroPipelineTp =
     "(torch/_inductor/fx_passes/micro_pipeline_tp.py, fuse_matmul_reduce_scatter); a model with separate q, k, v "
     "and gate, up linears (torchtitan's Llama) reduce-scatters a sum of matmuls in the backward, which stays on "
     "the stream";
+constexpr std::string_view kMegatronFusedQkv =
+    "Megatron's attention projects q, k and v with one column-parallel linear (query_key_value in "
+    "megatron/model/transformer.py; linear_qkv in Megatron-Core's SelfAttention)";
+constexpr std::string_view kMegatronFusedFc1 =
+    "with --swiglu Megatron's first MLP linear is twice the FFN width, gate and up in one GEMM (dense_h_to_4h in "
+    "megatron/model/transformer.py; linear_fc1 under gated_linear_unit in Megatron-Core's MLP)";
+constexpr std::string_view kHfSeparateQkv =
+    "Hugging Face-style attention with q_proj, k_proj and v_proj linears (NVIDIA-NeMo/Automodel @89e3a9fd, "
+    "components/models/qwen3_moe/layers.py and gpt_oss/layers.py; DeepSeek-V3's latent projections are "
+    "separate in every framework)";
+constexpr std::string_view kHfSeparateGateUp =
+    "the dense and shared-expert MLP keeps gate_proj and up_proj apart (NVIDIA-NeMo/Automodel @89e3a9fd, "
+    "components/moe/layers.py MLP); its routed experts fuse them (GroupedExperts gate_and_up_projs)";
+
 constexpr std::string_view kMegatronAsyncInputGrad =
     "Megatron-LM's LinearWithGradAccumulationAndAsyncCommunication starts the input gradient's reduction "
     "(all-reduce, or reduce-scatter under sequence parallelism) and runs the weight-gradient GEMM beside it "
@@ -183,6 +197,8 @@ constexpr std::array kSets{
                                          "Transformer Engine's userbuffers reduce-scatter sums the GEMM chunks' partial "
                                          "outputs in its own communication kernels (ub_overlap_rs)"},
         .norm_writes_fp8_inputs = {true, kTeNormFusedCast},
+        .fused_qkv = {true, kMegatronFusedQkv},
+        .fused_gate_up = {true, kMegatronFusedFc1},
     },
     FrameworkParameters{
         .framework = Framework::megatron_lm,
@@ -222,6 +238,8 @@ constexpr std::array kSets{
         .moe_blocks_reduce_fp32 = {false, kNoExperts},
         .tp_overlap_reduces_on_stream = {false, kNoTpOverlap},
         .norm_writes_fp8_inputs = {false, "Megatron-LM before Megatron-Core ran no fp8"},
+        .fused_qkv = {true, kMegatronFusedQkv},
+        .fused_gate_up = {true, kMegatronFusedFc1},
     },
     FrameworkParameters{
         .framework = Framework::megatron_deepspeed,
@@ -276,6 +294,8 @@ constexpr std::array kSets{
         .moe_blocks_reduce_fp32 = {false, kOneReducePolicy},
         .tp_overlap_reduces_on_stream = {false, kNoTpOverlap},
         .norm_writes_fp8_inputs = {false, kSeparateNorms},
+        .fused_qkv = {true, kMegatronFusedQkv},
+        .fused_gate_up = {true, kMegatronFusedFc1},
     },
     FrameworkParameters{
         .framework = Framework::torchtitan,
@@ -333,6 +353,12 @@ constexpr std::array kSets{
         .norm_writes_fp8_inputs = {false,
                                    "torchao's Float8Linear casts its bf16 input (torch.compile may fuse the cast into "
                                    "the norm kernel, not modelled)"},
+        .fused_qkv = {false,
+                      "torchtitan's Llama has wq, wk and wv linears (torchtitan/models/llama3/model.py Attention, as "
+                      "at 820504e, 2025-06); torch.compile leaves them apart (Inductor's linear batching, "
+                      "fx_passes/group_batch_fusion.py, takes sets of at least five)"},
+        .fused_gate_up = {false, "torchtitan's FeedForward has its w1 (gate) and w3 (up) linears apart "
+                                 "(torchtitan/models/llama3/model.py)"},
     },
     FrameworkParameters{
         .framework = Framework::llm_foundry,
@@ -375,6 +401,10 @@ constexpr std::array kSets{
         .moe_blocks_reduce_fp32 = {false, kOneReducePolicy},
         .tp_overlap_reduces_on_stream = {true, kSymmetricMemoryReduce},
         .norm_writes_fp8_inputs = {false, kSeparateNorms},
+        .fused_qkv = {true, "llm-foundry's attention runs one Wqkv linear (attn_config fused_qkv defaults to "
+                             "True, llmfoundry/models/layers/attention.py)"},
+        .fused_gate_up = {false, "llm-foundry's MPTGLU adds a gate_proj linear beside MPTMLP's up_proj "
+                                 "(llmfoundry/models/layers/ffn.py)"},
     },
     FrameworkParameters{
         .framework = Framework::nemo_automodel,
@@ -438,6 +468,8 @@ constexpr std::array kSets{
         .norm_writes_fp8_inputs = {false,
                                    "Transformer Engine's RMSNorm module and torchao's Float8Linear run apart: the "
                                    "linear layer casts its bf16 input"},
+        .fused_qkv = {false, kHfSeparateQkv},
+        .fused_gate_up = {false, kHfSeparateGateUp},
     },
 };
 

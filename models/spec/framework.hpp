@@ -117,6 +117,13 @@ struct FrameworkParameters {
   // so that neither input has a cast kernel of its own. A fact of the framework's layers, so no
   // scenario key overrides it.
   FrameworkChoice<bool> norm_writes_fp8_inputs{};
+  // Whether the model code projects the attention's queries, keys and values with one linear layer
+  // (one GEMM of their summed widths) or with three, and SwiGLU's gate and up projections with one
+  // or two. Separate layers each read the shared input and take a GEMM of their own narrower (q,
+  // k, v) or equal width, and the backward sums their input gradients (input_grad_sum in
+  // transformer_costs.cpp). Facts of the framework's model code, so no scenario key overrides them.
+  FrameworkChoice<bool> fused_qkv{};
+  FrameworkChoice<bool> fused_gate_up{};
 };
 
 /// The parameter set of `framework`.

@@ -371,6 +371,53 @@ TEST_CASE("transformer costs: RoPE op by op beside fused kernels costs the rotat
   CHECK(find(layer_costs(test::llama3_8b(), tp2, unfused).recompute, "rope").bytes == doctest::Approx(rope.bytes));
 }
 
+TEST_CASE("transformer costs: separate q, k, v and gate, up linears run a GEMM each and sum their input gradients") {
+  // Llama 3 8B (h 4096, 32 query and 8 key/value heads of 128, f 14336) at tp 8 with sequence
+  // parallelism, b = 1, s = 8192: every rank's linears see all T = 8192 gathered tokens. torchtitan
+  // keeps wq, wk, wv and w1, w3 apart: GEMMs of n = 4096 / 8 = 512, 1024 / 8 = 128, 128 and
+  // 14336 / 8 = 1792 twice, where Megatron-Core runs one of n = 768 and one of 3584.
+  const double tokens = 8192, h = 4096;
+  const ParallelismSpec tp8{.tp = 8, .sp = true};
+  TrainingSpec titan{.seq_len = 8192, .micro_batch = 1};
+  titan.framework = Framework::torchtitan;
+  titan.elementwise = ElementwiseKernels::fused;  // torch.compile
+  const LayerCosts c = layer_costs(test::llama3_8b(), tp8, titan);
+  CHECK(find(c.forward, "q_proj").gemm_n == 512);
+  CHECK(find(c.forward, "k_proj").gemm_n == 128);
+  CHECK(find(c.forward, "v_proj").gemm_n == 128);
+  CHECK(find(c.backward, "k_proj_dgrad").gemm_k == 128);  // dX = dK Wk: a 128-deep reduction
+  CHECK(find(c.forward, "mlp_gate").gemm_n == 1792);
+  CHECK(find(c.forward, "mlp_up").gemm_n == 1792);
+  // The same FLOPs as the fused GEMMs.
+  const LayerCosts core = layer_costs(test::llama3_8b(), tp8, {.seq_len = 8192, .micro_batch = 1});
+  CHECK(find(core.forward, "qkv_proj").gemm_n == 768);
+  CHECK(find(core.forward, "mlp_up").gemm_n == 3584);
+  CHECK(gemm_flops(c.forward) == doctest::Approx(gemm_flops(core.forward)));
+  CHECK(gemm_flops(c.backward) == doctest::Approx(gemm_flops(core.backward)));
+  // Compiled, each sum is one kernel that reads the linears' T x h bf16 input gradients and writes
+  // their total: 3 + 1 passes for q, k, v, 2 + 1 for gate and up.
+  const double pass = tokens * h * 2.0;
+  CHECK(find(c.backward, "qkv_input_grad_sum").bytes == doctest::Approx(4.0 * pass));
+  CHECK(find(c.backward, "qkv_input_grad_sum").kernels == 1);
+  CHECK(find(c.backward, "mlp_input_grad_sum").bytes == doctest::Approx(3.0 * pass));
+  // Eager autograd adds each arriving gradient into the buffer: two adds of three passes for q, k,
+  // v, one for gate and up.
+  titan.elementwise = ElementwiseKernels::eager;
+  const LayerCosts eager = layer_costs(test::llama3_8b(), tp8, titan);
+  CHECK(find(eager.backward, "qkv_input_grad_sum").bytes == doctest::Approx(6.0 * pass));
+  CHECK(find(eager.backward, "qkv_input_grad_sum").kernels == 2);
+  CHECK(find(eager.backward, "mlp_input_grad_sum").bytes == doctest::Approx(3.0 * pass));
+  // Megatron's fused GEMMs produce one input gradient each: nothing to sum.
+  for (const OpCost& op : core.backward) {
+    CHECK(op.name != "qkv_input_grad_sum");
+    CHECK(op.name != "mlp_input_grad_sum");
+  }
+  // GPT-3's GeLU MLP has one up projection in every framework.
+  TrainingSpec gpt = titan;
+  gpt.seq_len = 2048;
+  for (const OpCost& op : layer_costs(test::gpt3_175b(), tp8, gpt).forward) CHECK(op.name != "mlp_gate");
+}
+
 TEST_CASE("transformer costs: QK-Norm normalises each query and key head, one pass each way") {
   // Qwen3-30B-A3B's attention (32 query heads and 4 key heads of 128) at tp 1, T = 4096 tokens:
   // QK-Norm's two norms read and write the 4096 + 512 = 4608 query and key columns, 2 B each way:

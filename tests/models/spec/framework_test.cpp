@@ -30,7 +30,23 @@ TEST_CASE("frameworks: every choice of every parameter set names its source") {
     CHECK_FALSE(set.tp_collectives_copy_sequence.source.empty());
     CHECK_FALSE(set.zero1_all_reduces_gradients.source.empty());
     CHECK_FALSE(set.zero_param_gather_beside_forward.source.empty());
+    CHECK_FALSE(set.fused_qkv.source.empty());
+    CHECK_FALSE(set.fused_gate_up.source.empty());
   }
+}
+
+TEST_CASE("frameworks: Megatron's model code fuses the input projections, PyTorch-native model code keeps them apart") {
+  for (const Framework f : {Framework::megatron_core, Framework::megatron_lm, Framework::megatron_deepspeed}) {
+    CHECK(framework_parameters(f).fused_qkv.value);
+    CHECK(framework_parameters(f).fused_gate_up.value);
+  }
+  for (const Framework f : {Framework::torchtitan, Framework::nemo_automodel}) {
+    CHECK_FALSE(framework_parameters(f).fused_qkv.value);
+    CHECK_FALSE(framework_parameters(f).fused_gate_up.value);
+  }
+  // MPT: one Wqkv linear, a gate_proj beside up_proj in its GLU.
+  CHECK(framework_parameters(Framework::llm_foundry).fused_qkv.value);
+  CHECK_FALSE(framework_parameters(Framework::llm_foundry).fused_gate_up.value);
 }
 
 TEST_CASE("frameworks: NeMo Automodel trains a bf16 model with Transformer Engine's kernels") {
