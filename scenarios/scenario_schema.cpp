@@ -817,6 +817,12 @@ std::vector<Section> build_sections() {
                            member(training, &TrainingSpec::elementwise), &FrameworkParameters::elementwise),
             cross_entropy_field(),
             rope_fusion_field(),
+            boolean("repeat_kv", member(training, &TrainingSpec::repeat_kv),
+                    "with grouped-query attention, the model code copies each key and value head to its "
+                    "query heads before the attention kernel (torchtitan's repeat_kv until 2026-01-27): the "
+                    "copy is a pass of its own, the kernel reads and keeps the repeated keys and values, and "
+                    "context parallelism moves them at the query width; false (the default): the kernel "
+                    "takes the groups as they are (Transformer Engine, flash-attn, SDPA's enable_gqa)"),
             enumeration("schedule", member(training, &TrainingSpec::schedule),
                         std::array<std::string_view, 3>{"gpipe", "1f1b", "interleaved"},
                         "pipeline schedule"),

@@ -223,7 +223,13 @@ constexpr SourceFamily torchtitan{
                    "leaves the output projection in bf16, simulated at the fp8 rate); FSDP gathers "
                    "bf16 parameters unless the row names the float8 all-gather "
                    "(enable_fsdp_float8_all_gather, training.fp8_param_gather)"},
-    .dropout = no_dropout};
+    .dropout = no_dropout,
+    .repeat_kv = FamilyDefault<bool>{true,
+                                     "repeat_kv=true: torchtitan's Llama at the rows' commits (9dec370, 820504e) copies "
+                                     "k and v to the query heads before scaled_dot_product_attention (repeat_kv in "
+                                     "models/llama/model.py and models/llama3/model.py), which context_parallel's "
+                                     "all-gather and ring then move; SDPA takes the groups since ff0829c10 "
+                                     "(2026-01-27, 'GQA without kv repeats')"}};
 
 // The December 2024 runs (torchtitan 9dec370) compiled the model but not the loss: train.py kept
 // it eager ("compiling loss function causes CUDA errors, turning off for now"); the loss has been

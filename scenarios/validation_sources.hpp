@@ -111,6 +111,9 @@ struct SourceFamily {
   // Whether RoPE ran as a fused kernel (training.rope_fusion), where the family's runs predate the
   // framework's current default.
   std::optional<FamilyDefault<bool>> rope_fusion{};
+  // Whether the model code copied the key and value heads to the query heads before the attention
+  // (training.repeat_kv, off unless a family says so).
+  std::optional<FamilyDefault<bool>> repeat_kv{};
   // The loss's kernel (training.cross_entropy), where not what the framework's current release
   // runs with the row's elementwise kernels.
   std::optional<FamilyDefault<models::CrossEntropyKernel>> cross_entropy{};

@@ -130,6 +130,7 @@ LaunchConfig export_deepspeed(const models::TransformerSpec& model, const models
                                        "step's micro-batches as one schedule",
                                        layout.training.pipeline_runs));
   note_fsdp_sync_keys(layout.training, "DeepSpeed", config.notes);
+  note_repeat_kv(layout.training, "DeepSpeed", config.notes);
   if (layout.training.defer_embedding_wgrad)
     config.notes.push_back("training.defer_embedding_wgrad is not exported: Megatron-DeepSpeed's pipeline engine has no "
                            "deferral of the output layer's weight gradients (Megatron-Core's "

@@ -25,4 +25,8 @@ LaunchConfig export_nemo(const models::TransformerSpec& model, const models::Clu
 void note_fsdp_sync_keys(const models::TrainingSpec& training, std::string_view framework,
                          std::vector<std::string>& notes);
 
+/// The note for training.repeat_kv, which no framework's current release sets (their attention
+/// takes the key-value groups as they are), appended to `notes` where it is on.
+void note_repeat_kv(const models::TrainingSpec& training, std::string_view framework, std::vector<std::string>& notes);
+
 }  // namespace clustersim::handoff

@@ -32,6 +32,13 @@ void note_fsdp_sync_keys(const models::TrainingSpec& training, std::string_view 
                                 framework));
 }
 
+void note_repeat_kv(const models::TrainingSpec& training, std::string_view framework, std::vector<std::string>& notes) {
+  if (training.repeat_kv)
+    notes.push_back(fmt::format("training.repeat_kv is not exported: {} hands the attention the key-value groups as "
+                                "they are (torchtitan's Llama copied them to the query heads until 2026-01-27)",
+                                framework));
+}
+
 std::string launch_config_text(const LaunchConfig& config) {
   std::string text = fmt::format("{} ({}): ", framework_name(config.framework), config.source);
   text += config.runs_as_given() ? "runs this layout as given\n" : "does not run this layout as given\n";

@@ -306,6 +306,7 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
     if (t.wgrad_deferral_limit > 0) f.add("--wgrad-deferral-limit", t.wgrad_deferral_limit);
   }
   note_fsdp_sync_keys(t, "Megatron-LM", launch.notes);
+  note_repeat_kv(t, "Megatron-LM", launch.notes);
   if (t.pipeline_runs > 1)
     launch.notes.push_back(fmt::format("training.pipeline_runs {} is not exported: Megatron-LM runs a step's "
                                        "micro-batches as one pipeline schedule",

@@ -254,6 +254,7 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
     if (t.wgrad_deferral_limit > 0) num("model.wgrad_deferral_limit", t.wgrad_deferral_limit);
   }
   note_fsdp_sync_keys(t, "Megatron-Bridge", notes);
+  note_repeat_kv(t, "Megatron-Bridge", notes);
   if (t.pipeline_runs > 1)
     notes.push_back(fmt::format("training.pipeline_runs {} is not exported: Megatron-Core runs a step's micro-batches "
                                 "as one pipeline schedule",

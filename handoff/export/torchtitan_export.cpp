@@ -157,6 +157,7 @@ LaunchConfig export_torchtitan(const models::TransformerSpec& model, const model
   if (model.qk_norm)
     config.notes.push_back("model.qk_norm is not exported: the Llama 3 model the export writes has no QK-Norm");
   note_fsdp_sync_keys(layout.training, "torchtitan", config.notes);
+  note_repeat_kv(layout.training, "torchtitan", config.notes);
   if (layout.training.defer_embedding_wgrad)
     config.notes.push_back("training.defer_embedding_wgrad is not exported: PyTorch's pipelining has no deferral of the "
                            "output layer's weight gradients (Megatron-Core's --defer-embedding-wgrad-compute)");

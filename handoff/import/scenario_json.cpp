@@ -131,6 +131,7 @@ nlohmann::ordered_json scenario_json(std::string_view name, const models::Transf
             {"cuda_graphs", t.cuda_graphs},
             {"cross_entropy", models::cross_entropy_name(t.cross_entropy)},
             {"rope_fusion", t.rope_fusion},
+            {"repeat_kv", t.repeat_kv},
             {"moe_capacity_factor", t.moe_capacity_factor},
             {"moe_pad_to_capacity", t.moe_pad_to_capacity},
             {"moe_dispatcher", t.moe_dispatcher == models::MoeDispatcher::deepep ? "deepep" : "alltoall"}}}};

@@ -180,11 +180,16 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
   const double attention_output = kernel_reads_output ? 2.0 + fp8_copy : gemm_input;
   const double kv = kv_width_per_rank(model, parallelism.tp);
   const double v = kv / static_cast<double>(qk_head_dim(model)) * static_cast<double>(value_head_dim(model));
+  // The attention keeps the keys and values it was handed: copied to the query heads under
+  // training.repeat_kv.
+  const bool repeated = training.repeat_kv && !is_mla(model) && kv < q_over_h * h / t;
+  const double kept_k = repeated ? q_over_h * h / t : kv;
+  const double kept_v = repeated ? o_over_h * h / t : v;
   const double latents =
       is_mla(model) ? 2.0 * tokens * static_cast<double>(model.q_lora_rank + model.kv_lora_rank + model.qk_rope_head_dim)
                     : 0.0;
   const double qk_norm_inputs = model.qk_norm ? 2.0 * q_over_h * sbh / t + 2.0 * tokens * kv : 0.0;
-  const double split = (2.0 * q_over_h + attention_output * o_over_h + mlp) * sbh / t + 2.0 * tokens * (kv + v) +
+  const double split = (2.0 * q_over_h + attention_output * o_over_h + mlp) * sbh / t + 2.0 * tokens * (kept_k + kept_v) +
                        latents + qk_norm_inputs;
 
   double scores = 0.0;

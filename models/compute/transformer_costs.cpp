@@ -52,6 +52,7 @@ struct Dims {
   bool dropout;        // the model trains with dropout (TransformerSpec::dropout > 0)
   bool separate_qkv;      // q, k and v projected by three linears (FrameworkParameters::fused_qkv false)
   bool separate_gate_up;  // SwiGLU's gate and up by two (FrameworkParameters::fused_gate_up false)
+  bool repeat_kv;  // k and v copied to the query heads before the kernel (training.repeat_kv, fewer k/v heads)
 };
 
 /// Hopper fp8 GEMM throughput with DeepSeek-V3 block scales (1 x 128 on the activation and
@@ -128,6 +129,7 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .dropout = model.dropout > 0.0,
       .separate_qkv = !set.fused_qkv.value,
       .separate_gate_up = model.mlp == MlpKind::swiglu && !set.fused_gate_up.value,
+      .repeat_kv = training.repeat_kv && !mla && kv_width < q_width,
   };
 }
 
@@ -183,7 +185,7 @@ OpCost attention_forward(const Dims& d) {
   // Reads Q, K, V once and writes O plus the fp32 log-sum-exp per query and head: the minimum
   // traffic of a flash kernel (K/V re-reads across query blocks are assumed to hit L2).
   const double q_and_o = d.tokens * (d.q_width + d.out_width) * kActivationBytes;
-  const double k_and_v = d.kv_tokens * (d.kv_width + d.v_width) * kActivationBytes;
+  const double k_and_v = d.kv_tokens * (d.repeat_kv ? d.q_width + d.out_width : d.kv_width + d.v_width) * kActivationBytes;
   double executed = kCausalFraction * full;
   if (d.windowed > 0.0 && d.window < d.keys) {
     // A banded layer computes each query tile against the key tiles its window touches,
@@ -300,6 +302,24 @@ OpCost rope_backward(const Dims& d) {
   return op;
 }
 
+/// repeat_kv beside fused kernels (training.repeat_kv; the eager ops count it among theirs): the
+/// expand-and-reshape that copies the rank's keys and values to the query heads. Compiled, the keys'
+/// copy is RoPE's own kernel writing the query width instead of the key width (q - kv more bytes
+/// written) and the values' a kernel of its own, reading them from their GEMM and writing them
+/// repeated (v + out), 2 B each; its backward sums each copy's gradient back into its group, the
+/// same traffic.
+OpCost kv_copy_forward(const Dims& d) {
+  const double bytes = d.tokens * (d.q_width - d.kv_width + d.v_width + d.out_width) * kActivationBytes;
+  return {.name = "repeat_kv", .kind = OpKind::elementwise, .model_flops = 0.0, .bytes = bytes, .kernels = 1};
+}
+bool kv_copy_op(const Dims& d) { return d.repeat_kv && !d.eager; }
+OpCost kv_copy_backward(const Dims& d) {
+  OpCost op = kv_copy_forward(d);
+  op.name = "repeat_kv_bwd";
+  op.flops = d.tokens * (d.q_width + d.out_width);
+  return op;
+}
+
 /// The elementwise ops of elementwise_forward (below) as plain PyTorch runs them without
 /// torch.compile, one kernel per op (torchtitan's
 /// Llama: models/llama/model.py and models/norms.py), bytes read + written per element:
@@ -307,15 +327,15 @@ OpCost rope_backward(const Dims& d) {
 ///   and on the key columns;
 /// - two residual adds on norm_tokens x h: 4 + 2 B each;
 /// - RoPE (rope_forward) on the rotated columns of q and k, where it is not fused;
-/// - repeat_kv, when a rank has fewer k/v heads than query heads: k and v expanded to the query
-///   width and copied (reads 2 x kv, writes 2 x q per token, 2 B each);
+/// - repeat_kv (training.repeat_kv, a rank with fewer k/v heads than query heads): k and v expanded
+///   to the query width and copied (reads 2 x kv, writes 2 x q per token, 2 B each);
 /// - the attention output's transpose(1, 2).contiguous(): 2 + 2 B on tokens x q;
 /// - SwiGLU as silu(w1 x) * w3 x: silu 2 + 2, multiply 4 + 2 on tokens x f/tp (GELU: 2 + 2).
 /// The fused version costs none of RoPE, the k/v copy or the transpose (Megatron-LM and TE fuse them
 /// or lay out q, k, v so that no copy is needed).
 OpCost elementwise_forward_eager(const Dims& d) {
   const double hidden_elems = d.norm_tokens * d.hidden;
-  const bool repeat_kv = d.kv_width < d.q_width;
+  const bool repeat_kv = d.repeat_kv;
   const double qk_norm_elems = d.qk_norm ? d.tokens * (d.q_width + d.kv_width) : 0.0;
   const OpCost rope = rope_forward(d);
   double bytes = (2.0 * hidden_elems + qk_norm_elems) * kEagerRmsNormBytes + 2.0 * 6.0 * hidden_elems + rope.bytes;
@@ -673,6 +693,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   }
   add_projections_forward(costs.forward, d, qkv);
   if (rope_op(d)) costs.forward.push_back(rope_forward(d));
+  if (kv_copy_op(d)) costs.forward.push_back(kv_copy_forward(d));
   add_attention_forward(costs.forward, d, training.attention);
   costs.forward.push_back(gemm_forward(out.fwd, d, d.tokens, out.n, out.k));
   add_up_forward(costs.forward, d, up, kMlpGate);
@@ -684,6 +705,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   add_up_backward(costs.backward, d, up, kMlpGate);
   add_linear_backward(costs.backward, d, out.dgrad, out.wgrad, out.n, out.k, false);
   add_attention_backward(costs.backward, d, training.attention);
+  if (kv_copy_op(d)) costs.backward.push_back(kv_copy_backward(d));
   if (rope_op(d)) costs.backward.push_back(rope_backward(d));
   add_projections_backward(costs.backward, d, qkv);
   add_sequence_copies(costs.forward, d, parallelism, training, false);
@@ -838,6 +860,7 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   costs.forward.push_back(elementwise_forward(d));
   add_projections_forward(costs.forward, d, qkv);
   if (rope_op(d)) costs.forward.push_back(rope_forward(d));
+  if (kv_copy_op(d)) costs.forward.push_back(kv_copy_forward(d));
   add_attention_forward(costs.forward, d, training.attention);
   costs.forward.push_back(gemm_forward(out.fwd, d, d.tokens, out.n, out.k));
   if (router_learns) {
@@ -886,6 +909,7 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   }
   add_linear_backward(costs.backward, d, out.dgrad, out.wgrad, out.n, out.k, false);
   add_attention_backward(costs.backward, d, training.attention);
+  if (kv_copy_op(d)) costs.backward.push_back(kv_copy_backward(d));
   if (rope_op(d)) costs.backward.push_back(rope_backward(d));
   add_projections_backward(costs.backward, d, qkv);
 

@@ -297,6 +297,12 @@ struct TrainingSpec {
   // (NeMo Automodel's MoE models before January 2026), among the eager ones otherwise (torchtitan
   // without torch.compile).
   bool rope_fusion = true;
+  // With grouped-query attention: the model code copies each key and value head to the query heads
+  // it serves before the attention kernel (torchtitan's repeat_kv ahead of scaled_dot_product_
+  // attention until 2026-01-27), so the copy is a pass of its own, the kernel reads and keeps the
+  // repeated K and V, and context parallelism gathers and rotates them at the query width. False:
+  // the kernel takes the groups as they are (Transformer Engine, flash-attn, SDPA's enable_gqa).
+  bool repeat_kv = false;
   // The model's parameters are bf16 and Adam keeps its moments in their dtype: no fp32 master copy
   // anywhere (a model cast to bf16 before training, as NeMo Automodel's benchmark recipes do);
   // false is mixed precision, fp32 master weights and moments beside the bf16 weights.

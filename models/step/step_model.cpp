@@ -423,7 +423,10 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   // ring that spans NVLink domains advances at the pace of the hops that cross between them: the
   // pair is a cross-domain one unless the whole ring is in one.
   if (p.cp > 1) {
-    const double kv_heads_per_rank = static_cast<double>(std::max<std::int64_t>(1, model.kv_heads / p.tp));
+    // Grouped keys and values, or with training.repeat_kv the copies at the query heads' count, which
+    // is what the model code hands the attention and so what context parallelism moves.
+    const std::int64_t kv_heads = t.repeat_kv ? std::max(model.heads, model.kv_heads) : model.kv_heads;
+    const double kv_heads_per_rank = static_cast<double>(std::max<std::int64_t>(1, kv_heads / p.tp));
     const double head_dim = static_cast<double>(model.hidden / model.heads);
     const double rank_tokens = static_cast<double>(t.micro_batch * (t.seq_len / p.cp));
     const double kv_block_bytes = rank_tokens * 2.0 * kv_heads_per_rank * head_dim * kBf16Bytes;

@@ -361,6 +361,10 @@ TEST_CASE("torchtitan export: the FSDP2 sync keys it has no setting for are note
   sharded.training.fsdp_sync_every_micro_batch = false;
   sharded.training.fsdp_sync_once = true;
   CHECK(noted(export_of(sharded), "fsdp_sync_once"));
+  // Nor has the key-value copy of its Llama before 2026: SDPA takes the groups today.
+  CHECK_FALSE(noted(export_of(sharded), "repeat_kv"));
+  sharded.training.repeat_kv = true;
+  CHECK(noted(export_of(sharded), "repeat_kv"));
 }
 
 TEST_CASE("torchtitan: Qwen3 30B-A3B with expert parallelism exports as qwen3's flavor and round-trips") {

@@ -58,6 +58,12 @@ TEST_CASE("memory: Llama 3 70B activations with grouped-query attention, SwiGLU 
   TransformerSpec with_dropout = test::llama3_70b();
   with_dropout.dropout = 0.1;
   CHECK(activation_bytes_per_layer(with_dropout, {.tp = 8, .sp = true}, training) == doctest::Approx(297795584.0));
+  // Keys and values copied to the query heads before the kernel (training.repeat_kv) are kept as
+  // copied: 2 + 2 per sbh / t instead of 0.5, (8 + 2 + 2 + 21 + 4) / 8 = 4.625 -> 310,378,496 B.
+  TrainingSpec repeated = training;
+  repeated.repeat_kv = true;
+  CHECK(activation_bytes_per_layer(test::llama3_70b(), {.tp = 8, .sp = true}, repeated) ==
+        doctest::Approx(310378496.0));
 }
 
 TEST_CASE("memory: Transformer Engine's fp8 layers keep their GEMM inputs as 1-byte copies, torchao's do not") {

@@ -323,11 +323,17 @@ TEST_CASE("transformer costs: eager elementwise kernels move what plain PyTorch'
   TrainingSpec eager{.seq_len = 4096, .micro_batch = 1};
   eager.elementwise = ElementwiseKernels::eager;
   eager.rope_fusion = false;  // torchtitan's, without torch.compile
+  eager.repeat_kv = true;     // torchtitan's before 2026
   const LayerCosts c = layer_costs(test::llama3_8b(), {}, eager);
   const OpCost& fwd = find(c.forward, "norms_elementwise");
   CHECK(fwd.bytes == doctest::Approx(626688.0 * 4096.0));
   CHECK(fwd.kernels == 29);
   CHECK(find(c.backward, "norms_elementwise_bwd").bytes == doctest::Approx(2.0 * 626688.0 * 4096.0));
+  // SDPA taking the groups as they are: no copy.
+  eager.repeat_kv = false;
+  const OpCost grouped = find(layer_costs(test::llama3_8b(), {}, eager).forward, "norms_elementwise");
+  CHECK(grouped.bytes == doctest::Approx((626688.0 - 20480.0) * 4096.0));
+  CHECK(grouped.kernels == 27);
   // Fused kernels move far less: 20 B per hidden unit (no dropout mask: Llama trains without
   // dropout) plus the SwiGLU's 3 x 14336 x 2 B.
   const LayerCosts fused = layer_costs(test::llama3_8b(), {}, {.seq_len = 4096, .micro_batch = 1});
@@ -416,6 +422,29 @@ TEST_CASE("transformer costs: separate q, k, v and gate, up linears run a GEMM e
   TrainingSpec gpt = titan;
   gpt.seq_len = 2048;
   for (const OpCost& op : layer_costs(test::gpt3_175b(), tp8, gpt).forward) CHECK(op.name != "mlp_gate");
+}
+
+TEST_CASE("transformer costs: repeat_kv copies the key and value groups to the query heads the attention reads") {
+  // Llama 3 8B at tp 1, T = 4096 tokens: 32 query heads over 8 key/value heads of 128. Compiled,
+  // the keys' copy is RoPE's kernel writing 4096 columns instead of 1024 (3072 more) and the
+  // values' a kernel reading 1024 and writing 4096: (3072 + 1024 + 4096) x 2 B a token, the same
+  // backward; the attention then reads K and V at 4096 columns each instead of 1024.
+  TrainingSpec compiled{.seq_len = 4096, .micro_batch = 1};
+  compiled.framework = Framework::torchtitan;
+  compiled.elementwise = ElementwiseKernels::fused;
+  compiled.repeat_kv = true;
+  const LayerCosts c = layer_costs(test::llama3_8b(), {}, compiled);
+  CHECK(find(c.forward, "repeat_kv").bytes == doctest::Approx(8192.0 * 2.0 * 4096.0));
+  CHECK(find(c.forward, "repeat_kv").kernels == 1);
+  CHECK(find(c.backward, "repeat_kv_bwd").bytes == doctest::Approx(find(c.forward, "repeat_kv").bytes));
+  compiled.repeat_kv = false;
+  const LayerCosts grouped = layer_costs(test::llama3_8b(), {}, compiled);
+  for (const OpCost& op : grouped.forward) CHECK(op.name != "repeat_kv");
+  CHECK(find(c.forward, "attention").bytes - find(grouped.forward, "attention").bytes ==
+        doctest::Approx(4096.0 * 2.0 * (4096.0 - 1024.0) * 2.0));
+  // Multi-head attention has nothing to copy.
+  compiled.repeat_kv = true;
+  for (const OpCost& op : layer_costs(test::gpt3_175b(), {}, compiled).forward) CHECK(op.name != "repeat_kv");
 }
 
 TEST_CASE("transformer costs: QK-Norm normalises each query and key head, one pass each way") {

@@ -347,6 +347,14 @@ TEST_CASE("collective records: all_gather context parallelism gathers the sequen
         doctest::Approx(layers * pytorch.layer.cp_gather.seconds).epsilon(1e-12));
   CHECK(split.cp_before_forward_s == doctest::Approx(layers * (1.0 - hidden) * pytorch.layer.cp_gather.seconds));
   CHECK(split.cp_after_backward_s == 0.0);
+
+  // torchtitan's Llama before 2026 copied k and v to the query heads before SDPA (repeat_kv), so
+  // the gather and the gradients' ring move 16 heads a rank where the groups are 4: 4 x the bytes.
+  in.training.repeat_kv = true;
+  const StepPlan repeated = plan_step(in);
+  check_record(repeated.layer.cp_gather, CollectiveOp::all_gather, 4.0 * 4.0 * kv_block, cp_group, CommScope::cp, in);
+  check_record(repeated.layer.cp_kv, CollectiveOp::send_recv, 4.0 * 2.0 * kv_block, {.ranks = 2, .ranks_per_node = 1},
+               CommScope::cp, in);
 }
 
 TEST_CASE("collective records: a2a context parallelism trades the sequence for heads around the attention") {
