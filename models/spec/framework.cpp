@@ -388,10 +388,11 @@ constexpr std::array kSets{
         .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
         .tp_collectives_copy_sequence = {true, kDTensorSequenceSecond},
         .tp_overlap_hides_input_grad_reduce = {true,
-                                               "llm-foundry's MPT blocks run Wqkv and up_proj as one linear each, so "
-                                               "PyTorch's micro-pipeline TP pass can fuse each input gradient's "
-                                               "reduce-scatter with the matmul that produces it "
-                                               "(torch/_inductor/fx_passes/micro_pipeline_tp.py)"},
+                                               "llm-foundry's MPT blocks run Wqkv and a plain MLP's up_proj as one "
+                                               "linear each, so PyTorch's micro-pipeline TP pass can fuse each input "
+                                               "gradient's reduce-scatter with the matmul that produces it "
+                                               "(torch/_inductor/fx_passes/micro_pipeline_tp.py); under MPTGLU the "
+                                               "MLP's is a sum of two matmuls (fused_gate_up), taken as hidden too"},
         .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},
         .zero1_all_reduces_gradients = {false, kNoZero1},
         .zero_param_gather_beside_forward = {true, kNoZeroParamGather},
