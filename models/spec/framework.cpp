@@ -355,8 +355,10 @@ constexpr std::array kSets{
                                    "the norm kernel, not modelled)"},
         .fused_qkv = {false,
                       "torchtitan's Llama has wq, wk and wv linears (torchtitan/models/llama3/model.py Attention, as "
-                      "at 820504e, 2025-06); torch.compile leaves them apart (Inductor's linear batching, "
-                      "fx_passes/group_batch_fusion.py, takes sets of at least five)"},
+                      "at 820504e, 2025-06; models/common/attention.py QKVLinear since, FusedQKVLinear only under "
+                      "make_gqa_config's fuse_qkv, off by default, from ad7a86533, 2026-04-16); torch.compile leaves "
+                      "them apart (Inductor's linear batching, fx_passes/group_batch_fusion.py, takes sets of at "
+                      "least five)"},
         .fused_gate_up = {false, "torchtitan's FeedForward has its w1 (gate) and w3 (up) linears apart "
                                  "(torchtitan/models/llama3/model.py)"},
     },
