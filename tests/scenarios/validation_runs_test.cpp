@@ -420,6 +420,13 @@ TEST_CASE("validation: torchtitan's Grand Teton rows run on h100-96gb-500w with 
   CHECK(s.training.recompute == models::Recompute::full);
   // 16 x 8192 / (5762 x 8) = 2.84346 s.
   CHECK(f.measured.step_time_s == doctest::Approx(2.843457).epsilon(1e-6));
+  // torchtitan's Llama copied its key-value groups to the query heads then (repeat_kv); the
+  // assumption is stated where there are groups to copy.
+  CHECK(s.training.repeat_kv);
+  CHECK(f.scenario.training.repeat_kv);
+  CHECK(assumes(f, "repeat_kv=true"));
+  fsdp.kv_heads = "32";
+  CHECK_FALSE(assumes(mapped(fsdp), "repeat_kv=true"));
 }
 
 TEST_CASE("validation: a pipelined row's gradient-accumulation steps are its pipeline runs") {
@@ -478,6 +485,7 @@ TEST_CASE("validation: Llama 3's interleaved pipeline takes the V its paper's sp
   CHECK(c.scenario.parallelism.layers_per_chunk == expected);
   CHECK(c.scenario.training.schedule == models::Schedule::interleaved);
   CHECK(assumes(c, "vp=8 = (layers + 2) / pp: the paper's section 3.3.2"));
+  CHECK_FALSE(c.scenario.training.repeat_kv);  // only torchtitan's family copies key-value groups
   // The same rule on 8 stages: 16 chunks a stage.
   row.pp = "8";
   row.dp = "8";
