@@ -516,7 +516,7 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   t.rope_fusion = family.rope_fusion ? family.rope_fusion->value : models::framework_rope_fusion(set, t.elementwise);
   if (family.rope_fusion) assumed.emplace_back(family.rope_fusion->reason);
   t.repeat_kv = family.repeat_kv && family.repeat_kv->value;
-  if (family.repeat_kv && models::attention_kv_heads(m) < m.heads)
+  if (family.repeat_kv && models::copies_kv_groups(m, true))
     assumed.emplace_back(family.repeat_kv->reason);
   const auto family_loss = cross_entropy_for_model(family, row.model);
   t.cross_entropy = family_loss ? family_loss->value : models::framework_cross_entropy(set, t.elementwise);

@@ -182,7 +182,7 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
   const double v = kv / static_cast<double>(qk_head_dim(model)) * static_cast<double>(value_head_dim(model));
   // The attention keeps the keys and values it was handed: copied to the query heads under
   // training.repeat_kv.
-  const bool repeated = training.repeat_kv && !is_mla(model) && kv < q_over_h * h / t;
+  const bool repeated = copies_kv_groups(model, training.repeat_kv);
   const double kept_k = repeated ? q_over_h * h / t : kv;
   const double kept_v = repeated ? o_over_h * h / t : v;
   const double latents =

@@ -50,9 +50,9 @@ struct Dims {
   bool qk_norm;        // QK-Norm over the q_width + kv_width columns (TransformerSpec::qk_norm)
   bool alibi;          // ALiBi's bias on the scores (TransformerSpec::alibi)
   bool dropout;        // the model trains with dropout (TransformerSpec::dropout > 0)
-  bool separate_qkv;      // q, k and v projected by three linears (FrameworkParameters::fused_qkv false)
+  bool separate_qkv;      // q, k and v projected by three linears (FrameworkParameters::fused_qkv false; not mla)
   bool separate_gate_up;  // SwiGLU's gate and up by two (FrameworkParameters::fused_gate_up false)
-  bool repeat_kv;  // k and v copied to the query heads before the kernel (training.repeat_kv, fewer k/v heads)
+  bool repeat_kv;         // k and v copied to the query heads before the kernel (copies_kv_groups)
 };
 
 /// Hopper fp8 GEMM throughput with DeepSeek-V3 block scales (1 x 128 on the activation and
@@ -127,9 +127,9 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .qk_norm = model.qk_norm,
       .alibi = model.alibi,
       .dropout = model.dropout > 0.0,
-      .separate_qkv = !set.fused_qkv.value,
+      .separate_qkv = !mla && !set.fused_qkv.value,
       .separate_gate_up = model.mlp == MlpKind::swiglu && !set.fused_gate_up.value,
-      .repeat_kv = training.repeat_kv && !mla && kv_width < q_width,
+      .repeat_kv = copies_kv_groups(model, training.repeat_kv),
   };
 }
 
@@ -185,7 +185,8 @@ OpCost attention_forward(const Dims& d) {
   // Reads Q, K, V once and writes O plus the fp32 log-sum-exp per query and head: the minimum
   // traffic of a flash kernel (K/V re-reads across query blocks are assumed to hit L2).
   const double q_and_o = d.tokens * (d.q_width + d.out_width) * kActivationBytes;
-  const double k_and_v = d.kv_tokens * (d.repeat_kv ? d.q_width + d.out_width : d.kv_width + d.v_width) * kActivationBytes;
+  const double kv_read = d.repeat_kv ? d.q_width + d.out_width : d.kv_width + d.v_width;
+  const double k_and_v = d.kv_tokens * kv_read * kActivationBytes;
   double executed = kCausalFraction * full;
   if (d.windowed > 0.0 && d.window < d.keys) {
     // A banded layer computes each query tile against the key tiles its window touches,
@@ -335,17 +336,16 @@ OpCost kv_copy_backward(const Dims& d) {
 /// or lay out q, k, v so that no copy is needed).
 OpCost elementwise_forward_eager(const Dims& d) {
   const double hidden_elems = d.norm_tokens * d.hidden;
-  const bool repeat_kv = d.repeat_kv;
   const double qk_norm_elems = d.qk_norm ? d.tokens * (d.q_width + d.kv_width) : 0.0;
   const OpCost rope = rope_forward(d);
   double bytes = (2.0 * hidden_elems + qk_norm_elems) * kEagerRmsNormBytes + 2.0 * 6.0 * hidden_elems + rope.bytes;
-  if (repeat_kv) bytes += 2.0 * d.tokens * (d.kv_width + d.q_width) * kActivationBytes;
+  if (d.repeat_kv) bytes += 2.0 * d.tokens * (d.kv_width + d.q_width) * kActivationBytes;
   bytes += d.tokens * d.q_width * 4.0;
   bytes += d.tokens * d.ffn * (d.swiglu ? 10.0 : 4.0);
   const double flops =
       (2.0 * hidden_elems + qk_norm_elems) * 5.0 + 2.0 * hidden_elems + rope.flops + d.tokens * d.ffn * 8.0;
   const int norms = 2 + (d.qk_norm ? 2 : 0);
-  const int kernels = norms * kEagerRmsNormKernels + 2 + rope.kernels + (repeat_kv ? 2 : 0) + 1 + (d.swiglu ? 2 : 1);
+  const int kernels = norms * kEagerRmsNormKernels + 2 + rope.kernels + (d.repeat_kv ? 2 : 0) + 1 + (d.swiglu ? 2 : 1);
   return {.name = "norms_elementwise", .kind = OpKind::elementwise, .flops = flops,
           .model_flops = 0.0, .bytes = bytes, .kernels = kernels};
 }
@@ -409,7 +409,7 @@ struct Projection {
 };
 
 int attention_projections(const Dims& d, const LayerGemm& qkv, std::array<Projection, 4>& out) {
-  if (d.kv_latent <= 0.0 && d.separate_qkv) {
+  if (d.separate_qkv) {
     out[0] = {"q_proj", "q_proj_dgrad", "q_proj_wgrad", d.q_width, d.hidden};
     out[1] = {"k_proj", "k_proj_dgrad", "k_proj_wgrad", d.kv_width, d.hidden};
     out[2] = {"v_proj", "v_proj_dgrad", "v_proj_wgrad", d.v_width, d.hidden};
@@ -454,7 +454,7 @@ void add_projections_backward(OpList& ops, const Dims& d, const LayerGemm& qkv) 
   std::array<Projection, 4> p{};
   const int n = attention_projections(d, qkv, p);
   for (int i = n - 1; i >= 0; --i) add_linear_backward(ops, d, p[i].dgrad, p[i].wgrad, p[i].n, p[i].k, p[i].column_parallel);
-  if (d.separate_qkv && d.kv_latent <= 0.0) ops.push_back(input_grad_sum("qkv_input_grad_sum", d, n));
+  if (d.separate_qkv) ops.push_back(input_grad_sum("qkv_input_grad_sum", d, n));
 }
 
 /// SwiGLU's gate and up projections: one GEMM of twice the width, or two of the FFN width where

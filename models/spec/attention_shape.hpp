@@ -34,6 +34,13 @@ inline bool rotary_positions(const TransformerSpec& m) { return m.mlp == MlpKind
 /// Key (= value) heads the kernel reads: kv_heads, or every head under mla.
 inline std::int64_t attention_kv_heads(const TransformerSpec& m) { return is_mla(m) ? m.heads : m.kv_heads; }
 
+/// Whether the model code copies each key-value group to the query heads it serves before the
+/// kernel (`repeat_kv`: training.repeat_kv): only where there are fewer key-value heads than query
+/// heads, so never under mla.
+inline bool copies_kv_groups(const TransformerSpec& m, bool repeat_kv) {
+  return repeat_kv && attention_kv_heads(m) < m.heads;
+}
+
 /// Whether layer `index` (0-based) attends a sliding window.
 inline bool is_windowed_layer(const TransformerSpec& m, std::int64_t index) {
   return m.sliding_window > 0 && m.sliding_window_layers > 0 && index % m.sliding_window_layers == 0;

@@ -19,6 +19,7 @@
 #include "models/step/step_durations.hpp"
 #include "models/step/step_comm.hpp"
 #include "models/compute/transformer_costs.hpp"
+#include "models/spec/attention_shape.hpp"
 #include "models/spec/framework.hpp"
 #include "models/spec/moe.hpp"
 #include "models/spec/sharding.hpp"
@@ -425,7 +426,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   if (p.cp > 1) {
     // Grouped keys and values, or with training.repeat_kv the copies at the query heads' count, which
     // is what the model code hands the attention and so what context parallelism moves.
-    const std::int64_t kv_heads = t.repeat_kv ? std::max(model.heads, model.kv_heads) : model.kv_heads;
+    const std::int64_t kv_heads = copies_kv_groups(model, t.repeat_kv) ? model.heads : model.kv_heads;
     const double kv_heads_per_rank = static_cast<double>(std::max<std::int64_t>(1, kv_heads / p.tp));
     const double head_dim = static_cast<double>(model.hidden / model.heads);
     const double rank_tokens = static_cast<double>(t.micro_batch * (t.seq_len / p.cp));
