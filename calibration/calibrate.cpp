@@ -99,7 +99,7 @@ class ProfileBuilder {
     }
     auto& c = out_.profile.compute;
     for (auto* s : {&c.gemm_max_efficiency_bf16, &c.gemm_max_efficiency_fp8, &c.k_half, &c.attention_efficiency,
-                    &c.hbm_efficiency, &c.launch_overhead_s, &c.sustained_clock_ratio,
+                    &c.hbm_efficiency, &c.launch_overhead_s, &c.sustained_clock_ratio, &c.attention_clock_factor,
                     &c.attention_cudnn_efficiency, &c.attention_flash3_efficiency, &c.attention_sdpa_flash_efficiency}) {
       s->source = std::string(kBuiltIn) + s->source;
     }
@@ -187,35 +187,51 @@ class ProfileBuilder {
   // benchmark call spends outside the kernel (host dispatch, autograd), which a training step
   // hides by issuing ahead and is reported, not kept. Without two sizes the efficiency is the mean
   // TF/s of the runs.
-  // The step model scales all tensor-core work by one clock ratio: the sustained bf16 GEMM's.
-  // A record of other work that holds a different share of its first-second clock is reported
-  // beside it, since the ratio a kernel holds follows the power it draws at the limit.
+  // Tensor-core work holds the sustained bf16 GEMM's clock ratio; fused attention holds its own
+  // share of that, attention_clock_factor, since the clock a kernel holds at the power limit
+  // follows the power it draws there: each attention record's held / first-second clock over the
+  // GEMMs', their mean the factor. Each record is reported.
   void fit_clocks(const RawInputs& in) {
-    double sum = 0.0;
+    double gemm_sum = 0.0;
     int gemms = 0;
     for (const auto& s : in.clocks) {
       out_.clocks.push_back(s);
       if (s.work == "gemm" && s.dtype == "bf16") {
-        sum += s.sm_mhz / s.sm_mhz_first_s;
+        gemm_sum += s.sm_mhz / s.sm_mhz_first_s;
         ++gemms;
       }
     }
     if (gemms == 0) {
-      out_.notes.push_back("clock: no bf16 GEMM record, so sustained_clock_ratio keeps its built-in value");
+      out_.notes.push_back(
+          "clock: no bf16 GEMM record, so sustained_clock_ratio and attention_clock_factor keep their built-in values");
       return;
     }
-    const double gemm_ratio = sum / gemms;
+    const double gemm_ratio = gemm_sum / gemms;
     out_.profile.compute.sustained_clock_ratio = {
         gemm_ratio, fmt::format("measured: SM clock of back-to-back bf16 GEMMs over their first second's, mean of {} "
                                 "run(s) in {}",
                                 gemms, in.clocks_from.text())};
+    double attention_sum = 0.0;
+    int attentions = 0;
     for (const auto& s : in.clocks) {
       if (s.work != "attention") continue;
-      out_.notes.push_back(fmt::format("clock: {} held {:.0f} MHz, {:.3f} of its first second's, at {:.0f} W; the step "
-                                       "model scales attention by the bf16 GEMM's {:.3f}",
-                                       s.kernel.empty() ? "attention" : s.kernel, s.sm_mhz, s.sm_mhz / s.sm_mhz_first_s,
-                                       s.power_w, gemm_ratio));
+      const double held = s.sm_mhz / s.sm_mhz_first_s;
+      attention_sum += held / gemm_ratio;
+      ++attentions;
+      out_.notes.push_back(fmt::format("clock: {} held {:.0f} MHz, {:.3f} of its first second's, at {:.0f} W: {:.3f} "
+                                       "of the bf16 GEMMs' {:.3f}",
+                                       s.kernel.empty() ? "attention" : s.kernel, s.sm_mhz, held, s.power_w,
+                                       held / gemm_ratio, gemm_ratio));
     }
+    if (attentions == 0) {
+      out_.notes.push_back("clock: no attention record, so attention_clock_factor keeps its built-in value");
+      return;
+    }
+    out_.profile.compute.attention_clock_factor = {
+        attention_sum / attentions,
+        fmt::format("measured: held / first-second SM clock of back-to-back attention over the bf16 GEMMs' {:.3f}, "
+                    "mean of {} run(s) in {}",
+                    gemm_ratio, attentions, in.clocks_from.text())};
   }
 
   void fit_attention(const RawInputs& in) {

@@ -22,7 +22,8 @@
 ///   "overlap" section, which is written only when there are such records;
 /// - sustained_clock_ratio from clock records (calibration/bench/clock_under_load.py): the SM
 ///   clock back-to-back bf16 GEMMs hold over their first second's, the clock of the short calls
-///   the GEMM and attention rates are fitted to. Every clock record is reported.
+///   the GEMM and attention rates are fitted to; attention_clock_factor from the attention records:
+///   their held / first-second clock over the GEMMs'. Every clock record is reported.
 /// Every constant without inputs keeps the built-in value (models::default_compute_profile,
 /// default_comm_profile on InfiniBand), its source prefixed "built-in, not calibrated here".
 /// Units: SI in the profile; the report carries the inputs' units.

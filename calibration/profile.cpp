@@ -60,6 +60,8 @@ constexpr std::array kComputeDoubles{
     DoubleField{"launch_overhead_s", &models::ComputeProfile::launch_overhead_s},
     DoubleField{"sustained_clock_ratio", &models::ComputeProfile::sustained_clock_ratio, 1.0,
                 "not in the profile: the constants are taken at the clock they run at"},
+    DoubleField{"attention_clock_factor", &models::ComputeProfile::attention_clock_factor, 1.0,
+                "not in the profile: attention holds the GEMMs' clock (sustained_clock_ratio)"},
     // Profiles written before attention was told apart by kernel measured one kernel.
     DoubleField{"attention_cudnn_efficiency", &models::ComputeProfile::attention_cudnn_efficiency, kNaN,
                 "not in the profile: as FlashAttention-2 (attention_efficiency)", "attention_efficiency"},
@@ -116,6 +118,9 @@ constexpr std::array kRanges{
     // Sustained over measured clock: 0.84 on Hopper at its power limit; 2 allows a measurement
     // taken at a throttled clock.
     FieldRange{"sustained_clock_ratio", {.min = 0, .min_exclusive = true, .max = 2}},
+    // Attention's held clock over the GEMMs': it cannot pass the boost clock, 1 / sustained_clock_ratio
+    // (1.19 on Hopper); 2 leaves room for a board the GEMMs throttle harder.
+    FieldRange{"attention_clock_factor", {.min = 0, .min_exclusive = true, .max = 2}},
     FieldRange{"nvlink_efficiency", kEfficiency},
     FieldRange{"network_efficiency", kEfficiency},
     FieldRange{"launch_latency_s", kLatencyS},

@@ -12,9 +12,9 @@ runs each workload without pause for --seconds, samples the SM clock and the pow
 sm_mhz_first_s is the median clock of the first second (the clock short benchmark calls see),
 sm_mhz and power_w the medians of the last half (the clock held under sustained load), tflops the
 rate over that last half. `clustersim calibrate` takes the bf16 GEMM's sm_mhz / sm_mhz_first_s as
-the profile's sustained_clock_ratio and reports every workload's. Whether attention, which keeps
-the tensor cores a third to a half as busy as a GEMM, holds a higher clock than a GEMM at the same
-power limit is what the attention rows measure.
+the profile's sustained_clock_ratio, the attention rows' over it as attention_clock_factor (whether
+attention, which keeps the tensor cores a third to a half as busy as a GEMM, holds a higher clock
+than a GEMM at the same power limit), and reports every workload's.
 
 Workloads: bf16 and fp8 GEMMs (torch.matmul, torch._scaled_mm), causal attention forward + backward
 (scaled_dot_product_attention's cuDNN and flash backends; the flash-attn package where installed),

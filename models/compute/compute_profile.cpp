@@ -155,6 +155,24 @@ Sourced<double> hopper_clock() {
           "communication) over 1875 MHz, the H200 measurement's clock under load "
           "(calibration/measured/h200-2026-11-30/device-log-1.txt, 652 W of 700)"};
 }
+// Attention's held clock against the GEMMs'. A100: no throttling to tell apart. Hopper: no reading
+// of an attention kernel run back to back at the power limit exists here; a GEMM at 77 % of peak
+// and FlashAttention-2 at 34 % may draw different power there, which clock_under_load.py measures.
+// Blackwell: the sustained clock is itself an attention kernel's reading.
+Sourced<double> a100_attention_clock() {
+  return {1.0, "A100 holds its quoted clock under sustained load (sustained_clock_ratio 1): nothing to tell apart"};
+}
+Sourced<double> hopper_attention_clock() {
+  return {1.0,
+          "assumed: attention throttles at the power limit as the GEMMs do (no Hopper reading of an attention "
+          "kernel's clock under sustained load; calibration/bench/clock_under_load.py takes one, and calibrate "
+          "fits this factor from it)"};
+}
+Sourced<double> blackwell_attention_clock() {
+  return {1.0,
+          "the sustained clock ratio is itself an attention kernel's reading (flashinfer-ai/flashinfer PR #2899: "
+          "FlashAttention-4 back to back on a B200, 1965 -> ~1580 MHz)"};
+}
 // No STREAM run on Blackwell is published; cuDNN frontend's norm benchmark is a memory-bound
 // kernel that reads and writes each element once, as a copy does.
 Sourced<double> blackwell_hbm() {
@@ -183,6 +201,7 @@ ComputeProfile a100() {
       .tile_n = {128, "assumption: 128 x 128 CTA tile (see tile_m)"},
       .k_half = {},
       .sustained_clock_ratio = a100_clock(),
+      .attention_clock_factor = a100_attention_clock(),
       .attention_efficiency = {179.5 / 312.0, fmt::format("{}; A100 179.5 TF/s at head dim 64", kFlashAttention2)},
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
@@ -207,6 +226,7 @@ ComputeProfile h100() {
       .tile_n = hopper_tile_n(),
       .k_half = {},
       .sustained_clock_ratio = hopper_clock(),
+      .attention_clock_factor = hopper_attention_clock(),
       .attention_efficiency = {},
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
@@ -230,6 +250,7 @@ ComputeProfile h200() {
       .tile_n = hopper_tile_n(),
       .k_half = {},
       .sustained_clock_ratio = hopper_clock(),
+      .attention_clock_factor = hopper_attention_clock(),
       .attention_efficiency = {},
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
@@ -253,6 +274,7 @@ ComputeProfile b200() {
       .tile_n = hopper_tile_n(),
       .k_half = {},  // set below
       .sustained_clock_ratio = blackwell_clock(),
+      .attention_clock_factor = blackwell_attention_clock(),
       .attention_efficiency = {},  // set below
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
@@ -282,6 +304,7 @@ ComputeProfile gb200() {
       .tile_n = hopper_tile_n(),
       .k_half = {},  // set below
       .sustained_clock_ratio = blackwell_clock(),
+      .attention_clock_factor = blackwell_attention_clock(),
       .attention_efficiency = {373.9 / 2450.0, fmt::format("{}: GB200 373.9 / 2450 TF/s", kFlashAttention2)},
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
@@ -357,7 +380,7 @@ double attention_sustained_efficiency(const ComputeProfile& profile, AttentionKe
                    : kernel == AttentionKernel::flash3 ? profile.attention_flash3_efficiency.value
                    : kernel == AttentionKernel::sdpa_flash ? profile.attention_sdpa_flash_efficiency.value
                                                        : profile.attention_efficiency.value;
-  return e * profile.sustained_clock_ratio.value;
+  return e * profile.sustained_clock_ratio.value * profile.attention_clock_factor.value;
 }
 
 }  // namespace clustersim::models

@@ -31,6 +31,8 @@
 /// power limit for hours, where Hopper holds about 1575 MHz. sustained_clock_ratio, the second
 /// clock over the first, scales all tensor-core work (gemm_efficiency and attention). It is one
 /// published reading (DeepGEMM issue #120), not a clock logged during a training run.
+/// attention_clock_factor tells attention's held clock apart from the GEMMs': 1 (the same) until a
+/// clock_under_load.py reading of both on the GPU says otherwise.
 /// Limitations: three tiles (real libraries choose among more, and use split-K or stream-K for
 /// small m x n with large k, so small-output GEMMs are pessimistic here); the layout (TN, NN, NT)
 /// is not modelled (measured forward GEMMs run up to 15 % faster than their dgrad and wgrad);
@@ -60,6 +62,10 @@ struct ComputeProfile {
   // SM clock held through hours of training at the power limit over the clock of the GEMM and
   // attention measurements the efficiencies were fitted to; scales tensor-core work only.
   Sourced<double> sustained_clock_ratio;
+  // SM clock fused attention kernels hold under the same sustained load, as a multiple of the
+  // GEMMs' (sustained_clock_ratio): above 1 where attention, keeping the tensor cores less busy,
+  // draws less power at the limit and throttles less. Scales the fused attention rates only.
+  Sourced<double> attention_clock_factor;
   // Fused attention, by kernel: the rate its calls add per executed (causal-halved) FLOP, as a
   // fraction of bf16 dense peak. FlashAttention-2 as the flash-attn package builds it
   // (attention_efficiency), PyTorch's build of it behind scaled_dot_product_attention, and cuDNN
@@ -99,7 +105,7 @@ double gemm_efficiency(const ComputeProfile& profile, Precision precision, int m
 double grouped_gemm_efficiency(const ComputeProfile& profile, Precision precision, int groups, int m, int n, int k);
 
 /// Fraction of bf16 peak a fused attention kernel (cudnn, flash2, sdpa_flash or flash3) sustains: its efficiency x
-/// sustained_clock_ratio.
+/// sustained_clock_ratio x attention_clock_factor.
 double attention_sustained_efficiency(const ComputeProfile& profile, AttentionKernel kernel);
 
 }  // namespace clustersim::models

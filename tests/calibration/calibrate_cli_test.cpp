@@ -199,8 +199,8 @@ TEST_CASE("calibrate: the built-in GEMM and attention constants are the bundled 
 
 TEST_CASE("calibrate: the bf16 GEMM's held clock over its first second's is the sustained clock ratio") {
   // clock_under_load.py's form: back-to-back bf16 GEMMs fall from 1980 to 1590 MHz at the 700 W
-  // limit, back-to-back attention holds 1900: the ratio is 1590 / 1980 = 0.803, and attention's
-  // 1900 / 1980 = 0.960 is reported beside it.
+  // limit, back-to-back attention holds 1900: the ratio is 1590 / 1980 = 0.803, attention's
+  // 1900 / 1980 = 0.960 is reported beside it, and its clock factor is 1900 / 1590 = 1.195.
   const auto dir = scratch();
   const auto input = dir / "clock.jsonl";
   std::ofstream(input) << "{\"bench\":\"device\",\"name\":\"NVIDIA H200\",\"sm_count\":132}\n"
@@ -217,11 +217,27 @@ TEST_CASE("calibrate: the bf16 GEMM's held clock over its first second's is the 
   const json& ratio = written.at("compute").at("sustained_clock_ratio");
   CHECK(ratio.at("value").get<double>() == doctest::Approx(1590.0 / 1980.0));
   CHECK(ratio.at("source").get<std::string>().starts_with("measured: SM clock of back-to-back bf16 GEMMs"));
+  const json& factor = written.at("compute").at("attention_clock_factor");
+  CHECK(factor.at("value").get<double>() == doctest::Approx(1900.0 / 1590.0));
+  CHECK(factor.at("source").get<std::string>().starts_with("measured: held / first-second SM clock of back-to-back "
+                                                           "attention over the bf16 GEMMs' 0.803, mean of 1 run(s)"));
   REQUIRE(report.at("clocks").size() == 2);
   CHECK(report.at("clocks")[1].at("held").get<double>() == doctest::Approx(1900.0 / 1980.0));
   bool noted = false;
-  for (const auto& note : report.at("notes")) noted = noted || note.get<std::string>().starts_with("clock: sdpa flash2 held 1900 MHz, 0.960");
+  for (const auto& note : report.at("notes"))
+    noted = noted || note.get<std::string>().starts_with("clock: sdpa flash2 held 1900 MHz, 0.960 of its first "
+                                                         "second's, at 610 W: 1.195 of the bf16 GEMMs' 0.803");
   CHECK(noted);
+
+  // Without an attention record the factor keeps the GPU's built-in value, and says so.
+  std::ofstream(input) << "{\"bench\":\"device\",\"name\":\"NVIDIA H200\",\"sm_count\":132}\n"
+                          "{\"bench\":\"clock\",\"work\":\"gemm\",\"dtype\":\"bf16\",\"kernel\":\"matmul\",\"tflops\":702,"
+                          "\"sm_mhz_first_s\":1980,\"sm_mhz\":1590,\"power_w\":699,\"power_limit_w\":700}\n";
+  const Outcome gemm_only = calibrate("'" + input.string() + "' --json --out '" + profile.string() + "'");
+  REQUIRE(gemm_only.exit_code == 0);
+  const json kept = json::parse(read_text(profile)).at("compute").at("attention_clock_factor");
+  CHECK(kept.at("value").get<double>() == 1.0);
+  CHECK(kept.at("source").get<std::string>().starts_with("built-in, not calibrated here: assumed: attention throttles"));
   fs::remove_all(scratch());
 }
 

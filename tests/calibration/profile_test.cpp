@@ -106,6 +106,18 @@ TEST_CASE("profile: the constants added after version 1 was first written may be
   CHECK(profile.comm.ll_network_efficiency == 0.0);
 }
 
+TEST_CASE("profile: a profile without attention's clock factor holds attention at the GEMMs' clock") {
+  auto old = nlohmann::ordered_json::parse(bundled_text("h100-sxm"));
+  REQUIRE(old["compute"].contains("attention_clock_factor"));
+  old["compute"].erase("attention_clock_factor");
+  const auto profile = parse_profile(old.dump(), "old.json");
+  CHECK(profile.compute.attention_clock_factor.value == 1.0);
+  CHECK(profile.compute.attention_clock_factor.source.starts_with("not in the profile"));
+  old["compute"]["attention_clock_factor"] = {{"value", 0.0}, {"source", "x"}};
+  CHECK_THROWS_WITH_AS(parse_profile(old.dump(), "zero.json"),
+                       doctest::Contains("/compute/attention_clock_factor"), std::exception);
+}
+
 TEST_CASE("profile: ci95 is optional and kept by pointer") {
   const auto profile = parse_profile(bundled_text("b200"), "b200.json");
   // The 4-node B200 fit has 3 sizes in its last segment: an interval; sm_count is not fitted: none.

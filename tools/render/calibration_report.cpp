@@ -130,6 +130,7 @@ std::string render_constants(const cal::CalibrationProfile& p) {
   row("/compute/hbm_efficiency", c.hbm_efficiency.value, c.hbm_efficiency.source);
   row("/compute/launch_overhead_s", c.launch_overhead_s.value, c.launch_overhead_s.source);
   row("/compute/sustained_clock_ratio", c.sustained_clock_ratio.value, c.sustained_clock_ratio.source);
+  row("/compute/attention_clock_factor", c.attention_clock_factor.value, c.attention_clock_factor.source);
   const auto comm = [&](std::string_view name, double value) {
     row(fmt::format("/comm/{}", name), value, p.comm_sources.at(std::string(name)));
   };
