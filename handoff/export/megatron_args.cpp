@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "handoff/export/framework_exports.hpp"
 #include "models/spec/attention_shape.hpp"
 #include "models/spec/moe.hpp"
 #include "models/step/pipeline_schedule.hpp"
