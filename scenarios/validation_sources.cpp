@@ -212,7 +212,7 @@ constexpr SourceFamily torchtitan{
                     "micro_batch = global_batch / (dp pp): torchtitan splits a replica's batch into "
                     "pipeline_parallel_microbatches, by default the pp degree "
                     "(torchtitan/parallelisms/pipelining_utils.py @9dec370)"},
-    .unstated_vp = {2, "vp=2: torchtitan's looped schedules (Interleaved1F1B) run 2 stages per rank "
+    .unstated_vp = {UnstatedVp::two, "vp=2: torchtitan's looped schedules (Interleaved1F1B) run 2 stages per rank "
                        "when no split points are given (torchtitan/parallelisms/pipelining_utils.py "
                        "@9dec370)"},
     .framework = {Framework::torchtitan,
@@ -300,6 +300,12 @@ constexpr std::array families{
         .micro_batch = {MicroBatchDefault::one_sequence,
                         "micro_batch = 1 (not given): the repository's GPT-3 example at the table's commit "
                         "(examples/gpt3/train_gpt3_175b_distributed.sh at f2e5db402c, --micro-batch-size 1)"},
+        .unstated_vp = {UnstatedVp::one_layer_per_chunk,
+                        "--num-layers-per-virtual-pipeline-stage 1, the one value that divides the layers of a stage "
+                        "of every pipelined row (42, 23, 16, 12 and 7; megatron/training/arguments.py at f2e5db402c "
+                        "requires it to), as one launch script for the table would set it; it also fits the table's "
+                        "MFU, which rises from 42 % at PP 2 to 47-48 % at PP 8 and 16, where 1F1B's bubble at "
+                        "4 x PP micro-batches would grow from 12 to 23 % of the step"},
         .framework = {Framework::megatron_core,
                        "framework=megatron-core: Megatron-LM on Megatron-Core with Transformer Engine, the source's own"},
         .dropout = {0.1, "dropout=0.1 assumed: Megatron-LM's default --hidden-dropout and "
@@ -324,7 +330,7 @@ constexpr std::array families{
                                    "with sequence parallelism"},
         .overlap_grad_reduce = overlapped,
         .seq_len = no_seq_len,
-        .unstated_vp = {0, "the paper's section 3.3.2 takes one Transformer layer from the "
+        .unstated_vp = {UnstatedVp::one_place_per_chunk, "the paper's section 3.3.2 takes one Transformer layer from the "
                            "first and one from the last stage, so that 'the first model chunk on the first stage has "
                            "only the embedding, and the last model chunk on the last stage has only output projection "
                            "and loss calculation': each chunk one layer place"},

@@ -40,6 +40,15 @@ struct ModelChoice {
 /// Sequence parallelism when a row leaves `sp` empty.
 enum class SpDefault { off, when_tp };  // when_tp: on whenever tp > 1
 
+/// The V simulated for a row whose notes say its pipeline was interleaved but whose vp is empty.
+enum class UnstatedVp {
+  two,                     // 2: the smallest, or the framework's default where it is 2
+  one_place_per_chunk,     // (layers + 2) / pp: each chunk one layer place, the embedding's and the
+                           // loss's included (the family's ends_take_a_layer split)
+  one_layer_per_chunk,     // layers / pp: each chunk one layer (Megatron-LM's
+                           // --num-layers-per-virtual-pipeline-stage 1)
+};
+
 /// How the family's framework splits a pipeline's layers over its model chunks.
 enum class PipelineSplit {
   even,                 // clustersim's even split, the smaller chunks at the ends (models::split_layers)
@@ -65,11 +74,10 @@ struct SourceFamily {
   FamilyDefault<std::int64_t> seq_len{};  // 0: none; a row without seq_len is skipped
   FamilyDefault<MicroBatchDefault> micro_batch{MicroBatchDefault::one_sequence, "micro_batch = 1 (not given)"};
   // The V of a row whose notes say its pipeline was interleaved but whose vp is empty: the
-  // framework's default, else the smallest; 0: the V whose chunks hold one layer place each, as
-  // the family's ends_take_a_layer split implies ((layers + 2) / pp).
-  FamilyDefault<std::int64_t> unstated_vp{
-      2, "the source interleaves its pipeline with an unstated V: simulated with the smallest, V = 2, which may "
-         "overstate the bubble"};
+  // framework's default, else the smallest the layout allows.
+  FamilyDefault<UnstatedVp> unstated_vp{
+      UnstatedVp::two, "the source interleaves its pipeline with an unstated V: simulated with the smallest, V = 2, "
+                       "which may overstate the bubble"};
   // The framework that ran the family's runs: its parameter set (models/spec/framework.hpp) gives
   // the attention kernel, the elementwise kernels (fused anyway when a row's notes say
   // torch.compile was on), the gradient dtype and the ZeRO-3 sharding, unless the family

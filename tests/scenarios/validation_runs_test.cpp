@@ -497,6 +497,7 @@ TEST_CASE("validation: Llama 3's interleaved pipeline takes the V its paper's sp
   const ValidationCase uneven = mapped(row);
   CHECK(uneven.scenario.parallelism.vp == 2);
   CHECK(uneven.scenario.parallelism.layers_per_chunk.empty());
+  CHECK(assumes(uneven, "vp=2, the smallest: 122 layer places do not fill 8 stages evenly"));
 }
 
 // The GPT row on 32 H100 as TP 1 x CP 2 x DP 16, from `source`.
@@ -627,7 +628,44 @@ TEST_CASE("validation: a row without micro_batch outside torchtitan runs one seq
   const ValidationCase c = mapped(row);
   CHECK(c.scenario.training.micro_batch == 1);
   CHECK(assumes(c, "micro_batch = 1 (not given)"));
-  CHECK(assumes(c, "simulated with the smallest, V = 2"));
+  // 126 layers do not fill the 8 stages one a chunk: the smallest V.
+  CHECK(c.scenario.parallelism.vp == 2);
+  CHECK(assumes(c, "vp=2, the smallest: 126 layers do not fill 8 stages evenly"));
+}
+
+TEST_CASE("validation: Megatron-Core's 2024 table interleaves one layer a chunk where its notes say interleaved") {
+  // The 462B row: 112 layers on 16 stages, 7 layers a stage, each its own chunk (V = 7); without
+  // the note the row keeps 1F1B.
+  ValidationRow row = gpt_1_7b();
+  row.source = kMegatronCore;
+  row.gpu = "H100-SXM5-80GB";
+  row.layers = "112";
+  row.hidden = "18432";
+  row.ffn_hidden = "";
+  row.heads = "144";
+  row.kv_heads = "144";
+  row.seq_len = "4096";
+  row.vocab = "131072";
+  row.num_gpus = "6144";
+  row.tp = "8";
+  row.pp = "16";
+  row.dp = "48";
+  row.recompute = "";
+  row.global_batch = "3072";
+  row.measured_tflops_per_gpu = "459.9";
+  const ValidationCase plain = mapped(row);
+  CHECK(plain.scenario.parallelism.vp == 1);
+  CHECK(plain.scenario.training.schedule == models::Schedule::one_f_one_b);
+  row.notes = "Interleaved pipeline: V not given.";
+  const ValidationCase c = mapped(row);
+  CHECK(c.scenario.parallelism.vp == 7);
+  CHECK(c.scenario.training.schedule == models::Schedule::interleaved);
+  CHECK(assumes(c, "vp=7 = layers / pp, one layer a chunk: --num-layers-per-virtual-pipeline-stage 1"));
+  // Layers that do not fill the stages evenly: the smallest V, and the assumption says why.
+  row.layers = "110";
+  const ValidationCase uneven = mapped(row);
+  CHECK(uneven.scenario.parallelism.vp == 2);
+  CHECK(assumes(uneven, "vp=2, the smallest: 110 layers do not fill 16 stages evenly"));
 }
 
 // --- skip reasons ---------------------------------------------------------------------------
