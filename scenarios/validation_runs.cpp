@@ -678,8 +678,8 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
           break;
         case UnstatedVp::one_layer_per_chunk:
           assumed.push_back(layers_split ? fmt::format("vp={} = layers / pp, one layer a chunk: {}", p.vp, reason)
-                                         : fmt::format("vp=2, the smallest: {} layers do not fill {} stages evenly "
-                                                       "({})",
+                                         : fmt::format("vp=2, the smallest: {} layers on {} stages give no V > 1 of "
+                                                       "one layer a chunk ({})",
                                                        layers, p.pp, reason));
           break;
       }

@@ -630,7 +630,7 @@ TEST_CASE("validation: a row without micro_batch outside torchtitan runs one seq
   CHECK(assumes(c, "micro_batch = 1 (not given)"));
   // 126 layers do not fill the 8 stages one a chunk: the smallest V.
   CHECK(c.scenario.parallelism.vp == 2);
-  CHECK(assumes(c, "vp=2, the smallest: 126 layers do not fill 8 stages evenly"));
+  CHECK(assumes(c, "vp=2, the smallest: 126 layers on 8 stages give no V > 1 of one layer a chunk"));
 }
 
 TEST_CASE("validation: Megatron-Core's 2024 table interleaves one layer a chunk where its notes say interleaved") {
@@ -665,7 +665,7 @@ TEST_CASE("validation: Megatron-Core's 2024 table interleaves one layer a chunk 
   row.layers = "110";
   const ValidationCase uneven = mapped(row);
   CHECK(uneven.scenario.parallelism.vp == 2);
-  CHECK(assumes(uneven, "vp=2, the smallest: 110 layers do not fill 16 stages evenly"));
+  CHECK(assumes(uneven, "vp=2, the smallest: 110 layers on 16 stages give no V > 1 of one layer a chunk"));
 }
 
 // --- skip reasons ---------------------------------------------------------------------------
