@@ -85,6 +85,14 @@ class Record {
     return {time, rate};
   }
 
+  // A probability: 0 <= p < 1.
+  double probability(std::string_view key) const {
+    const json& value = object_.at(std::string(key));
+    if (!value.is_number() || !(value.get<double>() >= 0.0) || !(value.get<double>() < 1.0))
+      fail(key, "must be a number in [0, 1)");
+    return value.get<double>();
+  }
+
   bool boolean(std::string_view key) const {
     const json& value = object_.at(std::string(key));
     if (!value.is_boolean()) fail(key, "must be true or false");
@@ -143,7 +151,7 @@ void read_membw(const Record& r, BenchRecords& out) {
 }
 
 void read_attention(const Record& r, BenchRecords& out) {
-  r.allow_only({"dtype", "tflops", "batch", "seq", "heads", "head_dim", "causal", "kernel"});
+  r.allow_only({"dtype", "tflops", "batch", "seq", "heads", "head_dim", "causal", "kernel", "dropout"});
   AttentionSample s{.line = r.line(), .dtype = r.required_text("dtype"), .tflops = 0.0, .source = r.text("source")};
   if (s.dtype != "bf16" && s.dtype != "fp16") r.fail("dtype", "attention efficiency is against the bf16 peak: bf16 or fp16");
   if (!r.has("tflops")) r.fail("tflops", "is required");
@@ -154,6 +162,7 @@ void read_attention(const Record& r, BenchRecords& out) {
     const bool causal = !r.has("causal") || r.boolean("causal");
     s.call_flops = 4.0 * b * h * seq * seq * d * (causal ? models::kCausalFraction : 1.0) * (1.0 + models::kFlashBackwardFactor);
   }
+  if (r.has("dropout")) s.dropout = r.probability("dropout");
   const std::string kernel = r.text("kernel");
   if (kernel.find("cudnn") != std::string::npos) s.kernel = models::AttentionKernel::cudnn;
   else if (kernel.find("flash-attention-3") != std::string::npos || kernel.find("flash3") != std::string::npos)

@@ -6,7 +6,8 @@
 ///   {"bench":"device","name":"NVIDIA H100 80GB HBM3","sm_count":132}
 ///   {"bench":"gemm","m":8192,"n":8192,"k":8192,"dtype":"bf16","time_us":1450.2,"tflops":758.2}
 ///   {"bench":"membw","bytes":4294967296,"time_us":2950.0,"gb_per_s":2912.0}
-///   {"bench":"attention","dtype":"bf16","tflops":327.9}
+///   {"bench":"attention","dtype":"bf16","tflops":327.9}   (optional: batch, seq, heads, head_dim,
+///   causal, kernel, dropout)
 ///   {"bench":"nccl","op":"all_reduce","ranks":8,"ranks_per_node":8,"bytes":1048576,"time_us":27.4}
 ///   {"bench":"overlap","victim":"gemm","comm":"nccl_all_reduce","ranks":8,"alone_s":1.2e-3,
 ///    "overlapped_s":1.5e-3,"comm_gb_per_s":310.0, ...}   (calibration/bench/overlap_bench)
@@ -66,6 +67,9 @@ struct AttentionSample {
   // it names sdpa (scaled_dot_product_attention), else FlashAttention-2 as the flash-attn package
   // builds it (the kernel of every record that predates the field).
   models::AttentionKernel kernel = models::AttentionKernel::flash2;
+  // The probability the call drops (0: none); a record with dropout is paired with the one of the
+  // same kernel and call without it, and only the pair's time ratio is fitted.
+  double dropout = 0.0;
 };
 
 struct CollectiveSample {

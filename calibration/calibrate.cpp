@@ -100,7 +100,8 @@ class ProfileBuilder {
     auto& c = out_.profile.compute;
     for (auto* s : {&c.gemm_max_efficiency_bf16, &c.gemm_max_efficiency_fp8, &c.k_half, &c.attention_efficiency,
                     &c.hbm_efficiency, &c.launch_overhead_s, &c.sustained_clock_ratio, &c.attention_clock_factor,
-                    &c.attention_cudnn_efficiency, &c.attention_flash3_efficiency, &c.attention_sdpa_flash_efficiency}) {
+                    &c.attention_cudnn_efficiency, &c.attention_flash3_efficiency, &c.attention_sdpa_flash_efficiency,
+                    &c.attention_dropout_factor}) {
       s->source = std::string(kBuiltIn) + s->source;
     }
     for (auto* s : {&c.sm_count, &c.tile_m, &c.tile_n}) s->source = std::string(kBuiltIn) + s->source;
@@ -248,9 +249,41 @@ class ProfileBuilder {
                                    &c.attention_sdpa_flash_efficiency}}) {
       std::vector<AttentionSample> runs;
       for (const auto& s : in.attention)
-        if (s.kernel == k.kernel) runs.push_back(s);
+        if (s.kernel == k.kernel && s.dropout == 0.0) runs.push_back(s);
       if (!runs.empty()) fit_attention_kernel(runs, in.attention_from.text(), k.name, *k.efficiency);
     }
+    fit_attention_dropout(in);
+  }
+
+  // Dropout's cost to a fused kernel: each record with dropout against the record of the same
+  // kernel and call (its executed FLOPs) without, the ratio of their times; the mean over the
+  // pairs is the factor. Records with dropout and no partner are reported, not fitted.
+  void fit_attention_dropout(const RawInputs& in) {
+    double sum = 0.0;
+    int pairs = 0;
+    for (const auto& d : in.attention) {
+      if (d.dropout == 0.0) continue;
+      const auto partner = std::find_if(in.attention.begin(), in.attention.end(), [&](const AttentionSample& s) {
+        return s.dropout == 0.0 && s.kernel == d.kernel && s.call_flops > 0.0 && s.call_flops == d.call_flops;
+      });
+      if (partner == in.attention.end()) {
+        out_.notes.push_back(fmt::format("attention: the dropout {} run of line {} has no run of its kernel and shape "
+                                         "without dropout, so it is not fitted",
+                                         d.dropout, d.line));
+        continue;
+      }
+      const double ratio = partner->tflops / d.tflops;  // same FLOPs: the time ratio
+      sum += ratio;
+      ++pairs;
+      out_.notes.push_back(fmt::format("attention: with dropout {} the call of line {} takes {:.3f} x its time without "
+                                       "(line {})",
+                                       d.dropout, d.line, ratio, partner->line));
+    }
+    if (pairs == 0) return;
+    out_.profile.compute.attention_dropout_factor = {
+        sum / pairs, fmt::format("measured: time of fused attention calls with dropout over the same calls without, "
+                                 "mean of {} pair(s) in {}",
+                                 pairs, in.attention_from.text())};
   }
 
   void fit_attention_kernel(const std::vector<AttentionSample>& runs, const std::string& from, std::string_view kernel,

@@ -69,6 +69,8 @@ constexpr std::array kComputeDoubles{
                 "not in the profile: as FlashAttention-2 (attention_efficiency)", "attention_efficiency"},
     DoubleField{"attention_sdpa_flash_efficiency", &models::ComputeProfile::attention_sdpa_flash_efficiency, kNaN,
                 "not in the profile: as FlashAttention-2 (attention_efficiency)", "attention_efficiency"},
+    DoubleField{"attention_dropout_factor", &models::ComputeProfile::attention_dropout_factor, 1.0,
+                "not in the profile: dropout taken to cost the attention kernel nothing"},
 };
 constexpr std::array kComputeInts{
     IntField{"sm_count", &models::ComputeProfile::sm_count},
@@ -121,6 +123,9 @@ constexpr std::array kRanges{
     // Attention's held clock over the GEMMs': it cannot pass the boost clock, 1 / sustained_clock_ratio
     // (1.19 on Hopper); 2 leaves room for a board the GEMMs throttle harder.
     FieldRange{"attention_clock_factor", {.min = 0, .min_exclusive = true, .max = 2}},
+    // A time ratio: dropout adds work to the kernel (a measurement may read a hair under 1); 4
+    // is past the slowest published reading (the GB200's backward at 60 % of its rate).
+    FieldRange{"attention_dropout_factor", {.min = 0.9, .max = 4}},
     FieldRange{"nvlink_efficiency", kEfficiency},
     FieldRange{"network_efficiency", kEfficiency},
     FieldRange{"launch_latency_s", kLatencyS},

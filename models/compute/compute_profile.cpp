@@ -173,6 +173,17 @@ Sourced<double> blackwell_attention_clock() {
           "the sustained clock ratio is itself an attention kernel's reading (flashinfer-ai/flashinfer PR #2899: "
           "FlashAttention-4 back to back on a B200, 1965 -> ~1580 MHz)"};
 }
+// No GPU of the bundled profiles has a published reading of a fused attention kernel with and
+// without dropout at one shape; calibrate fits one from attention_bench.py's records.
+Sourced<double> unmeasured_attention_dropout() {
+  return {1.0,
+          "not measured: no reading of a fused attention call with dropout on this GPU, so dropout is taken to cost "
+          "the kernel nothing. It is not free: FlashAttention-4 and cuDNN 9.24 on a GB200 run their forward at "
+          "75-85 % and their backward at 60-70 % of the rate without it (Dao-AILab/flash-attention pull request "
+          "#2597), and NVIDIA's GH100 study (arXiv:2410.07531) gains 1.22x on a Llama 3 block by drawing the random "
+          "numbers beside a GEMM instead; calibrate fits this factor from calibration/bench/attention_bench.py "
+          "--dropout records"};
+}
 // No STREAM run on Blackwell is published; cuDNN frontend's norm benchmark is a memory-bound
 // kernel that reads and writes each element once, as a copy does.
 Sourced<double> blackwell_hbm() {
@@ -206,6 +217,7 @@ ComputeProfile a100() {
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
       .attention_sdpa_flash_efficiency = {},
+      .attention_dropout_factor = unmeasured_attention_dropout(),
       .hbm_efficiency = {1.61 / 2.039, fmt::format("{}: A100-80GB 1.61 / 2.039 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("a100-80gb"),
@@ -231,6 +243,7 @@ ComputeProfile h100() {
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
       .attention_sdpa_flash_efficiency = {},
+      .attention_dropout_factor = unmeasured_attention_dropout(),
       .hbm_efficiency = {2.90 / 3.35, fmt::format("{}: H100 2.90 / 3.35 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("h100-sxm"),
@@ -255,6 +268,7 @@ ComputeProfile h200() {
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
       .attention_sdpa_flash_efficiency = {},
+      .attention_dropout_factor = unmeasured_attention_dropout(),
       .hbm_efficiency = {4.01 / 4.8, fmt::format("{}: H200 4.01 / 4.8 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("h200-sxm"),
@@ -279,6 +293,7 @@ ComputeProfile b200() {
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
       .attention_sdpa_flash_efficiency = {},
+      .attention_dropout_factor = unmeasured_attention_dropout(),
       .hbm_efficiency = blackwell_hbm(),
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("b200"),
@@ -309,6 +324,7 @@ ComputeProfile gb200() {
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
       .attention_sdpa_flash_efficiency = {},
+      .attention_dropout_factor = unmeasured_attention_dropout(),
       .hbm_efficiency = blackwell_hbm(),
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("gb200"),

@@ -74,6 +74,9 @@ struct ComputeProfile {
   Sourced<double> attention_cudnn_efficiency;
   Sourced<double> attention_flash3_efficiency;  // FlashAttention-3 (Hopper only)
   Sourced<double> attention_sdpa_flash_efficiency;
+  // A fused attention call with dropout over the same call without, in time (forward + backward):
+  // the kernel draws a random number per score. Applies to models that train with dropout.
+  Sourced<double> attention_dropout_factor;
   Sourced<double> hbm_efficiency;        // of the datasheet HBM bandwidth
   Sourced<double> launch_overhead_s;     // per kernel
   OverlapInterference overlap;  // what a communication kernel running beside compute takes from it

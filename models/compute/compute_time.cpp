@@ -28,6 +28,7 @@ double op_time_s(const OpCost& op, const GpuSpec& gpu, const ComputeProfile& pro
     }
     case OpKind::attention:
       compute_s = op.flops / (gpu.bf16_flops_per_s * attention_sustained_efficiency(profile, op.attention_kernel));
+      if (op.attention_dropout) compute_s *= profile.attention_dropout_factor.value;
       break;
     case OpKind::elementwise:
       break;

@@ -197,11 +197,13 @@ OpCost attention_forward(const Dims& d) {
     const double model_full = (1.0 - d.windowed) * full + d.windowed * banded_full;
     const int calls = to_int(d.cp_steps);
     return {.name = "attention", .kind = OpKind::attention, .flops = executed, .model_flops = model_full,
-            .bytes = q_and_o + k_and_v, .kernels = calls, .attention_kernel = d.attention};
+            .bytes = q_and_o + k_and_v, .kernels = calls, .attention_kernel = d.attention,
+            .attention_dropout = d.dropout};
   }
   const int calls = to_int(d.cp_steps);
   return {.name = "attention", .kind = OpKind::attention, .flops = executed, .model_flops = full,
-          .bytes = q_and_o + k_and_v, .kernels = calls, .attention_kernel = d.attention};
+          .bytes = q_and_o + k_and_v, .kernels = calls, .attention_kernel = d.attention,
+          .attention_dropout = d.dropout};
 }
 
 OpCost attention_backward(const Dims& d) {
@@ -210,7 +212,8 @@ OpCost attention_backward(const Dims& d) {
   // Two kernels: the dO.O row-sum preprocessing and the main backward kernel.
   return {.name = "attention_bwd", .kind = OpKind::attention,
           .flops = flash_backward_factor(d.q_width, d.out_width) * fwd.flops, .model_flops = 2.0 * fwd.model_flops,
-          .bytes = 2.0 * fwd.bytes, .kernels = 2 * fwd.kernels, .attention_kernel = fwd.attention_kernel};
+          .bytes = 2.0 * fwd.bytes, .kernels = 2 * fwd.kernels, .attention_kernel = fwd.attention_kernel,
+          .attention_dropout = fwd.attention_dropout};
 }
 
 /// One batched GEMM of the unfused attention: (b x heads) problems C[m x n] = A[m x k] B[k x n],

@@ -80,6 +80,7 @@ struct OpCost {
                              // their tiles scheduled over the SMs together
   int kernels = 1;           // kernel launches the op stands for
   AttentionKernel attention_kernel = AttentionKernel::cudnn;  // fused attention: which kernel
+  bool attention_dropout = false;  // fused attention that drops probabilities (its kernel draws the mask)
   bool bf16_gemm = false;    // a GEMM kept at the bf16 rate at fp8 (the LM head; fp8_backward false)
   double fp8_rate = 1.0;     // fp8 GEMM throughput relative to per-tensor scaling (block scales < 1)
   ColumnParallelGrad column_grad = ColumnParallelGrad::none;

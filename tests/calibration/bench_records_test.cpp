@@ -53,6 +53,7 @@ TEST_CASE("bench records: each kind, with times and rates derived from each othe
   CHECK(records.attention[1].kernel == clustersim::models::AttentionKernel::sdpa_flash);
   CHECK(records.attention[2].kernel == clustersim::models::AttentionKernel::cudnn);
   CHECK(records.attention[3].kernel == clustersim::models::AttentionKernel::flash3);
+  CHECK(records.attention[0].dropout == 0.0);  // none unless the record says
   REQUIRE(records.collectives.size() == 1);
   CHECK(records.collectives[0].op == CollectiveOp::all_reduce);
   CHECK(records.collectives[0].ranks_per_node == 8);  // one node unless told
@@ -110,6 +111,11 @@ TEST_CASE("bench records: errors name the file, the line, the key and the rule")
   CHECK(parse_error("# a deep line\n" + std::string(65, '[') + std::string(65, ']') + "\n") ==
         "r.jsonl:2: not a JSON object: nested deeper than 64 levels at line 1, column 65");
   CHECK(parse_error("[1, 2]\n") == "r.jsonl:1: each line must be one JSON object");
+  CHECK(parse_error("{\"bench\":\"attention\",\"dtype\":\"bf16\",\"tflops\":300,\"dropout\":1}\n") ==
+        "r.jsonl:1: /dropout: must be a number in [0, 1)");
+  CHECK(parse_bench_records("{\"bench\":\"attention\",\"dtype\":\"bf16\",\"tflops\":300,\"dropout\":0.1}\n", "r.jsonl")
+            .attention[0]
+            .dropout == 0.1);
   CHECK(parse_error("{\"bench\":\"fft\"}\n") == "r.jsonl:1: /bench: \"fft\" is not device, gemm, membw, attention, nccl, overlap or clock");
 }
 

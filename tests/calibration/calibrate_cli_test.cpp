@@ -241,6 +241,46 @@ TEST_CASE("calibrate: the bf16 GEMM's held clock over its first second's is the 
   fs::remove_all(scratch());
 }
 
+TEST_CASE("calibrate: attention runs with dropout give its factor and stay out of the kernel's rate") {
+  // cuDNN at two call sizes without dropout (the rate's fit), and the larger again with dropout
+  // 0.1 at 400 TF/s against 500: the same FLOPs in 500 / 400 = 1.25 x the time. A dropout run of a
+  // shape measured only with dropout has no partner and is reported.
+  const auto dir = scratch();
+  const auto input = dir / "attention.jsonl";
+  const std::string shape = "\"causal\":true,\"heads\":16,\"head_dim\":128,\"kernel\":\"torch sdpa cudnn\"";
+  std::ofstream(input) << "{\"bench\":\"device\",\"name\":\"NVIDIA H200\",\"sm_count\":132}\n"
+                       << "{\"bench\":\"attention\",\"dtype\":\"bf16\",\"batch\":1,\"seq\":4096,\"tflops\":400," << shape << "}\n"
+                       << "{\"bench\":\"attention\",\"dtype\":\"bf16\",\"batch\":2,\"seq\":8192,\"tflops\":500," << shape << "}\n"
+                       << "{\"bench\":\"attention\",\"dtype\":\"bf16\",\"batch\":2,\"seq\":8192,\"tflops\":400,\"dropout\":0.1,"
+                       << shape << "}\n"
+                       << "{\"bench\":\"attention\",\"dtype\":\"bf16\",\"batch\":4,\"seq\":8192,\"tflops\":300,\"dropout\":0.1,"
+                       << shape << "}\n";
+  const auto profile = dir / "dropout-profile.json";
+  const Outcome outcome = calibrate("'" + input.string() + "' --json --out '" + profile.string() + "'");
+  CAPTURE(outcome.err);
+  REQUIRE(outcome.exit_code == 0);
+  const json compute = json::parse(read_text(profile)).at("compute");
+  const json& factor = compute.at("attention_dropout_factor");
+  CHECK(factor.at("value").get<double>() == doctest::Approx(1.25));
+  CHECK(factor.at("source").get<std::string>().starts_with("measured: time of fused attention calls with dropout"));
+  // The rate is the two runs without dropout's: W / rate + t0 through both exactly, so the
+  // dropout runs would pull it down. Its W: 4 b h s^2 d / 2 x 3.5.
+  const auto w = [](double b, double seq) { return 4.0 * b * 16.0 * seq * seq * 128.0 / 2.0 * 3.5; };
+  const double t1 = w(1, 4096) / 400e12, t2 = w(2, 8192) / 500e12;
+  const double rate = (w(2, 8192) - w(1, 4096)) / (t2 - t1);
+  CHECK(compute.at("attention_cudnn_efficiency").at("value").get<double>() == doctest::Approx(rate / 989e12));
+  bool paired = false, unpaired = false;
+  const json report = json::parse(outcome.out);
+  for (const auto& note : report.at("notes")) {
+    const std::string text = note.get<std::string>();
+    paired = paired || text.starts_with("attention: with dropout 0.1 the call of line 4 takes 1.250 x its time without (line 3)");
+    unpaired = unpaired || text.starts_with("attention: the dropout 0.1 run of line 5 has no run of its kernel and shape");
+  }
+  CHECK(paired);
+  CHECK(unpaired);
+  fs::remove_all(scratch());
+}
+
 TEST_CASE("calibrate: a one-GPU log gives NCCL's per-call cost from its out-of-place times") {
   // calibration/measured/h200-2026-11-30/nccl_all_reduce.txt, one rank: out-of-place times of the
   // 14 sizes 8 B .. 64 KiB are 9.08 9.35 9.10 9.00 8.70 8.85 9.11 8.90 9.15 9.58 8.84 9.19 9.77

@@ -174,6 +174,16 @@ TEST_CASE("compute time: attention's own held clock scales the fused kernels onl
         op_time_s(unfused, test::h100(), plain, Precision::bf16));
 }
 
+TEST_CASE("compute time: fused attention with dropout takes the profile's dropout factor") {
+  ComputeProfile p = default_compute_profile("h100-sxm");
+  CHECK(p.attention_dropout_factor.value == 1.0);  // no Hopper reading: dropout costs nothing
+  p.attention_dropout_factor.value = 1.3;
+  OpCost op{.name = "a", .kind = OpKind::attention, .flops = 1e12, .attention_kernel = AttentionKernel::cudnn};
+  const double plain = op_time_s(op, test::h100(), p, Precision::bf16) - 4e-6;
+  op.attention_dropout = true;
+  CHECK(op_time_s(op, test::h100(), p, Precision::bf16) - 4e-6 == doctest::Approx(1.3 * plain).scale(0.0));
+}
+
 TEST_CASE("compute time: attention against Transformer Engine's published H100 benchmark, which no fit used") {
   // NVIDIA/TransformerEngine docs/examples/attention/attention.ipynb (the output of
   // benchmarks/attention/benchmark_attention.py on one H100 80GB HBM3: TE 1.10.0.dev0, cuDNN 9.3.0,

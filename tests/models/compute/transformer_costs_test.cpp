@@ -48,6 +48,18 @@ TEST_CASE("transformer costs: a GPT-3 layer on one GPU has 24 b s h^2 GEMM and 4
   CHECK(attn_bwd.model_flops == doctest::Approx(8.0 * b * s * s * h));
 }
 
+TEST_CASE("transformer costs: fused attention draws its dropout mask where the model trains with dropout") {
+  TransformerSpec gpt = test::gpt3_175b();
+  gpt.dropout = 0.1;
+  const LayerCosts with = layer_costs(gpt, {}, {.seq_len = 2048, .micro_batch = 1});
+  CHECK(find(with.forward, "attention").attention_dropout);
+  CHECK(find(with.backward, "attention_bwd").attention_dropout);
+  gpt.dropout = 0.0;
+  const LayerCosts without = layer_costs(gpt, {}, {.seq_len = 2048, .micro_batch = 1});
+  CHECK_FALSE(find(without.forward, "attention").attention_dropout);
+  CHECK_FALSE(find(without.backward, "attention_bwd").attention_dropout);
+}
+
 TEST_CASE("transformer costs: latent attention's backward counts its query-key and value widths apart") {
   // DeepSeek-V3 on one GPU, b = 1, s = 4096: 128 heads of query-key width 192 (128 + 64 rotary)
   // and value width 128. Causal forward: 2 s^2 / 2 x 128 x (192 + 128) = 6.872e11 FLOPs (cuDNN
