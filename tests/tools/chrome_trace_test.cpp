@@ -39,8 +39,10 @@ namespace {
 constexpr const char* kDefault = "";
 constexpr const char* kFlow = "--set simulation.fidelity=flow";
 constexpr const char* kZero3 = "--set parallelism.zero=3 --set parallelism.pp=1 --set parallelism.dp=32";
+// 64 sequences on 8 data-parallel ranks: 8 micro-batches, two groups of pp, a trace small enough
+// to check under the sanitizers.
 constexpr const char* kInterleaved =
-    "--set parallelism.vp=5 --set training.schedule=interleaved --set parallelism.pp=4";
+    "--set parallelism.vp=5 --set training.schedule=interleaved --set parallelism.pp=4 --set training.global_batch=64";
 
 nlohmann::json run_json(const std::string& arguments) {
   const Outcome outcome = run_clustersim("run " + arguments);
