@@ -84,19 +84,29 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-/// The V a family simulates for a pipeline of `pp` stages that interleaves with an unstated one. A
-/// rule that finds none for the layout falls back to the smallest, 2 (whose layout the caller
-/// checks).
-std::int64_t unstated_vp(UnstatedVp rule, std::int64_t layers, std::int64_t pp) {
+/// The V a family simulates for a pipeline of `pp` stages that interleaves with an unstated one,
+/// and in words how it follows from the family's rule, or why the rule gives none and the smallest,
+/// 2, stands instead (whose layout the caller checks).
+struct UnstatedV {
+  std::int64_t vp = 2;
+  bool from_rule = true;
+  std::string how{};  // empty: the rule is the family's reason alone
+};
+UnstatedV unstated_vp(UnstatedVp rule, std::int64_t layers, std::int64_t pp) {
   switch (rule) {
-    case UnstatedVp::two: return 2;
+    case UnstatedVp::two: return {};
     case UnstatedVp::one_place_per_chunk: {
       const std::int64_t places = layers + 2;  // the layers, the embedding's and the loss's places
-      return places % pp == 0 ? places / pp : 2;
+      if (places % pp == 0) return {places / pp, true, fmt::format("vp={} = (layers + 2) / pp", places / pp)};
+      return {2, false, fmt::format("vp=2, the smallest: {} layer places do not fill {} stages evenly", places, pp)};
     }
-    case UnstatedVp::one_layer_per_chunk: return layers % pp == 0 && layers / pp > 1 ? layers / pp : 2;
+    case UnstatedVp::one_layer_per_chunk:
+      if (layers % pp == 0 && layers / pp > 1)
+        return {layers / pp, true, fmt::format("vp={} = layers / pp, one layer a chunk", layers / pp)};
+      return {2, false, fmt::format("vp=2, the smallest: {} layers on {} stages give no V > 1 of one layer a chunk",
+                                    layers, pp)};
   }
-  return 2;
+  return {};
 }
 
 /// Numeric columns of one row; a value that is not a number is an error naming file and line.
@@ -394,7 +404,11 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   // would contradict the source), unless the layout rules it out.
   const std::string notes = lower(row.notes);
   const bool unstated_interleaving = trim(row.vp).empty() && contains(notes, "interleaved");
-  if (unstated_interleaving) p.vp = unstated_vp(family.unstated_vp.value, s.model.layers, p.pp);
+  std::optional<UnstatedV> unstated;
+  if (unstated_interleaving) {
+    unstated = unstated_vp(family.unstated_vp.value, s.model.layers, p.pp);
+    p.vp = unstated->vp;
+  }
   if (auto dp = n.dp) {
     p.dp = *dp;
   } else {
@@ -662,27 +676,12 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
       p.layers_per_chunk = split;
   }
 
-  if (unstated_interleaving) {
+  if (unstated) {
     if (!find_violation(s)) {
-      const std::int64_t layers = s.model.layers;
-      const bool places_split = (layers + 2) % p.pp == 0 && p.vp == (layers + 2) / p.pp;
-      const bool layers_split = layers % p.pp == 0 && p.vp == layers / p.pp;
       const std::string_view reason = family.unstated_vp.reason;
-      switch (family.unstated_vp.value) {
-        case UnstatedVp::two: assumed.emplace_back(reason); break;
-        case UnstatedVp::one_place_per_chunk:
-          assumed.push_back(places_split ? fmt::format("vp={} = (layers + 2) / pp: {}", p.vp, reason)
-                                         : fmt::format("vp=2, the smallest: {} layer places do not fill {} stages "
-                                                       "evenly ({})",
-                                                       layers + 2, p.pp, reason));
-          break;
-        case UnstatedVp::one_layer_per_chunk:
-          assumed.push_back(layers_split ? fmt::format("vp={} = layers / pp, one layer a chunk: {}", p.vp, reason)
-                                         : fmt::format("vp=2, the smallest: {} layers on {} stages give no V > 1 of "
-                                                       "one layer a chunk ({})",
-                                                       layers, p.pp, reason));
-          break;
-      }
+      assumed.push_back(unstated->how.empty() ? std::string(reason)
+                        : unstated->from_rule ? fmt::format("{}: {}", unstated->how, reason)
+                                              : fmt::format("{} ({})", unstated->how, reason));
     } else {
       assumed.push_back(fmt::format("the source interleaves its pipeline with an unstated V, and V = {} does not fit "
                                     "this layout: simulated as 1f1b (vp = 1), which overstates the bubble",

@@ -48,6 +48,14 @@ ValidationRow gpt_1_7b() {
   return r;
 }
 
+// The GPT row as Megatron-Core's 2024 table on H100 would give it.
+ValidationRow megatron_core_h100_row() {
+  ValidationRow r = gpt_1_7b();
+  r.source = kMegatronCore;
+  r.gpu = "H100-SXM5-80GB";
+  return r;
+}
+
 ValidationCase mapped(const ValidationRow& row) {
   MappedRow result = map_validation_row(row, "runs.csv");
   if (const auto* skipped = std::get_if<SkippedRow>(&result)) FAIL("skipped: " << skipped->reason);
@@ -598,9 +606,7 @@ TEST_CASE("validation: NVIDIA's MLPerf GPT-3 implementations run the cross-entro
 
 TEST_CASE("validation: a row whose parameters are fp8 gathers them in fp8") {
   // NeMo's MLPerf configs (FP8_PARAMS=True, FP8_PARAM_GATHER=True) under the distributed optimizer.
-  ValidationRow row = gpt_1_7b();
-  row.source = kMegatronCore;
-  row.gpu = "H100-SXM5-80GB";
+  ValidationRow row = megatron_core_h100_row();
   row.precision = "fp8";
   row.zero_stage = "1";
   row.notes = "FP8 parameters (FP8_PARAMS=True), gathered in fp8.";
@@ -636,9 +642,7 @@ TEST_CASE("validation: a row without micro_batch outside torchtitan runs one seq
 TEST_CASE("validation: Megatron-Core's 2024 table interleaves one layer a chunk where its notes say interleaved") {
   // The 462B row: 112 layers on 16 stages, 7 layers a stage, each its own chunk (V = 7); without
   // the note the row keeps 1F1B.
-  ValidationRow row = gpt_1_7b();
-  row.source = kMegatronCore;
-  row.gpu = "H100-SXM5-80GB";
+  ValidationRow row = megatron_core_h100_row();
   row.layers = "112";
   row.hidden = "18432";
   row.ffn_hidden = "";
