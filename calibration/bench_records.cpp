@@ -161,6 +161,9 @@ void read_attention(const Record& r, BenchRecords& out) {
     const auto h = static_cast<double>(r.positive_integer("heads")), d = static_cast<double>(r.positive_integer("head_dim"));
     const bool causal = !r.has("causal") || r.boolean("causal");
     s.call_flops = 4.0 * b * h * seq * seq * d * (causal ? models::kCausalFraction : 1.0) * (1.0 + models::kFlashBackwardFactor);
+    s.shape = AttentionShape{.batch = r.positive_integer("batch"), .seq = r.positive_integer("seq"),
+                             .heads = r.positive_integer("heads"), .head_dim = r.positive_integer("head_dim"),
+                             .causal = causal};
   }
   if (r.has("dropout")) s.dropout = r.probability("dropout");
   const std::string kernel = r.text("kernel");

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,13 @@ struct MembwSample {
   double gb_per_s = 0.0;  // read + written
 };
 
+/// One attention call's shape, as a record gives it.
+struct AttentionShape {
+  std::int64_t batch = 0, seq = 0, heads = 0, head_dim = 0;
+  bool causal = true;
+  bool operator==(const AttentionShape&) const = default;
+};
+
 struct AttentionSample {
   int line = 0;
   std::string dtype{};
@@ -62,13 +70,14 @@ struct AttentionSample {
   // Executed FLOPs of the forward and backward call measured (causal: half the square; backward
   // 2.5 x forward), from batch, seq, heads and head_dim; 0 when the record does not give them.
   double call_flops = 0.0;
+  std::optional<AttentionShape> shape{};  // where the record gives it
   // The kernel measured, from the record's "kernel" text: cuDNN fused attention when it names
   // cudnn, FlashAttention-3 when it names flash3 or flash-attention-3, PyTorch's flash backend when
   // it names sdpa (scaled_dot_product_attention), else FlashAttention-2 as the flash-attn package
   // builds it (the kernel of every record that predates the field).
   models::AttentionKernel kernel = models::AttentionKernel::flash2;
   // The probability the call drops (0: none); a record with dropout is paired with the one of the
-  // same kernel and call without it, and only the pair's time ratio is fitted.
+  // same kernel and shape without it, and only the pair's time ratio is fitted.
   double dropout = 0.0;
 };
 

@@ -256,15 +256,15 @@ class ProfileBuilder {
   }
 
   // Dropout's cost to a fused kernel: each record with dropout against the record of the same
-  // kernel and call (its executed FLOPs) without, the ratio of their times; the mean over the
-  // pairs is the factor. Records with dropout and no partner are reported, not fitted.
+  // kernel and call shape without, the ratio of their times; the mean over the pairs is the
+  // factor. Records with dropout and no partner are reported, not fitted.
   void fit_attention_dropout(const RawInputs& in) {
     double sum = 0.0;
     int pairs = 0;
     for (const auto& d : in.attention) {
       if (d.dropout == 0.0) continue;
       const auto partner = std::find_if(in.attention.begin(), in.attention.end(), [&](const AttentionSample& s) {
-        return s.dropout == 0.0 && s.kernel == d.kernel && s.call_flops > 0.0 && s.call_flops == d.call_flops;
+        return s.dropout == 0.0 && s.kernel == d.kernel && s.shape && s.shape == d.shape;
       });
       if (partner == in.attention.end()) {
         out_.notes.push_back(fmt::format("attention: the dropout {} run of line {} has no run of its kernel and shape "

@@ -244,7 +244,8 @@ TEST_CASE("calibrate: the bf16 GEMM's held clock over its first second's is the 
 TEST_CASE("calibrate: attention runs with dropout give its factor and stay out of the kernel's rate") {
   // cuDNN at two call sizes without dropout (the rate's fit), and the larger again with dropout
   // 0.1 at 400 TF/s against 500: the same FLOPs in 500 / 400 = 1.25 x the time. A dropout run of a
-  // shape measured only with dropout has no partner and is reported.
+  // shape measured only with dropout has no partner and is reported, even where another shape
+  // without dropout has its FLOPs (4 x 2048^2 = 1 x 4096^2).
   const auto dir = scratch();
   const auto input = dir / "attention.jsonl";
   const std::string shape = "\"causal\":true,\"heads\":16,\"head_dim\":128,\"kernel\":\"torch sdpa cudnn\"";
@@ -253,7 +254,7 @@ TEST_CASE("calibrate: attention runs with dropout give its factor and stay out o
                        << "{\"bench\":\"attention\",\"dtype\":\"bf16\",\"batch\":2,\"seq\":8192,\"tflops\":500," << shape << "}\n"
                        << "{\"bench\":\"attention\",\"dtype\":\"bf16\",\"batch\":2,\"seq\":8192,\"tflops\":400,\"dropout\":0.1,"
                        << shape << "}\n"
-                       << "{\"bench\":\"attention\",\"dtype\":\"bf16\",\"batch\":4,\"seq\":8192,\"tflops\":300,\"dropout\":0.1,"
+                       << "{\"bench\":\"attention\",\"dtype\":\"bf16\",\"batch\":4,\"seq\":2048,\"tflops\":300,\"dropout\":0.1,"
                        << shape << "}\n";
   const auto profile = dir / "dropout-profile.json";
   const Outcome outcome = calibrate("'" + input.string() + "' --json --out '" + profile.string() + "'");
