@@ -1,16 +1,15 @@
 #pragma once
 // The layouts every framework export is tested on: the twelve of scenarios/seed/twelve-layouts.json
-// and the top 20 of `clustersim sweep --search` on the default scenario.
+// and the top 20 of `clustersim sweep --search` on the default scenario, searched in-process.
 
-#include <cstdio>
-#include <memory>
-#include <stdexcept>
+#include <cstddef>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "calibration/step_inputs.hpp"
 #include "planning/search/layout_search.hpp"
+#include "planning/search/sweep_runner.hpp"
+#include "planning/validation/band_table.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "scenarios/sweep_configs.hpp"
@@ -34,42 +33,31 @@ inline std::vector<NamedLayout> twelve_layouts() {
   return out;
 }
 
-// What the clustersim binary prints on stdout for `arguments`, run in the source folder.
-inline std::string clustersim_stdout(const std::string& arguments) {
-  const std::string command = "cd '" + std::string(CLUSTERSIM_SOURCE_DIR) + "' && '" + CLUSTERSIM_BINARY + "' " + arguments;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) throw std::runtime_error("cannot run " + command);
-  std::string out;
-  char buffer[4096];
-  for (std::size_t n; (n = fread(buffer, 1, sizeof buffer, pipe.get())) > 0;) out.append(buffer, n);
-  return out;
+// The first `count` layouts of a search on `scenario`, ranked as `clustersim sweep --search` ranks
+// them (built-in prediction bands, the top rows simulated exactly).
+inline std::vector<planning::Layout> search_top(const scenarios::Scenario& scenario, std::size_t count) {
+  const models::StepInputs base = calibration::step_inputs(scenario);
+  const planning::PredictionBands bands(planning::built_in_band_table(), scenario);
+  std::vector<planning::SweepRow> rows =
+      planning::run_search(base, planning::search_layouts(base), bands, {}, 1, nullptr, count);
+  planning::rank_rows(rows);
+  std::vector<planning::Layout> top;
+  for (const planning::SweepRow& row : rows) {
+    if (top.size() == count) break;
+    if (row.status == planning::RowStatus::simulated) top.push_back(row.layout);
+  }
+  return top;
 }
 
-// The rows of `sweep --search --top 20 --json` (the default scenario), as layouts of it.
+// The top 20 layouts of `sweep --search` on the default scenario.
 inline std::vector<NamedLayout> search_top20() {
-  const auto j = nlohmann::json::parse(clustersim_stdout("sweep --search --top 20 --json"));
   const scenarios::Scenario base = scenarios::default_scenario();
   std::vector<NamedLayout> out;
-  for (const auto& row : j.at("rows")) {
-    if (row.at("status") != "simulated" || out.size() == 20) continue;
+  for (const planning::Layout& layout : search_top(base, 20)) {
     scenarios::Scenario s = base;
-    auto& p = s.parallelism;
-    p.tp = row.at("tp");
-    p.pp = row.at("pp");
-    p.dp = row.at("dp");
-    p.cp = row.at("cp");
-    p.ep = row.at("ep");
-    p.etp = row.at("etp");
-    p.vp = row.at("vp");
-    p.sp = row.at("sp");
-    p.zero = row.at("zero");
-    s.training.micro_batch = row.at("micro_batch");
-    const std::string recompute = row.at("recompute");
-    s.training.recompute = recompute == "none" ? models::Recompute::none
-                           : recompute == "full" ? models::Recompute::full
-                                                 : models::Recompute::selective;
-    s.training.schedule = row.at("schedule") == "interleaved" ? models::Schedule::interleaved : models::Schedule::one_f_one_b;
-    out.push_back({row.at("name"), s, {s.parallelism, s.training}});
+    s.parallelism = layout.parallelism;
+    s.training = layout.training;
+    out.push_back({"search row " + std::to_string(out.size() + 1), s, layout});
   }
   return out;
 }

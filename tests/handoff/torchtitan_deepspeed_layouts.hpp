@@ -1,20 +1,17 @@
 #pragma once
 // The layouts the torchtitan and DeepSpeed export tests hand over: the twelve of
-// scenarios/seed/twelve-layouts.json and the top 20 rows of `clustersim sweep --search` on it
-// (ranked as the command ranks them: built-in prediction bands, top rows exact), and a check that
-// an imported scenario holds the layout it was exported from.
+// scenarios/seed/twelve-layouts.json and the top 20 rows of a search on it (layouts_under_test.hpp),
+// and a check that an imported scenario holds the layout it was exported from.
 
 #include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
 
-#include "calibration/step_inputs.hpp"
 #include "planning/search/layout_search.hpp"
-#include "planning/search/sweep_runner.hpp"
-#include "planning/validation/band_table.hpp"
 #include "scenarios/scenario_io.hpp"
 #include "scenarios/sweep_configs.hpp"
+#include "tests/handoff/layouts_under_test.hpp"
 
 namespace clustersim::handoff::testing {
 
@@ -44,14 +41,9 @@ inline const std::vector<NamedLayout>& twelve_layouts() {
 
 inline const std::vector<NamedLayout>& search_top_20() {
   static const std::vector<NamedLayout> layouts = [] {
-    const scenarios::Scenario& scenario = twelve_layouts_scenario();
-    const models::StepInputs base = calibration::step_inputs(scenario);
-    const planning::PredictionBands bands(planning::built_in_band_table(), scenario);
-    std::vector<planning::SweepRow> rows =
-        planning::run_search(base, planning::search_layouts(base), bands, {}, 1, nullptr, 20);
-    planning::rank_rows(rows);
     std::vector<NamedLayout> out;
-    for (std::size_t i = 0; i < 20 && i < rows.size(); ++i) out.push_back({"search row " + std::to_string(i + 1), rows[i].layout});
+    for (const planning::Layout& layout : layouts_under_test::search_top(twelve_layouts_scenario(), 20))
+      out.push_back({"search row " + std::to_string(out.size() + 1), layout});
     return out;
   }();
   return layouts;

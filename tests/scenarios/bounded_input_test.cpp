@@ -11,7 +11,7 @@
 #include <string>
 
 #include "scenarios/scenario_error.hpp"
-#include "tests/tools/cli_runner.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace clustersim::scenarios {
 namespace {

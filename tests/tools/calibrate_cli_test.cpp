@@ -11,6 +11,7 @@
 
 #include "models/compute/compute_profile.hpp"
 #include "tests/calibration/calibration_fixtures.hpp"
+#include "tests/calibration/overlap_records.hpp"
 #include "tests/tools/cli_runner.hpp"
 
 namespace {
@@ -344,6 +345,17 @@ TEST_CASE("calibrate: the bundled profiles carry the published numbers") {
   CHECK(value(h200, "compute", "attention_efficiency") > 325.6 / 989.0);
   CHECK(value(h200, "compute", "attention_sdpa_flash_efficiency") < value(h200, "compute", "attention_efficiency"));
   CHECK(value(h200, "compute", "attention_efficiency") < value(h200, "compute", "attention_cudnn_efficiency"));
+}
+
+TEST_CASE("calibrate: the report prints the overlap estimates and constants") {
+  const fs::path records = scratch() / "overlap-report.jsonl";
+  std::ofstream(records) << clustersim::test::kOverlapRecords;
+  const Outcome outcome = calibrate("'" + records.string() + "' --gpu h100-sxm --out '" + (scratch() / "overlap.json").string() + "'");
+  REQUIRE(outcome.exit_code == 0);
+  CHECK(outcome.out.find("Overlap: victim kernels alone and beside a transfer") != std::string::npos);
+  CHECK(outcome.out.find("/overlap/sms_held") != std::string::npos);
+  // 26.4 SMs, 16.4 either side (overlap_records.hpp works both out by hand).
+  CHECK(outcome.out.find("26.4 [10, 42.8]") != std::string::npos);
 }
 
 }  // namespace
