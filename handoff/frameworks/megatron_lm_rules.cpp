@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "handoff/frameworks/whole_integer.hpp"
 #include "models/step/pipeline_schedule.hpp"
 
 namespace clustersim::handoff {
@@ -25,11 +25,9 @@ std::string MegatronArguments::value(std::string_view flag) const {
 std::int64_t MegatronArguments::integer(std::string_view flag, std::int64_t fallback) const {
   if (!has(flag)) return fallback;
   const std::string text = value(flag);
-  std::int64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || end != text.data() + text.size())
-    throw std::invalid_argument(fmt::format("{}: must be an integer, got '{}'", flag, text));
-  return v;
+  const auto v = whole_integer(text);
+  if (!v) throw std::invalid_argument(fmt::format("{}: must be an integer, got '{}'", flag, text));
+  return *v;
 }
 
 std::vector<std::int64_t> recorded_megatron_split(std::int64_t layers, std::int64_t pp, std::int64_t vp,
@@ -79,13 +77,16 @@ std::int64_t megatron_cp_a2a_ranks(std::string_view sizes, std::int64_t cp) {
     if (std::isdigit(static_cast<unsigned char>(c))) {
       number += c;
     } else if (!number.empty()) {
-      levels.push_back(std::stoll(number));
+      const auto level = whole_integer(number);
+      if (!level) throw std::invalid_argument(fmt::format("'{}' is not a list of sizes", sizes));
+      levels.push_back(*level);
       number.clear();
     } else if (c != ' ' && c != ',' && c != '[' && c != ']') {
       throw std::invalid_argument(fmt::format("'{}' is not a list of sizes", sizes));
     }
   }
-  if (levels.size() != 2 || levels[0] * levels[1] != cp)
+  std::int64_t product = 0;
+  if (levels.size() != 2 || __builtin_mul_overflow(levels[0], levels[1], &product) || product != cp)
     throw std::invalid_argument(fmt::format("a2a+p2p takes two levels, the all-to-all group and the ring, whose "
                                             "product is the context-parallel size {} (got '{}')",
                                             cp, sizes));
@@ -149,13 +150,21 @@ std::vector<std::string> pipeline_layout_stages(std::string_view layout) {
   std::string text;
   for (const char c : layout)
     if (c != ',' && c != ' ') text += c;
+  // The unrolled layout holds a letter a layer: past this many no model goes, and a count that
+  // would unroll further is refused before it fills the memory.
+  constexpr std::size_t kMaxLayoutLetters = 100000;
+  const auto too_long = [&] {
+    return std::invalid_argument(fmt::format("pipeline layout '{}': unrolls past {} layers", layout, kMaxLayoutLetters));
+  };
   const auto read_count = [&](std::size_t& i) {
     std::size_t j = i;
     while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
     if (j == i) throw std::invalid_argument(fmt::format("pipeline layout '{}': '*' must be followed by a count", layout));
-    const int n = std::stoi(text.substr(i, j - i));
+    // Digits only, so no sign; a count past 64 bits reads as none and is refused with the rest.
+    const auto n = whole_integer(std::string_view(text).substr(i, j - i));
+    if (!n || static_cast<std::uint64_t>(*n) > kMaxLayoutLetters) throw too_long();
     i = j;
-    return n;
+    return static_cast<std::size_t>(*n);
   };
   std::string expanded;
   for (std::size_t i = 0; i < text.size();) {
@@ -165,8 +174,9 @@ std::vector<std::string> pipeline_layout_stages(std::string_view layout) {
         throw std::invalid_argument(fmt::format("pipeline layout '{}': '(' needs ')*N'", layout));
       const std::string group = text.substr(i + 1, close - i - 1);
       i = close + 2;
-      const int n = read_count(i);
-      for (int k = 0; k < n; ++k) expanded += group;
+      const std::size_t n = read_count(i);
+      if (expanded.size() + group.size() * n > kMaxLayoutLetters) throw too_long();
+      for (std::size_t k = 0; k < n; ++k) expanded += group;
     } else {
       expanded += text[i++];
     }
@@ -176,8 +186,9 @@ std::vector<std::string> pipeline_layout_stages(std::string_view layout) {
     const char c = expanded[i++];
     if (i < expanded.size() && expanded[i] == '*') {
       ++i;
-      const int n = read_count(i);
-      letters.append(static_cast<std::size_t>(n), c);
+      const std::size_t n = read_count(i);
+      if (letters.size() + n > kMaxLayoutLetters) throw too_long();
+      letters.append(n, c);
     } else {
       letters += c;
     }

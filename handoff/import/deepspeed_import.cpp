@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "handoff/frameworks/deepspeed_rules.hpp"
+#include "handoff/frameworks/whole_integer.hpp"
 #include "handoff/import/framework_imports.hpp"
 #include "scenarios/presets.hpp"
 
@@ -41,11 +42,9 @@ Json model_of(const deepspeed::Launch& launch, std::string_view source, std::set
     const std::string* v = launch.flag(flag);
     if (!v) return std::nullopt;
     used.insert(std::string(flag));
-    try {
-      return std::stoll(*v);
-    } catch (const std::exception&) {
-      throw ImportError(fmt::format("{}: {} must be an integer, got '{}'", source, flag, *v));
-    }
+    const auto n = whole_integer(*v);
+    if (!n) throw ImportError(fmt::format("{}: {} must be an integer, got '{}'", source, flag, *v));
+    return n;
   };
   const auto need = [&](std::string_view flag) {
     const auto v = value(flag);
@@ -194,7 +193,10 @@ ImportedScenario import_deepspeed(std::string_view text, std::string_view source
     const auto flag_int = [&](std::string_view name, std::int64_t fallback) {
       const std::string* v = launch.flag(name);
       used.insert(std::string(name));
-      return v ? std::stoll(*v) : fallback;
+      if (!v) return fallback;
+      const auto n = whole_integer(*v);
+      if (!n || *n < 1) throw ImportError(fmt::format("{}: {} must be a positive integer, got '{}'", source, name, *v));
+      return *n;
     };
     const std::int64_t tp = flag_int("--tensor-model-parallel-size", 1);
     const std::int64_t pp = flag_int("--pipeline-model-parallel-size", 1);

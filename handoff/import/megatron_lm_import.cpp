@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "handoff/frameworks/whole_integer.hpp"
 #include "handoff/import/framework_imports.hpp"
 #include "handoff/import/megatron_lm_script.hpp"
 #include "handoff/import/scenario_json.hpp"
@@ -95,7 +96,7 @@ std::vector<int> layer_pattern(const std::string& text, std::int64_t layers, std
   };
   std::vector<int> out;
   if (text.find('[') == std::string::npos) {
-    const std::int64_t n = std::stoll(text);
+    const std::int64_t n = whole_integer(text).value_or(0);
     if (n < 1) throw fail();
     for (std::int64_t i = 0; i < layers; ++i) out.push_back(i % n == 0 ? 1 : 0);
     return out;
@@ -112,8 +113,8 @@ std::vector<int> layer_pattern(const std::string& text, std::int64_t layers, std
     skip();
     std::size_t j = i;
     while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
-    if (j == i) throw fail();
-    const std::int64_t n = std::stoll(text.substr(i, j - i));
+    const std::int64_t n = whole_integer(std::string_view(text).substr(i, j - i)).value_or(0);
+    if (n < 1) throw fail();
     i = j;
     return n;
   };
@@ -222,7 +223,10 @@ models::TransformerSpec read_model(Reader& r, std::int64_t tp, std::string_view 
         if (freq.find('[') != std::string::npos) {
           windowed = layer_pattern(freq, m.layers, source);
         } else {
-          const std::int64_t n = std::stoll(freq);  // layer number k windowed unless k % n == 0
+          const std::int64_t n = whole_integer(freq).value_or(0);  // layer number k windowed unless k % n == 0
+          if (n < 1)
+            throw ImportError(fmt::format("{}: --window-attn-skip-freq '{}': expected a positive integer or a list "
+                                          "expression", source, freq));
           for (std::int64_t i = 0; i < m.layers; ++i) windowed.push_back((i + 1) % n != 0 ? 1 : 0);
         }
         std::int64_t period = 1;
@@ -254,7 +258,7 @@ models::TransformerSpec read_model(Reader& r, std::int64_t tp, std::string_view 
     m.expert_ffn_hidden = r.integer("--moe-ffn-hidden-size", m.ffn_hidden);
     m.expert_bias = linear_biases;
     const std::int64_t shared = r.integer("--moe-shared-expert-intermediate-size", 0);
-    if (shared % m.expert_ffn_hidden != 0)
+    if (m.expert_ffn_hidden <= 0 || shared % m.expert_ffn_hidden != 0)
       throw ImportError(fmt::format("{}: --moe-shared-expert-intermediate-size {} is not a whole number of experts of "
                                     "--moe-ffn-hidden-size {}", source, shared, m.expert_ffn_hidden));
     m.shared_experts = shared / m.expert_ffn_hidden;

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "handoff/frameworks/whole_integer.hpp"
+
 namespace clustersim::handoff {
 
 namespace {
@@ -200,8 +202,9 @@ class WordSplitter {
       while (i < expression.size() && std::isspace(static_cast<unsigned char>(expression[i]))) ++i;
       std::size_t j = i;
       while (j < expression.size() && std::isdigit(static_cast<unsigned char>(expression[j]))) ++j;
-      if (j == i) throw error(fmt::format("arithmetic '{}': only whole numbers and + - * / are read", expression));
-      const std::int64_t n = std::stoll(expression.substr(i, j - i));
+      const auto parsed = whole_integer(std::string_view(expression).substr(i, j - i));
+      if (!parsed) throw error(fmt::format("arithmetic '{}': only whole numbers and + - * / are read", expression));
+      const std::int64_t n = *parsed;
       i = j;
       while (i < expression.size() && std::isspace(static_cast<unsigned char>(expression[i]))) ++i;
       return n;
@@ -209,20 +212,28 @@ class WordSplitter {
     value = number();
     std::int64_t sum = 0;
     char sign = '+';
+    // Bash's arithmetic wraps at 64 bits; a launch script's sizes never come near, so an overflow is
+    // an error to name rather than a number to pass on.
+    const auto overflow = [&] { return error(fmt::format("arithmetic '{}': past 64-bit integers", expression)); };
+    const auto add_term = [&] {
+      if (__builtin_add_overflow(sum, sign == '+' ? value : -value, &sum)) throw overflow();
+    };
     while (i < expression.size()) {
       const char op = expression[i++];
       const std::int64_t n = number();
-      if (op == '*') value *= n;
-      else if (op == '/') value = n == 0 ? 0 : value / n;
-      else if (op == '+' || op == '-') {
-        sum += sign == '+' ? value : -value;
+      if (op == '*') {
+        if (__builtin_mul_overflow(value, n, &value)) throw overflow();
+      } else if (op == '/') {
+        value = n == 0 ? 0 : value / n;
+      } else if (op == '+' || op == '-') {
+        add_term();
         sign = op;
         value = n;
       } else {
         throw error(fmt::format("arithmetic '{}': only whole numbers and + - * / are read", expression));
       }
     }
-    sum += sign == '+' ? value : -value;
+    add_term();
     return std::to_string(sum);
   }
 
@@ -346,7 +357,9 @@ MegatronScript read_arguments_block(std::string_view text) {
   for (const std::string& name : order) {
     const std::string& v = values[name];
     if (name == "world_size") {
-      script.arguments.world_size = std::stoll(v);
+      const auto world = whole_integer(v);
+      if (!world || *world < 1) throw std::invalid_argument(fmt::format("world_size must be a positive whole number, got '{}'", v));
+      script.arguments.world_size = *world;
       continue;
     }
     // Derived by validate_args, or the printed form of a flag of another name.
@@ -395,12 +408,7 @@ void add_flags(const std::vector<std::string>& words, std::size_t from, Megatron
 }
 
 std::int64_t launcher_count(const std::string& flag, const std::string& value, std::size_t line) {
-  try {
-    std::size_t used = 0;
-    const std::int64_t n = std::stoll(value, &used);
-    if (used == value.size() && n > 0) return n;
-  } catch (const std::exception&) {
-  }
+  if (const auto n = whole_integer(value); n && *n > 0) return *n;
   throw std::invalid_argument(fmt::format("line {}: {} must be a positive whole number, got '{}'", line, flag, value));
 }
 

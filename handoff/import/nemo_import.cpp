@@ -14,6 +14,7 @@
 
 #include "handoff/frameworks/megatron_lm_rules.hpp"
 #include "handoff/frameworks/nemo_rules.hpp"
+#include "handoff/frameworks/whole_integer.hpp"
 #include "handoff/import/framework_imports.hpp"
 #include "handoff/import/scenario_json.hpp"
 #include "handoff/import/yaml_subset.hpp"
@@ -93,8 +94,9 @@ std::vector<int> moe_layer_list(const std::string& text, std::int64_t layers, st
       else if (c != '[' && c != ']' && c != ',' && c != ' ')
         throw ImportError(fmt::format("{}: model.moe_layer_freq: a list of 0 and 1, got '{}'", source, text));
   } else {
-    const std::int64_t n = std::stoll(text);
-    if (n < 1) throw ImportError(fmt::format("{}: model.moe_layer_freq must be at least 1", source));
+    const std::int64_t n = whole_integer(text).value_or(0);
+    if (n < 1) throw ImportError(fmt::format("{}: model.moe_layer_freq must be a list or an integer of at least 1, got '{}'",
+                                             source, text));
     for (std::int64_t i = 0; i < layers; ++i) out.push_back(i % n == 0 ? 1 : 0);
   }
   if (static_cast<std::int64_t>(out.size()) != layers)
@@ -161,7 +163,10 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
           for (const char c : *freq)
             if (c == '0' || c == '1') windowed.push_back(c - '0');
         } else {
-          const std::int64_t n = std::stoll(*freq);
+          const std::int64_t n = whole_integer(*freq).value_or(0);
+          if (n < 1)
+            throw ImportError(fmt::format("{}: model.window_attn_skip_freq '{}': expected a list or a positive integer",
+                                          source, *freq));
           for (std::int64_t i = 0; i < m.layers; ++i) windowed.push_back((i + 1) % n != 0 ? 1 : 0);
         }
         std::int64_t period = 1;

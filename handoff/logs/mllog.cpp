@@ -27,7 +27,10 @@ StepLog parse_mllog(std::string_view text, const std::string& file) {
     if (event.is_discarded() || !event.is_object()) {
       throw calibration::InputError(file, line.number, "an MLLOG line is not followed by one JSON object");
     }
-    if (event.value("key", std::string{}) != "tracked_stats") continue;
+    const auto event_key = event.find("key");
+    if (event_key != event.end() && !event_key->is_string())
+      throw calibration::InputError(file, line.number, "an MLLOG event's \"key\" must be a string");
+    if (event_key == event.end() || event_key->get<std::string>() != "tracked_stats") continue;
     const auto value = event.find("value");
     if (value == event.end() || !value->is_object()) continue;
     for (const char* key : {"train_step_timing in s", "train_step_time"}) {

@@ -282,6 +282,22 @@ TEST_CASE("deepspeed import: Megatron-DeepSpeed's own Llama 2 example script") {
   CHECK_FALSE(listed("--tensor-model-parallel-size 2"));
 }
 
+TEST_CASE("deepspeed import: a size flag that is no whole positive number is an error naming it") {
+  const std::string text = ds_data("deepspeed_pretrain_llama2_distributed_excerpt.sh");
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string edited = text;
+    const std::size_t at = edited.find(from);
+    REQUIRE(at != std::string::npos);
+    return edited.replace(at, from.size(), to);
+  };
+  CHECK_THROWS_WITH_AS(import_config(Framework::deepspeed, with("--seq-length $SEQ_LENGTH", "--seq-length 2k"), "a.sh", {}),
+                       "a.sh: --seq-length must be a positive integer, got '2k'", ImportError);
+  CHECK_THROWS_WITH_AS(import_config(Framework::deepspeed, with("--seq-length $SEQ_LENGTH", "--seq-length 0"), "a.sh", {}),
+                       "a.sh: --seq-length must be a positive integer, got '0'", ImportError);
+  CHECK_THROWS_WITH_AS(import_config(Framework::deepspeed, with("--num-layers $NUM_LAYERS", "--num-layers 32abc"), "a.sh", {}),
+                       "a.sh: --num-layers must be an integer, got '32abc'", ImportError);
+}
+
 TEST_CASE("deepspeed import: a ds_config.json alone, with the launcher's node and GPU counts") {
   // examples_deepspeed/finetune_hf_llama/ds_config.json on one node of 8: no accumulation steps
   // given, so DeepSpeed's rule fills them in (256 = 16 x 2 x 8) and all 8 ranks are data-parallel.

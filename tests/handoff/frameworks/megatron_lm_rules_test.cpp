@@ -193,6 +193,12 @@ TEST_CASE("megatron-lm rules: a pipeline layout string expands as Megatron-LM's 
   CHECK(stages[31] == "L");
   CHECK(pipeline_layout_stages("Et*3|t*4L") == std::vector<std::string>{"Ettt", "ttttL"});
   CHECK_THROWS_AS(pipeline_layout_stages("Ex"), std::invalid_argument);
+  // A count that would unroll past any model's layers is refused before it is unrolled (the
+  // second would take 64 GiB as a string).
+  CHECK_THROWS_WITH_AS(pipeline_layout_stages("Et*99999999999999999999|L"), doctest::Contains("unrolls past 100000 layers"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(pipeline_layout_stages("E|(tttttttt|)*8589934592,L"), doctest::Contains("unrolls past 100000 layers"),
+                       std::invalid_argument);
 }
 
 }  // namespace

@@ -231,6 +231,11 @@ TEST_CASE("megatron-lm and nemo: the context-parallel communication type goes ou
   CHECK(megatron_cp_a2a_ranks("[4, 2]", 8) == 4);
   CHECK_THROWS_WITH_AS(megatron_cp_a2a_ranks("2 2", 8), doctest::Contains("product is the context-parallel size 8"),
                        std::invalid_argument);
+  // 2^32 x 2^32 wraps to 0 in 64 bits: an overflow, not a product that happens to match.
+  CHECK_THROWS_WITH_AS(megatron_cp_a2a_ranks("4294967296 4294967296", 0), doctest::Contains("product is the context-parallel size"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(megatron_cp_a2a_ranks("99999999999999999999 1", 8), doctest::Contains("is not a list of sizes"),
+                       std::invalid_argument);
   CHECK_THROWS_WITH_AS(megatron_cp_comm("p2p a2a"), doctest::Contains("one type for every layer"),
                        std::invalid_argument);
   const std::string line =
@@ -471,6 +476,36 @@ TEST_CASE("megatron-lm import: a bare command line, and what it cannot read") {
                        doctest::Contains("line 1: array ARGS has no closing ')'"), ImportError);
   CHECK_THROWS_WITH_AS(import_config(Framework::megatron_lm, "echo hello\n", "a.sh", {}),
                        doctest::Contains("no Megatron-LM arguments"), ImportError);
+}
+
+TEST_CASE("megatron-lm import: numbers are read whole, and a count or size that cannot be is an error naming it") {
+  const std::string line =
+      "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 2048 --max-position-embeddings 2048 "
+      "--global-batch-size 64 --vocab-size 32000 --swiglu --ffn-hidden-size 11008 ";
+  const auto error_of = [](const std::string& text, const std::string& source) {
+    try {
+      (void)import_config(Framework::megatron_lm, text, source, {.nodes = 1});
+    } catch (const ImportError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(imported)");
+  };
+  CHECK(error_of(line + "--num-experts 8 --moe-layer-freq every", "a.txt") ==
+        "a.txt: --moe-layer-freq 'every': expected an integer or a list expression like ([0]*3+[1]*58)");
+  CHECK(error_of(line + "--num-experts 8 --moe-layer-freq ([1]*0)", "a.txt") ==
+        "a.txt: --moe-layer-freq '([1]*0)': expected an integer or a list expression like ([0]*3+[1]*58)");
+  CHECK(error_of(line + "--window-size 4095,0 --window-attn-skip-freq 0", "a.txt") ==
+        "a.txt: --window-attn-skip-freq '0': expected a positive integer or a list expression");
+  CHECK(error_of(line + "--num-experts 8 --moe-ffn-hidden-size 0 --moe-shared-expert-intermediate-size 0", "a.txt")
+            .find("is not a whole number of experts of --moe-ffn-hidden-size 0") != std::string::npos);
+  CHECK(error_of(line + "--num-layers 32abc", "a.txt") == "a.txt: --num-layers: must be an integer, got '32abc'");
+  // Shell arithmetic past 64 bits, and a printed arguments block whose world size is no number.
+  CHECK(error_of("L=$((4611686018427387904 * 4))\npython pretrain_gpt.py " + line + "--micro-batch-size $L\n", "a.sh")
+            .find("arithmetic '4611686018427387904 * 4': past 64-bit integers") != std::string::npos);
+  CHECK(error_of("  num_layers ...................... 32\n  hidden_size ..................... 4096\n"
+                 "  num_attention_heads ............. 32\n  world_size ...................... many\n",
+                 "log.txt")
+            .find("world_size must be a positive whole number, got 'many'") != std::string::npos);
 }
 
 }  // namespace

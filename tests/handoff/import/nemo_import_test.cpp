@@ -128,5 +128,16 @@ TEST_CASE("nemo import: Megatron-Bridge's tutorial overrides name no model shape
                        "bad.yaml: line 2: a tab in the indentation (YAML indents with spaces)", ImportError);
 }
 
+TEST_CASE("nemo import: a layer frequency that is no list and no positive integer is an error naming it") {
+  const std::string shape =
+      "model:\n  num_layers: 16\n  hidden_size: 2048\n  ffn_hidden_size: 8192\n  num_attention_heads: 32\n"
+      "  vocab_size: 128256\n";
+  CHECK_THROWS_WITH_AS(import_config(Framework::nemo, shape + "  num_moe_experts: 8\n  moe_layer_freq: every\n", "m.yaml", {}),
+                       "m.yaml: model.moe_layer_freq must be a list or an integer of at least 1, got 'every'", ImportError);
+  CHECK_THROWS_WITH_AS(import_config(Framework::nemo, shape + "  window_size: [4095, 0]\n  window_attn_skip_freq: 0\n",
+                                     "w.yaml", {}),
+                       "w.yaml: model.window_attn_skip_freq '0': expected a list or a positive integer", ImportError);
+}
+
 }  // namespace
 }  // namespace clustersim::handoff::nemo_import_test

@@ -118,6 +118,8 @@ TEST_CASE("training logs: the format is detected per file, other files are refus
                        doctest::Contains("m.log:2:"), calibration::InputError);
   CHECK_THROWS_WITH_AS(parse_training_log(":::MLLOG {not json\n", "r.txt"), doctest::Contains("r.txt:1:"),
                        calibration::InputError);
+  CHECK_THROWS_WITH_AS(parse_training_log(":::MLLOG {\"key\": {\"file\": \"x.py\"}, \"value\": null}\n", "r.txt"),
+                       "r.txt:1: an MLLOG event's \"key\" must be a string", calibration::InputError);
 }
 
 TEST_CASE("log comparison: spread, warm-up and busbw by hand") {
