@@ -45,4 +45,12 @@ std::optional<double> number_after(std::string_view line, std::string_view label
   return value;
 }
 
+std::optional<std::int64_t> step_after(std::string_view line, std::string_view label, std::int64_t least) {
+  constexpr double kExactLimit = 9007199254740992.0;  // 2^53
+  const auto value = number_after(line, label);
+  if (!value || *value < static_cast<double>(least) || *value >= kExactLimit || *value != std::floor(*value))
+    return std::nullopt;
+  return static_cast<std::int64_t>(*value);
+}
+
 }  // namespace clustersim::handoff

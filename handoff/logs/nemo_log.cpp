@@ -2,7 +2,6 @@
 // progress_printer.py) or "train_step_timing in s=X" (NeMo 1's Lightning progress bar). The step
 // is the line's "global_step" where it has one, else its "iteration N/".
 
-#include <cmath>
 
 #include "calibration/input_error.hpp"
 #include "handoff/logs/log_lines.hpp"
@@ -27,12 +26,13 @@ StepLog parse_nemo_log(std::string_view text, const std::string& file) {
     // A progress bar before the first step shows the key with no value ("train_step_timing in s=,").
     if (!seconds) continue;
     if (*seconds <= 0.0) throw calibration::InputError(file, line.number, "train_step_timing must be a positive number of seconds");
-    auto step = nemo_value(line.text, "global_step");
-    if (!step) step = number_after(line.text, "iteration");
-    if (!step || *step < 0.0 || *step != std::floor(*step)) {
+    auto step = step_after(line.text, "global_step:", 0);
+    if (!step) step = step_after(line.text, "global_step=", 0);
+    if (!step) step = step_after(line.text, "iteration", 0);
+    if (!step) {
       throw calibration::InputError(file, line.number, "a NeMo step-timing line has no global_step or \"iteration N/\"");
     }
-    log.samples.push_back({.line = line.number, .step = static_cast<std::int64_t>(*step), .seconds = *seconds,
+    log.samples.push_back({.line = line.number, .step = *step, .seconds = *seconds,
                            .tflops_per_gpu = std::nullopt});
   }
   if (log.samples.empty()) throw calibration::InputError(file, 0, "no NeMo \"train_step_timing in s\" line with a value");

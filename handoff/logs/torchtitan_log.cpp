@@ -3,7 +3,6 @@
 
 #include <array>
 #include <charconv>
-#include <cmath>
 
 #include "calibration/input_error.hpp"
 #include "handoff/logs/log_lines.hpp"
@@ -57,8 +56,8 @@ StepLog parse_torchtitan_log(std::string_view text, const std::string& file) {
   double last_time = 0.0;
   for (const LogLine& line : log_lines(text)) {
     if (!is_titan_metric_line(line.text)) continue;
-    const auto step = number_after(line.text, "step:");
-    if (!step || *step < 0.0 || *step != std::floor(*step)) {
+    const auto step = step_after(line.text, "step:", 0);
+    if (!step) {
       throw calibration::InputError(file, line.number, "a torchtitan metric line has no whole \"step: N\"");
     }
     const auto time = titan_timestamp(line.text);
@@ -66,7 +65,7 @@ StepLog parse_torchtitan_log(std::string_view text, const std::string& file) {
       throw calibration::InputError(file, line.number,
                                     "a torchtitan metric line has no \"YYYY-MM-DD HH:MM:SS,mmm\" timestamp (the step time is read from them)");
     }
-    const auto n = static_cast<std::int64_t>(*step);
+    const std::int64_t n = *step;
     if (last_step && n == *last_step) continue;  // the same step, logged by another rank
     if (last_step && n > *last_step) {
       const double seconds = (*time - last_time) / static_cast<double>(n - *last_step);

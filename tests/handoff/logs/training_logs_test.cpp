@@ -118,6 +118,11 @@ TEST_CASE("training logs: the format is detected per file, other files are refus
                        doctest::Contains("m.log:2:"), calibration::InputError);
   CHECK_THROWS_WITH_AS(parse_training_log(":::MLLOG {not json\n", "r.txt"), doctest::Contains("r.txt:1:"),
                        calibration::InputError);
+  // A step count past what a double holds exactly is no step (it was cast to an integer, undefined).
+  CHECK_THROWS_WITH_AS(parse_training_log("train_step_timing in s: 1.5 global_step: 1.2e78\n", "n.log"),
+                       "n.log:1: a NeMo step-timing line has no global_step or \"iteration N/\"", calibration::InputError);
+  CHECK_THROWS_WITH_AS(parse_training_log(" iteration 1e300/ 10 | elapsed time per iteration (ms): 12.5 |\n", "m.log"),
+                       "m.log:1: a Megatron-LM iteration line has no \"iteration N/\" count", calibration::InputError);
   CHECK_THROWS_WITH_AS(parse_training_log(":::MLLOG {\"key\": {\"file\": \"x.py\"}, \"value\": null}\n", "r.txt"),
                        "r.txt:1: an MLLOG event's \"key\" must be a string", calibration::InputError);
 }
