@@ -52,37 +52,6 @@ void check_depth_and_nul(std::string_view text) {
   }
 }
 
-// The offset of the first byte that does not belong to a well-formed UTF-8 sequence (RFC 3629:
-// no overlong forms, no surrogates, nothing above U+10FFFF).
-std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    std::size_t length = 0;
-    unsigned char low = 0x80, high = 0xbf;  // the range of the second byte
-    if (byte < 0x80) length = 1;
-    else if (byte >= 0xc2 && byte <= 0xdf) length = 2;
-    else if (byte >= 0xe0 && byte <= 0xef) {
-      length = 3;
-      if (byte == 0xe0) low = 0xa0;
-      if (byte == 0xed) high = 0x9f;
-    } else if (byte >= 0xf0 && byte <= 0xf4) {
-      length = 4;
-      if (byte == 0xf0) low = 0x90;
-      if (byte == 0xf4) high = 0x8f;
-    } else {
-      return i;
-    }
-    if (i + length > text.size()) return i;
-    for (std::size_t k = 1; k < length; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      if (next < (k == 1 ? low : 0x80) || next > (k == 1 ? high : 0xbf)) return i;
-    }
-    i += length;
-  }
-  return std::nullopt;
-}
-
 // RFC 6901: "~" and "/" inside a key are escaped in a pointer.
 std::string append_pointer(std::string_view parent, std::string_view key) {
   std::string pointer(parent);
@@ -163,6 +132,35 @@ Json parse_checked(std::string_view text) {
 }
 
 }  // namespace
+
+std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xbf;  // the range of the second byte
+    if (byte < 0x80) length = 1;
+    else if (byte >= 0xc2 && byte <= 0xdf) length = 2;
+    else if (byte >= 0xe0 && byte <= 0xef) {
+      length = 3;
+      if (byte == 0xe0) low = 0xa0;
+      if (byte == 0xed) high = 0x9f;
+    } else if (byte >= 0xf0 && byte <= 0xf4) {
+      length = 4;
+      if (byte == 0xf0) low = 0x90;
+      if (byte == 0xf4) high = 0x8f;
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    for (std::size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if (next < (k == 1 ? low : 0x80) || next > (k == 1 ? high : 0xbf)) return i;
+    }
+    i += length;
+  }
+  return std::nullopt;
+}
 
 JsonInputError::JsonInputError(std::string pointer, std::string rule)
     : std::runtime_error(printable(pointer.empty() ? rule : pointer + ": " + rule)),

@@ -12,6 +12,8 @@
 /// Every problem is a JsonInputError with the JSON pointer of the value (empty for the document)
 /// and a rule; messages quote no raw control character.
 
+#include <cstddef>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -37,6 +39,10 @@ class JsonInputError : public std::runtime_error {
 /// error, with nlohmann's line and column).
 nlohmann::json parse_json_input(std::string_view text);
 nlohmann::ordered_json parse_ordered_json_input(std::string_view text);
+
+/// The offset of the first byte of `text` that does not belong to a well-formed UTF-8 sequence
+/// (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF); nullopt for UTF-8 text.
+std::optional<std::size_t> first_invalid_utf8(std::string_view text);
 
 /// A --set value: `text` as JSON if it is JSON, else `text` as a JSON string. Text that is JSON
 /// but breaks a rule above (too deep, a number out of range) throws, and so does text that is not

@@ -3,11 +3,16 @@
 #include <fmt/format.h>
 
 #include "handoff/import/framework_imports.hpp"
+#include "scenarios/json_input.hpp"
 
 namespace clustersim::handoff {
 
 ImportedScenario import_config(Framework framework, std::string_view text, std::string_view source,
                                const ImportOptions& options) {
+  // Every format read here is UTF-8 text (TOML requires it), and what the import copies from it
+  // ends up in JSON, which holds UTF-8 only.
+  if (const auto bad = scenarios::first_invalid_utf8(text))
+    throw ImportError(fmt::format("{}: not UTF-8 text (byte {})", source, *bad + 1));
   switch (framework) {
     case Framework::torchtitan: return import_torchtitan(text, source, options);
     case Framework::deepspeed: return import_deepspeed(text, source, options);

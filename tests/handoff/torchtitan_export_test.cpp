@@ -543,6 +543,9 @@ TEST_CASE("torchtitan import: what it cannot read is an error naming the setting
   CHECK(error("[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\ntensor_parallel_degree = 3\n", {.nodes = 1})
             .starts_with("job.toml: torchtitan would refuse this job config on 8 ranks"));
   CHECK(error("[model\n", {.nodes = 1}) == "job.toml:1: expected ']' closing the table header ([name] or [dotted.name])");
+  // A string that is not UTF-8 would reach the scenario's JSON, which holds UTF-8 only: the file is
+  // refused at the byte (0xF9 starts no UTF-8 sequence).
+  CHECK(error("[job]\ndump_folder = \"./out\xF9\"\n", {.nodes = 1}) == "job.toml: not UTF-8 text (byte 27)");
 }
 
 }  // namespace
