@@ -17,6 +17,13 @@
 #include "scenarios/json_input.hpp"
 
 namespace clustersim::calibration {
+
+double AttentionShape::call_flops() const {
+  const auto b = static_cast<double>(batch), s = static_cast<double>(seq), h = static_cast<double>(heads),
+             d = static_cast<double>(head_dim);
+  return 4.0 * b * h * s * s * d * (causal ? models::kCausalFraction : 1.0) * (1.0 + models::kFlashBackwardFactor);
+}
+
 namespace {
 
 using json = nlohmann::json;
@@ -157,13 +164,9 @@ void read_attention(const Record& r, BenchRecords& out) {
   if (!r.has("tflops")) r.fail("tflops", "is required");
   s.tflops = r.positive_number("tflops");
   if (r.has("batch") && r.has("seq") && r.has("heads") && r.has("head_dim")) {
-    const auto b = static_cast<double>(r.positive_integer("batch")), seq = static_cast<double>(r.positive_integer("seq"));
-    const auto h = static_cast<double>(r.positive_integer("heads")), d = static_cast<double>(r.positive_integer("head_dim"));
-    const bool causal = !r.has("causal") || r.boolean("causal");
-    s.call_flops = 4.0 * b * h * seq * seq * d * (causal ? models::kCausalFraction : 1.0) * (1.0 + models::kFlashBackwardFactor);
     s.shape = AttentionShape{.batch = r.positive_integer("batch"), .seq = r.positive_integer("seq"),
                              .heads = r.positive_integer("heads"), .head_dim = r.positive_integer("head_dim"),
-                             .causal = causal};
+                             .causal = !r.has("causal") || r.boolean("causal")};
   }
   if (r.has("dropout")) s.dropout = r.probability("dropout");
   const std::string kernel = r.text("kernel");

@@ -60,6 +60,9 @@ struct AttentionShape {
   std::int64_t batch = 0, seq = 0, heads = 0, head_dim = 0;
   bool causal = true;
   bool operator==(const AttentionShape&) const = default;
+  /// Executed FLOPs of the forward and backward call (causal: half the square; backward 2.5 x
+  /// forward).
+  double call_flops() const;
 };
 
 struct AttentionSample {
@@ -67,10 +70,7 @@ struct AttentionSample {
   std::string dtype{};
   double tflops = 0.0;
   std::string source{};
-  // Executed FLOPs of the forward and backward call measured (causal: half the square; backward
-  // 2.5 x forward), from batch, seq, heads and head_dim; 0 when the record does not give them.
-  double call_flops = 0.0;
-  std::optional<AttentionShape> shape{};  // where the record gives it
+  std::optional<AttentionShape> shape{};  // where the record gives batch, seq, heads and head_dim
   // The kernel measured, from the record's "kernel" text: cuDNN fused attention when it names
   // cudnn, FlashAttention-3 when it names flash3 or flash-attention-3, PyTorch's flash backend when
   // it names sdpa (scaled_dot_product_attention), else FlashAttention-2 as the flash-attn package

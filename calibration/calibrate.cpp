@@ -292,9 +292,9 @@ class ProfileBuilder {
     std::vector<AttentionSample> shaped;
     std::set<double> sizes;
     for (const auto& s : runs) {
-      if (s.call_flops > 0.0) {
+      if (s.shape) {
         shaped.push_back(s);
-        sizes.insert(s.call_flops);
+        sizes.insert(s.shape->call_flops());
       }
     }
     if (sizes.size() < 2) {
@@ -308,8 +308,8 @@ class ProfileBuilder {
     // Minimise sum (a x_i + b y_i - 1)^2 with x = W / t, y = 1 / t (t the measured time): a = 1 / rate, b = t0.
     double xx = 0.0, xy = 0.0, yy = 0.0, x1 = 0.0, y1 = 0.0;
     for (const auto& s : shaped) {
-      const double t = s.call_flops / (s.tflops * 1e12);
-      const double x = s.call_flops / t, y = 1.0 / t;
+      const double w = s.shape->call_flops(), t = w / (s.tflops * 1e12);
+      const double x = w / t, y = 1.0 / t;
       xx += x * x;
       xy += x * y;
       yy += y * y;
@@ -320,8 +320,8 @@ class ProfileBuilder {
     const double a = (x1 * yy - y1 * xy) / det, t0 = (xx * y1 - xy * x1) / det;
     double sq = 0.0;
     for (const auto& s : shaped) {
-      const double t = s.call_flops / (s.tflops * 1e12);
-      sq += std::pow((a * s.call_flops + t0) / t - 1.0, 2.0);
+      const double w = s.shape->call_flops(), t = w / (s.tflops * 1e12);
+      sq += std::pow((a * w + t0) / t - 1.0, 2.0);
     }
     const double rms = std::sqrt(sq / static_cast<double>(shaped.size()));
     efficiency = {1.0 / a / peak,

@@ -85,28 +85,28 @@ std::string_view trim(std::string_view text) {
 }
 
 /// The V a family simulates for a pipeline of `pp` stages that interleaves with an unstated one,
-/// and in words how it follows from the family's rule, or why the rule gives none and the smallest,
-/// 2, stands instead (whose layout the caller checks).
+/// and the assumption that says so: how V follows from the family's rule, or why the rule gives
+/// none and the smallest, 2, stands instead (whose layout the caller checks).
 struct UnstatedV {
   std::int64_t vp = 2;
-  bool from_rule = true;
-  std::string how{};  // empty: the rule is the family's reason alone
+  std::string assumption{};
 };
-UnstatedV unstated_vp(UnstatedVp rule, std::int64_t layers, std::int64_t pp) {
-  switch (rule) {
-    case UnstatedVp::two: return {};
+UnstatedV unstated_vp(const FamilyDefault<UnstatedVp>& rule, std::int64_t layers, std::int64_t pp) {
+  switch (rule.value) {
+    case UnstatedVp::two: return {2, std::string(rule.reason)};
     case UnstatedVp::one_place_per_chunk: {
       const std::int64_t places = layers + 2;  // the layers, the embedding's and the loss's places
-      if (places % pp == 0) return {places / pp, true, fmt::format("vp={} = (layers + 2) / pp", places / pp)};
-      return {2, false, fmt::format("vp=2, the smallest: {} layer places do not fill {} stages evenly", places, pp)};
+      if (places % pp == 0) return {places / pp, fmt::format("vp={} = (layers + 2) / pp: {}", places / pp, rule.reason)};
+      return {2, fmt::format("vp=2, the smallest: {} layer places do not fill {} stages evenly ({})", places, pp,
+                             rule.reason)};
     }
     case UnstatedVp::one_layer_per_chunk:
       if (layers % pp == 0 && layers / pp > 1)
-        return {layers / pp, true, fmt::format("vp={} = layers / pp, one layer a chunk", layers / pp)};
-      return {2, false, fmt::format("vp=2, the smallest: {} layers on {} stages give no V > 1 of one layer a chunk",
-                                    layers, pp)};
+        return {layers / pp, fmt::format("vp={} = layers / pp, one layer a chunk: {}", layers / pp, rule.reason)};
+      return {2, fmt::format("vp=2, the smallest: {} layers on {} stages give no V > 1 of one layer a chunk ({})",
+                             layers, pp, rule.reason)};
   }
-  return {};
+  return {2, std::string(rule.reason)};
 }
 
 /// Numeric columns of one row; a value that is not a number is an error naming file and line.
@@ -406,7 +406,7 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
   const bool unstated_interleaving = trim(row.vp).empty() && contains(notes, "interleaved");
   std::optional<UnstatedV> unstated;
   if (unstated_interleaving) {
-    unstated = unstated_vp(family.unstated_vp.value, s.model.layers, p.pp);
+    unstated = unstated_vp(family.unstated_vp, s.model.layers, p.pp);
     p.vp = unstated->vp;
   }
   if (auto dp = n.dp) {
@@ -678,10 +678,7 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
 
   if (unstated) {
     if (!find_violation(s)) {
-      const std::string_view reason = family.unstated_vp.reason;
-      assumed.push_back(unstated->how.empty() ? std::string(reason)
-                        : unstated->from_rule ? fmt::format("{}: {}", unstated->how, reason)
-                                              : fmt::format("{} ({})", unstated->how, reason));
+      assumed.push_back(unstated->assumption);
     } else {
       assumed.push_back(fmt::format("the source interleaves its pipeline with an unstated V, and V = {} does not fit "
                                     "this layout: simulated as 1f1b (vp = 1), which overstates the bubble",

@@ -22,9 +22,14 @@ struct NamedLayout {
   planning::Layout layout;
 };
 
-inline std::vector<NamedLayout> twelve_layouts() {
-  const scenarios::Scenario base =
+inline const scenarios::Scenario& twelve_layouts_scenario() {
+  static const scenarios::Scenario s =
       scenarios::load_scenario_file(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/seed/twelve-layouts.json");
+  return s;
+}
+
+inline std::vector<NamedLayout> twelve_layouts() {
+  const scenarios::Scenario& base = twelve_layouts_scenario();
   std::vector<NamedLayout> out;
   for (const scenarios::SweepConfig& config : base.sweep.configs) {
     const scenarios::Scenario s = scenarios::apply_sweep_config(base, config);

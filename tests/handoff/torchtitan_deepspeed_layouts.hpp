@@ -9,8 +9,6 @@
 #include <doctest/doctest.h>
 
 #include "planning/search/layout_search.hpp"
-#include "scenarios/scenario_io.hpp"
-#include "scenarios/sweep_configs.hpp"
 #include "tests/handoff/layouts_under_test.hpp"
 
 namespace clustersim::handoff::testing {
@@ -20,20 +18,12 @@ struct NamedLayout {
   planning::Layout layout;
 };
 
-inline const scenarios::Scenario& twelve_layouts_scenario() {
-  static const scenarios::Scenario s =
-      scenarios::load_scenario_file(std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/seed/twelve-layouts.json");
-  return s;
-}
+using layouts_under_test::twelve_layouts_scenario;
 
 inline const std::vector<NamedLayout>& twelve_layouts() {
   static const std::vector<NamedLayout> layouts = [] {
     std::vector<NamedLayout> out;
-    const scenarios::Scenario& base = twelve_layouts_scenario();
-    for (const scenarios::SweepConfig& config : base.sweep.configs) {
-      const scenarios::Scenario s = scenarios::apply_sweep_config(base, config);
-      out.push_back({config.name, {s.parallelism, s.training}});
-    }
+    for (const auto& named : layouts_under_test::twelve_layouts()) out.push_back({named.name, named.layout});
     return out;
   }();
   return layouts;
