@@ -30,6 +30,7 @@ std::string chip_of(std::string_view preset) {
   if (preset.starts_with("a100")) return "Ampere GA100";
   if (preset.starts_with("h100") || preset.starts_with("h200")) return "Hopper GH100";
   if (preset.starts_with("b200") || preset.starts_with("gb200")) return "Blackwell B200";
+  if (preset.starts_with("gb300")) return "Blackwell Ultra B300";
   return std::string(preset);
 }
 
@@ -553,6 +554,7 @@ class ProfileBuilder {
 
 std::string gpu_preset_for_device(std::string_view name) {
   const auto has = [&](std::string_view part) { return name.find(part) != std::string_view::npos; };
+  if (has("GB300")) return "gb300";
   if (has("GB200")) return "gb200";
   if (has("B200")) return "b200";
   if (has("H200")) return "h200-sxm";

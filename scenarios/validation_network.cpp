@@ -9,7 +9,12 @@ namespace {
 using models::Fabric;
 
 // First match wins: the named systems before the generic per-GPU phrases.
-constexpr std::array<std::pair<std::string_view, SystemNetwork>, 10> systems{{
+constexpr std::array<std::pair<std::string_view, SystemNetwork>, 11> systems{{
+    // GB300 trays carry a ConnectX-8 at 800 Gb/s a GPU (mlcommons/training_results_v5.1
+    // NVIDIA/systems/theia_ngpu512_ngc25.09_nemo.json: '4x ConnectX-8 IB XDR 800 Gb/s').
+    {"GB300 NVL72, SEGMENT=16",
+     {"GB300 NVL72 racks, 16 trays each (SEGMENT=16): 4 GPUs and 4 x 800 Gb/s XDR InfiniBand a tray", 4, 800.0,
+      Fabric::infiniband, false, 4, 64}},
     // GB200 jobs placed 16 trays to a rack (Slurm block segments of 16 nodes), so that whole
     // NVLink domains of 64 GPUs tile the job; the named or the assumed placement.
     {"SEGMENT=16",
@@ -41,6 +46,15 @@ SystemNetwork system_network(std::string_view row_text, std::string_view gpu_pre
     return {.description = "GB200 NVL72 default: racks of 18 trays, 4 GPUs and 4 x 400 Gb/s NDR InfiniBand a tray",
             .nics_per_node = 4,
             .nic_gbit_per_s = 400.0,
+            .fabric = Fabric::infiniband,
+            .assumed = true,
+            .gpus_per_node = 4,
+            .nvlink_domain_gpus = 72};
+  }
+  if (gpu_preset == "gb300") {
+    return {.description = "GB300 NVL72 default: racks of 18 trays, 4 GPUs and 4 x 800 Gb/s XDR InfiniBand a tray",
+            .nics_per_node = 4,
+            .nic_gbit_per_s = 800.0,
             .fabric = Fabric::infiniband,
             .assumed = true,
             .gpus_per_node = 4,

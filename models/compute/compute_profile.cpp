@@ -340,6 +340,40 @@ ComputeProfile gb200() {
   return p;
 }
 
+/// Blackwell Ultra (GB300): the B200's SMs with FP4 tensor cores and the exponential unit doubled;
+/// its BF16 and FP8 tensor cores run at the rate per clock of the B200's (the 2.5 and 5 PFLOP/s
+/// peaks against 2.45-2.5 and 4.9-5), so its GEMMs take the GB200's measured TF/s (MAMF bf16,
+/// Azure's cuBLASLt FP8 fit) over its own peaks. Attention is measured on a GB300: cuDNN frontend's
+/// SDPA training benchmark, the same calls as the B200's fit.
+constexpr double kGb300CudnnAttention = 0.5392124290693677;
+constexpr double kGb300Flash2Attention = 0.15622264166526986;
+
+ComputeProfile gb300() {
+  ComputeProfile p = gb200();
+  constexpr double kGb200Fp8Peak = 4900.0, kBf16Peak = 2500.0, kFp8Peak = 5000.0;
+  p.gpu = "gb300";
+  p.gemm_max_efficiency_bf16 = {
+      1822.0 / kBf16Peak,
+      fmt::format("{}: GB200 bf16 1822.0 TF/s over the GB300's 2500 (the B200's tensor cores at the same clock)", kMamf)};
+  p.gemm_max_efficiency_fp8 = {
+      kGb200Fp8Fit.e_max_fp8 * kGb200Fp8Peak / kFp8Peak,
+      fmt::format("fit (calibrate --gpu gb200): {}, the GB200's TF/s over the GB300's 5000 peak", kGb200Fp8Fit.from)};
+  p.sm_count = {148, "assumption: 148 SMs as the B200 (the Blackwell Ultra die's 160 less those disabled is not "
+                     "published by NVIDIA)"};
+  p.attention_cudnn_efficiency = {
+      kGb300CudnnAttention,
+      "fit (calibrate --gpu gb300): cuDNN fused attention (PyTorch SDPA's cuDNN backend), causal bf16, head dim 128, on "
+      "one GB300 (calibration/published/gb300_attention_cudnn-frontend.jsonl: cuDNN frontend's SDPA benchmark)"};
+  p.attention_efficiency = {
+      kGb300Flash2Attention,
+      "fit (calibrate --gpu gb300): FlashAttention-2, causal bf16, head dim 128, on one GB300 "
+      "(calibration/published/gb300_attention_cudnn-frontend.jsonl: cuDNN frontend's SDPA benchmark)"};
+  flash3_as_flash2(p);
+  sdpa_flash_as_flash2(p);
+  p.overlap = default_overlap_interference("gb300");
+  return p;
+}
+
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
@@ -350,8 +384,9 @@ ComputeProfile default_compute_profile(std::string_view gpu) {
   if (gpu == "h200-sxm") return h200();
   if (gpu == "b200") return b200();
   if (gpu == "gb200") return gb200();
+  if (gpu == "gb300") return gb300();
   throw std::invalid_argument(fmt::format(
-      "no bundled compute profile for GPU \"{}\" (have a100-80gb, h100-sxm, h200-sxm, b200, gb200)", gpu));
+      "no bundled compute profile for GPU \"{}\" (have a100-80gb, h100-sxm, h200-sxm, b200, gb200, gb300)", gpu));
 }
 
 double grouped_gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t groups, std::int64_t m,

@@ -357,10 +357,11 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
       return broken(F::training_fsdp_sync_every_micro_batch,
                     "contradicts training.fsdp_sync_once (once a step): set at most one of them");
   }
-  const bool blackwell = c.gpu.name.starts_with("b200") || c.gpu.name.starts_with("gb200");
+  const bool blackwell =
+      c.gpu.name.starts_with("b200") || c.gpu.name.starts_with("gb200") || c.gpu.name.starts_with("gb300");
   if (t.precision == Precision::fp8 && t.fp8_recipe == Fp8Recipe::mxfp8 && !blackwell)
     return broken(F::training_fp8_recipe,
-                  fmt::format("mxfp8 needs a Blackwell GPU (b200, gb200): its 1x32 block scales are applied by "
+                  fmt::format("mxfp8 needs a Blackwell GPU (b200, gb200, gb300): its 1x32 block scales are applied by "
                               "Blackwell's tensor cores; {} is not one (use delayed, current or blockwise)",
                               c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
   const bool hopper = c.gpu.name.starts_with("h100") || c.gpu.name.starts_with("h200");

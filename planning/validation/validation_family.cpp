@@ -9,7 +9,7 @@ ValidationFamily validation_family(std::string_view gpu, const models::Paralleli
   std::string generation(gpu);
   if (gpu.starts_with("a100")) generation = "A100";
   else if (gpu.starts_with("h100") || gpu.starts_with("h200")) generation = "Hopper";
-  else if (gpu.starts_with("b200") || gpu.starts_with("gb200")) generation = "Blackwell";
+  else if (gpu.starts_with("b200") || gpu.starts_with("gb200") || gpu.starts_with("gb300")) generation = "Blackwell";
   const bool zero3 = parallelism.zero >= 3;
   return {.generation = std::move(generation),
           .precision = training.precision,
@@ -20,7 +20,7 @@ ValidationFamily validation_family(std::string_view gpu, const models::Paralleli
 
 std::string generation_text(std::string_view generation) {
   if (generation == "Hopper") return "Hopper (H100, H200)";
-  if (generation == "Blackwell") return "Blackwell (B200, GB200)";
+  if (generation == "Blackwell") return "Blackwell (B200, GB200, GB300)";
   return std::string(generation);
 }
 

@@ -114,13 +114,13 @@ TEST_CASE("sweep bands: ZeRO-3 on B200 is marked unvalidated, with the dimension
   CHECK(validation.at("runs") == 0);
   // Blackwell's published runs (NeMo's B200 long-sequence table) are fp8 with the distributed
   // optimizer: ZeRO-3 is the dimension none covers, and Blackwell's validated family stands in.
-  CHECK(validation.at("unvalidated") == "no published run with ZeRO-3 on Blackwell (B200, GB200)");
+  CHECK(validation.at("unvalidated") == "no published run with ZeRO-3 on Blackwell (B200, GB200, GB300)");
   CHECK(validation.at("stand_in") ==
         "the span of the validated ZeRO 0-2 and ZeRO-3 fsdp2 families on Blackwell (Blackwell fp8 ZeRO 0-2)");
   const Outcome text = run_clustersim(args);
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("* Blackwell bf16 ZeRO-3 fsdp2  unvalidated: no published run with ZeRO-3 on Blackwell (B200, "
-                      "GB200)") != std::string::npos);
+                      "GB200, GB300)") != std::string::npos);
   CHECK(text.out.find(rows[0].at("name").get<std::string>()) != std::string::npos);
   // The row's band carries the mark.
   const double slow = rows[0].at("step_time_band_s").at(1);
@@ -244,7 +244,7 @@ TEST_CASE("plan bands: a B200 option is marked unvalidated in the text") {
       "--set training.tokens=2e10 --gpus b200 --min-gpus 16 --max-gpus 16 --topologies rail_optimized");
   CAPTURE(outcome.err);
   REQUIRE(outcome.exit_code == 0);
-  CHECK(outcome.out.find("  unvalidated: no published run with ZeRO 0-2 in bf16 on Blackwell (B200, GB200)") !=
+  CHECK(outcome.out.find("  unvalidated: no published run with ZeRO 0-2 in bf16 on Blackwell (B200, GB200, GB300)") !=
         std::string::npos);
   CHECK(outcome.out.find("* Blackwell bf16 ") != std::string::npos);
 }

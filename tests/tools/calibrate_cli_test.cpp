@@ -196,6 +196,17 @@ TEST_CASE("calibrate: the built-in GEMM and attention constants are the bundled 
   CHECK(gb200_built_in.gemm_max_efficiency_fp8.value ==
         doctest::Approx(gb200.at("gemm_max_efficiency_fp8").at("value").get<double>()).epsilon(1e-6));
   CHECK(gb200_built_in.k_half.value == doctest::Approx(gb200.at("k_half").at("value").get<double>()).epsilon(1e-6));
+  // Nor a GB300 one: its built-in attention rates are calibrate's fit of cuDNN frontend's GB300 runs.
+  const auto gb300_profile = dir / "gb300.json";
+  REQUIRE(calibrate("'" + root + "/calibration/published/gb300_attention_cudnn-frontend.jsonl' --gpu gb300 --out '" +
+                    gb300_profile.string() + "'")
+              .exit_code == 0);
+  const json gb300 = json::parse(read_text(gb300_profile)).at("compute");
+  const clustersim::models::ComputeProfile gb300_built_in = clustersim::models::default_compute_profile("gb300");
+  CHECK(gb300_built_in.attention_cudnn_efficiency.value ==
+        doctest::Approx(gb300.at("attention_cudnn_efficiency").at("value").get<double>()).epsilon(1e-9));
+  CHECK(gb300_built_in.attention_efficiency.value ==
+        doctest::Approx(gb300.at("attention_efficiency").at("value").get<double>()).epsilon(1e-9));
 }
 
 TEST_CASE("calibrate: the bf16 GEMM's held clock over its first second's is the sustained clock ratio") {

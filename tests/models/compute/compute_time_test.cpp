@@ -18,7 +18,7 @@ OpCost gemm(int m, int n, int k, double bytes = 0.0) {
 }
 
 TEST_CASE("compute profile: every bundled profile is sourced and in range") {
-  for (std::string_view name : {"a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200"}) {
+  for (std::string_view name : {"a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200", "gb300"}) {
     const ComputeProfile p = default_compute_profile(name);
     CHECK(p.gpu == name);
     for (const auto* c : {&p.gemm_max_efficiency_bf16, &p.gemm_max_efficiency_fp8, &p.k_half,

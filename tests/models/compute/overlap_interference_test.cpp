@@ -32,7 +32,7 @@ TEST_CASE("overlap: an NCCL kernel costs compute-bound work its SMs, memory-boun
 }
 
 TEST_CASE("overlap: every GPU preset has sourced constants, other GPUs none") {
-  for (const char* gpu : {"a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200"}) {
+  for (const char* gpu : {"a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200", "gb300"}) {
     CAPTURE(gpu);
     const OverlapInterference o = default_compute_profile(gpu).overlap;
     CHECK(o.sms_held.value >= 16.0);  // NCCL's smallest default, NVLS on Hopper

@@ -31,7 +31,7 @@ TEST_CASE("power limit: the clock under a cap follows the cube root of the switc
 }
 
 TEST_CASE("power limit: every bundled profile has an envelope, the rest draw below the rated limit") {
-  for (const char* gpu : {"a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200"}) {
+  for (const char* gpu : {"a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200", "gb300"}) {
     CAPTURE(gpu);
     const PowerEnvelope e = power_envelope(gpu);
     CHECK(e.idle_w.value > 0.0);

@@ -239,7 +239,7 @@ TEST_CASE("layout rules: one rule at a time, each naming its field") {
     l.training.fp8_recipe = Fp8Recipe::mxfp8;
   });
   CHECK(v.field == LayoutField::training_fp8_recipe);
-  CHECK(v.rule.starts_with("mxfp8 needs a Blackwell GPU (b200, gb200)"));
+  CHECK(v.rule.starts_with("mxfp8 needs a Blackwell GPU (b200, gb200, gb300)"));
 
   v = broken([](Fixture& l) {
     l.cluster.gpu = test::a100();
@@ -256,7 +256,7 @@ TEST_CASE("layout rules: mxfp8 runs on Blackwell, and the recipe is ignored with
   Fixture bf16;
   bf16.training.fp8_recipe = Fp8Recipe::mxfp8;  // precision bf16: the recipe is not read
   CHECK_FALSE(bf16.violation().has_value());
-  for (const char* name : {"b200", "gb200"}) {
+  for (const char* name : {"b200", "gb200", "gb300"}) {
     Fixture blackwell;
     blackwell.cluster.gpu.name = name;
     blackwell.training.precision = Precision::fp8;

@@ -100,7 +100,7 @@ TEST_CASE("band table: a family no run covers is unvalidated, says which dimensi
   // ZeRO 0-2 family (its generation's only family that can speak for it): [0, +30 %].
   const FamilyBand& b200_zero3 = table.band(layout_family("b200", 3));
   CHECK(b200_zero3.runs == 0);
-  CHECK(b200_zero3.unvalidated == "no published run with ZeRO-3 on Blackwell (B200, GB200)");
+  CHECK(b200_zero3.unvalidated == "no published run with ZeRO-3 on Blackwell (B200, GB200, GB300)");
   CHECK(b200_zero3.lo == 0.0);
   CHECK(b200_zero3.hi == doctest::Approx(0.3));
   CHECK(b200_zero3.stand_in ==
@@ -153,7 +153,7 @@ TEST_CASE("band table: the built-in study marks ZeRO-3 on B200 unvalidated") {
   // NeMo's B200 long-sequence runs validate Blackwell in fp8 with the distributed optimizer only.
   const FamilyBand& band = built_in_band_table().band(layout_family("b200", 3));
   CHECK(band.runs == 0);
-  CHECK(band.unvalidated == "no published run with ZeRO-3 on Blackwell (B200, GB200)");
+  CHECK(band.unvalidated == "no published run with ZeRO-3 on Blackwell (B200, GB200, GB300)");
   CHECK(band.hi > 0.0);  // the published runs are slower than predicted somewhere
   CHECK(built_in_band_table().source() == "validation/published_runs.csv");
   // Hopper in bf16 with ZeRO 1 is covered by published runs.
