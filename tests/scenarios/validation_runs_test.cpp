@@ -804,6 +804,36 @@ TEST_CASE("validation: a published step time is preferred over every derived one
   CHECK(c.alternatives[0].basis == MeasuredBasis::tflops);
 }
 
+TEST_CASE("validation: a GB300 row runs on its own trays: 4 GPUs, each with a ConnectX-8 at 800 Gb/s") {
+  ValidationRow row = gpt_1_7b();
+  row.source = "mlcommons/training_results_v5.1 NVIDIA/results/theia_ngpu512_ngc25.09_nemo/llama31_8b";
+  row.gpu = "GB300 (Theia, NVL72)";
+  row.num_gpus = "512";
+  row.tp = "2";
+  row.pp = "1";
+  row.dp = "64";
+  row.cp = "4";
+  row.global_batch = "64";
+  row.precision = "fp8";
+  row.notes = "GB300 NVL72, SEGMENT=16: racks of 16 trays.";
+  const ValidationCase c = mapped(row);
+  CHECK(c.scenario.cluster.gpu.name == "gb300");
+  CHECK(c.scenario.cluster.gpu.bf16_flops_per_s == 2500e12);
+  CHECK(c.scenario.cluster.gpus_per_node == 4);
+  CHECK(c.scenario.cluster.nics_per_node == 4);
+  CHECK(c.scenario.cluster.nic_bytes_per_s == 800e9 / 8.0);
+  CHECK(c.scenario.cluster.nvlink_domain_gpus == 64);
+  // Without a placement: one whole GB300 NVL72 rack, the same NICs.
+  row.notes = "";
+  row.num_gpus = "72";
+  row.tp = "1";
+  row.dp = "36";
+  row.cp = "2";
+  row.global_batch = "36";
+  CHECK(mapped(row).scenario.cluster.nvlink_domain_gpus == 72);
+  CHECK(mapped(row).scenario.cluster.nic_bytes_per_s == 800e9 / 8.0);
+}
+
 TEST_CASE("validation: a GB200 row runs on trays of 4 in NVLink domains, with the graphs and buckets it names") {
   ValidationRow row = gpt_1_7b();
   row.source = "mlcommons/training_results_v5.1 NVIDIA/results/tyche_ngpu512_ngc25.09_nemo/llama31_8b";
