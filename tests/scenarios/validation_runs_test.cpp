@@ -804,10 +804,12 @@ TEST_CASE("validation: a published step time is preferred over every derived one
   CHECK(c.alternatives[0].basis == MeasuredBasis::tflops);
 }
 
-TEST_CASE("validation: a GB300 row runs on its own trays: 4 GPUs, each with a ConnectX-8 at 800 Gb/s") {
+// MLPerf v5.1's Llama 3.1 8B layout on 512 GPUs of an NVL72 system (TP 2 x CP 4, one sequence a
+// data-parallel rank), as NVIDIA ran it on GB200 (tyche) and GB300 (theia).
+ValidationRow mlperf51_8b_on_512(std::string_view system, std::string_view gpu) {
   ValidationRow row = gpt_1_7b();
-  row.source = "mlcommons/training_results_v5.1 NVIDIA/results/theia_ngpu512_ngc25.09_nemo/llama31_8b";
-  row.gpu = "GB300 (Theia, NVL72)";
+  row.source = "mlcommons/training_results_v5.1 NVIDIA/results/" + std::string(system) + "_ngpu512_ngc25.09_nemo/llama31_8b";
+  row.gpu = std::string(gpu);
   row.num_gpus = "512";
   row.tp = "2";
   row.pp = "1";
@@ -815,6 +817,11 @@ TEST_CASE("validation: a GB300 row runs on its own trays: 4 GPUs, each with a Co
   row.cp = "4";
   row.global_batch = "64";
   row.precision = "fp8";
+  return row;
+}
+
+TEST_CASE("validation: a GB300 row runs on its own trays: 4 GPUs, each with a ConnectX-8 at 800 Gb/s") {
+  ValidationRow row = mlperf51_8b_on_512("theia", "GB300 (Theia, NVL72)");
   row.notes = "GB300 NVL72, SEGMENT=16: racks of 16 trays.";
   const ValidationCase c = mapped(row);
   CHECK(c.scenario.cluster.gpu.name == "gb300");
@@ -835,16 +842,7 @@ TEST_CASE("validation: a GB300 row runs on its own trays: 4 GPUs, each with a Co
 }
 
 TEST_CASE("validation: a GB200 row runs on trays of 4 in NVLink domains, with the graphs and buckets it names") {
-  ValidationRow row = gpt_1_7b();
-  row.source = "mlcommons/training_results_v5.1 NVIDIA/results/tyche_ngpu512_ngc25.09_nemo/llama31_8b";
-  row.gpu = "GB200 (Tyche, NVL72)";
-  row.num_gpus = "512";
-  row.tp = "2";
-  row.pp = "1";
-  row.dp = "64";
-  row.cp = "4";
-  row.global_batch = "64";
-  row.precision = "fp8";
+  ValidationRow row = mlperf51_8b_on_512("tyche", "GB200 (Tyche, NVL72)");
   row.notes = "SEGMENT=16: racks of 16 trays. Full CUDA graph (FULL_CUDA_GRAPH=1). Gradient buckets of "
               "BUCKET_SIZE=768000000 parameters.";
   const ValidationCase c = mapped(row);
