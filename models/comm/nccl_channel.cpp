@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "models/spec/gpu_spec.hpp"
+
 namespace clustersim::models {
 namespace {
 
@@ -25,12 +27,14 @@ Sourced<double> figure(double gb_per_s, std::string_view table, std::string_view
 }  // namespace
 
 NcclChannelRates nccl_channel_rates(std::string_view gpu) {
-  if (gpu == "a100-80gb") return {figure(20.0, kRing, "Ampere: 20 GB/s"), figure(24.0, kP2p, "Ampere: 24 GB/s")};
-  if (gpu == "h100-sxm" || gpu == "h200-sxm")
+  const GpuGeneration generation = gpu_generation(gpu);
+  if (generation == GpuGeneration::ampere)
+    return {figure(20.0, kRing, "Ampere: 20 GB/s"), figure(24.0, kP2p, "Ampere: 24 GB/s")};
+  if (generation == GpuGeneration::hopper)
     return {figure(36.7, kRing, "Hopper: 36.7 GB/s"), figure(38.7, kP2p, "Hopper: 38.7 GB/s")};
   // NVIDIA has revised Blackwell's LL128 figure as it measured: 2 x 36.7 in v2.28.3 (the NCCL of
   // MLPerf v5.1's NeMo containers), 34.5 in v2.29.2, 40 from v2.29.7 on; the current one is taken.
-  if (gpu == "b200" || gpu == "gb200" || gpu == "gb300")
+  if (generation == GpuGeneration::blackwell)
     return {figure(40.0, kRing, "Blackwell: 40 GB/s from v2.29.7 (2 x 36.7 in v2.28.3, 34.5 in v2.29.2)"),
             figure(70.0, kP2p, "Blackwell: 70 GB/s")};
   const std::string none = "no NCCL channel rate built in for GPU \"" + std::string(gpu) + "\": CTA limits not modelled";

@@ -50,7 +50,7 @@ OverlapInterference default_overlap_interference(std::string_view gpu) {
   if (gpu == "a100-80gb") return with_sms(24, kRingA100);
   if (gpu == "h100-sxm") return with_sms(24, kRingH100);
   if (gpu == "h200-sxm") return with_sms(24, std::string("as h100-sxm (the same GH100 die and NVLink 4 node): ") + std::string(kRingH100));
-  if (gpu == "b200" || gpu == "gb200" || gpu == "gb300") return with_sms(32, kBlackwell);
+  if (gpu_generation(gpu) == GpuGeneration::blackwell) return with_sms(32, kBlackwell);
   const std::string none = "no built-in overlap constants for GPU \"" + std::string(gpu) + "\": interference not modelled";
   return {.sms_held = {0.0, none}, .hbm_bytes_per_bus_byte = {0.0, none}, .copy_hbm_bytes_per_byte = {0.0, none}};
 }

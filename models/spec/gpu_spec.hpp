@@ -5,6 +5,7 @@
 /// Source of the preset values: shared reference "measurements.md" section 4 (vendor datasheets).
 
 #include <string>
+#include <string_view>
 
 namespace clustersim::models {
 
@@ -22,5 +23,17 @@ struct GpuSpec {
 
   friend bool operator==(const GpuSpec&, const GpuSpec&) = default;
 };
+
+/// The architecture of a GPU preset, read from its name: what a kernel, a recipe or a NCCL table
+/// depends on (FlashAttention-3 runs on Hopper, mxfp8 on Blackwell, NCCL's per-channel figures
+/// are per architecture). A preset of a known die names it first (h100-96gb-500w is Hopper).
+enum class GpuGeneration { ampere, hopper, blackwell, unknown };
+
+constexpr GpuGeneration gpu_generation(std::string_view name) {
+  if (name.starts_with("a100")) return GpuGeneration::ampere;
+  if (name.starts_with("h100") || name.starts_with("h200")) return GpuGeneration::hopper;
+  if (name.starts_with("b200") || name.starts_with("gb200") || name.starts_with("gb300")) return GpuGeneration::blackwell;
+  return GpuGeneration::unknown;
+}
 
 }  // namespace clustersim::models

@@ -357,14 +357,13 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
       return broken(F::training_fsdp_sync_every_micro_batch,
                     "contradicts training.fsdp_sync_once (once a step): set at most one of them");
   }
-  const bool blackwell =
-      c.gpu.name.starts_with("b200") || c.gpu.name.starts_with("gb200") || c.gpu.name.starts_with("gb300");
+  const bool blackwell = gpu_generation(c.gpu.name) == GpuGeneration::blackwell;
   if (t.precision == Precision::fp8 && t.fp8_recipe == Fp8Recipe::mxfp8 && !blackwell)
     return broken(F::training_fp8_recipe,
                   fmt::format("mxfp8 needs a Blackwell GPU (b200, gb200, gb300): its 1x32 block scales are applied by "
                               "Blackwell's tensor cores; {} is not one (use delayed, current or blockwise)",
                               c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
-  const bool hopper = c.gpu.name.starts_with("h100") || c.gpu.name.starts_with("h200");
+  const bool hopper = gpu_generation(c.gpu.name) == GpuGeneration::hopper;
   if (t.attention == AttentionKernel::flash3 && !hopper)
     return broken(F::training_attention,
                   fmt::format("flash3 (FlashAttention-3) runs on Hopper only (h100, h200); {} is not one (use cudnn or "

@@ -2,14 +2,19 @@
 
 #include <fmt/format.h>
 
+#include "models/spec/gpu_spec.hpp"
+
 namespace clustersim::planning {
 
 ValidationFamily validation_family(std::string_view gpu, const models::ParallelismSpec& parallelism,
                                    const models::TrainingSpec& training, bool mixture_of_experts) {
   std::string generation(gpu);
-  if (gpu.starts_with("a100")) generation = "A100";
-  else if (gpu.starts_with("h100") || gpu.starts_with("h200")) generation = "Hopper";
-  else if (gpu.starts_with("b200") || gpu.starts_with("gb200") || gpu.starts_with("gb300")) generation = "Blackwell";
+  switch (models::gpu_generation(gpu)) {
+    case models::GpuGeneration::ampere: generation = "A100"; break;
+    case models::GpuGeneration::hopper: generation = "Hopper"; break;
+    case models::GpuGeneration::blackwell: generation = "Blackwell"; break;
+    case models::GpuGeneration::unknown: break;
+  }
   const bool zero3 = parallelism.zero >= 3;
   return {.generation = std::move(generation),
           .precision = training.precision,

@@ -804,24 +804,27 @@ TEST_CASE("validation: a published step time is preferred over every derived one
   CHECK(c.alternatives[0].basis == MeasuredBasis::tflops);
 }
 
-// MLPerf v5.1's Llama 3.1 8B layout on 512 GPUs of an NVL72 system (TP 2 x CP 4, one sequence a
-// data-parallel rank), as NVIDIA ran it on GB200 (tyche) and GB300 (theia).
-ValidationRow mlperf51_8b_on_512(std::string_view system, std::string_view gpu) {
+// MLPerf v5.1's Llama 3.1 8B on an NVL72 system, one sequence a data-parallel rank, as NVIDIA ran it
+// on GB200 (tyche) and GB300 (theia): TP 2 x CP 4 on 512 GPUs, CP 2 on one rack of 72.
+ValidationRow mlperf51_8b(std::string_view system, std::string_view gpu, int gpus) {
+  const bool rack = gpus == 72;
   ValidationRow row = gpt_1_7b();
-  row.source = "mlcommons/training_results_v5.1 NVIDIA/results/" + std::string(system) + "_ngpu512_ngc25.09_nemo/llama31_8b";
+  row.source = "mlcommons/training_results_v5.1 NVIDIA/results/" + std::string(system) + "_ngpu" +
+               std::to_string(gpus) + "_ngc25.09_nemo/llama31_8b";
   row.gpu = std::string(gpu);
-  row.num_gpus = "512";
-  row.tp = "2";
+  row.num_gpus = std::to_string(gpus);
+  row.tp = rack ? "1" : "2";
   row.pp = "1";
-  row.dp = "64";
-  row.cp = "4";
-  row.global_batch = "64";
+  row.dp = rack ? "36" : "64";
+  row.cp = rack ? "2" : "4";
+  row.global_batch = row.dp;
   row.precision = "fp8";
+  row.notes = "";  // no placement named
   return row;
 }
 
 TEST_CASE("validation: a GB300 row runs on its own trays: 4 GPUs, each with a ConnectX-8 at 800 Gb/s") {
-  ValidationRow row = mlperf51_8b_on_512("theia", "GB300 (Theia, NVL72)");
+  ValidationRow row = mlperf51_8b("theia", "GB300 (Theia, NVL72)", 512);
   row.notes = "GB300 NVL72, SEGMENT=16: racks of 16 trays.";
   const ValidationCase c = mapped(row);
   CHECK(c.scenario.cluster.gpu.name == "gb300");
@@ -831,18 +834,13 @@ TEST_CASE("validation: a GB300 row runs on its own trays: 4 GPUs, each with a Co
   CHECK(c.scenario.cluster.nic_bytes_per_s == 800e9 / 8.0);
   CHECK(c.scenario.cluster.nvlink_domain_gpus == 64);
   // Without a placement: one whole GB300 NVL72 rack, the same NICs.
-  row.notes = "";
-  row.num_gpus = "72";
-  row.tp = "1";
-  row.dp = "36";
-  row.cp = "2";
-  row.global_batch = "36";
-  CHECK(mapped(row).scenario.cluster.nvlink_domain_gpus == 72);
-  CHECK(mapped(row).scenario.cluster.nic_bytes_per_s == 800e9 / 8.0);
+  const ValidationCase rack = mapped(mlperf51_8b("theia", "GB300 (Theia, NVL72)", 72));
+  CHECK(rack.scenario.cluster.nvlink_domain_gpus == 72);
+  CHECK(rack.scenario.cluster.nic_bytes_per_s == 800e9 / 8.0);
 }
 
 TEST_CASE("validation: a GB200 row runs on trays of 4 in NVLink domains, with the graphs and buckets it names") {
-  ValidationRow row = mlperf51_8b_on_512("tyche", "GB200 (Tyche, NVL72)");
+  ValidationRow row = mlperf51_8b("tyche", "GB200 (Tyche, NVL72)", 512);
   row.notes = "SEGMENT=16: racks of 16 trays. Full CUDA graph (FULL_CUDA_GRAPH=1). Gradient buckets of "
               "BUCKET_SIZE=768000000 parameters.";
   const ValidationCase c = mapped(row);
@@ -857,12 +855,7 @@ TEST_CASE("validation: a GB200 row runs on trays of 4 in NVLink domains, with th
   CHECK(c.scenario.training.fp8_recipe == models::Fp8Recipe::current);
   CHECK(c.scenario.training.grad_dtype == models::GradDtype::bf16);
   // Without a placement, one whole NVL72 rack is the domain; a B200 row keeps DGX B200's 8 GPUs and NICs.
-  row.notes = "";
-  row.num_gpus = "72";
-  row.tp = "1";
-  row.dp = "36";
-  row.cp = "2";
-  row.global_batch = "36";
+  row = mlperf51_8b("tyche", "GB200 (Tyche, NVL72)", 72);
   CHECK(mapped(row).scenario.cluster.nvlink_domain_gpus == 72);
   CHECK_FALSE(mapped(row).scenario.training.cuda_graphs);
   CHECK(mapped(row).scenario.training.grad_bucket_params == 0);

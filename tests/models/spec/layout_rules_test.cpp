@@ -252,6 +252,16 @@ TEST_CASE("layout rules: one rule at a time, each naming its field") {
   CHECK_FALSE(hopper.violation().has_value());
 }
 
+TEST_CASE("GPU generation: a preset's architecture by its name, a variant of a die included") {
+  static_assert(gpu_generation("a100-80gb") == GpuGeneration::ampere);
+  CHECK(gpu_generation("h100-sxm") == GpuGeneration::hopper);
+  CHECK(gpu_generation("h100-96gb-500w") == GpuGeneration::hopper);
+  CHECK(gpu_generation("h200-sxm") == GpuGeneration::hopper);
+  for (const char* name : {"b200", "gb200", "gb300"}) CHECK(gpu_generation(name) == GpuGeneration::blackwell);
+  CHECK(gpu_generation("") == GpuGeneration::unknown);
+  CHECK(gpu_generation("mi300x") == GpuGeneration::unknown);
+}
+
 TEST_CASE("layout rules: mxfp8 runs on Blackwell, and the recipe is ignored without fp8") {
   Fixture bf16;
   bf16.training.fp8_recipe = Fp8Recipe::mxfp8;  // precision bf16: the recipe is not read
