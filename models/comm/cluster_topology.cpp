@@ -63,16 +63,17 @@ topologies::TopologySpec topology_spec(const ClusterSpec& c) {
                                      .fabric = fabric_link(c)};
     }
     case TopologyKind::dragonfly: {
-      const std::int64_t nics = nodes * c.nics_per_node;
+      // A server here is the NVLink domain with all its trays' NICs (node_spec), whole in a group.
+      const std::int64_t nics = nodes * node.nics_per_node;
       for (std::int64_t p = 2; p <= 32; ++p) {
         const std::int64_t per_group = 2 * p * p;  // a p NIC ports with a = 2p
-        if (per_group % c.nics_per_node != 0) continue;
+        if (per_group % node.nics_per_node != 0) continue;
         const std::int64_t groups = (nics + per_group - 1) / per_group;
         if (groups > 2 * p * p + 1) continue;
         if (nics % per_group != 0)
           throw std::invalid_argument(fmt::format(
               "cluster.num_gpus: a balanced dragonfly with {} NIC ports per group needs a multiple of {} nodes, got {}",
-              per_group, per_group / c.nics_per_node, nodes));
+              per_group, per_group / node.nics_per_node, nodes));
         return topologies::DragonflySpec{.node = node,
                                          .terminals_per_router = p,
                                          .routers_per_group = 2 * p,

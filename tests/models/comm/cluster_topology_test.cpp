@@ -47,6 +47,21 @@ TEST_CASE("cluster topology: a dragonfly is sized to the smallest balanced group
   CHECK_THROWS_AS(models::topology_spec(cluster(models::TopologyKind::dragonfly, 264)), std::invalid_argument);
 }
 
+TEST_CASE("cluster topology: a dragonfly of NVL72 racks counts every tray's NICs of a rack") {
+  // Two GB200 NVL72 racks: a rack is one server of 18 trays x 4 NICs = 72 NIC ports. The smallest
+  // balanced group holding whole racks is p = 6 (a p = 12 x 6 = 72 ports): one rack a group, 2 groups.
+  auto c = models::test::gb200_cluster(144);
+  c.topology = models::TopologyKind::dragonfly;
+  const auto spec = models::topology_spec(c);
+  const auto& dragonfly = std::get<topologies::DragonflySpec>(spec);
+  CHECK(dragonfly.node.nics_per_node == 72);
+  CHECK(dragonfly.terminals_per_router == 6);
+  CHECK(dragonfly.routers_per_group == 12);
+  CHECK(dragonfly.groups == 2);
+  const auto network = topologies::build_network(spec);
+  CHECK(network.gpus().size() == 144);
+}
+
 TEST_CASE("cluster topology: a torus of 32 nodes is 4 x 8") {
   const auto spec = models::topology_spec(cluster(models::TopologyKind::torus, 256));
   CHECK(std::get<topologies::TorusSpec>(spec).dims == std::vector<std::int64_t>{4, 8});
