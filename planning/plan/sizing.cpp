@@ -3,6 +3,12 @@
 #include <algorithm>
 
 namespace clustersim::planning {
+namespace {
+
+// A GB300 NVL72 rack, estimated at $3-4 million (secondary: awesomeagents.ai); its midpoint.
+constexpr double kGb300RackUsd = 3.5e6;
+
+}  // namespace
 
 std::vector<std::int64_t> candidate_node_counts(std::int64_t min_nodes, std::int64_t max_nodes) {
   std::vector<std::int64_t> counts;
@@ -27,6 +33,11 @@ SourcedPrice default_rent_usd_per_gpu_hour(std::string_view gpu) {
   if (gpu == "gb200") {
     return {3.94, "assumption: the H100 price x GB200 NVL72 / HGX H100 price per GPU, 42k (2024-25) / 31.9k"};
   }
+  if (gpu == "gb300") {
+    return {2.99 * (kGb300RackUsd / 72.0) / 31.9e3,
+            "assumption: the H100 price x GB300 NVL72 / HGX H100 price per GPU, 48.6k (a rack estimated at $3-4M, "
+            "awesomeagents.ai; the midpoint over 72 GPUs) / 31.9k"};
+  }
   if (gpu == "a100-80gb") {
     return {1.79, "assumption, not in the shared reference: Lambda on-demand 8x A100 80GB SXM list price, 2024"};
   }
@@ -39,6 +50,9 @@ SourcedPrice default_server_usd(std::string_view gpu) {
   if (gpu == "b200") return {379000.0, "DGX B200, EU reseller, 2024-12 (Epoch AI hardware prices)"};
   // A server is a compute tray of 4 GPUs: an 18th of a rack.
   if (gpu == "gb200") return {3.0e6 / 18.0, "GB200 NVL72 rack about $3M (secondary: xatakaon.com), per tray of 4 GPUs"};
+  if (gpu == "gb300") {
+    return {kGb300RackUsd / 18.0, "GB300 NVL72 rack estimated at $3-4M (secondary: awesomeagents.ai), the midpoint per tray of 4 GPUs"};
+  }
   return {};
 }
 
@@ -46,6 +60,9 @@ SourcedPrice default_node_power_w(std::string_view gpu) {
   if (gpu == "h100-sxm" || gpu == "h200-sxm") return {10200.0, "DGX H100/H200 user guide, maximum input power"};
   if (gpu == "b200") return {14300.0, "DGX B200 user guide, maximum input power"};
   if (gpu == "gb200") return {120e3 / 18.0, "GB200 NVL72 rack about 120 kW (secondary: ServeTheHome), per tray of 4 GPUs"};
+  if (gpu == "gb300") {
+    return {132e3 / 18.0, "GB300 NVL72 rack's power shelves, 132 kW DC out (secondary: introl.com, from Supermicro), per tray of 4 GPUs"};
+  }
   if (gpu == "a100-80gb") return {6500.0, "assumption, not in the shared reference: DGX A100 maximum input power"};
   return {};
 }

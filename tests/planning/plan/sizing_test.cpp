@@ -33,7 +33,7 @@ TEST_CASE("sizing: the choice is the cheapest within the deadline, or the fastes
 }
 
 TEST_CASE("sizing: default prices name their source for the GPUs a plan searches") {
-  for (const auto gpu : {"a100-80gb", "h100-sxm", "h200-sxm", "b200"}) {
+  for (const auto gpu : {"a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200", "gb300"}) {
     CAPTURE(gpu);
     const auto rent = planning::default_rent_usd_per_gpu_hour(gpu);
     CHECK(rent.usd > 0);
@@ -44,6 +44,7 @@ TEST_CASE("sizing: default prices name their source for the GPUs a plan searches
   // The derived H200 and B200 prices scale the H100's by the server price ratios they cite.
   CHECK(planning::default_rent_usd_per_gpu_hour("h200-sxm").usd == doctest::Approx(2.99 * 39.1 / 31.9).epsilon(0.002));
   CHECK(planning::default_rent_usd_per_gpu_hour("b200").usd == doctest::Approx(2.99 * 47.4 / 31.9).epsilon(0.002));
+  CHECK(planning::default_rent_usd_per_gpu_hour("gb300").usd == doctest::Approx(2.99 * 48.6 / 31.9).epsilon(0.002));
 }
 
 }  // namespace
