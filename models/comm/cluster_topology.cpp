@@ -54,7 +54,7 @@ topologies::TopologySpec topology_spec(const ClusterSpec& c) {
     case TopologyKind::fat_tree: {
       // Two tiers reach radix/(1 + 1/r) leaf ports x radix leaves; beyond that, a core tier.
       const double leaf_down = std::floor(static_cast<double>(kSwitchRadix) / (1.0 + 1.0 / c.oversubscription));
-      const bool two_tiers = static_cast<double>(nodes * c.nics_per_node) <= leaf_down * kSwitchRadix;
+      const bool two_tiers = static_cast<double>(nodes * node.nics_per_node) <= leaf_down * kSwitchRadix;
       return topologies::FatTreeSpec{.node = node,
                                      .nodes = nodes,
                                      .tiers = two_tiers ? 2 : 3,

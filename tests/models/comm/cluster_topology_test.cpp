@@ -62,6 +62,18 @@ TEST_CASE("cluster topology: a dragonfly of NVL72 racks counts every tray's NICs
   CHECK(network.gpus().size() == 144);
 }
 
+TEST_CASE("cluster topology: a fat tree of NVL72 racks counts every tray's NICs toward its tiers") {
+  // 32 GB200 racks x 72 NICs = 2,304 ports, past the 32 x 64 = 2,048 two tiers of 64-port switches
+  // at 1:1 reach (36,864 GPUs would be needed at 4 NICs a rack).
+  auto c = models::test::gb200_cluster(2304);
+  c.topology = models::TopologyKind::fat_tree;
+  const auto spec = models::topology_spec(c);
+  CHECK(std::get<topologies::FatTreeSpec>(spec).tiers == 3);
+  CHECK(topologies::build_network(spec).gpus().size() == 2304);
+  c.num_gpus = 1872;  // 26 racks, 1,872 ports: two tiers hold them
+  CHECK(std::get<topologies::FatTreeSpec>(models::topology_spec(c)).tiers == 2);
+}
+
 TEST_CASE("cluster topology: a torus of 32 nodes is 4 x 8") {
   const auto spec = models::topology_spec(cluster(models::TopologyKind::torus, 256));
   CHECK(std::get<topologies::TorusSpec>(spec).dims == std::vector<std::int64_t>{4, 8});
