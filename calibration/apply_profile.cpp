@@ -88,6 +88,9 @@ std::optional<ProfileBand> profile_band(const std::string& path, const models::S
 
 void apply_profile(const std::string& path, models::StepInputs& inputs) {
   CalibrationProfile profile = load_for(path, inputs);
+  // A profile that measured no NVFP4 GEMM (calibrate fits none yet) keeps the built-in figure.
+  if (!(profile.compute.gemm_max_efficiency_fp4.value > 0.0))
+    profile.compute.gemm_max_efficiency_fp4 = inputs.compute.gemm_max_efficiency_fp4;
   inputs.compute = std::move(profile.compute);
   inputs.comm = std::move(profile.comm);
   inputs.comm.curves = curves_of(profile);

@@ -71,6 +71,9 @@ constexpr std::array kComputeDoubles{
                 "not in the profile: as FlashAttention-2 (attention_efficiency)", "attention_efficiency"},
     DoubleField{"attention_dropout_factor", &models::ComputeProfile::attention_dropout_factor, 1.0,
                 "not in the profile: dropout taken to cost the attention kernel nothing"},
+    // calibrate fits no FP4 GEMMs yet: a profile without the figure keeps the built-in one.
+    DoubleField{"gemm_max_efficiency_fp4", &models::ComputeProfile::gemm_max_efficiency_fp4, 0.0,
+                "not in the profile: the built-in NVFP4 GEMM rate, where the GPU has one"},
 };
 constexpr std::array kComputeInts{
     IntField{"sm_count", &models::ComputeProfile::sm_count},
@@ -109,6 +112,7 @@ struct FieldRange {
 constexpr std::array kRanges{
     FieldRange{"gemm_max_efficiency_bf16", kEfficiency},
     FieldRange{"gemm_max_efficiency_fp8", kEfficiencyOrNone},  // 0: no FP8 tensor cores
+    FieldRange{"gemm_max_efficiency_fp4", kEfficiencyOrNone},  // 0: none measured
     // The reduction length of half fill: a few hundred elements on Ampere to Blackwell.
     FieldRange{"k_half", {.min = 0, .min_exclusive = true, .max = 1e6}},
     FieldRange{"attention_efficiency", kEfficiency},
@@ -301,6 +305,8 @@ std::string profile_to_json(const CalibrationProfile& p) {
   ordered_json compute = ordered_json::object();
   for (const auto& f : kComputeDoubles) {
     const auto& c = p.compute.*f.member;
+    // A profile without an FP4 figure says nothing of it (runs keep the built-in one).
+    if (f.name == "gemm_max_efficiency_fp4" && !(c.value > 0.0)) continue;
     compute[std::string(f.name)] = constant(c.value, c.source, p, "/compute/" + std::string(f.name));
   }
   for (const auto& f : kComputeInts) {

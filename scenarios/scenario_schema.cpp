@@ -644,8 +644,8 @@ std::vector<Section> build_sections() {
                          shape),
             with_default(number("fp4_tflops", member(gpu, &GpuSpec::fp4_flops_per_s), tflop_per_s,
                                 key_bounds::fp4_tflops,
-                                "dense FP4 tensor peak (Blackwell); 0: no FP4. Reported only: no training "
-                                "precision here runs FP4 GEMMs"),
+                                "dense FP4 tensor peak (Blackwell); 0: no FP4. The peak of "
+                                "training.precision nvfp4"),
                          preset_or_value),
             with_default(number("hbm_gb", member(gpu, &GpuSpec::hbm_bytes), gigabytes, key_bounds::hbm_gb,
                                 "HBM capacity as CUDA reports it (cudaMemGetInfo total)"),
@@ -744,8 +744,10 @@ std::vector<Section> build_sections() {
                     "gradient-accumulation step); FSDP2 (zero 3) gathers and reduces once a run, as PyTorch's "
                     "pipelining does, unless fsdp_sync_once; zero 0-2 reduce once a step"),
             enumeration("precision", member(training, &TrainingSpec::precision),
-                        std::array<std::string_view, 2>{"bf16", "fp8"},
-                        "tensor-core precision of the matmuls"),
+                        std::array<std::string_view, 3>{"bf16", "fp8", "nvfp4"},
+                        "tensor-core precision of the linear layers' matmuls (attention runs bf16): bf16, fp8 "
+                        "(scaled as fp8_recipe says) or nvfp4 (Transformer Engine's NVFP4BlockScaling on Blackwell: "
+                        "E2M1 values with an E4M3 scale per 16, forward and backward GEMMs alike)"),
             enumeration("framework", member(training, &TrainingSpec::framework),
                         std::array<std::string_view, 6>{"megatron-core", "megatron-lm", "megatron-deepspeed",
                                                         "torchtitan", "llm-foundry", "nemo-automodel"},

@@ -457,8 +457,9 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
                                                                                      : "micro_batch = 1 (not given)");
   }
   const std::string precision = lower(row.precision);
-  t.precision = contains(precision, "fp8") || contains(precision, "float8") ? models::Precision::fp8
-                                                                            : models::Precision::bf16;
+  t.precision = contains(precision, "nvfp4")                                  ? models::Precision::nvfp4
+                : contains(precision, "fp8") || contains(precision, "float8") ? models::Precision::fp8
+                                                                               : models::Precision::bf16;
   if (precision.empty()) assumed.push_back("precision = bf16 (not given)");
   if (auto recompute = parse_recompute(row.recompute)) {
     t.recompute = *recompute;

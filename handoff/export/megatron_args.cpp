@@ -292,6 +292,10 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
   if (t.grad_bucket_params > 0) f.add("--ddp-bucket-size", t.grad_bucket_params);
 
   f.add("--bf16");
+  if (t.precision == models::Precision::nvfp4) {
+    f.add("--fp4-format", "e2m1");
+    f.add("--fp4-recipe", "nvfp4");
+  }
   if (t.precision == models::Precision::fp8) {
     f.add("--fp8-format", "hybrid");
     f.add("--fp8-recipe", std::string(fp8_recipe_flag(t.fp8_recipe)));

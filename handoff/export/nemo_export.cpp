@@ -48,6 +48,7 @@ std::string boolean(bool b) { return b ? "true" : "false"; }
 std::string integer_or_null(std::int64_t n, bool present) { return present ? std::to_string(n) : std::string(kNull); }
 
 std::string_view mixed_precision(const models::TrainingSpec& t) {
+  if (t.precision == models::Precision::nvfp4) return "bf16_with_nvfp4_mixed";
   if (t.precision != models::Precision::fp8) return "bf16_mixed";
   switch (t.fp8_recipe) {
     case models::Fp8Recipe::delayed: return "bf16_with_fp8_delayed_scaling_mixed";

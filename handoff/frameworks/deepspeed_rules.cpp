@@ -417,6 +417,13 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
                                 "selective recomputation (the attention core)"));
     t.recompute = models::Recompute::selective;
   }
+  if (t.precision == models::Precision::nvfp4) {
+    m.breaches.push_back(breach("no-nvfp4", mds_at(args_py),
+                                "Megatron-DeepSpeed's low precision is Transformer Engine's fp8 delayed scaling "
+                                "(--fp8-hybrid): it has no FP4 flag", "fp8 delayed scaling"));
+    t.precision = models::Precision::fp8;
+    t.fp8_recipe = models::Fp8Recipe::delayed;
+  }
   if (t.precision == models::Precision::fp8 && (t.fp8_recipe != models::Fp8Recipe::delayed || !t.fp8_backward)) {
     m.breaches.push_back(breach("fp8-recipe", mds_at(args_py),
                                 "Megatron-DeepSpeed's fp8 is Transformer Engine's delayed scaling (--fp8-hybrid, "

@@ -410,6 +410,13 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
                                 "op-level selective checkpointing (recompute op)"));
     t.recompute = models::Recompute::op;
   }
+  if (t.precision == models::Precision::nvfp4) {
+    m.breaches.push_back(breach("no-nvfp4", "config/job_config.py (Quantize.linear: float8 and mx)",
+                                "torchtitan quantises linear layers to float8 or MX (mxfp8); it has no NVFP4 training "
+                                "recipe", "fp8 with current (tensorwise) scaling"));
+    t.precision = models::Precision::fp8;
+    t.fp8_recipe = models::Fp8Recipe::current;
+  }
   if (t.precision == models::Precision::fp8) {
     if (t.fp8_recipe == models::Fp8Recipe::delayed || t.fp8_recipe == models::Fp8Recipe::blockwise) {
       m.breaches.push_back(breach("fp8-recipe", "config/job_config.py (Float8Linear.recipe_name)",

@@ -474,6 +474,16 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
       result.unmapped.push_back("--fp8-param-gather without --use-distributed-optimizer or FSDP: Megatron-LM refuses "
                                 "it (arguments.py); imported with 16-bit gathers");
   }
+  if (r.has("--fp4-format")) {
+    const std::string recipe = r.has("--fp4-recipe") ? r.value("--fp4-recipe") : "nvfp4";
+    if (recipe == "nvfp4") {
+      t.precision = models::Precision::nvfp4;
+    } else {
+      result.unmapped.push_back(fmt::format("--fp4-recipe {}: clustersim models NVFP4 only; imported as bf16", recipe));
+    }
+    if (r.has("--first-last-layers-bf16"))
+      result.unmapped.push_back("--first-last-layers-bf16: clustersim runs every layer's GEMMs in NVFP4");
+  }
   t.defer_embedding_wgrad = r.has("--defer-embedding-wgrad-compute") && p.pp > 1;
   t.wgrad_deferral_limit = r.integer("--wgrad-deferral-limit", 0);
   if (!r.has("--bf16")) {

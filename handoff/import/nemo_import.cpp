@@ -311,7 +311,9 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
   t.micro_batch = r.integer("train.micro_batch_size", 1, true);
   t.global_batch = r.required("train.global_batch_size");
   const std::string precision = r.text("mixed_precision").value_or("bf16_mixed");
-  if (precision.find("fp8") != std::string::npos || precision.find("mxfp8") != std::string::npos) {
+  if (precision.find("nvfp4") != std::string::npos) {
+    t.precision = models::Precision::nvfp4;
+  } else if (precision.find("fp8") != std::string::npos || precision.find("mxfp8") != std::string::npos) {
     t.precision = models::Precision::fp8;
     t.fp8_recipe = precision.find("mxfp8") != std::string::npos     ? models::Fp8Recipe::mxfp8
                    : precision.find("current") != std::string::npos  ? models::Fp8Recipe::current

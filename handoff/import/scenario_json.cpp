@@ -112,7 +112,7 @@ nlohmann::ordered_json scenario_json(std::string_view name, const models::Transf
            {{"seq_len", t.seq_len},
             {"micro_batch", t.micro_batch},
             {"global_batch", t.global_batch},
-            {"precision", t.precision == models::Precision::fp8 ? "fp8" : "bf16"},
+            {"precision", models::precision_name(t.precision)},
             {"fp8_recipe", models::fp8_recipe_name(t.fp8_recipe)},
             {"fp8_param_gather", t.fp8_param_gather},
             {"defer_embedding_wgrad", t.defer_embedding_wgrad},

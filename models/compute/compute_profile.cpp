@@ -1,6 +1,7 @@
 #include "models/compute/compute_profile.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 
@@ -96,6 +97,44 @@ void set_attention_fits(ComputeProfile& p) {
                             published("FlashAttention-2 (the flash-attn package)", "h100_attention_flash2.jsonl")};
   p.attention_flash3_efficiency = {kHopperFlash3Attention,
                                    published("FlashAttention-3", "h100_attention_flash3.jsonl")};
+}
+
+/// NVFP4 GEMMs on Blackwell, from Transformer Engine's GEMM profiling guide
+/// (NVIDIA/TransformerEngine docs/examples/gemm_profiling/gemm_profiling.rst, "B300 SXM6 AC",
+/// --pre-quantize: the GEMM kernels alone as TE dispatches them, inputs quantised beforehand): the
+/// twelve GEMMs of a layer of hidden 4096 and MLP 16384 at 15,872 tokens (fprop, dgrad and wgrad;
+/// M x K x N as the guide lists them) take 3.764 ms a layer, 5.09 PFLOP/s: 0.38 of the HGX B300's
+/// 13,500 TF/s dense FP4 peak (108 PFLOP/s over 8 GPUs, NVIDIA's HGX B300 figures) where its BF16
+/// and MXFP8 GEMMs in the same run reach 0.65 and 0.60 of theirs. Kernels that far below their
+/// tensor-core peak are held by what every Blackwell die shares (the block scales' handling, each
+/// tile's prologue and epilogue), so each board takes the guide's TF/s over its own FP4 peak, as
+/// the B200 takes the GB200's FP8 TF/s. e_max is what the GEMM model (tile fill, k fill at k_half x
+/// gemm_k_rate_ratio) needs to take that long. Large cubes run faster (the GB200's cuBLASLt FP4 at
+/// 8192^3: 7,535.6 TF/s, Azure ND GB200 v6, measurements.md 2.2); training's shapes are the guide's.
+constexpr double kB300Fp4PeakTflops = 13500.0;
+constexpr double kB300Fp4LayerSeconds = 3.764e-3;
+struct GemmMkn {
+  std::int64_t m, k, n;
+};
+constexpr std::array<GemmMkn, 12> kTeProfilingLayer{{
+    {15872, 4096, 12288}, {15872, 4096, 4096},  {15872, 4096, 16384}, {15872, 16384, 4096},   // fprop
+    {15872, 12288, 4096}, {15872, 4096, 4096},  {15872, 16384, 4096}, {15872, 4096, 16384},   // dgrad
+    {4096, 15872, 12288}, {4096, 15872, 4096},  {4096, 15872, 16384}, {16384, 15872, 4096}}};  // wgrad
+
+Sourced<double> blackwell_fp4(const ComputeProfile& p, double board_fp4_tflops) {
+  double seconds_at_full_rate = 0.0;  // the layer's GEMMs at e_max = 1
+  for (const auto& g : kTeProfilingLayer) {
+    const double fill = gemm_tile_fill(p.tile_m.value, p.tile_n.value, p.sm_count.value, g.m, g.n);
+    const auto k = static_cast<double>(g.k);
+    const double k_fill = k / (k + p.k_half.value * gemm_k_rate_ratio(Precision::nvfp4));
+    seconds_at_full_rate += 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * k /
+                            (kB300Fp4PeakTflops * 1e12 * fill * k_fill);
+  }
+  return {seconds_at_full_rate / kB300Fp4LayerSeconds * kB300Fp4PeakTflops / board_fp4_tflops,
+          fmt::format("fit (compute_profile.cpp, blackwell_fp4): Transformer Engine's GEMM profiling guide, HGX B300, "
+                      "NVFP4 GEMM kernels alone at a layer's 12 training shapes in 3.764 ms (5.09 PFLOP/s), the same "
+                      "TF/s over this board's {:g} TF/s FP4 peak",
+                      board_fp4_tflops)};
 }
 
 /// Attention on Blackwell, cuDNN fused attention and FlashAttention-2, causal bf16, head dim 128,
@@ -303,6 +342,7 @@ ComputeProfile b200() {
   p.attention_efficiency = blackwell_attention(kBlackwellFlash2Attention, "FlashAttention-2 2.7.4", "");
   flash3_as_flash2(p);
   sdpa_flash_as_flash2(p);
+  p.gemm_max_efficiency_fp4 = blackwell_fp4(p, 9000.0);
   return p;
 }
 
@@ -337,6 +377,7 @@ ComputeProfile gb200() {
                                                      ", taken as a fraction of the GB200's peak");
   flash3_as_flash2(p);
   sdpa_flash_as_flash2(p);
+  p.gemm_max_efficiency_fp4 = blackwell_fp4(p, 10000.0);
   return p;
 }
 
@@ -371,6 +412,7 @@ ComputeProfile gb300() {
   flash3_as_flash2(p);
   sdpa_flash_as_flash2(p);
   p.overlap = default_overlap_interference("gb300");
+  p.gemm_max_efficiency_fp4 = blackwell_fp4(p, 15000.0);
   return p;
 }
 
@@ -405,15 +447,18 @@ double gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t m, std:
   return grouped_gemm_tile_fill(tile_m, tile_n, sm_count, 1, m, n);
 }
 
-double gemm_k_rate_ratio(Precision precision) { return precision == Precision::fp8 ? 2.0 : 1.0; }
+double gemm_k_rate_ratio(Precision precision) {
+  return precision == Precision::nvfp4 ? 4.0 : precision == Precision::fp8 ? 2.0 : 1.0;
+}
 
 double gemm_k_half(const ComputeProfile& profile, Precision precision) {
   return profile.k_half.value * gemm_k_rate_ratio(precision);
 }
 
 double grouped_gemm_efficiency(const ComputeProfile& profile, Precision precision, int groups, int m, int n, int k) {
-  const double e_max = precision == Precision::fp8 ? profile.gemm_max_efficiency_fp8.value
-                                                   : profile.gemm_max_efficiency_bf16.value;
+  const double e_max = precision == Precision::nvfp4 ? profile.gemm_max_efficiency_fp4.value
+                       : precision == Precision::fp8 ? profile.gemm_max_efficiency_fp8.value
+                                                     : profile.gemm_max_efficiency_bf16.value;
   if (m <= 0 || n <= 0 || k <= 0) return e_max;
   const double tile_fill =
       grouped_gemm_tile_fill(profile.tile_m.value, profile.tile_n.value, profile.sm_count.value, groups, m, n);

@@ -80,6 +80,8 @@ struct ComputeProfile {
   Sourced<double> hbm_efficiency;        // of the datasheet HBM bandwidth
   Sourced<double> launch_overhead_s;     // per kernel
   OverlapInterference overlap;  // what a communication kernel running beside compute takes from it
+  // NVFP4 GEMMs (block-scaled E2M1, Blackwell), of the GPU's dense FP4 peak; 0 where it has none.
+  Sourced<double> gemm_max_efficiency_fp4{0.0, "no FP4 tensor cores"};
 };
 
 /// Bundled profiles: "a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200". Throws on other names.
@@ -96,7 +98,8 @@ double grouped_gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t
 
 /// How many times faster than bf16 the tensor cores of `precision` step through the reduction
 /// dimension: the dense peak ratio, 2 for fp8 on Hopper and Blackwell (1,979 / 989 and 4,500 /
-/// 2,250 TF/s, shared reference measurements.md 4), 1 for bf16.
+/// 2,250 TF/s, shared reference measurements.md 4), 4 for nvfp4 (the B200's and GB200's 9,000 /
+/// 2,250 and 10,000 / 2,500; Blackwell Ultra's 15,000 / 2,500 is 6, taken as 4), 1 for bf16.
 double gemm_k_rate_ratio(Precision precision);
 /// The reduction length at which k_fill is 1/2 for `precision`: profile.k_half x gemm_k_rate_ratio.
 double gemm_k_half(const ComputeProfile& profile, Precision precision);

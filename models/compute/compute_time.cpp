@@ -12,16 +12,18 @@ double op_time_s(const OpCost& op, const GpuSpec& gpu, const ComputeProfile& pro
   switch (op.kind) {
     case OpKind::gemm:
     case OpKind::attention_gemm: {
-      // fp8 recipes cast the linear layers only; the attention core stays bf16, and so do the
-      // backward GEMMs when the recipe keeps them there.
+      // fp8 and nvfp4 recipes cast the linear layers only; the attention core stays bf16, and so
+      // do the backward GEMMs when the recipe keeps them there.
       const bool bf16_only = op.kind == OpKind::attention_gemm || op.bf16_gemm;
       const Precision p = bf16_only ? Precision::bf16 : precision;
-      const double peak = p == Precision::fp8 ? gpu.fp8_flops_per_s : gpu.bf16_flops_per_s;
+      const double peak = p == Precision::nvfp4 ? gpu.fp4_flops_per_s
+                          : p == Precision::fp8 ? gpu.fp8_flops_per_s
+                                                : gpu.bf16_flops_per_s;
       const double recipe = p == Precision::fp8 ? op.fp8_rate : 1.0;
       const double rate = peak * recipe * grouped_gemm_efficiency(profile, p, op.gemm_groups, op.gemm_m, op.gemm_n, op.gemm_k);
       if (!(rate > 0.0)) {
         throw std::invalid_argument(fmt::format("{}: GPU {} / profile {} has no {} GEMM rate", op.name,
-                                                gpu.name, profile.gpu, p == Precision::fp8 ? "fp8" : "bf16"));
+                                                gpu.name, profile.gpu, precision_name(p)));
       }
       compute_s = op.flops / rate;
       break;

@@ -102,10 +102,11 @@ double hardware_flops_per_step(const TransformerSpec& model, const TrainingSpec&
 }
 
 double peak_flops_per_s(const GpuSpec& gpu, Precision precision) {
-  const double peak = precision == Precision::fp8 ? gpu.fp8_flops_per_s : gpu.bf16_flops_per_s;
+  const double peak = precision == Precision::nvfp4 ? gpu.fp4_flops_per_s
+                      : precision == Precision::fp8 ? gpu.fp8_flops_per_s
+                                                    : gpu.bf16_flops_per_s;
   if (peak <= 0.0) {
-    throw std::invalid_argument(fmt::format("GPU {} has no {} tensor peak", gpu.name,
-                                            precision == Precision::fp8 ? "fp8" : "bf16"));
+    throw std::invalid_argument(fmt::format("GPU {} has no {} tensor peak", gpu.name, precision_name(precision)));
   }
   return peak;
 }

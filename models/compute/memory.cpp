@@ -12,11 +12,13 @@
 namespace clustersim::models {
 namespace {
 
-// Whether the linear layers keep their inputs for the weight-gradient GEMM as 1-byte fp8 copies:
-// fp8 weight gradients (fp8_backward) in a framework whose fp8 layers keep the cast copy.
-bool keeps_fp8_gemm_inputs(const TrainingSpec& training) {
-  return training.precision == Precision::fp8 && training.fp8_backward &&
-         framework_parameters(training.framework).fp8_keeps_quantized_inputs.value;
+// Bytes a linear layer keeps of each input element for its weight-gradient GEMM: the cast copy
+// (1 B in fp8, 0.5625 B in nvfp4) where the weight gradients run low-precision (fp8_backward) in
+// a framework whose low-precision layers keep it, else the 2-byte bf16 tensor.
+double kept_gemm_input_bytes(const TrainingSpec& training) {
+  const bool cast_copy = low_precision_gemms(training.precision) && training.fp8_backward &&
+                         framework_parameters(training.framework).fp8_keeps_quantized_inputs.value;
+  return cast_copy ? gemm_input_bytes(training.precision) : 2.0;
 }
 
 // The attention's projections on one TP rank: Q and O split tp ways, K and V ceil(kv_heads / tp)
@@ -155,7 +157,7 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
 
   // A linear layer's input kept for its weight-gradient GEMM: 2 bytes, or 1 where the framework's
   // fp8 layers keep the cast copy.
-  const double gemm_input = keeps_fp8_gemm_inputs(training) ? 1.0 : 2.0;
+  const double gemm_input = kept_gemm_input_bytes(training);
   // Replicated across TP unless sequence parallel (bytes per token and hidden unit): two norm
   // inputs 4, QKV input and MLP input (the norms' outputs; 2 each, 1 in fp8); with dropout, the
   // masks after attention and after the MLP (1 each). Under sequence parallelism the QKV and MLP
@@ -220,7 +222,7 @@ double moe_activation_bytes_per_layer(const TransformerSpec& model, const Parall
   // and up halves) and the activation output (the down projection's input: 2 f or 1 f), the expert
   // output 2 h before the weighted combine; per token its router probabilities and top-k indices
   // (fp32, experts wide).
-  const double gemm_input = keeps_fp8_gemm_inputs(training) ? 1.0 : 2.0;
+  const double gemm_input = kept_gemm_input_bytes(training);
   const double rows = rank_tokens * static_cast<double>(model.experts_per_token) * training.moe_load_imbalance;
   const double f = static_cast<double>(model.expert_ffn_hidden);
   const double up_output = model.mlp == MlpKind::swiglu ? 4.0 : 2.0;

@@ -40,7 +40,7 @@ struct Dims {
   double windowed;     // share of the layers attending a sliding window (attention_shape.hpp)
   double window;       // its keys
   AttentionKernel attention;
-  double input_bytes;  // GEMM input bytes per element: 1 for fp8, 2 for bf16
+  double input_bytes;  // GEMM input bytes per element: 2 for bf16, 1 for fp8, 0.5625 for nvfp4
   double grad_input_bytes;  // the same for the dgrad and wgrad GEMMs (2 with fp8_backward false)
   bool bf16_backward;       // fp8 forward GEMMs, bf16 dgrad and wgrad GEMMs (fp8_backward false)
   double fp8_gemm_rate;     // fp8 GEMM throughput relative to per-tensor scaling (recipe_gemm_rate)
@@ -117,9 +117,9 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .windowed = windowed_layer_fraction(model),
       .window = static_cast<double>(model.sliding_window),
       .attention = training.attention,
-      .input_bytes = training.precision == Precision::fp8 ? 1.0 : 2.0,
-      .grad_input_bytes = training.precision == Precision::fp8 && training.fp8_backward ? 1.0 : 2.0,
-      .bf16_backward = training.precision == Precision::fp8 && !training.fp8_backward,
+      .input_bytes = gemm_input_bytes(training.precision),
+      .grad_input_bytes = training.fp8_backward ? gemm_input_bytes(training.precision) : 2.0,
+      .bf16_backward = low_precision_gemms(training.precision) && !training.fp8_backward,
       .fp8_gemm_rate = recipe_gemm_rate(training.fp8_recipe),
       .swiglu = model.mlp == MlpKind::swiglu,
       .eager = training.elementwise == ElementwiseKernels::eager,
@@ -533,8 +533,13 @@ struct CastRecipe {
   int kernels;             // kernels per cast
 };
 
-CastRecipe cast_recipe(Fp8Recipe recipe, bool weight) {
-  switch (recipe) {
+CastRecipe cast_recipe(const TrainingSpec& t, bool weight) {
+  // NVFP4: the per-tensor fp32 scale comes from the tensor's amax (a read pass and its kernel
+  // first, as current scaling), the 1 x 16 block scales inside the quantise kernel, which writes
+  // both copies from the bf16 tensor (NVFP4Quantizer, rowwise and columnwise; weights take 1 x 16
+  // blocks too while 2D quantisation is off, NVTE_NVFP4_DISABLE_2D_QUANTIZATION).
+  if (t.precision == Precision::nvfp4) return {kBf16ReadBytes, gemm_input_bytes(Precision::nvfp4), true, 2};
+  switch (t.fp8_recipe) {
     case Fp8Recipe::delayed: return {0.0, kFp8Bytes, false, 1};
     case Fp8Recipe::current: return {kBf16ReadBytes, kFp8Bytes, false, 3};
     case Fp8Recipe::blockwise:
@@ -578,7 +583,7 @@ NormFusedCasts norm_fused_casts(const Dims& d, const TrainingSpec& t) {
 OpCost fp8_casts(const std::array<LayerGemm, 4>& gemms, const Dims& d, const TrainingSpec& t, bool backward,
                  NormFusedCasts fused) {
   const auto& [qkv, out, up, down] = gemms;
-  const CastRecipe r = cast_recipe(t.fp8_recipe, false);
+  const CastRecipe r = cast_recipe(t, false);
   const int copies = t.fp8_backward ? 2 : 1;
   const auto cast = [&](const LayerGemm& g, bool column_parallel) {
     return fp8_cast_bytes(d, r, backward ? g.n : g.k, backward != column_parallel, copies);
@@ -606,7 +611,7 @@ OpCost fp8_casts(const std::array<LayerGemm, 4>& gemms, const Dims& d, const Tra
 /// the forward's copies, and an fp8 gather such as torchao's enable_fsdp_float8_all_gather,
 /// which casts the shard before the gather, is not modelled).
 OpCost fp8_weight_casts(const std::array<LayerGemm, 4>& gemms, const ParallelismSpec& p, const TrainingSpec& t) {
-  const CastRecipe r = cast_recipe(t.fp8_recipe, true);
+  const CastRecipe r = cast_recipe(t, true);
   const int copies = t.fp8_backward ? 2 : 1;
   double elements = 0.0;
   for (const LayerGemm& g : gemms) elements += g.n * g.k;
@@ -686,12 +691,13 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   const auto& [qkv, out, up, down] = gemms;
   LayerCosts costs;
 
-  const bool fp8 = training.precision == Precision::fp8;
+  const bool fp8 = low_precision_gemms(training.precision);
   const NormFusedCasts by_norm = norm_fused_casts(d, training);
   costs.forward.push_back(elementwise_forward(d, (by_norm.qkv ? 1.0 : 0.0) + (by_norm.up ? 1.0 : 0.0)));
   if (fp8) {
     costs.forward.push_back(fp8_weight_casts(gemms, parallelism, training));
-    if (training.fp8_recipe == Fp8Recipe::delayed) costs.forward.push_back(fp8_scale_update(training));
+    if (training.precision == Precision::fp8 && training.fp8_recipe == Fp8Recipe::delayed)
+      costs.forward.push_back(fp8_scale_update(training));
     costs.forward.push_back(fp8_casts(gemms, d, training, false, by_norm));
   }
   add_projections_forward(costs.forward, d, qkv);

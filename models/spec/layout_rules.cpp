@@ -39,6 +39,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::training_moe_capacity_factor: return "training.moe_capacity_factor";
     case LayoutField::training_fp8_recipe: return "training.fp8_recipe";
     case LayoutField::training_fp8_param_gather: return "training.fp8_param_gather";
+    case LayoutField::training_fp8_backward: return "training.fp8_backward";
     case LayoutField::training_defer_embedding_wgrad: return "training.defer_embedding_wgrad";
     case LayoutField::training_fsdp_sync_once: return "training.fsdp_sync_once";
     case LayoutField::training_fsdp_sync_every_micro_batch: return "training.fsdp_sync_every_micro_batch";
@@ -133,8 +134,9 @@ std::optional<LayoutViolation> moe_violation(const TransformerSpec& m, const Par
                                      "(parallelism.sp = true), as Megatron-Core runs it");
   if (t.moe_pad_to_capacity && !(t.moe_capacity_factor > 0.0))
     return broken(F::training_moe_capacity_factor, "moe_pad_to_capacity needs a capacity factor > 0 (0 is dropless)");
-  if (t.precision == Precision::fp8)
-    return broken(F::training_precision, "fp8 training of a mixture-of-experts model is not modelled yet; use bf16");
+  if (low_precision_gemms(t.precision))
+    return broken(F::training_precision, fmt::format("{} training of a mixture-of-experts model is not modelled yet; "
+                                                     "use bf16", precision_name(t.precision)));
   return std::nullopt;
 }
 
@@ -308,11 +310,20 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
     return broken(F::parallelism_sharding, "DeepSpeed ZeRO-3 (2021) shards parameter tensors, whose shapes under "
                                            "multi-head latent attention are not modelled; use fsdp2, fsdp1 or "
                                            "megatron_fsdp");
-  if (mla && t.precision == Precision::fp8)
-    return broken(F::training_precision, "fp8 with multi-head latent attention is not modelled yet; use bf16");
+  if (mla && low_precision_gemms(t.precision))
+    return broken(F::training_precision, fmt::format("{} with multi-head latent attention is not modelled yet; use "
+                                                     "bf16", precision_name(t.precision)));
   if (t.precision == Precision::fp8 && !(c.gpu.fp8_flops_per_s > 0))
     return broken(F::training_precision, fmt::format("fp8 needs a GPU with FP8 tensor cores; {} has fp8_tflops=0",
                                                      c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
+  if (t.precision == Precision::nvfp4 && !(c.gpu.fp4_flops_per_s > 0))
+    return broken(F::training_precision, fmt::format("nvfp4 needs a GPU with FP4 tensor cores (Blackwell: b200, "
+                                                     "gb200, gb300); {} has fp4_tflops=0",
+                                                     c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
+  // Transformer Engine's NVFP4BlockScaling runs the forward, dgrad and wgrad GEMMs in FP4 alike.
+  if (t.precision == Precision::nvfp4 && !t.fp8_backward)
+    return broken(F::training_fp8_backward, "applies to fp8 only: nvfp4 runs the backward GEMMs in FP4 too "
+                                            "(Transformer Engine's NVFP4BlockScaling); keep it true");
   if (t.fp8_param_gather && t.precision != Precision::fp8)
     return broken(F::training_fp8_param_gather, "fp8 parameter gathers need training.precision = fp8");
   if (t.fp8_param_gather && p.zero < 1)

@@ -53,7 +53,27 @@ constexpr std::string_view cp_comm_name(CpComm c) {
   }
   return "?";
 }
-enum class Precision { bf16, fp8 };
+/// The tensor-core precision of the linear layers' GEMMs (attention runs bf16 in every one):
+/// `bf16`, `fp8` (scaled as Fp8Recipe says) or `nvfp4` (Transformer Engine's NVFP4BlockScaling,
+/// Blackwell: E2M1 values with one E4M3 scale per 1 x 16 block and an fp32 scale per tensor,
+/// forward, dgrad and wgrad GEMMs alike; Megatron-Core's --fp4-format e2m1 --fp4-recipe nvfp4).
+enum class Precision { bf16, fp8, nvfp4 };
+constexpr std::string_view precision_name(Precision p) {
+  switch (p) {
+    case Precision::bf16: return "bf16";
+    case Precision::fp8: return "fp8";
+    case Precision::nvfp4: return "nvfp4";
+  }
+  return "?";
+}
+/// Whether the linear layers' GEMMs run below bf16 (fp8 or nvfp4): their inputs are cast first.
+constexpr bool low_precision_gemms(Precision p) { return p != Precision::bf16; }
+/// Bytes a GEMM input element takes at `p`, its block scales included: NVFP4 stores a 4-bit E2M1
+/// value and one E4M3 scale byte per 16 values (NVIDIA, "Pretraining Large Language Models with
+/// NVFP4", arXiv:2509.25149, section 2); fp8's per-tensor or block scales are counted by its recipe.
+constexpr double gemm_input_bytes(Precision p) {
+  return p == Precision::nvfp4 ? 0.5 + 1.0 / 16.0 : p == Precision::fp8 ? 1.0 : 2.0;
+}
 /// How fp8 tensors are scaled (training.fp8_recipe; only read when precision is fp8):
 /// `delayed` (Transformer Engine DelayedScaling: one scale per tensor from an amax history, the
 /// new amax taken inside the cast kernel), `current` (TE Float8CurrentScaling, torchao tensorwise

@@ -78,7 +78,9 @@ std::string step_duration_inputs(const StepInputs& in, bool compute, bool commun
   std::string text;
   const auto add = [&text](std::string item) { text.append(text.empty() ? "" : ", ").append(item); };
   if (compute) {
-    if (t.precision == Precision::fp8)
+    if (t.precision == Precision::nvfp4)
+      add(fmt::format("cluster.gpu.fp4_tflops = {:g} TFLOP/s", gpu.fp4_flops_per_s / 1e12));
+    else if (t.precision == Precision::fp8)
       add(fmt::format("cluster.gpu.fp8_tflops = {:g} TFLOP/s", gpu.fp8_flops_per_s / 1e12));
     else
       add(fmt::format("cluster.gpu.bf16_tflops = {:g} TFLOP/s", gpu.bf16_flops_per_s / 1e12));

@@ -30,7 +30,6 @@ namespace clustersim::models {
 namespace {
 
 constexpr double kBf16Bytes = 2.0;
-constexpr double kFp8Bytes = 1.0;
 // Bytes an Adam step moves per parameter of its shard. Mixed precision: it reads the fp32 master, m,
 // v and the fp32 gradient and writes master, m, v and the bf16 weight (4 x 4 + 3 x 4 + 2), or no
 // bf16 copy where it steps an fp32 shard in place (FSDP: 4 x 4 + 3 x 4). On bf16 parameters with
@@ -355,11 +354,11 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   // Reductions carry the bf16 GEMM outputs. The fp8 scales are not counted.
   const double activation_bytes =
       static_cast<double>(t.micro_batch * (t.seq_len / p.cp) * model.hidden) * kBf16Bytes;
-  const bool fp8 = t.precision == Precision::fp8;
-  const double fp8_share = kFp8Bytes / kBf16Bytes;
+  // nvfp4 gathers its cast copies likewise, at 0.5625 B an element.
+  const double cast_share = gemm_input_bytes(t.precision) / kBf16Bytes;
   if (p.sp) {
-    const double input_bytes = activation_bytes * (fp8 ? fp8_share : 1.0);
-    const double output_grad_bytes = activation_bytes * (fp8 && t.fp8_backward ? fp8_share : 1.0);
+    const double input_bytes = activation_bytes * cast_share;
+    const double output_grad_bytes = activation_bytes * (t.fp8_backward ? cast_share : 1.0);
     const CollectiveRecord reduce = collective(CollectiveOp::reduce_scatter, activation_bytes, groups.tp, CommScope::tp);
     plan.layer.tp = {collective(CollectiveOp::all_gather, input_bytes, groups.tp, CommScope::tp), reduce};
     plan.layer.tp_backward = {collective(CollectiveOp::all_gather, output_grad_bytes, groups.tp, CommScope::tp),
@@ -381,8 +380,9 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   if (p.sp && p.tp > 1) {
     const bool recomputed = t.recompute == Recompute::op;
     if (recomputed || !framework.tp_keeps_gathered_inputs.value) {
-      const bool keeps_fp8 = fp8 && t.fp8_backward && framework.fp8_keeps_quantized_inputs.value;
-      const double saved_bytes = activation_bytes * (keeps_fp8 ? fp8_share : 1.0);
+      const bool keeps_cast = low_precision_gemms(t.precision) && t.fp8_backward &&
+                              framework.fp8_keeps_quantized_inputs.value;
+      const double saved_bytes = activation_bytes * (keeps_cast ? cast_share : 1.0);
       plan.layer.tp_regather = recomputed ? plan.layer.tp[0]
                                           : collective(CollectiveOp::all_gather, saved_bytes, groups.tp, CommScope::tp);
       plan.layer.tp_regathers = 2.0;

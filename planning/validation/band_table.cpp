@@ -15,7 +15,7 @@ namespace clustersim::planning {
 namespace {
 
 std::string_view precision_text(models::Precision precision) {
-  return precision == models::Precision::fp8 ? "fp8" : "bf16";
+  return models::precision_name(precision);
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ std::string sharding_text(const ValidationFamily& family) {
 }
 
 std::string family_label(const ValidationFamily& family) {
-  return fmt::format("{} {} {}{}", family.generation, family.precision == models::Precision::fp8 ? "fp8" : "bf16",
+  return fmt::format("{} {} {}{}", family.generation, models::precision_name(family.precision),
                      sharding_text(family), family.moe ? " MoE" : "");
 }
 

@@ -304,7 +304,7 @@ TEST_CASE("validation: each rule names the key to change") {
       {{"parallelism.layers_per_chunk=[0,30,30,-1]"}, "/parallelism/layers_per_chunk/3",
        "must be a layer count, an integer in [0, 10000], got -1"},
       {{"training.precision=fp16"}, "/training/precision",
-       "must be one of bf16|fp8, got \"fp16\""},
+       "must be one of bf16|fp8|nvfp4, got \"fp16\""},
       {{"cluster.topology=mesh"}, "/cluster/topology",
        "must be one of rail_optimized|fat_tree|dragonfly|torus, got \"mesh\""},
       {{"cluster.oversubscription=0.5"}, "/cluster/oversubscription",

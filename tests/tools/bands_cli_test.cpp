@@ -116,7 +116,7 @@ TEST_CASE("sweep bands: ZeRO-3 on B200 is marked unvalidated, with the dimension
   // optimizer: ZeRO-3 is the dimension none covers, and Blackwell's validated family stands in.
   CHECK(validation.at("unvalidated") == "no published run with ZeRO-3 on Blackwell (B200, GB200, GB300)");
   CHECK(validation.at("stand_in") ==
-        "the span of the validated ZeRO 0-2 and ZeRO-3 fsdp2 families on Blackwell (Blackwell fp8 ZeRO 0-2)");
+        "the span of the validated ZeRO 0-2 and ZeRO-3 fsdp2 families on Blackwell (Blackwell fp8 ZeRO 0-2, Blackwell nvfp4 ZeRO 0-2)");
   const Outcome text = run_clustersim(args);
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("* Blackwell bf16 ZeRO-3 fsdp2  unvalidated: no published run with ZeRO-3 on Blackwell (B200, "

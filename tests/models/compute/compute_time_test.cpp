@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <tuple>
+#include <utility>
 
 #include <stdexcept>
 #include <string_view>
@@ -359,6 +360,36 @@ TEST_CASE("compute time: grouped expert GEMMs in bf16 against Transformer Engine
   // (Qwen3 30B's up projection 52 GFLOP, DeepSeek-V3's 481).
   CHECK(tflops(16, 2048, 768, 2048) > 553.9);
   CHECK(tflops(16, 2048, 768, 2048) < 1.2 * 553.9);
+}
+
+}  // namespace
+}  // namespace clustersim::models
+
+namespace clustersim::models {
+namespace {
+
+// Transformer Engine's GEMM profiling guide (docs/examples/gemm_profiling/gemm_profiling.rst,
+// HGX B300, --pre-quantize): a layer's twelve NVFP4 GEMMs of hidden 4096, MLP 16384 and 15,872
+// tokens in 3.764 ms. Every Blackwell profile takes that rate in TF/s at its short-run clock.
+TEST_CASE("compute profile: Blackwell's NVFP4 GEMMs run the guide's layer in its measured 3.764 ms") {
+  struct Mkn {
+    int m, k, n;
+  };
+  const Mkn layer[] = {{15872, 4096, 12288}, {15872, 4096, 4096},  {15872, 4096, 16384}, {15872, 16384, 4096},
+                       {15872, 12288, 4096}, {15872, 4096, 4096},  {15872, 16384, 4096}, {15872, 4096, 16384},
+                       {4096, 15872, 12288}, {4096, 15872, 4096},  {4096, 15872, 16384}, {16384, 15872, 4096}};
+  for (const auto& [gpu, fp4_tflops] : {std::pair{"b200", 9000.0}, {"gb200", 10000.0}, {"gb300", 15000.0}}) {
+    CAPTURE(gpu);
+    const ComputeProfile p = default_compute_profile(gpu);
+    double seconds = 0.0;
+    for (const Mkn& g : layer) {
+      const double rate = fp4_tflops * 1e12 * gemm_efficiency(p, Precision::nvfp4, g.m, g.n, g.k) /
+                          p.sustained_clock_ratio.value;
+      seconds += 2.0 * g.m * static_cast<double>(g.n) * g.k / rate;
+    }
+    CHECK(seconds == doctest::Approx(3.764e-3).epsilon(1e-9));
+  }
+  CHECK(default_compute_profile("h100-sxm").gemm_max_efficiency_fp4.value == 0.0);
 }
 
 }  // namespace

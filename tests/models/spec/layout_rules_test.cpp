@@ -331,3 +331,27 @@ TEST_CASE("layout rules: LayoutError carries the field and the rule, and says bo
 
 }  // namespace
 }  // namespace clustersim::models
+
+namespace clustersim::models {
+namespace {
+
+TEST_CASE("layout rules: nvfp4 needs FP4 tensor cores and runs its backward in FP4") {
+  const LayoutViolation on_h100 = broken([](Fixture& f) { f.training.precision = Precision::nvfp4; });
+  CHECK(on_h100.field == LayoutField::training_precision);
+  CHECK(on_h100.rule.find("fp4_tflops=0") != std::string::npos);
+  const auto on_gb200 = [](Fixture& f) {
+    f.cluster = test::gb200_cluster(256, 64);
+    f.training.precision = Precision::nvfp4;
+  };
+  Fixture valid;
+  on_gb200(valid);
+  CHECK_FALSE(valid.violation().has_value());
+  const LayoutViolation bf16_backward = broken([&](Fixture& f) {
+    on_gb200(f);
+    f.training.fp8_backward = false;
+  });
+  CHECK(bf16_backward.field == LayoutField::training_fp8_backward);
+}
+
+}  // namespace
+}  // namespace clustersim::models
