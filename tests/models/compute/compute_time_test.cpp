@@ -378,7 +378,9 @@ TEST_CASE("compute profile: Blackwell's NVFP4 GEMMs run the guide's layer in its
   const Mkn layer[] = {{15872, 4096, 12288}, {15872, 4096, 4096},  {15872, 4096, 16384}, {15872, 16384, 4096},
                        {15872, 12288, 4096}, {15872, 4096, 4096},  {15872, 16384, 4096}, {15872, 4096, 16384},
                        {4096, 15872, 12288}, {4096, 15872, 4096},  {4096, 15872, 16384}, {16384, 15872, 4096}};
-  for (const auto& [gpu, fp4_tflops] : {std::pair{"b200", 9000.0}, {"gb200", 10000.0}, {"gb300", 15000.0}}) {
+  for (const auto& board : {std::pair{"b200", 9000.0}, {"gb200", 10000.0}, {"gb300", 15000.0}}) {
+    const std::string_view gpu = board.first;
+    const double fp4_tflops = board.second;
     CAPTURE(gpu);
     const ComputeProfile p = default_compute_profile(gpu);
     double seconds = 0.0;
