@@ -109,6 +109,19 @@ TEST_CASE("plan: a price given on the command line is used") {
   }
 }
 
+// FP8 on a plan that also searches the A100: its tensor cores have no fp8, so it has no option,
+// and the text says why rather than that the model fits nowhere.
+TEST_CASE("plan: a GPU type without the scenario's precision says so") {
+  std::string command = kPlan;
+  command.replace(command.find("--json "), 7, "");
+  const Outcome outcome =
+      run_clustersim(command + " --set training.precision=fp8 --topologies rail_optimized --deadline-days 365");
+  CAPTURE(outcome.err);
+  REQUIRE(outcome.exit_code == 0);
+  CHECK(outcome.out.find("  a100-80gb  has no fp8 tensor cores (training.precision)\n") != std::string::npos);
+  CHECK(outcome.out.find("  h100-sxm   ") != std::string::npos);
+}
+
 TEST_CASE("plan: bad command lines fail cleanly") {
   check_fails_cleanly(run_clustersim("plan --gpus nonexistent"), "unknown GPU");
   check_fails_cleanly(run_clustersim("plan --pricing lease"), "--pricing");

@@ -7,6 +7,7 @@
 
 #include "planning/search/sweep_rows.hpp"
 #include "planning/plan/topology_names.hpp"
+#include "scenarios/presets.hpp"
 #include "tools/render/band_text.hpp"
 #include "tools/render/html_report.hpp"
 #include "handoff/export/launch_config.hpp"
@@ -99,6 +100,19 @@ ordered_json layout_json(const planning::Layout& l) {
           {"recompute", models::recompute_name(l.training.recompute)}};
 }
 
+// Why a GPU type has no option: tensor cores without the scenario's precision (fp8 on an A100,
+// nvfp4 before Blackwell) rule out every layout before memory does.
+std::string no_option_reason(const PlanRequest& request, const std::string& gpu) {
+  const models::Precision precision = request.scenario.training.precision;
+  const models::GpuSpec spec = scenarios::gpu_preset(gpu);
+  const double peak = precision == models::Precision::nvfp4 ? spec.fp4_flops_per_s
+                      : precision == models::Precision::fp8 ? spec.fp8_flops_per_s
+                                                            : spec.bf16_flops_per_s;
+  if (!(peak > 0.0))
+    return fmt::format("has no {} tensor cores (training.precision)", models::precision_name(precision));
+  return "fits on none of the sizes searched";
+}
+
 // The front can be a single option (a larger cluster often costs no more GPU-hours); the
 // cheapest option of each GPU type shows what the others would do.
 std::string cheapest_per_gpu(const PlanRequest& request, const PlanResult& result) {
@@ -106,7 +120,7 @@ std::string cheapest_per_gpu(const PlanRequest& request, const PlanResult& resul
   for (const auto& gpu : request.gpus) {
     const std::optional<std::size_t> best = planning::cheapest_option(result, gpu);
     if (!best) {
-      text += fmt::format("  {:<10} fits on none of the sizes searched\n", gpu);
+      text += fmt::format("  {:<10} {}\n", gpu, no_option_reason(request, gpu));
       continue;
     }
     const PlanOption& o = result.options[*best];
