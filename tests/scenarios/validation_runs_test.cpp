@@ -839,6 +839,21 @@ TEST_CASE("validation: a GB300 row runs on its own trays: 4 GPUs, each with a Co
   CHECK(rack.scenario.cluster.nic_bytes_per_s == 800e9 / 8.0);
 }
 
+TEST_CASE("validation: an NVFP4 row trains in nvfp4 with bf16 parameter gathers and no TP overlap") {
+  ValidationRow row = mlperf51_8b("tyche", "GB200 (Tyche, NVL72)", 512);
+  row.precision = "nvfp4";
+  row.sp = "True";
+  row.notes = "SEGMENT=16: racks of 16 trays. NVFP4 linear layers (FP4=True, FP4_RECIPE=nvfp4), parameters "
+              "gathered in bf16 (FP8_PARAM_GATHER=False). TP comm overlap off (TP_COMM_OVERLAP=False). Full CUDA "
+              "graph (FULL_CUDA_GRAPH=1).";
+  const ValidationCase c = mapped(row);
+  CHECK(c.scenario.training.precision == models::Precision::nvfp4);
+  CHECK_FALSE(c.scenario.training.fp8_param_gather);
+  CHECK_FALSE(c.scenario.parallelism.tp_comm_overlap);
+  CHECK(c.scenario.training.cuda_graphs);
+  CHECK(c.scenario.training.fp8_backward);
+}
+
 TEST_CASE("validation: a GB200 row runs on trays of 4 in NVLink domains, with the graphs and buckets it names") {
   ValidationRow row = mlperf51_8b("tyche", "GB200 (Tyche, NVL72)", 512);
   row.notes = "SEGMENT=16: racks of 16 trays. Full CUDA graph (FULL_CUDA_GRAPH=1). Gradient buckets of "

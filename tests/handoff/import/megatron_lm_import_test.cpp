@@ -510,3 +510,24 @@ TEST_CASE("megatron-lm import: numbers are read whole, and a count or size that 
 
 }  // namespace
 }  // namespace clustersim::handoff::megatron_lm_import_test
+
+namespace clustersim::handoff::megatron_lm_import_test {
+namespace {
+
+TEST_CASE("megatron-lm import: nvfp4 goes out as --fp4-format e2m1 --fp4-recipe nvfp4 and comes back") {
+  const scenarios::Scenario s = scenarios::default_scenario(
+      {"model.preset=llama3-8b", "cluster.gpu.preset=gb200", "cluster.gpus_per_node=4", "cluster.nics_per_node=4",
+       "cluster.nvlink_domain_gpus=64", "parallelism.tp=4", "parallelism.pp=1", "parallelism.dp=64",
+       "training.precision=nvfp4"});
+  const planning::Layout layout{.parallelism = s.parallelism, .training = s.training};
+  const LaunchConfig c = export_launch(Framework::megatron_lm, s.model, s.cluster, layout);
+  REQUIRE(c.runs_as_given());
+  const std::string& script = c.files[0].content;
+  CHECK(script.find("--fp4-format e2m1 \\\n  --fp4-recipe nvfp4 \\") != std::string::npos);
+  CHECK(script.find("--fp8-format") == std::string::npos);
+  const ImportedScenario imported = import_config(Framework::megatron_lm, script, "x.sh", {});
+  CHECK(imported.scenario.at("training").at("precision") == "nvfp4");
+}
+
+}  // namespace
+}  // namespace clustersim::handoff::megatron_lm_import_test

@@ -194,3 +194,24 @@ TEST_CASE("fp8 recipes: ZeRO-3 casts the weights every micro-batch, recompute re
 
 }  // namespace
 }  // namespace clustersim::models
+
+namespace clustersim::models {
+namespace {
+
+TEST_CASE("nvfp4: the casts read the bf16 tensor for its amax, then write two 0.5625-byte copies") {
+  // An amax pass (2 B), the quantise kernel's read (2 B) and two copies of E2M1 values with an
+  // E4M3 scale per 16 (0.5 + 1/16 B each): 5.125 B an element, 2 kernels a cast; no amax history.
+  TrainingSpec t = fp8_training(Fp8Recipe::delayed);
+  t.precision = Precision::nvfp4;
+  const LayerCosts nvfp4 = layer_costs(tiny_gelu(), ParallelismSpec{.tp = 8}, t);
+  CHECK(op_named(nvfp4.forward, "fp8_cast").bytes == doctest::Approx(kForwardColumns * 5.125 * kTokens));
+  CHECK(op_named(nvfp4.backward, "fp8_cast_bwd").bytes == doctest::Approx(kBackwardColumns * 5.125 * kTokens));
+  CHECK(op_named(nvfp4.forward, "fp8_cast").kernels == 8);
+  CHECK(op_named(nvfp4.forward, "fp8_weight_cast").bytes == doctest::Approx(kWeightElements * 5.125 / kMicroBatches));
+  CHECK(find_op(nvfp4.forward, "fp8_scale_update") == nullptr);
+  // The GEMMs read their inputs at 0.5625 B an element.
+  CHECK(gemm_input_bytes(Precision::nvfp4) == 0.5625);
+}
+
+}  // namespace
+}  // namespace clustersim::models
