@@ -91,6 +91,8 @@ void apply_profile(const std::string& path, models::StepInputs& inputs) {
   // A profile that measured no NVFP4 GEMM (calibrate fits none yet) keeps the built-in figure.
   if (!(profile.compute.gemm_max_efficiency_fp4.value > 0.0))
     profile.compute.gemm_max_efficiency_fp4 = inputs.compute.gemm_max_efficiency_fp4;
+  // Nor does a profile carry FP8 attention: the built-in measurement stays.
+  profile.compute.fp8_attention = std::move(inputs.compute.fp8_attention);
   inputs.compute = std::move(profile.compute);
   inputs.comm = std::move(profile.comm);
   inputs.comm.curves = curves_of(profile);

@@ -780,6 +780,10 @@ std::vector<Section> build_sections() {
                     "fp8 with ZeRO 1-3 only: the layers' linear weights are kept and gathered in fp8, 1 byte a "
                     "parameter instead of 2 (Megatron-LM's --fp8-param-gather, torchtitan's "
                     "enable_fsdp_float8_all_gather); the embedding and the output layer stay 16-bit"),
+            boolean("fp8_attention", member(training, &TrainingSpec::fp8_attention),
+                    "fp8 or nvfp4 with cuDNN attention on Hopper or Blackwell: the attention runs cuDNN's FP8 "
+                    "kernel, its inputs cast with per-tensor current scaling (Transformer Engine's FP8 "
+                    "DotProductAttention: Megatron-Core's fp8_dot_product_attention, NeMo's FP8_DPA)"),
             boolean("defer_embedding_wgrad", member(training, &TrainingSpec::defer_embedding_wgrad),
                     "pipelines only (pp > 1), megatron-core: the last stage runs the output layer's "
                     "weight-gradient GEMMs of the deferred micro-batches in the pipeline's drain, holding each "

@@ -616,6 +616,14 @@ MappedRow map_validation_row(const ValidationRow& row, std::string_view source_n
     assumed.push_back("fp8_param_gather: the row's parameters are gathered in fp8 (FP8_PARAMS or FP8_PARAM_GATHER, "
                       "or FSDP's float8 all-gather)");
   }
+  // FP8 attention where the row's config turns it on (NeMo's FP8_DPA, Transformer Engine's FP8
+  // DotProductAttention).
+  if (models::low_precision_gemms(t.precision) && t.attention == models::AttentionKernel::cudnn &&
+      contains(notes, "fp8_dpa=true")) {
+    t.fp8_attention = true;
+    assumed.emplace_back("fp8_attention: the row's attention runs cuDNN's FP8 kernel (FP8_DPA=True), its inputs "
+                         "cast with per-tensor current scaling");
+  }
   // The output layer's weight gradients deferred to the pipeline's drain where the row's config
   // says so (Megatron-Core's defer_embedding_wgrad_compute, NeMo's DEFER_EMBEDDING_WGRAD_COMPUTE and
   // WGRAD_DEFERRAL_LIMIT).

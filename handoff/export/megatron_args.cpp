@@ -296,6 +296,10 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
     f.add("--fp4-format", "e2m1");
     f.add("--fp4-recipe", "nvfp4");
   }
+  if (t.fp8_attention)
+    launch.notes.push_back("training.fp8_attention has no Megatron-LM flag (arguments.py lists "
+                           "fp8_dot_product_attention among the TransformerConfig fields without one): set "
+                           "TransformerConfig.fp8_dot_product_attention in the model provider");
   if (t.precision == models::Precision::fp8) {
     f.add("--fp8-format", "hybrid");
     f.add("--fp8-recipe", std::string(fp8_recipe_flag(t.fp8_recipe)));

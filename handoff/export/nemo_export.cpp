@@ -245,6 +245,9 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
   set("mixed_precision", std::string(mixed_precision(t)));
   if (t.precision == models::Precision::fp8 && !t.fp8_backward)
     notes.push_back("training.fp8_backward false has no mixed-precision recipe of its own");
+  if (t.fp8_attention)
+    notes.push_back("training.fp8_attention is not exported: set the MixedPrecisionConfig's "
+                    "fp8_dot_product_attention in the recipe");
   if (t.fp8_param_gather)
     notes.push_back("training.fp8_param_gather is not exported: the mixed-precision recipe named here gathers 16-bit "
                     "parameters; set its MixedPrecisionConfig's fp8_param_gather in the recipe");

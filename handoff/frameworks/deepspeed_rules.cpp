@@ -417,6 +417,12 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
                                 "selective recomputation (the attention core)"));
     t.recompute = models::Recompute::selective;
   }
+  if (t.fp8_attention) {
+    m.breaches.push_back(breach("no-fp8-attention", mds_at(args_py),
+                                "Megatron-DeepSpeed runs its attention in bf16 (FlashAttention or the unfused "
+                                "core): it has no FP8 attention", "bf16 attention"));
+    t.fp8_attention = false;
+  }
   if (t.precision == models::Precision::nvfp4) {
     m.breaches.push_back(breach("no-nvfp4", mds_at(args_py),
                                 "Megatron-DeepSpeed's low precision is Transformer Engine's fp8 delayed scaling "

@@ -410,6 +410,12 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
                                 "op-level selective checkpointing (recompute op)"));
     t.recompute = models::Recompute::op;
   }
+  if (t.fp8_attention) {
+    m.breaches.push_back(breach("no-fp8-attention", "config/job_config.py (Quantize.linear: float8 and mx)",
+                                "torchtitan quantises linear layers only; its attention (SDPA or FlexAttention) "
+                                "runs bf16", "bf16 attention"));
+    t.fp8_attention = false;
+  }
   if (t.precision == models::Precision::nvfp4) {
     m.breaches.push_back(breach("no-nvfp4", "config/job_config.py (Quantize.linear: float8 and mx)",
                                 "torchtitan quantises linear layers to float8 or MX (mxfp8); it has no NVFP4 training "

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 
@@ -135,6 +136,50 @@ Sourced<double> blackwell_fp4(const ComputeProfile& p, double board_fp4_tflops) 
                       "NVFP4 GEMM kernels alone at a layer's 12 training shapes in 3.764 ms (5.09 PFLOP/s), the same "
                       "TF/s over this board's {:g} TF/s FP4 peak",
                       board_fp4_tflops)};
+}
+
+/// FP8 attention, from cuDNN frontend's SDPA training benchmark (NVIDIA/cudnn-frontend @3929da2,
+/// benchmark/sdpa_benchmark_training/results/): Llama 3.1's attention (64 query and 8 key/value
+/// heads of 128, causal, "top_left"), bf16 and fp8 (per-tensor scales) on one board and cuDNN,
+/// forward and backward timed apart, non-deterministic backward; milliseconds as published. FP8
+/// pays in the forward on both generations; on Hopper (cuDNN 9.19) its backward is slower than
+/// bf16's from 8K tokens on, on Blackwell (9.22) faster from 4K on.
+struct Fp8AttentionRun {
+  double seq, bf16_fwd_ms, bf16_bwd_ms, fp8_fwd_ms, fp8_bwd_ms;
+};
+Fp8AttentionTimes fp8_attention_times(const std::array<Fp8AttentionRun, 5>& runs, std::string_view from) {
+  Fp8AttentionTimes t;
+  for (const Fp8AttentionRun& r : runs) {
+    t.points[static_cast<std::size_t>(t.count++)] = {r.seq, r.fp8_fwd_ms / r.bf16_fwd_ms, r.fp8_bwd_ms / r.bf16_bwd_ms};
+  }
+  t.source = fmt::format("measured: cuDNN frontend's SDPA training benchmark, {}, FP8 over bf16 time of the same "
+                         "call (causal, 64/8 heads of 128), 2K-32K tokens",
+                         from);
+  return t;
+}
+Fp8AttentionTimes hopper_fp8_attention() {  // results/h200_919_only_cudnn/llama3.1_20260227_034703.csv, batch 1
+  return fp8_attention_times({{{2048, 0.142, 0.464, 0.098, 0.437},
+                               {4096, 0.465, 1.450, 0.322, 1.459},
+                               {8192, 1.708, 5.083, 1.141, 6.392},
+                               {16384, 6.531, 19.002, 4.357, 29.422},
+                               {32768, 25.566, 75.688, 16.884, 118.729}}},
+                             "H200, cuDNN 9.19 (the H100's die)");
+}
+Fp8AttentionTimes blackwell_fp8_attention() {  // results/llama3.1/gb200/llama3.1_20260424_100750.csv, batch 2
+  return fp8_attention_times({{{2048, 0.125, 0.389, 0.097, 0.414},
+                               {4096, 0.391, 1.198, 0.305, 1.167},
+                               {8192, 1.397, 4.127, 1.074, 3.781},
+                               {16384, 5.150, 16.554, 4.084, 13.476},
+                               {32768, 21.692, 71.756, 16.012, 52.155}}},
+                             "GB200, cuDNN 9.22 (the B200's die)");
+}
+Fp8AttentionTimes blackwell_ultra_fp8_attention() {  // results/llama3.1/gb300/llama3.1_20260424_100757.csv, batch 2
+  return fp8_attention_times({{{2048, 0.100, 0.356, 0.070, 0.364},
+                               {4096, 0.323, 1.101, 0.217, 0.985},
+                               {8192, 1.185, 3.832, 0.759, 3.087},
+                               {16384, 4.593, 14.593, 2.880, 10.805},
+                               {32768, 18.014, 59.024, 11.319, 41.328}}},
+                             "GB300, cuDNN 9.22");
 }
 
 /// Attention on Blackwell, cuDNN fused attention and FlashAttention-2, causal bf16, head dim 128,
@@ -289,6 +334,7 @@ ComputeProfile h100() {
   };
   set_gemm_fit(p, kH100Fit);
   set_attention_fits(p);
+  p.fp8_attention = hopper_fp8_attention();
   return p;
 }
 
@@ -314,6 +360,7 @@ ComputeProfile h200() {
   };
   set_gemm_fit(p, kH200Fit);
   set_attention_fits(p);
+  p.fp8_attention = hopper_fp8_attention();
   return p;
 }
 
@@ -343,6 +390,7 @@ ComputeProfile b200() {
   flash3_as_flash2(p);
   sdpa_flash_as_flash2(p);
   p.gemm_max_efficiency_fp4 = blackwell_fp4(p, 9000.0);
+  p.fp8_attention = blackwell_fp8_attention();
   return p;
 }
 
@@ -378,6 +426,7 @@ ComputeProfile gb200() {
   flash3_as_flash2(p);
   sdpa_flash_as_flash2(p);
   p.gemm_max_efficiency_fp4 = blackwell_fp4(p, 10000.0);
+  p.fp8_attention = blackwell_fp8_attention();
   return p;
 }
 
@@ -413,6 +462,7 @@ ComputeProfile gb300() {
   sdpa_flash_as_flash2(p);
   p.overlap = default_overlap_interference("gb300");
   p.gemm_max_efficiency_fp4 = blackwell_fp4(p, 15000.0);
+  p.fp8_attention = blackwell_ultra_fp8_attention();
   return p;
 }
 
@@ -445,6 +495,26 @@ double grouped_gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t
 
 double gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t m, std::int64_t n) {
   return grouped_gemm_tile_fill(tile_m, tile_n, sm_count, 1, m, n);
+}
+
+double fp8_attention_time_ratio(const ComputeProfile& profile, double seq, bool backward) {
+  const Fp8AttentionTimes& t = profile.fp8_attention;
+  if (t.count == 0)
+    throw std::invalid_argument(fmt::format("profile {}: no FP8 attention measurement", profile.gpu));
+  const auto at = [&](int i) {
+    const auto& p = t.points[static_cast<std::size_t>(i)];
+    return backward ? p.backward : p.forward;
+  };
+  if (seq <= t.points[0].seq) return at(0);
+  for (int i = 1; i < t.count; ++i) {
+    const auto& hi = t.points[static_cast<std::size_t>(i)];
+    if (seq <= hi.seq) {
+      const auto& lo = t.points[static_cast<std::size_t>(i - 1)];
+      const double f = std::log2(seq / lo.seq) / std::log2(hi.seq / lo.seq);
+      return at(i - 1) + f * (at(i) - at(i - 1));
+    }
+  }
+  return at(t.count - 1);
 }
 
 double gemm_k_rate_ratio(Precision precision) {

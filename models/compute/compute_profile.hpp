@@ -41,6 +41,7 @@
 /// at head dim 128.
 /// Source: shared reference measurements.md section 2 (each constant's source string says which row).
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -50,6 +51,21 @@
 #include "models/spec/parallelism_spec.hpp"
 
 namespace clustersim::models {
+
+/// cuDNN's FP8 fused attention (per-tensor scaling) against its bf16 kernel on the same call, one
+/// cuDNN version and board: the FP8 call's time over the bf16 call's, forward and backward, by the
+/// call's sequence length (causal, head dim 128, as cuDNN frontend's SDPA training benchmark runs
+/// Llama 3.1's attention). The bf16 rate of the profile times this ratio is the FP8 rate.
+struct Fp8AttentionTimes {
+  struct Point {
+    double seq = 0.0;       // query and key length of the call
+    double forward = 0.0;   // FP8 time / bf16 time
+    double backward = 0.0;
+  };
+  std::array<Point, 5> points{};
+  int count = 0;  // 0: not measured
+  std::string source;
+};
 
 struct ComputeProfile {
   std::string gpu;  // the GpuSpec name this profile belongs to
@@ -82,7 +98,12 @@ struct ComputeProfile {
   OverlapInterference overlap;  // what a communication kernel running beside compute takes from it
   // NVFP4 GEMMs (block-scaled E2M1, Blackwell), of the GPU's dense FP4 peak; 0 where it has none.
   Sourced<double> gemm_max_efficiency_fp4{0.0, "no FP4 tensor cores"};
+  Fp8AttentionTimes fp8_attention{};  // cuDNN's FP8 attention against its bf16 kernel; empty if unmeasured
 };
+
+/// The FP8 attention call's time over the bf16 call's at `seq` keys, interpolated linearly in
+/// log2(seq) between the measured lengths and held at the end points beyond them.
+double fp8_attention_time_ratio(const ComputeProfile& profile, double seq, bool backward);
 
 /// Bundled profiles: "a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200". Throws on other names.
 ComputeProfile default_compute_profile(std::string_view gpu);

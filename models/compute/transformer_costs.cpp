@@ -53,6 +53,7 @@ struct Dims {
   bool separate_qkv;      // q, k and v projected by three linears (FrameworkParameters::fused_qkv false; not mla)
   bool separate_gate_up;  // SwiGLU's gate and up by two (FrameworkParameters::fused_gate_up false)
   bool repeat_kv;         // k and v copied to the query heads before the kernel (copies_kv_groups)
+  bool fp8_attention;     // cuDNN's FP8 attention kernel (TrainingSpec::fp8_attention)
 };
 
 /// Hopper fp8 GEMM throughput with DeepSeek-V3 block scales (1 x 128 on the activation and
@@ -130,6 +131,7 @@ Dims dims_of(const TransformerSpec& model, const ParallelismSpec& par, const Tra
       .separate_qkv = !mla && !set.fused_qkv.value,
       .separate_gate_up = model.mlp == MlpKind::swiglu && !set.fused_gate_up.value,
       .repeat_kv = copies_kv_groups(model, training.repeat_kv),
+      .fp8_attention = training.fp8_attention,
   };
 }
 
@@ -198,12 +200,12 @@ OpCost attention_forward(const Dims& d) {
     const int calls = to_int(d.cp_steps);
     return {.name = "attention", .kind = OpKind::attention, .flops = executed, .model_flops = model_full,
             .bytes = q_and_o + k_and_v, .kernels = calls, .attention_kernel = d.attention,
-            .attention_dropout = d.dropout};
+            .attention_dropout = d.dropout, .attention_fp8 = d.fp8_attention, .attention_keys = d.keys / d.cp_steps};
   }
   const int calls = to_int(d.cp_steps);
   return {.name = "attention", .kind = OpKind::attention, .flops = executed, .model_flops = full,
           .bytes = q_and_o + k_and_v, .kernels = calls, .attention_kernel = d.attention,
-          .attention_dropout = d.dropout};
+          .attention_dropout = d.dropout, .attention_fp8 = d.fp8_attention, .attention_keys = d.keys / d.cp_steps};
 }
 
 OpCost attention_backward(const Dims& d) {
@@ -213,7 +215,8 @@ OpCost attention_backward(const Dims& d) {
   return {.name = "attention_bwd", .kind = OpKind::attention,
           .flops = flash_backward_factor(d.q_width, d.out_width) * fwd.flops, .model_flops = 2.0 * fwd.model_flops,
           .bytes = 2.0 * fwd.bytes, .kernels = 2 * fwd.kernels, .attention_kernel = fwd.attention_kernel,
-          .attention_dropout = fwd.attention_dropout};
+          .attention_dropout = fwd.attention_dropout, .attention_fp8 = fwd.attention_fp8,
+          .attention_keys = fwd.attention_keys, .attention_backward = true};
 }
 
 /// One batched GEMM of the unfused attention: (b x heads) problems C[m x n] = A[m x k] B[k x n],
@@ -590,6 +593,15 @@ OpCost fp8_casts(const std::array<LayerGemm, 4>& gemms, const Dims& d, const Tra
   };
   double bytes = cast(out, false) + cast(down, false);
   int kernels = 2 * r.kernels;
+  if (d.fp8_attention) {
+    // FP8 attention casts its own inputs with per-tensor current scaling (an amax read, the read
+    // and the 1-byte write, 3 kernels a tensor): Q, K and V before the forward, the output
+    // gradient before the backward; its output stays bf16 (NVTE_DPA_FP8CS_O_in_F16).
+    constexpr double kCurrentScalingCastBytes = 2.0 + 2.0 + 1.0;
+    const double width = backward ? d.out_width : d.q_width + d.kv_width + d.v_width;
+    bytes += d.tokens * width * kCurrentScalingCastBytes;
+    kernels += backward ? 3 : 9;
+  }
   for (const auto& [gemm, by_norm] : {std::pair{&qkv, fused.qkv}, std::pair{&up, fused.up}}) {
     if (!by_norm) {
       bytes += cast(*gemm, true);

@@ -81,6 +81,9 @@ struct OpCost {
   int kernels = 1;           // kernel launches the op stands for
   AttentionKernel attention_kernel = AttentionKernel::cudnn;  // fused attention: which kernel
   bool attention_dropout = false;  // fused attention that drops probabilities (its kernel draws the mask)
+  bool attention_fp8 = false;      // fused attention in cuDNN's FP8 kernel (TrainingSpec::fp8_attention)
+  double attention_keys = 0.0;     // fused attention: the keys of one call (a context-parallel step's)
+  bool attention_backward = false; // fused attention: the backward kernel
   bool bf16_gemm = false;    // a GEMM kept at the bf16 rate at fp8 (the LM head; fp8_backward false)
   double fp8_rate = 1.0;     // fp8 GEMM throughput relative to per-tensor scaling (block scales < 1)
   ColumnParallelGrad column_grad = ColumnParallelGrad::none;

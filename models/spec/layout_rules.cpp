@@ -40,6 +40,7 @@ std::string_view field_path(LayoutField field) {
     case LayoutField::training_fp8_recipe: return "training.fp8_recipe";
     case LayoutField::training_fp8_param_gather: return "training.fp8_param_gather";
     case LayoutField::training_fp8_backward: return "training.fp8_backward";
+    case LayoutField::training_fp8_attention: return "training.fp8_attention";
     case LayoutField::training_defer_embedding_wgrad: return "training.defer_embedding_wgrad";
     case LayoutField::training_fsdp_sync_once: return "training.fsdp_sync_once";
     case LayoutField::training_fsdp_sync_every_micro_batch: return "training.fsdp_sync_every_micro_batch";
@@ -324,6 +325,19 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
   if (t.precision == Precision::nvfp4 && !t.fp8_backward)
     return broken(F::training_fp8_backward, "applies to fp8 only: nvfp4 runs the backward GEMMs in FP4 too "
                                             "(Transformer Engine's NVFP4BlockScaling); keep it true");
+  if (t.fp8_attention) {
+    const GpuGeneration generation = gpu_generation(c.gpu.name);
+    if (!low_precision_gemms(t.precision))
+      return broken(F::training_fp8_attention, "FP8 attention runs inside an fp8 or nvfp4 recipe: set "
+                                               "training.precision to fp8 or nvfp4");
+    if (t.attention != AttentionKernel::cudnn)
+      return broken(F::training_fp8_attention, "FP8 attention is cuDNN's kernel (Transformer Engine's FP8 "
+                                               "DotProductAttention): set training.attention to cudnn");
+    if (generation != GpuGeneration::hopper && generation != GpuGeneration::blackwell)
+      return broken(F::training_fp8_attention,
+                    fmt::format("FP8 attention is measured on Hopper and Blackwell only; {} is neither",
+                                c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
+  }
   if (t.fp8_param_gather && t.precision != Precision::fp8)
     return broken(F::training_fp8_param_gather, "fp8 parameter gathers need training.precision = fp8");
   if (t.fp8_param_gather && p.zero < 1)

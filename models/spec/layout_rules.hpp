@@ -103,6 +103,7 @@ enum class LayoutField {
   training_fp8_recipe,
   training_fp8_param_gather,
   training_fp8_backward,
+  training_fp8_attention,
   training_defer_embedding_wgrad,
   training_fsdp_sync_once,
   training_fsdp_sync_every_micro_batch,

@@ -277,6 +277,11 @@ struct TrainingSpec {
   // torchtitan's enable_fsdp_float8_all_gather); the embedding and the output layer stay 16-bit
   // (a layer's norms, a few thousand parameters, are counted with its weights).
   bool fp8_param_gather = false;
+  // fp8 or nvfp4 with cuDNN attention, Hopper or Blackwell: the attention runs cuDNN's FP8 kernel,
+  // its Q, K, V (and the backward's output gradient) cast to fp8 with per-tensor current scaling
+  // and its output left bf16 (Transformer Engine's FP8 DotProductAttention: Megatron-Core's
+  // fp8_dot_product_attention, NeMo's FP8_DPA).
+  bool fp8_attention = false;
   // Pipelines (pp > 1): the last stage leaves the output layer's weight-gradient GEMM of its first
   // wgrad_deferral_limit micro-batches (0: of all of them) to the pipeline's drain, keeping each
   // one's input and logits gradient until then (Megatron-Core's --defer-embedding-wgrad-compute

@@ -852,6 +852,10 @@ TEST_CASE("validation: an NVFP4 row trains in nvfp4 with bf16 parameter gathers 
   CHECK_FALSE(c.scenario.parallelism.tp_comm_overlap);
   CHECK(c.scenario.training.cuda_graphs);
   CHECK(c.scenario.training.fp8_backward);
+  CHECK_FALSE(c.scenario.training.fp8_attention);
+  // FP8 attention where the row's config turns it on (config_common_fp8attn.sh).
+  row.notes += " Attention in FP8 (FP8_DPA=True).";
+  CHECK(mapped(row).scenario.training.fp8_attention);
 }
 
 TEST_CASE("validation: a GB200 row runs on trays of 4 in NVLink domains, with the graphs and buckets it names") {

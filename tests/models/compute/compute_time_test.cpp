@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <tuple>
 #include <utility>
 
@@ -392,6 +393,37 @@ TEST_CASE("compute profile: Blackwell's NVFP4 GEMMs run the guide's layer in its
     CHECK(seconds == doctest::Approx(3.764e-3).epsilon(1e-9));
   }
   CHECK(default_compute_profile("h100-sxm").gemm_max_efficiency_fp4.value == 0.0);
+}
+
+}  // namespace
+}  // namespace clustersim::models
+
+namespace clustersim::models {
+namespace {
+
+// cuDNN frontend's SDPA training benchmark on a GB200 (cuDNN 9.22, Llama 3.1's attention, causal):
+// at 8,192 tokens the FP8 forward takes 1.074 ms against bf16's 1.397, the backward 3.781 against
+// 4.127; on an H200 (cuDNN 9.19) the FP8 backward is the slower one, 6.392 ms against 5.083.
+TEST_CASE("compute profile: FP8 attention takes the measured FP8 / bf16 time of cuDNN's kernels") {
+  const ComputeProfile b200 = default_compute_profile("b200");
+  CHECK(fp8_attention_time_ratio(b200, 8192, false) == doctest::Approx(1.074 / 1.397));
+  CHECK(fp8_attention_time_ratio(b200, 8192, true) == doctest::Approx(3.781 / 4.127));
+  // Between measured lengths: linear in log2(seq); beyond them, the end points.
+  const double mid = 0.5 * (1.167 / 1.198 + 3.781 / 4.127);
+  CHECK(fp8_attention_time_ratio(b200, 4096.0 * std::sqrt(2.0), true) == doctest::Approx(mid));
+  CHECK(fp8_attention_time_ratio(b200, 512, true) == doctest::Approx(0.414 / 0.389));
+  CHECK(fp8_attention_time_ratio(b200, 131072, false) == doctest::Approx(16.012 / 21.692));
+  CHECK(fp8_attention_time_ratio(default_compute_profile("h100-sxm"), 8192, true) == doctest::Approx(6.392 / 5.083));
+  CHECK_THROWS(fp8_attention_time_ratio(default_compute_profile("a100-80gb"), 8192, true));
+
+  // An FP8 attention call takes the bf16 call's time times the ratio.
+  OpCost bf16{.name = "attention_bwd", .kind = OpKind::attention, .flops = 1e12, .attention_keys = 8192,
+              .attention_backward = true};
+  OpCost fp8 = bf16;
+  fp8.attention_fp8 = true;
+  const GpuSpec gpu = test::gb200();
+  CHECK(op_time_s(fp8, gpu, b200, Precision::fp8) ==
+        doctest::Approx(op_time_s(bf16, gpu, b200, Precision::fp8) * 3.781 / 4.127).epsilon(1e-6));
 }
 
 }  // namespace

@@ -215,3 +215,26 @@ TEST_CASE("nvfp4: the casts read the bf16 tensor for its amax, then write two 0.
 
 }  // namespace
 }  // namespace clustersim::models
+
+namespace clustersim::models {
+namespace {
+
+TEST_CASE("fp8 attention: Q, K and V are cast before the forward, the output gradient before the backward") {
+  // Per rank at tp = 8: Q 128, K 128 and V 128 columns a token; the output gradient 128. A current
+  // scaling cast moves 5 B an element (amax read 2, read 2, write 1) in 3 kernels a tensor.
+  TrainingSpec t = fp8_training(Fp8Recipe::delayed);
+  const LayerCosts plain = layer_costs(tiny_gelu(), ParallelismSpec{.tp = 8}, t);
+  t.fp8_attention = true;
+  const LayerCosts with = layer_costs(tiny_gelu(), ParallelismSpec{.tp = 8}, t);
+  CHECK(op_named(with.forward, "fp8_cast").bytes - op_named(plain.forward, "fp8_cast").bytes ==
+        doctest::Approx(kTokens * 384.0 * 5.0));
+  CHECK(op_named(with.backward, "fp8_cast_bwd").bytes - op_named(plain.backward, "fp8_cast_bwd").bytes ==
+        doctest::Approx(kTokens * 128.0 * 5.0));
+  CHECK(op_named(with.forward, "fp8_cast").kernels - op_named(plain.forward, "fp8_cast").kernels == 9);
+  CHECK(op_named(with.forward, "attention").attention_fp8);
+  CHECK(op_named(with.backward, "attention_bwd").attention_backward);
+  CHECK(op_named(with.forward, "attention").attention_keys == 1024.0);
+}
+
+}  // namespace
+}  // namespace clustersim::models

@@ -355,3 +355,24 @@ TEST_CASE("layout rules: nvfp4 needs FP4 tensor cores and runs its backward in F
 
 }  // namespace
 }  // namespace clustersim::models
+
+namespace clustersim::models {
+namespace {
+
+TEST_CASE("layout rules: FP8 attention needs a low-precision recipe, cuDNN's kernel and Hopper or Blackwell") {
+  const auto fp8_attention = [](Fixture& f) {
+    f.training.precision = Precision::fp8;
+    f.training.fp8_attention = true;
+  };
+  Fixture valid;
+  fp8_attention(valid);
+  CHECK_FALSE(valid.violation().has_value());
+  CHECK(broken([](Fixture& f) { f.training.fp8_attention = true; }).field == LayoutField::training_fp8_attention);
+  CHECK(broken([&](Fixture& f) {
+          fp8_attention(f);
+          f.training.attention = AttentionKernel::flash2;
+        }).field == LayoutField::training_fp8_attention);
+}
+
+}  // namespace
+}  // namespace clustersim::models
