@@ -30,7 +30,7 @@ std::string chip_of(std::string_view preset) {
   if (preset.starts_with("a100")) return "Ampere GA100";
   if (preset.starts_with("h100") || preset.starts_with("h200")) return "Hopper GH100";
   if (preset.starts_with("b200") || preset.starts_with("gb200")) return "Blackwell B200";
-  if (preset.starts_with("gb300")) return "Blackwell Ultra B300";
+  if (preset.starts_with("gb300") || preset.starts_with("b300")) return "Blackwell Ultra B300";
   return std::string(preset);
 }
 

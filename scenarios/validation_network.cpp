@@ -60,6 +60,10 @@ SystemNetwork system_network(std::string_view row_text, std::string_view gpu_pre
             .gpus_per_node = 4,
             .nvlink_domain_gpus = 72};
   }
+  if (gpu_preset == "b300") {
+    // HGX B300: a ConnectX-8 SuperNIC at 800 Gb/s for each of the 8 GPUs (acecloud.ai's HGX B300 table).
+    return {"HGX B300 default: 8 x 800 Gb/s ConnectX-8 per node", 8, 800.0, Fabric::infiniband, true};
+  }
   if (gpu_preset == "b200") {
     // DGX B200: 8 ConnectX-7 ports at 400 Gb/s for the compute fabric (DGX B200 datasheet).
     return {"DGX B200 default: 8 x 400 Gb/s NDR InfiniBand per node", 8, 400.0, Fabric::infiniband, true};

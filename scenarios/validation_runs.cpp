@@ -224,6 +224,7 @@ std::variant<std::string, std::string> gpu_preset_for(std::string_view gpu) {
   if (contains(text, "h200")) return Result(std::in_place_index<0>, "h200-sxm");
   if (contains(text, "h100") && !contains(text, "pcie")) return Result(std::in_place_index<0>, "h100-sxm");
   if (contains(text, "gb300")) return Result(std::in_place_index<0>, "gb300");
+  if (contains(text, "b300")) return Result(std::in_place_index<0>, "b300");
   if (contains(text, "gb200")) return Result(std::in_place_index<0>, "gb200");
   if (contains(text, "b200")) return Result(std::in_place_index<0>, "b200");
   return Result(std::in_place_index<1>, fmt::format("GPU {} has no preset", gpu));

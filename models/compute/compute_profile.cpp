@@ -466,6 +466,24 @@ ComputeProfile gb300() {
   return p;
 }
 
+/// Blackwell Ultra on an HGX baseboard (B300): the B200's BF16 and FP8 tensor-core peaks
+/// (2,250 and 4,500 TF/s) and power class, so the B200's GEMM constants and clock under load; the
+/// GB300's attention, measured on Blackwell Ultra (its doubled exponential unit), as a fraction of
+/// the board's peak; NVFP4 GEMMs from the guide measured on an HGX B300 itself.
+ComputeProfile b300() {
+  ComputeProfile p = b200();
+  const ComputeProfile ultra = gb300();
+  p.gpu = "b300";
+  p.attention_cudnn_efficiency = ultra.attention_cudnn_efficiency;
+  p.attention_efficiency = ultra.attention_efficiency;
+  flash3_as_flash2(p);
+  sdpa_flash_as_flash2(p);
+  p.gemm_max_efficiency_fp4 = blackwell_fp4(p, 13500.0);
+  p.fp8_attention = blackwell_ultra_fp8_attention();
+  p.overlap = default_overlap_interference("b300");
+  return p;
+}
+
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
@@ -477,8 +495,9 @@ ComputeProfile default_compute_profile(std::string_view gpu) {
   if (gpu == "b200") return b200();
   if (gpu == "gb200") return gb200();
   if (gpu == "gb300") return gb300();
+  if (gpu == "b300") return b300();
   throw std::invalid_argument(fmt::format(
-      "no bundled compute profile for GPU \"{}\" (have a100-80gb, h100-sxm, h200-sxm, b200, gb200, gb300)", gpu));
+      "no bundled compute profile for GPU \"{}\" (have a100-80gb, h100-sxm, h200-sxm, b200, gb200, b300, gb300)", gpu));
 }
 
 double grouped_gemm_tile_fill(int tile_m, int tile_n, int sm_count, std::int64_t groups, std::int64_t m,

@@ -51,13 +51,19 @@ PowerEnvelope power_envelope(std::string_view profile_gpu) {
                     "each part's cap to its rated power, the GB200's to 1200 W)"},
             idle_as_hopper_share(rated)};
   }
+  if (profile_gpu == "b300") {
+    constexpr double rated = 1400.0;
+    return {{rated, "1400 W: the Blackwell Ultra GPU's maximum (glennklockwood.com's B300 notes); HGX B300 systems "
+                    "may hold it lower, which cluster.gpu.power_w states"},
+            idle_as_hopper_share(rated)};
+  }
   if (profile_gpu == "gb300") {
     constexpr double rated = 1400.0;
     return {{rated, "1400 W: the Blackwell Ultra GPU's maximum TDP in a GB300 NVL72 (gb300.json's power_w)"},
             idle_as_hopper_share(rated)};
   }
   throw std::invalid_argument(fmt::format(
-      "no power envelope for GPU \"{}\" (have a100-80gb, h100-sxm, h200-sxm, b200, gb200, gb300)", profile_gpu));
+      "no power envelope for GPU \"{}\" (have a100-80gb, h100-sxm, h200-sxm, b200, gb200, b300, gb300)", profile_gpu));
 }
 
 double power_limited_clock_factor(const PowerEnvelope& envelope, double limit_w) {

@@ -32,7 +32,8 @@ enum class GpuGeneration { ampere, hopper, blackwell, unknown };
 constexpr GpuGeneration gpu_generation(std::string_view name) {
   if (name.starts_with("a100")) return GpuGeneration::ampere;
   if (name.starts_with("h100") || name.starts_with("h200")) return GpuGeneration::hopper;
-  if (name.starts_with("b200") || name.starts_with("gb200") || name.starts_with("gb300")) return GpuGeneration::blackwell;
+  if (name.starts_with("b200") || name.starts_with("gb200") || name.starts_with("b300") || name.starts_with("gb300"))
+    return GpuGeneration::blackwell;
   return GpuGeneration::unknown;
 }
 

@@ -319,7 +319,7 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
                                                      c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
   if (t.precision == Precision::nvfp4 && !(c.gpu.fp4_flops_per_s > 0))
     return broken(F::training_precision, fmt::format("nvfp4 needs a GPU with FP4 tensor cores (Blackwell: b200, "
-                                                     "gb200, gb300); {} has fp4_tflops=0",
+                                                     "gb200, b300, gb300); {} has fp4_tflops=0",
                                                      c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
   // Transformer Engine's NVFP4BlockScaling runs the forward, dgrad and wgrad GEMMs in FP4 alike.
   if (t.precision == Precision::nvfp4 && !t.fp8_backward)
@@ -385,7 +385,7 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
   const bool blackwell = gpu_generation(c.gpu.name) == GpuGeneration::blackwell;
   if (t.precision == Precision::fp8 && t.fp8_recipe == Fp8Recipe::mxfp8 && !blackwell)
     return broken(F::training_fp8_recipe,
-                  fmt::format("mxfp8 needs a Blackwell GPU (b200, gb200, gb300): its 1x32 block scales are applied by "
+                  fmt::format("mxfp8 needs a Blackwell GPU (b200, gb200, b300, gb300): its 1x32 block scales are applied by "
                               "Blackwell's tensor cores; {} is not one (use delayed, current or blockwise)",
                               c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
   const bool hopper = gpu_generation(c.gpu.name) == GpuGeneration::hopper;

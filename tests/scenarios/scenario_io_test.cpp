@@ -102,7 +102,7 @@ TEST_CASE("scenario: training.framework sets the keys the scenario leaves out, a
 
 TEST_CASE("presets: every GPU and model preset loads with its sourced values") {
   CHECK(gpu_preset_names() ==
-        std::vector<std::string>{"a100-80gb", "b200", "gb200", "gb300", "h100-96gb-500w", "h100-sxm", "h200-sxm"});
+        std::vector<std::string>{"a100-80gb", "b200", "b300", "gb200", "gb300", "h100-96gb-500w", "h100-sxm", "h200-sxm"});
   CHECK(model_preset_names() ==
         std::vector<std::string>{"deepseek-v3", "gpt-oss-120b", "gpt-oss-20b", "gpt3-175b", "kimi-k2", "llama2-13b",
                                  "llama2-70b", "llama2-7b", "llama3-405b", "llama3-70b", "llama3-8b", "mixtral-8x22b", "mixtral-8x7b",

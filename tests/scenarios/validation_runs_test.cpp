@@ -823,6 +823,19 @@ ValidationRow mlperf51_8b(std::string_view system, std::string_view gpu, int gpu
   return row;
 }
 
+TEST_CASE("validation: an HGX B300 row is the b300 preset, not the GB300's") {
+  ValidationRow row = mlperf51_8b("tyche", "B300 (Dell XE9780)", 72);
+  row.num_gpus = "8";
+  row.dp = "8";
+  row.cp = "1";
+  row.global_batch = "8";
+  const ValidationCase c = mapped(row);
+  CHECK(c.scenario.cluster.gpu.name == "b300");
+  CHECK(c.scenario.cluster.gpu.fp4_flops_per_s == 13500e12);
+  CHECK(c.scenario.cluster.gpus_per_node == 8);
+  CHECK(c.scenario.cluster.nic_bytes_per_s == 800e9 / 8.0);
+}
+
 TEST_CASE("validation: a GB300 row runs on its own trays: 4 GPUs, each with a ConnectX-8 at 800 Gb/s") {
   ValidationRow row = mlperf51_8b("theia", "GB300 (Theia, NVL72)", 512);
   row.notes = "GB300 NVL72, SEGMENT=16: racks of 16 trays.";

@@ -42,7 +42,7 @@ TEST_CASE("cli: explain --json prints exactly one JSON object") {
   REQUIRE(document.is_object());
   CHECK(document.at("keys").size() > 40);
   CHECK(document.at("keys").at(0).at("pointer") == "/name");
-  CHECK(document.at("presets").at("gpu").size() == 7);
+  CHECK(document.at("presets").at("gpu").size() == 8);
 }
 
 TEST_CASE("cli: run --print-scenario --json prints the normalised scenario, from any directory") {
@@ -86,7 +86,7 @@ TEST_CASE("cli: bad input exits 2 with one line on stderr and nothing on stdout"
   check_fails_cleanly(run_clustersim("run --set"), "run: the required argument for option '--set'");
   check_fails_cleanly(run_clustersim("explain extra"), "explain:");
   check_fails_cleanly(run_clustersim("run --set training.precision=fp8 --set training.fp8_recipe=mxfp8"),
-                      "/training/fp8_recipe: mxfp8 needs a Blackwell GPU (b200, gb200, gb300)");
+                      "/training/fp8_recipe: mxfp8 needs a Blackwell GPU (b200, gb200, b300, gb300)");
 }
 
 TEST_CASE("cli: run_cli in-process buffers output, so a failure prints nothing on stdout") {

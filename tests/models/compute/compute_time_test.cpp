@@ -20,7 +20,7 @@ OpCost gemm(int m, int n, int k, double bytes = 0.0) {
 }
 
 TEST_CASE("compute profile: every bundled profile is sourced and in range") {
-  for (std::string_view name : {"a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200", "gb300"}) {
+  for (std::string_view name : {"a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200", "b300", "gb300"}) {
     const ComputeProfile p = default_compute_profile(name);
     CHECK(p.gpu == name);
     for (const auto* c : {&p.gemm_max_efficiency_bf16, &p.gemm_max_efficiency_fp8, &p.k_half,
@@ -379,7 +379,7 @@ TEST_CASE("compute profile: Blackwell's NVFP4 GEMMs run the guide's layer in its
   const Mkn layer[] = {{15872, 4096, 12288}, {15872, 4096, 4096},  {15872, 4096, 16384}, {15872, 16384, 4096},
                        {15872, 12288, 4096}, {15872, 4096, 4096},  {15872, 16384, 4096}, {15872, 4096, 16384},
                        {4096, 15872, 12288}, {4096, 15872, 4096},  {4096, 15872, 16384}, {16384, 15872, 4096}};
-  for (const auto& board : {std::pair{"b200", 9000.0}, {"gb200", 10000.0}, {"gb300", 15000.0}}) {
+  for (const auto& board : {std::pair{"b200", 9000.0}, {"gb200", 10000.0}, {"b300", 13500.0}, {"gb300", 15000.0}}) {
     const std::string_view gpu = board.first;
     const double fp4_tflops = board.second;
     CAPTURE(gpu);

@@ -239,7 +239,7 @@ TEST_CASE("layout rules: one rule at a time, each naming its field") {
     l.training.fp8_recipe = Fp8Recipe::mxfp8;
   });
   CHECK(v.field == LayoutField::training_fp8_recipe);
-  CHECK(v.rule.starts_with("mxfp8 needs a Blackwell GPU (b200, gb200, gb300)"));
+  CHECK(v.rule.starts_with("mxfp8 needs a Blackwell GPU (b200, gb200, b300, gb300)"));
 
   v = broken([](Fixture& l) {
     l.cluster.gpu = test::a100();
