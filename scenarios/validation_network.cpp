@@ -9,7 +9,7 @@ namespace {
 using models::Fabric;
 
 // First match wins: the named systems before the generic per-GPU phrases.
-constexpr std::array<std::pair<std::string_view, SystemNetwork>, 11> systems{{
+constexpr std::array<std::pair<std::string_view, SystemNetwork>, 12> systems{{
     // GB300 trays carry a ConnectX-8 at 800 Gb/s a GPU (mlcommons/training_results_v5.1
     // NVIDIA/systems/theia_ngpu512_ngc25.09_nemo.json: '4x ConnectX-8 IB XDR 800 Gb/s').
     {"GB300 NVL72, SEGMENT=16",
@@ -29,6 +29,8 @@ constexpr std::array<std::pair<std::string_view, SystemNetwork>, 11> systems{{
     {"Nebius, 8x NDR400 IB", {"Nebius H200: 8 x 400 Gb/s NDR InfiniBand per node", 8, 400.0, Fabric::infiniband}},
     // 16 RoCE ports a node in the submission's NCCL_IB_HCA; their rate is not stated.
     {"OCI BM.GPU.H100.8", {"OCI BM.GPU.H100.8: 16 RoCE NICs per node, 200 Gb/s each assumed", 16, 200.0, Fabric::roce, true}},
+    // The submission's system description names RoCE v2 and 500 GB/s of PCIe to the NICs, not their count.
+    {"OCI BM.GPU.B200.8", {"OCI BM.GPU.B200.8: RoCE v2, 8 x 400 Gb/s per node assumed (a DGX B200's NICs)", 8, 400.0, Fabric::roce, true}},
     {"RoCE 400Gb/s per GPU", {"Llama 3 fabric: RoCE, 400 Gb/s per GPU", 8, 400.0, Fabric::roce}},
     {"400Gb/s RDMA per GPU", {"Grand Teton: RoCE, 400 Gb/s per GPU", 8, 400.0, Fabric::roce}},
     {"400Gb/s CX-7 per GPU", {"ConnectX-7, 400 Gb/s per GPU", 8, 400.0, Fabric::infiniband}},
