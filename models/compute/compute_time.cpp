@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "models/compute/flops.hpp"
+
 namespace clustersim::models {
 
 double op_time_s(const OpCost& op, const GpuSpec& gpu, const ComputeProfile& profile, Precision precision) {
@@ -16,9 +18,7 @@ double op_time_s(const OpCost& op, const GpuSpec& gpu, const ComputeProfile& pro
       // do the backward GEMMs when the recipe keeps them there.
       const bool bf16_only = op.kind == OpKind::attention_gemm || op.bf16_gemm;
       const Precision p = bf16_only ? Precision::bf16 : precision;
-      const double peak = p == Precision::nvfp4 ? gpu.fp4_flops_per_s
-                          : p == Precision::fp8 ? gpu.fp8_flops_per_s
-                                                : gpu.bf16_flops_per_s;
+      const double peak = tensor_peak_flops_per_s(gpu, p);
       const double recipe = p == Precision::fp8 ? op.fp8_rate : 1.0;
       const double rate = peak * recipe * grouped_gemm_efficiency(profile, p, op.gemm_groups, op.gemm_m, op.gemm_n, op.gemm_k);
       if (!(rate > 0.0)) {

@@ -703,10 +703,10 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   const auto& [qkv, out, up, down] = gemms;
   LayerCosts costs;
 
-  const bool fp8 = low_precision_gemms(training.precision);
+  const bool cast = low_precision_gemms(training.precision);
   const NormFusedCasts by_norm = norm_fused_casts(d, training);
   costs.forward.push_back(elementwise_forward(d, (by_norm.qkv ? 1.0 : 0.0) + (by_norm.up ? 1.0 : 0.0)));
-  if (fp8) {
+  if (cast) {
     costs.forward.push_back(fp8_weight_casts(gemms, parallelism, training));
     if (training.precision == Precision::fp8 && training.fp8_recipe == Fp8Recipe::delayed)
       costs.forward.push_back(fp8_scale_update(training));
@@ -721,7 +721,7 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   costs.forward.push_back(gemm_forward(down.fwd, d, d.tokens, down.n, down.k));
 
   costs.backward.push_back(elementwise_backward(d));
-  if (fp8 && training.fp8_backward) costs.backward.push_back(fp8_casts(gemms, d, training, true, by_norm));
+  if (cast && training.fp8_backward) costs.backward.push_back(fp8_casts(gemms, d, training, true, by_norm));
   add_linear_backward(costs.backward, d, down.dgrad, down.wgrad, down.n, down.k, false);
   add_up_backward(costs.backward, d, up, kMlpGate);
   add_linear_backward(costs.backward, d, out.dgrad, out.wgrad, out.n, out.k, false);

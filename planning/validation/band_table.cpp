@@ -12,13 +12,6 @@
 #include "planning/validation/validation_report.hpp"
 
 namespace clustersim::planning {
-namespace {
-
-std::string_view precision_text(models::Precision precision) {
-  return models::precision_name(precision);
-}
-
-}  // namespace
 
 BandTable::BandTable(const ValidationCsv& csv, unsigned jobs) : source_(csv.name), jobs_(jobs) {
   for (const auto& row : scenarios::read_validation_rows(csv.text, csv.name)) {
@@ -74,8 +67,8 @@ std::string BandTable::missing_dimension(const ValidationFamily& f) const {
   if (!any(same_stage)) return fmt::format("no published run{} with {} on {}", of, stage, on);
   const auto same_precision = [&](const Row& r) { return same_stage(r) && r.family.precision == f.precision; };
   if (!any(same_precision))
-    return fmt::format("no published run{} with {} in {} on {}", of, stage, precision_text(f.precision), on);
-  return fmt::format("no published run{} with {} in {} on {}", of, sharding_text(f), precision_text(f.precision), on);
+    return fmt::format("no published run{} with {} in {} on {}", of, stage, models::precision_name(f.precision), on);
+  return fmt::format("no published run{} with {} in {} on {}", of, sharding_text(f), models::precision_name(f.precision), on);
 }
 
 FamilyBand BandTable::stand_in(const ValidationFamily& family) const {

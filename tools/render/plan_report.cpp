@@ -7,6 +7,7 @@
 
 #include "planning/search/sweep_rows.hpp"
 #include "planning/plan/topology_names.hpp"
+#include "models/compute/flops.hpp"
 #include "scenarios/presets.hpp"
 #include "tools/render/band_text.hpp"
 #include "tools/render/html_report.hpp"
@@ -104,11 +105,7 @@ ordered_json layout_json(const planning::Layout& l) {
 // nvfp4 before Blackwell) rule out every layout before memory does.
 std::string no_option_reason(const PlanRequest& request, const std::string& gpu) {
   const models::Precision precision = request.scenario.training.precision;
-  const models::GpuSpec spec = scenarios::gpu_preset(gpu);
-  const double peak = precision == models::Precision::nvfp4 ? spec.fp4_flops_per_s
-                      : precision == models::Precision::fp8 ? spec.fp8_flops_per_s
-                                                            : spec.bf16_flops_per_s;
-  if (!(peak > 0.0))
+  if (!(models::tensor_peak_flops_per_s(scenarios::gpu_preset(gpu), precision) > 0.0))
     return fmt::format("has no {} tensor cores (training.precision)", models::precision_name(precision));
   return "fits on none of the sizes searched";
 }
