@@ -55,6 +55,15 @@ TEST_CASE("nemo import: the round trip keeps MoE, DeepEP, fp8, CUDA graphs, bf16
                                  .cross_entropy = models::CrossEntropyKernel::fused, .cuda_graphs = true}});
 }
 
+TEST_CASE("nemo import: nvfp4 goes out as Megatron-Bridge's bf16_with_nvfp4_mixed and comes back") {
+  check_round_trip(scenarios::default_scenario({"model.preset=llama3-8b", "cluster.gpu.preset=gb200",
+                                                "cluster.gpus_per_node=4", "cluster.nics_per_node=4",
+                                                "cluster.nvlink_domain_gpus=64"}),
+                   {.parallelism = {.tp = 4, .pp = 1, .dp = 64, .sp = true},
+                    .training = {.seq_len = 8192, .global_batch = 512, .precision = models::Precision::nvfp4,
+                                 .recompute = models::Recompute::none}});
+}
+
 TEST_CASE("nemo import: the deferred output-layer weight gradients and their limit come back") {
   // model.defer_embedding_wgrad_compute and model.wgrad_deferral_limit, Megatron-Core's config fields.
   check_round_trip(scenarios::default_scenario(),
