@@ -49,6 +49,7 @@ struct BandedConstant {
 constexpr std::array kBanded{
     BandedConstant{"/compute/gemm_max_efficiency_bf16", [](models::StepInputs& in) { return &in.compute.gemm_max_efficiency_bf16.value; }, true},
     BandedConstant{"/compute/gemm_max_efficiency_fp8", [](models::StepInputs& in) { return &in.compute.gemm_max_efficiency_fp8.value; }, true},
+    BandedConstant{"/compute/gemm_max_efficiency_fp4", [](models::StepInputs& in) { return &in.compute.gemm_max_efficiency_fp4.value; }, true},
     BandedConstant{"/compute/k_half", [](models::StepInputs& in) { return &in.compute.k_half.value; }, false},
     BandedConstant{"/compute/attention_efficiency", [](models::StepInputs& in) { return &in.compute.attention_efficiency.value; }, true},
     BandedConstant{"/compute/hbm_efficiency", [](models::StepInputs& in) { return &in.compute.hbm_efficiency.value; }, true},
@@ -88,7 +89,7 @@ std::optional<ProfileBand> profile_band(const std::string& path, const models::S
 
 void apply_profile(const std::string& path, models::StepInputs& inputs) {
   CalibrationProfile profile = load_for(path, inputs);
-  // A profile that measured no NVFP4 GEMM (calibrate fits none yet) keeps the built-in figure.
+  // A profile that measured no NVFP4 GEMM keeps the built-in figure.
   if (!(profile.compute.gemm_max_efficiency_fp4.value > 0.0))
     profile.compute.gemm_max_efficiency_fp4 = inputs.compute.gemm_max_efficiency_fp4;
   // Nor does a profile carry FP8 attention: the built-in measurement stays.

@@ -130,8 +130,10 @@ void read_gemm(const Record& r, BenchRecords& out) {
     s.precision = models::Precision::bf16;
   } else if (s.dtype == "fp8_e4m3" || s.dtype == "fp8") {
     s.precision = models::Precision::fp8;
+  } else if (s.dtype == "nvfp4") {
+    s.precision = models::Precision::nvfp4;
   } else {
-    r.fail("dtype", fmt::format("\"{}\" is not bf16, fp16 or fp8_e4m3", s.dtype));
+    r.fail("dtype", fmt::format("\"{}\" is not bf16, fp16, fp8_e4m3 or nvfp4", s.dtype));
   }
   // tflops = 2mnk / (time_us x 1e-6) / 1e12 = 2mnk / time_us / 1e6.
   const double flops_per_us = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) / 1e6;

@@ -86,8 +86,9 @@ class ProfileBuilder {
       : options_(options), out_(out), gpu_(scenarios::gpu_preset(gpu)) {
     out_.profile.gpu = gpu;
     out_.profile.compute = models::default_compute_profile(scenarios::gpu_compute_profile(gpu));
-    // No FP4 GEMM is fitted here: the profile leaves the figure out and runs keep the built-in one.
-    out_.profile.compute.gemm_max_efficiency_fp4 = {0.0, "not fitted: calibrate reads no FP4 GEMMs"};
+    // FP4 only from nvfp4 GEMM records: without them the profile leaves the figure out and runs keep
+    // the built-in one.
+    out_.profile.compute.gemm_max_efficiency_fp4 = {0.0, "not fitted: no nvfp4 GEMM records"};
     cluster_.gpu = gpu_;
     cluster_.nic_bytes_per_s = options.nic_gbit_per_s * 1e9 / 8.0;
     cluster_.nics_per_node = options.nics_per_node;
@@ -344,13 +345,15 @@ class ProfileBuilder {
         .shape = {.tile_m = c.tile_m.value, .tile_n = c.tile_n.value, .sm_count = c.sm_count.value},
         .bf16_peak_flops_per_s = gpu_.bf16_flops_per_s,
         .fp8_peak_flops_per_s = gpu_.fp8_flops_per_s,
+        .fp4_peak_flops_per_s = gpu_.fp4_flops_per_s,
         .k_half_prior = c.k_half.value};
     out_.gemm = fit_gemm(in.gemm, inputs);
     const GemmFit& g = *out_.gemm;
     const std::string how = fmt::format(
-        "fit: GEMM model e_max x tile_fill x k/(k+k_half x r), r = 2 for fp8, tile {}x{}, {} SMs, relative least squares over {} GEMMs "
+        "fit: GEMM model e_max x tile_fill x k/(k+k_half x r), r = 2 for fp8{}, tile {}x{}, {} SMs, relative least squares over {} GEMMs "
         "({}), rms {:.1f}%",
-        inputs.shape.tile_m, inputs.shape.tile_n, inputs.shape.sm_count, in.gemm.size(), in.gemm_from.text(),
+        g.e_max_fp4.fitted ? ", 4 for nvfp4" : "", inputs.shape.tile_m, inputs.shape.tile_n, inputs.shape.sm_count, in.gemm.size(),
+        in.gemm_from.text(),
         100.0 * g.rms_relative);
     const auto apply = [&](const FittedValue& v, models::Sourced<double>& target, const std::string& pointer,
                            std::string_view what) {
@@ -360,6 +363,7 @@ class ProfileBuilder {
     };
     apply(g.e_max_bf16, c.gemm_max_efficiency_bf16, "/compute/gemm_max_efficiency_bf16", "bf16/fp16 e_max");
     apply(g.e_max_fp8, c.gemm_max_efficiency_fp8, "/compute/gemm_max_efficiency_fp8", "fp8 e_max");
+    apply(g.e_max_fp4, c.gemm_max_efficiency_fp4, "/compute/gemm_max_efficiency_fp4", "nvfp4 e_max");
     apply(g.k_half, c.k_half, "/compute/k_half", "k_half");
     if (!g.k_half.fitted) out_.notes.push_back("k_half: the GEMM samples do not vary k, so it keeps the built-in value");
   }

@@ -93,6 +93,15 @@ struct Solution {
   Problem problem;
 };
 
+double peak_of(const GemmFitInputs& inputs, models::Precision precision) {
+  switch (precision) {
+    case models::Precision::bf16: return inputs.bf16_peak_flops_per_s;
+    case models::Precision::fp8: return inputs.fp8_peak_flops_per_s;
+    case models::Precision::nvfp4: return inputs.fp4_peak_flops_per_s;
+  }
+  return 0.0;
+}
+
 Solution fit_shape(std::span<const GemmSample> samples, const GemmFitInputs& inputs, const GemmModelShape& shape) {
   Problem problem;
   std::map<models::Precision, int> columns;
@@ -105,8 +114,7 @@ Solution fit_shape(std::span<const GemmSample> samples, const GemmFitInputs& inp
   const bool k_varies = std::any_of(distinct_k.begin(), distinct_k.end(), [](const auto& e) { return e.second.size() >= 2; });
   problem.fit_k_half = k_varies && samples.size() >= columns.size() + 1;
   for (const auto& s : samples) {
-    const double peak = s.precision == models::Precision::fp8 ? inputs.fp8_peak_flops_per_s : inputs.bf16_peak_flops_per_s;
-    problem.log_measured.push_back(std::log(s.tflops * 1e12 / peak));
+    problem.log_measured.push_back(std::log(s.tflops * 1e12 / peak_of(inputs, s.precision)));
     problem.log_tile_fill.push_back(std::log(tile_fill(shape, s.m, s.n)));
     problem.k.push_back(static_cast<double>(s.k));
     problem.k_rate.push_back(models::gemm_k_rate_ratio(s.precision));
@@ -141,8 +149,9 @@ double tile_fill(const GemmModelShape& shape, std::int64_t m, std::int64_t n) {
 GemmFit fit_gemm(std::span<const GemmSample> samples, const GemmFitInputs& inputs) {
   if (samples.empty()) throw std::invalid_argument("GEMM fit: no samples");
   for (const auto& s : samples) {
-    if (s.precision == models::Precision::fp8 && !(inputs.fp8_peak_flops_per_s > 0.0)) {
-      throw std::invalid_argument(fmt::format("GEMM fit: line {} is an fp8 GEMM but the GPU has no fp8 peak", s.line));
+    if (!(peak_of(inputs, s.precision) > 0.0)) {
+      throw std::invalid_argument(fmt::format("GEMM fit: line {} is an {} GEMM but the GPU has no {} peak", s.line,
+                                              models::precision_name(s.precision), models::precision_name(s.precision)));
     }
   }
   // Below one wave of output tiles cuBLASLt switches to split-K or stream-K kernels, which the
@@ -175,7 +184,9 @@ GemmFit fit_gemm(std::span<const GemmSample> samples, const GemmFitInputs& input
   for (const auto& s : samples) ++counts[s.precision];
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const auto column = static_cast<std::size_t>(problem.column[i]);
-    FittedValue& target = samples[i].precision == models::Precision::fp8 ? fit.e_max_fp8 : fit.e_max_bf16;
+    FittedValue& target = samples[i].precision == models::Precision::nvfp4 ? fit.e_max_fp4
+                          : samples[i].precision == models::Precision::fp8 ? fit.e_max_fp8
+                                                                           : fit.e_max_bf16;
     if (!target.fitted) target = value_at(column, counts[samples[i].precision]);
   }
   if (problem.fit_k_half) {
@@ -192,7 +203,9 @@ GemmFit fit_gemm(std::span<const GemmSample> samples, const GemmFitInputs& input
                        .predicted = 0.0,
                        .tile_fill = std::exp(problem.log_tile_fill[i]),
                        .k_fill = k_fill(problem.k[i], fit.k_half.value * problem.k_rate[i])};
-    const double e_max = s.precision == models::Precision::fp8 ? fit.e_max_fp8.value : fit.e_max_bf16.value;
+    const double e_max = s.precision == models::Precision::nvfp4 ? fit.e_max_fp4.value
+                         : s.precision == models::Precision::fp8 ? fit.e_max_fp8.value
+                                                                 : fit.e_max_bf16.value;
     point.predicted = e_max * point.tile_fill * point.k_fill;
     const double relative = point.predicted / point.measured - 1.0;
     sum_sq += relative * relative;

@@ -3,7 +3,8 @@
 ///   efficiency(m, n, k) = e_max(precision) x tile_fill(m, n) x k / (k + k_half x r(precision)),
 /// with tile_fill from the profile's tile shape and SM count (waves of output tiles; the best of the
 /// tile, its transpose and its half-width tile, as models::gemm_tile_fill) and r the rate at which
-/// the precision's tensor cores step through k against bf16 (models::gemm_k_rate_ratio, 2 for fp8).
+/// the precision's tensor cores step through k against bf16 (models::gemm_k_rate_ratio, 2 for fp8,
+/// 4 for nvfp4).
 /// The fitted parameters are e_max per precision present in the samples and one k_half (bf16's),
 /// shared by all.
 /// Relative least squares: residuals are log(measured / modelled efficiency), minimised by
@@ -41,6 +42,7 @@ struct GemmFitInputs {
   GemmModelShape shape{};
   double bf16_peak_flops_per_s = 0.0;
   double fp8_peak_flops_per_s = 0.0;  // 0: the GPU has no fp8 tensor cores
+  double fp4_peak_flops_per_s = 0.0;  // 0: the GPU has no FP4 tensor cores (nvfp4 samples)
   double k_half_prior = 256.0;        // used when the samples cannot identify k_half
 };
 
@@ -67,6 +69,7 @@ struct TileCheck {
 struct GemmFit {
   FittedValue e_max_bf16{};
   FittedValue e_max_fp8{};
+  FittedValue e_max_fp4{};  // nvfp4 (block-scaled E2M1) samples
   FittedValue k_half{};
   int dof = 0;
   double rms_relative = 0.0;

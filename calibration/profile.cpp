@@ -71,7 +71,7 @@ constexpr std::array kComputeDoubles{
                 "not in the profile: as FlashAttention-2 (attention_efficiency)", "attention_efficiency"},
     DoubleField{"attention_dropout_factor", &models::ComputeProfile::attention_dropout_factor, 1.0,
                 "not in the profile: dropout taken to cost the attention kernel nothing"},
-    // calibrate fits no FP4 GEMMs yet: a profile without the figure keeps the built-in one.
+    // Fitted from nvfp4 GEMM records only: a profile without the figure keeps the built-in one.
     DoubleField{"gemm_max_efficiency_fp4", &models::ComputeProfile::gemm_max_efficiency_fp4, 0.0,
                 "not in the profile: the built-in NVFP4 GEMM rate, where the GPU has one"},
 };

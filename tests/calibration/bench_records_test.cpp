@@ -92,7 +92,7 @@ TEST_CASE("bench records: errors name the file, the line, the key and the rule")
   CHECK(parse_error("{\"bench\":\"gemm\",\"m\":0,\"n\":1,\"k\":1,\"dtype\":\"bf16\",\"tflops\":1}\n") ==
         "r.jsonl:1: /m: must be a positive integer");
   CHECK(parse_error("# header\n{\"bench\":\"gemm\",\"m\":1,\"n\":1,\"k\":1,\"dtype\":\"int8\",\"tflops\":1}\n") ==
-        "r.jsonl:2: /dtype: \"int8\" is not bf16, fp16 or fp8_e4m3");
+        "r.jsonl:2: /dtype: \"int8\" is not bf16, fp16, fp8_e4m3 or nvfp4");
   CHECK(parse_error("{\"bench\":\"gemm\",\"m\":1,\"n\":1,\"k\":1,\"dtype\":\"bf16\"}\n") ==
         "r.jsonl:1: needs time_us or tflops");
   CHECK(parse_error("{\"bench\":\"nccl\",\"op\":\"all_reduce\",\"ranks\":8,\"bytes\":8,\"time_us\":10,\"colour\":1}\n") ==

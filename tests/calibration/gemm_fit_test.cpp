@@ -85,6 +85,27 @@ TEST_CASE("gemm fit: k_half keeps its prior when the samples do not vary k") {
   CHECK(fit.dof == 0);
 }
 
+TEST_CASE("gemm fit: nvfp4 samples give e_max nvfp4, their k consumed 4 times bf16's rate") {
+  // One nvfp4 GEMM beside a bf16 one, k held (k_half keeps its prior 202): the GB200's cuBLASLt FP4
+  // at 8192^3, 7,535.6 TF/s of 10,000 (Azure ND GB200 v6, measurements.md 2.2), on 128 x 256 tiles
+  // and 148 SMs: 2048 tiles in 14 waves fill 2048 / 2072; k_fill = 8192 / (8192 + 4 x 202).
+  const GemmModelShape blackwell{.tile_m = 128, .tile_n = 256, .sm_count = 148};
+  const std::vector<GemmSample> samples = {
+      {.line = 1, .m = 8192, .n = 8192, .k = 8192, .dtype = "bf16", .precision = Precision::bf16, .time_us = 0.0,
+       .tflops = 1800.0, .source = ""},
+      {.line = 2, .m = 8192, .n = 8192, .k = 8192, .dtype = "nvfp4", .precision = Precision::nvfp4, .time_us = 0.0,
+       .tflops = 7535.6, .source = ""}};
+  const auto fit = fit_gemm(samples, {.shape = blackwell, .bf16_peak_flops_per_s = 2450e12, .fp8_peak_flops_per_s = 4900e12,
+                                      .fp4_peak_flops_per_s = 10000e12, .k_half_prior = 202.0});
+  CHECK(fit.e_max_fp4.fitted);
+  CHECK(fit.e_max_fp4.value == doctest::Approx(0.75356 / (2048.0 / 2072.0) / (8192.0 / (8192.0 + 808.0))));
+  CHECK_FALSE(fit.e_max_fp8.fitted);
+  // Without FP4 tensor cores the sample is refused.
+  CHECK_THROWS_AS(fit_gemm(samples, {.shape = blackwell, .bf16_peak_flops_per_s = 2450e12, .fp8_peak_flops_per_s = 4900e12,
+                                     .k_half_prior = 202.0}),
+                  std::invalid_argument);
+}
+
 TEST_CASE("gemm fit: an fp8 sample on a GPU without fp8 is refused") {
   const std::vector<GemmSample> fp8 = {{.line = 4, .m = 1024, .n = 1024, .k = 1024, .dtype = "fp8_e4m3",
                                         .precision = Precision::fp8, .time_us = 0.0, .tflops = 100.0, .source = ""}};

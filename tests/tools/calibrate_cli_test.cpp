@@ -209,6 +209,32 @@ TEST_CASE("calibrate: the built-in GEMM and attention constants are the bundled 
         doctest::Approx(gb300.at("attention_efficiency").at("value").get<double>()).epsilon(1e-9));
 }
 
+TEST_CASE("calibrate: nvfp4 GEMM records give the profile its FP4 efficiency, which a run then takes") {
+  // The GB200's two cuBLASLt FP4 cubes (Azure ND GB200 v6, measurements.md 2.2) beside its FP8 rows.
+  const auto dir = scratch();
+  const auto records = dir / "gb200_fp4.jsonl";
+  const std::string root = CLUSTERSIM_SOURCE_DIR;
+  std::string text = read_text(root + "/calibration/published/gb200_compute.jsonl");
+  text += "{\"bench\": \"gemm\", \"m\": 8192, \"n\": 8192, \"k\": 8192, \"dtype\": \"nvfp4\", \"tflops\": 7535.6}\n";
+  text += "{\"bench\": \"gemm\", \"m\": 16384, \"n\": 16384, \"k\": 16384, \"dtype\": \"nvfp4\", \"tflops\": 7627.6}\n";
+  std::ofstream(records) << text;
+  const auto profile = dir / "gb200_fp4.json";
+  const Outcome fit = calibrate("'" + records.string() + "' --gpu gb200 --out '" + profile.string() + "'");
+  REQUIRE(fit.exit_code == 0);
+  CHECK(fit.out.find("e_max nvfp4") != std::string::npos);
+  const json compute = json::parse(read_text(profile)).at("compute");
+  REQUIRE(compute.contains("gemm_max_efficiency_fp4"));
+  const double e_fp4 = compute.at("gemm_max_efficiency_fp4").at("value").get<double>();
+  // 7,536 and 7,628 TF/s of 10,000 over fills of about 0.99 and k fills of 0.91 and 0.95.
+  CHECK(e_fp4 > 0.78);
+  CHECK(e_fp4 < 0.86);
+  // Without nvfp4 records the profile says nothing of FP4 (the round trip of the bundled ones).
+  const auto plain = dir / "gb200_plain.json";
+  REQUIRE(calibrate("'" + root + "/calibration/published/gb200_compute.jsonl' --gpu gb200 --out '" + plain.string() + "'")
+              .exit_code == 0);
+  CHECK_FALSE(json::parse(read_text(plain)).at("compute").contains("gemm_max_efficiency_fp4"));
+}
+
 TEST_CASE("calibrate: the bf16 GEMM's held clock over its first second's is the sustained clock ratio") {
   // clock_under_load.py's form: back-to-back bf16 GEMMs fall from 1980 to 1590 MHz at the 700 W
   // limit, back-to-back attention holds 1900: the ratio is 1590 / 1980 = 0.803, attention's

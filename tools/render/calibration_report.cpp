@@ -79,11 +79,12 @@ std::string fitted_value(const cal::FittedValue& v, int digits) {
 }
 
 std::string render_gemm(const cal::GemmFit& g) {
+  const std::string fp4 = g.e_max_fp4.fitted ? fmt::format(", e_max nvfp4 {}", fitted_value(g.e_max_fp4, 3)) : "";
   std::string text = fmt::format(
-      "GEMM efficiency = e_max x tile_fill x k/(k+k_half x r) (r = 2 for fp8), relative least squares, {} samples, {} dof\n"
-      "  e_max bf16 {}, e_max fp8 {}, k_half {}; error rms {}, max {}\n",
-      g.points.size(), g.dof, fitted_value(g.e_max_bf16, 3), fitted_value(g.e_max_fp8, 3), fitted_value(g.k_half, 0),
-      fit_percent(g.rms_relative), fit_percent(g.max_relative));
+      "GEMM efficiency = e_max x tile_fill x k/(k+k_half x r) (r = 2 for fp8{}), relative least squares, {} samples, {} dof\n"
+      "  e_max bf16 {}, e_max fp8 {}{}, k_half {}; error rms {}, max {}\n",
+      g.e_max_fp4.fitted ? ", 4 for nvfp4" : "", g.points.size(), g.dof, fitted_value(g.e_max_bf16, 3),
+      fitted_value(g.e_max_fp8, 3), fp4, fitted_value(g.k_half, 0), fit_percent(g.rms_relative), fit_percent(g.max_relative));
   text += fmt::format("  {:>7}  {:>7}  {:>7}  {:<8}  {:>9}  {:>9}  {:>6}  {:>9}  {:>6}\n", "M", "N", "K", "DTYPE",
                       "MEASURED", "PREDICTED", "ERROR", "TILE_FILL", "K_FILL");
   for (const auto& p : g.points) {
@@ -118,6 +119,8 @@ std::string render_constants(const cal::CalibrationProfile& p) {
   };
   row("/compute/gemm_max_efficiency_bf16", c.gemm_max_efficiency_bf16.value, c.gemm_max_efficiency_bf16.source);
   row("/compute/gemm_max_efficiency_fp8", c.gemm_max_efficiency_fp8.value, c.gemm_max_efficiency_fp8.source);
+  if (c.gemm_max_efficiency_fp4.value > 0.0)
+    row("/compute/gemm_max_efficiency_fp4", c.gemm_max_efficiency_fp4.value, c.gemm_max_efficiency_fp4.source);
   row("/compute/k_half", c.k_half.value, c.k_half.source);
   row("/compute/sm_count", c.sm_count.value, c.sm_count.source);
   row("/compute/tile_m", c.tile_m.value, c.tile_m.source);
