@@ -189,7 +189,9 @@ int cmd_plan(std::span<const std::string> args, std::ostream& out) {
     validation.emplace(*validation_csv, jobs);
   }
   planning::PlanRequest request{
-      .scenario = scenario_args.load(),
+      // The plan replaces the scenario's cluster and layout, as a search does: only its model and
+      // training need hold (the default scenario's H100 need not run nvfp4 for --gpus gb200).
+      .scenario = scenario_args.load(scenarios::LayoutCheck::searched),
       .gpus = gpus,
       .min_gpus = min_gpus,
       .max_gpus = max_gpus,

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
+
+#include "models/compute/flops.hpp"
 #include "planning/parallel_for.hpp"
 #include "planning/plan/plan_error.hpp"
 #include "planning/plan/plan_evaluation.hpp"
@@ -125,6 +128,14 @@ void finish_plan(const PlanRequest& request, PlanResult& result, const LayoutRun
   if (found.options.empty()) {
     std::string gpus;
     for (const auto& gpu : request.gpus) gpus += (gpus.empty() ? "" : ",") + gpu;
+    const models::Precision precision = request.scenario.training.precision;
+    const bool none_has_precision = std::none_of(result.clusters.begin(), result.clusters.end(), [&](const SizedCluster& c) {
+      return models::tensor_peak_flops_per_s(c.scenario.cluster.gpu, precision) > 0.0;
+    });
+    if (none_has_precision && !result.clusters.empty()) {
+      throw PlanError(fmt::format("plan: training.precision {}: none of the GPU types searched ({}) has {} tensor cores",
+                                  models::precision_name(precision), gpus, models::precision_name(precision)));
+    }
     throw PlanError("plan: the model fits on none of the clusters searched (" + std::to_string(result.range.min_gpus) +
                     " to " + std::to_string(result.range.max_gpus) + " GPUs of " + gpus + "); " +
                     (result.range.max_gpus < max_plan_gpus

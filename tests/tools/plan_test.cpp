@@ -127,6 +127,23 @@ TEST_CASE("plan: bad command lines fail cleanly") {
   check_fails_cleanly(run_clustersim("plan --pricing lease"), "--pricing");
   check_fails_cleanly(run_clustersim("plan --price h100-sxm=free"), "--price: must be GPU=USD");
   check_fails_cleanly(run_clustersim("plan --topologies ring"), "unknown topology");
+  // A precision no GPU type searched has: the reason, not "raise --max-gpus".
+  check_fails_cleanly(run_clustersim("plan --gpus a100-80gb --min-gpus 64 --max-gpus 64 --set training.precision=fp8"),
+                      "training.precision fp8: none of the GPU types searched (a100-80gb) has fp8 tensor cores");
+}
+
+// The plan replaces the scenario's cluster and layout: the default scenario's H100 need not run
+// nvfp4 for a plan over Blackwell racks.
+TEST_CASE("plan: the scenario's own GPU need not run the precision the GPU types searched do") {
+  const Outcome outcome = run_clustersim(
+      "plan --quiet --json --set model.preset=llama3-8b --set training.seq_len=2048 --set training.global_batch=64 "
+      "--set training.tokens=2e10 --set training.precision=nvfp4 --gpus gb200 --min-gpus 72 --max-gpus 72 "
+      "--topologies rail_optimized");
+  CAPTURE(outcome.err);
+  REQUIRE(outcome.exit_code == 0);
+  const auto j = nlohmann::json::parse(outcome.out);
+  REQUIRE(!j.at("options").empty());
+  for (const auto& o : j.at("options")) CHECK(o.at("gpu") == "gb200");
 }
 
 }  // namespace
