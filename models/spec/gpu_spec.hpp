@@ -13,8 +13,8 @@ struct GpuSpec {
   std::string name;
   double bf16_flops_per_s = 0.0;  // dense peak
   double fp8_flops_per_s = 0.0;   // dense peak; 0 where the GPU has no FP8 tensor cores
-  // Dense FP4 peak (Blackwell's NVFP4/MXFP4 tensor cores); 0 where there are none. Carried for
-  // reports: no training precision here runs its GEMMs in FP4.
+  // Dense FP4 peak (Blackwell's NVFP4/MXFP4 tensor cores), the peak of training.precision nvfp4; 0
+  // where there are none.
   double fp4_flops_per_s = 0.0;
   double hbm_bytes = 0.0;
   double hbm_bytes_per_s = 0.0;
