@@ -191,8 +191,11 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
       is_mla(model) ? 2.0 * tokens * static_cast<double>(model.q_lora_rank + model.kv_lora_rank + model.qk_rope_head_dim)
                     : 0.0;
   const double qk_norm_inputs = model.qk_norm ? 2.0 * q_over_h * sbh / t + 2.0 * tokens * kv : 0.0;
-  const double split = (2.0 * q_over_h + attention_output * o_over_h + mlp) * sbh / t + 2.0 * tokens * (kept_k + kept_v) +
-                       latents + qk_norm_inputs;
+  // FP8 attention keeps the fp8 Q, K and V it cast for its backward, 1 byte each (Transformer
+  // Engine's FP8 DotProductAttention saves its quantised inputs; the bf16 ones are not kept).
+  const double qkv_bytes = training.fp8_attention ? 1.0 : 2.0;
+  const double split = (qkv_bytes * q_over_h + attention_output * o_over_h + mlp) * sbh / t +
+                       qkv_bytes * tokens * (kept_k + kept_v) + latents + qk_norm_inputs;
 
   double scores = 0.0;
   if (training.attention == AttentionKernel::unfused && training.recompute == Recompute::none) {

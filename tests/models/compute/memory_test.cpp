@@ -88,6 +88,11 @@ TEST_CASE("memory: Transformer Engine's fp8 layers keep their GEMM inputs as 1-b
   bf16_backward.fp8_backward = false;
   CHECK(activation_bytes_per_layer(test::llama3_70b(), {.tp = 8, .sp = true}, bf16_backward) ==
         doctest::Approx(4.1875 * sbh));
+  // FP8 attention keeps Q, K and V at 1 byte: Q 1 and K, V 0.25 per sbh / t, 29 - 1 - 0.25 = 27.75.
+  TrainingSpec fp8_attention = fp8;
+  fp8_attention.fp8_attention = true;
+  CHECK(activation_bytes_per_layer(test::llama3_70b(), {.tp = 8, .sp = true}, fp8_attention) ==
+        doctest::Approx(27.75 / 8.0 * sbh));
 }
 
 TEST_CASE("memory: PyTorch's TP layers keep their gathered inputs, Megatron's the sequence shard") {
