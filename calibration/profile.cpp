@@ -40,6 +40,7 @@ struct DoubleField {
   double if_missing = kNaN;  // added after version 1 was first written: a missing one takes this
   std::string_view missing_means{};  // and this source
   std::string_view missing_copies{};  // or the value of this earlier field
+  bool written_unmeasured = true;     // false: a profile that did not measure it (value 0) leaves it out
 };
 struct IntField {
   std::string_view name;
@@ -73,7 +74,7 @@ constexpr std::array kComputeDoubles{
                 "not in the profile: dropout taken to cost the attention kernel nothing"},
     // Fitted from nvfp4 GEMM records only: a profile without the figure keeps the built-in one.
     DoubleField{"gemm_max_efficiency_fp4", &models::ComputeProfile::gemm_max_efficiency_fp4, 0.0,
-                "not in the profile: the built-in NVFP4 GEMM rate, where the GPU has one"},
+                "not in the profile: the built-in NVFP4 GEMM rate, where the GPU has one", {}, false},
 };
 constexpr std::array kComputeInts{
     IntField{"sm_count", &models::ComputeProfile::sm_count},
@@ -305,8 +306,7 @@ std::string profile_to_json(const CalibrationProfile& p) {
   ordered_json compute = ordered_json::object();
   for (const auto& f : kComputeDoubles) {
     const auto& c = p.compute.*f.member;
-    // A profile without an FP4 figure says nothing of it (runs keep the built-in one).
-    if (f.name == "gemm_max_efficiency_fp4" && !(c.value > 0.0)) continue;
+    if (!f.written_unmeasured && !(c.value > 0.0)) continue;
     compute[std::string(f.name)] = constant(c.value, c.source, p, "/compute/" + std::string(f.name));
   }
   for (const auto& f : kComputeInts) {

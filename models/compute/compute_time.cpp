@@ -5,8 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "models/compute/flops.hpp"
-
 namespace clustersim::models {
 
 double op_time_s(const OpCost& op, const GpuSpec& gpu, const ComputeProfile& profile, Precision precision) {

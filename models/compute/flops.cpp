@@ -101,15 +101,6 @@ double hardware_flops_per_step(const TransformerSpec& model, const TrainingSpec&
   return model_flops_per_step(model, training) + tokens * recomputed_per_token;
 }
 
-double tensor_peak_flops_per_s(const GpuSpec& gpu, Precision precision) {
-  switch (precision) {
-    case Precision::bf16: return gpu.bf16_flops_per_s;
-    case Precision::fp8: return gpu.fp8_flops_per_s;
-    case Precision::nvfp4: return gpu.fp4_flops_per_s;
-  }
-  return 0.0;
-}
-
 double peak_flops_per_s(const GpuSpec& gpu, Precision precision) {
   const double peak = tensor_peak_flops_per_s(gpu, precision);
   if (peak <= 0.0) {

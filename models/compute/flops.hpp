@@ -43,10 +43,8 @@ double model_flops_per_step(const TransformerSpec& model, const TrainingSpec& tr
 /// logits); selective recompute redoes the attention scores and values forward.
 double hardware_flops_per_step(const TransformerSpec& model, const TrainingSpec& training);
 
-/// The dense tensor-core peak of `gpu` at `precision` (bf16, fp8 or FP4 for nvfp4); 0 where the
-/// GPU has none.
-double tensor_peak_flops_per_s(const GpuSpec& gpu, Precision precision);
-/// The same, an error where the GPU has none.
+/// The dense tensor-core peak of `gpu` at `precision` (models::tensor_peak_flops_per_s), an error
+/// where the GPU has none.
 double peak_flops_per_s(const GpuSpec& gpu, Precision precision);
 /// Model FLOPs per step / (step time x GPUs x peak per GPU).
 double mfu(double model_flops, double step_time_s, std::int64_t gpus, double peak_flops_per_s);

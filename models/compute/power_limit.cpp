@@ -51,15 +51,10 @@ PowerEnvelope power_envelope(std::string_view profile_gpu) {
                     "each part's cap to its rated power, the GB200's to 1200 W)"},
             idle_as_hopper_share(rated)};
   }
-  if (profile_gpu == "b300") {
+  if (profile_gpu == "b300" || profile_gpu == "gb300") {
     constexpr double rated = 1400.0;
-    return {{rated, "1400 W: the Blackwell Ultra GPU's maximum (glennklockwood.com's B300 notes); HGX B300 systems "
-                    "may hold it lower, which cluster.gpu.power_w states"},
-            idle_as_hopper_share(rated)};
-  }
-  if (profile_gpu == "gb300") {
-    constexpr double rated = 1400.0;
-    return {{rated, "1400 W: the Blackwell Ultra GPU's maximum TDP in a GB300 NVL72 (gb300.json's power_w)"},
+    return {{rated, "1400 W: the Blackwell Ultra GPU's maximum TDP (glennklockwood.com's B300 notes; a GB300 NVL72's "
+                    "per GPU, gb300.json's power_w); HGX B300 systems may hold it lower, which cluster.gpu.power_w states"},
             idle_as_hopper_share(rated)};
   }
   throw std::invalid_argument(fmt::format(

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "models/spec/parallelism_spec.hpp"
+
 namespace clustersim::models {
 
 struct GpuSpec {
@@ -35,6 +37,17 @@ constexpr GpuGeneration gpu_generation(std::string_view name) {
   if (name.starts_with("b200") || name.starts_with("gb200") || name.starts_with("b300") || name.starts_with("gb300"))
     return GpuGeneration::blackwell;
   return GpuGeneration::unknown;
+}
+
+/// The dense tensor-core peak of `gpu` at `precision` (bf16, fp8, or FP4 for nvfp4); 0 where the
+/// GPU has none.
+constexpr double tensor_peak_flops_per_s(const GpuSpec& gpu, Precision precision) {
+  switch (precision) {
+    case Precision::bf16: return gpu.bf16_flops_per_s;
+    case Precision::fp8: return gpu.fp8_flops_per_s;
+    case Precision::nvfp4: return gpu.fp4_flops_per_s;
+  }
+  return 0.0;
 }
 
 }  // namespace clustersim::models

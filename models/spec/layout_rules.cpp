@@ -314,13 +314,12 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
   if (mla && low_precision_gemms(t.precision))
     return broken(F::training_precision, fmt::format("{} with multi-head latent attention is not modelled yet; use "
                                                      "bf16", precision_name(t.precision)));
-  if (t.precision == Precision::fp8 && !(c.gpu.fp8_flops_per_s > 0))
-    return broken(F::training_precision, fmt::format("fp8 needs a GPU with FP8 tensor cores; {} has fp8_tflops=0",
-                                                     c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
-  if (t.precision == Precision::nvfp4 && !(c.gpu.fp4_flops_per_s > 0))
-    return broken(F::training_precision, fmt::format("nvfp4 needs a GPU with FP4 tensor cores (Blackwell: b200, "
-                                                     "gb200, b300, gb300); {} has fp4_tflops=0",
-                                                     c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name));
+  if (const bool fp8 = t.precision == Precision::fp8;
+      low_precision_gemms(t.precision) && !(tensor_peak_flops_per_s(c.gpu, t.precision) > 0))
+    return broken(F::training_precision,
+                  fmt::format("{} needs a GPU with {} tensor cores; {} has {}_tflops=0", precision_name(t.precision),
+                              fp8 ? "FP8" : "FP4", c.gpu.name.empty() ? std::string("this GPU") : c.gpu.name,
+                              fp8 ? "fp8" : "fp4"));
   // Transformer Engine's NVFP4BlockScaling runs the forward, dgrad and wgrad GEMMs in FP4 alike.
   if (t.precision == Precision::nvfp4 && !t.fp8_backward)
     return broken(F::training_fp8_backward, "applies to fp8 only: nvfp4 runs the backward GEMMs in FP4 too "

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "models/compute/flops.hpp"
+#include "models/spec/gpu_spec.hpp"
 #include "planning/parallel_for.hpp"
 #include "planning/plan/plan_error.hpp"
 #include "planning/plan/plan_evaluation.hpp"

@@ -7,7 +7,7 @@
 
 #include "planning/search/sweep_rows.hpp"
 #include "planning/plan/topology_names.hpp"
-#include "models/compute/flops.hpp"
+#include "models/spec/gpu_spec.hpp"
 #include "scenarios/presets.hpp"
 #include "tools/render/band_text.hpp"
 #include "tools/render/html_report.hpp"
