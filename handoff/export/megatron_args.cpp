@@ -296,6 +296,11 @@ MegatronLaunch megatron_launch(const models::TransformerSpec& model, const model
     f.add("--fp4-format", "e2m1");
     f.add("--fp4-recipe", "nvfp4");
   }
+  // Each expert's rows padded to the fp8 (fp4) GEMM's alignment in the routing map, as the model
+  // pads them, rather than by Transformer Engine's Fp8Padding copy of the permuted rows (Megatron-Core's
+  // MoE guide sets it, as --moe-router-padding-for-fp8, the older alias, in both its fp8 examples).
+  if (models::is_moe(model) && models::low_precision_gemms(t.precision))
+    f.add("--moe-router-padding-for-quantization");
   if (t.fp8_attention)
     launch.notes.push_back("training.fp8_attention has no Megatron-LM flag (arguments.py lists "
                            "fp8_dot_product_attention among the TransformerConfig fields without one): set "

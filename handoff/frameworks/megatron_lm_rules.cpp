@@ -492,6 +492,14 @@ const MegatronRule kRules[] = {
        return !a.has("--fp8-param-gather") || a.has("--use-distributed-optimizer") || a.has("--use-torch-fsdp2") ||
               a.has("--use-megatron-fsdp");
      }},
+    {"router-padding-needs-low-precision", kTransformerConfig,
+     "--moe-router-padding-for-quantization (or its alias --moe-router-padding-for-fp8) needs --fp8-format or "
+     "--fp4-format",
+     "",
+     [](const MegatronArguments& a) {
+       return !(a.has("--moe-router-padding-for-fp8") || a.has("--moe-router-padding-for-quantization")) ||
+              a.has("--fp8-format") || a.has("--fp4-format");
+     }},
     {"defer-embedding-wgrad-needs-pipeline", kParallelConfig,
      "--defer-embedding-wgrad-compute needs --pipeline-model-parallel-size > 1 and gradient accumulation fusion (no "
      "--no-gradient-accumulation-fusion)",

@@ -423,6 +423,16 @@ Mapping map_layout(const models::TransformerSpec& model, const models::ClusterSp
     t.precision = models::Precision::fp8;
     t.fp8_recipe = models::Fp8Recipe::current;
   }
+  if (model.experts > 0 && t.precision == models::Precision::fp8) {
+    m.breaches.push_back(breach("fp8-routed-experts", "components/quantization/float8.py, mx.py (register_model_converter)",
+                                "torchtitan's linear converters leave the routed experts' grouped GEMMs in bf16, and "
+                                "its grouped_mm converters quantise them apart (row-wise float8 scales, or MX blocks) "
+                                "for the expert modules their fqns name: not the one recipe for every GEMM that "
+                                "clustersim models",
+                                "bf16 training"));
+    t.precision = models::Precision::bf16;
+    t.fp8_param_gather = false;
+  }
   if (t.precision == models::Precision::fp8) {
     if (t.fp8_recipe == models::Fp8Recipe::delayed || t.fp8_recipe == models::Fp8Recipe::blockwise) {
       m.breaches.push_back(breach("fp8-recipe", "config/job_config.py (Float8Linear.recipe_name)",

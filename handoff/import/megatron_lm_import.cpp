@@ -539,6 +539,9 @@ ImportedScenario import_megatron_lm(std::string_view text, std::string_view sour
     t.moe_capacity_factor = r.real("--moe-expert-capacity-factor", 0.0);
     t.moe_pad_to_capacity = r.has("--moe-pad-expert-input-to-capacity");
     r.has("--moe-grouped-gemm");
+    // Padding each expert's rows in the routing map is how the model pads them under fp8 or fp4.
+    r.has("--moe-router-padding-for-fp8");
+    r.has("--moe-router-padding-for-quantization");
   }
 
   std::optional<std::string> preset = matching_model_preset(model, !vocab_known);

@@ -583,16 +583,18 @@ NormFusedCasts norm_fused_casts(const Dims& d, const TrainingSpec& t) {
 /// for the row-parallel out_proj and mlp_down). An input its norm wrote in fp8 (`fused`) needs no
 /// cast; the backward transposes its fp8 copy, gathered under sequence parallelism, for the
 /// wgrad GEMM (Transformer Engine's LayerNormLinear: tex.fp8_transpose of ln_out_total).
+/// `mlp`: whether the layer has the up and down GEMMs (a mixture-of-experts layer without shared
+/// experts has none; its routed experts cast their own rows, expert_fp8_casts).
 OpCost fp8_casts(const std::array<LayerGemm, 4>& gemms, const Dims& d, const TrainingSpec& t, bool backward,
-                 NormFusedCasts fused) {
+                 NormFusedCasts fused, bool mlp = true) {
   const auto& [qkv, out, up, down] = gemms;
   const CastRecipe r = cast_recipe(t, false);
   const int copies = t.fp8_backward ? 2 : 1;
   const auto cast = [&](const LayerGemm& g, bool column_parallel) {
     return fp8_cast_bytes(d, r, backward ? g.n : g.k, backward != column_parallel, copies);
   };
-  double bytes = cast(out, false) + cast(down, false);
-  int kernels = 2 * r.kernels;
+  double bytes = cast(out, false) + (mlp ? cast(down, false) : 0.0);
+  int kernels = (mlp ? 2 : 1) * r.kernels;
   if (d.fp8_attention) {
     // FP8 attention casts its own inputs with per-tensor current scaling (an amax read, the read
     // and the 1-byte write, 3 kernels a tensor): Q, K and V before the forward, the output
@@ -603,6 +605,7 @@ OpCost fp8_casts(const std::array<LayerGemm, 4>& gemms, const Dims& d, const Tra
     kernels += backward ? 3 : 9;
   }
   for (const auto& [gemm, by_norm] : {std::pair{&qkv, fused.qkv}, std::pair{&up, fused.up}}) {
+    if (gemm == &up && !mlp) continue;
     if (!by_norm) {
       bytes += cast(*gemm, true);
       kernels += r.kernels;
@@ -615,18 +618,22 @@ OpCost fp8_casts(const std::array<LayerGemm, 4>& gemms, const Dims& d, const Tra
           .kernels = kernels};
 }
 
-/// The casts of the layer's weights (n x k on this rank each). Megatron-LM passes
+double weight_elements(const std::array<LayerGemm, 4>& gemms) {
+  double elements = 0.0;
+  for (const LayerGemm& g : gemms) elements += g.n * g.k;
+  return elements;
+}
+
+/// The casts of the layer's `elements` weight elements (n x k on this rank each GEMM). Megatron-LM passes
 /// is_first_microbatch, so Transformer Engine casts the weights on a step's first micro-batch and
 /// reuses the fp8 copies: the op carries 1/m of the bytes of a step of m micro-batches, and its
 /// launches (4 casts once a step) are not counted. With ZeRO-3 the weights are gathered in bf16
 /// for every micro-batch and cast after each gather (m = 1 here; the backward's re-gather reuses
 /// the forward's copies, and an fp8 gather such as torchao's enable_fsdp_float8_all_gather,
 /// which casts the shard before the gather, is not modelled).
-OpCost fp8_weight_casts(const std::array<LayerGemm, 4>& gemms, const ParallelismSpec& p, const TrainingSpec& t) {
+OpCost fp8_weight_casts(double elements, const ParallelismSpec& p, const TrainingSpec& t) {
   const CastRecipe r = cast_recipe(t, true);
   const int copies = t.fp8_backward ? 2 : 1;
-  double elements = 0.0;
-  for (const LayerGemm& g : gemms) elements += g.n * g.k;
   const bool every_micro_batch = p.zero >= 3;
   const std::int64_t per_step = t.global_batch / std::max<std::int64_t>(1, p.dp * t.micro_batch);
   const double micro_batches = every_micro_batch ? 1.0 : static_cast<double>(std::max<std::int64_t>(1, per_step));
@@ -639,10 +646,11 @@ OpCost fp8_weight_casts(const std::array<LayerGemm, 4>& gemms, const Parallelism
 /// Delayed scaling's amax-history and scale update: Transformer Engine rolls every fp8 tensor's
 /// history and recomputes its scale (nvte_delayed_scaling_recipe_amax_and_scale_update, read +
 /// write of the history) after each micro-batch's forward and backward. The layer's share is its
-/// 4 GEMMs' scales of input, weight and (with fp8_backward) output gradient; the update is one
+/// `gemms` GEMMs' scales of input, weight and (with fp8_backward) output gradient (a dense layer
+/// has 4; Transformer Engine's GroupedLinear keeps one set per expert); the update is one
 /// multi-tensor kernel for all the layers of a model chunk, so no launch is counted per layer.
-OpCost fp8_scale_update(const TrainingSpec& t) {
-  const double scales = 4.0 * (t.fp8_backward ? 3.0 : 2.0);
+OpCost fp8_scale_update(const TrainingSpec& t, double gemms) {
+  const double scales = gemms * (t.fp8_backward ? 3.0 : 2.0);
   return {.name = "fp8_scale_update", .kind = OpKind::elementwise,
           .bytes = scales * kAmaxHistoryLength * kFp32Bytes * 2.0, .kernels = 0};
 }
@@ -707,9 +715,9 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   const NormFusedCasts by_norm = norm_fused_casts(d, training);
   costs.forward.push_back(elementwise_forward(d, (by_norm.qkv ? 1.0 : 0.0) + (by_norm.up ? 1.0 : 0.0)));
   if (cast) {
-    costs.forward.push_back(fp8_weight_casts(gemms, parallelism, training));
+    costs.forward.push_back(fp8_weight_casts(weight_elements(gemms), parallelism, training));
     if (training.precision == Precision::fp8 && training.fp8_recipe == Fp8Recipe::delayed)
-      costs.forward.push_back(fp8_scale_update(training));
+      costs.forward.push_back(fp8_scale_update(training, 4.0));
     costs.forward.push_back(fp8_casts(gemms, d, training, false, by_norm));
   }
   add_projections_forward(costs.forward, d, qkv);
@@ -798,6 +806,29 @@ OpCost bf16(OpCost op) {
   return op;
 }
 
+/// Rows each expert's low-precision grouped GEMM pads its own to a multiple of: 32 under MXFP8, 16
+/// for the other fp8 recipes, 128 under NVFP4 (Megatron-Core's get_fp8_align_size and
+/// get_fp4_align_size, which its Fp8Padding and --moe-router-padding-for-fp8 apply).
+double expert_row_alignment(const TrainingSpec& t) {
+  if (t.precision == Precision::nvfp4) return 128.0;
+  if (t.precision != Precision::fp8) return 1.0;
+  return t.fp8_recipe == Fp8Recipe::mxfp8 ? 32.0 : 16.0;
+}
+
+/// The routed experts' activation casts under an fp8 or nvfp4 recipe. Transformer Engine's GroupedLinear
+/// quantises the rows of all the rank's experts in one multi-tensor call (tex.split_quantize), each
+/// expert's against its own scales: in the forward the up projection's input (rows x h) and the
+/// down projection's (rows x f), in the backward their output gradients (rows x up_width and rows x
+/// h). The rows are the rank's own, not a sequence shard gathered afterwards, so each cast reads its
+/// bf16 rows once and writes every copy from them.
+OpCost expert_fp8_casts(double rows, double h, double f, double up_width, const TrainingSpec& t, bool backward) {
+  const CastRecipe r = cast_recipe(t, false);
+  const int copies = t.fp8_backward ? 2 : 1;
+  const double elements = rows * (backward ? up_width + h : h + f);
+  return {.name = backward ? "experts_fp8_cast_bwd" : "experts_fp8_cast", .kind = OpKind::elementwise,
+          .bytes = elements * (r.amax_pass_bytes + kBf16ReadBytes + copies * r.copy_bytes), .kernels = 2 * r.kernels};
+}
+
 }  // namespace
 
 double moe_routed_rows(const TransformerSpec& model, const ParallelismSpec& parallelism, const TrainingSpec& training) {
@@ -828,7 +859,8 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   const double f = static_cast<double>(model.expert_ffn_hidden) / etp;
   const double up_width = f * (d.swiglu ? 2.0 : 1.0);
   const double rows = moe_routed_rows(model, parallelism, training);
-  const double expert_rows = rows * etp;
+  // Each expert's rows padded to its low-precision GEMM's alignment: (align - 1) / 2 more on average.
+  const double expert_rows = rows * etp + local * (expert_row_alignment(training) - 1.0) / 2.0;
   const double tokens = d.norm_tokens;  // the router's and the permutation's tokens
   LayerCosts costs;
 
@@ -878,7 +910,25 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
                              .bytes = (router_learns ? 40.0 : 28.0) * expert_rows * h,
                              .kernels = (router_learns ? 5 : 3) * local_kernels + 2};
 
-  costs.forward.push_back(elementwise_forward(d));
+  // Under an fp8 recipe the attention's projections and the shared experts cast as a dense
+  // layer's GEMMs do, the routed experts their own rows; the router stays bf16. The norm before
+  // the experts feeds the router and the permutation, which take bf16, so it cannot write an fp8
+  // operand as the one before the attention may.
+  const bool cast = low_precision_gemms(training.precision);
+  const bool shared = shared_ffn > 0.0;
+  NormFusedCasts by_norm = norm_fused_casts(d, training);
+  by_norm.up = false;
+  costs.forward.push_back(elementwise_forward(d, by_norm.qkv ? 1.0 : 0.0));
+  if (cast) {
+    const double local_expert_weights = local * (up_width + f) * h;
+    const std::array<LayerGemm, 4> dense_gemms{qkv, out, shared ? up : LayerGemm{}, shared ? down : LayerGemm{}};
+    costs.forward.push_back(
+        fp8_weight_casts(weight_elements(dense_gemms) + local_expert_weights, parallelism, training));
+    if (training.precision == Precision::fp8 && training.fp8_recipe == Fp8Recipe::delayed)
+      costs.forward.push_back(fp8_scale_update(training, 2.0 + (shared ? 2.0 : 0.0) + 2.0 * local));
+    costs.forward.push_back(fp8_casts(gemms, d, training, false, by_norm, shared));
+    costs.forward.push_back(expert_fp8_casts(expert_rows, h, f, up_width, training, false));
+  }
   add_projections_forward(costs.forward, d, qkv);
   if (rope_op(d)) costs.forward.push_back(rope_forward(d));
   if (kv_copy_op(d)) costs.forward.push_back(kv_copy_forward(d));
@@ -906,6 +956,10 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
   }
 
   costs.backward.push_back(elementwise_backward(d));
+  if (cast && training.fp8_backward) {
+    costs.backward.push_back(fp8_casts(gemms, d, training, true, by_norm, shared));
+    costs.backward.push_back(expert_fp8_casts(expert_rows, h, f, up_width, training, true));
+  }
   if (shared_ffn > 0.0) {
     add_linear_backward(costs.backward, d, "shared_dgrad", "shared_wgrad", down.n, down.k, false);
     add_up_backward(costs.backward, d, shared_up, kSharedGate);
@@ -945,7 +999,11 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
       break;
     }
     case Recompute::full:
-      for (const OpCost& op : costs.forward) costs.recompute.push_back(without_model_flops(op));
+      // As a dense layer's: the step's fp8 weights and scales are reused, the activations cast again.
+      for (const OpCost& op : costs.forward) {
+        if (op.name == "fp8_weight_cast" || op.name == "fp8_scale_update") continue;
+        costs.recompute.push_back(without_model_flops(op));
+      }
       break;
   }
   return costs;

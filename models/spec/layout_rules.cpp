@@ -135,9 +135,6 @@ std::optional<LayoutViolation> moe_violation(const TransformerSpec& m, const Par
                                      "(parallelism.sp = true), as Megatron-Core runs it");
   if (t.moe_pad_to_capacity && !(t.moe_capacity_factor > 0.0))
     return broken(F::training_moe_capacity_factor, "moe_pad_to_capacity needs a capacity factor > 0 (0 is dropless)");
-  if (low_precision_gemms(t.precision))
-    return broken(F::training_precision, fmt::format("{} training of a mixture-of-experts model is not modelled yet; "
-                                                     "use bf16", precision_name(t.precision)));
   return std::nullopt;
 }
 

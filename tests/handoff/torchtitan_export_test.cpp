@@ -399,6 +399,13 @@ TEST_CASE("torchtitan: Qwen3 30B-A3B with expert parallelism exports as qwen3's 
   const torchtitan::Mapping m = torchtitan::map_layout(qwen, cluster, etp);
   CHECK(rules(m.breaches) == std::vector<std::string>{"etp-tp-or-one"});
   CHECK(m.layout.parallelism.etp == 1);
+  // In fp8 its linear converters leave the experts bf16: the offer is bf16 throughout.
+  planning::Layout fp8 = moe;
+  fp8.training.precision = models::Precision::fp8;
+  fp8.training.fp8_recipe = models::Fp8Recipe::current;
+  const torchtitan::Mapping f = torchtitan::map_layout(qwen, cluster, fp8);
+  CHECK(rules(f.breaches) == std::vector<std::string>{"fp8-routed-experts"});
+  CHECK(f.layout.training.precision == models::Precision::bf16);
 }
 
 TEST_CASE("torchtitan flavors: the llama3 shapes are the clustersim presets of the same name") {

@@ -189,9 +189,14 @@ TEST_CASE("megatron-lm export: a MoE model with latent attention gets its model 
         "--qk-pos-emb-head-dim 64 \\", "--v-head-dim 128 \\", "--num-experts 256 \\", "--moe-router-topk 8 \\",
         "--moe-ffn-hidden-size 2048 \\", "--moe-shared-expert-intermediate-size 2048 \\",
         "--moe-layer-freq '([0]*3+[1]*58)' \\", "--expert-model-parallel-size 8 \\",
-        "--expert-tensor-parallel-size 1 \\", "--fp8-format hybrid \\", "--fp8-recipe delayed \\"})
+        "--expert-tensor-parallel-size 1 \\", "--fp8-format hybrid \\", "--fp8-recipe delayed \\",
+        "--moe-router-padding-for-quantization \\"})
     CHECK(script.find(flag) != std::string::npos);
   CHECK(script.find("--group-query-attention") == std::string::npos);
+  // Read back, the script passes Megatron-LM's rules, the router padding's need of fp8 among them.
+  std::string broken;
+  for (const RuleBreach& b : megatron_lm_breaches(read_megatron_script(script).arguments)) broken += b.rule + " ";
+  CHECK(broken == "");
 }
 
 TEST_CASE("megatron-lm export: GPT-OSS's banded layers as Megatron-Core's window flags") {

@@ -156,6 +156,8 @@ TEST_CASE("megatron-lm rules: every rule fires on arguments that break it, and h
       {"defer-embedding-wgrad-needs-pipeline", "fsdp2", [](auto& a) { set(a, "--defer-embedding-wgrad-compute"); }},
       {"one-half-precision", "dense", [](auto& a) { set(a, "--fp16"); }},
       {"fp8-format-known", "dense", [](auto& a) { set(a, "--fp8-format", "e5m2"); }},
+      {"router-padding-needs-low-precision", "dense",
+       [](auto& a) { set(a, "--moe-router-padding-for-quantization"); }},
   };
   std::set<std::string> covered;
   for (const Case& c : cases) {

@@ -236,5 +236,42 @@ TEST_CASE("fp8 attention: Q, K and V are cast before the forward, the output gra
   CHECK(op_named(with.forward, "attention").attention_keys == 1024.0);
 }
 
+// A GELU mixture-of-experts layer, h = 1024, 8 heads of 128, 8 experts of f = 512, 2 a token, no
+// shared experts, on one GPU: 1024 tokens route 2048 rows, padded to 16 per expert under delayed
+// scaling, 7.5 rows each on average: 2108 rows through both expert GEMMs.
+TEST_CASE("fp8 recipes: a mixture-of-experts layer casts its routed rows and its experts' weights") {
+  TransformerSpec moe = tiny_gelu();
+  moe.ffn_hidden = 0;
+  moe.experts = 8;
+  moe.experts_per_token = 2;
+  moe.expert_ffn_hidden = 512;
+  const ParallelismSpec one{};
+  const LayerCosts c = moe_layer_costs(moe, one, fp8_training(Fp8Recipe::delayed));
+  constexpr double kRows = 2048.0 + 8.0 * 7.5;
+  // Delayed scaling: read 2 B, write the copy and its transpose, 1 B each.
+  CHECK(op_named(c.forward, "experts_fp8_cast").bytes == doctest::Approx(kRows * (1024.0 + 512.0) * 4.0));
+  CHECK(op_named(c.backward, "experts_fp8_cast_bwd").bytes == doctest::Approx(kRows * (512.0 + 1024.0) * 4.0));
+  // The attention's two projections cast as a dense layer's (qkv input 1024 columns, out_proj's
+  // 1024); no MLP of the layer's own, so no mlp_up or mlp_down cast.
+  CHECK(op_named(c.forward, "fp8_cast").bytes == doctest::Approx(2048.0 * 4.0 * kTokens));
+  CHECK(op_named(c.forward, "fp8_cast").kernels == 2);
+  // Weights: qkv 3072 x 1024, out 1024 x 1024 and 8 experts of 512 x 1024 up and 1024 x 512 down,
+  // 4 B each once a step of 16 micro-batches.
+  const double weights = 3072.0 * 1024.0 + 1024.0 * 1024.0 + 8.0 * 2.0 * 512.0 * 1024.0;
+  CHECK(op_named(c.forward, "fp8_weight_cast").bytes == doctest::Approx(weights * 4.0 / kMicroBatches));
+  // Amax histories: 2 projections and 2 GEMMs per expert, 3 scales each, 1024 fp32 read + written.
+  CHECK(op_named(c.forward, "fp8_scale_update").bytes == doctest::Approx(18.0 * 3.0 * 1024.0 * 4.0 * 2.0));
+  CHECK(op_named(c.forward, "experts_up").flops == doctest::Approx(2.0 * kRows * 512.0 * 1024.0));
+  // bf16 pads nothing and casts nothing.
+  TrainingSpec bf16 = fp8_training(Fp8Recipe::delayed);
+  bf16.precision = Precision::bf16;
+  const LayerCosts plain = moe_layer_costs(moe, one, bf16);
+  CHECK(op_named(plain.forward, "experts_up").flops == doctest::Approx(2.0 * 2048.0 * 512.0 * 1024.0));
+  CHECK(find_op(plain.forward, "experts_fp8_cast") == nullptr);
+  // MXFP8 pads to 32 rows, 15.5 more per expert on average.
+  const LayerCosts mx = moe_layer_costs(moe, one, fp8_training(Fp8Recipe::mxfp8));
+  CHECK(op_named(mx.forward, "experts_up").flops == doctest::Approx(2.0 * (2048.0 + 8.0 * 15.5) * 512.0 * 1024.0));
+}
+
 }  // namespace
 }  // namespace clustersim::models
