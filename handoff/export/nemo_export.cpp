@@ -161,6 +161,8 @@ NemoOverrides overrides_of(const models::TransformerSpec& m, const models::Clust
     set("model.moe_expert_capacity_factor",
         t.moe_capacity_factor > 0 ? fmt::format("{}", t.moe_capacity_factor) : std::string(kNull));
     set("model.moe_pad_expert_input_to_capacity", boolean(t.moe_capacity_factor > 0 && t.moe_pad_to_capacity));
+    // Under fp8 or fp4 each expert's rows padded in the routing map, as the model pads them.
+    if (models::low_precision_gemms(t.precision)) set("model.moe_router_padding_for_quantization", "true");
   }
   switch (t.recompute) {
     case models::Recompute::none:

@@ -188,7 +188,7 @@ ImportedScenario import_nemo(std::string_view text, std::string_view source, con
     }
   }
   for (const char* shape_only : {"model.activation_func", "model.normalization", "model.position_embedding_type",
-                                 "model.moe_grouped_gemm"})
+                                 "model.moe_grouped_gemm", "model.moe_router_padding_for_quantization"})
     r.has(shape_only);  // no cost clustersim counts depends on them
   // Megatron-Core's TransformerConfig.add_bias_linear (default true): every linear layer's bias,
   // the experts' among them.

@@ -126,6 +126,14 @@ TEST_CASE("nemo export: the recipe of the model, the interleaved schedule, Megat
   CHECK(files_of(mixtral).launch.find("--recipe vanilla_gpt_pretrain_config") != std::string::npos);
   CHECK(yaml_of(mixtral).at("model.num_moe_experts") == "8");
   CHECK(yaml_of(mixtral).at("model.moe_layer_freq") == "1");
+  CHECK(!yaml_of(mixtral).contains("model.moe_router_padding_for_quantization"));
+  // In fp8 the experts' rows are padded in the routing map, as the model pads them.
+  const LaunchConfig mixtral_fp8 =
+      export_launch(Framework::nemo, scenarios::model_preset("mixtral-8x7b"), h100(256),
+                    {.parallelism = {.tp = 2, .pp = 1, .dp = 128, .sp = true, .ep = 8},
+                     .training = {.global_batch = 1024, .precision = models::Precision::fp8}});
+  CHECK(mixtral_fp8.runs_as_given());
+  CHECK(yaml_of(mixtral_fp8).at("model.moe_router_padding_for_quantization") == "true");
 }
 
 TEST_CASE("nemo export: a layout Megatron-Bridge refuses gets the breach and no files") {
