@@ -583,6 +583,31 @@ NormFusedCasts norm_fused_casts(const Dims& d, const TrainingSpec& t) {
 /// for the row-parallel out_proj and mlp_down). An input its norm wrote in fp8 (`fused`) needs no
 /// cast; the backward transposes its fp8 copy, gathered under sequence parallelism, for the
 /// wgrad GEMM (Transformer Engine's LayerNormLinear: tex.fp8_transpose of ln_out_total).
+/// Multi-head latent attention's projection casts as Megatron-Core runs them: the down projections,
+/// whole on every TP rank, read the rank's own rows of the layer input (under sequence parallelism
+/// its shard, the latents gathered after them); the up projections read the gathered latents; a
+/// query projection without a latent casts its shard before the gather as a dense qkv does. Each
+/// cast reads its bf16 rows once for every copy. Forward: the inputs; backward: the output gradients.
+double mla_cast_bytes(const Dims& d, const LayerGemm& qkv, const CastRecipe& r, int copies, bool backward,
+                      int& kernels) {
+  std::array<Projection, 4> projections{};
+  const int n = attention_projections(d, qkv, projections);
+  const double per_element = r.amax_pass_bytes + kBf16ReadBytes + copies * r.copy_bytes;
+  double bytes = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const Projection& p = projections[static_cast<std::size_t>(i)];
+    const double width = backward ? p.n : p.k;
+    if (!p.column_parallel)
+      bytes += d.norm_tokens * width * per_element;
+    else if (!backward && p.k == d.hidden)
+      bytes += fp8_cast_bytes(d, r, width, true, copies);
+    else
+      bytes += d.tokens * width * per_element;
+    kernels += r.kernels;
+  }
+  return bytes;
+}
+
 /// `mlp`: whether the layer has the up and down GEMMs (a mixture-of-experts layer without shared
 /// experts has none; its routed experts cast their own rows, expert_fp8_casts).
 OpCost fp8_casts(const std::array<LayerGemm, 4>& gemms, const Dims& d, const TrainingSpec& t, bool backward,
@@ -604,8 +629,10 @@ OpCost fp8_casts(const std::array<LayerGemm, 4>& gemms, const Dims& d, const Tra
     bytes += d.tokens * width * kCurrentScalingCastBytes;
     kernels += backward ? 3 : 9;
   }
+  const bool latent = d.kv_latent > 0.0;
+  if (latent) bytes += mla_cast_bytes(d, qkv, r, copies, backward, kernels);
   for (const auto& [gemm, by_norm] : {std::pair{&qkv, fused.qkv}, std::pair{&up, fused.up}}) {
-    if (gemm == &up && !mlp) continue;
+    if ((gemm == &up && !mlp) || (gemm == &qkv && latent)) continue;
     if (!by_norm) {
       bytes += cast(*gemm, true);
       kernels += r.kernels;
@@ -618,10 +645,22 @@ OpCost fp8_casts(const std::array<LayerGemm, 4>& gemms, const Dims& d, const Tra
           .kernels = kernels};
 }
 
-double weight_elements(const std::array<LayerGemm, 4>& gemms) {
-  double elements = 0.0;
-  for (const LayerGemm& g : gemms) elements += g.n * g.k;
+/// The weight elements of a layer's linear GEMMs on this rank: the attention's projections (the
+/// fused qkv, separate q, k, v, or latent attention's), its output projection, and the MLP's up
+/// and down (zero-sized where the layer has none).
+double weight_elements(const Dims& d, const std::array<LayerGemm, 4>& gemms) {
+  const auto& [qkv, out, up, down] = gemms;
+  std::array<Projection, 4> projections{};
+  const int n = attention_projections(d, qkv, projections);
+  double elements = out.n * out.k + up.n * up.k + down.n * down.k;
+  for (int i = 0; i < n; ++i) elements += projections[static_cast<std::size_t>(i)].n * projections[static_cast<std::size_t>(i)].k;
   return elements;
+}
+
+/// The linear GEMMs of a layer's attention: its projections and the output projection.
+double attention_gemm_count(const Dims& d, const LayerGemm& qkv) {
+  std::array<Projection, 4> projections{};
+  return attention_projections(d, qkv, projections) + 1.0;
 }
 
 /// The casts of the layer's `elements` weight elements (n x k on this rank each GEMM). Megatron-LM passes
@@ -715,9 +754,9 @@ LayerCosts layer_costs(const TransformerSpec& model, const ParallelismSpec& para
   const NormFusedCasts by_norm = norm_fused_casts(d, training);
   costs.forward.push_back(elementwise_forward(d, (by_norm.qkv ? 1.0 : 0.0) + (by_norm.up ? 1.0 : 0.0)));
   if (cast) {
-    costs.forward.push_back(fp8_weight_casts(weight_elements(gemms), parallelism, training));
+    costs.forward.push_back(fp8_weight_casts(weight_elements(d, gemms), parallelism, training));
     if (training.precision == Precision::fp8 && training.fp8_recipe == Fp8Recipe::delayed)
-      costs.forward.push_back(fp8_scale_update(training, 4.0));
+      costs.forward.push_back(fp8_scale_update(training, attention_gemm_count(d, qkv) + 2.0));
     costs.forward.push_back(fp8_casts(gemms, d, training, false, by_norm));
   }
   add_projections_forward(costs.forward, d, qkv);
@@ -923,9 +962,10 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
     const double local_expert_weights = local * (up_width + f) * h;
     const std::array<LayerGemm, 4> dense_gemms{qkv, out, shared ? up : LayerGemm{}, shared ? down : LayerGemm{}};
     costs.forward.push_back(
-        fp8_weight_casts(weight_elements(dense_gemms) + local_expert_weights, parallelism, training));
+        fp8_weight_casts(weight_elements(d, dense_gemms) + local_expert_weights, parallelism, training));
     if (training.precision == Precision::fp8 && training.fp8_recipe == Fp8Recipe::delayed)
-      costs.forward.push_back(fp8_scale_update(training, 2.0 + (shared ? 2.0 : 0.0) + 2.0 * local));
+      costs.forward.push_back(
+          fp8_scale_update(training, attention_gemm_count(d, qkv) + (shared ? 2.0 : 0.0) + 2.0 * local));
     costs.forward.push_back(fp8_casts(gemms, d, training, false, by_norm, shared));
     costs.forward.push_back(expert_fp8_casts(expert_rows, h, f, up_width, training, false));
   }

@@ -308,9 +308,6 @@ std::optional<LayoutViolation> layout_violation(const TransformerSpec& m, const 
     return broken(F::parallelism_sharding, "DeepSpeed ZeRO-3 (2021) shards parameter tensors, whose shapes under "
                                            "multi-head latent attention are not modelled; use fsdp2, fsdp1 or "
                                            "megatron_fsdp");
-  if (mla && low_precision_gemms(t.precision))
-    return broken(F::training_precision, fmt::format("{} with multi-head latent attention is not modelled yet; use "
-                                                     "bf16", precision_name(t.precision)));
   if (const bool fp8 = t.precision == Precision::fp8;
       low_precision_gemms(t.precision) && !(tensor_peak_flops_per_s(c.gpu, t.precision) > 0))
     return broken(F::training_precision,

@@ -273,5 +273,23 @@ TEST_CASE("fp8 recipes: a mixture-of-experts layer casts its routed rows and its
   CHECK(op_named(mx.forward, "experts_up").flops == doctest::Approx(2.0 * (2048.0 + 8.0 * 15.5) * 512.0 * 1024.0));
 }
 
+// DeepSeek-V3's dense layer on one GPU, 1024 tokens: the latent attention's four projections cast
+// their inputs (h, q_lora 1536, h, kv_lora 512) and output gradients (1536, 128 x 192, 576 and
+// 128 x (128 + 128)); the output projection and the MLP (f = 18432, SwiGLU) as any layer's.
+TEST_CASE("fp8 recipes: latent attention casts each of its projections") {
+  const LayerCosts c = layer_costs(test::deepseek_v3(), {}, fp8_training(Fp8Recipe::delayed));
+  const double forward_columns = 7168.0 + 1536.0 + 7168.0 + 512.0 + 128.0 * 128.0 + 7168.0 + 18432.0;
+  const double backward_columns =
+      1536.0 + 128.0 * 192.0 + 576.0 + 128.0 * 256.0 + 7168.0 + 2.0 * 18432.0 + 7168.0;
+  CHECK(op_named(c.forward, "fp8_cast").bytes == doctest::Approx(forward_columns * 4.0 * kTokens));
+  CHECK(op_named(c.forward, "fp8_cast").kernels == 7);
+  CHECK(op_named(c.backward, "fp8_cast_bwd").bytes == doctest::Approx(backward_columns * 4.0 * kTokens));
+  const double weights = 1536.0 * 7168.0 + 128.0 * 192.0 * 1536.0 + 576.0 * 7168.0 + 128.0 * 256.0 * 512.0 +
+                         7168.0 * 128.0 * 128.0 + 2.0 * 18432.0 * 7168.0 + 7168.0 * 18432.0;
+  CHECK(op_named(c.forward, "fp8_weight_cast").bytes == doctest::Approx(weights * 4.0 / kMicroBatches));
+  // Amax histories of 7 GEMMs: 4 projections, the output projection, the MLP's two.
+  CHECK(op_named(c.forward, "fp8_scale_update").bytes == doctest::Approx(7.0 * 3.0 * 1024.0 * 4.0 * 2.0));
+}
+
 }  // namespace
 }  // namespace clustersim::models
