@@ -578,11 +578,6 @@ NormFusedCasts norm_fused_casts(const Dims& d, const TrainingSpec& t) {
   return {.qkv = fused && d.kv_latent == 0.0 && d.q_latent == 0.0, .up = fused};
 }
 
-/// A layer's activation casts: in the forward the GEMMs' inputs (k wide; rows sharded for the
-/// column-parallel qkv and mlp_up), in the backward their output gradients (n wide; rows sharded
-/// for the row-parallel out_proj and mlp_down). An input its norm wrote in fp8 (`fused`) needs no
-/// cast; the backward transposes its fp8 copy, gathered under sequence parallelism, for the
-/// wgrad GEMM (Transformer Engine's LayerNormLinear: tex.fp8_transpose of ln_out_total).
 /// Multi-head latent attention's projection casts as Megatron-Core runs them: the down projections,
 /// whole on every TP rank, read the rank's own rows of the layer input (under sequence parallelism
 /// its shard, the latents gathered after them); the up projections read the gathered latents; a
@@ -608,6 +603,11 @@ double mla_cast_bytes(const Dims& d, const LayerGemm& qkv, const CastRecipe& r, 
   return bytes;
 }
 
+/// A layer's activation casts: in the forward the GEMMs' inputs (k wide; rows sharded for the
+/// column-parallel qkv and mlp_up), in the backward their output gradients (n wide; rows sharded
+/// for the row-parallel out_proj and mlp_down). An input its norm wrote in fp8 (`fused`) needs no
+/// cast; the backward transposes its fp8 copy, gathered under sequence parallelism, for the
+/// wgrad GEMM (Transformer Engine's LayerNormLinear: tex.fp8_transpose of ln_out_total).
 /// `mlp`: whether the layer has the up and down GEMMs (a mixture-of-experts layer without shared
 /// experts has none; its routed experts cast their own rows, expert_fp8_casts).
 OpCost fp8_casts(const std::array<LayerGemm, 4>& gemms, const Dims& d, const TrainingSpec& t, bool backward,
@@ -653,7 +653,10 @@ double weight_elements(const Dims& d, const std::array<LayerGemm, 4>& gemms) {
   std::array<Projection, 4> projections{};
   const int n = attention_projections(d, qkv, projections);
   double elements = out.n * out.k + up.n * up.k + down.n * down.k;
-  for (int i = 0; i < n; ++i) elements += projections[static_cast<std::size_t>(i)].n * projections[static_cast<std::size_t>(i)].k;
+  for (int i = 0; i < n; ++i) {
+    const Projection& p = projections[static_cast<std::size_t>(i)];
+    elements += p.n * p.k;
+  }
   return elements;
 }
 
@@ -663,7 +666,7 @@ double attention_gemm_count(const Dims& d, const LayerGemm& qkv) {
   return attention_projections(d, qkv, projections) + 1.0;
 }
 
-/// The casts of the layer's `elements` weight elements (n x k on this rank each GEMM). Megatron-LM passes
+/// The casts of a layer's `elements` weight elements (weight_elements). Megatron-LM passes
 /// is_first_microbatch, so Transformer Engine casts the weights on a step's first micro-batch and
 /// reuses the fp8 copies: the op carries 1/m of the bytes of a step of m micro-batches, and its
 /// launches (4 casts once a step) are not counted. With ZeRO-3 the weights are gathered in bf16
@@ -854,12 +857,12 @@ double expert_row_alignment(const TrainingSpec& t) {
   return t.fp8_recipe == Fp8Recipe::mxfp8 ? 32.0 : 16.0;
 }
 
-/// The routed experts' activation casts under an fp8 or nvfp4 recipe. Transformer Engine's GroupedLinear
-/// quantises the rows of all the rank's experts in one multi-tensor call (tex.split_quantize), each
-/// expert's against its own scales: in the forward the up projection's input (rows x h) and the
-/// down projection's (rows x f), in the backward their output gradients (rows x up_width and rows x
-/// h). The rows are the rank's own, not a sequence shard gathered afterwards, so each cast reads its
-/// bf16 rows once and writes every copy from them.
+/// The routed experts' activation casts under an fp8 or nvfp4 recipe. Transformer Engine's
+/// GroupedLinear quantises the rows of all the rank's experts in one multi-tensor call
+/// (tex.split_quantize), each expert's against its own scales: in the forward the up projection's
+/// input (rows x h) and the down projection's (rows x f), in the backward their output gradients
+/// (rows x up_width and rows x h). The rows are the rank's own, not a sequence shard gathered
+/// afterwards, so each cast reads its bf16 rows once and writes every copy from them.
 OpCost expert_fp8_casts(double rows, double h, double f, double up_width, const TrainingSpec& t, bool backward) {
   const CastRecipe r = cast_recipe(t, false);
   const int copies = t.fp8_backward ? 2 : 1;
@@ -949,7 +952,7 @@ LayerCosts moe_layer_costs(const TransformerSpec& model, const ParallelismSpec& 
                              .bytes = (router_learns ? 40.0 : 28.0) * expert_rows * h,
                              .kernels = (router_learns ? 5 : 3) * local_kernels + 2};
 
-  // Under an fp8 recipe the attention's projections and the shared experts cast as a dense
+  // Under fp8 or nvfp4 the attention's projections and the shared experts cast as a dense
   // layer's GEMMs do, the routed experts their own rows; the router stays bf16. The norm before
   // the experts feeds the router and the permutation, which take bf16, so it cannot write an fp8
   // operand as the one before the attention may.
