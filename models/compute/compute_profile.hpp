@@ -105,7 +105,8 @@ struct ComputeProfile {
 /// log2(seq) between the measured lengths and held at the end points beyond them.
 double fp8_attention_time_ratio(const ComputeProfile& profile, double seq, bool backward);
 
-/// Bundled profiles: "a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200". Throws on other names.
+/// Bundled profiles: "a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200", "b300", "gb300". Throws on
+/// other names.
 ComputeProfile default_compute_profile(std::string_view gpu);
 
 /// Useful output over the output tiles processed, wave by wave, for the best of the tile, its

@@ -46,7 +46,7 @@ struct InterferenceShare {
   double sms_taken = 0.0;      // SMs the transfer holds (0 for the copy engines)
 };
 
-/// Built-in constants of a GPU preset ("a100-80gb", "h100-sxm", "h200-sxm", "b200", "gb200");
+/// Built-in constants of a GPU preset ("a100-80gb", "h100-sxm", "h200-sxm", and the Blackwell ones);
 /// for any other name, zeros whose sources say that nothing is modelled.
 OverlapInterference default_overlap_interference(std::string_view gpu);
 

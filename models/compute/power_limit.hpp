@@ -31,7 +31,7 @@ struct PowerEnvelope {
 };
 
 /// The envelope of a bundled compute profile's GPU ("a100-80gb", "h100-sxm", "h200-sxm", "b200",
-/// "gb200"). Throws std::invalid_argument on other names.
+/// "gb200", "b300", "gb300"). Throws std::invalid_argument on other names.
 PowerEnvelope power_envelope(std::string_view profile_gpu);
 
 /// The clock under a board limit of `limit_w` over the clock under the rated limit: 1 where

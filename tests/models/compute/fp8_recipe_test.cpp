@@ -192,12 +192,6 @@ TEST_CASE("fp8 recipes: ZeRO-3 casts the weights every micro-batch, recompute re
   CHECK(find_op(recomputed.recompute, "fp8_scale_update") == nullptr);
 }
 
-}  // namespace
-}  // namespace clustersim::models
-
-namespace clustersim::models {
-namespace {
-
 TEST_CASE("nvfp4: the casts read the bf16 tensor for its amax, then write two 0.5625-byte copies") {
   // An amax pass (2 B), the quantise kernel's read (2 B) and two copies of E2M1 values with an
   // E4M3 scale per 16 (0.5 + 1/16 B each): 5.125 B an element, 2 kernels a cast; no amax history.
@@ -212,12 +206,6 @@ TEST_CASE("nvfp4: the casts read the bf16 tensor for its amax, then write two 0.
   // The GEMMs read their inputs at 0.5625 B an element.
   CHECK(gemm_input_bytes(Precision::nvfp4) == 0.5625);
 }
-
-}  // namespace
-}  // namespace clustersim::models
-
-namespace clustersim::models {
-namespace {
 
 TEST_CASE("fp8 attention: Q, K and V are cast before the forward, the output gradient before the backward") {
   // Per rank at tp = 8: Q 128, K 128 and V 128 columns a token; the output gradient 128. A current
