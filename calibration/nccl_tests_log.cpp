@@ -74,7 +74,10 @@ class LogParser {
 
   NcclTestsLog parse(std::optional<CollectiveOp> requested) {
     for (std::size_t i = 0; i < lines_.size(); ++i) parse_line(static_cast<int>(i + 1), lines_[i]);
-    if (!saw_header_) fail(0, "not an nccl-tests log: no \"# nThread ...\" header line");
+    if (!saw_header_ && declared_line_ == 0) {
+      fail(0, "not an nccl-tests log: no \"# nThread ...\" header line (a table published without it needs a \"# "
+              "ranks: N on M nodes\" line)");
+    }
     finish_ranks();
     if (log_.rows.empty()) fail(0, "no table rows (lines starting with the message size in bytes)");
     for (const auto& row : log_.rows) constrain_by_row(row);
@@ -116,6 +119,8 @@ class LogParser {
       parse_header(number, body);
     } else if (body.starts_with("Rank")) {
       parse_rank(number, body);
+    } else if (body.starts_with("ranks:")) {
+      parse_declared_ranks(number, body);
     } else if (body.starts_with("Avg bus bandwidth")) {
       const auto colon = body.find(':');
       const auto value = colon == std::string_view::npos ? std::nullopt : to_number<double>(trim(body.substr(colon + 1)));
@@ -167,8 +172,33 @@ class LogParser {
     if (*index == 0) log_.device_name = std::string(trim(match[4].str()));
   }
 
+  // "ranks: 16 on 2 nodes": the layout of a table published without its header and Rank lines
+  // (a README's excerpt), stated by whoever transcribed it from the run's description.
+  void parse_declared_ranks(int number, std::string_view body) {
+    static const std::regex declared(R"(^ranks:\s*(\d+)\s+on\s+(\d+)\s+nodes?\s*$)");
+    std::match_results<std::string_view::const_iterator> match;
+    if (!std::regex_match(body.begin(), body.end(), match, declared)) {
+      fail(number, "a ranks line is \"# ranks: N on M nodes\"");
+    }
+    if (declared_line_ != 0) fail(number, fmt::format("a second ranks line (the first on line {})", declared_line_));
+    const auto ranks = to_number<std::int64_t>(match[1].str());
+    const auto nodes = to_number<std::int64_t>(match[2].str());
+    if (!ranks || !nodes || *nodes < 1 || *ranks < *nodes || *ranks > 1'000'000 || *ranks % *nodes != 0) {
+      fail(number, "ranks must be a whole multiple of the nodes, each at least 1 (one million ranks at most)");
+    }
+    declared_line_ = number;
+    declared_ranks_ = *ranks;
+    declared_nodes_ = *nodes;
+  }
+
   void finish_ranks() {
-    if (rank_hosts_.empty()) fail(0, "no \"#  Rank r ... on HOST device d\" lines: cannot tell the number of ranks");
+    if (rank_hosts_.empty()) {
+      if (declared_line_ == 0) fail(0, "no \"#  Rank r ... on HOST device d\" lines: cannot tell the number of ranks");
+      log_.ranks = declared_ranks_;
+      log_.nodes = declared_nodes_;
+      log_.gpus_per_node = declared_ranks_ / declared_nodes_;
+      return;
+    }
     std::int64_t expected = 0;
     for (const auto& [index, host] : rank_hosts_) {
       if (index != expected) fail(0, fmt::format("rank {} is missing (ranks must run from 0 to n-1)", expected));
@@ -187,6 +217,10 @@ class LogParser {
       }
     }
     log_.gpus_per_node = log_.ranks / log_.nodes;
+    if (declared_line_ != 0 && (declared_ranks_ != log_.ranks || declared_nodes_ != log_.nodes)) {
+      fail(declared_line_, fmt::format("declares {} ranks on {} nodes but the Rank lines list {} on {}", declared_ranks_,
+                                       declared_nodes_, log_.ranks, log_.nodes));
+    }
   }
 
   void parse_row(int number, const std::vector<std::string_view>& words) {
@@ -354,6 +388,9 @@ class LogParser {
   std::vector<std::string_view> lines_;
   NcclTestsLog log_;
   bool saw_header_ = false;
+  int declared_line_ = 0;  // the "# ranks:" line; 0: none
+  std::int64_t declared_ranks_ = 0;
+  std::int64_t declared_nodes_ = 0;
   std::map<std::int64_t, std::string> rank_hosts_;
   std::map<std::int64_t, int> rank_lines_;
   std::optional<CollectiveOp> named_op_;
@@ -402,7 +439,9 @@ NcclTestsLog read_nccl_tests_log(const std::filesystem::path& path, std::optiona
 bool looks_like_nccl_tests_log(std::string_view text) {
   for (const auto line : split_lines(text)) {
     const auto body = trim(line);
-    if (body.starts_with('#') && trim(body.substr(1)).starts_with("nThread")) return true;
+    if (!body.starts_with('#')) continue;
+    const auto comment = trim(body.substr(1));
+    if (comment.starts_with("nThread") || comment.starts_with("ranks:")) return true;
   }
   return false;
 }

@@ -3,7 +3,9 @@
 /// sendrecv_perf) and calibration/bench/nccl_bench, which prints the same layout: the
 /// "# nThread ..." header, one "#  Rank r ... on HOST device d [bus] NAME" line per rank, an
 /// optional "NCCL version" line, the table (size, count, type, redop, root, then time, algbw,
-/// busbw, #wrong out of place and in place) and "# Avg bus bandwidth : x".
+/// busbw, #wrong out of place and in place) and "# Avg bus bandwidth : x". A table published
+/// without the header and the Rank lines (a README's excerpt) is read when a "# ranks: N on M
+/// nodes" line states its layout; beside Rank lines that line must agree with them.
 /// Units: bytes, microseconds, GB/s (1e9 bytes/s), as printed.
 /// The collective is inferred from the table itself: size / (count x type size) is 1 for
 /// all-reduce and send/recv and the rank count for the others (nccl-tests prints the per-rank
@@ -81,8 +83,8 @@ NcclTestsLog parse_nccl_tests_log(std::string_view text, const std::string& file
 NcclTestsLog read_nccl_tests_log(const std::filesystem::path& path,
                                  std::optional<models::CollectiveOp> op = std::nullopt);
 
-/// True when the text has an nccl-tests "# nThread" header line: how `calibrate` tells these logs
-/// from JSON lines.
+/// True when the text has an nccl-tests "# nThread" header line or a "# ranks:" line: how
+/// `calibrate` tells these logs from JSON lines.
 bool looks_like_nccl_tests_log(std::string_view text);
 
 }  // namespace clustersim::calibration

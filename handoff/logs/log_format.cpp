@@ -30,7 +30,9 @@ std::optional<LogFormat> format_of_line(std::string_view line) {
     return LogFormat::nemo;
   if (number_after(line, "step:") && number_after(line, "loss:") && number_after(line, "tps:", true))
     return LogFormat::torchtitan;
-  if (calibration::trim(line).starts_with("# nThread")) return LogFormat::nccl_tests;
+  // nccl-tests' header, or the layout line of a table published without it (nccl_tests_log.hpp).
+  if (const auto t = calibration::trim(line); t.starts_with("# nThread") || t.starts_with("# ranks:"))
+    return LogFormat::nccl_tests;
   return std::nullopt;
 }
 
@@ -46,7 +48,7 @@ LogFormat detect_log_format(std::string_view text, const std::string& file) {
       file, first_text_line,
       "not a log clustersim reads: no line of Megatron-LM (\"elapsed time per iteration (ms):\"), NeMo "
       "(\"train_step_timing in s\"), torchtitan (\"step: N  loss: ...  tps: ...\"), MLPerf (\":::MLLOG {...}\") "
-      "or nccl-tests (\"# nThread ...\")");
+      "or nccl-tests (\"# nThread ...\", or \"# ranks: N on M nodes\" above a table without it)");
 }
 
 TrainingLog parse_training_log(std::string_view text, const std::string& file) {

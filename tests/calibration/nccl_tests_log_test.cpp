@@ -142,13 +142,43 @@ TEST_CASE("nccl-tests log: malformed input names the file, the line and the rule
   bad_count.replace(bad_count.find("2097152"), 7, "2097153");
   CHECK(parse_error(nccl_log(8, 8, {bad_count})).starts_with("log.txt:14: size 8388608 is neither count x type size"));
   CHECK(parse_error("# Using devices\n   8   2   float   sum   -1   10.0   0.00   0.00   0\n") ==
-        "log.txt: not an nccl-tests log: no \"# nThread ...\" header line");
+        "log.txt: not an nccl-tests log: no \"# nThread ...\" header line (a table published without it needs a \"# "
+        "ranks: N on M nodes\" line)");
   CHECK(parse_error(nccl_log(8, 8, {all_reduce_row}, "# ./all_gather_perf -g 8\n")) ==
         "log.txt:1: names all_gather but the table's columns allow only all_reduce");
   std::string gap = nccl_log(8, 8, {all_reduce_row});
   gap.erase(gap.find("#  Rank 1 "), gap.find("#  Rank 2 ") - gap.find("#  Rank 1 "));
   CHECK(parse_error(gap) == "log.txt: rank 1 is missing (ranks must run from 0 to n-1)");
   CHECK(parse_error(nccl_log(8, 8, {})) == "log.txt: no table rows (lines starting with the message size in bytes)");
+}
+
+TEST_CASE("nccl-tests log: a table published without its header reads with a stated layout") {
+  // The all-gather row of 16 ranks (reduce-scatter's sizes with redop none), as a README shows it:
+  // no "# nThread" header, no Rank lines.
+  const std::string row =
+      "     8388608        131072     float    none      -1   100.00   83.89   78.65      0   100.00   83.89   78.65      0";
+  const std::string table = "# all_gather_perf -b 1K -e 8G\n" + row + "\n# Avg bus bandwidth    : 78.65\n";
+  CHECK(parse_error(table).find("no \"# nThread ...\" header line") != std::string::npos);
+  const auto log = parse_nccl_tests_log("# ranks: 16 on 2 nodes\n" + table, "x");
+  CHECK(log.op == CollectiveOp::all_gather);
+  CHECK(log.ranks == 16);
+  CHECK(log.nodes == 2);
+  CHECK(log.gpus_per_node == 8);
+  CHECK(log.hosts.empty());
+  REQUIRE(log.rows.size() == 1);
+  CHECK(log.rows[0].best_time_us() == doctest::Approx(100.0));
+  // The count column must agree with the stated ranks: 8388608 B / 4 B / 16 = 131072.
+  CHECK(parse_error("# ranks: 8 on 1 node\n" + table).starts_with("log.txt:3: size 8388608 is neither count x type size"));
+  CHECK(parse_error("# ranks: 16 on 3 nodes\n" + table) ==
+        "log.txt:1: ranks must be a whole multiple of the nodes, each at least 1 (one million ranks at most)");
+  CHECK(parse_error("# ranks: sixteen\n" + table) == "log.txt:1: a ranks line is \"# ranks: N on M nodes\"");
+  CHECK(parse_error("# ranks: 16 on 2 nodes\n# ranks: 16 on 2 nodes\n" + table) ==
+        "log.txt:2: a second ranks line (the first on line 1)");
+  // Beside Rank lines, the stated layout must be theirs.
+  CHECK(parse_error(nccl_log(16, 8, {row}, "# ranks: 16 on 4 nodes\n")) ==
+        "log.txt:1: declares 16 ranks on 4 nodes but the Rank lines list 16 on 2");
+  CHECK(parse_nccl_tests_log(nccl_log(16, 8, {row}, "# ranks: 16 on 2 nodes\n# collective: all_gather\n"), "x")
+            .hosts.size() == 2);
 }
 
 TEST_CASE("nccl-tests log: a line that looks like a row and is broken is an error, not skipped") {
