@@ -98,7 +98,8 @@ class ProfileBuilder {
     for (const auto* f : {"nvlink_efficiency", "network_efficiency", "launch_latency_s", "nvlink_hop_latency_s",
                           "network_hop_latency_s", "nvls_algbw_efficiency", "tree_efficiency", "tree_coupling_exponent",
                           "network_bulk_hop_latency_s", "ll_base_latency_s", "ll_network_hop_latency_s",
-                          "ll_network_efficiency", "all_to_all_base_latency_s", "all_to_all_peer_latency_s"}) {
+                          "ll_network_efficiency", "all_to_all_base_latency_s", "all_to_all_peer_latency_s",
+                          "p2p_network_latency_s", "p2p_network_share"}) {
       out_.profile.comm_sources[f] = std::string(kBuiltIn) + "models::default_comm_profile (InfiniBand): " + defaults.source;
     }
     auto& c = out_.profile.compute;

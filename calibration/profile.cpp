@@ -96,6 +96,8 @@ constexpr std::array kCommFields{
     CommField{"tree_coupling_exponent", &models::CommProfile::tree_coupling_exponent, true},
     CommField{"all_to_all_base_latency_s", &models::CommProfile::all_to_all_base_latency_s, true},
     CommField{"all_to_all_peer_latency_s", &models::CommProfile::all_to_all_peer_latency_s, true},
+    CommField{"p2p_network_latency_s", &models::CommProfile::p2p_network_latency_s, true},
+    CommField{"p2p_network_share", &models::CommProfile::p2p_network_share, true},
 };
 
 // The physical range of each constant, checked where it is read, so that a profile cannot turn
@@ -146,6 +148,8 @@ constexpr std::array kRanges{
     FieldRange{"tree_coupling_exponent", {.min = 0, .max = 64}},
     FieldRange{"all_to_all_base_latency_s", kLatencyS},
     FieldRange{"all_to_all_peer_latency_s", kLatencyS},
+    FieldRange{"p2p_network_latency_s", kLatencyS},
+    FieldRange{"p2p_network_share", kEfficiencyOrNone},  // 0: not modelled
 };
 
 const scenarios::Bounds& range_of(std::string_view name) {

@@ -95,6 +95,12 @@ struct CommProfile {
   // per peer on another node. 0: not modelled.
   double all_to_all_base_latency_s = 0.0;
   double all_to_all_peer_latency_s = 0.0;
+  // Send/receive across nodes: NCCL hands each chunk to its network proxy thread on the host,
+  // which posts it to the NIC and, on the far side, hands it back to the receiving kernel. Those
+  // host round trips add to the call's fixed cost, and their per-chunk gaps keep the bulk rate
+  // below what a ring's steady stream reaches. 0: not modelled.
+  double p2p_network_latency_s = 0.0;  // added to the alpha-beta line's launch and network hop
+  double p2p_network_share = 0.0;      // bulk rate / the fabric's collective rate (network_efficiency)
   std::vector<CollectiveCurve> curves{};    // measured, by layout (calibration profiles)
   std::optional<MeasuredNetwork> measured_on{};  // none: the cluster the profile is used on
 };

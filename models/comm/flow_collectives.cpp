@@ -212,7 +212,7 @@ FlowSpan lower_collective(sim::TaskGraph& graph, FlowLowering& lowering, const C
   switch (call.op) {
     case CollectiveOp::send_recv:
       if (ranks.size() != 2) throw std::invalid_argument("send_recv: needs exactly two ranks, from and to");
-      transfers.push_back({.src = ranks[0], .dst = ranks[1], .bytes = call.bytes});
+      transfers.push_back({.src = ranks[0], .dst = ranks[1], .bytes = wire * call.bytes});
       return lowering.add(graph, std::move(transfers), latency, label);
     case CollectiveOp::all_to_all:
       append_all_to_all(network, ranks, call.bytes, transfers);

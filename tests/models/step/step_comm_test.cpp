@@ -399,11 +399,12 @@ TEST_CASE("collective records: a2a context parallelism trades the sequence for h
   CHECK(both.cp_forward_s == doctest::Approx(32.0 * hierarchical.layer.cp_kv.seconds * hidden_forward).epsilon(1e-12));
   CHECK(both.cp_backward_s == doctest::Approx(64.0 * hierarchical.layer.cp_kv.seconds * hidden_backward).epsilon(1e-12));
   // Under flow each of the 8 ranks sends half its buffer to the other rank of its group: 4 buffers
-  // a layer, 32 layers; and the unhidden share of each layer's hop, one block a rank.
+  // a layer, 32 layers; and the unhidden share of each layer's hop, one block a rank, at the
+  // cross-node send's share of the rate (as more bytes).
   const double buffer = 1024.0 * (2048.0 + 1024.0) * 2.0;
   const double block = 1024.0 * 2.0 * 4.0 * 128.0 * 2.0;
   CHECK(lower_task_alone(in, cp_before_comm(hierarchical, both, true), 0).bytes ==
-        doctest::Approx(32.0 * 4.0 * buffer + 8.0 * 32.0 * (1.0 - hidden_forward) * block));
+        doctest::Approx(32.0 * 4.0 * buffer + 8.0 * 32.0 * (1.0 - hidden_forward) * block / in.comm.p2p_network_share));
   in.parallelism.cp_comm = CpComm::a2a;
   in.parallelism.cp_a2a_ranks = 0;
 
@@ -450,10 +451,13 @@ TEST_CASE("collective records: the flow lowering sends what the records say") {
   // A bucket of a quarter moves a quarter.
   CHECK(lower_task_alone(in, grad_reduce_comm(plan, chunk, 0.25), 0).bytes == 0.25 * reduce.bytes);
 
-  // The forward send: each of stage 0's 4 ranks sends its half of the activation across the network.
+  // The forward send: each of stage 0's 4 ranks sends its half of the activation across the
+  // network, through NCCL's network proxy (its round trips, and its share of the rate as more bytes).
   const Sent send = lower_task_alone(in, send_comm(plan.stages[0], true), 0);
-  CHECK(send.bytes == 4.0 * kActivation / 2.0);
-  CHECK(send.latency_ns == clustersim::sim::Time::from_seconds(in.comm.launch_latency_s + in.comm.network_hop_latency_s).ns());
+  CHECK(send.bytes == doctest::Approx(4.0 * kActivation / 2.0 / in.comm.p2p_network_share));
+  CHECK(send.latency_ns == clustersim::sim::Time::from_seconds(in.comm.launch_latency_s + in.comm.network_hop_latency_s +
+                                                               in.comm.p2p_network_latency_s)
+                               .ns());
 }
 
 TEST_CASE("collective records: Megatron-FSDP gathers and reduces each unit around every pass") {
