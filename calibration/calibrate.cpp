@@ -148,6 +148,7 @@ class ProfileBuilder {
     map_efficiency(LinkScope::nvlink);
     map_efficiency(LinkScope::network);
     map_latencies();
+    map_point_to_point();
     for (auto& report : out_.collectives) report.simulator_max_error = simulator_error(report.fit);
   }
 
@@ -377,7 +378,11 @@ class ProfileBuilder {
     const double line_rate = nvlink ? gpu_.nvlink_bytes_per_s : cluster_.nic_bytes_per_s * static_cast<double>(cluster_.nics_per_node);
     std::vector<const CollectiveFit*> chosen;
     for (const auto& report : out_.collectives) {
-      if (report.fit.model.scope() == scope) chosen.push_back(&report.fit);
+      // A send/receive across nodes measures one rank's path through NCCL's network proxy, not
+      // the node's NICs (map_point_to_point).
+      if (report.fit.model.scope() == scope && !crosses_nodes_point_to_point(report.fit.model)) {
+        chosen.push_back(&report.fit);
+      }
     }
     if (chosen.empty()) return;
     if (std::any_of(chosen.begin(), chosen.end(), [](const auto* f) { return f->model.op == models::CollectiveOp::all_reduce; })) {
@@ -451,7 +456,7 @@ class ProfileBuilder {
     }
     for (const auto& m : out_.profile.collectives) {
       const AlphaBetaSegment& first = m.segments.front();
-      if (first.min_bytes > kLatencySizes) continue;
+      if (first.min_bytes > kLatencySizes || crosses_nodes_point_to_point(m)) continue;
       const auto [nvlink_steps, network_steps] = latency_steps(m, cluster_);
       Floor f{first.alpha_us * 1e-6, first.alpha_lo_us * 1e-6, first.alpha_hi_us * 1e-6, nvlink_steps, network_steps,
               fmt::format("{} on {} ranks ({} per node): alpha {:.2f} us over {}-{} B, {} NVLink + {} network steps, {}",
@@ -527,6 +532,72 @@ class ProfileBuilder {
     }
   }
 
+  static bool crosses_nodes_point_to_point(const CollectiveModel& m) {
+    return m.op == models::CollectiveOp::send_recv && m.scope() == LinkScope::network;
+  }
+
+  // Send/receive across nodes (sendrecv_perf's ring: its slowest hops go from one rank to a rank
+  // on another node): the bulk rate at the largest measured size over the rank's share of its
+  // node's NICs and the network efficiency is p2p_network_share; the small sizes' alpha less the
+  // line's launch and network hop is p2p_network_latency_s (models::CommProfile). Several logs: the
+  // mean.
+  void map_point_to_point() {
+    auto& comm = out_.profile.comm;
+    auto& sources = out_.profile.comm_sources;
+    double share_sum = 0.0, share_lo = 0.0, share_hi = 0.0, latency_sum = 0.0, latency_lo = 0.0, latency_hi = 0.0;
+    int shares = 0, latencies = 0;
+    std::string share_from, latency_from;
+    for (const auto& report : out_.collectives) {
+      const CollectiveFit& f = report.fit;
+      if (!crosses_nodes_point_to_point(f.model)) continue;
+      models::ClusterSpec spec = cluster_;
+      spec.gpus_per_node = f.model.ranks_per_node;
+      const double per_rank = models::node_nic_line_rate({.ranks = 2, .ranks_per_node = 1}, spec) * comm.network_efficiency;
+      const auto bytes = static_cast<double>(f.points.back().bytes);
+      const double busbw = f.model.predict_busbw_gb_per_s(bytes);
+      const auto [lo, hi] = busbw_interval(f, f.model.segments.size() - 1, bytes);
+      share_sum += busbw * 1e9 / per_rank;
+      share_lo += lo * 1e9 / per_rank;
+      share_hi += hi * 1e9 / per_rank;
+      ++shares;
+      share_from += fmt::format("{}{:.1f} GB/s at {} B from {}", share_from.empty() ? "" : "; ", busbw,
+                                f.points.back().bytes, f.model.source);
+      const AlphaBetaSegment& first = f.model.segments.front();
+      if (first.min_bytes > kLatencySizes) continue;
+      const double line = comm.launch_latency_s + comm.network_hop_latency_s;
+      latency_sum += first.alpha_us * 1e-6 - line;
+      latency_lo += first.alpha_lo_us * 1e-6 - line;
+      latency_hi += first.alpha_hi_us * 1e-6 - line;
+      ++latencies;
+      latency_from += fmt::format("{}alpha {:.2f} us over {}-{} B from {}", latency_from.empty() ? "" : "; ",
+                                  first.alpha_us, first.min_bytes, first.max_bytes, f.model.source);
+    }
+    if (shares > 0) {
+      const double n = shares;
+      comm.p2p_network_share = share_sum / n;
+      sources["p2p_network_share"] = fmt::format(
+          "fit: send/receive busbw across nodes at the largest measured size / (the rank's NIC line rate x "
+          "network_efficiency {:.3f}){}: {}",
+          comm.network_efficiency, shares > 1 ? " (mean over inputs)" : "", share_from);
+      set_ci("/comm/p2p_network_share", share_lo / n, share_hi / n);
+      if (comm.p2p_network_share > 1.0) {
+        out_.notes.push_back(fmt::format("p2p_network_share = {:.3f} > 1: a send faster than the network's collectives; "
+                                         "check --nic-gbit-per-s and --nics-per-node",
+                                         comm.p2p_network_share));
+      }
+    }
+    if (latencies > 0) {
+      const double n = latencies;
+      comm.p2p_network_latency_s = latency_sum / n;
+      sources["p2p_network_latency_s"] = fmt::format(
+          "fit: send/receive alpha across nodes - launch {:.2f} us - network hop {:.2f} us{}: {}",
+          comm.launch_latency_s * 1e6, comm.network_hop_latency_s * 1e6, latencies > 1 ? " (mean over inputs)" : "",
+          latency_from);
+      set_ci("/comm/p2p_network_latency_s", latency_lo / n, latency_hi / n);
+      clamp_latency("p2p_network_latency_s", comm.p2p_network_latency_s);
+    }
+  }
+
   void clamp_latency(const std::string& name, double& value) {
     if (value >= 0.0) return;
     out_.notes.push_back(fmt::format("{} came out negative ({:.3g} s): set to 0", name, value));
@@ -539,7 +610,10 @@ class ProfileBuilder {
     models::ClusterSpec spec = cluster_;
     spec.num_gpus = fit.model.ranks;
     spec.gpus_per_node = fit.model.ranks_per_node;
-    const models::CommGroup group{.ranks = fit.model.ranks, .ranks_per_node = fit.model.ranks_per_node};
+    // sendrecv_perf's ring waits for its hops across the network, two ranks each.
+    const models::CommGroup group = crosses_nodes_point_to_point(fit.model)
+                                        ? models::CommGroup{.ranks = 2, .ranks_per_node = 1}
+                                        : models::CommGroup{.ranks = fit.model.ranks, .ranks_per_node = fit.model.ranks_per_node};
     double worst = kNaN;
     for (const auto& p : fit.points) {
       if (p.bytes < (1 << 20)) continue;

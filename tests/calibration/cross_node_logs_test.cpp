@@ -40,7 +40,8 @@
 //   151 % at 1 MiB, where the log takes 80 us (46 us at 512 KiB, 52 us on the A3 Ultra's H200s at
 //   1 MiB): a protocol this release ran at 1-64 MiB that the model has no term for.
 // A second test holds the other use of these logs: a profile fitted to some node counts predicting
-// the others (collectives.hpp: measured node counts hold the level, the model the change).
+// the others (collectives.hpp: measured node counts hold the level, the model the change); a third,
+// what `calibrate` makes of a multi-node sendrecv log (the point-to-point constants).
 // No public multi-node reduce_scatter log with a full size sweep was found for these GPUs outside
 // the sources this project may not use, so that op has no row here.
 
@@ -186,4 +187,40 @@ TEST_CASE("cross-node logs: a profile fitted to 2, 8 and 32 nodes of p5 predicts
     MESSAGE(std::filesystem::path(file).filename().string() << ": worst |error| held out " << worst);
     CHECK(worst <= bound);
   }
+}
+
+TEST_CASE("cross-node logs: calibrate turns a 2-node sendrecv log into the point-to-point constants, not the NICs'") {
+  const std::filesystem::path dir = std::filesystem::path(CLUSTERSIM_SOURCE_DIR) / "calibration" / "published";
+  const std::vector<std::string> inputs{(dir / "b200_2n16g_sendrecv_together.txt").string()};
+  // Together AI's B200 nodes: 8 NDR NICs of 400 Gb/s.
+  const calibration::Calibration fit =
+      calibration::calibrate(inputs, {.gpu = "b200", .nic_gbit_per_s = 400.0, .nics_per_node = 8});
+  const models::CommProfile& comm = fit.profile.comm;
+  // The node's NICs and the collectives' hop are not what a send measures: built-in values stay.
+  CHECK(comm.network_efficiency == 0.94);
+  CHECK(comm.network_hop_latency_s == 5.5e-6);
+  // The log's bulk rate, 43.2 GB/s at 256 MiB, over one rank's 50 GB/s NIC at 0.94: 0.919 (the
+  // fit's line reads 43.8 GB/s there, 0.932).
+  CHECK(comm.p2p_network_share == doctest::Approx(43.23 / (50.0 * 0.94)).epsilon(0.02));
+  // Its 1-2 KiB calls, 27.1-27.8 us, less the line's launch (8 us) and InfiniBand hop (5.5 us).
+  CHECK(comm.p2p_network_latency_s == doctest::Approx(27.44e-6 - 13.5e-6).epsilon(0.02));
+  // The 4-node log, held out, from that profile: within 8 % from 1 MiB.
+  const auto profile_path =
+      std::filesystem::temp_directory_path() / ("clustersim-p2p-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(profile_path) << calibration::profile_to_json(fit.profile);
+  const models::StepInputs priced = calibration::step_inputs(
+      scenarios::default_scenario({"cluster.gpu=b200", "calibration.profile=" + profile_path.string()}));
+  std::filesystem::remove(profile_path);
+  const std::vector<std::string> held_out{(dir / "b200_4n32g_sendrecv_together.txt").string()};
+  const calibration::RawInputs in = calibration::read_raw_inputs(held_out, std::nullopt);
+  REQUIRE(in.groups.size() == 1);
+  double worst = 0.0;
+  for (const auto& p : in.groups.begin()->second.points) {
+    if (p.bytes < (1 << 20)) continue;
+    const double predicted_us = 1e6 * models::collective_time_s(models::CollectiveOp::send_recv, static_cast<double>(p.bytes),
+                                                                {.ranks = 2, .ranks_per_node = 1}, priced.cluster, priced.comm);
+    worst = std::max(worst, std::abs(p.time_us / predicted_us - 1.0));
+  }
+  MESSAGE("4-node sendrecv from the 2-node profile: worst |error| " << worst);
+  CHECK(worst <= 0.08);
 }
