@@ -396,12 +396,14 @@ class ProfileBuilder {
       const auto bytes = static_cast<double>(f->points.back().bytes);
       const double busbw = f->model.predict_busbw_gb_per_s(bytes);
       const auto [busbw_lo, busbw_hi] = busbw_interval(*f, last, bytes);
-      sum += busbw * 1e9 / line_rate;
-      lo = std::isnan(busbw_lo) ? kNaN : std::min(lo, busbw_lo * 1e9 / line_rate);
-      hi = std::isnan(busbw_hi) ? kNaN : std::max(hi, busbw_hi * 1e9 / line_rate);
+      const double rate = nvlink ? line_rate : network_busbw_at_line_rate(f->model);
+      sum += busbw * 1e9 / rate;
+      lo = std::isnan(busbw_lo) ? kNaN : std::min(lo, busbw_lo * 1e9 / rate);
+      hi = std::isnan(busbw_hi) ? kNaN : std::max(hi, busbw_hi * 1e9 / rate);
       from += fmt::format("{}{:.1f} GB/s for {} on {} ranks ({} per node) at {} B from {}", from.empty() ? "" : "; ",
                           busbw, collective_name(f->model.op), f->model.ranks, f->model.ranks_per_node,
                           f->points.back().bytes, f->model.source);
+      if (!nvlink && rate != line_rate) from += fmt::format(" (busbw at line rate {:.0f} GB/s)", rate / 1e9);
     }
     const double value = sum / static_cast<double>(chosen.size());
     // An all-reduce inside an NVSwitch node that can reduce in the switch ran NVLS, not a ring
@@ -412,14 +414,33 @@ class ProfileBuilder {
     const std::string name = nvls ? "nvls_algbw_efficiency" : nvlink ? "nvlink_efficiency" : "network_efficiency";
     (nvls ? out_.profile.comm.nvls_algbw_efficiency
           : nvlink ? out_.profile.comm.nvlink_efficiency : out_.profile.comm.network_efficiency) = value / factor;
-    out_.profile.comm_sources[name] = fmt::format(
-        "fit: {} of the alpha-beta fit at the largest measured size / {} {:.0f} GB/s{}: {}",
-        nvls ? "algbw (busbw / bus factor)" : "busbw", nvlink ? "NVLink line rate" : "node NIC line rate",
-        line_rate / 1e9, chosen.size() > 1 ? " (mean over inputs)" : "", from);
+    const std::string denominator =
+        nvlink ? fmt::format("NVLink line rate {:.0f} GB/s", line_rate / 1e9)
+               : fmt::format("its busbw at the NICs' line rate (a ring's or tree's: the node's NICs, {:.0f} GB/s)",
+                             line_rate / 1e9);
+    out_.profile.comm_sources[name] =
+        fmt::format("fit: {} of the alpha-beta fit at the largest measured size / {}{}: {}",
+                    nvls ? "algbw (busbw / bus factor)" : "busbw", denominator,
+                    chosen.size() > 1 ? " (mean over inputs)" : "", from);
     set_ci("/comm/" + name, lo / factor, hi / factor);
     if (value / factor > 1.0) {
       out_.notes.push_back(fmt::format("{} = {:.3f} > 1: faster than the line rate; check the inputs", name, value / factor));
     }
+  }
+
+  // The busbw a collective across nodes would reach with the NICs at their line rate, as the step
+  // model prices it (models::collective_time_s): the node's NICs carry a ring's or a tree's bytes;
+  // an all-to-all's remote share, (n - k) / n of each rank's buffer, goes through the rank's own
+  // share of them, so its busbw ((n - 1) / n of the buffer over the time) reaches that share
+  // x (n - 1) / (n - k).
+  double network_busbw_at_line_rate(const CollectiveModel& m) const {
+    models::ClusterSpec spec = cluster_;
+    spec.gpus_per_node = m.ranks_per_node;
+    if (m.op != models::CollectiveOp::all_to_all) {
+      return models::node_nic_line_rate({.ranks = m.ranks, .ranks_per_node = m.ranks_per_node}, spec);
+    }
+    const auto n = static_cast<double>(m.ranks), k = static_cast<double>(m.ranks_per_node);
+    return models::node_nic_line_rate({.ranks = 2, .ranks_per_node = 1}, spec) * (n - 1.0) / (n - k);
   }
 
   // On one rank a collective is a local copy (or nothing): its small sizes give NCCL's cost per
@@ -456,7 +477,12 @@ class ProfileBuilder {
     }
     for (const auto& m : out_.profile.collectives) {
       const AlphaBetaSegment& first = m.segments.front();
-      if (first.min_bytes > kLatencySizes || crosses_nodes_point_to_point(m)) continue;
+      // Point-to-point across nodes pays NCCL's proxy (map_point_to_point), an all-to-all its
+      // per-call and per-peer costs (all_to_all_*_latency_s, kept): neither is the hop's.
+      if (first.min_bytes > kLatencySizes || crosses_nodes_point_to_point(m) ||
+          (m.op == models::CollectiveOp::all_to_all && m.scope() == LinkScope::network)) {
+        continue;
+      }
       const auto [nvlink_steps, network_steps] = latency_steps(m, cluster_);
       Floor f{first.alpha_us * 1e-6, first.alpha_lo_us * 1e-6, first.alpha_hi_us * 1e-6, nvlink_steps, network_steps,
               fmt::format("{} on {} ranks ({} per node): alpha {:.2f} us over {}-{} B, {} NVLink + {} network steps, {}",

@@ -40,8 +40,9 @@
 //   151 % at 1 MiB, where the log takes 80 us (46 us at 512 KiB, 52 us on the A3 Ultra's H200s at
 //   1 MiB): a protocol this release ran at 1-64 MiB that the model has no term for.
 // A second test holds the other use of these logs: a profile fitted to some node counts predicting
-// the others (collectives.hpp: measured node counts hold the level, the model the change); a third,
-// what `calibrate` makes of a multi-node sendrecv log (the point-to-point constants).
+// the others (collectives.hpp: measured node counts hold the level, the model the change); two
+// more, what `calibrate` makes of a multi-node sendrecv log (the point-to-point constants) and of
+// an all-to-all one (the network efficiency through each rank's share of the NICs).
 // No public multi-node reduce_scatter log with a full size sweep was found for these GPUs outside
 // the sources this project may not use, so that op has no row here.
 
@@ -223,4 +224,16 @@ TEST_CASE("cross-node logs: calibrate turns a 2-node sendrecv log into the point
   }
   MESSAGE("4-node sendrecv from the 2-node profile: worst |error| " << worst);
   CHECK(worst <= 0.08);
+}
+
+TEST_CASE("cross-node logs: calibrate maps an all-to-all log across nodes through each rank's share of the NICs") {
+  const std::filesystem::path dir = std::filesystem::path(CLUSTERSIM_SOURCE_DIR) / "calibration" / "published";
+  const std::vector<std::string> inputs{(dir / "h100_2n16g_alltoall_aws-efa.jsonl").string()};
+  // p5: 32 EFA NICs of 100 Gb/s a node, 50 GB/s a rank.
+  const calibration::Calibration fit = calibration::calibrate(
+      inputs, {.gpu = "h100-sxm", .nic_gbit_per_s = 100.0, .nics_per_node = 32, .fabric = models::Fabric::efa});
+  // 79.25 GB/s busbw at 2 GiB is 15/16 of the buffer over the time, of which each rank's 8/16 left
+  // the node through its 50 GB/s: 79.25 x 8/15 / 50 = 0.845 of the line rate (the node's 400 GB/s
+  // would say 0.198).
+  CHECK(fit.profile.comm.network_efficiency == doctest::Approx(79.25 * 8.0 / 15.0 / 50.0).epsilon(0.02));
 }
