@@ -212,7 +212,14 @@ FlowSpan lower_collective(sim::TaskGraph& graph, FlowLowering& lowering, const C
   switch (call.op) {
     case CollectiveOp::send_recv:
       if (ranks.size() != 2) throw std::invalid_argument("send_recv: needs exactly two ranks, from and to");
-      transfers.push_back({.src = ranks[0], .dst = ranks[1], .bytes = wire * call.bytes});
+      if (const auto relay = network.pxn_relay(ranks[0], ranks[1])) {
+        // PXN: across NVLink to the GPU on the receiver's rail, out through its NIC; the two legs
+        // carry the same chunks one behind the other.
+        transfers.push_back({.src = ranks[0], .dst = *relay, .bytes = wire * call.bytes});
+        transfers.push_back({.src = *relay, .dst = ranks[1], .bytes = wire * call.bytes});
+      } else {
+        transfers.push_back({.src = ranks[0], .dst = ranks[1], .bytes = wire * call.bytes});
+      }
       return lowering.add(graph, std::move(transfers), latency, label);
     case CollectiveOp::all_to_all:
       append_all_to_all(network, ranks, call.bytes, transfers);

@@ -24,7 +24,9 @@
 ///   node's next rank, and k S/n to the rank of its position on each other node, which is what the
 ///   n (n-1) pairwise transfers load each link with, in n N flows. Groups of unequal nodes: the
 ///   pairwise transfers.
-/// - send/receive: one transfer of S.
+/// - send/receive: one transfer of S; across nodes between GPUs on different rails, NCCL's PXN
+///   (on by default since NCCL 2.12): S over NVLink to the sender's node's GPU on the receiver's
+///   rail and S from there through its NIC, pipelined (rail-aligned, as the all-to-all's).
 /// `automatic` picks what the analytic model assumes NCCL picks (collectives.hpp): for all-reduce
 /// NVLS or a ring inside a node, the tree across nodes; rings for the other collectives.
 /// Flow classes: transfers with the same ends, size, cap and channel become one task of weight k.

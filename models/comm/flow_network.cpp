@@ -1,5 +1,7 @@
 #include "models/comm/flow_network.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "models/comm/cluster_topology.hpp"
@@ -66,6 +68,22 @@ FlowNetwork::FlowNetwork(const ClusterSpec& cluster, const CommProfile& profile)
   }
   failed_ = fail_cluster_links(*network_, cluster);
   router_ = std::make_unique<topologies::Router>(*network_);
+  // Each GPU's place on its server, in the order the topology created the server's GPUs (the
+  // order their NICs take the rails in).
+  std::map<std::int32_t, std::vector<std::pair<topologies::NodeId, std::int64_t>>> by_server;
+  const std::size_t ranks = network_->gpus().size();
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const topologies::NodeId gpu = network_->gpu_of_rank(r);
+    by_server[network_->node(gpu).server].push_back({gpu, static_cast<std::int64_t>(r)});
+  }
+  place_of_rank_.assign(ranks, 0);
+  for (auto& [server, gpus] : by_server) {
+    std::sort(gpus.begin(), gpus.end());
+    for (std::size_t place = 0; place < gpus.size(); ++place) {
+      place_of_rank_[static_cast<std::size_t>(gpus[place].second)] = static_cast<std::int32_t>(place);
+      rank_at_[{server, static_cast<std::int32_t>(place)}] = gpus[place].second;
+    }
+  }
 }
 
 std::vector<sim::Resource> FlowNetwork::resources() const {
@@ -92,6 +110,15 @@ std::span<const topologies::LinkId> FlowNetwork::route(std::int64_t src_rank, st
 
 std::int32_t FlowNetwork::server_of(std::int64_t rank) const {
   return network_->node(network_->gpu_of_rank(static_cast<std::size_t>(rank))).server;
+}
+
+std::optional<std::int64_t> FlowNetwork::pxn_relay(std::int64_t src_rank, std::int64_t dst_rank) const {
+  const std::int32_t server = server_of(src_rank);
+  const std::int32_t place = place_of_rank_.at(static_cast<std::size_t>(dst_rank));
+  if (server == server_of(dst_rank) || place == place_of_rank_.at(static_cast<std::size_t>(src_rank))) return std::nullopt;
+  const auto it = rank_at_.find({server, place});
+  if (it == rank_at_.end()) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace clustersim::models

@@ -9,7 +9,9 @@
 /// cable is routed around, never half-working.
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -47,12 +49,18 @@ class FlowNetwork {
   std::span<const topologies::LinkId> route(std::int64_t src_rank, std::int64_t dst_rank, std::uint32_t flow);
   /// The compute node (server) holding a rank's GPU.
   std::int32_t server_of(std::int64_t rank) const;
+  /// The rank through which NCCL's PXN sends from `src_rank` to `dst_rank` on another node: the
+  /// GPU of the sender's node at the receiver's place on its own node (its rail), whose NIC the
+  /// bytes leave by after crossing NVLink; none where the two share a node or a place.
+  std::optional<std::int64_t> pxn_relay(std::int64_t src_rank, std::int64_t dst_rank) const;
 
  private:
   std::unique_ptr<topologies::Network> network_;
   std::unique_ptr<topologies::Router> router_;
   CommProfile profile_;
   std::vector<topologies::LinkId> failed_;
+  std::vector<std::int32_t> place_of_rank_;  // the GPU's order among its server's GPUs
+  std::map<std::pair<std::int32_t, std::int32_t>, std::int64_t> rank_at_;  // (server, place) -> rank
 };
 
 }  // namespace clustersim::models

@@ -228,3 +228,32 @@ TEST_CASE("flow collectives: two rings that share a NIC split it") {
   CHECK(send_latency == doctest::Approx(29.9e-6));
   CHECK(makespan == relative(gather_latency + (235e6 + 235e6 / 0.958) / 47e9).epsilon(1e-3));
 }
+
+TEST_CASE("flow collectives: a send to another node's other rail goes by PXN, so a ring of sends keeps the NIC rate") {
+  // sendrecv_perf's ring over 4 nodes of 8 (rank r sends to r + 1): the hops 7 -> 8, 15 -> 16, ...
+  // leave rail 7 for rail 0. NCCL's PXN moves each over NVLink to the sender node's rail-0 GPU and
+  // out through its NIC, so every hop stays on its rail's leaf and runs at one NIC's rate, as
+  // Together AI's 2- and 4-node B200 logs measured alike (42.6 and 44.2 GB/s at 64 MiB,
+  // calibration/published/b200_*_sendrecv_together.txt). Through rail 7 the four hops would cross
+  // the spines to rail 0 and collide on their ECMP routes.
+  // The 4 nodes of a 64-node cluster (Together's had 75), whose rail switches meet at 8 spines.
+  const ClusterSpec cluster = h100_cluster(512);
+  const CommProfile profile = default_comm_profile(cluster);
+  FlowNetwork network(cluster, profile);
+  CHECK(network.pxn_relay(7, 8) == 0);        // node 0's GPU at rank 8's place
+  CHECK(network.pxn_relay(15, 24) == 8);      // node 1's, for node 3's place 0
+  CHECK(!network.pxn_relay(0, 8).has_value());  // the same rail: its own NIC
+  CHECK(!network.pxn_relay(0, 7).has_value());  // the same node: NVLink
+  FlowLowering lowering(network, 0);
+  sim::TaskGraph graph;
+  const double bytes = 64.0 * 1048576.0;
+  for (std::int64_t r = 0; r < 32; ++r) {
+    const std::vector<std::int64_t> pair{r, (r + 1) % 32};
+    lower_collective(graph, lowering, {.op = CollectiveOp::send_recv, .bytes = bytes, .ranks = pair}, cluster, profile);
+  }
+  const double makespan = sim::Engine(network.resources()).run(graph).makespan.seconds();
+  // As one hop alone, at the analytic model's price of a send between two nodes.
+  const double one_hop =
+      collective_time_s(CollectiveOp::send_recv, bytes, {.ranks = 2, .ranks_per_node = 1}, cluster, profile);
+  CHECK(makespan == relative(one_hop).epsilon(1e-3));
+}
