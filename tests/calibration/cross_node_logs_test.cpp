@@ -39,6 +39,11 @@
 //   nothing fitted to it. From 256 MiB the model is 3-8 % slow; below, fast by 16 % at 64 MiB and
 //   151 % at 1 MiB, where the log takes 80 us (46 us at 512 KiB, 52 us on the A3 Ultra's H200s at
 //   1 MiB): a protocol this release ran at 1-64 MiB that the model has no term for.
+// - b200_allgather_together-scaling (the same B200 cluster, 2-46 nodes, the busbw at 16 GiB only):
+//   nothing fitted to it. The model is fast by 11 % on 2 nodes, 17 % on 4 and 22-26 % on 8-46: the
+//   rings there reach 343 GB/s, 0.86 of the node's 400 GB/s of NICs where the B200 profile's AWS
+//   EFA all-reduce reaches 0.954, and lose more as they span more nodes (their sendrecv hops fall to
+//   26 GB/s on 8 nodes and 15 from 16: the cluster's fabric, which the non-blocking default is not).
 // A second test holds the other use of these logs: a profile fitted to some node counts predicting
 // the others (collectives.hpp: measured node counts hold the level, the model the change); two
 // more, what `calibrate` makes of a multi-node sendrecv log (the point-to-point constants) and of
@@ -55,6 +60,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -103,6 +109,7 @@ const std::map<std::string, LogBound>& cross_node_bounds() {
       {"b200_4n32g_sendrecv_together.txt", {{"cluster.gpu=b200"}, 0.04}},
       {"h200_2n16g_allgather_gcp-a3ultra.txt", {gcp("h200-sxm"), 0.10}},
       {"b200_2n16g_allgather_gcp-a4.txt", {gcp("b200"), 1.52}},
+      {"b200_allgather_together-scaling.jsonl", {{"cluster.gpu=b200"}, 0.26}},
   };
   return table;
 }
@@ -114,7 +121,7 @@ TEST_CASE("cross-node logs: every multi-node published log is predicted within i
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) files.push_back(entry.path());
   std::sort(files.begin(), files.end());
-  int checked = 0;
+  std::set<std::string> checked;  // files with a multi-node group (a file may hold several node counts)
   for (const auto& file : files) {
     const std::vector<std::string> paths{file.string()};
     const calibration::RawInputs in = calibration::read_raw_inputs(paths, std::nullopt);
@@ -136,12 +143,12 @@ TEST_CASE("cross-node logs: every multi-node published log is predicted within i
             1e6 * models::collective_time_s(group.op, static_cast<double>(p.bytes), priced, inputs.cluster, inputs.comm);
         worst = std::max(worst, std::abs(p.time_us / predicted_us - 1.0));
       }
-      MESSAGE(name << ": worst |error| from 1 MiB " << worst);
+      MESSAGE(name << " (" << group.ranks / group.ranks_per_node << " nodes): worst |error| from 1 MiB " << worst);
       CHECK(worst <= bound->second.worst);
-      ++checked;
+      checked.insert(name);
     }
   }
-  CHECK(checked == static_cast<int>(cross_node_bounds().size()));
+  CHECK(checked.size() == cross_node_bounds().size());
 }
 
 TEST_CASE("cross-node logs: a profile fitted to 2, 8 and 32 nodes of p5 predicts their 4- and 16-node logs") {
