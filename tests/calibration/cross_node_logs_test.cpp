@@ -42,8 +42,9 @@
 // - b200_allgather_together-scaling (the same B200 cluster, 2-46 nodes, the busbw at 16 GiB only):
 //   nothing fitted to it. The model is fast by 11 % on 2 nodes, 17 % on 4 and 22-26 % on 8-46: the
 //   rings there reach 343 GB/s, 0.86 of the node's 400 GB/s of NICs where the B200 profile's AWS
-//   EFA all-reduce reaches 0.954, and lose more as they span more nodes (their sendrecv hops fall to
-//   26 GB/s on 8 nodes and 15 from 16: the cluster's fabric, which the non-blocking default is not).
+//   EFA all-reduce reaches 0.954 (NCCL's maintainers expect 48-49 GB/s of an NDR NIC, 0.96-0.98:
+//   nccl-tests #267), and lose more as they span more nodes (their sendrecv hops fall to 26 GB/s on
+//   8 nodes and 15 from 16: the cluster's fabric, which the non-blocking default is not).
 // A second test holds the other use of these logs: a profile fitted to some node counts predicting
 // the others (collectives.hpp: measured node counts hold the level, the model the change); two
 // more, what `calibrate` makes of a multi-node sendrecv log (the point-to-point constants) and of
