@@ -49,9 +49,10 @@ class FlowNetwork {
   std::span<const topologies::LinkId> route(std::int64_t src_rank, std::int64_t dst_rank, std::uint32_t flow);
   /// The compute node (server) holding a rank's GPU.
   std::int32_t server_of(std::int64_t rank) const;
-  /// The rank through which NCCL's PXN sends from `src_rank` to `dst_rank` on another node: the
+  /// The rank through which NCCL's PXN sends from `src_rank` to `dst_rank` across the network: the
   /// GPU of the sender's node at the receiver's place on its own node (its rail), whose NIC the
-  /// bytes leave by after crossing NVLink; none where the two share a node or a place.
+  /// bytes leave by after crossing NVLink; none where the two share a node (an NVLink domain of
+  /// several trays is one node here) or a place.
   std::optional<std::int64_t> pxn_relay(std::int64_t src_rank, std::int64_t dst_rank) const;
 
  private:

@@ -244,6 +244,18 @@ TEST_CASE("flow collectives: a send to another node's other rail goes by PXN, so
   CHECK(network.pxn_relay(15, 24) == 8);      // node 1's, for node 3's place 0
   CHECK(!network.pxn_relay(0, 8).has_value());  // the same rail: its own NIC
   CHECK(!network.pxn_relay(0, 7).has_value());  // the same node: NVLink
+  {
+    // Trays of 4 in NVLink domains of 72: a send between trays of one domain stays on NVLink.
+    ClusterSpec racks = h100_cluster(144);
+    racks.gpus_per_node = 4;
+    racks.nics_per_node = 4;
+    racks.nvlink_domain_gpus = 72;
+    const FlowNetwork rack_network(racks, default_comm_profile(racks));
+    CHECK(!rack_network.pxn_relay(3, 4).has_value());
+    // Across domains: the GPU of the sender's domain on the receiver's rail (the flow network takes
+    // a domain's GPUs as one node's, one NIC each: rank 72 is its domain's place 0).
+    CHECK(rack_network.pxn_relay(71, 72) == 0);
+  }
   FlowLowering lowering(network, 0);
   sim::TaskGraph graph;
   const double bytes = 64.0 * 1048576.0;
