@@ -25,16 +25,17 @@ namespace {
 
 // The accuracy gate: overall MAPE of predicted vs measured step time over every published run
 // the step model can express, with every row on its GPU's bundled calibration profile. The model
-// measures 0.0590 today; docs/model.md section 12 ("Where the model is known to be off, and which
+// measures 0.0569 today; docs/model.md section 12 ("Where the model is known to be off, and which
 // way") accounts for each family and its largest misses: DeepSpeed's 2021 ZeRO-3 rows (23 % too
 // fast to 12 % too slow), NeMo's 2024 long-sequence H100 rows (5-21 % too slow, the more the longer the
 // sequence), NeMo Automodel's MoE rows (12 % too slow to 11 % too fast), BLOOM's Omni-Path rows (2-18 % too fast),
 // Megatron-Core's 2024 table (3-14 % too fast), torchtitan's context-parallel and TP 8 rows (-14 .. +17 %) and
-// MLPerf 5.1's GB300 runs (the one-rack 8B +34 %, the NVFP4 405B +19 %, the 8-GPU NVFP4 8B +13 %) and
-// one-rack GB200 8B run (+16 %).
+// MLPerf 5.1's one-rack 8B runs (GB300 +25 %, GB200 +16 %: the one-CTA context-parallel hops).
 // The gate sits just above the measured level against regressions and is tightened as the
 // physics closes the gap. Never met by skipping rows or by per-row corrections.
-constexpr double kMaxValidationMape = 0.060;
+constexpr double kMaxValidationMape = 0.058;
+// No run beyond this, the worst measured today being MLPerf 5.1's one-rack GB300 8B at +24.7 %.
+constexpr double kMaxRowError = 0.25;
 // The mixture-of-experts rows together, at their measured level (7.1 %), under the 15 % the MoE
 // issue asked for.
 constexpr double kMaxMoeMape = 0.072;
@@ -115,6 +116,7 @@ TEST_CASE("validate: step-time MAPE over the published runs stays under the gate
   CHECK(report.overall.count + static_cast<std::int64_t>(report.skipped.size()) ==
         static_cast<std::int64_t>(rows.size()));
   CHECK(report.overall.mape <= kMaxValidationMape);
+  CHECK(report.overall.max <= kMaxRowError);
   for (const auto& entry : report.by_source) {
     const auto& family = entry.first;  // a plain name: clang 14 cannot capture a structured binding
     const auto& stats = entry.second;

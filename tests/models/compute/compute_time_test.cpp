@@ -79,6 +79,23 @@ TEST_CASE("compute time: at their own clock the fitted GEMMs reproduce the measu
   CHECK(gemm_efficiency(a100, Precision::bf16, 16384, 16384, 16384) * 312.0 == doctest::Approx(256.5).epsilon(0.05));
 }
 
+TEST_CASE("compute time: a GB300 runs the GB200's GEMMs at the pace it kept on a job run alike on both") {
+  // MLPerf Training v5.1, NVIDIA's Llama 2 70B LoRA on one NVL72 rack of each, the same
+  // configuration and container: median train_step_time 0.1994 s on GB200, 0.1723 s on GB300.
+  const ComputeProfile gb200 = default_compute_profile("gb200");
+  const ComputeProfile gb300 = default_compute_profile("gb300");
+  for (const Precision precision : {Precision::bf16, Precision::fp8}) {
+    const double peak200 = precision == Precision::bf16 ? 2450e12 : 4900e12;
+    const double peak300 = precision == Precision::bf16 ? 2500e12 : 5000e12;
+    const double tflops200 = peak200 * gemm_efficiency(gb200, precision, 8192, 8192, 8192);
+    const double tflops300 = peak300 * gemm_efficiency(gb300, precision, 8192, 8192, 8192);
+    CHECK(tflops300 / tflops200 == doctest::Approx(0.1994 / 0.1723).epsilon(0.002));
+  }
+  // Below the boost clock its measurements ran at: a held clock never exceeds it.
+  CHECK(gb300.sustained_clock_ratio.value < 1.0);
+  CHECK(gb300.sustained_clock_ratio.value > gb200.sustained_clock_ratio.value);
+}
+
 TEST_CASE("compute time: a tiny GEMM is far slower than its FLOPs at peak suggest") {
   // 128 x 256 x 64 on H100: two 128 x 128 tiles keep 2 of 132 SMs busy, k_fill = 64 / (64 +
   // k_half), and the 4 us launch dominates: over 1000x the 4.2 ns its 4.2 MFLOP take at 989 TF/s.
