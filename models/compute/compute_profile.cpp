@@ -282,22 +282,23 @@ Sourced<double> blackwell_clock() {
           "B200, back-to-back attention kernels throttle 1965 -> ~1580 MHz); the GB200's 1200 W limit may hold more"};
 }
 
-// Blackwell Ultra under its 1,400 W. NVIDIA ran MLPerf Training v5.1's Llama 2 70B LoRA with the same
-// configuration (config_GB200_18x4x1xtp1pp1cp8.sh and config_GB300_18x4x1xtp1pp1cp8.sh differ in
-// nothing) and the same NGC 25.09 container on one GB200 NVL72 rack and one GB300 NVL72 rack: median
-// train_step_time 0.1994 s against 0.1723 s over ten runs each, 1.157 x the pace on the same kernels,
-// where the boards' tensor-core peaks differ by 2 % and their HBM and NVLink not at all. On 128 trays
-// the same pair of files gives 1.149. The job is not one of validate's rows. That pace is taken for
-// the clock: the step's parts that do not follow the clock (communication, memory-bound kernels)
-// would put the clock ratio above it, the Blackwell Ultra's doubled exponential unit (part of the
-// attention's gain, which the GB300's attention fit already holds) below it.
+// Blackwell Ultra's pace under load. NVIDIA ran MLPerf Training v5.1's Llama 2 70B LoRA with the
+// same configuration (config_GB200_18x4x1xtp1pp1cp8.sh and config_GB300_18x4x1xtp1pp1cp8.sh differ
+// in nothing) and the same NGC 25.09 container on one GB200 NVL72 rack and one GB300 NVL72 rack:
+// median train_step_time 0.1994 s against 0.1723 s over ten runs each, 1.157 x the pace on the same
+// kernels, where the boards' tensor-core peaks differ by 2 % and their HBM and NVLink not at all. On
+// 128 trays the same pair of files gives 1.149. The job is not one of validate's rows. Whether the
+// GB300's 1,400 W (against 1,200) holds a higher clock or it enables more of its die's 160 SMs, the
+// model carries the pace as the sustained clock ratio, the one factor on all tensor-core work. The
+// step's parts that do not follow it (communication, memory-bound kernels) would put the ratio above
+// the pace, the Blackwell Ultra's doubled exponential unit (part of the attention's gain, which the
+// GB300's attention fit already holds) below it.
 constexpr double kGb300OverGb200Pace = 0.19937 / 0.17233;
 Sourced<double> blackwell_ultra_clock() {
   return {blackwell_clock().value * kGb300OverGb200Pace,
-          "the GB200's sustained clock (1580 of 1965 MHz) x 1.157, the GB300's pace over the GB200's on one job run "
-          "alike on both (mlcommons/training_results_v5.1 NVIDIA/results/{theia,tyche}_ngpu72_ngc25.09_nemo/"
-          "llama2_70b_lora: median train_step_time 0.1723 s against 0.1994 s, identical configurations): its "
-          "1,400 W holds a higher clock than the Blackwell 1,000-1,200 W boards"};
+          "the GB200's sustained clock ratio (1580 of 1965 MHz) x 1.157, the GB300's pace over the GB200's on one job "
+          "run alike on both (mlcommons/training_results_v5.1 NVIDIA/results/{theia,tyche}_ngpu72_ngc25.09_nemo/"
+          "llama2_70b_lora: median train_step_time 0.1723 s against 0.1994 s, identical configurations)"};
 }
 
 Sourced<int> hopper_tile_m() { return {128, "assumption: 128 x 256 CTA tile, common for Hopper/Blackwell cuBLAS and CUTLASS GEMMs"}; }
