@@ -293,12 +293,14 @@ Sourced<double> blackwell_clock() {
 // step's parts that do not follow it (communication, memory-bound kernels) would put the ratio above
 // the pace, the Blackwell Ultra's doubled exponential unit (part of the attention's gain, which the
 // GB300's attention fit already holds) below it.
-constexpr double kGb300OverGb200Pace = 0.19937 / 0.17233;
+// calibration/published/step_pace/gb300_gb200_llama2_70b_lora.jsonl, the medians of every logged step.
+constexpr double kGb300OverGb200Pace = 0.1993675 / 0.172328;
 Sourced<double> blackwell_ultra_clock() {
   return {blackwell_clock().value * kGb300OverGb200Pace,
           "the GB200's sustained clock ratio (1580 of 1965 MHz) x 1.157, the GB300's pace over the GB200's on one job "
           "run alike on both (mlcommons/training_results_v5.1 NVIDIA/results/{theia,tyche}_ngpu72_ngc25.09_nemo/"
-          "llama2_70b_lora: median train_step_time 0.1723 s against 0.1994 s, identical configurations)"};
+          "llama2_70b_lora: median train_step_time 0.1723 s against 0.1994 s, identical configurations; "
+          "calibration/published/step_pace/gb300_gb200_llama2_70b_lora.jsonl)"};
 }
 
 Sourced<int> hopper_tile_m() { return {128, "assumption: 128 x 256 CTA tile, common for Hopper/Blackwell cuBLAS and CUTLASS GEMMs"}; }
