@@ -5,15 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
-
-#include <stdexcept>
-#include <string_view>
 
 #include "tests/models/model_fixtures.hpp"
 
