@@ -287,12 +287,14 @@ Sourced<double> blackwell_clock() {
 // in nothing) and the same NGC 25.09 container on one GB200 NVL72 rack and one GB300 NVL72 rack:
 // median train_step_time 0.1994 s against 0.1723 s over ten runs each, 1.157 x the pace on the same
 // kernels, where the boards' tensor-core peaks differ by 2 % and their HBM and NVLink not at all. On
-// 128 trays the same pair of files gives 1.149. The job is not one of validate's rows. Whether the
-// GB300's 1,400 W (against 1,200) holds a higher clock or it enables more of its die's 160 SMs, the
-// model carries the pace as the sustained clock ratio, the one factor on all tensor-core work. The
-// step's parts that do not follow it (communication, memory-bound kernels) would put the ratio above
-// the pace, the Blackwell Ultra's doubled exponential unit (part of the attention's gain, which the
-// GB300's attention fit already holds) below it.
+// 128 trays the same pair of files gives 1.149. The job is not one of validate's rows. The die is not
+// the cause: Dell ran the same LoRA alike on an HGX B300 (the Blackwell Ultra die on an 8-GPU
+// baseboard) and an HGX B200, and the B300 kept the B200's pace (1.2998 s against 1.2963 s,
+// calibration/published/step_pace/b300_b200_llama2_70b_lora_dell.jsonl). What the GB300 adds is its
+// 1,400 W against the GB200's 1,200, a higher clock under load, carried as the sustained clock ratio.
+// The step's parts that do not follow the clock (communication, memory-bound kernels) would put the
+// ratio above the pace, the Blackwell Ultra's doubled exponential unit (part of the attention's gain,
+// which the GB300's attention fit already holds) below it.
 // calibration/published/step_pace/gb300_gb200_llama2_70b_lora.jsonl, the medians of every logged step.
 constexpr double kGb300OverGb200Pace = 0.1993675 / 0.172328;
 Sourced<double> blackwell_ultra_clock() {
