@@ -434,13 +434,20 @@ class ProfileBuilder {
   // share of them, so its busbw ((n - 1) / n of the buffer over the time) reaches that share
   // x (n - 1) / (n - k).
   double network_busbw_at_line_rate(const CollectiveModel& m) const {
-    models::ClusterSpec spec = cluster_;
-    spec.gpus_per_node = m.ranks_per_node;
     if (m.op != models::CollectiveOp::all_to_all) {
+      models::ClusterSpec spec = cluster_;
+      spec.gpus_per_node = m.ranks_per_node;
       return models::node_nic_line_rate({.ranks = m.ranks, .ranks_per_node = m.ranks_per_node}, spec);
     }
     const auto n = static_cast<double>(m.ranks), k = static_cast<double>(m.ranks_per_node);
-    return models::node_nic_line_rate({.ranks = 2, .ranks_per_node = 1}, spec) * (n - 1.0) / (n - k);
+    return rank_nic_line_rate(m.ranks_per_node) * (n - 1.0) / (n - k);
+  }
+
+  // One rank's share of its node's NICs at their line rate, with `ranks_per_node` ranks a node.
+  double rank_nic_line_rate(std::int64_t ranks_per_node) const {
+    models::ClusterSpec spec = cluster_;
+    spec.gpus_per_node = ranks_per_node;
+    return models::node_nic_line_rate({.ranks = 2, .ranks_per_node = 1}, spec);
   }
 
   // On one rank a collective is a local copy (or nothing): its small sizes give NCCL's cost per
@@ -576,9 +583,7 @@ class ProfileBuilder {
     for (const auto& report : out_.collectives) {
       const CollectiveFit& f = report.fit;
       if (!crosses_nodes_point_to_point(f.model)) continue;
-      models::ClusterSpec spec = cluster_;
-      spec.gpus_per_node = f.model.ranks_per_node;
-      const double per_rank = models::node_nic_line_rate({.ranks = 2, .ranks_per_node = 1}, spec) * comm.network_efficiency;
+      const double per_rank = rank_nic_line_rate(f.model.ranks_per_node) * comm.network_efficiency;
       const auto bytes = static_cast<double>(f.points.back().bytes);
       const double busbw = f.model.predict_busbw_gb_per_s(bytes);
       const auto [lo, hi] = busbw_interval(f, f.model.segments.size() - 1, bytes);

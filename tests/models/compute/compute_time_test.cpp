@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scenarios/presets.hpp"
 #include "tests/models/model_fixtures.hpp"
 
 namespace clustersim::models {
@@ -103,6 +104,12 @@ double median_logged_step_s(std::string_view file, std::string_view gpu, int gpu
   return n % 2 == 1 ? steps[n / 2] : (steps[n / 2 - 1] + steps[n / 2]) / 2.0;
 }
 
+// An 8192^3 GEMM's rate on a GPU preset: its tensor-core peak times its built-in profile's efficiency.
+double large_gemm_flops_per_s(std::string_view gpu, Precision precision) {
+  return tensor_peak_flops_per_s(scenarios::gpu_preset(gpu), precision) *
+         gemm_efficiency(default_compute_profile(gpu), precision, 8192, 8192, 8192);
+}
+
 TEST_CASE("compute time: a GB300 runs the GB200's GEMMs at the pace it kept on a job run alike on both") {
   // MLPerf Training v5.1, NVIDIA's Llama 2 70B LoRA with the same configuration and container on a
   // GB200 and a GB300 NVL72 rack (calibration/published/step_pace/): the GB300's pace over the
@@ -111,18 +118,12 @@ TEST_CASE("compute time: a GB300 runs the GB200's GEMMs at the pace it kept on a
   const double pace = median_logged_step_s(file, "gb200", 72) / median_logged_step_s(file, "gb300", 72);
   CHECK(pace ==
         doctest::Approx(median_logged_step_s(file, "gb200", 512) / median_logged_step_s(file, "gb300", 512)).epsilon(0.01));
-  const ComputeProfile gb200 = default_compute_profile("gb200");
-  const ComputeProfile gb300 = default_compute_profile("gb300");
   for (const Precision precision : {Precision::bf16, Precision::fp8}) {
-    // Both boards' peaks, as their GPU presets carry them.
-    const double peak200 = precision == Precision::bf16 ? 2450e12 : 4900e12;
-    const double peak300 = precision == Precision::bf16 ? 2500e12 : 5000e12;
-    const double tflops200 = peak200 * gemm_efficiency(gb200, precision, 8192, 8192, 8192);
-    const double tflops300 = peak300 * gemm_efficiency(gb300, precision, 8192, 8192, 8192);
-    CHECK(tflops300 / tflops200 == doctest::Approx(pace).epsilon(1e-4));
+    CHECK(large_gemm_flops_per_s("gb300", precision) / large_gemm_flops_per_s("gb200", precision) ==
+          doctest::Approx(pace).epsilon(1e-4));
   }
   // Below the boost clock its measurements ran at: a held clock never exceeds it.
-  CHECK(gb300.sustained_clock_ratio.value < 1.0);
+  CHECK(default_compute_profile("gb300").sustained_clock_ratio.value < 1.0);
 }
 
 TEST_CASE("compute time: an HGX B300 runs the B200's GEMMs, at the pace Dell measured on a job run alike on both") {
@@ -131,11 +132,8 @@ TEST_CASE("compute time: an HGX B300 runs the B200's GEMMs, at the pace Dell mea
   // B200's pace (0.997), so the GB300's gain above is its rack's power, not its die.
   constexpr std::string_view file = "b300_b200_llama2_70b_lora_dell.jsonl";
   const double pace = median_logged_step_s(file, "b200", 8) / median_logged_step_s(file, "b300", 8);
-  const ComputeProfile b200 = default_compute_profile("b200");
-  const ComputeProfile b300 = default_compute_profile("b300");
   for (const Precision precision : {Precision::bf16, Precision::fp8}) {
-    // The same peaks (HGX B300: the B200's 2,250 and 4,500 TF/s).
-    CHECK(gemm_efficiency(b300, precision, 8192, 8192, 8192) / gemm_efficiency(b200, precision, 8192, 8192, 8192) ==
+    CHECK(large_gemm_flops_per_s("b300", precision) / large_gemm_flops_per_s("b200", precision) ==
           doctest::Approx(pace).epsilon(0.01));
   }
 }
