@@ -534,6 +534,9 @@ struct CastRecipe {
   double copy_bytes;       // one fp8 copy of an element with its share of the scales
   bool block_scaled;       // both copies quantised from bf16 (no fp8 transpose)
   int kernels;             // kernels per cast
+
+  // HBM bytes per element of a cast that reads its bf16 source once and writes `copies` copies.
+  double bytes_per_element(int copies) const { return amax_pass_bytes + kBf16ReadBytes + copies * copy_bytes; }
 };
 
 CastRecipe cast_recipe(const TrainingSpec& t, bool weight) {
@@ -557,9 +560,9 @@ CastRecipe cast_recipe(const TrainingSpec& t, bool weight) {
 double fp8_cast_bytes(const Dims& d, const CastRecipe& r, double width, bool rows_sharded, int copies) {
   const bool sharded = rows_sharded && d.norm_tokens != d.tokens;
   const double own_rows = (sharded ? d.norm_tokens : d.tokens) * width;
-  if (r.block_scaled || !sharded) return own_rows * (r.amax_pass_bytes + kBf16ReadBytes + copies * r.copy_bytes);
+  if (r.block_scaled || !sharded) return own_rows * r.bytes_per_element(copies);
   const double transposed = copies > 1 ? d.tokens * width * kTransposeBytes : 0.0;
-  return own_rows * (r.amax_pass_bytes + kBf16ReadBytes + r.copy_bytes) + transposed;
+  return own_rows * r.bytes_per_element(1) + transposed;
 }
 
 /// Whether the norms before the qkv and mlp_up projections write those GEMMs' fp8 inputs
@@ -587,7 +590,7 @@ double mla_cast_bytes(const Dims& d, const LayerGemm& qkv, const CastRecipe& r, 
                       int& kernels) {
   std::array<Projection, 4> projections{};
   const int n = attention_projections(d, qkv, projections);
-  const double per_element = r.amax_pass_bytes + kBf16ReadBytes + copies * r.copy_bytes;
+  const double per_element = r.bytes_per_element(copies);
   double bytes = 0.0;
   for (int i = 0; i < n; ++i) {
     const Projection& p = projections[static_cast<std::size_t>(i)];
@@ -680,7 +683,7 @@ OpCost fp8_weight_casts(double elements, const ParallelismSpec& p, const Trainin
   const std::int64_t per_step = t.global_batch / std::max<std::int64_t>(1, p.dp * t.micro_batch);
   const double micro_batches = every_micro_batch ? 1.0 : static_cast<double>(std::max<std::int64_t>(1, per_step));
   // A weight is cast whole on every rank, so both copies come from one read (no gather between).
-  const double per_element = r.amax_pass_bytes + kBf16ReadBytes + copies * r.copy_bytes;
+  const double per_element = r.bytes_per_element(copies);
   return {.name = "fp8_weight_cast", .kind = OpKind::elementwise, .bytes = elements * per_element / micro_batches,
           .kernels = every_micro_batch ? 4 * r.kernels : 0};
 }
@@ -868,7 +871,7 @@ OpCost expert_fp8_casts(double rows, double h, double f, double up_width, const 
   const int copies = t.fp8_backward ? 2 : 1;
   const double elements = rows * (backward ? up_width + h : h + f);
   return {.name = backward ? "experts_fp8_cast_bwd" : "experts_fp8_cast", .kind = OpKind::elementwise,
-          .bytes = elements * (r.amax_pass_bytes + kBf16ReadBytes + copies * r.copy_bytes), .kernels = 2 * r.kernels};
+          .bytes = elements * r.bytes_per_element(copies), .kernels = 2 * r.kernels};
 }
 
 }  // namespace
