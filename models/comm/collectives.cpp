@@ -92,24 +92,25 @@ CommProfile default_comm_profile(const ClusterSpec& cluster) {
   // Across nodes, priced from the node's measured curve (collective_time_s), NCCL's all-reduce is
   // the faster of two protocol families. Six constants, fitted together (least worst error) to
   // nccl-tests #309's 2- and 8-node H100 logs at 1 MiB-16 GiB against the bundled h100-sxm node
-  // curve; the worst error is 7 %:
+  // curve; the worst error is 6.6 %:
   // - the tree family's pipeline (tree_efficiency, tree_coupling_exponent): 8 x 400 Gb/s at 0.94
-  //   and 0.78 gives a tree stage of 293 GB/s algbw on 2 nodes, 168 on 8; against NVLS's 275
-  //   inside, the soft minimum with exponent 4 gives 238 and 162 (measured 250 and 163). A plain
-  //   minimum cannot serve both: the 2-node run is below both stages' rates, the 8-node run at the
-  //   tree's;
-  // - bulk (Simple): its chunk pipeline fills and drains through each tree level, 37 us per
+  //   and 0.93 gives a tree stage of 350 GB/s algbw on 2 nodes and 175 on 8, where the busiest
+  //   node moves twice the buffer (tree_network_bytes_per_byte); against NVLS's 275 inside, the
+  //   soft minimum with exponent 3 gives 241 and 162 (measured 250 and 163). A plain minimum
+  //   cannot serve both: the 2-node run is below both stages' rates, the 8-node run at the tree's;
+  // - bulk (Simple): its chunk pipeline fills and drains through each tree level, 38 us per
   //   network step;
-  // - low latency (LL/LL128): 41 us, then per network step 9.5 us and the whole buffer at 0.65 of
+  // - low latency (LL/LL128): 40 us, then per network step 9.5 us and the whole buffer at 0.65 of
   //   the node's NIC rate (2 nodes, 2-8 MiB: 113 GB/s over 2 steps; 8 nodes, 1-8 MiB: 36 GB/s
   //   over 6 steps, both measured).
   // NCCL itself models its tree/Simple step as a chunk's latency (tuning.cc: "base lat + 256k/12GB/s
   // (+ 256k/12GB/s for the network)"). RoCE, other GPUs (a ring inside A100 nodes) and other node
-  // counts: the same constants, an assumption.
-  p.tree_efficiency = 0.78;
-  p.tree_coupling_exponent = 4.0;
-  p.network_bulk_hop_latency_s = 37e-6;
-  p.ll_base_latency_s = 41e-6;
+  // counts: the same constants, an assumption; B200 nodes with NCCL 2.28 on a tuned NDR fabric
+  // (Together's flapping-airplanes, 2-64 nodes) follow them within 6.4 % (cross_node_logs_test).
+  p.tree_efficiency = 0.93;
+  p.tree_coupling_exponent = 3.0;
+  p.network_bulk_hop_latency_s = 38e-6;
+  p.ll_base_latency_s = 40e-6;
   p.ll_network_hop_latency_s = 9.5e-6;
   p.ll_network_efficiency = 0.65;
   // All-to-all across nodes, 32 MiB-2 GiB on 2-32 nodes of 8 x H100 (AWS p5, 400 Gb/s EFA per GPU;
@@ -219,17 +220,17 @@ double bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const C
 namespace {
 
 // NCCL's tree family across nodes pipelines two stages: the node's all-reduce inside, and a
-// double binary tree between nodes moving 2 (N-1)/N x the buffer in and out of each node. Their
-// rates as algorithm bandwidths (buffer bytes per second).
+// double binary tree between nodes (tree_network_bytes_per_byte). Their rates as algorithm
+// bandwidths (buffer bytes per second).
 struct TreeStages {
   double inside = 0.0;
   double between = 0.0;
 };
 
 TreeStages tree_stages(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
-  const double n = static_cast<double>(node_count(group));
   return {.inside = node_all_reduce_algbw(std::min(group.ranks_per_node, group.ranks), cluster, profile),
-          .between = node_network_bytes_per_s(group, cluster, profile) * profile.tree_efficiency * n / (2.0 * (n - 1.0))};
+          .between = node_network_bytes_per_s(group, cluster, profile) * profile.tree_efficiency /
+                     tree_network_bytes_per_byte(node_count(group))};
 }
 
 double tree_pipeline_algbw(const TreeStages& s, const CommProfile& profile) {
@@ -241,6 +242,11 @@ double tree_bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, co
 }
 
 }  // namespace
+
+double tree_network_bytes_per_byte(std::int64_t nodes) {
+  if (nodes <= 1) return 0.0;
+  return nodes == 2 ? 1.0 : nodes == 3 ? 1.5 : 2.0;
+}
 
 double tree_network_share(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
   const TreeStages stages = tree_stages(group, cluster, profile);

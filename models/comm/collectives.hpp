@@ -134,6 +134,15 @@ double bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const C
 /// ring or the tree, whichever is faster.
 double all_reduce_bus_bandwidth(const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile);
 
+/// Bytes the busiest node of NCCL's double binary tree sends (and receives) across the network per
+/// byte of an all-reduce's buffer over `nodes` nodes. Each tree carries half the buffer up (reduce)
+/// and down (broadcast); a node inner to one tree (a parent, two children) moves 3/2 of the buffer
+/// there and, a leaf of the other, 1/2 more: 2 from four nodes on, whatever their number. On two
+/// nodes each tree is a root and one child (1); on three, a chain and its shift (3/2). NCCL's tuner
+/// models it alike (src/graph/tuning.cc: NVLSTree's bandwidth independent of the node count, its
+/// network rate doubled on two nodes); a ring moves 2 (N-1)/N.
+double tree_network_bytes_per_byte(std::int64_t nodes);
+
 /// The fraction of its network stage's rate NCCL's tree family keeps over `group` once pipelined
 /// with the node's all-reduce (CommProfile::tree_coupling_exponent): 1 where the node's stage is
 /// free (one rank per node) or the exponent is 0 and the network binds.

@@ -11,14 +11,14 @@
 ///   NVLSTree Simple the 2-node log follows (478 GB/s busbw, past what a ring draws from the NICs).
 /// - Time, with R the line rate of the node's NICs the group's ranks use and n ranks on N nodes:
 ///   - ring Simple and ring LL128: 2 (n-1)/n x S / (R x e) + 2 (N-1) network steps x h;
-///   - tree LL128: a fixed cost + 2 log2(N) steps x h + S / (R x e x N / (2 (N-1)));
-///   - NVLSTree Simple: S over the soft minimum (exponent p) of the node's NVLS rate and
-///     R x e x N / (2 (N-1)), + 2 log2(N) steps x h.
-///   Each choice's e, h (and fixed cost, exponent) are fitted, least worst error, to the AWS p5
+///   - tree LL128: 2 log2(N) steps x h + S x b / (R x e), where b is the busiest node's tree
+///     traffic per buffer byte (collectives.hpp, tree_network_bytes_per_byte: 1 on 2 nodes, 2 from 4);
+///   - NVLSTree Simple: S over the lesser of the node's NVLS rate and R x e / b, + 2 log2(N) steps x h.
+///   Each choice's e and h are fitted, least worst error, to the AWS p5
 ///   all-reduce logs of 2-32 nodes (calibration/published/h100_*_allreduce_aws-efa.jsonl: 32 x 100
 ///   Gb/s EFA a node, 32 MiB-8 GiB), the rings with their 2 (n-N) NVLink steps: worst 1.3 % (ring
 ///   Simple, at the fabric's step latency, which its 1-8 GiB sizes do not tell), 9.2 % (ring
-///   LL128), 6.7 % (tree LL128), 18 % (NVLSTree Simple, whose fixed cost is 0.3 ms on 2 nodes and
+///   LL128), 7.1 % (tree LL128), 17 % (NVLSTree Simple, whose fixed cost is 0.3 ms on 2 nodes and
 ///   3.5 ms on 16-32, which one hop latency per tree level does not follow).
 /// - `cluster.network_latency_us` moves every choice's step latency by the same amount as it moves
 ///   the fabric's hop latency.

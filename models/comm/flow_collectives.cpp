@@ -158,9 +158,10 @@ void append_all_reduce(const FlowNetwork& network, std::span<const std::int64_t>
       if (nodes.size() < 2 || !uniform(nodes))
         throw std::invalid_argument("tree: an all-reduce over the same number of ranks on each of several nodes");
       for (const auto& node : nodes) inside(node, nvls_better);
-      // Between nodes, pipelined with the above: 2(N-1)/N x S/k through each rail's NIC, at the
-      // share of the NIC's tree rate that the pipeline with the node's stage leaves it.
-      const double n = static_cast<double>(nodes.size());
+      // Between nodes, pipelined with the above: the busiest node's tree traffic, S/k x
+      // tree_network_bytes_per_byte, through each rail's NIC, at the share of the NIC's tree rate
+      // that the pipeline with the node's stage leaves it.
+      const double per_byte = tree_network_bytes_per_byte(static_cast<std::int64_t>(nodes.size()));
       const double nic_per_gpu = cluster.nic_bytes_per_s * static_cast<double>(cluster.nics_per_node) /
                                  static_cast<double>(cluster.gpus_per_node);
       const CommGroup group{.ranks = static_cast<std::int64_t>(ranks.size()), .ranks_per_node = static_cast<std::int64_t>(k)};
@@ -170,7 +171,7 @@ void append_all_reduce(const FlowNetwork& network, std::span<const std::int64_t>
       for (std::size_t rail = 0; rail < k; ++rail) {
         std::vector<std::int64_t> ring;
         for (const auto& node : nodes) ring.push_back(node[rail]);
-        append_ring(network, ring, 2.0 * (n - 1.0) / n * bytes / kd, out);
+        append_ring(network, ring, per_byte * bytes / kd, out);
       }
       for (std::size_t i = first; i < out.size(); ++i) out[i].cap_bytes_per_s = cap;
       return;

@@ -12,9 +12,10 @@
 /// - nvls (all-reduce inside an NVSwitch node): each GPU pushes S into the switch, which reduces
 ///   and multicasts S back; each direction held to the profile's NVLS rate.
 /// - tree (all-reduce across nodes, NCCL's tree family): inside each node an all-reduce (NVLS or a
-///   ring), and at the same time (pipelined) each rail's ranks move 2(N-1)/N x S/k between the N
-///   nodes, held to the NIC rate x the profile's tree efficiency x the share of it the pipeline
-///   with the node's stage leaves (models/comm/collectives.hpp, tree_network_share).
+///   ring), and at the same time (pipelined) each rail's ranks move the busiest node's tree traffic
+///   (S/k x tree_network_bytes_per_byte: 1 on two nodes, 2 from four) around the N nodes, held
+///   to the NIC rate x the profile's tree efficiency x the share of it the pipeline with the
+///   node's stage leaves (models/comm/collectives.hpp, tree_network_share).
 /// - hierarchical all-reduce: intra-node reduce-scatter over NVLink, an all-reduce ring per rail
 ///   across nodes on S/k, then an intra-node all-gather, one phase after the other.
 /// - direct all-to-all: every rank sends S/n to every other rank at once. Across nodes NCCL sends

@@ -20,7 +20,7 @@
 // - h100_*_allreduce_aws-efa (the same 2-32 nodes of p5, 32 MiB-8 GiB): the AWS OFI plugin's tuner
 //   picks each size's algorithm and protocol (its regions, models/comm/efa_all_reduce.cpp), and
 //   each choice's rate and step latency are fitted to these five logs together, so the bounds are
-//   residuals. Not within 10 %: 18 % on 2 and 32 nodes, 12 % on 16 (4 and 8 nodes: 9.1 and 9.2 %),
+//   residuals. Not within 10 %: 17 % on 2 and 32 nodes, 15 % on 16 (4 and 8 nodes: 9.1 and 9.2 %),
 //   all at NVLSTree Simple, whose fixed cost grows from 0.3 ms on 2 nodes to 3.5 ms on 32 faster
 //   than one latency per tree level follows. The InfiniBand-fitted model missed them by 44-66 %.
 // - a100_2n16g_allreduce_oci-oke (2 nodes of OCI's BM.GPU4.8, 16 x 100 Gb/s RoCE a node, NCCL 2.19):
@@ -52,9 +52,10 @@
 //   all-gather within 1.9 %: the profile's 0.954 is a tuned fabric's level (the same report finds
 //   ring and NVLS 20-25 % lower without that tuning, as on the cluster above). Its all-reduce is
 //   NCCL's NVLSTree: as fast as a ring from 4 nodes (388-390 GB/s up to 64) and 720 GB/s on 2,
-//   where the tree constants fitted to nccl-tests #309's H100 logs (tree_efficiency 0.78) give
-//   B200 nodes 334-305 GB/s on 8-32 nodes and 541 on 2: 14-23 % slow, 25 % on 2 nodes (4 nodes: the
-//   profile's own measured curve, 1.6 %).
+//   which the tree's traffic follows (the busiest node moves the buffer twice from 4 nodes on,
+//   once on 2: collectives.hpp, tree_network_bytes_per_byte): within 1.6 % on 4-64 nodes (4: the
+//   profile's own measured curve; the others its level carried by the model) and 6.4 % on 2, with
+//   the tree constants fitted to nccl-tests #309's H100 logs.
 // A second test holds the other use of these logs: a profile fitted to some node counts predicting
 // the others (collectives.hpp: measured node counts hold the level, the model the change); two
 // more, what `calibrate` makes of a multi-node sendrecv log (the point-to-point constants) and of
@@ -109,7 +110,7 @@ const std::map<std::string, LogBound>& cross_node_bounds() {
       {"h100_2n16g_allreduce_aws-efa.jsonl", {p5, 0.18}},
       {"h100_4n32g_allreduce_aws-efa.jsonl", {p5, 0.10}},
       {"h100_8n64g_allreduce_aws-efa.jsonl", {p5, 0.10}},
-      {"h100_16n128g_allreduce_aws-efa.jsonl", {p5, 0.13}},
+      {"h100_16n128g_allreduce_aws-efa.jsonl", {p5, 0.15}},
       {"h100_32n256g_allreduce_aws-efa.jsonl", {p5, 0.18}},
       {"h100_2n16g_alltoall_aws-efa.jsonl", {p5, 0.15}},
       {"h100_4n32g_alltoall_aws-efa.jsonl", {p5, 0.13}},
@@ -122,7 +123,7 @@ const std::map<std::string, LogBound>& cross_node_bounds() {
       {"b200_2n16g_allgather_gcp-a4.txt", {gcp("b200"), 1.52}},
       {"b200_allgather_together-scaling.jsonl", {{"cluster.gpu=b200"}, 0.26}},
       {"b200_allgather_together-flapping-airplanes-scaling.jsonl", {{"cluster.gpu=b200"}, 0.03}},
-      {"b200_allreduce_together-flapping-airplanes-scaling.jsonl", {{"cluster.gpu=b200"}, 0.25}},
+      {"b200_allreduce_together-flapping-airplanes-scaling.jsonl", {{"cluster.gpu=b200"}, 0.07}},
       {"b200_4n32g_together-flapping-airplanes.jsonl", {{"cluster.gpu=b200"}, 0.03}},
   };
   return table;

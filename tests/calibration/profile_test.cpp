@@ -96,7 +96,7 @@ TEST_CASE("profile: the constants added after version 1 was first written may be
   // (no low-latency path; the tree family at the plain minimum of its stages' rates, as
   // tests/models/comm/flow_collectives_test.cpp checks).
   auto old = nlohmann::ordered_json::parse(bundled_text("h100-sxm"));
-  REQUIRE(old["comm"]["tree_coupling_exponent"]["value"] == 4.0);
+  REQUIRE(old["comm"]["tree_coupling_exponent"]["value"] == 3.0);
   for (const char* key : {"ll_base_latency_s", "ll_network_hop_latency_s", "ll_network_efficiency", "tree_coupling_exponent"})
     old["comm"].erase(key);
   const auto profile = parse_profile(old.dump(), "old.json");

@@ -45,15 +45,15 @@ TEST_CASE("collectives: NVLS beats the ring inside an NVSwitch node, NCCL's tree
   // dgxc-benchmarking measures 480).
   CHECK(collective_time_s(CollectiveOp::all_reduce, 1073741824.0, {.ranks = 8, .ranks_per_node = 8}, cluster, profile) ==
         doctest::Approx(13.6e-6 + 1073741824.0 / 275e9).epsilon(1e-9));
-  // Two nodes: the tree moves 2 (N-1)/N = 1 x the buffer through each node's 8 x 50 GB/s x 0.94
-  // = 376 GB/s of NICs at tree efficiency 0.78: 293.28 GB/s, pipelined with NVLS's 275 inside at
-  // their soft minimum with exponent 4, (275^-4 + 293.28^-4)^(-1/4) = 238.316 GB/s algbw.
+  // Two nodes: the tree moves the buffer once through each node's 8 x 50 GB/s x 0.94 = 376 GB/s of
+  // NICs at tree efficiency 0.93: 349.68 GB/s, pipelined with NVLS's 275 inside at their soft
+  // minimum with exponent 3, (275^-3 + 349.68^-3)^(-1/3) = 240.966 GB/s algbw.
   // Latency: 8 us + 14 x 0.4 us + 2 x 1 level x 5.5 us = 24.6 us.
   CHECK(collective_time_s(CollectiveOp::all_reduce, 1073741824.0, {.ranks = 16, .ranks_per_node = 8}, cluster,
-                          profile) == doctest::Approx(24.6e-6 + 1073741824.0 / 238.316e9).epsilon(1e-6));
+                          profile) == doctest::Approx(24.6e-6 + 1073741824.0 / 240.966e9).epsilon(1e-6));
   // One rank per node (a data-parallel group beside TP 8): nothing to pipeline inside; the tree
-  // would move 2 x 15/16 of the buffer through one 47 GB/s NIC at 0.78, busbw 1.875 x 47 x 0.78 x
-  // 16/30 = 36.7 GB/s; the ring's 47 GB/s is faster, and NCCL's tuner takes it.
+  // would move twice the buffer through the busiest node's 47 GB/s NIC at 0.93, busbw 1.875 x 47 x
+  // 0.93 / 2 = 41.0 GB/s; the ring's 47 GB/s is faster, and NCCL's tuner takes it.
   const CommGroup rail{.ranks = 16, .ranks_per_node = 1};
   const ClusterSpec big{.gpu = test::h100(), .num_gpus = 128, .gpus_per_node = 8};
   CHECK_FALSE(all_reduce_uses_tree(rail, big, profile));
@@ -72,16 +72,16 @@ TEST_CASE("collectives: a measured curve gives its own layout's time and shapes 
   CHECK(collective_time_s(CollectiveOp::all_reduce, bytes, {.ranks = 8, .ranks_per_node = 8}, cluster, profile) ==
         doctest::Approx(node));
   // Two nodes, bulk protocol: the node's time + the extra bandwidth time (the tree family's
-  // pipeline, algbw 238.316 GB/s as above, vs NVLS's 275 inside) + 2 network steps x 37 us of
-  // pipeline fill: 477 us. The low-latency protocols would take 41 us + 2 x (9.5 us + bytes /
-  // (376 GB/s x 0.65)) = 609 us: slower here.
+  // pipeline, algbw 240.966 GB/s as above, vs NVLS's 275 inside) + 2 network steps x 38 us of
+  // pipeline fill: 476 us. The low-latency protocols would take 40 us + 2 x (9.5 us + bytes /
+  // (376 GB/s x 0.65)) = 608 us: slower here.
   const CommGroup two_nodes{.ranks = 16, .ranks_per_node = 8};
   CHECK(collective_time_s(CollectiveOp::all_reduce, bytes, two_nodes, cluster, profile) ==
-        doctest::Approx(node + bytes / 238.316e9 - bytes / 275e9 + 74e-6).epsilon(1e-6));
-  // At 1 MiB they win: 41 us + 2 x (9.5 us + 4.3 us) = 68.6 us, against the bulk protocol's 110 us.
+        doctest::Approx(node + bytes / 240.966e9 - bytes / 275e9 + 76e-6).epsilon(1e-6));
+  // At 1 MiB they win: 40 us + 2 x (9.5 us + 4.3 us) = 67.6 us, against the bulk protocol's 112 us.
   const double small = 1024.0 * 1024;
   CHECK(collective_time_s(CollectiveOp::all_reduce, small, two_nodes, cluster, profile) ==
-        doctest::Approx(41e-6 + 2.0 * (9.5e-6 + small / (376e9 * 0.65))).epsilon(1e-9));
+        doctest::Approx(40e-6 + 2.0 * (9.5e-6 + small / (376e9 * 0.65))).epsilon(1e-9));
 }
 
 TEST_CASE("collectives: a rail-aligned group across nodes is held to one NIC per rank") {
