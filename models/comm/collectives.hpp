@@ -6,10 +6,10 @@
 /// NICs the group's ranks on one node can use (each rank of a rail-aligned group has its own NIC),
 /// capped by NVLink. All-reduce takes the faster of what NCCL offers: a ring, or in-switch
 /// reduction (NVLS) inside an NVSwitch node; across nodes NCCL's tree family (tree, NVLSTree: the
-/// node's all-reduce inside, a double binary tree between nodes that moves 2 (N-1)/N x the buffer
-/// through each of the N nodes' NICs; the two stages pipelined at the soft minimum of their
-/// rates), which NCCL runs on NVLS nodes, else the faster of a ring and the tree (one rank per
-/// node: the ring). All-to-all across nodes is held to each rank's own
+/// node's all-reduce inside, a double binary tree between nodes whose busiest node moves the
+/// buffer once through its NICs on 2 nodes and twice from 4 on (tree_network_bytes_per_byte); the
+/// two stages pipelined at the soft minimum of their rates), which NCCL runs on NVLS nodes, else
+/// the faster of a ring and the tree (one rank per node: the ring). All-to-all across nodes is held to each rank's own
 /// NIC share ((n-k)/n of its buffer leaves the node), not the node's NICs together. On AWS EFA an
 /// all-reduce of 8 ranks a node across nodes runs what the AWS plugin's tuner picks, at that
 /// choice's fitted rate (efa_all_reduce.hpp). Latency steps
@@ -37,7 +37,7 @@
 /// one bandwidth efficiency per link class; without curves, mid sizes (1-64 MiB) are optimistic,
 /// since the protocols' lines do not follow NCCL's channel count changes. Across nodes, the
 /// two protocol families' constants and the tree's pipeline (efficiency, coupling exponent) are
-/// fitted to two clusters' logs (2 and 8 nodes of H100 on 400 Gb/s InfiniBand): within 7 % of both
+/// fitted to two clusters' logs (2 and 8 nodes of H100 on 400 Gb/s InfiniBand): within 6.6 % of both
 /// from 1 MiB up; other fabrics and node counts extrapolate.
 /// Source: latency steps as NCCL's src/graph/tuning.cc (base + intra steps x intra latency +
 /// inter steps x inter latency); ring step counts and bus-bandwidth factors as in nccl-tests' PERFORMANCE.md and the

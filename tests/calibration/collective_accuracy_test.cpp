@@ -17,7 +17,7 @@
 //   of NCCL's bulk protocol (the node's curve plus a chunk pipeline fill per network step) and its
 //   low-latency protocols (the buffer forwarded step by step), which follows the switch near 8 MiB
 //   on 8 nodes. The two logs come from different clusters and NCCL versions, and the six
-//   constants of that part are fitted to both together (models/comm/collectives.cpp; worst error 7 %),
+//   constants of that part are fitted to both together (models/comm/collectives.cpp; worst error 6.6 %),
 //   so this bound is the fit's residual, not an independent check of it.
 
 #include <doctest/doctest.h>
