@@ -9,12 +9,12 @@
 /// node's all-reduce inside, a double binary tree between nodes whose busiest node moves the
 /// buffer once through its NICs on 2 nodes and twice from 4 on (tree_network_bytes_per_byte); the
 /// two stages pipelined at the soft minimum of their rates), which NCCL runs on NVLS nodes, else
-/// the faster of a ring and the tree (one rank per node: the ring). All-to-all across nodes is held to each rank's own
-/// NIC share ((n-k)/n of its buffer leaves the node), not the node's NICs together. On AWS EFA an
-/// all-reduce of 8 ranks a node across nodes runs what the AWS plugin's tuner picks, at that
-/// choice's fitted rate (efa_all_reduce.hpp). Latency steps
-/// as NCCL's tuner counts them (latency_steps): log-depth trees for all-reduce across nodes where
-/// the tree runs, a hop per ring neighbour otherwise.
+/// the faster of a ring and the tree (one rank per node: the ring). All-to-all across nodes is
+/// held to each rank's own NIC share ((n-k)/n of its buffer leaves the node), not the node's NICs
+/// together. On AWS EFA an all-reduce of 8 ranks a node across nodes runs what the AWS plugin's
+/// tuner picks, at that choice's fitted rate (efa_all_reduce.hpp). Latency steps as NCCL's tuner
+/// counts them (latency_steps): log-depth trees for all-reduce across nodes where the tree runs, a
+/// hop per ring neighbour otherwise.
 /// Measured curves: a profile may carry curves (collective_curve.hpp) fitted to nccl-tests runs.
 /// A curve of the group's own layout gives the time outright; a single-node curve of the same
 /// collective and GPUs per node also prices groups of several such nodes, as the faster of the two

@@ -22,7 +22,7 @@
 //   each choice's rate and step latency are fitted to these five logs together, so the bounds are
 //   residuals. Not within 10 %: 17 % on 2 and 32 nodes, 15 % on 16 (4 and 8 nodes: 9.1 and 9.2 %),
 //   all at NVLSTree Simple, whose fixed cost grows from 0.3 ms on 2 nodes to 3.5 ms on 32 faster
-//   than one latency per tree level follows. The InfiniBand-fitted model missed them by 44-66 %.
+//   than one latency per tree level follows. The InfiniBand-fitted model misses them by up to 49-82 %.
 // - a100_2n16g_allreduce_oci-oke (2 nodes of OCI's BM.GPU4.8, 16 x 100 Gb/s RoCE a node, NCCL 2.19):
 //   the A100 profile carried to RoCE by the fabric rule, priced as the default algorithms. Not within
 //   10 %: the model is 20-22 % slow at 8-16 MiB and 8-12 % slow from 1 GiB, where the log's busbw
