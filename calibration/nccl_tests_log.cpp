@@ -436,14 +436,16 @@ NcclTestsLog read_nccl_tests_log(const std::filesystem::path& path, std::optiona
   return parse_nccl_tests_log(read_input_file(path), path.string(), op);
 }
 
+bool is_nccl_tests_marker_line(std::string_view line) {
+  const auto body = trim(line);
+  if (!body.starts_with('#')) return false;
+  const auto comment = trim(body.substr(1));
+  return comment.starts_with("nThread") || comment.starts_with("ranks:");
+}
+
 bool looks_like_nccl_tests_log(std::string_view text) {
-  for (const auto line : split_lines(text)) {
-    const auto body = trim(line);
-    if (!body.starts_with('#')) continue;
-    const auto comment = trim(body.substr(1));
-    if (comment.starts_with("nThread") || comment.starts_with("ranks:")) return true;
-  }
-  return false;
+  const auto lines = split_lines(text);
+  return std::any_of(lines.begin(), lines.end(), is_nccl_tests_marker_line);
 }
 
 }  // namespace clustersim::calibration

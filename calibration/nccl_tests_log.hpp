@@ -83,8 +83,11 @@ NcclTestsLog parse_nccl_tests_log(std::string_view text, const std::string& file
 NcclTestsLog read_nccl_tests_log(const std::filesystem::path& path,
                                  std::optional<models::CollectiveOp> op = std::nullopt);
 
-/// True when the text has an nccl-tests "# nThread" header line or a "# ranks:" line: how
-/// `calibrate` tells these logs from JSON lines.
+/// True for a line that marks an nccl-tests log: its "# nThread" header, or the "# ranks:" line of a
+/// table published without it.
+bool is_nccl_tests_marker_line(std::string_view line);
+
+/// True when the text has such a line: how `calibrate` tells these logs from JSON lines.
 bool looks_like_nccl_tests_log(std::string_view text);
 
 }  // namespace clustersim::calibration

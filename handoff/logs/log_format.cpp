@@ -30,9 +30,7 @@ std::optional<LogFormat> format_of_line(std::string_view line) {
     return LogFormat::nemo;
   if (number_after(line, "step:") && number_after(line, "loss:") && number_after(line, "tps:", true))
     return LogFormat::torchtitan;
-  // nccl-tests' header, or the layout line of a table published without it (nccl_tests_log.hpp).
-  if (const auto t = calibration::trim(line); t.starts_with("# nThread") || t.starts_with("# ranks:"))
-    return LogFormat::nccl_tests;
+  if (calibration::is_nccl_tests_marker_line(line)) return LogFormat::nccl_tests;
   return std::nullopt;
 }
 

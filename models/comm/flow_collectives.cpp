@@ -162,8 +162,7 @@ void append_all_reduce(const FlowNetwork& network, std::span<const std::int64_t>
       // tree_network_bytes_per_byte, through each rail's NIC, at the share of the NIC's tree rate
       // that the pipeline with the node's stage leaves it.
       const double per_byte = tree_network_bytes_per_byte(static_cast<std::int64_t>(nodes.size()));
-      const double nic_per_gpu = cluster.nic_bytes_per_s * static_cast<double>(cluster.nics_per_node) /
-                                 static_cast<double>(cluster.gpus_per_node);
+      const double nic_per_gpu = node_nic_line_rate({.ranks = 2, .ranks_per_node = 1}, cluster);
       const CommGroup group{.ranks = static_cast<std::int64_t>(ranks.size()), .ranks_per_node = static_cast<std::int64_t>(k)};
       const double cap = nic_per_gpu * profile.network_efficiency * profile.tree_efficiency *
                          tree_network_share(group, cluster, profile);

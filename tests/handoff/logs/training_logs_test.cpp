@@ -106,6 +106,9 @@ TEST_CASE("training logs: the format is detected per file, other files are refus
   CHECK(read_training_log(std::string(CLUSTERSIM_SOURCE_DIR) +
                           "/tests/calibration/data/h100_2n16g_ib-ndr_allreduce_nccl-tests-309.txt")
             .format == LogFormat::nccl_tests);
+  // A table published without nccl-tests' header, its layout stated on a "# ranks:" line.
+  CHECK(read_training_log(std::string(CLUSTERSIM_SOURCE_DIR) + "/calibration/published/h200_2n16g_allgather_gcp-a3ultra.txt")
+            .format == LogFormat::nccl_tests);
   CHECK_THROWS_WITH_AS(detect_log_format("\n\nhello world\n", "x.log"),
                        doctest::Contains("x.log:3: not a log clustersim reads"), calibration::InputError);
   CHECK_THROWS_WITH_AS(detect_log_format("", "empty.log"), doctest::Contains("empty.log: not a log"),
