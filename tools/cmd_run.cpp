@@ -20,6 +20,7 @@
 #include "tools/export_option.hpp"
 #include "tools/file_output.hpp"
 #include "tools/render/html_report.hpp"
+#include "tools/render/op_table.hpp"
 #include "tools/render/prometheus_metrics.hpp"
 #include "tools/render/step_report.hpp"
 
@@ -45,6 +46,7 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
   scenario_args.add_to(options);
   std::string trace_path, report_path, metrics_path, csv_path;
   bool print_scenario = false;
+  bool ops = false;
   std::size_t links = 0;
   constexpr IntRange links_range{.min = 0, .max = 1000000};
   ExportOption export_option;
@@ -60,13 +62,17 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
        "write the per-stage table as CSV: one row per pipeline stage (layers, compute, exposed communication, "
        "bubble, TP/PP/DP/CP/EP communication in seconds, memory in GiB)")
       ("print-scenario", po::bool_switch(&print_scenario), "print the normalised scenario instead of simulating")
+      ("ops", po::bool_switch(&ops),
+       "also list the compute of one micro-batch on one GPU op by op: each GEMM's shape, FLOPs, HBM bytes, time "
+       "and achieved rate, to set against a profiler's kernel table")
       ("links", integer_option("links", &links, links_range)->value_name("N"),
        with_rule("list the N busiest network links: bytes, utilisation, which communication used them (flow fidelity)",
                  links_range.rule()).c_str());
   const CommandHelp help{
       .name = "run",
-      .usage = "[SCENARIO] [--set path=value ...] [--links N] [--trace FILE] [--report FILE.html]\n"
-               "                      [--metrics FILE] [--csv FILE] [--export FRAMEWORK] [--print-scenario]",
+      .usage = "[SCENARIO] [--set path=value ...] [--links N] [--ops] [--trace FILE]\n"
+               "                      [--report FILE.html] [--metrics FILE] [--csv FILE] [--export FRAMEWORK]\n"
+               "                      [--print-scenario]",
       .description = "Simulate one training step: step time, tokens/s, model TFLOP/s per GPU, MFU, HFU,\n"
                      "pipeline bubble, exposed communication, a per-stage breakdown and memory per GPU.",
       .arguments = ScenarioArgs::argument_help,
@@ -89,6 +95,8 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
   const std::string source = scenario_args.source_name();
   const models::StepSimulation sim = simulate(scenario, source);
   const std::vector<models::LinkLoad> busiest = models::busiest_links(sim.step, sim.timeline, links);
+  const std::vector<models::TimedOp> op_list =
+      ops ? models::op_breakdown(calibration::step_inputs(scenario)) : std::vector<models::TimedOp>{};
   // Write the trace before printing, so that a failure leaves neither a file nor a half report.
   if (!trace_path.empty()) write_file_atomically(trace_path, chrome_trace_json(sim.step, sim.timeline));
   if (!report_path.empty()) write_file_atomically(report_path, run_report_html(scenario, sim));
@@ -106,6 +114,7 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
     j["communication_constants"] = calibration::communication_constants(scenario);
     if (band) j["step_time_band_s"] = {{"fast", band->fast_s}, {"slow", band->slow_s}, {"constants", band->constants}};
     if (links > 0) j["links"] = links_json(busiest);
+    if (ops) j["ops"] = ops_json(op_list);
     if (launch) j["export"] = handoff::launch_config_json(*launch);
     out << j.dump(2) << '\n';
   } else {
@@ -117,6 +126,7 @@ int cmd_run(std::span<const std::string> args, std::ostream& out) {
                          band->fast_s, band->slow_s, band->constants.size(), fmt::join(band->constants, ", "));
     }
     if (links > 0) out << links_text(busiest);
+    if (ops) out << ops_text(op_list);
     if (launch) out << "\n" << handoff::launch_config_text(*launch);
   }
   return 0;

@@ -118,3 +118,30 @@ TEST_CASE("cli: import reads the NCCL options file a Megatron-LM script names, b
 }
 
 }  // namespace
+
+TEST_CASE("cli: run --ops lists the compute op by op, in the text and as the JSON's ops array") {
+  const auto text = clustersim::test::run_clustersim("run --ops");
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("qkv_proj") != std::string::npos);
+  CHECK(text.out.find("layer backward total") != std::string::npos);
+  const auto with = clustersim::test::run_clustersim("run --ops --json");
+  REQUIRE(with.exit_code == 0);
+  const auto j = nlohmann::json::parse(with.out);  // exactly one object
+  REQUIRE(j.at("ops").is_array());
+  const auto& first = j.at("ops").front();
+  CHECK(first.at("part") == "embedding forward");
+  bool qkv = false;
+  for (const auto& op : j.at("ops")) {
+    if (op.at("name") != "qkv_proj" || op.at("part") != "layer forward") continue;
+    qkv = true;
+    // The default Llama 3 70B at TP 8: 4096 tokens x (8192 + 2 x 1024) / 8 outputs x 8192 inputs.
+    CHECK(op.at("gemm").at("n") == 1280);
+    CHECK(op.at("flops").get<double>() == doctest::Approx(2.0 * 4096 * 1280 * 8192));
+    CHECK(op.at("tflops_per_s").get<double>() ==
+          doctest::Approx(op.at("flops").get<double>() / op.at("time_s").get<double>() / 1e12));
+  }
+  CHECK(qkv);
+  const auto without = clustersim::test::run_clustersim("run --json");
+  REQUIRE(without.exit_code == 0);
+  CHECK_FALSE(nlohmann::json::parse(without.out).contains("ops"));
+}

@@ -1,0 +1,53 @@
+#include "models/step/op_breakdown.hpp"
+
+#include "models/compute/compute_time.hpp"
+#include "models/spec/moe.hpp"
+
+namespace clustersim::models {
+
+std::string_view op_part_name(OpPart part) {
+  switch (part) {
+    case OpPart::layer_forward: return "layer forward";
+    case OpPart::layer_backward: return "layer backward";
+    case OpPart::layer_recompute: return "layer recompute";
+    case OpPart::moe_layer_forward: return "moe layer forward";
+    case OpPart::moe_layer_backward: return "moe layer backward";
+    case OpPart::moe_layer_recompute: return "moe layer recompute";
+    case OpPart::embedding_forward: return "embedding forward";
+    case OpPart::embedding_backward: return "embedding backward";
+    case OpPart::output_forward: return "output forward";
+    case OpPart::output_backward: return "output backward";
+  }
+  return "?";
+}
+
+std::vector<TimedOp> op_breakdown(const StepInputs& in) {
+  check_layout(in);
+  std::vector<TimedOp> out;
+  const auto add = [&](OpPart part, const OpList& ops) {
+    for (const OpCost& op : ops)
+      out.push_back({part, op, op_time_s(op, in.cluster.gpu, in.compute, in.training.precision)});
+  };
+  bool any_dense = false, any_moe = false;
+  for (std::int64_t i = 0; i < in.model.layers; ++i) (is_moe_layer(in.model, i) ? any_moe : any_dense) = true;
+  const HeadCosts head = head_costs(in.model, in.parallelism, in.training);
+  add(OpPart::embedding_forward, head.embedding_forward);
+  if (any_dense) {
+    const LayerCosts layer = layer_costs(in.model, in.parallelism, in.training);
+    add(OpPart::layer_forward, layer.forward);
+    add(OpPart::layer_recompute, layer.recompute);
+    add(OpPart::layer_backward, layer.backward);
+  }
+  if (any_moe) {
+    const LayerCosts layer = moe_layer_costs(in.model, in.parallelism, in.training);
+    add(OpPart::moe_layer_forward, layer.forward);
+    add(OpPart::moe_layer_recompute, layer.recompute);
+    add(OpPart::moe_layer_backward, layer.backward);
+  }
+  add(OpPart::output_forward, head.output_forward);
+  add(OpPart::output_backward, head.output_backward);
+  add(OpPart::embedding_backward, head.embedding_backward);
+  return out;
+}
+
+}  // namespace clustersim::models
