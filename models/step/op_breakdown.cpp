@@ -28,17 +28,16 @@ std::vector<TimedOp> op_breakdown(const StepInputs& in) {
     for (const OpCost& op : ops)
       out.push_back({part, op, op_time_s(op, in.cluster.gpu, in.compute, in.training.precision)});
   };
-  bool any_dense = false, any_moe = false;
-  for (std::int64_t i = 0; i < in.model.layers; ++i) (is_moe_layer(in.model, i) ? any_moe : any_dense) = true;
+  const std::int64_t moe_layers = moe_layer_count(in.model);
   const HeadCosts head = head_costs(in.model, in.parallelism, in.training);
   add(OpPart::embedding_forward, head.embedding_forward);
-  if (any_dense) {
+  if (moe_layers < in.model.layers) {
     const LayerCosts layer = layer_costs(in.model, in.parallelism, in.training);
     add(OpPart::layer_forward, layer.forward);
     add(OpPart::layer_recompute, layer.recompute);
     add(OpPart::layer_backward, layer.backward);
   }
-  if (any_moe) {
+  if (moe_layers > 0) {
     const LayerCosts layer = moe_layer_costs(in.model, in.parallelism, in.training);
     add(OpPart::moe_layer_forward, layer.forward);
     add(OpPart::moe_layer_recompute, layer.recompute);
