@@ -106,7 +106,7 @@ class ProfileBuilder {
     for (auto* s : {&c.gemm_max_efficiency_bf16, &c.gemm_max_efficiency_fp8, &c.k_half, &c.attention_efficiency,
                     &c.hbm_efficiency, &c.launch_overhead_s, &c.sustained_clock_ratio, &c.attention_clock_factor,
                     &c.attention_cudnn_efficiency, &c.attention_flash3_efficiency, &c.attention_sdpa_flash_efficiency,
-                    &c.attention_dropout_factor}) {
+                    &c.attention_dropout_share}) {
       s->source = std::string(kBuiltIn) + s->source;
     }
     for (auto* s : {&c.sm_count, &c.tile_m, &c.tile_n}) s->source = std::string(kBuiltIn) + s->source;
@@ -262,8 +262,9 @@ class ProfileBuilder {
   }
 
   // Dropout's cost to a fused kernel: each record with dropout against the record of the same
-  // kernel and call shape without, the ratio of their times; the mean over the pairs is the
-  // factor. Records with dropout and no partner are reported, not fitted.
+  // kernel and call shape without, the time it adds per FLOP in units of a FLOP's time at the bf16
+  // peak, (time ratio - 1) / the kernel's fraction of the peak without dropout; the share is the
+  // mean over the pairs. Records with dropout and no partner are reported, not fitted.
   void fit_attention_dropout(const RawInputs& in) {
     double sum = 0.0;
     int pairs = 0;
@@ -279,16 +280,17 @@ class ProfileBuilder {
         continue;
       }
       const double ratio = partner->tflops / d.tflops;  // same FLOPs: the time ratio
-      sum += ratio;
+      const double efficiency = partner->tflops * 1e12 / gpu_.bf16_flops_per_s;
+      sum += (ratio - 1.0) / efficiency;
       ++pairs;
       out_.notes.push_back(fmt::format("attention: with dropout {} the call of line {} takes {:.3f} x its time without "
-                                       "(line {})",
-                                       d.dropout, d.line, ratio, partner->line));
+                                       "(line {}, at {:.3f} of the bf16 peak)",
+                                       d.dropout, d.line, ratio, partner->line, efficiency));
     }
     if (pairs == 0) return;
-    out_.profile.compute.attention_dropout_factor = {
-        sum / pairs, fmt::format("measured: time of fused attention calls with dropout over the same calls without, "
-                                 "mean of {} pair(s) in {}",
+    out_.profile.compute.attention_dropout_share = {
+        sum / pairs, fmt::format("measured: (time with dropout / time without - 1) / the call's fraction of the bf16 "
+                                 "peak without, of fused attention calls alike but for dropout, mean of {} pair(s) in {}",
                                  pairs, in.attention_from.text())};
   }
 

@@ -70,7 +70,7 @@ constexpr std::array kComputeDoubles{
                 "not in the profile: as FlashAttention-2 (attention_efficiency)", "attention_efficiency"},
     DoubleField{"attention_sdpa_flash_efficiency", &models::ComputeProfile::attention_sdpa_flash_efficiency, kNaN,
                 "not in the profile: as FlashAttention-2 (attention_efficiency)", "attention_efficiency"},
-    DoubleField{"attention_dropout_factor", &models::ComputeProfile::attention_dropout_factor, 1.0,
+    DoubleField{"attention_dropout_share", &models::ComputeProfile::attention_dropout_share, 0.0,
                 "not in the profile: dropout taken to cost the attention kernel nothing"},
     // Fitted from nvfp4 GEMM records only: a profile without the figure keeps the built-in one.
     DoubleField{"gemm_max_efficiency_fp4", &models::ComputeProfile::gemm_max_efficiency_fp4, 0.0,
@@ -130,9 +130,10 @@ constexpr std::array kRanges{
     // Attention's held clock over the GEMMs': it cannot pass the boost clock, 1 / sustained_clock_ratio
     // (1.19 on Hopper); 2 leaves room for a board the GEMMs throttle harder.
     FieldRange{"attention_clock_factor", {.min = 0, .min_exclusive = true, .max = 2}},
-    // A time ratio: dropout adds work to the kernel (a measurement may read a hair under 1); 4
-    // is past the slowest published reading (the GB200's backward at 60 % of its rate).
-    FieldRange{"attention_dropout_factor", {.min = 0.9, .max = 4}},
+    // Time per FLOP at the peak: dropout adds work to the kernel (a measurement may read a hair
+    // under 0, a call a hair faster with it); 4 is past the slowest published reading (the GB200's
+    // backward at 60 % of its rate, 1.3 of the peak's time per FLOP at its kernel's 0.5).
+    FieldRange{"attention_dropout_share", {.min = -0.1, .max = 4}},
     FieldRange{"nvlink_efficiency", kEfficiency},
     FieldRange{"network_efficiency", kEfficiency},
     FieldRange{"launch_latency_s", kLatencyS},

@@ -12,8 +12,8 @@ probability given. Prints one JSON line per call in clustersim's bench-record fo
 tflops counts the executed FLOPs of the call, 4 b h s^2 d / 2 (causal) x 3.5 (backward 2.5 x the
 forward), the median of --iters timed calls between CUDA events after --warmup. `clustersim
 calibrate` fits each kernel's rate to the calls without dropout and the profile's
-attention_dropout_factor to the time ratio of each call with dropout against the same call
-without. A backend the installed PyTorch cannot run at a shape or a probability is skipped with a
+attention_dropout_share to the time each call with dropout adds against the same call without,
+per FLOP at the bf16 peak. A backend the installed PyTorch cannot run at a shape or a probability is skipped with a
 note on stderr.
 
 Usage: python3 attention_bench.py [--dropout P ...] [--iters N] [--warmup N] > attention.jsonl

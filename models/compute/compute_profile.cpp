@@ -257,16 +257,34 @@ Sourced<double> blackwell_attention_clock() {
           "the sustained clock ratio is itself an attention kernel's reading (flashinfer-ai/flashinfer PR #2899: "
           "FlashAttention-4 back to back on a B200, 1965 -> ~1580 MHz)"};
 }
-// No GPU of the bundled profiles has a published reading of a fused attention kernel with and
-// without dropout at one shape; calibrate fits one from attention_bench.py's records.
-Sourced<double> unmeasured_attention_dropout() {
-  return {1.0,
-          "not measured: no reading of a fused attention call with dropout on this GPU, so dropout is taken to cost "
-          "the kernel nothing. It is not free: FlashAttention-4 and cuDNN 9.24 on a GB200 run their forward at "
-          "75-85 % and their backward at 60-70 % of the rate without it (Dao-AILab/flash-attention pull request "
-          "#2597), and NVIDIA's GH100 study (arXiv:2410.07531) gains 1.22x on a Llama 3 block by drawing the random "
-          "numbers beside a GEMM instead; calibrate fits this factor from calibration/bench/attention_bench.py "
-          "--dropout records"};
+// Dropout's random numbers (a Philox draw per score, integer and FP32 work on the SM's ALUs) cost
+// a fused attention kernel time its tensor cores do not hide. Measured on a GB200
+// (Dao-AILab/flash-attention pull request #2597: FlashAttention-4 and cuDNN 9.24, bf16, 16 heads,
+// about 32K tokens, p = 0.125): the forward at 75-85 % and the backward at 60-70 % of the rate
+// without dropout, about constant over the sequence length. At the middles, with the backward's
+// 2.5 x the forward's FLOPs, a call takes (1/0.80 + 2.5/0.65) / 3.5 = 1.456 x its time; per FLOP,
+// over the B200's cuDNN kernel at 0.5025 of the peak, that is 0.908 of a FLOP's time at the peak.
+// The share follows the GPU's tensor throughput against its ALUs': per SM and clock Blackwell's
+// tensor cores do about twice Hopper's dense bf16 FLOPs (2250 TF/s on 148 SMs against 989 on 132
+// at 1.83 GHz, 4096 a clock) and Hopper twice Ampere's (312 TF/s on 108 SMs at 1.41 GHz, 2048),
+// beside 128 FP32 lanes an SM on Blackwell and Hopper and 64 on Ampere: Hopper and Ampere draw the
+// same numbers in half of Blackwell's share. The slower the kernel, the less dropout adds to it, as
+// on GB10, whose FlashAttention runs at 60-75 TF/s and loses 0-6 % at head dim 128 (pull request
+// #2439).
+constexpr double kGb200DropoutCallRatio = (1.0 / 0.80 + 2.5 / 0.65) / 3.5;
+Sourced<double> blackwell_attention_dropout() {
+  return {(kGb200DropoutCallRatio - 1.0) / kBlackwellCudnnAttention,
+          "measured on a GB200 (Dao-AILab/flash-attention pull request #2597, FlashAttention-4 and cuDNN 9.24, "
+          "p = 0.125): forward at 75-85 %, backward at 60-70 % of the rate without dropout; at the middles a call "
+          "takes 1.456 x its time, over the B200 cuDNN kernel's 0.5025 of the bf16 peak"};
+}
+Sourced<double> half_blackwell_attention_dropout(std::string_view generation) {
+  return {blackwell_attention_dropout().value / 2.0,
+          fmt::format("half the GB200's measured share (flash-attention pull request #2597): {} does half "
+                      "Blackwell's tensor FLOPs per SM and clock against its ALUs, which draw the random numbers "
+                      "(about 4096 dense bf16 FLOPs to 128 FP32 lanes on Hopper, 2048 to 64 on Ampere, 8192 to 128 "
+                      "on Blackwell)",
+                      generation)};
 }
 // No STREAM run on Blackwell is published; cuDNN frontend's norm benchmark is a memory-bound
 // kernel that reads and writes each element once, as a copy does.
@@ -324,7 +342,7 @@ ComputeProfile a100() {
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
       .attention_sdpa_flash_efficiency = {},
-      .attention_dropout_factor = unmeasured_attention_dropout(),
+      .attention_dropout_share = half_blackwell_attention_dropout("Ampere"),
       .hbm_efficiency = {1.61 / 2.039, fmt::format("{}: A100-80GB 1.61 / 2.039 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("a100-80gb"),
@@ -350,7 +368,7 @@ ComputeProfile h100() {
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
       .attention_sdpa_flash_efficiency = {},
-      .attention_dropout_factor = unmeasured_attention_dropout(),
+      .attention_dropout_share = half_blackwell_attention_dropout("Hopper"),
       .hbm_efficiency = {2.90 / 3.35, fmt::format("{}: H100 2.90 / 3.35 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("h100-sxm"),
@@ -376,7 +394,7 @@ ComputeProfile h200() {
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
       .attention_sdpa_flash_efficiency = {},
-      .attention_dropout_factor = unmeasured_attention_dropout(),
+      .attention_dropout_share = half_blackwell_attention_dropout("Hopper"),
       .hbm_efficiency = {4.01 / 4.8, fmt::format("{}: H200 4.01 / 4.8 TB/s", kStream)},
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("h200-sxm"),
@@ -402,7 +420,7 @@ ComputeProfile b200() {
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
       .attention_sdpa_flash_efficiency = {},
-      .attention_dropout_factor = unmeasured_attention_dropout(),
+      .attention_dropout_share = blackwell_attention_dropout(),
       .hbm_efficiency = blackwell_hbm(),
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("b200"),
@@ -435,7 +453,7 @@ ComputeProfile gb200() {
       .attention_cudnn_efficiency = {},  // set below
       .attention_flash3_efficiency = {},
       .attention_sdpa_flash_efficiency = {},
-      .attention_dropout_factor = unmeasured_attention_dropout(),
+      .attention_dropout_share = blackwell_attention_dropout(),
       .hbm_efficiency = blackwell_hbm(),
       .launch_overhead_s = launch_overhead(),
       .overlap = default_overlap_interference("gb200"),
@@ -584,12 +602,20 @@ double gemm_efficiency(const ComputeProfile& profile, Precision precision, int m
   return grouped_gemm_efficiency(profile, precision, 1, m, n, k);
 }
 
+double attention_kernel_efficiency(const ComputeProfile& profile, AttentionKernel kernel) {
+  return kernel == AttentionKernel::cudnn        ? profile.attention_cudnn_efficiency.value
+         : kernel == AttentionKernel::flash3     ? profile.attention_flash3_efficiency.value
+         : kernel == AttentionKernel::sdpa_flash ? profile.attention_sdpa_flash_efficiency.value
+                                                 : profile.attention_efficiency.value;
+}
+
 double attention_sustained_efficiency(const ComputeProfile& profile, AttentionKernel kernel) {
-  const double e = kernel == AttentionKernel::cudnn    ? profile.attention_cudnn_efficiency.value
-                   : kernel == AttentionKernel::flash3 ? profile.attention_flash3_efficiency.value
-                   : kernel == AttentionKernel::sdpa_flash ? profile.attention_sdpa_flash_efficiency.value
-                                                       : profile.attention_efficiency.value;
-  return e * profile.sustained_clock_ratio.value * profile.attention_clock_factor.value;
+  return attention_kernel_efficiency(profile, kernel) * profile.sustained_clock_ratio.value *
+         profile.attention_clock_factor.value;
+}
+
+double attention_dropout_factor(const ComputeProfile& profile, AttentionKernel kernel) {
+  return 1.0 + profile.attention_dropout_share.value * attention_kernel_efficiency(profile, kernel);
 }
 
 }  // namespace clustersim::models

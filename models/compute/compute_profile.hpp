@@ -90,9 +90,13 @@ struct ComputeProfile {
   Sourced<double> attention_cudnn_efficiency;
   Sourced<double> attention_flash3_efficiency;  // FlashAttention-3 (Hopper only)
   Sourced<double> attention_sdpa_flash_efficiency;
-  // A fused attention call with dropout over the same call without, in time (forward + backward):
-  // the kernel draws a random number per score. Applies to models that train with dropout.
-  Sourced<double> attention_dropout_factor;
+  // What dropout adds to a fused attention call (forward + backward): the kernel draws a random
+  // number per score on the SM's ALUs, whose throughput does not follow the kernel's tensor rate,
+  // so the time it adds is a fixed amount per executed FLOP, given here in units of the FLOP's
+  // time at the bf16 tensor peak: a call at efficiency e (attention_efficiency and its kin) takes
+  // 1 + share x e times its time without dropout (attention_dropout_factor). Applies to models that
+  // train with dropout.
+  Sourced<double> attention_dropout_share;
   Sourced<double> hbm_efficiency;        // of the datasheet HBM bandwidth
   Sourced<double> launch_overhead_s;     // per kernel
   OverlapInterference overlap;  // what a communication kernel running beside compute takes from it
@@ -132,8 +136,15 @@ double gemm_efficiency(const ComputeProfile& profile, Precision precision, int m
 /// The same for `groups` problems of that shape run as one grouped GEMM.
 double grouped_gemm_efficiency(const ComputeProfile& profile, Precision precision, int groups, int m, int n, int k);
 
-/// Fraction of bf16 peak a fused attention kernel (cudnn, flash2, sdpa_flash or flash3) sustains: its efficiency x
-/// sustained_clock_ratio x attention_clock_factor.
+/// Fraction of bf16 peak a fused attention kernel (cudnn, flash2, sdpa_flash or flash3) reaches at
+/// the clock of its measurement: attention_efficiency, attention_cudnn_efficiency, ...
+double attention_kernel_efficiency(const ComputeProfile& profile, AttentionKernel kernel);
+/// The same under sustained load: attention_kernel_efficiency x sustained_clock_ratio x
+/// attention_clock_factor.
 double attention_sustained_efficiency(const ComputeProfile& profile, AttentionKernel kernel);
+/// A call of `kernel` with dropout over the same call without, in time: 1 + attention_dropout_share
+/// x attention_kernel_efficiency (the random numbers run at the same clock as the kernel, so the
+/// ratio is the measurement's at any clock).
+double attention_dropout_factor(const ComputeProfile& profile, AttentionKernel kernel);
 
 }  // namespace clustersim::models

@@ -28,7 +28,7 @@ double op_time_s(const OpCost& op, const GpuSpec& gpu, const ComputeProfile& pro
     }
     case OpKind::attention:
       compute_s = op.flops / (gpu.bf16_flops_per_s * attention_sustained_efficiency(profile, op.attention_kernel));
-      if (op.attention_dropout) compute_s *= profile.attention_dropout_factor.value;
+      if (op.attention_dropout) compute_s *= attention_dropout_factor(profile, op.attention_kernel);
       if (op.attention_fp8) compute_s *= fp8_attention_time_ratio(profile, op.attention_keys, op.attention_backward);
       break;
     case OpKind::elementwise:

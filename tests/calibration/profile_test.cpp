@@ -106,24 +106,24 @@ TEST_CASE("profile: the constants added after version 1 was first written may be
   CHECK(profile.comm.ll_network_efficiency == 0.0);
 }
 
-TEST_CASE("profile: a profile without attention's clock and dropout factors holds attention at the GEMMs' clock, dropout free") {
+TEST_CASE("profile: a profile without attention's clock factor and dropout share holds attention at the GEMMs' clock, dropout free") {
   auto old = nlohmann::ordered_json::parse(bundled_text("h100-sxm"));
   REQUIRE(old["compute"].contains("attention_clock_factor"));
-  REQUIRE(old["compute"].contains("attention_dropout_factor"));
+  REQUIRE(old["compute"].contains("attention_dropout_share"));
   old["compute"].erase("attention_clock_factor");
-  old["compute"].erase("attention_dropout_factor");
+  old["compute"].erase("attention_dropout_share");
   const auto profile = parse_profile(old.dump(), "old.json");
   CHECK(profile.compute.attention_clock_factor.value == 1.0);
   CHECK(profile.compute.attention_clock_factor.source.starts_with("not in the profile"));
-  CHECK(profile.compute.attention_dropout_factor.value == 1.0);
-  CHECK(profile.compute.attention_dropout_factor.source.starts_with("not in the profile"));
+  CHECK(profile.compute.attention_dropout_share.value == 0.0);
+  CHECK(profile.compute.attention_dropout_share.source.starts_with("not in the profile"));
   old["compute"]["attention_clock_factor"] = {{"value", 0.0}, {"source", "x"}};
   CHECK_THROWS_WITH_AS(parse_profile(old.dump(), "zero.json"),
                        doctest::Contains("/compute/attention_clock_factor"), std::exception);
   old["compute"]["attention_clock_factor"] = {{"value", 1.0}, {"source", "x"}};
-  old["compute"]["attention_dropout_factor"] = {{"value", 0.5}, {"source", "x"}};  // dropout cannot halve a call
+  old["compute"]["attention_dropout_share"] = {{"value", -0.5}, {"source", "x"}};  // dropout cannot halve a call
   CHECK_THROWS_WITH_AS(parse_profile(old.dump(), "half.json"),
-                       doctest::Contains("/compute/attention_dropout_factor"), std::exception);
+                       doctest::Contains("/compute/attention_dropout_share"), std::exception);
 }
 
 TEST_CASE("profile: ci95 is optional and kept by pointer") {

@@ -130,7 +130,7 @@ std::string render_constants(const cal::CalibrationProfile& p) {
   row("/compute/attention_flash3_efficiency", c.attention_flash3_efficiency.value, c.attention_flash3_efficiency.source);
   row("/compute/attention_sdpa_flash_efficiency", c.attention_sdpa_flash_efficiency.value,
       c.attention_sdpa_flash_efficiency.source);
-  row("/compute/attention_dropout_factor", c.attention_dropout_factor.value, c.attention_dropout_factor.source);
+  row("/compute/attention_dropout_share", c.attention_dropout_share.value, c.attention_dropout_share.source);
   row("/compute/hbm_efficiency", c.hbm_efficiency.value, c.hbm_efficiency.source);
   row("/compute/launch_overhead_s", c.launch_overhead_s.value, c.launch_overhead_s.source);
   row("/compute/sustained_clock_ratio", c.sustained_clock_ratio.value, c.sustained_clock_ratio.source);
