@@ -175,7 +175,8 @@ Field cross_entropy_field() {
                   "flash-attn's, a compiled loss), inplace (Megatron's vocab-parallel cross-entropy op by "
                   "op: shift, exp and normalise each read and write the fp32 logits, about twice fused's "
                   "traffic) or eager (PyTorch's log_softmax and nll_loss op by op: three copies of the "
-                  "logits at the loss's precision in the backward)"),
+                  "logits at the loss's precision in the backward; four, and more passes, as DTensor's "
+                  "loss_parallel under TP in a framework that enables it, torchtitan)"),
       member(training, &models::TrainingSpec::cross_entropy), &models::framework_cross_entropy);
 }
 

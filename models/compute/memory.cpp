@@ -317,12 +317,17 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     // Final norm input and logits-projection input (2 bytes each), the loss's softmax of the logits
     // (fp32, or bf16 without the loss's upcast, training.fp32_loss); an eager cross-entropy holds
     // three such copies at its peak in the backward: the saved log-probabilities, nll_loss's dense
-    // gradient and log_softmax's gradient (training.cross_entropy). Only the last model chunk
-    // makes them, and outside GPipe its backward follows its forward at once: one micro-batch holds
-    // them at a time.
+    // gradient and log_softmax's gradient (training.cross_entropy). DTensor's loss_parallel holds
+    // four: the saved log-probabilities, the zero-filled gradient it scatters the targets into, the
+    // exp of the log-probabilities and their sum, before the multiply by the loss's gradient
+    // (torch/distributed/tensor/parallel/loss.py, _nll_loss_and_log_softmax_backward). Only the last
+    // model chunk makes them, and outside GPipe its backward follows its forward at once: one
+    // micro-batch holds them at a time.
     const double last_chunk_in_flight =
         training.schedule == Schedule::gpipe ? micro_batches_in_flight : std::min(1.0, micro_batches_in_flight);
-    const double loss_copies = training.cross_entropy == CrossEntropyKernel::eager ? 3.0 : 1.0;
+    const double loss_copies = runs_loss_parallel(parallelism, training)                 ? 4.0
+                               : training.cross_entropy == CrossEntropyKernel::eager ? 3.0
+                                                                                     : 1.0;
     const double loss_bytes = (training.fp32_loss ? 4.0 : 2.0) * loss_copies;
     mem.other_bytes += (4.0 * sbh / sp_split + loss_bytes * tokens * static_cast<double>(model.vocab) / t) *
                        last_chunk_in_flight;

@@ -1089,6 +1089,10 @@ HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parall
   };
   costs.output_forward.push_back(in_bf16(gemm_forward("logits", head, d.tokens, d.vocab, d.hidden)));
   const double loss_bytes = training.fp32_loss ? 4.0 : kActivationBytes;
+  // The logits' upcast copy to fp32 (2 bytes read, 4 written, one kernel) and, in the backward, its
+  // cast back to bf16 (4 read, 2 written), where the loss works on a copy of its own.
+  const double upcast = training.fp32_loss ? 2.0 + 4.0 : 0.0;
+  const int upcast_kernels = training.fp32_loss ? 1 : 0;
   if (training.cross_entropy == CrossEntropyKernel::fused) {
     // Read the bf16 logits, then about 3.5 passes over the softmax's copy (the upcast fused with
     // the max, shift-exp-sum in one, the normalisation), as Megatron-Core's fused vocab-parallel
@@ -1108,21 +1112,34 @@ HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parall
     // come beside the six large ones. Backward: the target's update (small), the multiply by the
     // loss gradient in place (a read and a write) and the upcast's backward cast to bf16 (4 read +
     // 2 written).
-    const double upcast = training.fp32_loss ? 2.0 + 4.0 : 0.0;
     costs.output_forward.push_back({.name = "cross_entropy", .kind = OpKind::elementwise,
                                     .flops = 5.0 * logits, .bytes = logits * (upcast + 8.0 * loss_bytes),
                                     .kernels = 18});
     costs.output_backward.push_back({.name = "cross_entropy_bwd", .kind = OpKind::elementwise,
                                      .flops = 2.0 * logits, .bytes = logits * (2.0 * loss_bytes + upcast),
                                      .kernels = 5});
+  } else if (runs_loss_parallel(parallelism, training)) {
+    // DTensor's loss_parallel over the rank's vocabulary shard (torch/distributed/tensor/parallel/
+    // loss.py), op by op: the upcast copy; log_softmax decomposed as amax (a
+    // read), the shift (a read and a write), exp (a read and a write), the row sum (a read) and the
+    // subtraction of the log-sum (a read and a write), with all-reduces of the rank's row maxima and
+    // sums; nll_loss a gather and an all-reduce of the target's logit. Backward: zeros_like (a
+    // write), the targets' scatter (small), exp of the log-probabilities (a read and a write), its
+    // sum with the scattered gradient (two reads and a write), the multiply by the loss's gradient
+    // (a read and a write), and the cast back to bf16. The all-reduces move a
+    // value per token and are left out.
+    costs.output_forward.push_back({.name = "cross_entropy", .kind = OpKind::elementwise,
+                                    .flops = 5.0 * logits, .bytes = logits * (upcast + 7.0 * loss_bytes),
+                                    .kernels = 8 + upcast_kernels});
+    costs.output_backward.push_back({.name = "cross_entropy_bwd", .kind = OpKind::elementwise,
+                                     .flops = 3.0 * logits, .bytes = logits * (8.0 * loss_bytes + upcast),
+                                     .kernels = 6 + upcast_kernels});
   } else {
     // PyTorch op by op (aten/src/ATen/native/cuda/SoftMax.cu): the upcast copy (2 read + 4 written),
     // log_softmax's three passes (max, sum of exp, then the output: 3 reads and a write), nll_loss
     // picking one element a row. Backward: nll_loss's dense gradient (zero-filled, then scattered:
     // one write), log_softmax's backward (the gradient's row sum, then gradient and output read and
     // the input gradient written: 4 passes) and the cast back to bf16 (4 read + 2 written).
-    const double upcast = training.fp32_loss ? 2.0 + 4.0 : 0.0;
-    const int upcast_kernels = training.fp32_loss ? 1 : 0;
     costs.output_forward.push_back({.name = "cross_entropy", .kind = OpKind::elementwise,
                                     .flops = 5.0 * logits, .bytes = logits * (upcast + 4.0 * loss_bytes),
                                     .kernels = 2 + upcast_kernels});

@@ -67,6 +67,19 @@ constexpr std::string_view kTeKeepsFp8Inputs =
     "override_linear_precision.wgrad; layernorm_linear.py and layernorm_mlp.py save the fp8 ln_out and the fp8 "
     "activation output); Transformer Engine 2 keeps the quantized tensor's column-wise data the same way";
 
+constexpr std::string_view kMegatronLossIsItsOwn =
+    "Megatron's loss is its own vocab-parallel cross-entropy (training.cross_entropy inplace or fused), never "
+    "PyTorch's eager one";
+constexpr std::string_view kTorchtitanLossParallel =
+    "torchtitan enables loss_parallel whenever TP > 1 (parallel_dims.loss_parallel_enabled: tp > 1 and not "
+    "--training.disable_loss_parallel, off by default; the output layer keeps its logits Shard(-1): "
+    "parallelize_llama.py @9dec370): PyTorch's torch/distributed/tensor/parallel/loss.py then runs log_softmax as "
+    "amax, all-reduce, subtract, exp, sum, all-reduce, log, subtract, and the backward as zeros_like, the target's "
+    "scatter and (grad_input + exp(x)) * grad_output";
+constexpr std::string_view kFoundryLossFused = "llm-foundry's loss is flash-attn's fused cross-entropy";
+constexpr std::string_view kAutomodelNoLossParallel =
+    "NeMo Automodel builds its train context with enable_loss_parallel False "
+    "(components/distributed/context_parallel/sharder.py @36044ad)";
 constexpr std::string_view kMegatronRegathers =
     "Megatron-LM's column-parallel linear under sequence parallelism saves its input shard and all-gathers it "
     "again in the backward for the weight gradient (megatron/core/tensor_parallel/layers.py, "
@@ -183,6 +196,7 @@ constexpr std::array kSets{
         .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
+        .tp_loss_parallel = {false, kMegatronLossIsItsOwn},
         .tp_collectives_copy_sequence = {false, kMegatronSequenceFirst},
         .tp_overlap_hides_input_grad_reduce = {true, kTeBulkDgradReduce},
         .tp_backward_collectives_beside_gemms = {true, kTeAsyncBackward},
@@ -221,6 +235,7 @@ constexpr std::array kSets{
         .bf16_params = {false, kMegatronMainParams},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
+        .tp_loss_parallel = {false, kMegatronLossIsItsOwn},
         .tp_collectives_copy_sequence = {false, kMegatronSequenceFirst},
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
         .tp_backward_collectives_beside_gemms = {true, kMegatronAsyncBackward},
@@ -270,6 +285,7 @@ constexpr std::array kSets{
         .bf16_params = {false, "DeepSpeed's BF16_Optimizer keeps fp32 master weights (runtime/bf16_optimizer.py)"},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
+        .tp_loss_parallel = {false, kMegatronLossIsItsOwn},
         .tp_collectives_copy_sequence = {false, kMegatronSequenceFirst},
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
         .tp_backward_collectives_beside_gemms = {true, kMegatronAsyncBackward},
@@ -332,6 +348,7 @@ constexpr std::array kSets{
                                        "ctx.save_for_backward(input_hp, weight_hp_t)) and casts them again in "
                                        "its backward"},
         .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
+        .tp_loss_parallel = {true, kTorchtitanLossParallel},
         .tp_collectives_copy_sequence = {true, kDTensorSequenceSecond},
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
         .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},
@@ -388,6 +405,7 @@ constexpr std::array kSets{
         .bf16_params = {false, "FSDP1 keeps the flat parameter's shard in full precision (see sharding)"},
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
+        .tp_loss_parallel = {false, kFoundryLossFused},
         .tp_collectives_copy_sequence = {true, kDTensorSequenceSecond},
         .tp_overlap_hides_input_grad_reduce = {true,
                                                "llm-foundry's MPT blocks run Wqkv and a plain MLP's up_proj as one "
@@ -446,6 +464,7 @@ constexpr std::array kSets{
                         "torch.optim.Adam keeps its moments in their dtype"},
         .fp8_keeps_quantized_inputs = {false, "fp8 runs through torchao's Float8Linear, which keeps the bf16 input"},
         .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
+        .tp_loss_parallel = {false, kAutomodelNoLossParallel},
         .tp_collectives_copy_sequence = {true, kDTensorSequenceSecond},
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
         .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},
@@ -497,6 +516,11 @@ bool framework_rope_fusion(const FrameworkParameters& set, ElementwiseKernels el
   // RoPE with them.
   return set.rope_fusion.value ||
          (elementwise == ElementwiseKernels::fused && set.elementwise.value == ElementwiseKernels::eager);
+}
+
+bool runs_loss_parallel(const ParallelismSpec& parallelism, const TrainingSpec& training) {
+  return training.cross_entropy == CrossEntropyKernel::eager && parallelism.tp > 1 &&
+         framework_parameters(training.framework).tp_loss_parallel.value;
 }
 
 CrossEntropyKernel framework_cross_entropy(const FrameworkParameters& set, ElementwiseKernels elementwise) {

@@ -67,6 +67,12 @@ struct FrameworkParameters {
   // again in the backward (s b h / t). A fact of the framework's TP layers, so no scenario key
   // overrides it.
   FrameworkChoice<bool> tp_keeps_gathered_inputs{};
+  // Under tensor parallelism, whether an eager cross-entropy (training.cross_entropy eager) runs as
+  // PyTorch DTensor's loss_parallel over the vocabulary-sharded logits: log_softmax and nll_loss
+  // decomposed op by op with all-reduces between them (more passes over the logits, and four fp32
+  // copies of them at the backward's peak against the three of aten's kernels). A fact of the
+  // framework's training loop, so no scenario key overrides it.
+  FrameworkChoice<bool> tp_loss_parallel{};
   // Under sequence parallelism without tensor-parallel overlap, whether each all-gather and
   // reduce-scatter of the activations also copies the whole tensor once, because the framework
   // shards the sequence in a dimension other than the first, which NCCL's collectives work on.
@@ -136,6 +142,10 @@ ShardingParameters sharding_as_run(const TransformerSpec& model, const Paralleli
 
 /// Whether `set` runs RoPE as a fused kernel with its elementwise ops as `elementwise`.
 bool framework_rope_fusion(const FrameworkParameters& set, ElementwiseKernels elementwise);
+
+/// Whether the step's eager cross-entropy runs as DTensor's loss_parallel: an eager loss, TP > 1
+/// and a framework that enables it (FrameworkParameters::tp_loss_parallel).
+bool runs_loss_parallel(const ParallelismSpec& parallelism, const TrainingSpec& training);
 
 /// The cross-entropy kernel `set` runs with its elementwise ops as `elementwise`.
 CrossEntropyKernel framework_cross_entropy(const FrameworkParameters& set, ElementwiseKernels elementwise);

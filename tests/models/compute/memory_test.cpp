@@ -303,6 +303,20 @@ TEST_CASE("memory: the last stage holds the output norm, logits input and fp32 l
                                                 .cross_entropy = CrossEntropyKernel::eager},
                                                test::h100(), 12, false, true, 1.0);
   CHECK(eager.other_bytes == doctest::Approx(12582912.0 + 3.0 * 52428800.0));
+  // torchtitan runs it under TP as DTensor's loss_parallel, whose backward holds the saved
+  // log-probabilities, the zero-filled gradient, their exp and the sum of the two at once: four
+  // copies. Without TP it is aten's eager loss again: s b V = 2048 x 51200 x 4 B = 419,430,400 B
+  // a copy, three of them, beside 4 s b h = 100,663,296 B.
+  const MemoryBreakdown loss_parallel = memory_per_gpu(
+      test::gpt3_175b(), {.tp = 8, .pp = 8, .sp = true},
+      {.seq_len = 2048, .micro_batch = 1, .framework = Framework::torchtitan, .cross_entropy = CrossEntropyKernel::eager},
+      test::h100(), 12, false, true, 1.0);
+  CHECK(loss_parallel.other_bytes == doctest::Approx(12582912.0 + 4.0 * 52428800.0));
+  const MemoryBreakdown one_rank = memory_per_gpu(
+      test::gpt3_175b(), {.pp = 8},
+      {.seq_len = 2048, .micro_batch = 1, .framework = Framework::torchtitan, .cross_entropy = CrossEntropyKernel::eager},
+      test::h100(), 12, false, true, 1.0);
+  CHECK(one_rank.other_bytes == doctest::Approx(100663296.0 + 3.0 * 419430400.0));
 }
 
 TEST_CASE("memory: full recompute keeps layer inputs plus one layer's working set") {

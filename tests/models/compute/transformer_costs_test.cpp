@@ -603,6 +603,24 @@ TEST_CASE("transformer costs: an eager cross-entropy runs PyTorch's passes one o
   CHECK(find(upcast.output_backward, "cross_entropy_bwd").kernels == 4);
 }
 
+TEST_CASE("transformer costs: torchtitan's loss under TP runs DTensor's loss_parallel op by op") {
+  // Forward: the upcast (2 B read, 4 written), then amax (4 read), the shift (4 + 4), exp (4 + 4),
+  // the row sum (4 read) and the log-sum's subtraction (4 + 4): 34 B an element in 9 kernels.
+  // Backward: zeros_like (4 written), exp (4 + 4), the sum with the scattered gradient (8 read, 4
+  // written), the multiply by the loss's gradient (4 + 4), the cast back to bf16 (4 + 2): 38 B in
+  // 7 kernels. Megatron-Core's set runs its own loss, so the same eager key there stays aten's.
+  const double logits = 8192.0 * 32064.0;
+  const TrainingSpec titan{.seq_len = 4096, .micro_batch = 2, .framework = Framework::torchtitan,
+                           .cross_entropy = CrossEntropyKernel::eager};
+  const HeadCosts parallel = head_costs(test::llama3_8b(), {.tp = 4}, titan);
+  CHECK(find(parallel.output_forward, "cross_entropy").bytes == doctest::Approx(logits * 34.0));
+  CHECK(find(parallel.output_backward, "cross_entropy_bwd").bytes == doctest::Approx(logits * 38.0));
+  CHECK(find(parallel.output_forward, "cross_entropy").kernels == 9);
+  CHECK(find(parallel.output_backward, "cross_entropy_bwd").kernels == 7);
+  const HeadCosts one_rank = head_costs(test::llama3_8b(), {.tp = 1}, titan);
+  CHECK(find(one_rank.output_forward, "cross_entropy").bytes == doctest::Approx(4.0 * logits * 22.0));
+}
+
 double attention_core(const OpList& ops, double OpCost::*field) {
   double sum = 0.0;
   for (const OpCost& op : ops) {
