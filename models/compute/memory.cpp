@@ -244,6 +244,28 @@ double micro_batches_in_flight(Schedule schedule, std::int64_t pp, std::int64_t 
   return static_cast<double>(std::min(pp - stage, m));
 }
 
+double pipelining_buffer_bytes(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                               const TrainingSpec& training, bool is_first_stage, bool is_last_stage,
+                               double micro_batches_in_flight) {
+  if (parallelism.pp <= 1 || !framework_parameters(training.framework).pp_stage_buffers.value) return 0.0;
+  const auto m = static_cast<double>(micro_batches_per_run(parallelism, training));
+  const auto vp = static_cast<double>(parallelism.vp);
+  const double in_flight = std::min(micro_batches_in_flight, m);
+  const double tokens = static_cast<double>(training.micro_batch) * static_cast<double>(training.seq_len) /
+                        static_cast<double>(parallelism.cp);
+  const double hidden_states = 2.0 * tokens * static_cast<double>(model.hidden) /
+                               (parallelism.sp ? static_cast<double>(parallelism.tp) : 1.0);
+  const double receiving = vp - (is_first_stage ? 1.0 : 0.0);
+  const double sending = vp - (is_last_stage ? 1.0 : 0.0);
+  double bytes = (receiving * (m - in_flight) + sending * (m + in_flight)) * hidden_states;
+  if (is_last_stage) {
+    const bool sharded = runs_loss_parallel(parallelism, training) || parallelism.tp == 1;
+    const double vocab = static_cast<double>(model.vocab) / (sharded ? static_cast<double>(parallelism.tp) : 1.0);
+    bytes += m * 2.0 * tokens * vocab;
+  }
+  return bytes;
+}
+
 MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism,
                                const TrainingSpec& training, const GpuSpec& gpu, std::int64_t stage_layers,
                                bool is_first_stage, bool is_last_stage, double micro_batches_in_flight,
@@ -338,6 +360,8 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     const auto deferred = static_cast<double>(deferred_wgrad_micro_batches(parallelism, training));
     mem.other_bytes += deferred * (2.0 * sbh / sp_split + 2.0 * tokens * static_cast<double>(model.vocab) / t);
   }
+  mem.other_bytes +=
+      pipelining_buffer_bytes(model, parallelism, training, is_first_stage, is_last_stage, micro_batches_in_flight);
   if ((training.recompute == Recompute::full || training.recompute == Recompute::op) && stage_layers > 0) {
     // The layer being recomputed holds its full activations during its backward, scores
     // included with unfused attention.

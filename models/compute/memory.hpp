@@ -89,6 +89,23 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
 double micro_batches_in_flight(Schedule schedule, std::int64_t pp, std::int64_t vp, std::int64_t m,
                                std::int64_t stage, std::int64_t group = 0);
 
+/// The buffers torch.distributed.pipelining keeps on one GPU of a stage beyond the activations
+/// (FrameworkParameters::pp_stage_buffers; 0 for other pipelines or without one). Each local stage
+/// (one of the vp chunks) of a schedule run of m micro-batches (micro_batches_per_run) keeps:
+/// - a receive buffer for every micro-batch's input, unless it is the pipeline's first stage: those
+///   of the micro-batches in flight are the saved inputs of the chunk's first layer, counted with
+///   the activations, the other m - in flight are extra;
+/// - a receive buffer for every micro-batch's output gradient, unless it is the last stage: m;
+/// - the output of each forward in flight until its backward (fwd_cache), unless it is the last
+///   stage;
+/// - on the last stage, every micro-batch's output, the logits (bf16, the rank's vocabulary shard
+///   under loss_parallel, else the whole vocabulary), until the step ends (output_chunks).
+/// A stage's input and output are one micro-batch's hidden states, b s h / cp x 2 bytes, split tp
+/// ways under sequence parallelism. `micro_batches_in_flight` as memory_per_gpu takes it.
+double pipelining_buffer_bytes(const TransformerSpec& model, const ParallelismSpec& parallelism,
+                               const TrainingSpec& training, bool is_first_stage, bool is_last_stage,
+                               double micro_batches_in_flight);
+
 /// The whole peak of one GPU of a stage: its tensors and the runtime's memory around them.
 MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSpec& parallelism,
                                const TrainingSpec& training, const GpuSpec& gpu, std::int64_t stage_layers,

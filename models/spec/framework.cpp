@@ -80,6 +80,19 @@ constexpr std::string_view kFoundryLossFused = "llm-foundry's loss is flash-attn
 constexpr std::string_view kAutomodelNoLossParallel =
     "NeMo Automodel builds its train context with enable_loss_parallel False "
     "(components/distributed/context_parallel/sharder.py @36044ad)";
+constexpr std::string_view kMegatronPipelineBuffers =
+    "Megatron's pipeline schedules (core/pipeline_parallel/schedules.py, p2p_communication.py) receive each "
+    "transfer into a tensor made for it, which the chunk's first layer then saves, and free a sent output's data "
+    "(deallocate_output_tensor)";
+constexpr std::string_view kTorchPipelining =
+    "torch.distributed.pipelining (torch/distributed/pipelining/stage.py): _prepare_forward_infra and "
+    "_prepare_backward_infra allocate a receive buffer per micro-batch for the stage's input and for its output "
+    "gradient, kept across steps; forward_one_chunk keeps each output in fwd_cache until its backward and, on "
+    "the last stage, in output_chunks until the step ends";
+constexpr std::string_view kFoundryNoPipeline = "llm-foundry (Composer) has no pipeline parallelism";
+constexpr std::string_view kAutomodelPipelining =
+    "NeMo Automodel pipelines with torch.distributed.pipelining's PipelineStage "
+    "(components/distributed/pipelining/autopipeline.py @36044ad)";
 constexpr std::string_view kMegatronRegathers =
     "Megatron-LM's column-parallel linear under sequence parallelism saves its input shard and all-gathers it "
     "again in the backward for the weight gradient (megatron/core/tensor_parallel/layers.py, "
@@ -197,6 +210,7 @@ constexpr std::array kSets{
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
         .tp_loss_parallel = {false, kMegatronLossIsItsOwn},
+        .pp_stage_buffers = {false, kMegatronPipelineBuffers},
         .tp_collectives_copy_sequence = {false, kMegatronSequenceFirst},
         .tp_overlap_hides_input_grad_reduce = {true, kTeBulkDgradReduce},
         .tp_backward_collectives_beside_gemms = {true, kTeAsyncBackward},
@@ -236,6 +250,7 @@ constexpr std::array kSets{
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
         .tp_loss_parallel = {false, kMegatronLossIsItsOwn},
+        .pp_stage_buffers = {false, kMegatronPipelineBuffers},
         .tp_collectives_copy_sequence = {false, kMegatronSequenceFirst},
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
         .tp_backward_collectives_beside_gemms = {true, kMegatronAsyncBackward},
@@ -286,6 +301,7 @@ constexpr std::array kSets{
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
         .tp_loss_parallel = {false, kMegatronLossIsItsOwn},
+        .pp_stage_buffers = {false, kMegatronPipelineBuffers},
         .tp_collectives_copy_sequence = {false, kMegatronSequenceFirst},
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
         .tp_backward_collectives_beside_gemms = {true, kMegatronAsyncBackward},
@@ -349,6 +365,7 @@ constexpr std::array kSets{
                                        "its backward"},
         .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
         .tp_loss_parallel = {true, kTorchtitanLossParallel},
+        .pp_stage_buffers = {true, kTorchPipelining},
         .tp_collectives_copy_sequence = {true, kDTensorSequenceSecond},
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
         .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},
@@ -406,6 +423,7 @@ constexpr std::array kSets{
         .fp8_keeps_quantized_inputs = {true, kTeKeepsFp8Inputs},
         .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
         .tp_loss_parallel = {false, kFoundryLossFused},
+        .pp_stage_buffers = {false, kFoundryNoPipeline},
         .tp_collectives_copy_sequence = {true, kDTensorSequenceSecond},
         .tp_overlap_hides_input_grad_reduce = {true,
                                                "llm-foundry's MPT blocks run Wqkv and a plain MLP's up_proj as one "
@@ -465,6 +483,7 @@ constexpr std::array kSets{
         .fp8_keeps_quantized_inputs = {false, "fp8 runs through torchao's Float8Linear, which keeps the bf16 input"},
         .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
         .tp_loss_parallel = {false, kAutomodelNoLossParallel},
+        .pp_stage_buffers = {true, kAutomodelPipelining},
         .tp_collectives_copy_sequence = {true, kDTensorSequenceSecond},
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
         .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},

@@ -73,6 +73,13 @@ struct FrameworkParameters {
   // copies of them at the backward's peak against the three of aten's kernels). A fact of the
   // framework's training loop, so no scenario key overrides it.
   FrameworkChoice<bool> tp_loss_parallel{};
+  // Under pipeline parallelism, whether the pipeline is PyTorch's torch.distributed.pipelining,
+  // whose stages keep buffers a schedule run long (memory.hpp pipelining_buffer_bytes): a receive
+  // buffer for every micro-batch's input and for every micro-batch's output gradient, each
+  // forward's output until its backward, and on the last stage every micro-batch's logits until the
+  // step ends. Megatron's schedules receive each transfer into a tensor made for it and keep
+  // nothing else. A fact of the framework's pipeline, so no scenario key overrides it.
+  FrameworkChoice<bool> pp_stage_buffers{};
   // Under sequence parallelism without tensor-parallel overlap, whether each all-gather and
   // reduce-scatter of the activations also copies the whole tensor once, because the framework
   // shards the sequence in a dimension other than the first, which NCCL's collectives work on.

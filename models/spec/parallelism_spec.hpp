@@ -374,6 +374,12 @@ constexpr std::int64_t micro_batches_per_step(const ParallelismSpec& parallelism
   return training.global_batch / (parallelism.dp * training.micro_batch);
 }
 
+/// Micro-batches of one pipeline run (TrainingSpec::pipeline_runs): at most these are in flight.
+constexpr std::int64_t micro_batches_per_run(const ParallelismSpec& parallelism, const TrainingSpec& training) {
+  const std::int64_t runs = training.pipeline_runs > 1 ? training.pipeline_runs : 1;
+  return micro_batches_per_step(parallelism, training) / runs;
+}
+
 /// The micro-batches of a step whose output-layer weight gradients wait for the pipeline's drain
 /// (training.defer_embedding_wgrad): the first wgrad_deferral_limit, or all of them; none without
 /// the deferral or a pipeline.

@@ -277,10 +277,6 @@ void require_layout(const StepInputs& in, const ParallelismSpec& p, const Traini
 
 }  // namespace
 
-std::int64_t micro_batches_per_run(const ParallelismSpec& parallelism, const TrainingSpec& training) {
-  return micro_batches_per_step(parallelism, training) / std::max<std::int64_t>(1, training.pipeline_runs);
-}
-
 void check_layout(const StepInputs& in) { require_layout(in, in.parallelism, in.training); }
 
 StepPlan plan_step(const StepInputs& in) { return plan_step(in, in.parallelism, in.training); }

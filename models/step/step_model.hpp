@@ -46,9 +46,6 @@ struct StepInputs {
 /// Throws LayoutError for the first rule of layout_rules.hpp the inputs break.
 void check_layout(const StepInputs& in);
 
-/// Micro-batches of one pipeline run (TrainingSpec::pipeline_runs): at most these are in flight.
-std::int64_t micro_batches_per_run(const ParallelismSpec& parallelism, const TrainingSpec& training);
-
 StepPlan plan_step(const StepInputs& in);
 /// The same for another layout of the same model and cluster (`in`'s parallelism and training
 /// ignored): a search plans many layouts without copying the inputs' profiles for each.

@@ -307,13 +307,14 @@ TEST_CASE("memory: the last stage holds the output norm, logits input and fp32 l
   // log-probabilities, the zero-filled gradient, their exp and the sum of the two at once: four
   // copies. Without TP it is aten's eager loss again: s b V = 2048 x 51200 x 4 B = 419,430,400 B
   // a copy, three of them, beside 4 s b h = 100,663,296 B.
+  // (No pipeline here: torchtitan's pipeline keeps buffers of its own, tested below.)
   const MemoryBreakdown loss_parallel = memory_per_gpu(
-      test::gpt3_175b(), {.tp = 8, .pp = 8, .sp = true},
+      test::gpt3_175b(), {.tp = 8, .sp = true},
       {.seq_len = 2048, .micro_batch = 1, .framework = Framework::torchtitan, .cross_entropy = CrossEntropyKernel::eager},
       test::h100(), 12, false, true, 1.0);
   CHECK(loss_parallel.other_bytes == doctest::Approx(12582912.0 + 4.0 * 52428800.0));
   const MemoryBreakdown one_rank = memory_per_gpu(
-      test::gpt3_175b(), {.pp = 8},
+      test::gpt3_175b(), {},
       {.seq_len = 2048, .micro_batch = 1, .framework = Framework::torchtitan, .cross_entropy = CrossEntropyKernel::eager},
       test::h100(), 12, false, true, 1.0);
   CHECK(one_rank.other_bytes == doctest::Approx(100663296.0 + 3.0 * 419430400.0));
@@ -493,6 +494,35 @@ TEST_CASE("memory: the peak is the tensors plus the runtime's parts, and fits up
   gpu.hbm_bytes = m.total_bytes;
   CHECK(fits_in_memory(m.total_bytes, gpu));
   CHECK_FALSE(fits_in_memory(m.total_bytes + 1.0, gpu));
+}
+
+TEST_CASE("memory: torch.distributed.pipelining keeps a buffer per micro-batch and the last stage's logits") {
+  // GPT-3 175B, TP 8 with SP, PP 4, 8 micro-batches of 1 x 2048 tokens. A stage's input or output is
+  // 2 x 2048 x 12288 / 8 = 6,291,456 B. A middle stage with 3 in flight keeps the 5 inputs not in
+  // flight (the 3 others are its first layer's saved inputs) and 8 output gradients and 3 outputs: 16;
+  // the first stage receives nothing: 8 + 4 = 12 with 4 in flight; the last sends nothing: 7 inputs
+  // with 1 in flight, and its 8 micro-batches' bf16 logits, 2 x 2048 x 51200 each (the whole
+  // vocabulary, replicated across TP without loss_parallel), or 51200 / 8 of it under loss_parallel.
+  const TrainingSpec titan{.seq_len = 2048, .micro_batch = 1, .global_batch = 8, .framework = Framework::torchtitan};
+  const ParallelismSpec p{.tp = 8, .pp = 4, .sp = true};
+  const double hidden_states = 6291456.0;
+  CHECK(pipelining_buffer_bytes(test::gpt3_175b(), p, titan, false, false, 3.0) == doctest::Approx(16.0 * hidden_states));
+  CHECK(pipelining_buffer_bytes(test::gpt3_175b(), p, titan, true, false, 4.0) == doctest::Approx(12.0 * hidden_states));
+  CHECK(pipelining_buffer_bytes(test::gpt3_175b(), p, titan, false, true, 1.0) ==
+        doctest::Approx(7.0 * hidden_states + 8.0 * 2.0 * 2048.0 * 51200.0));
+  TrainingSpec eager_loss = titan;
+  eager_loss.cross_entropy = CrossEntropyKernel::eager;
+  CHECK(pipelining_buffer_bytes(test::gpt3_175b(), p, eager_loss, false, true, 1.0) ==
+        doctest::Approx(7.0 * hidden_states + 8.0 * 2.0 * 2048.0 * 51200.0 / 8.0));
+  // Megatron's schedules keep none of it; without a pipeline there is nothing to keep.
+  TrainingSpec megatron = titan;
+  megatron.framework = Framework::megatron_core;
+  CHECK(pipelining_buffer_bytes(test::gpt3_175b(), p, megatron, false, false, 3.0) == 0.0);
+  CHECK(pipelining_buffer_bytes(test::gpt3_175b(), {.tp = 8, .sp = true}, titan, true, true, 1.0) == 0.0);
+  // memory_per_gpu adds it to the stage's other bytes.
+  const MemoryBreakdown with = memory_per_gpu(test::gpt3_175b(), p, titan, test::h100(), 24, false, false, 3.0);
+  const MemoryBreakdown without = memory_per_gpu(test::gpt3_175b(), p, megatron, test::h100(), 24, false, false, 3.0);
+  CHECK(with.other_bytes - without.other_bytes == doctest::Approx(16.0 * hidden_states));
 }
 
 }  // namespace
