@@ -93,6 +93,20 @@ constexpr std::string_view kFoundryNoPipeline = "llm-foundry (Composer) has no p
 constexpr std::string_view kAutomodelPipelining =
     "NeMo Automodel pipelines with torch.distributed.pipelining's PipelineStage "
     "(components/distributed/pipelining/autopipeline.py @36044ad)";
+constexpr std::string_view kDeepSpeedBlockingP2p =
+    "DeepSpeed's pipeline engine sends and receives synchronously (deepspeed/runtime/pipe/p2p.py: send and recv "
+    "assert async_op == False and call dist.send / dist.recv), each PipeInstruction in turn on the stage's "
+    "stream";
+constexpr std::string_view kMegatronLmBlockingP2p =
+    "Megatron-LM before Megatron-Core exchanges with batch_isend_irecv, waits on every request and then calls "
+    "torch.cuda.synchronize() (megatron/p2p_communication.py _communicate: 'To protect against race condition "
+    "when using batch_isend_irecv()')";
+constexpr std::string_view kMegatronCoreAsyncP2p =
+    "taken as beside the next pass: Megatron-Core overlaps its interleaved schedule's exchanges "
+    "(--overlap-p2p-communication), which its pipelined rows run";
+constexpr std::string_view kTorchPipeliningAsyncSends =
+    "torch.distributed.pipelining's schedules post sends with batch_isend_irecv and wait on them only before the "
+    "stage's next sends (schedules.py fwd_sends_to_wait, bwd_sends_to_wait)";
 constexpr std::string_view kMegatronRegathers =
     "Megatron-LM's column-parallel linear under sequence parallelism saves its input shard and all-gathers it "
     "again in the backward for the weight gradient (megatron/core/tensor_parallel/layers.py, "
@@ -211,6 +225,7 @@ constexpr std::array kSets{
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
         .tp_loss_parallel = {false, kMegatronLossIsItsOwn},
         .pp_stage_buffers = {false, kMegatronPipelineBuffers},
+        .pp_blocking_sends = {false, kMegatronCoreAsyncP2p},
         .tp_collectives_copy_sequence = {false, kMegatronSequenceFirst},
         .tp_overlap_hides_input_grad_reduce = {true, kTeBulkDgradReduce},
         .tp_backward_collectives_beside_gemms = {true, kTeAsyncBackward},
@@ -251,6 +266,7 @@ constexpr std::array kSets{
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
         .tp_loss_parallel = {false, kMegatronLossIsItsOwn},
         .pp_stage_buffers = {false, kMegatronPipelineBuffers},
+        .pp_blocking_sends = {true, kMegatronLmBlockingP2p},
         .tp_collectives_copy_sequence = {false, kMegatronSequenceFirst},
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
         .tp_backward_collectives_beside_gemms = {true, kMegatronAsyncBackward},
@@ -302,6 +318,7 @@ constexpr std::array kSets{
         .tp_keeps_gathered_inputs = {false, kMegatronRegathers},
         .tp_loss_parallel = {false, kMegatronLossIsItsOwn},
         .pp_stage_buffers = {false, kMegatronPipelineBuffers},
+        .pp_blocking_sends = {true, kDeepSpeedBlockingP2p},
         .tp_collectives_copy_sequence = {false, kMegatronSequenceFirst},
         .tp_overlap_hides_input_grad_reduce = {true, kMegatronAsyncInputGrad},
         .tp_backward_collectives_beside_gemms = {true, kMegatronAsyncBackward},
@@ -366,6 +383,7 @@ constexpr std::array kSets{
         .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
         .tp_loss_parallel = {true, kTorchtitanLossParallel},
         .pp_stage_buffers = {true, kTorchPipelining},
+        .pp_blocking_sends = {false, kTorchPipeliningAsyncSends},
         .tp_collectives_copy_sequence = {true, kDTensorSequenceSecond},
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
         .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},
@@ -424,6 +442,7 @@ constexpr std::array kSets{
         .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
         .tp_loss_parallel = {false, kFoundryLossFused},
         .pp_stage_buffers = {false, kFoundryNoPipeline},
+        .pp_blocking_sends = {false, kFoundryNoPipeline},
         .tp_collectives_copy_sequence = {true, kDTensorSequenceSecond},
         .tp_overlap_hides_input_grad_reduce = {true,
                                                "llm-foundry's MPT blocks run Wqkv and a plain MLP's up_proj as one "
@@ -484,6 +503,7 @@ constexpr std::array kSets{
         .tp_keeps_gathered_inputs = {true, kDTensorKeepsGathered},
         .tp_loss_parallel = {false, kAutomodelNoLossParallel},
         .pp_stage_buffers = {true, kAutomodelPipelining},
+        .pp_blocking_sends = {false, kTorchPipeliningAsyncSends},
         .tp_collectives_copy_sequence = {true, kDTensorSequenceSecond},
         .tp_overlap_hides_input_grad_reduce = {false, kMicroPipelineTp},
         .tp_backward_collectives_beside_gemms = {false, kDTensorOnStream},

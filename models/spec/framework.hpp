@@ -80,6 +80,12 @@ struct FrameworkParameters {
   // step ends. Megatron's schedules receive each transfer into a tensor made for it and keep
   // nothing else. A fact of the framework's pipeline, so no scenario key overrides it.
   FrameworkChoice<bool> pp_stage_buffers{};
+  // Under pipeline parallelism, whether a stage's sends to its neighbours block its stream: the
+  // framework's point-to-point calls are synchronous, so the stage computes nothing more until a
+  // transfer has gone (DeepSpeed's pipeline engine; Megatron-LM's schedules before Megatron-Core
+  // synchronise the device after every exchange), or they run beside its next pass. A fact of the
+  // framework's pipeline, so no scenario key overrides it.
+  FrameworkChoice<bool> pp_blocking_sends{};
   // Under sequence parallelism without tensor-parallel overlap, whether each all-gather and
   // reduce-scatter of the activations also copies the whole tensor once, because the framework
   // shards the sequence in a dimension other than the first, which NCCL's collectives work on.

@@ -480,6 +480,8 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, bool stage_last, St
         comm(send_s, res.network, label, TaskKind::pp_comm, CommRole::pp_send, [&] { return send_comm(stage, ref.forward); });
     after(stream_tail, send.first);
     tasks.send = send.last;
+    // A synchronous send holds the stage's stream until the transfer has gone.
+    if (plan_.blocking_sends && send.last != none) stream_tail.end = send.last;
   }
 }
 

@@ -316,6 +316,7 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
   plan.microbatch_group = microbatch_group_size(p);
   const FrameworkParameters& framework = framework_parameters(t.framework);
   plan.overlap_grad_reduce = t.overlap_grad_reduce;
+  plan.blocking_sends = framework.pp_blocking_sends.value;
   // ZeRO 1-2 gathers the updated parameters beside the next forward only where the framework's
   // optimizer can; under ZeRO-3 the key is the units' prefetch.
   plan.overlap_param_gather =

@@ -189,6 +189,8 @@ struct StepPlan {
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
   bool ep_overlap = false;  // MoE dispatch and combine beside the compute (ParallelismSpec::ep_comm_overlap)
+  // A stage's sends to its neighbours block its stream (FrameworkParameters::pp_blocking_sends).
+  bool blocking_sends = false;
 };
 
 }  // namespace clustersim::models

@@ -29,6 +29,7 @@ TEST_CASE("frameworks: every choice of every parameter set names its source") {
     CHECK_FALSE(set.tp_keeps_gathered_inputs.source.empty());
     CHECK_FALSE(set.tp_loss_parallel.source.empty());
     CHECK_FALSE(set.pp_stage_buffers.source.empty());
+    CHECK_FALSE(set.pp_blocking_sends.source.empty());
     CHECK_FALSE(set.tp_collectives_copy_sequence.source.empty());
     CHECK_FALSE(set.zero1_all_reduces_gradients.source.empty());
     CHECK_FALSE(set.zero_param_gather_beside_forward.source.empty());

@@ -154,3 +154,17 @@ TEST_CASE("layer split: even where it divides, otherwise the ends get the smalle
   // 10 layers on 4 chunks: two of 3 and two of 2; the 2s at both ends.
   CHECK(split_layers(10, 2, 2) == std::vector<std::int64_t>{2, 3, 3, 2});
 }
+
+TEST_CASE("schedule: a framework's synchronous sends hold the sending stage's stream") {
+  // GPipe, 2 stages, 2 micro-batches, forward 1 s, backward 2 s, each send 0.5 s. Beside the next
+  // pass: stage 0 forwards in [0, 2], stage 1 in [1.5, 2.5] and [2.5, 3.5], backwards B0 [3.5, 5.5]
+  // and B1 [5.5, 7.5]; stage 0's B0 waits for its gradient, [6, 8], then B1 [8, 10]: 10 s. Blocking
+  // (DeepSpeed's pipeline engine, Megatron-LM before Megatron-Core): stage 0's F1 waits for F0's
+  // send, [1.5, 2.5], so stage 1's F1 runs [3, 4], its B0 [4, 6], its B1 after B0's send, [6.5, 8.5];
+  // stage 0's B0 [6.5, 8.5] and B1, after the last gradient arrives at 9, [9, 11]: 11 s.
+  StepPlan plan = uniform_plan(Schedule::gpipe, 2, 1, 2);
+  for (StagePlan& stage : plan.stages) stage.send_forward_s = stage.send_backward_s = 0.5;
+  CHECK(simulate(plan).step_time_s == doctest::Approx(10.0));
+  plan.blocking_sends = true;
+  CHECK(simulate(plan).step_time_s == doctest::Approx(11.0));
+}
