@@ -1119,15 +1119,15 @@ HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parall
                                      .flops = 2.0 * logits, .bytes = logits * (2.0 * loss_bytes + upcast),
                                      .kernels = 5});
   } else if (runs_loss_parallel(parallelism, training)) {
-    // DTensor's loss_parallel over the rank's vocabulary shard (torch/distributed/tensor/parallel/
-    // loss.py), op by op: the upcast copy; log_softmax decomposed as amax (a
-    // read), the shift (a read and a write), exp (a read and a write), the row sum (a read) and the
-    // subtraction of the log-sum (a read and a write), with all-reduces of the rank's row maxima and
-    // sums; nll_loss a gather and an all-reduce of the target's logit. Backward: zeros_like (a
+    // DTensor's loss_parallel over the rank's vocabulary shard, op by op
+    // (torch/distributed/tensor/parallel/loss.py): the upcast copy; log_softmax decomposed as amax
+    // (a read), the shift (a read and a write), exp (a read and a write), the row sum (a read) and
+    // the subtraction of the log-sum (a read and a write), with all-reduces of the rank's row maxima
+    // and sums; nll_loss a gather and an all-reduce of the target's logit. Backward: zeros_like (a
     // write), the targets' scatter (small), exp of the log-probabilities (a read and a write), its
     // sum with the scattered gradient (two reads and a write), the multiply by the loss's gradient
-    // (a read and a write), and the cast back to bf16. The all-reduces move a
-    // value per token and are left out.
+    // (a read and a write), and the cast back to bf16. The all-reduces move a value per token and
+    // are left out.
     costs.output_forward.push_back({.name = "cross_entropy", .kind = OpKind::elementwise,
                                     .flops = 5.0 * logits, .bytes = logits * (upcast + 7.0 * loss_bytes),
                                     .kernels = 8 + upcast_kernels});

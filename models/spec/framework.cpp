@@ -102,8 +102,9 @@ constexpr std::string_view kMegatronLmBlockingP2p =
     "torch.cuda.synchronize() (megatron/p2p_communication.py _communicate: 'To protect against race condition "
     "when using batch_isend_irecv()')";
 constexpr std::string_view kMegatronCoreAsyncP2p =
-    "taken as beside the next pass: Megatron-Core overlaps its interleaved schedule's exchanges "
-    "(--overlap-p2p-communication), which its pipelined rows run";
+    "beside the next pass: Megatron-Core overlaps its interleaved schedule's exchanges "
+    "(--overlap-p2p-communication), which its pipelined runs use; its non-interleaved 1F1B still synchronises "
+    "after each batched exchange (batch_p2p_sync), which this set leaves out";
 constexpr std::string_view kTorchPipeliningAsyncSends =
     "torch.distributed.pipelining's schedules post sends with batch_isend_irecv and wait on them only before the "
     "stage's next sends (schedules.py fwd_sends_to_wait, bwd_sends_to_wait)";
