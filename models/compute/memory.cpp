@@ -21,6 +21,12 @@ double kept_gemm_input_bytes(const TrainingSpec& training) {
   return cast_copy ? gemm_input_bytes(training.precision) : 2.0;
 }
 
+// Tokens of one micro-batch on one context-parallel rank.
+double tokens_per_rank(const ParallelismSpec& parallelism, const TrainingSpec& training) {
+  return static_cast<double>(training.micro_batch) * static_cast<double>(training.seq_len) /
+         static_cast<double>(parallelism.cp);
+}
+
 // The attention's projections on one TP rank: Q and O split tp ways, K and V ceil(kv_heads / tp)
 // heads each; with multi-head latent attention the down projections whole, the rest split.
 double attention_parameters_per_gpu(const TransformerSpec& model, std::int64_t tp) {
@@ -136,7 +142,7 @@ double activation_bytes_per_layer(const TransformerSpec& model, const Parallelis
   const auto t = static_cast<double>(parallelism.tp);
   const auto h = static_cast<double>(model.hidden);
   const auto s = static_cast<double>(training.seq_len);
-  const double tokens = static_cast<double>(training.micro_batch) * s / static_cast<double>(parallelism.cp);
+  const double tokens = tokens_per_rank(parallelism, training);
   const double sbh = tokens * h;
   const double sp_split = parallelism.sp ? t : 1.0;
 
@@ -211,8 +217,7 @@ double moe_activation_bytes_per_layer(const TransformerSpec& model, const Parall
                                       const TrainingSpec& training) {
   const auto t = static_cast<double>(parallelism.tp);
   const auto h = static_cast<double>(model.hidden);
-  const double tokens = static_cast<double>(training.micro_batch) * static_cast<double>(training.seq_len) /
-                        static_cast<double>(parallelism.cp);
+  const double tokens = tokens_per_rank(parallelism, training);
   const double rank_tokens = parallelism.sp ? tokens / t : tokens;
   if (training.recompute == Recompute::full) return 2.0 * rank_tokens * h;  // the layer input only
   // The attention half as a dense layer stores it (a layer with no MLP), and the shared experts'
@@ -251,17 +256,15 @@ double pipelining_buffer_bytes(const TransformerSpec& model, const ParallelismSp
   const auto m = static_cast<double>(micro_batches_per_run(parallelism, training));
   const auto vp = static_cast<double>(parallelism.vp);
   const double in_flight = std::min(micro_batches_in_flight, m);
-  const double tokens = static_cast<double>(training.micro_batch) * static_cast<double>(training.seq_len) /
-                        static_cast<double>(parallelism.cp);
+  const double tokens = tokens_per_rank(parallelism, training);
   const double hidden_states = 2.0 * tokens * static_cast<double>(model.hidden) /
                                (parallelism.sp ? static_cast<double>(parallelism.tp) : 1.0);
   const double receiving = vp - (is_first_stage ? 1.0 : 0.0);
   const double sending = vp - (is_last_stage ? 1.0 : 0.0);
   double bytes = (receiving * (m - in_flight) + sending * (m + in_flight)) * hidden_states;
   if (is_last_stage) {
-    const bool sharded = runs_loss_parallel(parallelism, training) || parallelism.tp == 1;
-    const double vocab = static_cast<double>(model.vocab) / (sharded ? static_cast<double>(parallelism.tp) : 1.0);
-    bytes += m * 2.0 * tokens * vocab;
+    const double vocab_split = runs_loss_parallel(parallelism, training) ? static_cast<double>(parallelism.tp) : 1.0;
+    bytes += m * 2.0 * tokens * static_cast<double>(model.vocab) / vocab_split;
   }
   return bytes;
 }
@@ -330,8 +333,7 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
 
   const auto t = static_cast<double>(parallelism.tp);
   const double sp_split = parallelism.sp ? t : 1.0;
-  const double tokens = static_cast<double>(training.micro_batch) * static_cast<double>(training.seq_len) /
-                        static_cast<double>(parallelism.cp);
+  const double tokens = tokens_per_rank(parallelism, training);
   const double sbh = tokens * static_cast<double>(model.hidden);
   // The embedding's dropout mask (1 byte) of every micro-batch the first stage holds.
   if (is_first_stage && model.dropout > 0.0) mem.other_bytes += sbh / sp_split * micro_batches_in_flight;
