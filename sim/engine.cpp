@@ -419,6 +419,19 @@ void Run::solve_component() {
     }
     return;
   }
+  // One flow over distinct resources (most components of a rail-aligned step): its tightest
+  // resource or its cap, computed as the solver would, operation for operation, so that the rates
+  // stay bit-identical without the solver's setup.
+  if (component_tasks_.size() == 1 && component_resources_.size() == flights_[component_tasks_[0].slot].resource_count) {
+    const TaskSlot ts = component_tasks_[0];
+    const double w = graph_.weight(ts.task);
+    const double cap = graph_.rate_cap_per_s(ts.task) * w;
+    double level = std::numeric_limits<double>::infinity();
+    for (ResourceId res : component_resources_) level = std::min(level, resources_[res].capacity_per_s / w);
+    const double rate = level <= cap / w ? w * std::max(0.0, level) : cap;
+    set_rate(ts.slot, rate / w);
+    return;
+  }
   // Solver order follows task ids so that the result does not depend on discovery order.
   std::sort(component_tasks_.begin(), component_tasks_.end());
   solver_.clear();

@@ -87,6 +87,27 @@ TEST_CASE("engine: a flow over two links is held to the slower, caps and weights
   CHECK(tl.units_served[2] == doctest::Approx(20.0));  // two flows of 10 B
 }
 
+TEST_CASE("engine: a flow alone over several links runs at its slowest link or its cap") {
+  // Links A = 10 B/s and B = 4 B/s, each crossed by one flow at a time (every component holds a
+  // single flow). p (weight 2: two flows of 12 B, capped at 1.5 B/s each) crosses A and B: its two
+  // flows could take 4 B/s together, the cap holds them to 3, so p ends at 12 / 1.5 = 8 s. q (12 B,
+  // weight 2, capped at 5 B/s) follows p on the same links: B holds the pair to 2 B/s each, 8 + 6
+  // = 14 s. r (30 B) follows q over A alone: 14 + 3 = 17 s.
+  Engine engine({{"A", 10.0}, {"B", 4.0}});
+  TaskGraph g;
+  const std::vector<ResourceId> ab{0, 1}, a{0};
+  const auto p = g.add_task({.work = 12, .rate_cap_per_s = 1.5, .weight = 2.0}, ab);
+  const std::vector<TaskId> after_p{p};
+  const auto q = g.add_task({.work = 12, .rate_cap_per_s = 5.0, .weight = 2.0}, ab, after_p);
+  const std::vector<TaskId> after_q{q};
+  const auto r = g.add_task({.work = 30}, a, after_q);
+  const auto tl = engine.run(g);
+  CHECK(s(tl.tasks[p].finish) == doctest::Approx(8.0));
+  CHECK(s(tl.tasks[q].finish) == doctest::Approx(14.0));
+  CHECK(s(tl.tasks[r].finish) == doctest::Approx(17.0));
+  CHECK(tl.units_served[1] == doctest::Approx(48.0));  // p's and q's two flows of 12 B
+}
+
 TEST_CASE("engine: a task that names a link twice loads it twice and leaves it cleanly") {
   // One 100 B/s link L. At 0: F (25 B, on L) and M (300 B, on L twice, so each of its bytes
   // crosses L twice). Equal rates x with x + 2x = 100: x = 33.3 B/s, F ends at 25 / x = 0.75 s and
