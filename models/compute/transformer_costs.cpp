@@ -1093,17 +1093,23 @@ HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parall
   // cast back to bf16 (4 read, 2 written), where the loss works on a copy of its own.
   const double upcast = training.fp32_loss ? 2.0 + 4.0 : 0.0;
   const int upcast_kernels = training.fp32_loss ? 1 : 0;
+  // The loss as two ops over the logits: its forward (5 FLOPs a logit) and its backward, each given
+  // in bytes a logit and kernels.
+  const auto add_loss = [&](double forward_bytes, int forward_kernels, double backward_flops, double backward_bytes,
+                            int backward_kernels) {
+    costs.output_forward.push_back({.name = "cross_entropy", .kind = OpKind::elementwise, .flops = 5.0 * logits,
+                                    .bytes = logits * forward_bytes, .kernels = forward_kernels});
+    costs.output_backward.push_back({.name = "cross_entropy_bwd", .kind = OpKind::elementwise,
+                                     .flops = backward_flops * logits, .bytes = logits * backward_bytes,
+                                     .kernels = backward_kernels});
+  };
   if (training.cross_entropy == CrossEntropyKernel::fused) {
     // Read the bf16 logits, then about 3.5 passes over the softmax's copy (the upcast fused with
     // the max, shift-exp-sum in one, the normalisation), as Megatron-Core's fused vocab-parallel
     // cross-entropy runs them (fusions/fused_cross_entropy.py, each step one jit-fused kernel): 4
     // bytes an element after the fp32 upcast, 2 without it. Its backward reads the softmax and
     // writes the bf16 gradient.
-    costs.output_forward.push_back({.name = "cross_entropy", .kind = OpKind::elementwise,
-                                    .flops = 5.0 * logits, .bytes = logits * (2.0 + loss_bytes * 3.5),
-                                    .kernels = 4});
-    costs.output_backward.push_back({.name = "cross_entropy_bwd", .kind = OpKind::elementwise,
-                                     .flops = 2.0 * logits, .bytes = logits * (loss_bytes + 2.0)});
+    add_loss(2.0 + loss_bytes * 3.5, 4, 2.0, loss_bytes + 2.0, 1);
   } else if (training.cross_entropy == CrossEntropyKernel::inplace) {
     // Megatron's vocab-parallel cross-entropy op by op (core/tensor_parallel/cross_entropy.py):
     // the upcast copy (2 read + 4 written), the row max (1 read), the shift, exp and division in
@@ -1112,12 +1118,7 @@ HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parall
     // come beside the six large ones. Backward: the target's update (small), the multiply by the
     // loss gradient in place (a read and a write) and the upcast's backward cast to bf16 (4 read +
     // 2 written).
-    costs.output_forward.push_back({.name = "cross_entropy", .kind = OpKind::elementwise,
-                                    .flops = 5.0 * logits, .bytes = logits * (upcast + 8.0 * loss_bytes),
-                                    .kernels = 18});
-    costs.output_backward.push_back({.name = "cross_entropy_bwd", .kind = OpKind::elementwise,
-                                     .flops = 2.0 * logits, .bytes = logits * (2.0 * loss_bytes + upcast),
-                                     .kernels = 5});
+    add_loss(upcast + 8.0 * loss_bytes, 18, 2.0, 2.0 * loss_bytes + upcast, 5);
   } else if (runs_loss_parallel(parallelism, training)) {
     // DTensor's loss_parallel over the rank's vocabulary shard, op by op
     // (torch/distributed/tensor/parallel/loss.py): the upcast copy; log_softmax decomposed as amax
@@ -1128,24 +1129,14 @@ HeadCosts head_costs(const TransformerSpec& model, const ParallelismSpec& parall
     // sum with the scattered gradient (two reads and a write), the multiply by the loss's gradient
     // (a read and a write), and the cast back to bf16. The all-reduces move a value per token and
     // are left out.
-    costs.output_forward.push_back({.name = "cross_entropy", .kind = OpKind::elementwise,
-                                    .flops = 5.0 * logits, .bytes = logits * (upcast + 7.0 * loss_bytes),
-                                    .kernels = 8 + upcast_kernels});
-    costs.output_backward.push_back({.name = "cross_entropy_bwd", .kind = OpKind::elementwise,
-                                     .flops = 3.0 * logits, .bytes = logits * (8.0 * loss_bytes + upcast),
-                                     .kernels = 6 + upcast_kernels});
+    add_loss(upcast + 7.0 * loss_bytes, 8 + upcast_kernels, 3.0, 8.0 * loss_bytes + upcast, 6 + upcast_kernels);
   } else {
     // PyTorch op by op (aten/src/ATen/native/cuda/SoftMax.cu): the upcast copy (2 read + 4 written),
     // log_softmax's three passes (max, sum of exp, then the output: 3 reads and a write), nll_loss
     // picking one element a row. Backward: nll_loss's dense gradient (zero-filled, then scattered:
     // one write), log_softmax's backward (the gradient's row sum, then gradient and output read and
     // the input gradient written: 4 passes) and the cast back to bf16 (4 read + 2 written).
-    costs.output_forward.push_back({.name = "cross_entropy", .kind = OpKind::elementwise,
-                                    .flops = 5.0 * logits, .bytes = logits * (upcast + 4.0 * loss_bytes),
-                                    .kernels = 2 + upcast_kernels});
-    costs.output_backward.push_back({.name = "cross_entropy_bwd", .kind = OpKind::elementwise,
-                                     .flops = 3.0 * logits, .bytes = logits * (5.0 * loss_bytes + upcast),
-                                     .kernels = 3 + upcast_kernels});
+    add_loss(upcast + 4.0 * loss_bytes, 2 + upcast_kernels, 3.0, 5.0 * loss_bytes + upcast, 3 + upcast_kernels);
   }
   costs.output_backward.push_back(in_bf16(gemm_dgrad("logits_dgrad", head, d.tokens, d.vocab, d.hidden)));
   costs.output_backward.push_back(in_bf16(gemm_wgrad(kOutputWeightGradOp, head, d.tokens, d.vocab, d.hidden)));
