@@ -60,6 +60,15 @@ double comm_seconds(std::span<const CommPart> parts) {
   return seconds;
 }
 
+double comm_bus_bytes(std::span<const CommPart> parts) {
+  const auto bus_bytes = [](const CollectiveRecord* r) {
+    return r == nullptr || r->group.ranks <= 1 ? 0.0 : bus_factor(r->op, r->group.ranks) * r->bytes;
+  };
+  double bytes = 0.0;
+  for (const CommPart& part : parts) bytes += (bus_bytes(part.first) + bus_bytes(part.second)) * part.repeat * part.scale;
+  return bytes;
+}
+
 Traffic comm_traffic(std::span<const CommPart> parts, const ClusterSpec& cluster, const CommProfile& profile) {
   Traffic sum;
   for (const CommPart& part : parts) {

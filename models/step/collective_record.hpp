@@ -131,6 +131,10 @@ struct CommParts {
 /// Analytic seconds of a task: its parts' seconds summed in order.
 double comm_seconds(std::span<const CommPart> parts);
 
+/// Bytes a rank puts on the bus over a task's parts: bus factor x bytes of each record (nccl-tests'
+/// busbw x time), a group of one rank none.
+double comm_bus_bytes(std::span<const CommPart> parts);
+
 /// Traffic of consecutive parts of one scope, summed in order.
 Traffic comm_traffic(std::span<const CommPart> parts, const ClusterSpec& cluster, const CommProfile& profile);
 

@@ -15,7 +15,7 @@ double interference_s(const PassCompute& pass, std::span<const BesideTraffic> tr
                       const ComputeProfile& profile) {
   const int sm_count = profile.sm_count.value;
   double extra = 0.0;
-  const double pass_s = pass.compute_bound_s + pass.memory_bound_s;
+  const double pass_s = std::max(pass.duration_s, pass.compute_bound_s + pass.memory_bound_s);
   for (const BesideTraffic& t : traffic) {
     if (!(t.seconds > 0.0)) continue;
     InterferenceShare share = overlap_slowdown(gpu, sm_count, profile.overlap, CommEngine::sm_kernel, t.bus_bytes_per_s);

@@ -4,9 +4,13 @@
 /// (GEMMs, attention) run on the SMs it leaves, and memory-bound kernels share HBM with its
 /// traffic. A pass that computes for C seconds, of which Cg compute-bound and Cm memory-bound,
 /// beside T seconds of a collective that takes a fraction fc of compute throughput and fm of HBM
-/// bandwidth, grows by phi x (Cg fc / (1 - fc) + Cm fm / (1 - fm)), phi = min(1, T / C): the
-/// collective is spread evenly over the pass. Traffic that runs only under the GEMMs (tensor-
-/// parallel overlap) costs its GEMMs alone, phi = min(1, T / G).
+/// bandwidth, grows by phi x (Cg fc / (1 - fc) + Cm fm / (1 - fm)), phi = min(1, T / D): the
+/// collective is spread evenly over the pass, which lasts D >= C on the compute stream (its
+/// kernels, the host's issue where that is slower, and the copies and host work of ZeRO-3's
+/// gathers). Taking C for D would put a collective that ends within the pass beside every kernel
+/// at its full rate, so that a faster network, moving the same bytes in less time, would cost the
+/// compute more. Traffic that runs only under the GEMMs (tensor-parallel overlap) costs its GEMMs
+/// alone, phi = min(1, T / G).
 /// Units: seconds, bytes/s, SMs.
 /// Limitations: concurrent collectives beside one pass add their costs as if they ran one after
 /// another; the SMs a GEMM loses cost it their share of throughput, not the wave tail a GEMM of
@@ -28,6 +32,7 @@ struct PassCompute {
   double compute_bound_s = 0.0;  // GEMMs and attention
   double memory_bound_s = 0.0;   // elementwise kernels
   double gemm_s = 0.0;           // the GEMMs alone (part of compute_bound_s)
+  double duration_s = 0.0;       // the pass on the compute stream; below the kernels' time: theirs
 };
 
 /// Communication beside a pass: how long it runs, the bus bandwidth it reaches, the SMs it holds

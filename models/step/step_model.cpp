@@ -162,6 +162,7 @@ PassCompute& operator+=(PassCompute& a, const PassCompute& b) {
   a.compute_bound_s += b.compute_bound_s;
   a.memory_bound_s += b.memory_bound_s;
   a.gemm_s += b.gemm_s;
+  a.duration_s += b.duration_s;
   return a;
 }
 
@@ -178,6 +179,7 @@ PassCompute scaled(PassCompute p, double factor) {
   p.compute_bound_s *= factor;
   p.memory_bound_s *= factor;
   p.gemm_s *= factor;
+  p.duration_s *= factor;
   return p;
 }
 
@@ -190,24 +192,27 @@ double record_bus_bytes_per_s(const CollectiveRecord& r) {
 /// (ParallelismSpec::dp_max_ctas), or the profile's NCCL kernel's (negative).
 double dp_sms_held(const ParallelismSpec& p) { return p.dp_max_ctas > 0 ? static_cast<double>(p.dp_max_ctas) : -1.0; }
 
+/// Traffic of `parts` beside a pass: its seconds and the bus bandwidth that moves its bytes in
+/// them. A task mixes collectives of different rates (a MoE layer's expert gathers over NVLink
+/// beside its dense gathers across nodes), so the rate is the bytes of all over the seconds of all.
+BesideTraffic beside_traffic(const CommParts& parts, double sms_held) {
+  const double seconds = comm_seconds(parts.span());
+  return {.seconds = seconds,
+          .bus_bytes_per_s = seconds > 0.0 ? comm_bus_bytes(parts.span()) / seconds : 0.0,
+          .sms_held = sms_held};
+}
+
 /// What the communication beside a chunk's pass (step_comm.hpp) costs its compute.
 double pass_interference_s(const ChunkCosts& chunk, const StepPlan& plan, const PassCompute& pass, bool forward,
                            const StepInputs& in, const ParallelismSpec& p) {
-  const bool ep_beside = plan.ep_overlap;
   const std::array<BesideTraffic, 4> beside{
-      BesideTraffic{.seconds = forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s,
-                    .bus_bytes_per_s = record_bus_bytes_per_s(chunk.unit_gather),
-                    .sms_held = dp_sms_held(p)},
+      beside_traffic(dp_beside_comm(plan, chunk, forward), dp_sms_held(p)),
       // A CP communicator held to a few CTAs holds as many SMs (ParallelismSpec::cp_max_ctas).
-      BesideTraffic{.seconds = forward ? chunk.cp_forward_s : chunk.cp_backward_s,
-                    .bus_bytes_per_s = record_bus_bytes_per_s(
-                        plan.layer.cp_gather.group.ranks > 1 ? plan.layer.cp_gather : plan.layer.cp_kv),
-                    .sms_held = p.cp_max_ctas > 0 ? static_cast<double>(p.cp_max_ctas) : -1.0},
+      beside_traffic(cp_comm(plan, chunk, forward), p.cp_max_ctas > 0 ? static_cast<double>(p.cp_max_ctas) : -1.0),
       BesideTraffic{.seconds = forward ? chunk.tp_hidden_forward_s : chunk.tp_hidden_backward_s,
                     .sms_held = kUserbufferSms,
                     .under_gemms_only = true},
-      BesideTraffic{.seconds = ep_beside ? (forward ? chunk.ep_forward_s : chunk.ep_backward_s) : 0.0,
-                    .bus_bytes_per_s = record_bus_bytes_per_s(plan.layer.ep_dispatch)}};
+      plan.ep_overlap ? beside_traffic(ep_comm(plan, chunk, forward), -1.0) : BesideTraffic{}};
   return interference_s(pass, beside, in.cluster.gpu, in.compute);
 }
 
@@ -807,6 +812,10 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
         forward_pass += output_forward.split;
         backward_pass += output_backward.split;
       }
+      // Beside traffic spreads over the whole pass on the compute stream, its host-bound stretches
+      // and ZeRO-3's copies included, not over its kernels alone.
+      forward_pass.duration_s = chunk.forward_s;
+      backward_pass.duration_s = chunk.backward_s;
       chunk.interference_forward_s = pass_interference_s(chunk, plan, forward_pass, true, in, p);
       chunk.interference_backward_s = pass_interference_s(chunk, plan, backward_pass, false, in, p);
       chunk.forward_s += chunk.interference_forward_s;

@@ -42,6 +42,25 @@ TEST_CASE("overlap cost: a collective under part of a pass slows that part of it
   CHECK(interference_s(pass, {}, gpu, nccl_like()) == 0.0);
 }
 
+TEST_CASE("overlap cost: traffic spreads over the pass's whole duration, not over its kernels alone") {
+  // 1 s of kernels in a pass of 2 s on the compute stream (the host issues its kernels slower than
+  // they run): 0.5 s of traffic overlaps a quarter of the kernels, and traffic of the pass's length
+  // all of them; a duration below the kernels' time counts as theirs.
+  const GpuSpec gpu = test::h100();
+  const double fc = 24.0 / 132.0, fm = 3.0 * 100e9 / gpu.hbm_bytes_per_s;
+  const double whole = 0.8 * fc / (1.0 - fc) + 0.2 * fm / (1.0 - fm);
+  const PassCompute stretched{.compute_bound_s = 0.8, .memory_bound_s = 0.2, .gemm_s = 0.7, .duration_s = 2.0};
+  const BesideTraffic half_second{.seconds = 0.5, .bus_bytes_per_s = 100e9};
+  CHECK(interference_s(stretched, std::span(&half_second, 1), gpu, nccl_like()) ==
+        doctest::Approx(0.25 * whole).epsilon(1e-12));
+  const BesideTraffic two_seconds{.seconds = 2.0, .bus_bytes_per_s = 100e9};
+  CHECK(interference_s(stretched, std::span(&two_seconds, 1), gpu, nccl_like()) ==
+        doctest::Approx(whole).epsilon(1e-12));
+  const PassCompute short_duration{.compute_bound_s = 0.8, .memory_bound_s = 0.2, .gemm_s = 0.7, .duration_s = 0.1};
+  CHECK(interference_s(short_duration, std::span(&half_second, 1), gpu, nccl_like()) ==
+        doctest::Approx(0.5 * whole).epsilon(1e-12));
+}
+
 TEST_CASE("overlap cost: FSDP's overlapped gathers lengthen the passes they hide under") {
   const StepInputs in = test::fsdp_llama3_8b_on_64_h100();
   const StepPlan costed = plan_step(in);

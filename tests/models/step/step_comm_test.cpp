@@ -998,3 +998,19 @@ TEST_CASE("collective records: PyTorch's TP backward keeps its gathered inputs a
     CHECK(plan.stages[1].chunks.front().tp_hidden_backward_s > 0.0);
   }
 }
+
+TEST_CASE("step comm: a task's bus bytes are each record's bus factor x bytes, times its repeat and scale") {
+  // An all-gather of 1 GB over 8 ranks twice a layer for 3 layers, then a reduce-scatter of 2 GB over
+  // 4 ranks with a 100 MB all-reduce over 2 after it, at a bucket's share of 0.5; a group of one
+  // rank moves nothing.
+  CollectiveRecord gather{.op = CollectiveOp::all_gather, .bytes = 1e9, .group = {.ranks = 8}};
+  CollectiveRecord scatter{.op = CollectiveOp::reduce_scatter, .bytes = 2e9, .group = {.ranks = 4}};
+  CollectiveRecord reduce{.op = CollectiveOp::all_reduce, .bytes = 1e8, .group = {.ranks = 2}};
+  CollectiveRecord alone{.op = CollectiveOp::all_gather, .bytes = 5e9, .group = {.ranks = 1}};
+  CommParts parts;
+  parts.add({.first = &gather, .repeat = 2.0, .scale = 3.0});
+  parts.add({.first = &scatter, .second = &reduce, .scale = 0.5});
+  parts.add({.first = &alone});
+  const double expected = 7.0 / 8.0 * 1e9 * 6.0 + (3.0 / 4.0 * 2e9 + 2.0 * 1.0 / 2.0 * 1e8) * 0.5;
+  CHECK(comm_bus_bytes(parts.span()) == doctest::Approx(expected).epsilon(1e-12));
+}
