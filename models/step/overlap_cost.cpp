@@ -6,8 +6,14 @@ namespace clustersim::models {
 
 namespace {
 
-/// Time a kernel of `seconds` takes extra when it loses `lost` of its throughput.
-double slowed_extra(double seconds, double lost) { return lost < 1.0 ? seconds * lost / (1.0 - lost) : seconds; }
+/// Seconds a pass grows by beside `traffic_s` seconds of traffic, when it lasts `pass_s` and loses
+/// `lost_per_s` seconds of its kernels' work per second of traffic. The traffic's seconds are its
+/// own (the network sets them), so the work lost is its window times the rate; a pass that the
+/// traffic outlasts stretches until its work is done, each second of the stretch losing as much.
+double stretch_s(double traffic_s, double pass_s, double lost_per_s) {
+  if (lost_per_s >= 1.0 || traffic_s * (1.0 - lost_per_s) <= pass_s) return traffic_s * std::min(lost_per_s, 1.0);
+  return pass_s * lost_per_s / (1.0 - lost_per_s);
+}
 
 }  // namespace
 
@@ -22,13 +28,15 @@ double interference_s(const PassCompute& pass, std::span<const BesideTraffic> tr
     if (t.sms_held >= 0.0 && sm_count > 0)  // its own SMs, not an NCCL kernel's
       share.compute_bound = std::clamp(t.sms_held, 0.0, static_cast<double>(sm_count)) / sm_count;
     if (t.under_gemms_only) {
-      if (pass.gemm_s > 0.0) extra += std::min(1.0, t.seconds / pass.gemm_s) * slowed_extra(pass.gemm_s, share.compute_bound);
+      if (pass.gemm_s > 0.0) extra += stretch_s(t.seconds, pass.gemm_s, share.compute_bound);
       continue;
     }
     if (!(pass_s > 0.0)) continue;
-    const double phi = std::min(1.0, t.seconds / pass_s);
-    extra += phi * (slowed_extra(pass.compute_bound_s, share.compute_bound) +
-                    slowed_extra(pass.memory_bound_s, share.memory_bound));
+    // Spread over the pass, the traffic meets its compute-bound and memory-bound kernels in the
+    // shares of the pass's time they fill.
+    const double lost_per_s =
+        (pass.compute_bound_s * share.compute_bound + pass.memory_bound_s * share.memory_bound) / pass_s;
+    extra += stretch_s(t.seconds, pass_s, lost_per_s);
   }
   return extra;
 }

@@ -2,15 +2,16 @@
 /// What overlapped communication costs the compute it hides under (models/compute/
 /// overlap_interference.hpp): while a collective kernel runs beside a pass, compute-bound kernels
 /// (GEMMs, attention) run on the SMs it leaves, and memory-bound kernels share HBM with its
-/// traffic. A pass that computes for C seconds, of which Cg compute-bound and Cm memory-bound,
-/// beside T seconds of a collective that takes a fraction fc of compute throughput and fm of HBM
-/// bandwidth, grows by phi x (Cg fc / (1 - fc) + Cm fm / (1 - fm)), phi = min(1, T / D): the
-/// collective is spread evenly over the pass, which lasts D >= C on the compute stream (its
-/// kernels, the host's issue where that is slower, and the copies and host work of ZeRO-3's
-/// gathers). Taking C for D would put a collective that ends within the pass beside every kernel
-/// at its full rate, so that a faster network, moving the same bytes in less time, would cost the
-/// compute more. Traffic that runs only under the GEMMs (tensor-parallel overlap) costs its GEMMs
-/// alone, phi = min(1, T / G).
+/// traffic. A pass of Cg seconds of compute-bound and Cm of memory-bound kernels lasts D >= Cg + Cm
+/// on the compute stream (the host's issue where that is slower, the copies and host work of
+/// ZeRO-3's gathers). A collective of T seconds beside it, spread evenly over it, takes fc of the
+/// compute-bound kernels' throughput and fm of the memory-bound ones': each second of it costs the
+/// pass l = (Cg fc + Cm fm) / D seconds of work. The collective's seconds are the network's, so the
+/// pass grows by l T; a collective that outlasts the stretched pass (T (1 - l) > D) costs it
+/// l D / (1 - l), each second of the stretch losing as much. The cost thus follows the window the
+/// traffic is there (SMs held) and its bytes (HBM), never its rate alone: a faster network moving
+/// the same bytes cannot cost more. Traffic that runs only under the GEMMs (tensor-parallel
+/// overlap) costs them alone: D = G, l = fc.
 /// Units: seconds, bytes/s, SMs.
 /// Limitations: concurrent collectives beside one pass add their costs as if they ran one after
 /// another; the SMs a GEMM loses cost it their share of throughput, not the wave tail a GEMM of
