@@ -371,8 +371,9 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     stored.recompute = Recompute::none;
     mem.other_bytes += activation_bytes_per_layer(model, parallelism, stored);
   }
-  if (parallelism.zero == 2) {
-    // ZeRO-2: a layer's unsharded gradients, held until their reduce-scatter into the shard.
+  if (parallelism.zero == 2 && parallelism.dp * parallelism.cp > 1) {
+    // ZeRO-2: a layer's unsharded gradients, held until their reduce-scatter into the shard. On one
+    // data-parallel rank the gradients are the shard, which nothing reduces.
     mem.other_bytes += layer_parameters_per_gpu(model, parallelism.tp) * grad_dtype_bytes(training.grad_dtype);
   }
   if (once_a_step && sharding.reduce_bytes_per_param != sharding.gather_bytes_per_param) {

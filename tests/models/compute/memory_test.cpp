@@ -220,6 +220,14 @@ TEST_CASE("memory: ZeRO-2 holds one layer's unsharded fp32 gradients until their
         .other_bytes;
   };
   CHECK(other(2) - other(1) == doctest::Approx(218112000.0 * 4.0));
+  // On one data-parallel rank (dp = cp = 1) nothing is reduce-scattered: ZeRO-2 holds what ZeRO-1
+  // holds, the whole gradient being the shard.
+  const auto alone = [](int zero) {
+    return memory_per_gpu(test::llama3_8b(), {.dp = 1, .zero = zero}, {.seq_len = 8192, .micro_batch = 1},
+                          test::h100(), 32, true, true, 1.0)
+        .total_bytes;
+  };
+  CHECK(alone(2) == alone(1));
 }
 
 TEST_CASE("memory: bf16 parameters keep no fp32 master and bf16 Adam moments") {
