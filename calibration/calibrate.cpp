@@ -142,6 +142,9 @@ class ProfileBuilder {
   void fit_collectives(const RawInputs& in) {
     for (const auto& [key, group] : in.groups) {
       out_.collectives.push_back({.fit = fit_collective(group, options_.fit), .simulator_max_error = kNaN});
+      CollectiveModel& model = out_.collectives.back().fit.model;
+      model.aws_ofi_tuner =
+          (options_.aws_ofi_tuner || models::fabric_runs_aws_ofi_tuner(options_.fabric)) && model.nodes() > 1;
       out_.profile.collectives.push_back(out_.collectives.back().fit.model);
     }
     for (const auto& group : in.single_rank) out_.single_rank.push_back(fit_single_rank(group));

@@ -54,6 +54,7 @@ struct CalibrateOptions {
   std::int64_t nics_per_node = 8;
   models::Fabric fabric = models::Fabric::infiniband;  // with the two above: the network measured on
   std::string network_source{};  // where that network is stated; recorded in the profile
+  bool aws_ofi_tuner = false;     // the logs across nodes ran under the AWS OFI plugin's tuner (implied by efa)
   std::vector<std::string> arguments{};  // recorded in the profile's metadata
   std::string note{};                    // likewise: where and when the inputs were measured
 };

@@ -89,7 +89,8 @@ double AlphaBetaSegment::time_us(double bytes, double bus_factor) const {
 }
 
 models::CollectiveCurve CollectiveModel::curve() const {
-  models::CollectiveCurve out{.op = op, .ranks = ranks, .ranks_per_node = ranks_per_node, .segments = {}};
+  models::CollectiveCurve out{
+      .op = op, .ranks = ranks, .ranks_per_node = ranks_per_node, .segments = {}, .aws_ofi_tuner = aws_ofi_tuner};
   for (const auto& s : segments) {
     out.segments.push_back({.min_bytes = static_cast<double>(s.min_bytes),
                             .max_bytes = static_cast<double>(s.max_bytes),

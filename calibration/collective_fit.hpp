@@ -69,6 +69,7 @@ struct CollectiveModel {
   std::int64_t ranks_per_node = 0;
   std::string source{};
   std::vector<AlphaBetaSegment> segments{};  // by size
+  bool aws_ofi_tuner = false;  // across nodes under the AWS OFI plugin's tuner (models::CollectiveCurve)
 
   std::int64_t nodes() const { return ranks / ranks_per_node; }
   LinkScope scope() const { return nodes() > 1 ? LinkScope::network : LinkScope::nvlink; }

@@ -230,6 +230,11 @@ class Reader {
     return value.get<double>();
   }
 
+  bool boolean(const ordered_json& value, const std::string& pointer) const {
+    if (!value.is_boolean()) fail(pointer, "must be true or false");
+    return value.get<bool>();
+  }
+
   std::int64_t integer(const ordered_json& value, const std::string& pointer, std::int64_t min) const {
     if (!value.is_number_integer() || value.get<std::int64_t>() < min) {
       fail(pointer, fmt::format("must be an integer >= {}", min));
@@ -337,6 +342,7 @@ std::string profile_to_json(const CalibrationProfile& p) {
     j["ranks_per_node"] = c.ranks_per_node;
     j["bus_factor"] = c.bus_factor();
     j["source"] = c.source;
+    if (c.aws_ofi_tuner) j["aws_ofi_tuner"] = true;
     ordered_json segments = ordered_json::array();
     for (const auto& s : c.segments) segments.push_back(segment_json(s));
     j["segments"] = std::move(segments);
@@ -434,7 +440,7 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
   for (std::size_t i = 0; i < collectives.size(); ++i) {
     const std::string pointer = fmt::format("/collectives/{}", i);
     const ordered_json& c = collectives[i];
-    r.only_keys(c, pointer, {"op", "scope", "ranks", "ranks_per_node", "bus_factor", "source", "segments"});
+    r.only_keys(c, pointer, {"op", "scope", "ranks", "ranks_per_node", "bus_factor", "source", "aws_ofi_tuner", "segments"});
     CollectiveModel model;
     const std::string op = r.text(r.member(c, pointer, "op"), pointer + "/op");
     const auto parsed = parse_collective_name(op);
@@ -450,6 +456,10 @@ CalibrationProfile parse_profile(std::string_view text, const std::string& sourc
       r.fail(pointer + "/bus_factor", fmt::format("must be {} for {} on {} ranks", model.bus_factor(), op, model.ranks));
     }
     model.source = r.text(r.member(c, pointer, "source"), pointer + "/source");
+    if (c.contains("aws_ofi_tuner")) {
+      model.aws_ofi_tuner = r.boolean(c.at("aws_ofi_tuner"), pointer + "/aws_ofi_tuner");
+      if (model.aws_ofi_tuner && model.nodes() < 2) r.fail(pointer + "/aws_ofi_tuner", "only a curve across nodes has a tuner of its own");
+    }
     const ordered_json& segments = r.member(c, pointer, "segments");
     if (!segments.is_array() || segments.empty()) r.fail(pointer + "/segments", "must be a non-empty array");
     for (std::size_t s = 0; s < segments.size(); ++s) {

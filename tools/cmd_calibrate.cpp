@@ -63,8 +63,11 @@ int cmd_calibrate(std::span<const std::string> args, std::ostream& out) {
       ("nics-per-node", integer_option("nics-per-node", &options.nics_per_node, nics_range)->value_name("N"),
        with_rule("NICs per node, for network_efficiency (default 8)", nics_range.rule()).c_str())
       ("fabric", po::value(&fabric)->value_name("NAME"),
-       "infiniband (default), roce or omnipath: with the NIC rate and count, the network the inputs were "
+       "infiniband (default), roce, omnipath or efa: with the NIC rate and count, the network the inputs were "
        "measured on")
+      ("aws-ofi-tuner", po::bool_switch(&options.aws_ofi_tuner),
+       "the logs across nodes ran under the AWS OFI plugin's tuner (AWS EFA, implied by --fabric efa): their "
+       "curves then price only clusters whose fabric runs it")
       ("network-source", po::value(&options.network_source)->value_name("TEXT"),
        "where that network (fabric, NIC rate, NICs per node) is stated, kept in the profile")
       ("note", po::value(&options.note)->value_name("TEXT"),
@@ -74,8 +77,8 @@ int cmd_calibrate(std::span<const std::string> args, std::ostream& out) {
   const CommandHelp help{
       .name = "calibrate",
       .usage = "RAW... --out PROFILE.json [--gpu NAME] [--collective NAME] [--tolerance FRACTION] [--max-segments N]\n"
-               "                            [--nic-gbit-per-s GBIT] [--nics-per-node N] [--fabric NAME] [--network-source TEXT]\n"
-               "                            [--note TEXT]",
+               "                            [--nic-gbit-per-s GBIT] [--nics-per-node N] [--fabric NAME] [--aws-ofi-tuner]\n"
+               "                            [--network-source TEXT] [--note TEXT]",
       .description =
           "Fit the step model's constants to measurements and write a calibration profile.\n"
           "Collectives: alpha-beta lines (time = alpha + bytes x bus factor / busbw) per collective\n"

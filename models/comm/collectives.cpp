@@ -183,14 +183,28 @@ double bandwidth_time_s(CollectiveOp op, double bytes, const CommGroup& group, c
   return bus_factor(op, group.ranks) * bytes / bus_bandwidth(group, cluster, profile);
 }
 
+// Which measured curves across nodes a pricing reads: those whose algorithms the AWS OFI plugin's
+// tuner chose, or those NCCL's own tuner chose (models::CollectiveCurve::aws_ofi_tuner). Curves
+// inside one node have no network to tune and are read by both.
+struct TunerOf {
+  bool aws_ofi = false;
+  bool reads(const CollectiveCurve& curve) const {
+    return curve.ranks <= curve.ranks_per_node || curve.aws_ofi_tuner == aws_ofi;
+  }
+};
+
+TunerOf tuner_of(const ClusterSpec& cluster) { return {.aws_ofi = fabric_runs_aws_ofi_tuner(cluster.fabric)}; }
+
 // The mean time of the profile's curves of one layout (two sources of one layout count alike);
 // nullopt when there is none.
-std::optional<double> curve_time_s(const CommProfile& profile, CollectiveOp op, std::int64_t ranks,
+std::optional<double> curve_time_s(const CommProfile& profile, TunerOf tuner, CollectiveOp op, std::int64_t ranks,
                                    std::int64_t ranks_per_node, double bytes) {
   double sum = 0.0;
   int count = 0;
   for (const auto& curve : profile.curves) {
-    if (curve.op != op || curve.ranks != ranks || curve.ranks_per_node != ranks_per_node) continue;
+    if (curve.op != op || curve.ranks != ranks || curve.ranks_per_node != ranks_per_node || !tuner.reads(curve)) {
+      continue;
+    }
     sum += curve.time_s(bytes, bus_factor(op, ranks));
     ++count;
   }
@@ -313,7 +327,7 @@ double modelled_time_s(CollectiveOp op, double bytes, const CommGroup& group, co
   }
   const LatencySteps steps = latency_steps(op, effective, cluster, profile);
   if (nodes > 1) {
-    if (const auto node = curve_time_s(profile, op, per_node, per_node, bytes)) {
+    if (const auto node = curve_time_s(profile, tuner_of(cluster), op, per_node, per_node, bytes)) {
       // Bulk protocol: the node's measured time, the group's extra bandwidth time, and the chunk
       // pipeline's fill and drain through each network step.
       const CommGroup one_node{.ranks = per_node, .ranks_per_node = per_node};
@@ -335,11 +349,13 @@ double modelled_time_s(CollectiveOp op, double bytes, const CommGroup& group, co
 
 // The multi-node layout the profile measured nearest to `nodes` nodes of `per_node` ranks, on
 // one side: the most nodes below (below = true) or the fewest above; 0 when there is none.
-std::int64_t measured_nodes(const CommProfile& profile, CollectiveOp op, std::int64_t per_node, std::int64_t nodes,
-                            bool below) {
+std::int64_t measured_nodes(const CommProfile& profile, TunerOf tuner, CollectiveOp op, std::int64_t per_node,
+                            std::int64_t nodes, bool below) {
   std::int64_t best = 0;
   for (const auto& curve : profile.curves) {
-    if (curve.op != op || curve.ranks_per_node != per_node || curve.ranks % per_node != 0) continue;
+    if (curve.op != op || curve.ranks_per_node != per_node || curve.ranks % per_node != 0 || !tuner.reads(curve)) {
+      continue;
+    }
     const std::int64_t n = curve.ranks / per_node;
     if (n < 2 || n == nodes) continue;
     if (below ? (n < nodes && n > best) : (n > nodes && (best == 0 || n < best))) best = n;
@@ -347,9 +363,10 @@ std::int64_t measured_nodes(const CommProfile& profile, CollectiveOp op, std::in
   return best;
 }
 
-bool has_curve(const CommProfile& profile, CollectiveOp op, std::int64_t ranks, std::int64_t ranks_per_node) {
+bool has_curve(const CommProfile& profile, TunerOf tuner, CollectiveOp op, std::int64_t ranks,
+               std::int64_t ranks_per_node) {
   return std::any_of(profile.curves.begin(), profile.curves.end(), [&](const CollectiveCurve& c) {
-    return c.op == op && c.ranks == ranks && c.ranks_per_node == ranks_per_node;
+    return c.op == op && c.ranks == ranks && c.ranks_per_node == ranks_per_node && tuner.reads(c);
   });
 }
 
@@ -357,6 +374,7 @@ bool has_curve(const CommProfile& profile, CollectiveOp op, std::int64_t ranks, 
 enum class Basis { none, own_curve, between_node_counts, nearest_node_count, node_curve, line };
 
 struct Pricing {
+  TunerOf tuner{};  // whose curves across nodes it reads
   Basis basis = Basis::none;
   std::int64_t per_node = 1;
   std::int64_t nodes = 1;
@@ -364,18 +382,19 @@ struct Pricing {
   std::int64_t hi = 0;
 };
 
-Pricing pricing(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile) {
-  Pricing p;
+Pricing pricing(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster, const CommProfile& profile,
+                TunerOf tuner) {
+  Pricing p{.tuner = tuner};
   if (group.ranks <= 1 || cluster.ideal_network) return p;
   p.per_node = std::min(group.ranks_per_node, group.ranks);
   p.nodes = (group.ranks + p.per_node - 1) / p.per_node;
-  if (has_curve(profile, op, group.ranks, p.per_node)) {
+  if (has_curve(profile, tuner, op, group.ranks, p.per_node)) {
     p.basis = Basis::own_curve;
     return p;
   }
   if (p.nodes > 1 && group.ranks % p.per_node == 0) {
-    p.lo = measured_nodes(profile, op, p.per_node, p.nodes, true);
-    p.hi = measured_nodes(profile, op, p.per_node, p.nodes, false);
+    p.lo = measured_nodes(profile, tuner, op, p.per_node, p.nodes, true);
+    p.hi = measured_nodes(profile, tuner, op, p.per_node, p.nodes, false);
     if (p.lo > 0 && p.hi > 0) {
       p.basis = Basis::between_node_counts;
       return p;
@@ -386,44 +405,33 @@ Pricing pricing(CollectiveOp op, const CommGroup& group, const ClusterSpec& clus
       return p;
     }
   }
-  p.basis = p.nodes > 1 && has_curve(profile, op, p.per_node, p.per_node) ? Basis::node_curve : Basis::line;
+  p.basis = p.nodes > 1 && has_curve(profile, tuner, op, p.per_node, p.per_node) ? Basis::node_curve : Basis::line;
   return p;
 }
 
-}  // namespace
-
-std::string collective_basis(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster,
-                             const CommProfile& profile) {
-  const Pricing p = pricing(op, group, cluster, profile);
-  if ((p.basis == Basis::node_curve || p.basis == Basis::line) && runs_efa_tuner(op, group, cluster, profile))
-    return "EFA: the AWS OFI plugin's regions pick each size's algorithm, at its rate fitted to AWS p5 logs";
-  switch (p.basis) {
-    case Basis::none: return "no communication";
-    case Basis::own_curve: return fmt::format("the profile's curve of {} ranks, {} a node", group.ranks, p.per_node);
-    case Basis::between_node_counts:
-      return fmt::format("the profile's curves of {} and {} nodes, interpolated to {} in log time against log nodes",
-                         p.lo, p.hi, p.nodes);
-    case Basis::nearest_node_count:
-      return fmt::format("the profile's curve of {} nodes, scaled by the model's change from {} to {} nodes", p.lo,
-                         p.lo, p.nodes);
-    case Basis::node_curve:
-      return fmt::format("the profile's one-node curve ({} ranks), extended across {} nodes by the model", p.per_node,
-                         p.nodes);
-    case Basis::line: break;
-  }
-  return "the alpha-beta line (NCCL's protocols priced by the profile's efficiencies and latencies)";
+bool from_measured_layouts(Basis basis) {
+  return basis == Basis::own_curve || basis == Basis::between_node_counts || basis == Basis::nearest_node_count;
 }
 
-double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
-                         const CommProfile& profile) {
-  if (bytes <= 0.0) return 0.0;
-  const Pricing p = pricing(op, group, cluster, profile);
+// Under NCCL's own tuner, curves measured under the AWS OFI plugin's (AWS EFA) bound the time: the
+// algorithm that tuner ran at each size is one NCCL can run here, and NCCL's tuner takes it or one
+// its model finds faster. That tuner's own choices (its small sizes' fixed costs) do not carry: on
+// EFA only its curves price.
+std::optional<Pricing> bounding_pricing(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster,
+                                        const CommProfile& profile) {
+  if (tuner_of(cluster).aws_ofi) return std::nullopt;
+  const Pricing p = pricing(op, group, cluster, profile, TunerOf{.aws_ofi = true});
+  return from_measured_layouts(p.basis) ? std::optional(p) : std::nullopt;
+}
+
+double priced_time_s(const Pricing& p, CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
+                     const CommProfile& profile) {
   const auto measured_s = [&](std::int64_t nodes) {
-    return *curve_time_s(profile, op, nodes * p.per_node, p.per_node, bytes);
+    return *curve_time_s(profile, p.tuner, op, nodes * p.per_node, p.per_node, bytes);
   };
   switch (p.basis) {
     case Basis::none: return 0.0;
-    case Basis::own_curve: return *curve_time_s(profile, op, group.ranks, p.per_node, bytes);
+    case Basis::own_curve: return *curve_time_s(profile, p.tuner, op, group.ranks, p.per_node, bytes);
     case Basis::between_node_counts: {
       // The measurements hold the level; between two measured node counts the time runs straight
       // in log time against log node count.
@@ -443,6 +451,48 @@ double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, 
     case Basis::line: break;
   }
   return modelled_time_s(op, bytes, group, cluster, profile);
+}
+
+std::string basis_text(const Pricing& p, const CommGroup& group) {
+  switch (p.basis) {
+    case Basis::none: return "no communication";
+    case Basis::own_curve: return fmt::format("the profile's curve of {} ranks, {} a node", group.ranks, p.per_node);
+    case Basis::between_node_counts:
+      return fmt::format("the profile's curves of {} and {} nodes, interpolated to {} in log time against log nodes",
+                         p.lo, p.hi, p.nodes);
+    case Basis::nearest_node_count:
+      return fmt::format("the profile's curve of {} nodes, scaled by the model's change from {} to {} nodes", p.lo,
+                         p.lo, p.nodes);
+    case Basis::node_curve:
+      return fmt::format("the profile's one-node curve ({} ranks), extended across {} nodes by the model", p.per_node,
+                         p.nodes);
+    case Basis::line: break;
+  }
+  return "the alpha-beta line (NCCL's protocols priced by the profile's efficiencies and latencies)";
+}
+
+}  // namespace
+
+std::string collective_basis(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster,
+                             const CommProfile& profile) {
+  const Pricing p = pricing(op, group, cluster, profile, tuner_of(cluster));
+  if ((p.basis == Basis::node_curve || p.basis == Basis::line) && runs_efa_tuner(op, group, cluster, profile))
+    return "EFA: the AWS OFI plugin's regions pick each size's algorithm, at its rate fitted to AWS p5 logs";
+  const std::string own = basis_text(p, group);
+  if (const auto bound = bounding_pricing(op, group, cluster, profile)) {
+    return fmt::format("{}, or where faster {} measured under the AWS OFI tuner", own, basis_text(*bound, group));
+  }
+  return own;
+}
+
+double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
+                         const CommProfile& profile) {
+  if (bytes <= 0.0) return 0.0;
+  const double t = priced_time_s(pricing(op, group, cluster, profile, tuner_of(cluster)), op, bytes, group, cluster,
+                                 profile);
+  if (const auto bound = bounding_pricing(op, group, cluster, profile))
+    return std::min(t, priced_time_s(*bound, op, bytes, group, cluster, profile));
+  return t;
 }
 
 namespace {

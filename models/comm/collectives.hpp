@@ -195,12 +195,18 @@ Protocol collective_protocol(CollectiveOp op, double bytes, const CommGroup& gro
 
 /// What collective_time_s prices `group` from under `profile`, in words: the profile's curve of
 /// the layout, its curves at other node counts (interpolated, or the nearest scaled by the model),
-/// the node's curve extended across nodes, or the alpha-beta line.
+/// the node's curve extended across nodes, or the alpha-beta line; and the curves measured under
+/// the AWS OFI tuner that bound it (below).
 std::string collective_basis(CollectiveOp op, const CommGroup& group, const ClusterSpec& cluster,
                              const CommProfile& profile);
 
 /// Seconds for one collective of `bytes` over `group`; 0 for a group of one rank or with
-/// cluster.ideal_network.
+/// cluster.ideal_network. Curves across nodes are read by the tuner that chose their algorithms
+/// (CollectiveCurve::aws_ofi_tuner): on EFA those the AWS OFI plugin's tuner ran; elsewhere those
+/// NCCL's own tuner ran, and the AWS ones only as a bound, the lesser time taken: the algorithm
+/// that tuner ran at a size is one NCCL can run too, and NCCL's tuner takes it or one its model
+/// finds faster, while that tuner's choices at small sizes (378 us for 1 MiB over 4 B200 nodes on
+/// EFA) are not NCCL's.
 double collective_time_s(CollectiveOp op, double bytes, const CommGroup& group, const ClusterSpec& cluster,
                          const CommProfile& profile);
 
