@@ -371,6 +371,14 @@ MemoryBreakdown memory_per_gpu(const TransformerSpec& model, const ParallelismSp
     stored.recompute = Recompute::none;
     mem.other_bytes += activation_bytes_per_layer(model, parallelism, stored);
   }
+  if (training.recompute == Recompute::selective && stage_layers > 0) {
+    // The layer whose attention core is being recomputed holds what selective recomputation does
+    // not keep (unfused attention: its scores, softmax and dropout mask) during its backward.
+    TrainingSpec stored = training;
+    stored.recompute = Recompute::none;
+    mem.other_bytes += activation_bytes_per_layer(model, parallelism, stored) -
+                       activation_bytes_per_layer(model, parallelism, training);
+  }
   if (parallelism.zero == 2 && parallelism.dp * parallelism.cp > 1) {
     // ZeRO-2: a layer's unsharded gradients, held until their reduce-scatter into the shard. On one
     // data-parallel rank the gradients are the shard, which nothing reduces.

@@ -350,6 +350,23 @@ TEST_CASE("memory: with unfused attention the layer being recomputed also holds 
   CHECK(m.other_bytes == doctest::Approx(358612992.0));
 }
 
+TEST_CASE("memory: selective recompute with unfused attention holds one layer's scores while it recomputes them") {
+  // As above with selective recomputation: the stored layers keep Korthikanti's selective row,
+  // 34 sbh/t = 106,954,752 B each, and the layer whose attention core is being recomputed holds its
+  // 5as/h part, 358,612,992 - 106,954,752 = 251,658,240 B, during its backward. With flash attention
+  // nothing is dropped, so nothing is recomputed into memory.
+  const auto selective = [](AttentionKernel attention) {
+    return memory_per_gpu(
+        test::gpt3_175b(), {.tp = 8, .pp = 8, .sp = true},
+        {.seq_len = 2048, .micro_batch = 1, .recompute = Recompute::selective, .attention = attention},
+        test::h100(), 12, false, false, 8.0);
+  };
+  const MemoryBreakdown unfused = selective(AttentionKernel::unfused);
+  CHECK(unfused.activations_bytes == doctest::Approx(96.0 * 106954752.0));
+  CHECK(unfused.other_bytes == doctest::Approx(251658240.0));
+  CHECK(selective(AttentionKernel::flash2).other_bytes == 0.0);
+}
+
 TEST_CASE("memory: unfused attention stores the 5as/h term per micro-batch in flight") {
   // GPT-3 175B, t = 8 with SP, no recompute, 12 layers, 8 micro-batches in flight (as the test of
   // flash above): 12 x 8 x 358,612,992 B (Korthikanti's TP + SP row) instead of 12 x 8 x 106,954,752.
