@@ -30,8 +30,9 @@ struct CollectiveCurve {
   std::int64_t ranks_per_node = 0;
   std::vector<CurveSegment> segments{};  // by size
   // Measured across nodes where the AWS OFI plugin's tuner chose the algorithms (AWS EFA): its
-  // sizes' algorithms and fixed costs are that tuner's, so it prices only clusters whose fabric
-  // runs it, and a curve measured under NCCL's own tuner only the others.
+  // sizes' algorithms and fixed costs are that tuner's, so it prices clusters whose fabric runs it
+  // and only bounds the others (collective_time_s); a curve measured under NCCL's own tuner
+  // prices only the others.
   bool aws_ofi_tuner = false;
 
   /// Seconds for `bytes`, with `bus_factor` bytes moved per rank per byte of buffer.
