@@ -24,6 +24,8 @@ struct PassTasks {
   TaskId overlap_first = none;  // the communication beside the compute: its first and last task
   TaskId overlap = none;
   TaskId tp_hidden = none;  // TP overlap: the collectives under the GEMMs, which wait for the inputs too
+  TaskId beside = none;     // ZeRO-3's traffic and the MoE dispatch beside the compute: they follow
+  TaskId expert = none;     // its progress (hooks as it runs, its tokens), so wait for the inputs too
   TaskId end = none;    // the last task on the compute stream (compute, TP or blocking DP traffic)
   TaskId send = none;   // the transfer to the neighbouring stage, if any
 };
@@ -374,11 +376,12 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, bool stage_last, St
     after_start(span.first);
     return span;
   };
-  const TaskId beside =
+  const FlowSpan beside_span =
       beside_compute(ref.forward ? chunk.dp_beside_forward_s : chunk.dp_beside_backward_s, res.network,
                      TaskKind::dp_comm, CommRole::zero3_beside,
-                     [&] { return dp_beside_comm(plan_, chunk, ref.forward); })
-          .last;
+                     [&] { return dp_beside_comm(plan_, chunk, ref.forward); });
+  const TaskId beside = beside_span.last;
+  tasks.beside = beside_span.first;
   const std::int64_t pieces = bucketed ? std::max<std::int64_t>(1, chunk.grad_buckets) : 1;
   // Under the analytic fidelity a pass of one piece is one task with its tensor-parallel time,
   // the share beside its compute included where it ends within the compute.
@@ -438,7 +441,9 @@ void Builder::lower_pass(std::int64_t s, const PassRef& ref, bool stage_last, St
   const auto expert_parts = [&] { return ep_comm(plan_, chunk, ref.forward); };
   TaskId expert_beside = none;
   if (ep_s > 0.0 && plan_.ep_overlap) {
-    expert_beside = beside_compute(ep_s, ep_link, TaskKind::ep_comm, CommRole::ep, expert_parts).last;
+    const FlowSpan expert = beside_compute(ep_s, ep_link, TaskKind::ep_comm, CommRole::ep, expert_parts);
+    expert_beside = expert.last;
+    tasks.expert = expert.first;
   } else if (ep_s > 0.0) {
     const FlowSpan ep = comm(ep_s, ep_link, label, TaskKind::ep_comm, CommRole::ep, expert_parts);
     after(tasks.end, ep.first);
@@ -490,16 +495,11 @@ void Builder::connect_stages() {
   auto link = [&](const PassTasks& from, const PassTasks& to) {
     if (from.send != none) {
       if (keep_trace_) out_.trace.hops.push_back({.send = from.send, .receive = to.first});
-      after(from.send, to.first);
-      after(from.send, to.overlap_first);
-      after(from.send, to.tp_hidden);
+      for (TaskId t : {to.first, to.overlap_first, to.tp_hidden, to.beside, to.expert}) after(from.send, t);
       return;
     }
-    for (TaskId t : {from.end, from.overlap}) {
-      after(t, to.first);
-      after(t, to.overlap_first);
-      after(t, to.tp_hidden);
-    }
+    for (TaskId t : {from.end, from.overlap})
+      for (TaskId u : {to.first, to.overlap_first, to.tp_hidden, to.beside, to.expert}) after(t, u);
   };
   for (std::int64_t c = 0; c < vp_; ++c)
     for (std::int64_t b = 0; b < m_; ++b)
