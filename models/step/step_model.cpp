@@ -183,11 +183,6 @@ PassCompute scaled(PassCompute p, double factor) {
   return p;
 }
 
-/// The bus bandwidth a collective record reaches: bus factor x bytes over its time.
-double record_bus_bytes_per_s(const CollectiveRecord& r) {
-  return r.seconds > 0.0 ? bus_factor(r.op, r.group.ranks) * r.bytes / r.seconds : 0.0;
-}
-
 /// The SMs a data-parallel collective holds beside the compute: its communicator's CTA limit
 /// (ParallelismSpec::dp_max_ctas), or the profile's NCCL kernel's (negative).
 double dp_sms_held(const ParallelismSpec& p) { return p.dp_max_ctas > 0 ? static_cast<double>(p.dp_max_ctas) : -1.0; }
@@ -827,16 +822,16 @@ StepPlan plan_step(const StepInputs& in, const ParallelismSpec& p, const Trainin
       // for running them as buckets (only ZeRO 0-1 reduce a chunk's gradients once a step beside
       // the compute: FSDP2's once-a-step reduction follows the stage's last backward).
       if (plan.overlap_grad_reduce && chunk.grad_reduce_s > 0.0) {
-        const auto booked = [&](double seconds) {
-          const std::array<BesideTraffic, 1> buckets_beside{
-              BesideTraffic{.seconds = seconds,
-                            .bus_bytes_per_s = record_bus_bytes_per_s(chunk.grad_reduce),
-                            .sms_held = dp_sms_held(p)}};
-          return interference_s(backward_pass, buckets_beside, in.cluster.gpu, in.compute);
+        // The whole reduction (a MoE chunk's expert gradients with it) at its bytes over its seconds.
+        const BesideTraffic whole = beside_traffic(grad_reduce_comm(plan, chunk), dp_sms_held(p));
+        const auto booked = [&](double share) {
+          BesideTraffic part = whole;
+          part.seconds *= share;
+          return interference_s(backward_pass, std::span(&part, 1), in.cluster.gpu, in.compute);
         };
         const auto buckets = static_cast<double>(std::max<std::int64_t>(1, chunk.grad_buckets));
-        chunk.grad_bucket_interference_s = booked(chunk.grad_reduce_s);
-        chunk.grad_bucket_interference_last_s = booked(chunk.grad_reduce_s * (buckets - 1.0) / buckets);
+        chunk.grad_bucket_interference_s = booked(1.0);
+        chunk.grad_bucket_interference_last_s = booked((buckets - 1.0) / buckets);
       }
       stage_params += params;
       stage_expert_params += expert_params;
